@@ -1,0 +1,18 @@
+//! linecast domain vocabulary: the catalog of sports, model types and model
+//! columns, season labels, the canonical game key, typed artifact rows and the
+//! odds math every other crate shares.
+//!
+//! This crate is pure. It must not know about storage, HTTP, async runtimes or
+//! the system clock; time always comes in as an argument.
+
+pub mod catalog;
+pub mod game;
+pub mod odds;
+pub mod row;
+pub mod season;
+
+pub use catalog::{ModelColumn, ModelType, PublicMarket, Side, Sport, UnknownCode};
+pub use game::GameKey;
+pub use odds::{AmericanOdds, InvalidOdds};
+pub use row::{LineField, Lines, ModelProbs, Provenance, SeasonRow, SeasonType};
+pub use season::{InvalidSeason, SeasonLabel};

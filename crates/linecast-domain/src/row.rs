@@ -1,0 +1,224 @@
+//! Typed season-store rows. Known columns are parsed into fields; every other
+//! column is kept verbatim, in its original order, in `extras`.
+
+use std::sync::Arc;
+
+use crate::{GameKey, ModelColumn, SeasonLabel};
+
+/// `season_type` of a row. Professional leagues grade only `Regular` and
+/// `Postseason`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum SeasonType {
+    Preseason,
+    Regular,
+    Postseason,
+    Other(String),
+}
+
+impl SeasonType {
+    pub fn parse(value: &str) -> Self {
+        match value {
+            "preseason" => SeasonType::Preseason,
+            "regular" => SeasonType::Regular,
+            "postseason" => SeasonType::Postseason,
+            other => SeasonType::Other(other.to_owned()),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            SeasonType::Preseason => "preseason",
+            SeasonType::Regular => "regular",
+            SeasonType::Postseason => "postseason",
+            SeasonType::Other(s) => s,
+        }
+    }
+
+    /// Regular season or postseason.
+    pub fn is_competitive(&self) -> bool {
+        matches!(self, SeasonType::Regular | SeasonType::Postseason)
+    }
+}
+
+/// The market line fields of a row. Every field is optional: a missing
+/// value is `None`, never zero.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Lines {
+    pub home_money_line: Option<f64>,
+    pub away_money_line: Option<f64>,
+    pub open_home_money_line: Option<f64>,
+    pub open_away_money_line: Option<f64>,
+    pub home_point_spread: Option<f64>,
+    pub away_point_spread: Option<f64>,
+    pub home_point_spread_line: Option<f64>,
+    pub away_point_spread_line: Option<f64>,
+    pub open_home_point_spread: Option<f64>,
+    pub open_away_point_spread: Option<f64>,
+    pub over_under: Option<f64>,
+    pub open_over_under: Option<f64>,
+    pub over_line: Option<f64>,
+    pub under_line: Option<f64>,
+}
+
+/// A named line field, so rows can be read and written generically.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LineField {
+    HomeMoneyLine,
+    AwayMoneyLine,
+    OpenHomeMoneyLine,
+    OpenAwayMoneyLine,
+    HomePointSpread,
+    AwayPointSpread,
+    HomePointSpreadLine,
+    AwayPointSpreadLine,
+    OpenHomePointSpread,
+    OpenAwayPointSpread,
+    OverUnder,
+    OpenOverUnder,
+    OverLine,
+    UnderLine,
+}
+
+impl LineField {
+    /// Every line field in contract column order.
+    pub const ALL: [LineField; 14] = [
+        LineField::HomeMoneyLine,
+        LineField::AwayMoneyLine,
+        LineField::OpenHomeMoneyLine,
+        LineField::OpenAwayMoneyLine,
+        LineField::HomePointSpread,
+        LineField::AwayPointSpread,
+        LineField::HomePointSpreadLine,
+        LineField::AwayPointSpreadLine,
+        LineField::OpenHomePointSpread,
+        LineField::OpenAwayPointSpread,
+        LineField::OverUnder,
+        LineField::OpenOverUnder,
+        LineField::OverLine,
+        LineField::UnderLine,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            LineField::HomeMoneyLine => "home_money_line",
+            LineField::AwayMoneyLine => "away_money_line",
+            LineField::OpenHomeMoneyLine => "open_home_money_line",
+            LineField::OpenAwayMoneyLine => "open_away_money_line",
+            LineField::HomePointSpread => "home_point_spread",
+            LineField::AwayPointSpread => "away_point_spread",
+            LineField::HomePointSpreadLine => "home_point_spread_line",
+            LineField::AwayPointSpreadLine => "away_point_spread_line",
+            LineField::OpenHomePointSpread => "open_home_point_spread",
+            LineField::OpenAwayPointSpread => "open_away_point_spread",
+            LineField::OverUnder => "over_under",
+            LineField::OpenOverUnder => "open_over_under",
+            LineField::OverLine => "over_line",
+            LineField::UnderLine => "under_line",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
+impl Lines {
+    pub fn get(&self, field: LineField) -> Option<f64> {
+        match field {
+            LineField::HomeMoneyLine => self.home_money_line,
+            LineField::AwayMoneyLine => self.away_money_line,
+            LineField::OpenHomeMoneyLine => self.open_home_money_line,
+            LineField::OpenAwayMoneyLine => self.open_away_money_line,
+            LineField::HomePointSpread => self.home_point_spread,
+            LineField::AwayPointSpread => self.away_point_spread,
+            LineField::HomePointSpreadLine => self.home_point_spread_line,
+            LineField::AwayPointSpreadLine => self.away_point_spread_line,
+            LineField::OpenHomePointSpread => self.open_home_point_spread,
+            LineField::OpenAwayPointSpread => self.open_away_point_spread,
+            LineField::OverUnder => self.over_under,
+            LineField::OpenOverUnder => self.open_over_under,
+            LineField::OverLine => self.over_line,
+            LineField::UnderLine => self.under_line,
+        }
+    }
+
+    pub fn set(&mut self, field: LineField, value: Option<f64>) {
+        let slot = match field {
+            LineField::HomeMoneyLine => &mut self.home_money_line,
+            LineField::AwayMoneyLine => &mut self.away_money_line,
+            LineField::OpenHomeMoneyLine => &mut self.open_home_money_line,
+            LineField::OpenAwayMoneyLine => &mut self.open_away_money_line,
+            LineField::HomePointSpread => &mut self.home_point_spread,
+            LineField::AwayPointSpread => &mut self.away_point_spread,
+            LineField::HomePointSpreadLine => &mut self.home_point_spread_line,
+            LineField::AwayPointSpreadLine => &mut self.away_point_spread_line,
+            LineField::OpenHomePointSpread => &mut self.open_home_point_spread,
+            LineField::OpenAwayPointSpread => &mut self.open_away_point_spread,
+            LineField::OverUnder => &mut self.over_under,
+            LineField::OpenOverUnder => &mut self.open_over_under,
+            LineField::OverLine => &mut self.over_line,
+            LineField::UnderLine => &mut self.under_line,
+        };
+        *slot = value;
+    }
+}
+
+/// Model probabilities of the positive side, one slot per `ModelColumn`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ModelProbs([Option<f64>; 9]);
+
+impl ModelProbs {
+    pub fn get(&self, column: ModelColumn) -> Option<f64> {
+        self.0[column.index()]
+    }
+
+    pub fn set(&mut self, column: ModelColumn, value: Option<f64>) {
+        self.0[column.index()] = value;
+    }
+
+    /// Columns with a value, in catalog order.
+    pub fn present(&self) -> impl Iterator<Item = (ModelColumn, f64)> + '_ {
+        ModelColumn::ALL.iter().filter_map(|c| self.get(*c).map(|p| (*c, p)))
+    }
+}
+
+/// Forecast provenance of a season-store row.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Provenance {
+    /// `model_probability_source`: e.g. `live`, `walk_forward`, `reconstructed_oos`.
+    pub model_probability_source: Option<String>,
+    /// `forecast_source`: `live` or `walk_forward`; `None` when the game has no prediction.
+    pub forecast_source: Option<String>,
+    pub forecast_run: Option<String>,
+    /// RFC 3339 UTC instant, kept verbatim.
+    pub forecast_published_at: Option<String>,
+    pub model_training_through: Option<String>,
+    pub model_reconstruction_method: Option<String>,
+}
+
+/// One game of a season store.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeasonRow {
+    pub key: GameKey,
+    pub season: SeasonLabel,
+    pub season_type: SeasonType,
+    pub away_score: Option<f64>,
+    pub home_score: Option<f64>,
+    /// The outcome column as stored (1/0), `None` when absent.
+    pub stored_outcome: Option<u8>,
+    pub lines: Lines,
+    pub models: ModelProbs,
+    pub quote_source: Option<String>,
+    pub settlement_status: Option<String>,
+    pub provenance: Provenance,
+    /// Unknown columns, `(name, raw value)` in the artifact's column order.
+    /// Names are shared between rows of one artifact.
+    pub extras: Vec<(Arc<str>, String)>,
+}
+
+impl SeasonRow {
+    /// True when both scores are present.
+    pub fn has_final(&self) -> bool {
+        self.away_score.is_some() && self.home_score.is_some()
+    }
+}
