@@ -5,6 +5,7 @@
 //! This crate is pure. It must not know about storage, HTTP, async runtimes or
 //! the system clock; time always comes in as an argument.
 
+pub mod artifacts;
 pub mod catalog;
 pub mod game;
 pub mod odds;

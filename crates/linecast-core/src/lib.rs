@@ -1,0 +1,10 @@
+//! linecast core: the ports (traits) that adapters implement, with
+//! infrastructure-free error enums, and the use cases built on them.
+//!
+//! This crate must not name sea-orm, object_store, moka, reqwest or actix.
+
+pub mod clock;
+pub mod ports;
+
+pub use clock::{Clock, FixedClock, SystemClock};
+pub use ports::store::{ArtifactStore, ObjectVersion, StoreError, Versioned};

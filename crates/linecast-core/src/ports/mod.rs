@@ -1,0 +1,3 @@
+//! Port traits, one module per external dependency.
+
+pub mod store;

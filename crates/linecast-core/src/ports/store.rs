@@ -1,0 +1,76 @@
+//! The artifact store port: typed, versioned reads of the data contract
+//! (`docs/data-contract.md`). Adapters parse each object once per version and
+//! hand out shared parsed forms.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use chrono::{DateTime, NaiveDate, Utc};
+use linecast_domain::artifacts::{
+    MarketPriceRow, OddsRow, PredictionTable, ProductCatalog, ReleaseManifest, ScoreRow, SeasonTable, TeamTable,
+};
+use linecast_domain::{ModelType, SeasonLabel, Sport};
+
+/// Failure to read an artifact. Never an empty result in disguise.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// The object does not exist.
+    #[error("object {object} not found")]
+    NotFound { object: String },
+    /// The store could not be reached or answered with an error.
+    #[error("object store unavailable: {reason}")]
+    Unavailable { reason: String },
+    /// The object exists but breaks the data contract. `row` is 1-based over
+    /// data rows (0 means the header or the whole object).
+    #[error("{object} row {row} column {column}: {reason}")]
+    Corrupt { object: String, row: usize, column: String, reason: String },
+}
+
+/// The identity of one version of one object.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ObjectVersion {
+    pub key: String,
+    /// e_tag when the store gives one, otherwise `last_modified` plus size.
+    pub version: String,
+    pub last_modified: DateTime<Utc>,
+    pub size: u64,
+}
+
+/// A parsed artifact with the version it was parsed from.
+#[derive(Debug)]
+pub struct Versioned<T> {
+    pub version: ObjectVersion,
+    pub value: Arc<T>,
+}
+
+impl<T> Clone for Versioned<T> {
+    fn clone(&self) -> Self {
+        Self { version: self.version.clone(), value: Arc::clone(&self.value) }
+    }
+}
+
+/// Typed reads of the data contract.
+#[async_trait]
+pub trait ArtifactStore: Send + Sync {
+    async fn teams(&self, sport: Sport) -> Result<Versioned<TeamTable>, StoreError>;
+    async fn scores(&self, sport: Sport) -> Result<Versioned<Vec<ScoreRow>>, StoreError>;
+    async fn predictions(&self, sport: Sport, model_type: ModelType) -> Result<Versioned<PredictionTable>, StoreError>;
+    async fn odds(&self, sport: Sport) -> Result<Versioned<Vec<OddsRow>>, StoreError>;
+    /// Season labels with a season store, newest first.
+    async fn seasons(&self, sport: Sport, model_type: ModelType) -> Result<Vec<SeasonLabel>, StoreError>;
+    async fn season(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        season: SeasonLabel,
+    ) -> Result<Versioned<SeasonTable>, StoreError>;
+    async fn market_prices(&self, sport: Sport) -> Result<Versioned<Vec<MarketPriceRow>>, StoreError>;
+    /// Slate dates with a release manifest, newest first.
+    async fn release_dates(&self, sport: Sport) -> Result<Vec<NaiveDate>, StoreError>;
+    async fn release(&self, sport: Sport, slate_date: NaiveDate) -> Result<Versioned<ReleaseManifest>, StoreError>;
+    async fn product_catalog(&self) -> Result<Versioned<ProductCatalog>, StoreError>;
+    /// Raw bytes of a dataset file (for downloads).
+    async fn dataset_bytes(&self, key: &str) -> Result<bytes::Bytes, StoreError>;
+    /// A cheap reachability check for health reporting.
+    async fn ping(&self) -> Result<(), StoreError>;
+}
