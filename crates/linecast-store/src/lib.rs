@@ -1,0 +1,1 @@
+//! object_store adapter for the data contract (`docs/data-contract.md`).

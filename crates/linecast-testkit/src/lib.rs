@@ -1,0 +1,1 @@
+//! Deterministic data generator and in-memory fakes for tests and demos.
