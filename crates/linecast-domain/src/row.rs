@@ -120,6 +120,18 @@ impl LineField {
     pub fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|f| f.name() == name)
     }
+
+    /// Opening-line fields (`open_*`).
+    pub const fn is_opener(self) -> bool {
+        matches!(
+            self,
+            LineField::OpenHomeMoneyLine
+                | LineField::OpenAwayMoneyLine
+                | LineField::OpenHomePointSpread
+                | LineField::OpenAwayPointSpread
+                | LineField::OpenOverUnder
+        )
+    }
 }
 
 impl Lines {
@@ -140,6 +152,18 @@ impl Lines {
             LineField::OverLine => self.over_line,
             LineField::UnderLine => self.under_line,
         }
+    }
+
+    /// The value as served to clients: an opener of exactly zero is a
+    /// placeholder written by feeds that had no real opener, so it is `None`.
+    pub fn served(&self, field: LineField) -> Option<f64> {
+        let value = self.get(field);
+        if field.is_opener() && value == Some(0.0) { None } else { value }
+    }
+
+    /// The opener for `field` when a real one exists (placeholder zeros removed).
+    pub fn real_opener(&self, field: LineField) -> Option<f64> {
+        self.served(field)
     }
 
     pub fn set(&mut self, field: LineField, value: Option<f64>) {
@@ -220,5 +244,29 @@ impl SeasonRow {
     /// True when both scores are present.
     pub fn has_final(&self) -> bool {
         self.away_score.is_some() && self.home_score.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholder_zero_openers_are_served_as_null_but_current_zeros_are_kept() {
+        let mut lines = Lines::default();
+        lines.set(LineField::OpenHomeMoneyLine, Some(0.0));
+        lines.set(LineField::OpenOverUnder, Some(8.5));
+        lines.set(LineField::HomePointSpread, Some(0.0));
+        assert_eq!(lines.served(LineField::OpenHomeMoneyLine), None);
+        assert_eq!(lines.served(LineField::OpenOverUnder), Some(8.5));
+        assert_eq!(lines.served(LineField::HomePointSpread), Some(0.0));
+        assert_eq!(lines.served(LineField::OpenAwayMoneyLine), None);
+    }
+
+    #[test]
+    fn line_field_names_round_trip() {
+        for f in LineField::ALL {
+            assert_eq!(LineField::parse(f.name()), Some(f));
+        }
     }
 }

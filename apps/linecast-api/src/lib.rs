@@ -1,0 +1,12 @@
+//! linecast HTTP shell. Only this crate knows HTTP: it maps requests to use
+//! cases, domain errors to the spec's error shape, and documents every route
+//! in OpenAPI. Rules live in the domain crates, never here.
+
+pub mod error;
+pub mod openapi;
+pub mod params;
+pub mod routes;
+pub mod settings;
+pub mod startup;
+pub mod state;
+pub mod telemetry;

@@ -1,0 +1,35 @@
+//! `GET /`: service identity.
+
+use actix_web::{HttpResponse, get};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// The root object.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RootResponse {
+    /// Greeting naming the service.
+    pub message: String,
+    /// The running version.
+    pub version: String,
+    /// Where the interactive docs are.
+    pub docs: String,
+    /// How the build is security-checked.
+    pub security_scan: String,
+    /// Where a deployment smoke test should point.
+    pub deployment_test: String,
+}
+
+#[utoipa::path(
+    get, path = "/", operation_id = "root", tag = "service",
+    responses((status = 200, description = "Service identity", body = RootResponse))
+)]
+#[get("/")]
+pub async fn root() -> HttpResponse {
+    HttpResponse::Ok().json(RootResponse {
+        message: "linecast sports model data API".to_owned(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        docs: "/docs".to_owned(),
+        security_scan: "cargo deny check (licenses, bans, sources) gates every build".to_owned(),
+        deployment_test: "/api/v1/readiness".to_owned(),
+    })
+}

@@ -1,0 +1,161 @@
+//! Typed settings from environment variables, with an optional
+//! `linecast.toml` (path from `LINECAST_CONFIG`, default `./linecast.toml`).
+//! Environment variables win over the file.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    Human,
+    Json,
+}
+
+/// Every setting of the server.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// `LINECAST_BIND`, default `127.0.0.1:8080`. Port 0 picks a free port.
+    pub bind: SocketAddr,
+    /// `LINECAST_DATABASE_URL`, default a SQLite file under `var/`.
+    pub database_url: String,
+    /// `LINECAST_STORE_URL`, default `file://<cwd>/var/store`.
+    pub store_url: String,
+    /// `LINECAST_REDIS_URL`, optional.
+    pub redis_url: Option<String>,
+    /// `LINECAST_SIGNING_KEY`; a random per-process key when absent.
+    pub signing_key: Option<String>,
+    /// `LINECAST_NOW`: a frozen clock (RFC 3339).
+    pub now: Option<DateTime<Utc>>,
+    /// `LINECAST_LOG_FORMAT`: `human` (default) or `json`.
+    pub log_format: LogFormat,
+    /// `LINECAST_CACHE_BYTES`: parsed-artifact cache budget, default 256 MiB.
+    pub cache_bytes: u64,
+    /// `LINECAST_DEMO_DATA`: generate demo data into an empty `file://` store
+    /// on first run (default true).
+    pub demo_data: bool,
+    /// `LINECAST_VAR_DIR`: where the SQLite file, demo key and default store live.
+    pub var_dir: PathBuf,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSettings {
+    bind: Option<String>,
+    database_url: Option<String>,
+    store_url: Option<String>,
+    redis_url: Option<String>,
+    signing_key: Option<String>,
+    now: Option<String>,
+    log_format: Option<String>,
+    cache_bytes: Option<u64>,
+    demo_data: Option<bool>,
+    var_dir: Option<String>,
+}
+
+/// A setting that could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid setting {name}: {reason}")]
+pub struct SettingsError {
+    pub name: &'static str,
+    pub reason: String,
+}
+
+fn bad(name: &'static str, reason: impl ToString) -> SettingsError {
+    SettingsError { name, reason: reason.to_string() }
+}
+
+impl Settings {
+    /// Reads `linecast.toml` (if present) and the environment.
+    pub fn load() -> Result<Self, SettingsError> {
+        let path = std::env::var("LINECAST_CONFIG").unwrap_or_else(|_| "linecast.toml".to_owned());
+        let file = if Path::new(&path).exists() {
+            let text = std::fs::read_to_string(&path).map_err(|e| bad("LINECAST_CONFIG", e))?;
+            toml::from_str::<FileSettings>(&text).map_err(|e| bad("LINECAST_CONFIG", e))?
+        } else {
+            FileSettings::default()
+        };
+        Self::from_sources(&file, |k| std::env::var(k).ok())
+    }
+
+    fn from_sources(file: &FileSettings, env: impl Fn(&str) -> Option<String>) -> Result<Self, SettingsError> {
+        let pick = |key: &str, from_file: &Option<String>| env(key).or_else(|| from_file.clone());
+        let cwd = std::env::current_dir().map_err(|e| bad("LINECAST_VAR_DIR", e))?;
+        let var_dir = pick("LINECAST_VAR_DIR", &file.var_dir).map_or_else(|| cwd.join("var"), PathBuf::from);
+        let var_dir = if var_dir.is_absolute() { var_dir } else { cwd.join(var_dir) };
+        let bind = pick("LINECAST_BIND", &file.bind)
+            .unwrap_or_else(|| "127.0.0.1:8080".to_owned())
+            .parse()
+            .map_err(|e| bad("LINECAST_BIND", e))?;
+        let database_url = pick("LINECAST_DATABASE_URL", &file.database_url)
+            .unwrap_or_else(|| format!("sqlite://{}?mode=rwc", var_dir.join("linecast.db").display()));
+        let store_url = pick("LINECAST_STORE_URL", &file.store_url)
+            .unwrap_or_else(|| format!("file://{}", var_dir.join("store").display()));
+        let now = pick("LINECAST_NOW", &file.now)
+            .map(|v| DateTime::parse_from_rfc3339(&v).map(|t| t.with_timezone(&Utc)))
+            .transpose()
+            .map_err(|e| bad("LINECAST_NOW", format!("{e}; expected an RFC 3339 instant")))?;
+        let log_format = match pick("LINECAST_LOG_FORMAT", &file.log_format).as_deref() {
+            None | Some("human") => LogFormat::Human,
+            Some("json") => LogFormat::Json,
+            Some(other) => return Err(bad("LINECAST_LOG_FORMAT", format!("'{other}'; expected human or json"))),
+        };
+        let cache_bytes = match env("LINECAST_CACHE_BYTES") {
+            Some(v) => v.parse().map_err(|e| bad("LINECAST_CACHE_BYTES", e))?,
+            None => file.cache_bytes.unwrap_or(256 * 1024 * 1024),
+        };
+        let demo_data = match env("LINECAST_DEMO_DATA") {
+            Some(v) => matches!(v.as_str(), "1" | "true" | "yes"),
+            None => file.demo_data.unwrap_or(true),
+        };
+        Ok(Self {
+            bind,
+            database_url,
+            store_url,
+            redis_url: pick("LINECAST_REDIS_URL", &file.redis_url).filter(|s| !s.is_empty()),
+            signing_key: pick("LINECAST_SIGNING_KEY", &file.signing_key).filter(|s| !s.is_empty()),
+            now,
+            log_format,
+            cache_bytes,
+            demo_data,
+            var_dir,
+        })
+    }
+
+    /// Settings for in-process tests: a free port, the given store, a frozen clock.
+    pub fn for_tests(store_url: &str, var_dir: &Path, now: DateTime<Utc>) -> Self {
+        Self {
+            bind: SocketAddr::from(([127, 0, 0, 1], 0)),
+            database_url: format!("sqlite://{}?mode=rwc", var_dir.join("linecast.db").display()),
+            store_url: store_url.to_owned(),
+            redis_url: None,
+            signing_key: Some("test-signing-key".to_owned()),
+            now: Some(now),
+            log_format: LogFormat::Human,
+            cache_bytes: 64 * 1024 * 1024,
+            demo_data: false,
+            var_dir: var_dir.to_path_buf(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn environment_overrides_the_file_and_bad_values_name_the_setting() {
+        let file = FileSettings { bind: Some("0.0.0.0:9000".into()), ..FileSettings::default() };
+        let s = Settings::from_sources(&file, |k| (k == "LINECAST_NOW").then(|| "2026-11-21T15:00:00Z".to_owned())).unwrap();
+        assert_eq!(s.bind.port(), 9000);
+        assert_eq!(s.now.unwrap().to_rfc3339(), "2026-11-21T15:00:00+00:00");
+        assert!(s.store_url.starts_with("file://") && s.store_url.ends_with("var/store"));
+        let err = Settings::from_sources(&file, |k| (k == "LINECAST_NOW").then(|| "yesterday".to_owned())).unwrap_err();
+        assert_eq!(err.name, "LINECAST_NOW");
+    }
+}
