@@ -1,0 +1,33 @@
+# linecast tasks. `just` lists them; each is a thin wrapper over cargo.
+
+default:
+    @just --list
+
+# Run the service with embedded defaults (SQLite under var/, demo data on first run).
+run:
+    cargo run --release -p linecast-api
+
+# Run every test that needs no external service.
+test:
+    cargo test --workspace
+
+# Run the PostgreSQL suite (needs PostgreSQL on 127.0.0.1:5432).
+test-pg url="postgres://postgres@127.0.0.1:5432/test":
+    LINECAST_TEST_DATABASE_URL={{url}} cargo test -p linecast-db
+
+# fmt check and clippy with warnings denied.
+lint:
+    cargo fmt --all -- --check
+    cargo clippy --workspace --all-targets -- -D warnings
+
+# criterion benchmarks of the pure crates.
+bench:
+    cargo bench -p linecast-grading -p linecast-strategies
+
+# Regenerate the committed test fixture store.
+fixtures:
+    cargo run -p linecast-admin -- fixtures generate --out fixtures/store --profile small --today 2026-11-15 --seed 7
+
+# Validate a store against the data contract.
+validate store="file://" + justfile_directory() + "/var/store":
+    cargo run -p linecast-admin -- data validate --store {{store}}
