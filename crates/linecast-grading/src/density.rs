@@ -1,0 +1,85 @@
+//! Result density: BLEND probability bins of width 0.05 by season (the
+//! current season and the previous ten), each cell the number of graded
+//! BLEND picks and how often they hit.
+
+use linecast_domain::{ModelColumn, ModelType, SeasonLabel, SeasonRow, Sport};
+
+use crate::grade::grade_rows;
+use crate::model::Model;
+use crate::tally::round_to;
+
+/// Bin width of the BLEND axis.
+pub const BIN_WIDTH: f64 = 0.05;
+/// Number of bins covering [0, 1].
+pub const BINS: usize = 20;
+/// Seasons before the current one shown on the grid.
+pub const PREVIOUS_SEASONS: i32 = 10;
+
+/// One cell of the grid.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct DensityCell {
+    /// Graded BLEND picks whose probability falls in the bin.
+    pub n: usize,
+    /// Share of those picks that hit, 0 to 1 with 4 decimals; null when `n` is 0.
+    pub hit_rate: Option<f64>,
+}
+
+/// The heatmap payload.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Density {
+    /// Bin labels, `0.00-0.05` ... `0.95-1.00` (the last bin includes 1.0).
+    pub x_labels: Vec<String>,
+    /// Season labels, oldest first, only seasons with rows given.
+    pub y_labels: Vec<SeasonLabel>,
+    /// `cells[season][bin]`, aligned with the labels.
+    pub cells: Vec<Vec<DensityCell>>,
+}
+
+/// The bin of a probability; lower edges are inclusive.
+pub fn bin_of(p: f64) -> usize {
+    // The epsilon keeps exact edges such as 0.15 in their upper bin despite
+    // binary rounding (0.15 * 20 = 2.9999999999999996).
+    ((p * BINS as f64 + 1e-9).floor().max(0.0) as usize).min(BINS - 1)
+}
+
+/// The grid for `current` and up to ten seasons before it, from the seasons
+/// given (others are ignored).
+pub fn density(
+    current: SeasonLabel,
+    seasons: &[(SeasonLabel, &[SeasonRow])],
+    sport: Sport,
+    model_type: ModelType,
+) -> Density {
+    let oldest = current.start_year() - PREVIOUS_SEASONS;
+    let mut chosen: Vec<&(SeasonLabel, &[SeasonRow])> =
+        seasons.iter().filter(|(l, _)| (oldest..=current.start_year()).contains(&l.start_year())).collect();
+    chosen.sort_by_key(|(l, _)| *l);
+    chosen.dedup_by_key(|(l, _)| *l);
+
+    let blend = Model::Column(ModelColumn::Blend);
+    let cells = chosen
+        .iter()
+        .map(|(_, rows)| {
+            let mut counts = [(0usize, 0usize); BINS];
+            for (row, g) in rows.iter().zip(grade_rows(rows, sport, model_type)) {
+                let (Some(hit), Some(p)) = (g.hit(blend), row.models.get(ModelColumn::Blend)) else { continue };
+                let cell = &mut counts[bin_of(p)];
+                cell.0 += 1;
+                cell.1 += usize::from(hit);
+            }
+            counts
+                .iter()
+                .map(|&(n, hits)| DensityCell { n, hit_rate: (n > 0).then(|| round_to(hits as f64 / n as f64, 4)) })
+                .collect()
+        })
+        .collect();
+    Density {
+        x_labels: (0..BINS)
+            .map(|i| format!("{:.2}-{:.2}", i as f64 * BIN_WIDTH, (i + 1) as f64 * BIN_WIDTH))
+            .collect(),
+        y_labels: chosen.iter().map(|(l, _)| *l).collect(),
+        cells,
+    }
+}
