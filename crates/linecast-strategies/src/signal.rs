@@ -1,0 +1,217 @@
+//! The two per-game signals, positive toward the home or over side: line move
+//! (opener to recorded line) and model edge (BLEND minus IMPLIED).
+//!
+//! A signal is `None` when an input is missing; the caller turns that into a
+//! `missing_signal` exclusion. It knows nothing about bets or accounting.
+
+use linecast_domain::{AmericanOdds, ModelColumn, ModelType, SeasonRow, Side};
+
+use crate::catalog::{Rule, SignalKind};
+
+/// Signals this close to zero are treated as zero: recomputed probabilities
+/// carry float noise, and a move of 1e-9 is no move.
+const ZERO: f64 = 1e-9;
+
+/// An opener of `0` is the feed's placeholder for "no opener" (data contract).
+fn opener(value: Option<f64>) -> Option<f64> {
+    value.filter(|v| *v != 0.0 && v.is_finite())
+}
+
+fn single_price_implied(price: Option<f64>) -> Option<f64> {
+    AmericanOdds::new(price?).ok().map(AmericanOdds::implied_probability)
+}
+
+/// How the line moved from the opener to the recorded line.
+/// - moneyline: implied(home_money_line) − implied(open_home_money_line),
+///   each the single-price implied probability (vig included);
+/// - spread: open_home_point_spread − home_point_spread (the home side got
+///   more expensive when its spread shrank);
+/// - totals: over_under − open_over_under.
+pub fn line_move(row: &SeasonRow, model_type: ModelType) -> Option<f64> {
+    let l = &row.lines;
+    match model_type {
+        ModelType::WonOnPoints => {
+            let open = single_price_implied(opener(l.open_home_money_line))?;
+            Some(single_price_implied(l.home_money_line)? - open)
+        }
+        ModelType::WonOnSpread => Some(opener(l.open_home_point_spread)? - l.home_point_spread?),
+        ModelType::OverUnder => Some(l.over_under? - opener(l.open_over_under)?),
+    }
+}
+
+/// BLEND minus IMPLIED, with IMPLIED recomputed as the no-vig probability of
+/// both recorded prices (so a one-sided price has no edge).
+pub fn model_edge(row: &SeasonRow, model_type: ModelType) -> Option<f64> {
+    let blend = row.models.get(ModelColumn::Blend)?;
+    Some(blend - linecast_grading::implied(row, model_type)?)
+}
+
+/// Both signals of one game, computed once and shared by every rule.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Signals {
+    pub line: Option<f64>,
+    pub edge: Option<f64>,
+}
+
+impl Signals {
+    pub fn of(row: &SeasonRow, model_type: ModelType) -> Self {
+        Self {
+            line: line_move(row, model_type),
+            edge: model_edge(row, model_type),
+        }
+    }
+
+    fn get(self, kind: SignalKind) -> Option<f64> {
+        match kind {
+            SignalKind::LineMove => self.line,
+            SignalKind::ModelEdge => self.edge,
+        }
+    }
+}
+
+/// What one pure rule does with a game's signals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Firing {
+    /// The rule fires and bets this side.
+    Bet(Side),
+    /// The signal is zero or points the other way.
+    Pass,
+    /// An input of the signal is missing.
+    MissingSignal,
+}
+
+/// Applies a pure rule to a game's signals.
+pub fn fire(rule: Rule, signals: Signals) -> Firing {
+    let Some(value) = signals.get(rule.kind) else {
+        return Firing::MissingSignal;
+    };
+    let sign = if value > ZERO {
+        Side::Positive
+    } else if value < -ZERO {
+        Side::Negative
+    } else {
+        return Firing::Pass;
+    };
+    if sign == rule.fires_on {
+        Firing::Bet(rule.bet_side())
+    } else {
+        Firing::Pass
+    }
+}
+
+/// Applies a hybrid: it bets only when both parents bet (always the same side,
+/// by construction of the catalog).
+///
+/// Exclusion reasons combine as follows: when either parent passes, the
+/// hybrid passes, because a parent known not to fire settles the question
+/// whatever the other signal is; only when neither passes and at least one
+/// parent lacks its signal is the hybrid `missing_signal`.
+pub fn fire_both(line: Firing, edge: Firing) -> Firing {
+    match (line, edge) {
+        (Firing::Pass, _) | (_, Firing::Pass) => Firing::Pass,
+        (Firing::MissingSignal, _) | (_, Firing::MissingSignal) => Firing::MissingSignal,
+        (Firing::Bet(a), Firing::Bet(b)) if a == b => Firing::Bet(a),
+        // Unreachable with the catalog's same-side pairs; a disagreement is no bet.
+        (Firing::Bet(_), Firing::Bet(_)) => Firing::Pass,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use crate::catalog::{STRATEGIES, StrategyDef};
+
+    fn rule(kind: SignalKind, fires_on: Side, follow: bool) -> Rule {
+        Rule { kind, fires_on, follow }
+    }
+
+    #[test]
+    fn zero_and_opposite_signals_pass_and_missing_signals_are_reported() {
+        let pb = rule(SignalKind::LineMove, Side::Positive, true);
+        assert_eq!(
+            fire(
+                pb,
+                Signals {
+                    line: Some(0.0),
+                    edge: None
+                }
+            ),
+            Firing::Pass
+        );
+        assert_eq!(
+            fire(
+                pb,
+                Signals {
+                    line: Some(-1.0),
+                    edge: None
+                }
+            ),
+            Firing::Pass
+        );
+        assert_eq!(
+            fire(
+                pb,
+                Signals {
+                    line: None,
+                    edge: Some(1.0)
+                }
+            ),
+            Firing::MissingSignal
+        );
+        assert_eq!(
+            fire(
+                pb,
+                Signals {
+                    line: Some(0.5),
+                    edge: None
+                }
+            ),
+            Firing::Bet(Side::Positive)
+        );
+        let nf = rule(SignalKind::ModelEdge, Side::Negative, false);
+        assert_eq!(
+            fire(
+                nf,
+                Signals {
+                    line: None,
+                    edge: Some(-0.02)
+                }
+            ),
+            Firing::Bet(Side::Positive)
+        );
+    }
+
+    #[test]
+    fn a_parent_that_passes_outranks_a_missing_signal_in_a_hybrid() {
+        assert_eq!(fire_both(Firing::Pass, Firing::MissingSignal), Firing::Pass);
+        assert_eq!(
+            fire_both(Firing::MissingSignal, Firing::Bet(Side::Positive)),
+            Firing::MissingSignal
+        );
+        assert_eq!(
+            fire_both(Firing::Bet(Side::Negative), Firing::Bet(Side::Negative)),
+            Firing::Bet(Side::Negative)
+        );
+        assert_eq!(fire_both(Firing::Bet(Side::Negative), Firing::Pass), Firing::Pass);
+    }
+
+    #[test]
+    fn catalog_hybrids_never_see_parents_disagree() {
+        for s in &STRATEGIES {
+            if let StrategyDef::Hybrid { line, edge } = s.def {
+                for l in [-1.0, 1.0] {
+                    for e in [-1.0, 1.0] {
+                        let sig = Signals {
+                            line: Some(l),
+                            edge: Some(e),
+                        };
+                        if let (Firing::Bet(a), Firing::Bet(b)) = (fire(line, sig), fire(edge, sig)) {
+                            assert_eq!(a, b, "{}", s.id);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
