@@ -23,12 +23,18 @@ pub struct WinPct {
 
 impl WinPct {
     pub fn of(t: &WinLoss) -> Self {
-        Self { win_pct: t.win_pct(), n: t.n() }
+        Self {
+            win_pct: t.win_pct(),
+            n: t.n(),
+        }
     }
 
     /// Like [`WinPct::of`], with a null rate below `min_sample`.
     pub fn with_min_sample(t: &WinLoss, min_sample: usize) -> Self {
-        Self { win_pct: if t.n() >= min_sample { t.win_pct() } else { None }, n: t.n() }
+        Self {
+            win_pct: if t.n() >= min_sample { t.win_pct() } else { None },
+            n: t.n(),
+        }
     }
 }
 
@@ -65,8 +71,12 @@ pub struct DailyTallies {
 impl DailyTallies {
     /// Collects every graded pick of every model by the game's date.
     pub fn new(rows: &[SeasonRow], graded: &[GradedRow]) -> Self {
-        let mut picks: Vec<(NaiveDate, &GradedRow)> =
-            rows.iter().zip(graded).filter(|(_, g)| g.graded).map(|(r, g)| (r.key.date, g)).collect();
+        let mut picks: Vec<(NaiveDate, &GradedRow)> = rows
+            .iter()
+            .zip(graded)
+            .filter(|(_, g)| g.graded)
+            .map(|(r, g)| (r.key.date, g))
+            .collect();
         picks.sort_by_key(|(d, _)| *d);
         let mut out = Self::default();
         for (date, g) in picks {

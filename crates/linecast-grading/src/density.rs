@@ -53,8 +53,10 @@ pub fn density(
     model_type: ModelType,
 ) -> Density {
     let oldest = current.start_year() - PREVIOUS_SEASONS;
-    let mut chosen: Vec<&(SeasonLabel, &[SeasonRow])> =
-        seasons.iter().filter(|(l, _)| (oldest..=current.start_year()).contains(&l.start_year())).collect();
+    let mut chosen: Vec<&(SeasonLabel, &[SeasonRow])> = seasons
+        .iter()
+        .filter(|(l, _)| (oldest..=current.start_year()).contains(&l.start_year()))
+        .collect();
     chosen.sort_by_key(|(l, _)| *l);
     chosen.dedup_by_key(|(l, _)| *l);
 
@@ -64,14 +66,19 @@ pub fn density(
         .map(|(_, rows)| {
             let mut counts = [(0usize, 0usize); BINS];
             for (row, g) in rows.iter().zip(grade_rows(rows, sport, model_type)) {
-                let (Some(hit), Some(p)) = (g.hit(blend), row.models.get(ModelColumn::Blend)) else { continue };
+                let (Some(hit), Some(p)) = (g.hit(blend), row.models.get(ModelColumn::Blend)) else {
+                    continue;
+                };
                 let cell = &mut counts[bin_of(p)];
                 cell.0 += 1;
                 cell.1 += usize::from(hit);
             }
             counts
                 .iter()
-                .map(|&(n, hits)| DensityCell { n, hit_rate: (n > 0).then(|| round_to(hits as f64 / n as f64, 4)) })
+                .map(|&(n, hits)| DensityCell {
+                    n,
+                    hit_rate: (n > 0).then(|| round_to(hits as f64 / n as f64, 4)),
+                })
                 .collect()
         })
         .collect();

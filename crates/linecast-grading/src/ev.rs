@@ -26,7 +26,11 @@ pub fn ev_bet(row: &SeasonRow, model_type: ModelType, p: f64, decision: Decision
     let neg = AmericanOdds::new(neg?).ok()?.to_decimal();
     let ev_pos = p * pos - 1.0;
     let ev_neg = (1.0 - p) * neg - 1.0;
-    let (side, ev, decimal) = if ev_pos >= ev_neg { (Side::Positive, ev_pos, pos) } else { (Side::Negative, ev_neg, neg) };
+    let (side, ev, decimal) = if ev_pos >= ev_neg {
+        (Side::Positive, ev_pos, pos)
+    } else {
+        (Side::Negative, ev_neg, neg)
+    };
     let units = match decision {
         Decision::Push => 0.0,
         Decision::Won(w) if w == side => decimal - 1.0,

@@ -57,13 +57,30 @@ pub fn rolling_season(
         let sums = daily.sum(Window::four_weeks(date));
         for (curve, t) in curves.iter_mut().zip(&sums) {
             if let Some(win_pct) = percent(t.wins, t.n()) {
-                curve.push(RollingPoint { date, win_pct, n: t.n() });
+                curve.push(RollingPoint {
+                    date,
+                    win_pct,
+                    n: t.n(),
+                });
             }
         }
     }
-    let totals = daily.sum(Window { start: NaiveDate::MIN, end: NaiveDate::MAX });
-    let models = Model::ALL.into_iter().zip(curves).filter(|(_, c)| !c.is_empty()).collect();
-    (RollingSeason { season, models: PerModel(models) }, totals)
+    let totals = daily.sum(Window {
+        start: NaiveDate::MIN,
+        end: NaiveDate::MAX,
+    });
+    let models = Model::ALL
+        .into_iter()
+        .zip(curves)
+        .filter(|(_, c)| !c.is_empty())
+        .collect();
+    (
+        RollingSeason {
+            season,
+            models: PerModel(models),
+        },
+        totals,
+    )
 }
 
 /// Rolling curves of every season given.
@@ -80,7 +97,15 @@ pub fn rolling(seasons: &[(SeasonLabel, &[SeasonRow])], sport: Sport, model_type
             curves
         })
         .collect();
-    let historical_average =
-        PerModel(Model::ALL.into_iter().zip(pooled).filter_map(|(m, t)| t.win_pct().map(|p| (m, p))).collect());
-    Rolling { seasons, historical_average }
+    let historical_average = PerModel(
+        Model::ALL
+            .into_iter()
+            .zip(pooled)
+            .filter_map(|(m, t)| t.win_pct().map(|p| (m, p)))
+            .collect(),
+    );
+    Rolling {
+        seasons,
+        historical_average,
+    }
 }

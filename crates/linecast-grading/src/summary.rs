@@ -66,7 +66,14 @@ impl serde::Serialize for FieldValue {
 /// `<pos> % 4W`, `<neg> % 1W`, `<neg> % 4W`.
 const fn side_keys(model_type: ModelType) -> [&'static str; 6] {
     match model_type {
-        ModelType::OverUnder => ["over %", "under %", "over % 1W", "over % 4W", "under % 1W", "under % 4W"],
+        ModelType::OverUnder => [
+            "over %",
+            "under %",
+            "over % 1W",
+            "over % 4W",
+            "under % 1W",
+            "under % 4W",
+        ],
         ModelType::WonOnPoints | ModelType::WonOnSpread => {
             ["home %", "away %", "home % 1W", "home % 4W", "away % 1W", "away % 4W"]
         }
@@ -159,7 +166,9 @@ pub fn summarize_graded(rows: &[SeasonRow], graded: &[GradedRow], model_type: Mo
     let mut entries: Vec<SummaryEntry> = Model::ALL.iter().map(|m| empty_entry(*m, model_type)).collect();
 
     for (row, g) in rows.iter().zip(graded) {
-        let (Some(decision), true) = (g.decision, g.in_scope) else { continue };
+        let (Some(decision), true) = (g.decision, g.in_scope) else {
+            continue;
+        };
         let date = row.key.date;
         let in_1w = w1.is_some_and(|w| w.contains(date));
         let in_4w = w4.is_some_and(|w| w.contains(date));
@@ -180,8 +189,12 @@ pub fn summarize_graded(rows: &[SeasonRow], graded: &[GradedRow], model_type: Mo
                     _ => {}
                 }
             }
-            let Some(p) = probability(row, model_type, model) else { continue };
-            let Some(bet) = ev_bet(row, model_type, p, decision) else { continue };
+            let Some(p) = probability(row, model_type, model) else {
+                continue;
+            };
+            let Some(bet) = ev_bet(row, model_type, p, decision) else {
+                continue;
+            };
             e.ev_season.record(bet.units);
             if in_1w {
                 e.ev_one_week.record(bet.units);
@@ -202,7 +215,11 @@ pub fn summarize_graded(rows: &[SeasonRow], graded: &[GradedRow], model_type: Mo
     }
     debug_assert_eq!(entries.len(), MODEL_COUNT);
     entries.retain(|e| e.season.n() > 0);
-    Summary { model_type, window_end, entries }
+    Summary {
+        model_type,
+        window_end,
+        entries,
+    }
 }
 
 /// The grading rules in words, served as `grading` by summary and tracking.

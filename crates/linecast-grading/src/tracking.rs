@@ -132,7 +132,11 @@ pub fn track_graded(rows: &[SeasonRow], graded: &[GradedRow]) -> Tracking {
             Some(_) => walk = true,
             None => {}
         }
-        let kind = row.provenance.model_probability_source.as_deref().unwrap_or(PROVENANCE_NONE);
+        let kind = row
+            .provenance
+            .model_probability_source
+            .as_deref()
+            .unwrap_or(PROVENANCE_NONE);
         *provenance.entry(kind.to_owned()).or_insert(0usize) += 1;
     }
     let source = match (live, walk) {
@@ -142,7 +146,10 @@ pub fn track_graded(rows: &[SeasonRow], graded: &[GradedRow]) -> Tracking {
         (false, false) => None,
     };
 
-    let season = daily.sum(Window { start: NaiveDate::MIN, end: NaiveDate::MAX });
+    let season = daily.sum(Window {
+        start: NaiveDate::MIN,
+        end: NaiveDate::MAX,
+    });
     let window_sum = |w: Option<Window>| w.map_or([WinLoss::default(); MODEL_COUNT], |w| daily.sum(w));
     let snapshot = TrackingSnapshot {
         season: per_model(&season, 1),
@@ -156,7 +163,9 @@ pub fn track_graded(rows: &[SeasonRow], graded: &[GradedRow]) -> Tracking {
         while week_ending >= first {
             let models = per_model(&daily.sum(Window::four_weeks(week_ending)), MIN_WEEKLY_SAMPLE);
             weekly.push(WeeklyPoint { week_ending, models });
-            let Some(prev) = week_ending.checked_sub_days(Days::new(7)) else { break };
+            let Some(prev) = week_ending.checked_sub_days(Days::new(7)) else {
+                break;
+            };
             week_ending = prev;
         }
         weekly.reverse();

@@ -21,7 +21,9 @@ pub struct Window {
 impl Window {
     /// The `days`-day window ending on `end` (`days` >= 1).
     pub fn ending(end: NaiveDate, days: u64) -> Self {
-        let start = end.checked_sub_days(Days::new(days.saturating_sub(1))).unwrap_or(NaiveDate::MIN);
+        let start = end
+            .checked_sub_days(Days::new(days.saturating_sub(1)))
+            .unwrap_or(NaiveDate::MIN);
         Self { start, end }
     }
 

@@ -1,1 +1,9 @@
+//! Tests of the grading rules and the aggregates built on them.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod aggregates;
+mod fixtures;
+mod props;
+mod rules;
+mod summary;
