@@ -1,1 +1,21 @@
-//! object_store adapter for the data contract (`docs/data-contract.md`).
+//! object_store adapter for the data contract (`docs/data-contract.md`):
+//! opening a store by URL, parsing each artifact once per object version into
+//! the typed forms of `linecast_domain::artifacts`, caching them, and
+//! validating a whole store.
+//!
+//! Errors leave this crate as `linecast_core::StoreError`; object_store and
+//! moka types stay inside, except `object_store()` for tests and tools.
+
+pub mod parse;
+
+mod errors;
+mod open;
+mod options;
+mod port;
+mod store;
+
+pub use options::{S3Options, StoreOptions};
+pub use store::ObjectArtifactStore;
+mod validate;
+
+pub use validate::{Problem, ValidationReport, validate};

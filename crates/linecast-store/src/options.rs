@@ -1,0 +1,39 @@
+//! Tuning and connection options of an `ObjectArtifactStore`.
+
+use std::time::Duration;
+
+/// Options of an `ObjectArtifactStore`.
+#[derive(Debug, Clone)]
+pub struct StoreOptions {
+    /// Upper bound of the parsed-artifact cache, in approximate bytes.
+    pub cache_bytes: u64,
+    /// How long a seen object version (and a listing) is trusted without
+    /// asking the store again. Within it, repeated reads do no I/O.
+    pub version_ttl: Duration,
+    /// Settings for `s3://` URLs; anything unset comes from the `AWS_*`
+    /// environment (`AWS_ENDPOINT_URL`, `AWS_ALLOW_HTTP`, credentials, region).
+    pub s3: S3Options,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        Self {
+            cache_bytes: 256 * 1024 * 1024,
+            version_ttl: Duration::from_secs(2),
+            s3: S3Options::default(),
+        }
+    }
+}
+
+/// Overrides of the `AWS_*` environment for `s3://` stores.
+#[derive(Debug, Clone, Default)]
+pub struct S3Options {
+    /// Endpoint of an S3-compatible server (`http://127.0.0.1:9000`). When an
+    /// endpoint is set, path-style requests are used.
+    pub endpoint: Option<String>,
+    /// Permit plain HTTP (needed for a local S3-compatible server).
+    pub allow_http: Option<bool>,
+    pub region: Option<String>,
+    pub access_key_id: Option<String>,
+    pub secret_access_key: Option<String>,
+}

@@ -1,0 +1,228 @@
+//! `ObjectArtifactStore`: the `ArtifactStore` port over any object_store
+//! backend, with parsed artifacts cached per object version.
+//!
+//! Read path: the key's last seen version is trusted for `version_ttl` (no
+//! I/O); after that a HEAD fetches the version, and only a version not yet in
+//! the parsed cache costs a GET and a parse. Concurrent misses share one
+//! HEAD and one parse (moka `try_get_with`).
+
+use std::any::Any;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use bytes::Bytes;
+use linecast_core::{ObjectVersion, StoreError, Versioned};
+use moka::future::Cache;
+use object_store::path::Path;
+use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
+
+use crate::errors::from_object_store;
+use crate::open::store_for_url;
+use crate::options::StoreOptions;
+
+/// Parsed forms are larger than the CSV they came from; this factor turns
+/// object size into the cache weight.
+const PARSED_BYTES_PER_OBJECT_BYTE: u64 = 3;
+/// How often a read retries when the object changes between HEAD and GET.
+const CHANGED_RETRIES: usize = 3;
+
+type AnyArc = Arc<dyn Any + Send + Sync>;
+
+#[derive(Clone)]
+struct Parsed {
+    version: ObjectVersion,
+    /// A corrupt object is remembered too, so it is parsed once per version.
+    value: Result<AnyArc, StoreError>,
+}
+
+enum LoadError {
+    Store(StoreError),
+    /// The object changed between HEAD and GET; carries the new version.
+    Changed(ObjectVersion),
+}
+
+/// The artifact store over an object_store backend.
+pub struct ObjectArtifactStore {
+    store: Arc<dyn ObjectStore>,
+    /// Last seen version per key (NotFound remembered too), for `version_ttl`.
+    versions: Cache<String, Result<ObjectVersion, StoreError>>,
+    parsed: Cache<(String, String), Parsed>,
+    /// Object file names per directory, for `version_ttl`.
+    listings: Cache<String, Arc<Vec<String>>>,
+    parses: AtomicU64,
+}
+
+impl std::fmt::Debug for ObjectArtifactStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ObjectArtifactStore")
+            .field("store", &self.store.to_string())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ObjectArtifactStore {
+    /// Opens `file:///abs/path`, `memory://` or `s3://bucket/prefix`. Keys
+    /// are relative to the URL's path.
+    pub fn from_url(url: &str, options: StoreOptions) -> Result<Self, StoreError> {
+        Ok(Self::new(store_for_url(url, &options.s3)?, options))
+    }
+
+    /// Wraps an existing object store (already scoped to the data root).
+    pub fn new(store: Arc<dyn ObjectStore>, options: StoreOptions) -> Self {
+        let StoreOptions {
+            cache_bytes,
+            version_ttl,
+            s3: _,
+        } = options;
+        let versions = Cache::builder().time_to_live(version_ttl).build();
+        let listings = Cache::builder().time_to_live(version_ttl).build();
+        let parsed = Cache::builder()
+            .max_capacity(cache_bytes)
+            .weigher(|_key: &(String, String), value: &Parsed| {
+                let bytes = value
+                    .version
+                    .size
+                    .saturating_mul(PARSED_BYTES_PER_OBJECT_BYTE)
+                    .saturating_add(256);
+                u32::try_from(bytes).unwrap_or(u32::MAX)
+            })
+            .build();
+        Self {
+            store,
+            versions,
+            parsed,
+            listings,
+            parses: AtomicU64::new(0),
+        }
+    }
+
+    /// The underlying object store, scoped to the data root (for tests and tools).
+    pub fn object_store(&self) -> Arc<dyn ObjectStore> {
+        Arc::clone(&self.store)
+    }
+
+    /// How many times a parser has run (each is one object version read).
+    pub fn parse_count(&self) -> u64 {
+        self.parses.load(Ordering::Relaxed)
+    }
+
+    /// Reads `key` through the caches, parsing it with `parse` on a new version.
+    pub(crate) async fn load<T, F>(&self, key: String, parse: F) -> Result<Versioned<T>, StoreError>
+    where
+        T: Send + Sync + 'static,
+        F: Fn(&str, &[u8]) -> Result<T, StoreError>,
+    {
+        for _ in 0..CHANGED_RETRIES {
+            let version = self.version(&key).await?;
+            let slot = (key.clone(), version.version.clone());
+            let init = async {
+                let (got, bytes) = self.get(&key).await.map_err(LoadError::Store)?;
+                if got.version != version.version {
+                    return Err(LoadError::Changed(got));
+                }
+                self.parses.fetch_add(1, Ordering::Relaxed);
+                let value = parse(&key, &bytes).map(|v| Arc::new(v) as AnyArc);
+                Ok(Parsed { version: got, value })
+            };
+            match self.parsed.try_get_with(slot, init).await {
+                Ok(parsed) => {
+                    let value = parsed.value?.downcast::<T>().map_err(|_| StoreError::Unavailable {
+                        reason: format!("{key}: cached artifact has an unexpected type"),
+                    })?;
+                    return Ok(Versioned {
+                        version: parsed.version,
+                        value,
+                    });
+                }
+                Err(err) => match &*err {
+                    LoadError::Store(e) => return Err(e.clone()),
+                    LoadError::Changed(newer) => self.versions.insert(key.clone(), Ok(newer.clone())).await,
+                },
+            }
+        }
+        Err(StoreError::Unavailable {
+            reason: format!("{key}: object kept changing while being read"),
+        })
+    }
+
+    /// The key's version: remembered for `version_ttl`, else one HEAD.
+    pub(crate) async fn version(&self, key: &str) -> Result<ObjectVersion, StoreError> {
+        let init = async {
+            let path = path_of(key)?;
+            match self.store.head(&path).await {
+                Ok(meta) => Ok(Ok(object_version(key, &meta))),
+                // A missing object is remembered like a version, so repeated
+                // reads of an absent optional artifact cost no I/O either.
+                Err(object_store::Error::NotFound { .. }) => Ok(Err(StoreError::NotFound { object: key.to_owned() })),
+                Err(e) => Err(from_object_store(key, e)),
+            }
+        };
+        match self.versions.try_get_with(key.to_owned(), init).await {
+            Ok(found) => found,
+            Err(err) => Err((*err).clone()),
+        }
+    }
+
+    /// The object's bytes and the version they are.
+    pub(crate) async fn get(&self, key: &str) -> Result<(ObjectVersion, Bytes), StoreError> {
+        let path = path_of(key)?;
+        let result = self.store.get(&path).await.map_err(|e| from_object_store(key, e))?;
+        let version = object_version(key, &result.meta);
+        let bytes = result.bytes().await.map_err(|e| from_object_store(key, e))?;
+        Ok((version, bytes))
+    }
+
+    /// Object file names directly under `dir`, remembered for `version_ttl`.
+    pub(crate) async fn names_under(&self, dir: &str) -> Result<Arc<Vec<String>>, StoreError> {
+        let init = async {
+            let prefix = path_of(dir)?;
+            let listing = self
+                .store
+                .list_with_delimiter(Some(&prefix))
+                .await
+                .map_err(|e| from_object_store(dir, e))?;
+            let names = listing
+                .objects
+                .iter()
+                .filter_map(|m| m.location.filename().map(str::to_owned))
+                .collect();
+            Ok::<_, StoreError>(Arc::new(names))
+        };
+        self.listings
+            .try_get_with(dir.to_owned(), init)
+            .await
+            .map_err(|e| (*e).clone())
+    }
+
+    /// One listing of the root: proves the store answers.
+    pub(crate) async fn ping_root(&self) -> Result<(), StoreError> {
+        self.store
+            .list_with_delimiter(None)
+            .await
+            .map(|_| ())
+            .map_err(|e| from_object_store("/", e))
+    }
+}
+
+fn path_of(key: &str) -> Result<Path, StoreError> {
+    Path::parse(key).map_err(|_| StoreError::NotFound { object: key.to_owned() })
+}
+
+/// e_tag when the store gives one, otherwise last-modified plus size.
+fn object_version(key: &str, meta: &ObjectMeta) -> ObjectVersion {
+    let version = meta.e_tag.clone().unwrap_or_else(|| {
+        format!(
+            "{}-{}",
+            meta.last_modified
+                .timestamp_nanos_opt()
+                .unwrap_or(meta.last_modified.timestamp()),
+            meta.size
+        )
+    });
+    ObjectVersion {
+        key: key.to_owned(),
+        version,
+        last_modified: meta.last_modified,
+        size: meta.size,
+    }
+}
