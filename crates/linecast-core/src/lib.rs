@@ -7,4 +7,8 @@ pub mod clock;
 pub mod ports;
 
 pub use clock::{Clock, FixedClock, SystemClock};
+pub use ports::accounts::{
+    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, Month, NewApiKey, NewCustomer,
+    SubscriptionStatus, UsageMeter,
+};
 pub use ports::store::{ArtifactStore, ObjectVersion, StoreError, Versioned};

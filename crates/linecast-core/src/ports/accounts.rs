@@ -1,0 +1,459 @@
+//! The accounts port: customers, API keys, the key audit log, dataset
+//! entitlements, the monthly usage meter and the dataset-refresh ledger, plus
+//! the pure key helpers (format, hash, mask).
+//!
+//! Only a key's SHA-256 hash is ever stored; the full key exists once, at
+//! creation. Errors name domain failures and never carry driver types, so a
+//! database outage reaches the HTTP layer as `Unavailable` (503), never as a
+//! missing key (401).
+
+use std::fmt;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use linecast_domain::Sport;
+use rand::TryRngCore;
+use sha2::{Digest, Sha256};
+
+/// Every key starts with this product prefix.
+pub const KEY_PREFIX: &str = "sk_service_";
+/// Random base62 characters in a newly generated key body (spec: at least 32).
+pub const KEY_BODY_LEN: usize = 40;
+/// Body characters kept in the masked form and in `display_prefix`.
+pub const DISPLAY_PREFIX_LEN: usize = 4;
+/// What replaces the rest of the body in the masked form.
+pub const MASK_SUFFIX: &str = "*****";
+
+const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/// A calendar month as `(year, month 1..=12)`, the quota window in UTC.
+pub type Month = (i32, u32);
+
+/// Failure of an accounts or usage operation.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AccountsError {
+    /// The customer, key or entitlement does not exist.
+    #[error("not found")]
+    NotFound,
+    /// A uniqueness rule was broken (for example an email already in use).
+    #[error("conflict: {0}")]
+    Conflict(String),
+    /// The database could not be reached or failed; the cause is for logs.
+    #[error("accounts database unavailable: {0}")]
+    Unavailable(String),
+}
+
+/// Subscription state of a customer, as set by `subscription set`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SubscriptionStatus {
+    Active,
+    Canceled,
+    PastDue,
+}
+
+impl SubscriptionStatus {
+    /// The stored and public code.
+    pub const fn code(self) -> &'static str {
+        match self {
+            SubscriptionStatus::Active => "active",
+            SubscriptionStatus::Canceled => "canceled",
+            SubscriptionStatus::PastDue => "past_due",
+        }
+    }
+
+    /// Parses a code exactly; `None` for anything else.
+    pub fn parse(code: &str) -> Option<Self> {
+        match code {
+            "active" => Some(SubscriptionStatus::Active),
+            "canceled" => Some(SubscriptionStatus::Canceled),
+            "past_due" => Some(SubscriptionStatus::PastDue),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for SubscriptionStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// A customer account.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Customer {
+    pub customer_id: i64,
+    pub email: String,
+    pub name: String,
+    /// `ai`, or a legacy tier (`data`, `basic`, `premium`) with the same access.
+    pub tier: String,
+    pub api_plan: Option<String>,
+    pub api_subscription_status: SubscriptionStatus,
+    pub subscription_status: SubscriptionStatus,
+    pub monthly_limit: u64,
+    pub created_at: DateTime<Utc>,
+}
+
+/// What `create_customer` needs; the id and `created_at` come from the store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewCustomer {
+    pub email: String,
+    pub name: String,
+    pub tier: String,
+    pub api_plan: Option<String>,
+    pub subscription_status: SubscriptionStatus,
+    pub monthly_limit: u64,
+}
+
+/// A stored API key. The full key is never stored, only its hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiKeyRecord {
+    pub id: i64,
+    pub customer_id: i64,
+    /// SHA-256 hex of the full key (`hash_key`).
+    pub key_hash: String,
+    /// The first four body characters, for the masked form.
+    pub display_prefix: String,
+    pub name: String,
+    pub tier: String,
+    pub created_at: DateTime<Utc>,
+    pub is_active: bool,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub revoked_at: Option<DateTime<Utc>>,
+    pub last_used_at: Option<DateTime<Utc>>,
+}
+
+impl ApiKeyRecord {
+    /// A key authenticates only while active and not past `expires_at`.
+    pub fn is_usable(&self, now: DateTime<Utc>) -> bool {
+        self.is_active && self.revoked_at.is_none() && self.expires_at.is_none_or(|at| now < at)
+    }
+
+    /// The masked form shown in lists.
+    pub fn masked(&self) -> String {
+        masked_from_prefix(&self.display_prefix)
+    }
+}
+
+/// What `insert_key` stores; the id, `created_at` and state come from the store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewApiKey {
+    pub customer_id: i64,
+    /// From `hash_key`.
+    pub key_hash: String,
+    /// From `display_prefix`.
+    pub display_prefix: String,
+    pub name: String,
+    pub tier: String,
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// One append-only line of the key audit log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditEntry {
+    pub id: i64,
+    pub customer_id: i64,
+    pub key_id: Option<i64>,
+    /// A short verb such as `issue`, `rename`, `revoke`.
+    pub action: String,
+    pub detail: String,
+    pub at: DateTime<Utc>,
+}
+
+/// The historical datasets a customer owns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entitlement {
+    pub customer_id: i64,
+    pub owned_products: Vec<String>,
+    pub owned_sports: Vec<Sport>,
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// Customers, keys, the audit log and entitlements.
+#[async_trait]
+pub trait Accounts: Send + Sync {
+    /// Fails with `Conflict` when the email is already used.
+    async fn create_customer(&self, new: NewCustomer, now: DateTime<Utc>) -> Result<Customer, AccountsError>;
+    async fn find_customer_by_email(&self, email: &str) -> Result<Option<Customer>, AccountsError>;
+    async fn get_customer(&self, customer_id: i64) -> Result<Customer, AccountsError>;
+    /// Every customer, oldest first.
+    async fn list_customers(&self) -> Result<Vec<Customer>, AccountsError>;
+    /// Sets both the API and the account subscription status.
+    async fn set_subscription(&self, email: &str, status: SubscriptionStatus) -> Result<Customer, AccountsError>;
+
+    /// Stores a new active key. `Conflict` if the hash already exists.
+    async fn insert_key(&self, new: NewApiKey, now: DateTime<Utc>) -> Result<ApiKeyRecord, AccountsError>;
+    /// The key with that hash and its customer, whatever the key's state:
+    /// the caller decides with `ApiKeyRecord::is_usable`.
+    async fn find_key_by_hash(&self, key_hash: &str) -> Result<Option<(ApiKeyRecord, Customer)>, AccountsError>;
+    /// A customer's keys, revoked ones included, oldest first.
+    async fn list_keys(&self, customer_id: i64) -> Result<Vec<ApiKeyRecord>, AccountsError>;
+    async fn rename_key(&self, key_id: i64, new_name: &str) -> Result<(), AccountsError>;
+    /// Deactivates the key; revoking twice keeps the first `revoked_at`.
+    async fn revoke_key(&self, key_id: i64, now: DateTime<Utc>) -> Result<(), AccountsError>;
+    /// Batch update of `last_used_at`; unknown ids are ignored.
+    async fn touch_last_used(&self, key_ids: &[i64], now: DateTime<Utc>) -> Result<(), AccountsError>;
+
+    /// Appends one audit line; lines are never updated or deleted.
+    async fn audit(
+        &self,
+        customer_id: i64,
+        key_id: Option<i64>,
+        action: &str,
+        detail: &str,
+        now: DateTime<Utc>,
+    ) -> Result<(), AccountsError>;
+    /// A customer's audit lines in the order they were written.
+    async fn audit_log(&self, customer_id: i64) -> Result<Vec<AuditEntry>, AccountsError>;
+
+    /// Adds products and sports to what the customer owns (a union) and sets
+    /// `expires_at`.
+    async fn grant_entitlement(
+        &self,
+        customer_id: i64,
+        products: &[String],
+        sports: &[Sport],
+        expires_at: Option<DateTime<Utc>>,
+    ) -> Result<Entitlement, AccountsError>;
+    async fn get_entitlement(&self, customer_id: i64) -> Result<Option<Entitlement>, AccountsError>;
+
+    /// A cheap reachability check for readiness.
+    async fn ping(&self) -> Result<(), AccountsError>;
+}
+
+/// Monthly request counters and the dataset-refresh ledger. Every write is a
+/// single atomic statement, so concurrent callers never lose or double a count.
+#[async_trait]
+pub trait UsageMeter: Send + Sync {
+    /// Adds `n` to the customer's month and returns the new total.
+    async fn add_usage(&self, customer_id: i64, month: Month, n: u64) -> Result<u64, AccountsError>;
+    /// Adds many increments in one transaction (flushing an in-process buffer).
+    async fn add_usage_batch(&self, increments: &[(i64, Month, u64)]) -> Result<(), AccountsError>;
+    async fn get_usage(&self, customer_id: i64, month: Month) -> Result<u64, AccountsError>;
+    /// Takes one refresh if fewer than `limit` were used this month and
+    /// returns the count used after it; `None` when the month is exhausted.
+    async fn try_consume_refresh(
+        &self,
+        customer_id: i64,
+        month: Month,
+        limit: u32,
+        now: DateTime<Utc>,
+    ) -> Result<Option<u32>, AccountsError>;
+    async fn refreshes_used(&self, customer_id: i64, month: Month) -> Result<u32, AccountsError>;
+}
+
+/// The stored month key, `YYYY-MM`.
+pub fn month_key((year, month): Month) -> String {
+    format!("{year:04}-{month:02}")
+}
+
+/// SHA-256 of the full key, lower-case hex: the only form that is stored.
+pub fn hash_key(full_key: &str) -> String {
+    hex::encode(Sha256::digest(full_key.as_bytes()))
+}
+
+/// A new key: the prefix and `KEY_BODY_LEN` base62 characters from the OS RNG.
+/// Fails only when the OS random source fails.
+pub fn generate_key() -> Result<String, AccountsError> {
+    let mut key = String::with_capacity(KEY_PREFIX.len() + KEY_BODY_LEN);
+    key.push_str(KEY_PREFIX);
+    let mut buf = [0u8; 64];
+    while key.len() < KEY_PREFIX.len() + KEY_BODY_LEN {
+        rand::rngs::OsRng
+            .try_fill_bytes(&mut buf)
+            .map_err(|e| AccountsError::Unavailable(format!("OS random source failed: {e}")))?;
+        // Rejection sampling: 248 = 4 * 62, so accepted bytes map uniformly.
+        for &b in buf.iter().filter(|&&b| b < 248) {
+            if key.len() == KEY_PREFIX.len() + KEY_BODY_LEN {
+                break;
+            }
+            key.push(char::from(BASE62[usize::from(b % 62)]));
+        }
+    }
+    Ok(key)
+}
+
+/// The key body after the prefix, if `s` has the full-key shape
+/// (prefix, then at least 32 base62 characters).
+pub fn key_body(s: &str) -> Option<&str> {
+    let body = s.strip_prefix(KEY_PREFIX)?;
+    (body.len() >= 32 && body.bytes().all(|b| b.is_ascii_alphanumeric())).then_some(body)
+}
+
+/// The first four body characters of a full key, stored as `display_prefix`.
+pub fn display_prefix(full_key: &str) -> Option<&str> {
+    key_body(full_key).map(|body| &body[..DISPLAY_PREFIX_LEN])
+}
+
+/// The masked form of a full key: prefix, four body characters, `*****`.
+/// `None` if `full_key` is not a key.
+pub fn mask_key(full_key: &str) -> Option<String> {
+    display_prefix(full_key).map(masked_from_prefix)
+}
+
+/// The masked form from a stored `display_prefix`.
+pub fn masked_from_prefix(display_prefix: &str) -> String {
+    format!("{KEY_PREFIX}{display_prefix}{MASK_SUFFIX}")
+}
+
+/// How a caller named a key in rename or revoke.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyRef {
+    /// A full key, matched by its hash.
+    Full { key_hash: String },
+    /// A masked key, matched by `display_prefix` among the caller's keys.
+    Masked { display_prefix: String },
+}
+
+/// Reads a full or masked key; `None` if it is neither.
+pub fn parse_key_ref(s: &str) -> Option<KeyRef> {
+    if key_body(s).is_some() {
+        return Some(KeyRef::Full { key_hash: hash_key(s) });
+    }
+    let prefix = s.strip_prefix(KEY_PREFIX)?.strip_suffix(MASK_SUFFIX)?;
+    (prefix.len() == DISPLAY_PREFIX_LEN && prefix.bytes().all(|b| b.is_ascii_alphanumeric())).then(|| KeyRef::Masked {
+        display_prefix: prefix.to_owned(),
+    })
+}
+
+/// Equality whose time does not depend on where two equal-length inputs
+/// differ, for comparing secrets or their hashes.
+pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+    use chrono::TimeZone;
+    use proptest::prelude::*;
+
+    #[test]
+    fn a_generated_key_is_the_prefix_and_forty_base62_characters() {
+        let key = generate_key().unwrap();
+        let body = key.strip_prefix(KEY_PREFIX).unwrap();
+        assert_eq!(body.len(), KEY_BODY_LEN);
+        assert!(body.bytes().all(|b| b.is_ascii_alphanumeric()));
+        assert!(key_body(&key).is_some());
+    }
+
+    #[test]
+    fn two_generated_keys_differ() {
+        assert_ne!(generate_key().unwrap(), generate_key().unwrap());
+    }
+
+    #[test]
+    fn the_hash_is_lower_case_sha256_hex() {
+        // SHA-256("abc") from FIPS 180-2.
+        assert_eq!(
+            hash_key("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn the_masked_form_keeps_four_body_characters_then_five_asterisks() {
+        let key = format!("{KEY_PREFIX}AbCd{}", "x".repeat(36));
+        assert_eq!(mask_key(&key).unwrap(), "sk_service_AbCd*****");
+        assert_eq!(display_prefix(&key).unwrap(), "AbCd");
+    }
+
+    #[test]
+    fn a_short_or_foreign_string_is_not_a_key() {
+        assert!(mask_key("sk_service_short").is_none());
+        assert!(mask_key(&format!("pk_live_{}", "a".repeat(40))).is_none());
+        assert!(key_body(&format!("{KEY_PREFIX}{}!", "a".repeat(40))).is_none());
+    }
+
+    #[test]
+    fn a_masked_key_parses_to_its_display_prefix() {
+        assert_eq!(
+            parse_key_ref("sk_service_AbCd*****"),
+            Some(KeyRef::Masked {
+                display_prefix: "AbCd".into()
+            })
+        );
+        assert_eq!(parse_key_ref("sk_service_AbC*****"), None);
+        assert_eq!(parse_key_ref("nonsense"), None);
+    }
+
+    #[test]
+    fn an_expired_or_revoked_key_is_not_usable() {
+        let now = Utc.with_ymd_and_hms(2026, 3, 1, 0, 0, 0).unwrap();
+        let key = ApiKeyRecord {
+            id: 1,
+            customer_id: 1,
+            key_hash: String::new(),
+            display_prefix: "AbCd".into(),
+            name: "k".into(),
+            tier: "ai".into(),
+            created_at: now,
+            is_active: true,
+            expires_at: None,
+            revoked_at: None,
+            last_used_at: None,
+        };
+        assert!(key.is_usable(now));
+        assert!(
+            !ApiKeyRecord {
+                expires_at: Some(now),
+                ..key.clone()
+            }
+            .is_usable(now)
+        );
+        assert!(
+            ApiKeyRecord {
+                expires_at: Some(now + chrono::Duration::seconds(1)),
+                ..key.clone()
+            }
+            .is_usable(now)
+        );
+        assert!(
+            !ApiKeyRecord {
+                is_active: false,
+                revoked_at: Some(now),
+                ..key
+            }
+            .is_usable(now)
+        );
+    }
+
+    #[test]
+    fn the_month_key_is_zero_padded() {
+        assert_eq!(month_key((2026, 3)), "2026-03");
+    }
+
+    #[test]
+    fn subscription_codes_round_trip() {
+        for s in [
+            SubscriptionStatus::Active,
+            SubscriptionStatus::Canceled,
+            SubscriptionStatus::PastDue,
+        ] {
+            assert_eq!(SubscriptionStatus::parse(s.code()), Some(s));
+        }
+        assert_eq!(SubscriptionStatus::parse("Active"), None);
+    }
+
+    proptest! {
+        /// Any full key parses back as a full-key reference carrying its own
+        /// hash, and its mask parses as a masked reference to its prefix.
+        #[test]
+        fn full_and_masked_forms_of_any_key_parse_back(body in "[A-Za-z0-9]{32,64}") {
+            let key = format!("{KEY_PREFIX}{body}");
+            prop_assert_eq!(parse_key_ref(&key), Some(KeyRef::Full { key_hash: hash_key(&key) }));
+            let masked = mask_key(&key).unwrap();
+            prop_assert_eq!(parse_key_ref(&masked), Some(KeyRef::Masked { display_prefix: body[..4].to_owned() }));
+        }
+
+        /// Constant-time equality agrees with ordinary equality on every input.
+        #[test]
+        fn constant_time_eq_agrees_with_eq(a in proptest::collection::vec(any::<u8>(), 0..8), b in proptest::collection::vec(any::<u8>(), 0..8)) {
+            prop_assert_eq!(constant_time_eq(&a, &b), a == b);
+        }
+    }
+}

@@ -1,0 +1,9 @@
+//! sea-orm entities, one per table. Columns mirror the migrations; the
+//! adapter converts them to the core's domain types.
+
+pub mod api_keys;
+pub mod customers;
+pub mod entitlements;
+pub mod key_audit_log;
+pub mod refresh_ledger;
+pub mod usage_counters;

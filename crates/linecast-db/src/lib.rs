@@ -1,0 +1,42 @@
+//! linecast-db: the sea-orm adapter behind the `Accounts` and `UsageMeter`
+//! ports of linecast-core. It owns the schema (migrations), the entities and
+//! the translation of database errors into `AccountsError`; nothing outside
+//! this crate sees sea-orm or sqlx types except `DatabaseConnection`.
+//!
+//! SQLite is the embedded default (`sqlite://var/linecast.db`,
+//! `sqlite::memory:`); PostgreSQL (`postgres://...`) is the scaled-out one,
+//! with the same migrations.
+
+mod accounts;
+mod connect;
+pub mod entity;
+mod error;
+pub mod migration;
+mod sql;
+mod usage;
+
+pub use connect::connect;
+pub use sea_orm::DatabaseConnection;
+
+/// The adapter: one pooled connection implementing both ports.
+#[derive(Debug, Clone)]
+pub struct SeaAccounts {
+    db: DatabaseConnection,
+}
+
+impl SeaAccounts {
+    /// Wraps a connection that `connect` returned (migrations applied).
+    pub fn new(db: DatabaseConnection) -> Self {
+        Self { db }
+    }
+
+    /// Connects, applies pending migrations and wraps the pool.
+    pub async fn connect(url: &str) -> Result<Self, linecast_core::AccountsError> {
+        connect(url).await.map(Self::new)
+    }
+
+    /// The underlying pool (for admin tooling and tests).
+    pub fn connection(&self) -> &DatabaseConnection {
+        &self.db
+    }
+}

@@ -1,0 +1,17 @@
+//! Schema migrations, the same for SQLite and PostgreSQL. `connect` applies
+//! every pending one; a migration is never edited once released, only added.
+
+use sea_orm_migration::prelude::*;
+
+mod m0001_accounts;
+
+/// The migrations, in order.
+#[derive(Debug)]
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![Box::new(m0001_accounts::Migration)]
+    }
+}

@@ -1,0 +1,102 @@
+//! `UsageMeter` for `SeaAccounts`: atomic month counters and the refresh
+//! ledger, each write one upsert statement.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use linecast_core::ports::accounts::month_key;
+use linecast_core::{AccountsError, Month, UsageMeter};
+use sea_orm::{ConnectionTrait, EntityTrait, QueryResult, TransactionTrait};
+
+use crate::SeaAccounts;
+use crate::entity::{refresh_ledger, usage_counters};
+use crate::error::{corrupt, db_err};
+use crate::sql::{ADD_USAGE, CONSUME_REFRESH, statement};
+
+fn increment(n: u64) -> Result<i64, AccountsError> {
+    i64::try_from(n).map_err(|_| AccountsError::Conflict(format!("usage increment {n} too large")))
+}
+
+fn total(row: Option<QueryResult>) -> Result<u64, AccountsError> {
+    let row = row.ok_or_else(|| corrupt("usage upsert returned no row"))?;
+    let requests: i64 = row.try_get("", "requests").map_err(db_err)?;
+    u64::try_from(requests).map_err(|_| corrupt("negative usage counter"))
+}
+
+async fn add_one<C: ConnectionTrait>(db: &C, customer_id: i64, month: Month, n: u64) -> Result<u64, AccountsError> {
+    let stmt = statement(
+        db.get_database_backend(),
+        ADD_USAGE,
+        vec![customer_id.into(), month_key(month).into(), increment(n)?.into()],
+    );
+    total(db.query_one_raw(stmt).await.map_err(db_err)?)
+}
+
+#[async_trait]
+impl UsageMeter for SeaAccounts {
+    async fn add_usage(&self, customer_id: i64, month: Month, n: u64) -> Result<u64, AccountsError> {
+        add_one(&self.db, customer_id, month, n).await
+    }
+
+    async fn add_usage_batch(&self, increments: &[(i64, Month, u64)]) -> Result<(), AccountsError> {
+        // Merge and sort so concurrent batches lock rows in one order (no deadlock).
+        let mut merged = std::collections::BTreeMap::<(i64, Month), u64>::new();
+        for &(customer_id, month, n) in increments.iter().filter(|i| i.2 > 0) {
+            let slot = merged.entry((customer_id, month)).or_default();
+            *slot = slot.saturating_add(n);
+        }
+        if merged.is_empty() {
+            return Ok(());
+        }
+        let txn = self.db.begin().await.map_err(db_err)?;
+        for ((customer_id, month), n) in merged {
+            add_one(&txn, customer_id, month, n).await?;
+        }
+        txn.commit().await.map_err(db_err)
+    }
+
+    async fn get_usage(&self, customer_id: i64, month: Month) -> Result<u64, AccountsError> {
+        let row = usage_counters::Entity::find_by_id((customer_id, month_key(month)))
+            .one(&self.db)
+            .await
+            .map_err(db_err)?;
+        row.map_or(Ok(0), |m| {
+            u64::try_from(m.requests).map_err(|_| corrupt("negative usage counter"))
+        })
+    }
+
+    async fn try_consume_refresh(
+        &self,
+        customer_id: i64,
+        month: Month,
+        limit: u32,
+        now: DateTime<Utc>,
+    ) -> Result<Option<u32>, AccountsError> {
+        // The insert branch takes the first refresh unconditionally.
+        if limit == 0 {
+            return Ok(None);
+        }
+        let limit = i32::try_from(limit).unwrap_or(i32::MAX);
+        let stmt = statement(
+            self.db.get_database_backend(),
+            CONSUME_REFRESH,
+            vec![customer_id.into(), month_key(month).into(), now.into(), limit.into()],
+        );
+        let Some(row) = self.db.query_one_raw(stmt).await.map_err(db_err)? else {
+            return Ok(None);
+        };
+        let used: i32 = row.try_get("", "used").map_err(db_err)?;
+        u32::try_from(used)
+            .map(Some)
+            .map_err(|_| corrupt("negative refresh count"))
+    }
+
+    async fn refreshes_used(&self, customer_id: i64, month: Month) -> Result<u32, AccountsError> {
+        let row = refresh_ledger::Entity::find_by_id((customer_id, month_key(month)))
+            .one(&self.db)
+            .await
+            .map_err(db_err)?;
+        row.map_or(Ok(0), |m| {
+            u32::try_from(m.used).map_err(|_| corrupt("negative refresh count"))
+        })
+    }
+}

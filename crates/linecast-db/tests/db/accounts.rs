@@ -1,0 +1,240 @@
+//! Customers, keys, the audit log and entitlements.
+
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use linecast_core::ports::accounts::{display_prefix, generate_key, hash_key};
+use linecast_core::{Accounts, AccountsError, NewApiKey, NewCustomer, SubscriptionStatus};
+use linecast_db::SeaAccounts;
+use linecast_domain::Sport;
+
+pub fn t0() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 3, 14, 12, 0, 0).unwrap()
+}
+
+pub fn new_customer(email: &str) -> NewCustomer {
+    NewCustomer {
+        email: email.to_owned(),
+        name: "Ada".to_owned(),
+        tier: "ai".to_owned(),
+        api_plan: Some("ai".to_owned()),
+        subscription_status: SubscriptionStatus::Active,
+        monthly_limit: 200_000,
+    }
+}
+
+fn new_key(customer_id: i64, name: &str) -> (String, NewApiKey) {
+    let full = generate_key().unwrap();
+    let key = NewApiKey {
+        customer_id,
+        key_hash: hash_key(&full),
+        display_prefix: display_prefix(&full).unwrap().to_owned(),
+        name: name.to_owned(),
+        tier: "ai".to_owned(),
+        expires_at: None,
+    };
+    (full, key)
+}
+
+pub async fn a_second_customer_with_the_same_email_is_a_conflict(url: String) {
+    let db = SeaAccounts::connect(&url).await.unwrap();
+    db.create_customer(new_customer("ada@example.com"), t0()).await.unwrap();
+    let again = db.create_customer(new_customer("ada@example.com"), t0()).await;
+    assert!(matches!(again, Err(AccountsError::Conflict(_))), "{again:?}");
+    let other_case = db.create_customer(new_customer(" ADA@example.com"), t0()).await;
+    assert!(matches!(other_case, Err(AccountsError::Conflict(_))), "{other_case:?}");
+    assert_eq!(db.list_customers().await.unwrap().len(), 1);
+}
+
+pub async fn customers_are_found_by_email_listed_and_their_subscription_set(url: String) {
+    let db = SeaAccounts::connect(&url).await.unwrap();
+    let ada = db.create_customer(new_customer("ada@example.com"), t0()).await.unwrap();
+    let bob = db.create_customer(new_customer("bob@example.com"), t0()).await.unwrap();
+    assert_eq!(ada.created_at, t0());
+    assert_eq!(ada.monthly_limit, 200_000);
+    assert_eq!(
+        db.find_customer_by_email("Ada@Example.com").await.unwrap(),
+        Some(ada.clone())
+    );
+    assert_eq!(db.find_customer_by_email("nobody@example.com").await.unwrap(), None);
+    assert_eq!(db.get_customer(bob.customer_id).await.unwrap(), bob);
+    let listed: Vec<_> = db
+        .list_customers()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|c| c.email)
+        .collect();
+    assert_eq!(listed, ["ada@example.com", "bob@example.com"]);
+
+    let canceled = db
+        .set_subscription("ada@example.com", SubscriptionStatus::Canceled)
+        .await
+        .unwrap();
+    assert_eq!(canceled.subscription_status, SubscriptionStatus::Canceled);
+    assert_eq!(canceled.api_subscription_status, SubscriptionStatus::Canceled);
+    assert_eq!(
+        db.get_customer(bob.customer_id).await.unwrap().subscription_status,
+        SubscriptionStatus::Active
+    );
+    let missing = db
+        .set_subscription("nobody@example.com", SubscriptionStatus::Active)
+        .await;
+    assert_eq!(missing, Err(AccountsError::NotFound));
+}
+
+pub async fn a_missing_customer_or_key_is_not_found(url: String) {
+    let db = SeaAccounts::connect(&url).await.unwrap();
+    assert_eq!(db.get_customer(4242).await, Err(AccountsError::NotFound));
+    assert_eq!(db.rename_key(4242, "x").await, Err(AccountsError::NotFound));
+    assert_eq!(db.revoke_key(4242, t0()).await, Err(AccountsError::NotFound));
+    assert_eq!(db.find_key_by_hash(&hash_key("sk_service_nope")).await, Ok(None));
+    // A key for a customer that does not exist breaks the foreign key.
+    let (_, orphan) = new_key(4242, "orphan");
+    assert_eq!(db.insert_key(orphan, t0()).await, Err(AccountsError::NotFound));
+}
+
+pub async fn a_key_is_found_by_hash_listed_renamed_and_revoked(url: String) {
+    let db = SeaAccounts::connect(&url).await.unwrap();
+    let ada = db.create_customer(new_customer("ada@example.com"), t0()).await.unwrap();
+    let bob = db.create_customer(new_customer("bob@example.com"), t0()).await.unwrap();
+    let (full, first) = new_key(ada.customer_id, "laptop");
+    let expiry = t0() + Duration::days(30);
+    let stored = db
+        .insert_key(
+            NewApiKey {
+                expires_at: Some(expiry),
+                ..first.clone()
+            },
+            t0(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(stored.key_hash, first.key_hash);
+    assert_eq!(stored.display_prefix, &full["sk_service_".len()..][..4]);
+    assert!(stored.is_active && stored.revoked_at.is_none() && stored.last_used_at.is_none());
+    assert_eq!(stored.expires_at, Some(expiry));
+    let (_, second) = new_key(ada.customer_id, "server");
+    let second = db.insert_key(second, t0()).await.unwrap();
+    let (_, bobs) = new_key(bob.customer_id, "bob");
+    db.insert_key(bobs, t0()).await.unwrap();
+
+    let (found, owner) = db.find_key_by_hash(&hash_key(&full)).await.unwrap().unwrap();
+    assert_eq!(found, stored);
+    assert_eq!(owner, ada);
+    let names: Vec<_> = db
+        .list_keys(ada.customer_id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|k| k.name)
+        .collect();
+    assert_eq!(names, ["laptop", "server"]);
+
+    db.rename_key(second.id, "build box").await.unwrap();
+    let later = t0() + Duration::hours(1);
+    db.revoke_key(stored.id, later).await.unwrap();
+    // Revoking again keeps the first instant.
+    db.revoke_key(stored.id, later + Duration::hours(1)).await.unwrap();
+
+    let keys = db.list_keys(ada.customer_id).await.unwrap();
+    assert_eq!(keys[1].name, "build box");
+    assert!(keys[1].is_usable(later));
+    assert!(!keys[0].is_active);
+    assert_eq!(keys[0].revoked_at, Some(later));
+    assert!(!keys[0].is_usable(later));
+    let (revoked, _) = db.find_key_by_hash(&hash_key(&full)).await.unwrap().unwrap();
+    assert!(
+        !revoked.is_active,
+        "a revoked key is still found, so the caller can answer 401"
+    );
+}
+
+pub async fn a_duplicate_key_hash_is_a_conflict(url: String) {
+    let db = SeaAccounts::connect(&url).await.unwrap();
+    let ada = db.create_customer(new_customer("ada@example.com"), t0()).await.unwrap();
+    let (_, key) = new_key(ada.customer_id, "one");
+    db.insert_key(key.clone(), t0()).await.unwrap();
+    assert!(matches!(
+        db.insert_key(key, t0()).await,
+        Err(AccountsError::Conflict(_))
+    ));
+}
+
+pub async fn last_used_is_touched_in_one_batch_and_never_moves_back(url: String) {
+    let db = SeaAccounts::connect(&url).await.unwrap();
+    let ada = db.create_customer(new_customer("ada@example.com"), t0()).await.unwrap();
+    let mut ids = Vec::new();
+    for name in ["a", "b", "c"] {
+        ids.push(db.insert_key(new_key(ada.customer_id, name).1, t0()).await.unwrap().id);
+    }
+    let later = t0() + Duration::minutes(5);
+    db.touch_last_used(&ids[..2], later).await.unwrap();
+    db.touch_last_used(&ids[..1], t0()).await.unwrap();
+    db.touch_last_used(&[], later).await.unwrap();
+    let used: Vec<_> = db
+        .list_keys(ada.customer_id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|k| k.last_used_at)
+        .collect();
+    assert_eq!(used, [Some(later), Some(later), None]);
+}
+
+pub async fn the_audit_log_keeps_every_line_in_order(url: String) {
+    let db = SeaAccounts::connect(&url).await.unwrap();
+    let ada = db.create_customer(new_customer("ada@example.com"), t0()).await.unwrap();
+    let bob = db.create_customer(new_customer("bob@example.com"), t0()).await.unwrap();
+    let key = db.insert_key(new_key(ada.customer_id, "k").1, t0()).await.unwrap();
+    db.audit(ada.customer_id, Some(key.id), "issue", "name=k", t0())
+        .await
+        .unwrap();
+    db.audit(bob.customer_id, None, "subscription", "active", t0())
+        .await
+        .unwrap();
+    db.audit(ada.customer_id, Some(key.id), "revoke", "", t0() + Duration::seconds(1))
+        .await
+        .unwrap();
+    let log = db.audit_log(ada.customer_id).await.unwrap();
+    let actions: Vec<_> = log.iter().map(|e| (e.action.as_str(), e.key_id, e.at)).collect();
+    assert_eq!(
+        actions,
+        [
+            ("issue", Some(key.id), t0()),
+            ("revoke", Some(key.id), t0() + Duration::seconds(1))
+        ]
+    );
+    assert_eq!(log[0].detail, "name=k");
+    assert_eq!(db.audit_log(bob.customer_id).await.unwrap().len(), 1);
+}
+
+pub async fn entitlements_accumulate_products_and_sports(url: String) {
+    let db = SeaAccounts::connect(&url).await.unwrap();
+    let ada = db.create_customer(new_customer("ada@example.com"), t0()).await.unwrap();
+    assert_eq!(db.get_entitlement(ada.customer_id).await.unwrap(), None);
+    let first = db
+        .grant_entitlement(ada.customer_id, &["nba_history".to_owned()], &[Sport::Nba], None)
+        .await
+        .unwrap();
+    assert_eq!(first.owned_sports, [Sport::Nba]);
+    let until = t0() + Duration::days(365);
+    let second = db
+        .grant_entitlement(
+            ada.customer_id,
+            &["mlb_history".to_owned()],
+            &[Sport::Mlb, Sport::Nba],
+            Some(until),
+        )
+        .await
+        .unwrap();
+    assert_eq!(second.owned_products, ["mlb_history", "nba_history"]);
+    assert_eq!(second.owned_sports, [Sport::Mlb, Sport::Nba]);
+    assert_eq!(second.expires_at, Some(until));
+    assert_eq!(db.get_entitlement(ada.customer_id).await.unwrap(), Some(second));
+    let missing = db.grant_entitlement(4242, &[], &[Sport::Nfl], None).await;
+    assert_eq!(missing, Err(AccountsError::NotFound));
+}
+
+pub async fn the_database_answers_a_ping(url: String) {
+    let db = SeaAccounts::connect(&url).await.unwrap();
+    db.ping().await.unwrap();
+}

@@ -1,0 +1,52 @@
+//! Repository tests for linecast-db. Each suite function takes a database
+//! URL and runs once against a fresh SQLite file and, when
+//! `LINECAST_TEST_DATABASE_URL` is set, once against PostgreSQL in a fresh
+//! schema.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod accounts;
+mod connect;
+mod support;
+mod usage;
+
+/// Declares one test per backend for every suite function `module::name`.
+macro_rules! on_every_backend {
+    ($($module:ident :: $name:ident),+ $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    let db = crate::support::TestDb::sqlite();
+                    crate::$module::$name(db.url.clone()).await;
+                }
+            )+
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    let Some(db) = crate::support::PgSchema::create().await else { return };
+                    crate::$module::$name(db.url.clone()).await;
+                    db.drop_schema().await;
+                }
+            )+
+        }
+    };
+}
+
+on_every_backend!(
+    accounts::a_second_customer_with_the_same_email_is_a_conflict,
+    accounts::customers_are_found_by_email_listed_and_their_subscription_set,
+    accounts::a_missing_customer_or_key_is_not_found,
+    accounts::a_key_is_found_by_hash_listed_renamed_and_revoked,
+    accounts::a_duplicate_key_hash_is_a_conflict,
+    accounts::last_used_is_touched_in_one_batch_and_never_moves_back,
+    accounts::the_audit_log_keeps_every_line_in_order,
+    accounts::entitlements_accumulate_products_and_sports,
+    accounts::the_database_answers_a_ping,
+    usage::concurrent_usage_increments_are_never_lost_or_doubled,
+    usage::a_usage_batch_merges_increments_and_keeps_months_apart,
+    usage::usage_counts_survive_a_reconnect,
+    usage::concurrent_refreshes_never_take_more_than_the_limit,
+    usage::a_refresh_limit_of_zero_takes_nothing,
+);

@@ -1,0 +1,109 @@
+//! Usage counters and the refresh ledger under concurrency.
+
+use std::collections::BTreeSet;
+
+use linecast_core::{Accounts, UsageMeter};
+use linecast_db::SeaAccounts;
+
+use crate::accounts::{new_customer, t0};
+
+const MARCH: (i32, u32) = (2026, 3);
+const APRIL: (i32, u32) = (2026, 4);
+
+async fn setup(url: &str) -> (SeaAccounts, i64) {
+    let db = SeaAccounts::connect(url).await.unwrap();
+    let id = db
+        .create_customer(new_customer("ada@example.com"), t0())
+        .await
+        .unwrap()
+        .customer_id;
+    (db, id)
+}
+
+/// 64 tasks x 40 increments: the final count is exact, and every returned
+/// running total is distinct, so no two upserts read the same old value.
+pub async fn concurrent_usage_increments_are_never_lost_or_doubled(url: String) {
+    let (db, id) = setup(&url).await;
+    let tasks: Vec<_> = (0..64)
+        .map(|_| {
+            let db = db.clone();
+            tokio::spawn(async move {
+                let mut totals = Vec::with_capacity(40);
+                for _ in 0..40 {
+                    totals.push(db.add_usage(id, MARCH, 1).await.unwrap());
+                }
+                totals
+            })
+        })
+        .collect();
+    let mut seen = BTreeSet::new();
+    for task in tasks {
+        for total in task.await.unwrap() {
+            assert!(seen.insert(total), "total {total} returned twice");
+        }
+    }
+    assert_eq!(seen, (1..=2560).collect());
+    assert_eq!(db.get_usage(id, MARCH).await.unwrap(), 2560);
+    assert_eq!(db.get_usage(id, APRIL).await.unwrap(), 0);
+}
+
+pub async fn a_usage_batch_merges_increments_and_keeps_months_apart(url: String) {
+    let (db, ada) = setup(&url).await;
+    let bob = db
+        .create_customer(new_customer("bob@example.com"), t0())
+        .await
+        .unwrap()
+        .customer_id;
+    db.add_usage(ada, MARCH, 5).await.unwrap();
+    db.add_usage_batch(&[
+        (ada, MARCH, 2),
+        (bob, MARCH, 1),
+        (ada, APRIL, 7),
+        (ada, MARCH, 3),
+        (bob, APRIL, 0),
+    ])
+    .await
+    .unwrap();
+    db.add_usage_batch(&[]).await.unwrap();
+    assert_eq!(db.get_usage(ada, MARCH).await.unwrap(), 10);
+    assert_eq!(db.get_usage(ada, APRIL).await.unwrap(), 7);
+    assert_eq!(db.get_usage(bob, MARCH).await.unwrap(), 1);
+    assert_eq!(db.get_usage(bob, APRIL).await.unwrap(), 0);
+}
+
+pub async fn usage_counts_survive_a_reconnect(url: String) {
+    let (db, id) = setup(&url).await;
+    assert_eq!(db.add_usage(id, MARCH, 41).await.unwrap(), 41);
+    db.connection().clone().close().await.unwrap();
+    let again = SeaAccounts::connect(&url).await.unwrap();
+    assert_eq!(again.add_usage(id, MARCH, 1).await.unwrap(), 42);
+}
+
+/// 20 concurrent attempts against a limit of 8: exactly 8 succeed and they
+/// report the counts 1 to 8, each once.
+pub async fn concurrent_refreshes_never_take_more_than_the_limit(url: String) {
+    let (db, id) = setup(&url).await;
+    let tasks: Vec<_> = (0..20)
+        .map(|_| {
+            let db = db.clone();
+            tokio::spawn(async move { db.try_consume_refresh(id, MARCH, 8, t0()).await.unwrap() })
+        })
+        .collect();
+    let mut taken = Vec::new();
+    for task in tasks {
+        if let Some(used) = task.await.unwrap() {
+            taken.push(used);
+        }
+    }
+    taken.sort_unstable();
+    assert_eq!(taken, (1..=8).collect::<Vec<u32>>());
+    assert_eq!(db.refreshes_used(id, MARCH).await.unwrap(), 8);
+    assert_eq!(db.try_consume_refresh(id, MARCH, 8, t0()).await.unwrap(), None);
+    assert_eq!(db.try_consume_refresh(id, APRIL, 8, t0()).await.unwrap(), Some(1));
+}
+
+pub async fn a_refresh_limit_of_zero_takes_nothing(url: String) {
+    let (db, id) = setup(&url).await;
+    assert_eq!(db.try_consume_refresh(id, MARCH, 0, t0()).await.unwrap(), None);
+    assert_eq!(db.refreshes_used(id, MARCH).await.unwrap(), 0);
+}
