@@ -1,4 +1,5 @@
 //! Port traits, one module per external dependency.
 
 pub mod accounts;
+pub mod markets;
 pub mod store;
