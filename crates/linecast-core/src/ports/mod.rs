@@ -1,5 +1,4 @@
 //! Port traits, one module per external dependency.
 
-pub mod accounts;
-pub mod markets;
+pub mod signer;
 pub mod store;
