@@ -7,5 +7,9 @@ pub mod clock;
 pub mod ports;
 
 pub use clock::{Clock, FixedClock, SystemClock};
+pub use ports::accounts::{
+    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, Month, NewApiKey, NewCustomer,
+    SubscriptionStatus, UsageMeter,
+};
 pub use ports::signer::{DOWNLOAD_TTL, SignerError, UrlSigner};
 pub use ports::store::{ArtifactStore, ObjectVersion, StoreError, Versioned};

@@ -1,4 +1,6 @@
 //! Port traits, one module per external dependency.
 
+pub mod accounts;
+pub mod markets;
 pub mod signer;
 pub mod store;
