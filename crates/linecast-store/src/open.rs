@@ -3,14 +3,15 @@
 //! path, so a prefix store wraps the backend whenever the URL has one.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use linecast_core::StoreError;
-use object_store::ObjectStore;
 use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::local::LocalFileSystem;
 use object_store::memory::InMemory;
 use object_store::path::Path;
 use object_store::prefix::PrefixStore;
+use object_store::{ObjectStore, RetryConfig};
 use url::Url;
 
 use crate::options::S3Options;
@@ -45,7 +46,14 @@ pub fn store_for_url(url: &str, s3: &S3Options) -> Result<Arc<dyn ObjectStore>, 
 }
 
 fn s3_builder(bucket: &str, options: &S3Options) -> AmazonS3Builder {
-    let mut builder = AmazonS3Builder::from_env().with_bucket_name(bucket);
+    // A few quick retries ride out a blip; a longer outage must surface as
+    // Unavailable within a request's lifetime, not after minutes of backoff.
+    let retry = RetryConfig {
+        max_retries: 3,
+        retry_timeout: Duration::from_secs(10),
+        ..RetryConfig::default()
+    };
+    let mut builder = AmazonS3Builder::from_env().with_bucket_name(bucket).with_retry(retry);
     if let Some(endpoint) = &options.endpoint {
         builder = builder.with_endpoint(endpoint);
     }

@@ -68,6 +68,10 @@ impl ObjectArtifactStore {
     }
 
     /// Wraps an existing object store (already scoped to the data root).
+    #[expect(
+        clippy::needless_pass_by_value,
+        reason = "options are a plain settings value, taken like from_url takes them"
+    )]
     pub fn new(store: Arc<dyn ObjectStore>, options: StoreOptions) -> Self {
         let StoreOptions {
             cache_bytes,

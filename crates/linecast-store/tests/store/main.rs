@@ -1,0 +1,11 @@
+//! Integration tests of linecast-store: parsers, errors, caching,
+//! validation, the S3 path against moto, and the generated fixtures.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod caching;
+mod errors;
+mod fixtures;
+mod helpers;
+mod parsers;
+mod s3;
+mod validation;
