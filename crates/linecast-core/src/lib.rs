@@ -11,5 +11,6 @@ pub use ports::accounts::{
     Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, Month, NewApiKey, NewCustomer,
     SubscriptionStatus, UsageMeter,
 };
+pub use ports::limits::{Limiter, LimitsError, MonthDecision, SecondDecision};
 pub use ports::signer::{DOWNLOAD_TTL, SignerError, UrlSigner};
 pub use ports::store::{ArtifactStore, ObjectVersion, StoreError, Versioned};

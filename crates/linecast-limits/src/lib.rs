@@ -1,0 +1,30 @@
+//! linecast limits: the per-key per-second limit and the per-customer monthly
+//! quota behind the core `Limiter` port.
+//!
+//! Two adapters:
+//! - [`InProcessLimiter`]: counters in this process's memory, for a single
+//!   instance (the embedded default).
+//! - [`RedisLimiter`]: counters in Redis shared by every instance, each
+//!   decision one Lua script so check and increment cannot race.
+//!
+//! Both persist counted requests write-behind to the `UsageMeter` (the
+//! database): increments are buffered and [`Limiter::flush`] moves them in one
+//! batch. A failed flush keeps them buffered. A crash loses at most the
+//! increments counted since the last successful flush (one flush interval,
+//! [`DEFAULT_FLUSH_INTERVAL`], while the database is reachable); call `flush`
+//! on graceful shutdown to lose none.
+
+mod calendar;
+mod flusher;
+mod in_process;
+mod redis_limiter;
+mod seconds;
+mod write_behind;
+
+#[cfg(feature = "testing")]
+pub mod fake;
+
+pub use flusher::{DEFAULT_FLUSH_INTERVAL, spawn_flusher};
+pub use in_process::InProcessLimiter;
+pub use linecast_core::ports::limits::{Limiter, LimitsError, MonthDecision, SecondDecision};
+pub use redis_limiter::RedisLimiter;

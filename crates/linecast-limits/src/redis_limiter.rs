@@ -1,0 +1,251 @@
+//! `RedisLimiter`: both limits counted in Redis, shared by every API
+//! instance. Each decision is one Lua script, so check and increment run as
+//! one atomic step in Redis (separate commands would race between
+//! instances). Counted requests are also written behind to the `UsageMeter`
+//! by the instance that counted them, so the database total is the sum over
+//! instances.
+//!
+//! The monthly counter is seeded from the database the first time Redis lacks
+//! it (new Redis, eviction): the script reports the missing key, the limiter
+//! reads `get_usage` plus its own unflushed increments and runs the script
+//! again with that seed; the script seeds only if the key is still missing,
+//! so concurrent seeders agree. Increments other instances had not flushed
+//! when Redis lost the key are not in the seed (at most one flush interval).
+//!
+//! Per-second windows use the caller's `now`, so instances whose clocks
+//! differ split a second slightly differently.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use linecast_core::ports::accounts::month_key;
+use linecast_core::ports::limits::{Limiter, LimitsError, MonthDecision, SecondDecision};
+use linecast_core::{Month, UsageMeter};
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{AsyncCommands, Script};
+use tokio::task::JoinHandle;
+
+use crate::calendar::next_month_start;
+use crate::write_behind::WriteBehind;
+
+/// Lifetime of a per-second counter: its own second plus slack for clock
+/// differences between instances.
+const SECOND_KEY_TTL_SECS: u64 = 2;
+
+/// Monthly counters outlive their month by this much, so late flushes and
+/// `/me/usage` for last month still read Redis rather than reseeding.
+const MONTH_KEY_GRACE_DAYS: i64 = 35;
+
+/// KEYS[1] the window counter; ARGV[1] its TTL. Returns the count including
+/// this call.
+const SECOND_SCRIPT: &str = r"
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return n
+";
+
+/// KEYS[1] the month counter; ARGV[1] the limit, ARGV[2] the seed or '' when
+/// none was fetched, ARGV[3] the EXPIREAT instant. Returns {status, count}:
+/// status 1 counted, 0 exhausted (nothing counted), -1 key missing and no
+/// seed given (nothing counted).
+const MONTH_SCRIPT: &str = r"
+local used = redis.call('GET', KEYS[1])
+if used then
+  used = tonumber(used)
+elseif ARGV[2] == '' then
+  return {-1, 0}
+else
+  used = tonumber(ARGV[2])
+  redis.call('SET', KEYS[1], used)
+end
+if used >= tonumber(ARGV[1]) then
+  redis.call('EXPIREAT', KEYS[1], ARGV[3])
+  return {0, used}
+end
+used = redis.call('INCR', KEYS[1])
+redis.call('EXPIREAT', KEYS[1], ARGV[3])
+return {1, used}
+";
+
+/// The Redis-backed limiter. Cheap to share behind an `Arc`; the connection
+/// manager reconnects by itself after a Redis restart.
+pub struct RedisLimiter {
+    conn: ConnectionManager,
+    namespace: String,
+    second_script: Script,
+    month_script: Script,
+    buffer: WriteBehind,
+}
+
+/// Requests wait on a reconnecting manager, so an outage must turn into a
+/// quick 503 rather than stall every request through the library's default
+/// backoff (about nine seconds for a refused connection).
+fn connection_config() -> ConnectionManagerConfig {
+    ConnectionManagerConfig::new()
+        .set_number_of_retries(2)
+        .set_min_delay(Duration::from_millis(50))
+        .set_max_delay(Duration::from_millis(250))
+        .set_connection_timeout(Some(Duration::from_millis(500)))
+        .set_response_timeout(Some(Duration::from_millis(500)))
+}
+
+/// When a month's counter may go: the grace period after the month ends, but
+/// never less than the grace period from the wall clock. A frozen demo clock
+/// (`LINECAST_NOW`) may count an old month, and an EXPIREAT in the past would
+/// delete the counter at once, reseeding it from the database on every call.
+fn month_expiry(month: Month, wall_clock: DateTime<Utc>) -> Result<i64, LimitsError> {
+    let end =
+        next_month_start(month).ok_or_else(|| LimitsError::Unavailable(format!("month out of range: {month:?}")))?;
+    let grace = chrono::Duration::days(MONTH_KEY_GRACE_DAYS);
+    Ok((end.max(wall_clock) + grace).timestamp())
+}
+
+fn unavailable(e: &redis::RedisError) -> LimitsError {
+    LimitsError::Unavailable(format!("redis: {e}"))
+}
+
+impl RedisLimiter {
+    /// Connects to `url` (`redis://host:port/db`). Keys are prefixed with
+    /// `namespace`, so several deployments (or tests) can share one Redis.
+    pub async fn connect(url: &str, meter: Arc<dyn UsageMeter>, namespace: String) -> Result<Self, LimitsError> {
+        let client = redis::Client::open(url).map_err(|e| unavailable(&e))?;
+        let conn = ConnectionManager::new_with_config(client, connection_config())
+            .await
+            .map_err(|e| unavailable(&e))?;
+        Ok(Self {
+            conn,
+            namespace,
+            second_script: Script::new(SECOND_SCRIPT),
+            month_script: Script::new(MONTH_SCRIPT),
+            buffer: WriteBehind::new(meter),
+        })
+    }
+
+    /// Spawns the periodic flush (see [`crate::spawn_flusher`]).
+    pub fn spawn_flusher(self: Arc<Self>, every: Duration) -> JoinHandle<()> {
+        crate::spawn_flusher(self, every)
+    }
+
+    /// Counted increments of this instance not yet persisted.
+    pub fn pending_increments(&self) -> u64 {
+        self.buffer.pending_total()
+    }
+
+    fn second_key(&self, key_id: i64, unix_second: i64) -> String {
+        format!("{}:s:{key_id}:{unix_second}", self.namespace)
+    }
+
+    fn month_key(&self, customer_id: i64, month: Month) -> String {
+        format!("{}:m:{customer_id}:{}", self.namespace, month_key(month))
+    }
+
+    /// The persisted count plus this instance's unflushed increments.
+    async fn seed(&self, customer_id: i64, month: Month) -> Result<u64, LimitsError> {
+        let persisted = self.buffer.meter().get_usage(customer_id, month).await?;
+        Ok(persisted.saturating_add(self.buffer.pending_for(customer_id, month)))
+    }
+
+    async fn run_month_script(
+        &self,
+        key: &str,
+        limit: u64,
+        seed: Option<u64>,
+        expire_at: i64,
+    ) -> Result<(i64, u64), LimitsError> {
+        let mut conn = self.conn.clone();
+        let seed = seed.map(|s| s.to_string()).unwrap_or_default();
+        self.month_script
+            .key(key)
+            .arg(limit)
+            .arg(seed)
+            .arg(expire_at)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(|e| unavailable(&e))
+    }
+}
+
+#[async_trait]
+impl Limiter for RedisLimiter {
+    async fn check_second(&self, key_id: i64, limit: u32, now: DateTime<Utc>) -> Result<SecondDecision, LimitsError> {
+        let mut conn = self.conn.clone();
+        let seen: u64 = self
+            .second_script
+            .key(self.second_key(key_id, now.timestamp()))
+            .arg(SECOND_KEY_TTL_SECS)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(|e| unavailable(&e))?;
+        Ok(if seen > u64::from(limit) {
+            SecondDecision::Refused { retry_after_secs: 1 }
+        } else {
+            SecondDecision::Allowed
+        })
+    }
+
+    async fn try_count_month(&self, customer_id: i64, month: Month, limit: u64) -> Result<MonthDecision, LimitsError> {
+        let key = self.month_key(customer_id, month);
+        let expire_at = month_expiry(month, Utc::now())?;
+        let mut seed = None;
+        loop {
+            let (status, used) = self.run_month_script(&key, limit, seed, expire_at).await?;
+            match status {
+                1 => {
+                    self.buffer.record(customer_id, month, 1);
+                    return Ok(MonthDecision::Counted { used });
+                }
+                0 => return Ok(MonthDecision::Exhausted { used }),
+                // Missing key: fetch the seed once, then the script seeds it
+                // unless another caller did first.
+                _ if seed.is_none() => seed = Some(self.seed(customer_id, month).await?),
+                _ => {
+                    return Err(LimitsError::Unavailable(format!(
+                        "month script status {status} with a seed"
+                    )));
+                }
+            }
+        }
+    }
+
+    async fn month_usage(&self, customer_id: i64, month: Month) -> Result<u64, LimitsError> {
+        let mut conn = self.conn.clone();
+        let used: Option<u64> = conn
+            .get(self.month_key(customer_id, month))
+            .await
+            .map_err(|e| unavailable(&e))?;
+        match used {
+            Some(used) => Ok(used),
+            None => self.seed(customer_id, month).await,
+        }
+    }
+
+    async fn flush(&self) -> Result<(), LimitsError> {
+        self.buffer.flush().await.map(drop)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+    use chrono::TimeZone;
+
+    #[test]
+    fn a_month_counter_lives_35_days_past_the_month_end() {
+        let wall = Utc.with_ymd_and_hms(2026, 3, 10, 0, 0, 0).unwrap();
+        let expected = Utc.with_ymd_and_hms(2026, 5, 6, 0, 0, 0).unwrap().timestamp();
+        assert_eq!(month_expiry((2026, 3), wall).unwrap(), expected);
+    }
+
+    #[test]
+    fn an_old_month_counter_never_expires_in_the_past() {
+        let wall = Utc.with_ymd_and_hms(2026, 9, 1, 0, 0, 0).unwrap();
+        assert_eq!(
+            month_expiry((2026, 1), wall).unwrap(),
+            (wall + chrono::Duration::days(35)).timestamp()
+        );
+    }
+}

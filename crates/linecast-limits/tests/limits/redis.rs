@@ -1,0 +1,184 @@
+//! Runs against a real Redis when `LINECAST_TEST_REDIS_URL` is set (for
+//! example `redis://127.0.0.1:6379`); each test uses its own key namespace
+//! and deletes it afterwards.
+
+use std::sync::Arc;
+
+use chrono::{Datelike, Utc};
+use linecast_core::Month;
+use linecast_limits::fake::FakeMeter;
+use linecast_limits::{Limiter, LimitsError, MonthDecision, RedisLimiter, SecondDecision};
+use rand::Rng;
+
+use crate::support::{HIGH_LIMIT, at, count_concurrently, counted_values};
+
+fn redis_url() -> Option<String> {
+    let url = std::env::var("LINECAST_TEST_REDIS_URL").ok().filter(|u| !u.is_empty());
+    if url.is_none() {
+        eprintln!("LINECAST_TEST_REDIS_URL not set: Redis test skipped");
+    }
+    url
+}
+
+fn this_month() -> Month {
+    let now = Utc::now();
+    (now.year(), now.month())
+}
+
+/// Two limiters on one Redis and one meter, like two API instances.
+struct Pair {
+    url: String,
+    namespace: String,
+    meter: Arc<FakeMeter>,
+    a: Arc<RedisLimiter>,
+    b: Arc<RedisLimiter>,
+}
+
+impl Pair {
+    async fn new(url: String) -> Self {
+        let namespace = format!("linecast-test-{:016x}", rand::rng().random::<u64>());
+        let meter = Arc::new(FakeMeter::new());
+        let a = RedisLimiter::connect(&url, meter.clone() as _, namespace.clone())
+            .await
+            .unwrap();
+        let b = RedisLimiter::connect(&url, meter.clone() as _, namespace.clone())
+            .await
+            .unwrap();
+        Self {
+            url,
+            namespace,
+            meter,
+            a: Arc::new(a),
+            b: Arc::new(b),
+        }
+    }
+
+    fn both(&self) -> [Arc<dyn Limiter>; 2] {
+        [self.a.clone() as _, self.b.clone() as _]
+    }
+
+    async fn cleanup(self) {
+        let client = redis::Client::open(self.url.as_str()).unwrap();
+        let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+        let keys: Vec<String> = redis::cmd("KEYS")
+            .arg(format!("{}:*", self.namespace))
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+        if !keys.is_empty() {
+            let _: () = redis::cmd("DEL").arg(keys).query_async(&mut conn).await.unwrap();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_instances_count_a_shared_month_exactly_and_their_flushes_sum_to_it() {
+    let Some(url) = redis_url() else { return };
+    let pair = Pair::new(url).await;
+    let month = this_month();
+    let decisions = count_concurrently(&pair.both(), 32, 25, 7, month, HIGH_LIMIT).await;
+
+    assert_eq!(counted_values(&decisions), (1..=1600).collect::<Vec<_>>());
+    assert_eq!(pair.a.month_usage(7, month).await.unwrap(), 1600);
+    assert_eq!(pair.b.month_usage(7, month).await.unwrap(), 1600);
+    assert_eq!(pair.a.pending_increments() + pair.b.pending_increments(), 1600);
+
+    pair.a.flush().await.unwrap();
+    pair.b.flush().await.unwrap();
+    assert_eq!(pair.meter.persisted(7, month), 1600);
+    pair.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_instances_allow_at_most_50_calls_of_one_key_in_one_second() {
+    let Some(url) = redis_url() else { return };
+    let pair = Pair::new(url).await;
+    let mut handles = Vec::new();
+    for limiter in pair.both() {
+        for _ in 0..60 {
+            let limiter = Arc::clone(&limiter);
+            handles.push(tokio::spawn(async move {
+                limiter.check_second(3, 50, at(20)).await.unwrap()
+            }));
+        }
+    }
+    let mut allowed = 0;
+    for h in handles {
+        match h.await.unwrap() {
+            SecondDecision::Allowed => allowed += 1,
+            SecondDecision::Refused { retry_after_secs } => assert_eq!(retry_after_secs, 1),
+        }
+    }
+    assert_eq!(allowed, 50);
+    assert_eq!(
+        pair.b.check_second(3, 50, at(21)).await.unwrap(),
+        SecondDecision::Allowed
+    );
+    pair.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_instances_share_a_monthly_limit_of_100() {
+    let Some(url) = redis_url() else { return };
+    let pair = Pair::new(url).await;
+    let month = this_month();
+    let decisions = count_concurrently(&pair.both(), 250, 1, 7, month, 100).await;
+
+    assert_eq!(counted_values(&decisions), (1..=100).collect::<Vec<_>>());
+    assert_eq!(
+        pair.a.month_usage(7, month).await.unwrap(),
+        100,
+        "refused attempts are not counted"
+    );
+    pair.a.flush().await.unwrap();
+    pair.b.flush().await.unwrap();
+    assert_eq!(pair.meter.persisted(7, month), 100);
+    pair.cleanup().await;
+}
+
+#[tokio::test]
+async fn a_counter_missing_from_redis_starts_from_the_persisted_count() {
+    let Some(url) = redis_url() else { return };
+    let pair = Pair::new(url).await;
+    let month = this_month();
+    pair.meter.set_persisted(7, month, 500);
+
+    assert_eq!(pair.a.month_usage(7, month).await.unwrap(), 500);
+    assert_eq!(
+        pair.a.try_count_month(7, month, 501).await.unwrap(),
+        MonthDecision::Counted { used: 501 }
+    );
+    assert_eq!(
+        pair.b.try_count_month(7, month, 501).await.unwrap(),
+        MonthDecision::Exhausted { used: 501 }
+    );
+    // Once seeded, Redis holds the count: the database is not read again.
+    let reads = pair.meter.reads();
+    pair.b.try_count_month(7, month, HIGH_LIMIT).await.unwrap();
+    assert_eq!(pair.meter.reads(), reads);
+    pair.cleanup().await;
+}
+
+#[tokio::test]
+async fn a_failed_flush_keeps_the_increments_of_that_instance() {
+    let Some(url) = redis_url() else { return };
+    let pair = Pair::new(url).await;
+    let month = this_month();
+    for _ in 0..10 {
+        pair.a.try_count_month(7, month, HIGH_LIMIT).await.unwrap();
+    }
+    pair.meter.set_failing(true);
+    assert!(matches!(pair.a.flush().await, Err(LimitsError::Unavailable(_))));
+    assert_eq!(pair.a.pending_increments(), 10);
+    pair.meter.set_failing(false);
+    pair.a.flush().await.unwrap();
+    assert_eq!(pair.meter.persisted(7, month), 10);
+    pair.cleanup().await;
+}
+
+#[tokio::test]
+async fn an_unreachable_redis_is_unavailable() {
+    let meter = Arc::new(FakeMeter::new());
+    let result = RedisLimiter::connect("redis://127.0.0.1:1", meter as _, "linecast-test".into()).await;
+    assert!(matches!(result, Err(LimitsError::Unavailable(_))));
+}
