@@ -55,7 +55,11 @@ pub fn unknown_teams<S: std::hash::BuildHasher>(
     sheet.each_row(&mut scratch, |c| {
         for col in &cols {
             let slug = c.at(col.idx);
-            if slug.is_empty() || known.contains(slug) {
+            // Empty and malformed slugs are the object's own parser's to report.
+            let well_formed = slug
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+            if slug.is_empty() || !well_formed || known.contains(slug) {
                 continue;
             }
             match unknown.iter_mut().find(|(s, ..)| s == slug) {
