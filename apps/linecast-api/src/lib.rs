@@ -2,6 +2,8 @@
 //! cases, domain errors to the spec's error shape, and documents every route
 //! in OpenAPI. Rules live in the domain crates, never here.
 
+pub mod auth;
+pub mod demo;
 pub mod error;
 pub mod openapi;
 pub mod params;

@@ -1,9 +1,31 @@
 //! The OpenAPI document served at `/openapi.json`. Every route registered in
 //! `startup.rs` is listed here; a test checks that the two agree.
 
-use utoipa::OpenApi;
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
 
-use crate::routes::{edge_picks, health, public_picks, root};
+/// The three ways to send a key: `X-API-Key` (recommended), Bearer, `?api_key=`.
+struct SecuritySchemes;
+
+impl Modify for SecuritySchemes {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "api_key_header",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description("X-API-Key", "Recommended. Wins over Authorization when both are sent."))),
+        );
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).description(Some("Authorization: Bearer <API_KEY>")).build()),
+        );
+        components.add_security_scheme(
+            "api_key_query",
+            SecurityScheme::ApiKey(ApiKey::Query(ApiKeyValue::with_description("api_key", "Works, but keys reach logs; prefer the header."))),
+        );
+    }
+}
+
+use crate::routes::{analytics, data_status, edge_picks, health, odds, predictions, public_picks, results, root, strategies};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -18,14 +40,30 @@ use crate::routes::{edge_picks, health, public_picks, root};
         health::readiness,
         health::liveness,
         public_picks::public_ml_picks,
+        data_status::data_status,
+        predictions::predictions,
+        odds::odds,
+        results::results,
+        results::seasons,
+        analytics::summary,
+        analytics::tracking,
+        analytics::team_form_route,
+        analytics::rolling_route,
+        analytics::density_route,
+        strategies::strategies,
+        strategies::replay,
         edge_picks::edge_picks,
         edge_picks::track_record,
         edge_picks::edge_picks_for_date,
     ),
     components(schemas(crate::error::ErrorBody)),
+    modifiers(&SecuritySchemes),
     tags(
         (name = "service", description = "Identity and health"),
         (name = "public", description = "Free, unauthenticated feeds"),
+        (name = "data", description = "Model data; needs an API key"),
+        (name = "history", description = "Graded results and aggregates; needs an API key"),
+        (name = "strategies", description = "Strategy leaderboards and replays; needs an API key"),
         (name = "compatibility", description = "Legacy endpoints with explicit empty payloads")
     )
 )]
@@ -41,4 +79,20 @@ pub fn document() -> utoipa::openapi::OpenApi {
 /// Every path template of the document, for the 405-vs-404 decision.
 pub fn path_templates(doc: &utoipa::openapi::OpenApi) -> Vec<String> {
     doc.paths.paths.keys().cloned().collect()
+}
+
+/// Path templates whose operations require an API key (they declare a
+/// security requirement); the access middleware guards exactly these.
+pub fn protected_templates(doc: &utoipa::openapi::OpenApi) -> Vec<String> {
+    let value = serde_json::to_value(doc).unwrap_or_default();
+    let Some(paths) = value.get("paths").and_then(|p| p.as_object()) else { return Vec::new() };
+    paths
+        .iter()
+        .filter(|(_, item)| {
+            item.as_object().is_some_and(|ops| {
+                ops.values().any(|op| op.get("security").and_then(|s| s.as_array()).is_some_and(|s| !s.is_empty()))
+            })
+        })
+        .map(|(path, _)| path.clone())
+        .collect()
 }

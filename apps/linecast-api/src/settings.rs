@@ -40,6 +40,9 @@ pub struct Settings {
     pub demo_data: bool,
     /// `LINECAST_VAR_DIR`: where the SQLite file, demo key and default store live.
     pub var_dir: PathBuf,
+    /// False only with `LINECAST_AUTH_DISABLED=true`: no keys, no limits.
+    /// For benchmarks that measure what auth costs; never in production.
+    pub auth_enabled: bool,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -112,7 +115,12 @@ impl Settings {
             Some(v) => matches!(v.as_str(), "1" | "true" | "yes"),
             None => file.demo_data.unwrap_or(true),
         };
+        let auth_enabled = !matches!(env("LINECAST_AUTH_DISABLED").as_deref(), Some("1" | "true" | "yes"));
+        if !auth_enabled {
+            tracing::warn!("LINECAST_AUTH_DISABLED is set: every endpoint is open and unlimited");
+        }
         Ok(Self {
+            auth_enabled,
             bind,
             database_url,
             store_url,
@@ -139,6 +147,7 @@ impl Settings {
             cache_bytes: 64 * 1024 * 1024,
             demo_data: false,
             var_dir: var_dir.to_path_buf(),
+            auth_enabled: true,
         }
     }
 }

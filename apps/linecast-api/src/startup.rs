@@ -13,12 +13,18 @@ use actix_web::{App, HttpResponse, HttpServer, web};
 use anyhow::Context;
 use async_trait::async_trait;
 use linecast_core::services::slate::et_date;
-use linecast_core::{Clock, FixedClock, SystemClock};
+use linecast_core::ports::limits::Limiter;
+use linecast_core::services::history::History;
+use linecast_core::{Accounts, ArtifactStore, Clock, FixedClock, SystemClock, UsageMeter};
+use linecast_db::SeaAccounts;
+use linecast_limits::{InProcessLimiter, RedisLimiter};
 use linecast_store::{ObjectArtifactStore, StoreOptions};
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::error::{ApiError, error_response};
-use crate::routes::{edge_picks, health, public_picks, root};
+use crate::auth::cache::KeyCache;
+use crate::auth::middleware::{Access, access_layer};
+use crate::routes::{analytics, data_status, edge_picks, health, odds, predictions, public_picks, results, root, strategies};
 use crate::settings::Settings;
 use crate::state::{AppState, Probe};
 use crate::{openapi, telemetry};
@@ -31,6 +37,59 @@ pub struct Application {
     port: u16,
     server: Server,
     pub state: AppState,
+    flusher: tokio::task::JoinHandle<()>,
+}
+
+/// How often usage counts and `last_used_at` reach the database. A crash
+/// loses at most this much counting (see docs/operations.md).
+pub const FLUSH_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+async fn build_limiter(settings: &Settings, usage: Arc<dyn UsageMeter>) -> anyhow::Result<Arc<dyn Limiter>> {
+    Ok(match &settings.redis_url {
+        Some(url) => Arc::new(
+            RedisLimiter::connect(url, usage, "linecast".to_owned())
+                .await
+                .map_err(|e| anyhow::anyhow!("connecting to Redis: {e}"))?,
+        ),
+        None => Arc::new(InProcessLimiter::new(usage)),
+    })
+}
+
+async fn flush_once(state: &AppState) {
+    if let Err(e) = state.limiter.flush().await {
+        tracing::warn!(error = %e, "usage flush failed; increments stay buffered");
+    }
+    if let Some(access) = &state.access {
+        let keys = access.take_used_keys();
+        if !keys.is_empty()
+            && let Err(e) = state.accounts.touch_last_used(&keys, state.clock.now()).await
+        {
+            tracing::warn!(error = %e, "last_used_at update failed");
+        }
+    }
+}
+
+fn spawn_flusher(state: AppState) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(FLUSH_EVERY);
+        loop {
+            tick.tick().await;
+            flush_once(&state).await;
+        }
+    })
+}
+
+struct DatabaseProbe(Arc<dyn Accounts>);
+
+#[async_trait]
+impl Probe for DatabaseProbe {
+    fn name(&self) -> &'static str {
+        "database"
+    }
+    async fn check(&self) -> Result<serde_json::Value, String> {
+        self.0.ping().await.map_err(|e| e.to_string())?;
+        Ok(serde_json::json!({}))
+    }
 }
 
 impl Application {
@@ -55,23 +114,67 @@ impl Application {
             }
         }
         let store = Arc::new(
-            ObjectArtifactStore::from_url(&settings.store_url, StoreOptions { cache_bytes: settings.cache_bytes, ..StoreOptions::default() })
-                .with_context(|| format!("opening store {}", settings.store_url))?,
+            ObjectArtifactStore::from_url(
+                &settings.store_url,
+                StoreOptions { cache_bytes: settings.cache_bytes, ..StoreOptions::default() },
+            )
+            .with_context(|| format!("opening store {}", settings.store_url))?,
         );
-        let probes: Vec<Arc<dyn Probe>> = vec![Arc::new(StoreProbe(store.clone())), Arc::new(CacheProbe(store.clone()))];
-        let state = AppState { store, clock, probes };
+        if let Some(path) = settings.database_url.strip_prefix("sqlite://")
+            && let Some(parent) = std::path::Path::new(path.split('?').next().unwrap_or(path)).parent()
+            && !parent.as_os_str().is_empty()
+        {
+            std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+        }
+        let db = Arc::new(
+            SeaAccounts::connect(&settings.database_url)
+                .await
+                .map_err(|e| anyhow::anyhow!("connecting to the accounts database: {e}"))?,
+        );
+        let accounts: Arc<dyn Accounts> = db.clone();
+        let usage: Arc<dyn UsageMeter> = db.clone();
+        let limiter = build_limiter(&settings, usage.clone()).await?;
+        let keys = KeyCache::new(accounts.clone());
+        let doc = openapi::document();
+        let access = settings.auth_enabled.then(|| {
+            Arc::new(Access {
+                keys: keys.clone(),
+                limiter: limiter.clone(),
+                protected: openapi::protected_templates(&doc).iter().map(|p| ResourceDef::new(p.as_str())).collect(),
+                used_keys: std::sync::Mutex::new(std::collections::HashSet::new()),
+            })
+        });
+        let probes: Vec<Arc<dyn Probe>> = vec![
+            Arc::new(DatabaseProbe(accounts.clone())),
+            Arc::new(StoreProbe(store.clone())),
+            Arc::new(CacheProbe(store.clone())),
+        ];
+        let history = Arc::new(History::new(store.clone()));
+        let state = AppState { store, history, clock, probes, accounts, usage, limiter, keys, access };
+        crate::demo::ensure_demo_customer(&state, &settings.var_dir).await?;
+        let flusher = spawn_flusher(state.clone());
         let listener = TcpListener::bind(settings.bind).with_context(|| format!("binding {}", settings.bind))?;
         let port = listener.local_addr()?.port();
-        let server = run(listener, state.clone())?;
-        Ok(Self { port, server, state })
+        let server = run(listener, state.clone(), doc)?;
+        Ok(Self { port, server, state, flusher })
     }
 
     pub fn port(&self) -> u16 {
         self.port
     }
 
+    /// Serves until SIGTERM/SIGINT (or the handle stops it), then persists
+    /// every pending usage increment before returning.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let served = self.server.await;
+        self.flusher.abort();
+        flush_once(&self.state).await;
+        served
+    }
+
+    /// A handle that can stop the server gracefully (tests use it).
+    pub fn handle(&self) -> actix_web::dev::ServerHandle {
+        self.server.handle()
     }
 }
 
@@ -88,7 +191,7 @@ impl Probe for StoreProbe {
     }
     async fn check(&self) -> Result<serde_json::Value, String> {
         self.0.ping().await.map_err(|e| e.to_string())?;
-        Ok(serde_json::json!({ "url": self.0.display_url() }))
+        Ok(serde_json::json!({ "backend": self.0.object_store().to_string() }))
     }
 }
 
@@ -100,18 +203,14 @@ impl Probe for CacheProbe {
         "cache"
     }
     async fn check(&self) -> Result<serde_json::Value, String> {
-        let stats = self.0.cache_stats();
         Ok(serde_json::json!({
-            "kind": "in-process (moka)",
-            "entries": stats.entries,
-            "weighted_bytes": stats.weighted_bytes,
-            "capacity_bytes": stats.capacity_bytes,
+            "kind": "in-process (moka), parsed artifacts by object version",
+            "parses": self.0.parse_count(),
         }))
     }
 }
 
-fn run(listener: TcpListener, state: AppState) -> anyhow::Result<Server> {
-    let doc = openapi::document();
+fn run(listener: TcpListener, state: AppState, doc: utoipa::openapi::OpenApi) -> anyhow::Result<Server> {
     let templates: Arc<Vec<ResourceDef>> =
         Arc::new(openapi::path_templates(&doc).iter().map(|p| ResourceDef::new(p.as_str())).collect());
     let server = HttpServer::new(move || {
@@ -122,6 +221,7 @@ fn run(listener: TcpListener, state: AppState) -> anyhow::Result<Server> {
             .app_data(query_config())
             .app_data(path_config())
             .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
+            .wrap(from_fn(access_layer))
             .wrap(Compress::default())
             .wrap(from_fn(telemetry::log_requests))
             .configure(routes)
@@ -145,6 +245,18 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(health::readiness)
         .service(health::liveness)
         .service(public_picks::public_ml_picks)
+        .service(data_status::data_status)
+        .service(predictions::predictions)
+        .service(odds::odds)
+        .service(results::seasons)
+        .service(analytics::team_form_route)
+        .service(analytics::rolling_route)
+        .service(analytics::density_route)
+        .service(results::results)
+        .service(analytics::summary)
+        .service(analytics::tracking)
+        .service(strategies::replay)
+        .service(strategies::strategies)
         .service(edge_picks::edge_picks)
         .service(edge_picks::track_record)
         .service(edge_picks::edge_picks_for_date);

@@ -3,7 +3,12 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use linecast_core::{ArtifactStore, Clock};
+use linecast_core::ports::limits::Limiter;
+use linecast_core::services::history::History;
+use linecast_core::{Accounts, ArtifactStore, Clock, UsageMeter};
+
+use crate::auth::cache::KeyCache;
+use crate::auth::middleware::Access;
 
 /// One dependency reported by `/api/v1/health`.
 #[async_trait]
@@ -18,6 +23,14 @@ pub trait Probe: Send + Sync {
 #[derive(Clone)]
 pub struct AppState {
     pub store: Arc<dyn ArtifactStore>,
+    /// Graded seasons, computed once per generation.
+    pub history: Arc<History>,
     pub clock: Arc<dyn Clock>,
     pub probes: Vec<Arc<dyn Probe>>,
+    pub accounts: Arc<dyn Accounts>,
+    pub usage: Arc<dyn UsageMeter>,
+    pub limiter: Arc<dyn Limiter>,
+    pub keys: KeyCache,
+    /// `None` when auth and limits are disabled (benchmarks only).
+    pub access: Option<Arc<Access>>,
 }

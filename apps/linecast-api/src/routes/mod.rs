@@ -1,7 +1,14 @@
 //! Route handlers, one module per area. Handlers parse, call a use case and
 //! shape the response; they hold no rules of their own.
 
+pub mod analytics;
+pub mod data_status;
 pub mod edge_picks;
 pub mod health;
+pub mod odds;
+pub mod predictions;
 pub mod public_picks;
+pub mod results;
+pub mod security;
+pub mod strategies;
 pub mod root;

@@ -1,3 +1,6 @@
 //! Use cases: they join the pure crates to the ports. No HTTP here.
 
+pub mod freshness;
+pub mod history;
+pub mod results;
 pub mod slate;

@@ -41,12 +41,12 @@ pub async fn served_slate(store: &dyn ArtifactStore, sport: linecast_domain::Spo
 /// Indices of the games to serve, sorted by date then ET time (then teams,
 /// so doubleheaders stay distinct and the order is total). With
 /// `upcoming_only`, games dated before `slate` are left out.
-pub fn select_games<'a, T>(
-    rows: &'a [T],
+pub fn select_games<T>(
+    rows: &[T],
     key: impl Fn(&T) -> &GameKey,
     slate: NaiveDate,
     upcoming_only: bool,
-) -> Vec<&'a T> {
+) -> Vec<&T> {
     let mut picked: Vec<&T> = rows.iter().filter(|r| !upcoming_only || key(r).date >= slate).collect();
     picked.sort_by(|a, b| key(a).cmp(key(b)));
     picked

@@ -1,0 +1,144 @@
+//! The access middleware: authenticates, enforces limits, counts, and adds
+//! the rate-limit headers. Routes not listed as authenticated pass through.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ResourceDef, ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+use actix_web::{HttpMessage, web};
+use linecast_core::ports::limits::{Limiter, MonthDecision, SecondDecision};
+use linecast_core::ports::accounts::hash_key;
+use linecast_core::{AccountsError, SubscriptionStatus};
+
+use super::cache::KeyCache;
+use super::{ACCEPTED_TIERS, AuthContext, PER_SECOND_LIMIT, month_of, next_reset};
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// Everything the access check needs.
+pub struct Access {
+    pub keys: KeyCache,
+    pub limiter: Arc<dyn Limiter>,
+    /// Path templates that need a key.
+    pub protected: Vec<ResourceDef>,
+    /// Keys used since the last `last_used_at` flush.
+    pub used_keys: Mutex<HashSet<i64>>,
+}
+
+impl Access {
+    pub fn is_protected(&self, path: &str) -> bool {
+        self.protected.iter().any(|t| t.is_match(path))
+    }
+
+    /// Takes the set of keys used since the last call.
+    pub fn take_used_keys(&self) -> Vec<i64> {
+        self.used_keys.lock().map(|mut s| s.drain().collect()).unwrap_or_default()
+    }
+}
+
+fn unavailable(cause: impl ToString) -> ApiError {
+    ApiError::Unavailable {
+        detail: "The accounts service is temporarily unavailable; retry with backoff".to_owned(),
+        cause: cause.to_string(),
+    }
+}
+
+impl From<AccountsError> for ApiError {
+    fn from(err: AccountsError) -> Self {
+        match err {
+            AccountsError::NotFound => ApiError::NotFound("Not found".to_owned()),
+            AccountsError::Conflict(detail) => ApiError::BadRequest(detail),
+            AccountsError::Unavailable(cause) => unavailable(cause),
+        }
+    }
+}
+
+/// Authenticates and counts one request; see the module docs of `auth`.
+pub async fn authenticate(state: &AppState, access: &Access, req: &ServiceRequest) -> Result<AuthContext, ApiError> {
+    let Some(presented) = super::credentials::presented_key(req.request()) else {
+        return Err(ApiError::Unauthorized("API key required".to_owned()));
+    };
+    let now = state.clock.now();
+    let hash = hash_key(&presented);
+    let found = access.keys.lookup(&hash).await.map_err(ApiError::from)?;
+    let Some(entry) = found else {
+        return Err(ApiError::Unauthorized("Invalid or expired API key".to_owned()));
+    };
+    let (key, customer) = (&entry.0, &entry.1);
+    // The lookup is by hash; compare again in constant time so a cache or
+    // index quirk can never admit a different key.
+    if !linecast_core::ports::accounts::constant_time_eq(key.key_hash.as_bytes(), hash.as_bytes()) || !key.is_usable(now) {
+        return Err(ApiError::Unauthorized("Invalid or expired API key".to_owned()));
+    }
+    if customer.api_subscription_status != SubscriptionStatus::Active {
+        return Err(ApiError::Forbidden(format!(
+            "An active API subscription is required (subscription status: {})",
+            customer.api_subscription_status
+        )));
+    }
+    if !ACCEPTED_TIERS.contains(&key.tier.as_str()) || !ACCEPTED_TIERS.contains(&customer.tier.as_str()) {
+        return Err(ApiError::Forbidden(format!("The '{}' plan does not include API access", key.tier)));
+    }
+    match access.limiter.check_second(key.id, PER_SECOND_LIMIT, now).await.map_err(unavailable)? {
+        SecondDecision::Allowed => {}
+        SecondDecision::Refused { retry_after_secs } => {
+            return Err(ApiError::TooManyRequests {
+                detail: format!("Rate limit exceeded. Limit: {PER_SECOND_LIMIT} requests per second"),
+                retry_after: Some(retry_after_secs.max(1)),
+            });
+        }
+    }
+    let month = month_of(now);
+    let used = match access.limiter.try_count_month(customer.customer_id, month, customer.monthly_limit).await.map_err(unavailable)? {
+        MonthDecision::Counted { used } => used,
+        MonthDecision::Exhausted { .. } => {
+            let retry = (next_reset(now) - now).num_seconds().max(1) as u64;
+            return Err(ApiError::TooManyRequests {
+                detail: format!("Rate limit exceeded. Limit: {} requests per month", customer.monthly_limit),
+                retry_after: Some(retry),
+            });
+        }
+    };
+    if let Ok(mut set) = access.used_keys.lock() {
+        set.insert(key.id);
+    }
+    Ok(AuthContext { customer: customer.clone(), key: key.clone(), month_used: used })
+}
+
+/// actix middleware wrapping the whole app.
+pub async fn access_layer(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let Some(state) = req.app_data::<web::Data<AppState>>().cloned() else {
+        return Err(ApiError::Internal("application state missing".to_owned()).into());
+    };
+    let Some(access) = state.access.clone() else {
+        return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
+    };
+    if !access.is_protected(req.path()) {
+        return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
+    }
+    let ctx = authenticate(&state, &access, &req).await?;
+    let now = state.clock.now();
+    let limit = ctx.customer.monthly_limit;
+    let remaining = limit.saturating_sub(ctx.month_used);
+    let tier = if ACCEPTED_TIERS.contains(&ctx.key.tier.as_str()) { "ai" } else { "none" };
+    req.extensions_mut().insert(ctx);
+    let mut res = next.call(req).await?.map_into_boxed_body();
+    let headers = res.headers_mut();
+    for (name, value) in [
+        ("x-ratelimit-limit", limit.to_string()),
+        ("x-ratelimit-remaining", remaining.to_string()),
+        ("x-ratelimit-reset", next_reset(now).timestamp().to_string()),
+        ("x-ratelimit-tier", tier.to_owned()),
+    ] {
+        if let Ok(v) = HeaderValue::from_str(&value) {
+            headers.insert(HeaderName::from_static(name), v);
+        }
+    }
+    Ok(res)
+}

@@ -1,0 +1,54 @@
+//! Authentication and limits for every `/api/v1` route that needs a key.
+//!
+//! Order of checks, each with its status: no key (401 `API key required`),
+//! unknown/revoked/expired key (401 `Invalid or expired API key`), accounts
+//! database down (503, never 401), no active subscription or plan (403),
+//! per-second limit (429 + `Retry-After`, not counted), monthly quota (429,
+//! not counted). A request that passes is counted exactly once, whatever its
+//! outcome, and its response carries the `X-RateLimit-*` headers.
+
+pub mod cache;
+pub mod credentials;
+pub mod middleware;
+
+use chrono::{DateTime, Datelike, TimeZone, Utc};
+use linecast_core::{ApiKeyRecord, Customer};
+
+/// Per-second limit per key.
+pub const PER_SECOND_LIMIT: u32 = 50;
+
+/// Tiers that resolve to the `ai` product access.
+pub const ACCEPTED_TIERS: [&str; 4] = ["ai", "data", "basic", "premium"];
+
+/// Who is calling, attached to the request after authentication.
+#[derive(Debug, Clone)]
+pub struct AuthContext {
+    pub customer: Customer,
+    pub key: ApiKeyRecord,
+    /// Requests counted this month, this one included.
+    pub month_used: u64,
+}
+
+/// The quota window: the UTC calendar month of `now`.
+pub fn month_of(now: DateTime<Utc>) -> (i32, u32) {
+    (now.year(), now.month())
+}
+
+/// First instant of the next UTC month: `reset_date` and `X-RateLimit-Reset`.
+pub fn next_reset(now: DateTime<Utc>) -> DateTime<Utc> {
+    let (y, m) = if now.month() == 12 { (now.year() + 1, 1) } else { (now.year(), now.month() + 1) };
+    Utc.with_ymd_and_hms(y, m, 1, 0, 0, 0).single().unwrap_or(now)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_quota_resets_at_the_first_instant_of_the_next_utc_month() {
+        let at = |s: &str| DateTime::parse_from_rfc3339(s).map(|t| t.with_timezone(&Utc)).ok();
+        assert_eq!(Some(next_reset(at("2026-12-31T23:59:59Z").unwrap_or_default())), at("2027-01-01T00:00:00Z"));
+        assert_eq!(Some(next_reset(at("2026-02-01T00:00:00Z").unwrap_or_default())), at("2026-03-01T00:00:00Z"));
+        assert_eq!(month_of(at("2026-11-30T23:59:59Z").unwrap_or_default()), (2026, 11));
+    }
+}

@@ -1,0 +1,155 @@
+//! Strategy leaderboards and replays. `accounting` absent means the
+//! deprecated `legacy_v1`, announced with a `Deprecation` header.
+
+use actix_web::{HttpResponse, get, web};
+use linecast_domain::{ModelType, SeasonLabel, Sport};
+use linecast_strategies::{Accounting, Leaderboard, Replay, strategy_ids};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::security::{rfc3339, season as parse_season};
+use crate::error::ApiError;
+use crate::params::{self, RawQuery};
+use crate::state::AppState;
+
+/// The leaderboard of the sixteen strategies.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct StrategiesResponse<'a> {
+    pub season: String,
+    /// Publication time of the season store.
+    pub last_updated: String,
+    /// sport, market, min_sample (30), accounting, price_basis, strategies
+    /// [{id, name, signal, rank, wins, losses, record, win_pct, roi, n, ranked,
+    /// units; recorded_v2 adds pushes, candidates, exclusions}].
+    #[serde(flatten)]
+    #[schema(value_type = Object)]
+    pub leaderboard: &'a Leaderboard,
+}
+
+/// One strategy replayed game by game.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ReplayResponse<'a> {
+    pub season: String,
+    pub last_updated: String,
+    /// sport, market, min_sample, accounting, price_basis, strategy (the
+    /// leaderboard entry plus units), games_considered, games (oldest first:
+    /// date, time_est, teams, scores, side, price, open_line, close_line, won,
+    /// outcome, profit_units, running_units), excluded_rows (with
+    /// include_excluded=true).
+    #[serde(flatten)]
+    #[schema(value_type = Object)]
+    pub replay: &'a Replay,
+}
+
+fn accounting(query: &RawQuery) -> Result<Accounting, ApiError> {
+    match query.get("accounting") {
+        None => Ok(Accounting::LegacyV1),
+        Some(raw) => Accounting::parse(raw).map_err(|_| ApiError::invalid_param("accounting", raw, "legacy_v1, recorded_v2")),
+    }
+}
+
+async fn season(state: &AppState, sport: Sport, model_type: ModelType, query: &RawQuery) -> Result<SeasonLabel, ApiError> {
+    match query.get("season") {
+        Some(raw) => parse_season(sport, raw),
+        None => state.history.seasons(sport, model_type).await?.first().copied().ok_or_else(|| {
+            ApiError::NotFound(format!("No season store for {sport} {model_type}"))
+        }),
+    }
+}
+
+fn respond(accounting: Accounting, body: &impl Serialize) -> HttpResponse {
+    let mut res = HttpResponse::Ok();
+    if accounting.is_deprecated() {
+        res.insert_header(("Deprecation", "true"));
+        res.insert_header(("Link", "<https://linecast.local/docs/payloads.md#strategies>; rel=\"deprecation\"; type=\"text/markdown\""));
+    }
+    res.json(body)
+}
+
+#[utoipa::path(
+    get, path = "/api/v1/strategies/{sport}/{model_type}", operation_id = "strategies", tag = "strategies",
+    params(
+        ("sport" = String, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
+        ("model_type" = String, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points"),
+        ("season" = Option<String>, Query, description = "YYYY for mlb, YYYY-YY otherwise; default the latest season in the store"),
+        ("accounting" = Option<String>, Query, description = "legacy_v1 (default, deprecated) or recorded_v2")
+    ),
+    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
+    responses(
+        (status = 200, description = "The leaderboard; legacy_v1 carries a Deprecation header", body = StrategiesResponse),
+        (status = 400, description = "Unknown sport or model type, malformed season or accounting", body = crate::error::ErrorBody),
+        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
+        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
+        (status = 404, description = "No season store for that season", body = crate::error::ErrorBody),
+        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
+        (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
+    )
+)]
+#[get("/api/v1/strategies/{sport}/{model_type}")]
+pub async fn strategies(
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+    query: web::Query<RawQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let (sport, model_type) = path.into_inner();
+    let sport = params::sport(&sport)?;
+    let model_type = params::model_type(&model_type)?;
+    let accounting = accounting(&query)?;
+    let season = season(&state, sport, model_type, &query).await?;
+    let data = state.history.season(sport, model_type, season).await?;
+    let board = data.strategies(accounting);
+    Ok(respond(
+        accounting,
+        &StrategiesResponse { season: season.to_string(), last_updated: rfc3339(data.version.last_modified), leaderboard: &board },
+    ))
+}
+
+#[utoipa::path(
+    get, path = "/api/v1/strategies/{sport}/{model_type}/replay/{strategy_id}", operation_id = "strategy_replay", tag = "strategies",
+    params(
+        ("sport" = String, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
+        ("model_type" = String, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points"),
+        ("strategy_id" = String, Path, description = "One of the sixteen ids, e.g. line-pb, edge-nf, hybrid-pb-pb", example = "edge-pb"),
+        ("season" = Option<String>, Query, description = "YYYY for mlb, YYYY-YY otherwise; default the latest season in the store"),
+        ("accounting" = Option<String>, Query, description = "legacy_v1 (default, deprecated) or recorded_v2"),
+        ("include_excluded" = Option<bool>, Query, description = "true adds excluded_rows with a reason each")
+    ),
+    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
+    responses(
+        (status = 200, description = "The replay; its totals equal the leaderboard entry", body = ReplayResponse),
+        (status = 400, description = "Unknown strategy id (the detail lists the valid ids), sport or model type; malformed season, accounting or include_excluded", body = crate::error::ErrorBody),
+        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
+        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
+        (status = 404, description = "No season store for that season", body = crate::error::ErrorBody),
+        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
+        (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
+    )
+)]
+#[get("/api/v1/strategies/{sport}/{model_type}/replay/{strategy_id}")]
+pub async fn replay(
+    state: web::Data<AppState>,
+    path: web::Path<(String, String, String)>,
+    query: web::Query<RawQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let (sport, model_type, strategy_id) = path.into_inner();
+    let sport = params::sport(&sport)?;
+    let model_type = params::model_type(&model_type)?;
+    if !strategy_ids().contains(&strategy_id.as_str()) {
+        return Err(ApiError::invalid_param("strategy_id", &strategy_id, &strategy_ids().join(", ")));
+    }
+    let accounting = accounting(&query)?;
+    let include_excluded = params::boolean(&query, "include_excluded", false)?;
+    let season = season(&state, sport, model_type, &query).await?;
+    let data = state.history.season(sport, model_type, season).await?;
+    let full = data
+        .replay(accounting, &strategy_id)
+        .map_err(|e| ApiError::invalid_param("strategy_id", &e.id, &strategy_ids().join(", ")))?;
+    let trimmed;
+    let replay: &Replay = if include_excluded {
+        &full
+    } else {
+        trimmed = (*full).clone().without_excluded();
+        &trimmed
+    };
+    Ok(respond(accounting, &ReplayResponse { season: season.to_string(), last_updated: rfc3339(data.version.last_modified), replay }))
+}

@@ -1,0 +1,79 @@
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use linecast_api::settings::Settings;
+use linecast_api::startup::Application;
+
+/// The committed fixture store was generated for this ET date.
+pub const FIXTURE_TODAY: &str = "2026-11-15";
+
+/// Noon ET on the fixture date.
+pub fn fixture_now() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339("2026-11-15T17:00:00Z").unwrap().with_timezone(&Utc)
+}
+
+pub fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/store")
+}
+
+pub struct TestApp {
+    pub address: String,
+    pub client: reqwest::Client,
+    pub store_dir: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl TestApp {
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.client.get(format!("{}{path}", self.address)).send().await.expect("request failed")
+    }
+
+    pub async fn get_json(&self, path: &str) -> (u16, serde_json::Value) {
+        let res = self.get(path).await;
+        let status = res.status().as_u16();
+        let body = res.json().await.expect("body is JSON");
+        (status, body)
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Spawns the app over a private copy of the fixture store; `prepare` may
+/// edit the copy before the server starts.
+pub async fn spawn_app_with(now: DateTime<Utc>, prepare: impl FnOnce(&Path)) -> TestApp {
+    let dir = tempfile::tempdir().unwrap();
+    let store_dir = dir.path().join("store");
+    copy_dir(&fixtures_dir(), &store_dir);
+    prepare(&store_dir);
+    let settings = Settings::for_tests(&format!("file://{}", store_dir.display()), dir.path(), now);
+    let app = Application::build(settings).await.expect("app builds");
+    let address = format!("http://127.0.0.1:{}", app.port());
+    tokio::spawn(app.run_until_stopped());
+    let client = reqwest::Client::builder().no_gzip().no_brotli().build().unwrap();
+    TestApp { address, client, store_dir, _dir: dir }
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(fixture_now(), |_| {}).await
+}
+
+/// Asserts the spec's error shape and status, returning `detail`.
+pub fn assert_error_shape(status: u16, body: &serde_json::Value, expected: u16) -> String {
+    assert_eq!(status, expected, "unexpected status, body {body}");
+    assert_eq!(body["error"], format!("HTTP_{expected}"), "body {body}");
+    let ts = body["timestamp"].as_str().expect("timestamp string");
+    assert!(DateTime::parse_from_rfc3339(ts).is_ok(), "timestamp {ts} is ISO 8601");
+    assert_eq!(body.as_object().unwrap().len(), 3, "only error, detail, timestamp: {body}");
+    body["detail"].as_str().expect("detail string").to_owned()
+}

@@ -1,0 +1,11 @@
+//! In-process tests of the HTTP shell. One binary; one module per area.
+//! Each test builds the real application (same wiring as `main`) on a free
+//! port over a copy of the committed fixture store, with a frozen clock.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod errors;
+mod helpers;
+mod openapi;
+mod public_picks;
+mod service;

@@ -1,0 +1,81 @@
+use crate::helpers::spawn_app;
+
+#[tokio::test]
+async fn root_reports_every_spec_field_as_a_string() {
+    let app = spawn_app().await;
+    let (status, body) = app.get_json("/").await;
+    assert_eq!(status, 200);
+    for field in ["message", "version", "docs", "security_scan", "deployment_test"] {
+        assert!(body[field].is_string(), "{field} in {body}");
+    }
+    assert_eq!(body["version"], env!("CARGO_PKG_VERSION"));
+}
+
+#[tokio::test]
+async fn health_reports_each_dependency_with_status_and_latency() {
+    let app = spawn_app().await;
+    let (status, body) = app.get_json("/api/v1/health").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["status"], "healthy", "{body}");
+    for dep in ["cache", "object_storage"] {
+        assert_eq!(body["dependencies"][dep]["status"], "ok", "{body}");
+        assert!(body["dependencies"][dep]["latency_ms"].is_number());
+    }
+}
+
+#[tokio::test]
+async fn health_is_degraded_and_readiness_503_when_the_store_is_gone() {
+    let app = spawn_app().await;
+    std::fs::remove_dir_all(&app.store_dir).unwrap();
+    std::fs::write(&app.store_dir, b"not a directory").unwrap();
+    let (status, body) = app.get_json("/api/v1/health").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["status"], "degraded", "{body}");
+    assert_eq!(body["dependencies"]["object_storage"]["status"], "down", "{body}");
+    let (status, body) = app.get_json("/api/v1/readiness").await;
+    crate::helpers::assert_error_shape(status, &body, 503);
+    let (status, _) = app.get_json("/api/v1/liveness").await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn edge_picks_family_returns_explicit_empty_payloads() {
+    let app = spawn_app().await;
+    let (status, body) = app.get_json("/api/v1/edge-picks?sport=nba").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["picks"], serde_json::json!([]));
+    assert_eq!(body["total"], 0);
+    let (status, body) = app.get_json("/api/v1/edge-picks/2026-11-15").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["date"], "2026-11-15");
+    assert_eq!(body["picks"], serde_json::json!([]));
+    let (status, body) = app.get_json("/api/v1/edge-picks/track-record").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["total_picks"], 0);
+    assert!(body["note"].as_str().unwrap().contains("No validated betting selector"));
+}
+
+#[tokio::test]
+async fn responses_are_compressed_when_the_client_asks() {
+    let app = spawn_app().await;
+    for encoding in ["gzip", "br"] {
+        let res = app
+            .client
+            .get(format!("{}/api/v1/public/ml-picks/nba/moneyline?upcoming_only=false", app.address))
+            .header("Accept-Encoding", encoding)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 200);
+        assert_eq!(res.headers()["content-encoding"], encoding);
+    }
+}
+
+#[tokio::test]
+async fn swagger_ui_is_served_at_docs() {
+    let app = spawn_app().await;
+    let res = app.get("/docs/").await;
+    assert_eq!(res.status(), 200);
+    let html = res.text().await.unwrap();
+    assert!(html.to_lowercase().contains("swagger"), "{html}");
+}

@@ -1,0 +1,61 @@
+//! Data status: reads what the store says about today's release and hands it
+//! to the pure `linecast-freshness` state machine.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use linecast_domain::{ModelType, Sport};
+use linecast_freshness::{ArtifactMetadata, FreshnessInputs, FreshnessReport, ObjectPresence, StorageFailure, evaluate};
+
+use crate::services::slate::et_date;
+use crate::{ArtifactStore, StoreError};
+
+/// The freshness report of `sport` at `now`. Storage errors never fail the
+/// call: they make the report `unknown` with operational false.
+pub async fn data_status(store: &dyn ArtifactStore, sport: Sport, now: DateTime<Utc>) -> FreshnessReport {
+    let slate_date = et_date(now);
+    let failure = |e: StoreError| StorageFailure { reason: e.to_string() };
+    let (today, previous) = match store.release_dates(sport).await {
+        Err(StoreError::NotFound { .. }) => (Ok(None), None),
+        Err(e) => (Err(failure(e)), None),
+        Ok(dates) => {
+            let today = if dates.contains(&slate_date) {
+                match store.release(sport, slate_date).await {
+                    Ok(m) => Ok(Some((*m.value).clone())),
+                    Err(StoreError::NotFound { .. }) => Ok(None),
+                    Err(e) => Err(failure(e)),
+                }
+            } else {
+                Ok(None)
+            };
+            let previous_date = dates.iter().filter(|d| **d < slate_date).max().copied();
+            let previous = match previous_date {
+                Some(d) => store.release(sport, d).await.ok().map(|m| (*m.value).clone()),
+                None => None,
+            };
+            (today, previous)
+        }
+    };
+    let mut predictions = BTreeMap::new();
+    for model_type in ModelType::ALL {
+        match store.predictions(sport, *model_type).await {
+            Ok(_) => {
+                predictions.insert(*model_type, ObjectPresence::Present);
+            }
+            Err(StoreError::NotFound { .. }) => {
+                predictions.insert(*model_type, ObjectPresence::Missing);
+            }
+            // Unreadable or corrupt: not checked; the manifest decides.
+            Err(_) => {}
+        }
+    }
+    let inputs = FreshnessInputs {
+        sport,
+        slate_date,
+        today,
+        previous,
+        expected_markets: ModelType::ALL.to_vec(),
+        artifacts: ArtifactMetadata { predictions },
+    };
+    evaluate(&inputs, now)
+}

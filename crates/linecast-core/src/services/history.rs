@@ -1,0 +1,287 @@
+//! Season history: each season store is graded, ordered and aggregated once
+//! per generation (object version) and shared by results, seasons, summary,
+//! tracking, team form, rolling, density and strategies, so every endpoint
+//! grades the same rows with one implementation.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use linecast_domain::artifacts::SeasonTable;
+use linecast_domain::{ModelType, SeasonLabel, Sport};
+use linecast_grading::{Density, GradedRow, Rolling, Summary, Tracking, density, grade_rows, rolling, summarize_graded, track_graded};
+use linecast_strategies::{Accounting, Leaderboard, Replay, UnknownStrategy, leaderboard};
+use serde_json::value::RawValue;
+
+use crate::services::results::render_rows;
+use crate::services::slate::et_date;
+use crate::{ArtifactStore, ObjectVersion, StoreError};
+
+/// A season is live while it has a decided game within this many days.
+pub const LIVE_WINDOW_DAYS: i64 = 14;
+
+type Key = (Sport, ModelType, SeasonLabel);
+/// A cross-season aggregate and the season versions it was computed from.
+type Versioned<T> = (Vec<String>, Arc<T>);
+
+/// One generation of one season store, graded.
+pub struct SeasonData {
+    pub sport: Sport,
+    pub model_type: ModelType,
+    pub season: SeasonLabel,
+    pub version: ObjectVersion,
+    pub table: Arc<SeasonTable>,
+    /// Aligned with `table.rows`.
+    pub graded: Vec<GradedRow>,
+    /// Indices of the rows served (in scope: professional preseason rows are
+    /// left out), oldest first by (date, time, teams).
+    pub order: Vec<usize>,
+    summary: OnceLock<Arc<Summary>>,
+    tracking: OnceLock<Arc<Tracking>>,
+    strategies: [OnceLock<Arc<Leaderboard>>; 2],
+    replays: Mutex<HashMap<(usize, String), Arc<Replay>>>,
+    rendered: OnceLock<Arc<Vec<Box<RawValue>>>>,
+}
+
+impl std::fmt::Debug for SeasonData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SeasonData").field("season", &self.season).field("version", &self.version).finish_non_exhaustive()
+    }
+}
+
+impl SeasonData {
+    fn build(sport: Sport, model_type: ModelType, season: SeasonLabel, version: ObjectVersion, table: Arc<SeasonTable>) -> Self {
+        let graded = grade_rows(&table.rows, sport, model_type);
+        let mut order: Vec<usize> = (0..table.rows.len()).filter(|i| graded[*i].in_scope).collect();
+        order.sort_by(|a, b| table.rows[*a].key.cmp(&table.rows[*b].key));
+        Self {
+            sport,
+            model_type,
+            season,
+            version,
+            table,
+            graded,
+            order,
+            summary: OnceLock::new(),
+            tracking: OnceLock::new(),
+            strategies: [OnceLock::new(), OnceLock::new()],
+            replays: Mutex::new(HashMap::new()),
+            rendered: OnceLock::new(),
+        }
+    }
+
+    /// Rows served by `/results`: in scope, every row of the season.
+    pub fn total(&self) -> usize {
+        self.order.len()
+    }
+
+    /// The date of the latest game with a final and a posted line.
+    pub fn latest_decided(&self) -> Option<NaiveDate> {
+        self.order.iter().filter(|i| self.graded[**i].decision.is_some()).map(|i| self.table.rows[*i].key.date).max()
+    }
+
+    pub fn first_date(&self) -> Option<NaiveDate> {
+        self.order.first().map(|i| self.table.rows[*i].key.date)
+    }
+
+    pub fn last_date(&self) -> Option<NaiveDate> {
+        self.order.last().map(|i| self.table.rows[*i].key.date)
+    }
+
+    pub fn summary(&self) -> Arc<Summary> {
+        self.summary
+            .get_or_init(|| Arc::new(summarize_graded(&self.table.rows, &self.graded, self.model_type)))
+            .clone()
+    }
+
+    pub fn tracking(&self) -> Arc<Tracking> {
+        self.tracking.get_or_init(|| Arc::new(track_graded(&self.table.rows, &self.graded))).clone()
+    }
+
+    pub fn strategies(&self, accounting: Accounting) -> Arc<Leaderboard> {
+        let slot = match accounting {
+            Accounting::LegacyV1 => &self.strategies[0],
+            Accounting::RecordedV2 => &self.strategies[1],
+        };
+        slot.get_or_init(|| Arc::new(leaderboard(&self.table.rows, self.sport, self.model_type, accounting))).clone()
+    }
+
+    /// One strategy's replay (with excluded rows), computed once per
+    /// generation, accounting and strategy.
+    pub fn replay(&self, accounting: Accounting, strategy_id: &str) -> Result<Arc<Replay>, UnknownStrategy> {
+        let slot = (accounting as usize, strategy_id.to_owned());
+        if let Some(hit) = self.replays.lock().ok().and_then(|m| m.get(&slot).cloned()) {
+            return Ok(hit);
+        }
+        let replay = Arc::new(linecast_strategies::replay(&self.table.rows, self.sport, self.model_type, accounting, strategy_id)?);
+        if let Ok(mut m) = self.replays.lock() {
+            m.insert(slot, replay.clone());
+        }
+        Ok(replay)
+    }
+
+    /// Every served row as JSON, oldest first, rendered once per generation.
+    pub fn rendered_rows(&self) -> Arc<Vec<Box<RawValue>>> {
+        self.rendered.get_or_init(|| Arc::new(render_rows(self))).clone()
+    }
+}
+
+/// What the seasons endpoint reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeasonList {
+    /// Newest first.
+    pub seasons: Vec<SeasonLabel>,
+    pub current_season: Option<SeasonLabel>,
+    pub live: bool,
+}
+
+/// The graded-season cache over an artifact store.
+pub struct History {
+    store: Arc<dyn ArtifactStore>,
+    cache: Mutex<HashMap<Key, Arc<SeasonData>>>,
+    rolling: Mutex<HashMap<(Sport, ModelType), Versioned<Rolling>>>,
+    density: Mutex<HashMap<(Sport, ModelType), Versioned<Density>>>,
+}
+
+/// A cross-season aggregate with the seasons it was computed from.
+#[derive(Debug, Clone)]
+pub struct CrossSeason<T> {
+    pub value: Arc<T>,
+    /// Publication time of the newest season archive used.
+    pub last_updated: Option<DateTime<Utc>>,
+    /// The newest season used.
+    pub current: Option<SeasonLabel>,
+}
+
+impl std::fmt::Debug for History {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("History").finish_non_exhaustive()
+    }
+}
+
+impl History {
+    pub fn new(store: Arc<dyn ArtifactStore>) -> Self {
+        Self {
+            store,
+            cache: Mutex::new(HashMap::new()),
+            rolling: Mutex::new(HashMap::new()),
+            density: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn store(&self) -> &Arc<dyn ArtifactStore> {
+        &self.store
+    }
+
+    /// The graded season; recomputed only when the object version changed.
+    pub async fn season(&self, sport: Sport, model_type: ModelType, season: SeasonLabel) -> Result<Arc<SeasonData>, StoreError> {
+        let artifact = self.store.season(sport, model_type, season).await?;
+        let key = (sport, model_type, season);
+        if let Ok(cache) = self.cache.lock()
+            && let Some(hit) = cache.get(&key)
+            && hit.version == artifact.version
+        {
+            return Ok(hit.clone());
+        }
+        let data = Arc::new(SeasonData::build(sport, model_type, season, artifact.version, artifact.value));
+        if let Ok(mut cache) = self.cache.lock() {
+            cache.insert(key, data.clone());
+        }
+        Ok(data)
+    }
+
+    /// Season labels with a store, newest first.
+    pub async fn seasons(&self, sport: Sport, model_type: ModelType) -> Result<Vec<SeasonLabel>, StoreError> {
+        let mut seasons = self.store.seasons(sport, model_type).await?;
+        seasons.sort_unstable_by(|a, b| b.cmp(a));
+        Ok(seasons)
+    }
+
+    /// The season list with the spec's definitions: `current_season` is the
+    /// latest season with a game played against a posted line (between
+    /// seasons, the one just finished); `live` while it has a decided game
+    /// within the last 14 days (ET dates).
+    pub async fn season_list(&self, sport: Sport, model_type: ModelType, now: DateTime<Utc>) -> Result<SeasonList, StoreError> {
+        let seasons = self.seasons(sport, model_type).await?;
+        let today = et_date(now);
+        for season in seasons.clone() {
+            let data = self.season(sport, model_type, season).await?;
+            if let Some(latest) = data.latest_decided() {
+                let live = latest <= today && today - latest <= Duration::days(LIVE_WINDOW_DAYS);
+                return Ok(SeasonList { seasons, current_season: Some(season), live });
+            }
+        }
+        Ok(SeasonList { seasons, current_season: None, live: false })
+    }
+
+    /// The current season, or `NotFound` when no season has a decided game.
+    pub async fn current(&self, sport: Sport, model_type: ModelType, now: DateTime<Utc>) -> Result<SeasonLabel, StoreError> {
+        self.season_list(sport, model_type, now).await?.current_season.ok_or_else(|| StoreError::NotFound {
+            object: linecast_domain::artifacts::keys::seasons_prefix(sport, model_type),
+        })
+    }
+}
+
+impl History {
+    async fn load_all(&self, sport: Sport, model_type: ModelType, seasons: &[SeasonLabel]) -> Result<Vec<Arc<SeasonData>>, StoreError> {
+        let mut out = Vec::with_capacity(seasons.len());
+        for season in seasons {
+            out.push(self.season(sport, model_type, *season).await?);
+        }
+        // Oldest first.
+        out.sort_by_key(|d| d.season);
+        Ok(out)
+    }
+
+    /// Rolling curves over every archived season, recomputed only when a
+    /// season's generation changed.
+    pub async fn rolling(&self, sport: Sport, model_type: ModelType) -> Result<CrossSeason<Rolling>, StoreError> {
+        let seasons = self.seasons(sport, model_type).await?;
+        let data = self.load_all(sport, model_type, &seasons).await?;
+        let versions: Vec<String> = data.iter().map(|d| d.version.version.clone()).collect();
+        let cached = self.rolling.lock().ok().and_then(|c| c.get(&(sport, model_type)).filter(|(v, _)| *v == versions).map(|(_, r)| r.clone()));
+        let value = if let Some(v) = cached {
+            v
+        } else {
+            let slices: Vec<(SeasonLabel, &[linecast_domain::SeasonRow])> =
+                data.iter().map(|d| (d.season, d.table.rows.as_slice())).collect();
+            let value = Arc::new(rolling(&slices, sport, model_type));
+            if let Ok(mut c) = self.rolling.lock() {
+                c.insert((sport, model_type), (versions, value.clone()));
+            }
+            value
+        };
+        Ok(CrossSeason {
+            value,
+            last_updated: data.iter().map(|d| d.version.last_modified).max(),
+            current: data.last().map(|d| d.season),
+        })
+    }
+
+    /// Density grids of the current season against the previous ten.
+    pub async fn density(&self, sport: Sport, model_type: ModelType, now: DateTime<Utc>) -> Result<CrossSeason<Density>, StoreError> {
+        let current = self.current(sport, model_type, now).await?;
+        let seasons: Vec<SeasonLabel> = self
+            .seasons(sport, model_type)
+            .await?
+            .into_iter()
+            .filter(|s| *s <= current && s.start_year() >= current.start_year() - 10)
+            .collect();
+        let data = self.load_all(sport, model_type, &seasons).await?;
+        let mut versions: Vec<String> = data.iter().map(|d| d.version.version.clone()).collect();
+        versions.push(current.to_string());
+        let cached = self.density.lock().ok().and_then(|c| c.get(&(sport, model_type)).filter(|(v, _)| *v == versions).map(|(_, r)| r.clone()));
+        let value = if let Some(v) = cached {
+            v
+        } else {
+            let slices: Vec<(SeasonLabel, &[linecast_domain::SeasonRow])> =
+                data.iter().map(|d| (d.season, d.table.rows.as_slice())).collect();
+            let value = Arc::new(density(current, &slices, sport, model_type));
+            if let Ok(mut c) = self.density.lock() {
+                c.insert((sport, model_type), (versions, value.clone()));
+            }
+            value
+        };
+        Ok(CrossSeason { value, last_updated: data.iter().map(|d| d.version.last_modified).max(), current: Some(current) })
+    }
+}

@@ -1,0 +1,145 @@
+//! Result rows as served: every stored column in artifact order (unknown
+//! extras included, verbatim), with the outcome column and IMPLIED
+//! recomputed by the grading rules, then `push`, `graded` and
+//! `ungraded_reason`.
+
+use linecast_domain::{LineField, ModelColumn, SeasonRow};
+use linecast_grading::GradedRow;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::services::history::SeasonData;
+
+#[derive(Debug, Clone, Copy)]
+enum Column<'a> {
+    Date,
+    Time,
+    Away,
+    Home,
+    Season,
+    SeasonType,
+    AwayScore,
+    HomeScore,
+    Outcome,
+    Line(LineField),
+    Implied,
+    Model(ModelColumn),
+    QuoteSource,
+    SettlementStatus,
+    ModelProbabilitySource,
+    ForecastSource,
+    ForecastRun,
+    ForecastPublishedAt,
+    TrainingThrough,
+    ReconstructionMethod,
+    Extra(&'a str),
+}
+
+fn classify<'a>(name: &'a str, outcome: &str) -> Column<'a> {
+    if name == outcome {
+        return Column::Outcome;
+    }
+    if let Some(field) = LineField::parse(name) {
+        return Column::Line(field);
+    }
+    match ModelColumn::parse(name) {
+        Ok(ModelColumn::Implied) => return Column::Implied,
+        Ok(column) => return Column::Model(column),
+        Err(_) => {}
+    }
+    match name {
+        "date" => Column::Date,
+        "time_est" => Column::Time,
+        "away_team" => Column::Away,
+        "home_team" => Column::Home,
+        "season" => Column::Season,
+        "season_type" => Column::SeasonType,
+        "away_score" => Column::AwayScore,
+        "home_score" => Column::HomeScore,
+        "quote_source" => Column::QuoteSource,
+        "settlement_status" => Column::SettlementStatus,
+        "model_probability_source" => Column::ModelProbabilitySource,
+        "forecast_source" => Column::ForecastSource,
+        "forecast_run" => Column::ForecastRun,
+        "forecast_published_at" => Column::ForecastPublishedAt,
+        "model_training_through" => Column::TrainingThrough,
+        "model_reconstruction_method" => Column::ReconstructionMethod,
+        other => Column::Extra(other),
+    }
+}
+
+/// Whole numbers as JSON integers (`-110`, `3`), others as floats.
+pub fn number(x: Option<f64>) -> Value {
+    match x {
+        Some(v) if v.fract() == 0.0 && v.abs() < 1e15 => Value::from(v as i64),
+        Some(v) => Value::from(v),
+        None => Value::Null,
+    }
+}
+
+fn text(s: Option<&String>) -> Value {
+    s.map_or(Value::Null, |s| Value::String(s.clone()))
+}
+
+fn value(column: Column<'_>, row: &SeasonRow, graded: &GradedRow) -> Value {
+    let p = &row.provenance;
+    match column {
+        Column::Date => row.key.date_string().into(),
+        Column::Time => row.key.time_string().into(),
+        Column::Away => row.key.away_team.clone().into(),
+        Column::Home => row.key.home_team.clone().into(),
+        Column::Season => row.season.to_string().into(),
+        Column::SeasonType => row.season_type.as_str().into(),
+        Column::AwayScore => number(row.away_score),
+        Column::HomeScore => number(row.home_score),
+        Column::Outcome => graded.outcome.map_or(Value::Null, Value::from),
+        Column::Line(field) => number(row.lines.get(field)),
+        Column::Implied => graded.implied.map_or(Value::Null, |v| Value::from((v * 1e6).round() / 1e6)),
+        Column::Model(column) => number(row.models.get(column)),
+        Column::QuoteSource => text(row.quote_source.as_ref()),
+        Column::SettlementStatus => text(row.settlement_status.as_ref()),
+        Column::ModelProbabilitySource => text(p.model_probability_source.as_ref()),
+        Column::ForecastSource => text(p.forecast_source.as_ref()),
+        Column::ForecastRun => text(p.forecast_run.as_ref()),
+        Column::ForecastPublishedAt => text(p.forecast_published_at.as_ref()),
+        Column::TrainingThrough => text(p.model_training_through.as_ref()),
+        Column::ReconstructionMethod => text(p.model_reconstruction_method.as_ref()),
+        Column::Extra(name) => row
+            .extras
+            .iter()
+            .find(|(n, _)| n.as_ref() == name)
+            .map_or(Value::Null, |(_, v)| if v.is_empty() { Value::Null } else { Value::String(v.clone()) }),
+    }
+}
+
+/// One served row as a JSON object.
+pub fn row_json(data: &SeasonData, index: usize) -> Map<String, Value> {
+    let outcome = data.model_type.outcome_column();
+    let row = &data.table.rows[index];
+    let graded = &data.graded[index];
+    let mut map = Map::new();
+    for name in &data.table.columns {
+        map.insert(name.to_string(), value(classify(name, outcome), row, graded));
+    }
+    if !map.contains_key(outcome) {
+        map.insert(outcome.to_owned(), graded.outcome.map_or(Value::Null, Value::from));
+    }
+    map.insert("push".to_owned(), graded.push.map_or(Value::Null, Value::from));
+    map.insert("graded".to_owned(), graded.graded.into());
+    map.insert(
+        "ungraded_reason".to_owned(),
+        graded.ungraded_reason.map_or(Value::Null, |r| Value::from(r.as_str())),
+    );
+    map
+}
+
+/// Every served row, oldest first, as raw JSON.
+pub fn render_rows(data: &SeasonData) -> Vec<Box<RawValue>> {
+    data.order
+        .iter()
+        .filter_map(|i| {
+            let json = serde_json::to_string(&Value::Object(row_json(data, *i))).ok()?;
+            RawValue::from_string(json).ok()
+        })
+        .collect()
+}
