@@ -5,6 +5,7 @@
 
 pub mod clock;
 pub mod ports;
+pub mod services;
 
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use ports::accounts::{
