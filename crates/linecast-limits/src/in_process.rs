@@ -81,11 +81,10 @@ impl InProcessLimiter {
             if state.retired {
                 continue;
             }
-            let used = match state.used {
+            let mut used = match state.used {
                 Some(used) => used,
                 None => self.buffer.meter().get_usage(customer_id, month).await?,
             };
-            let mut used = used;
             let out = f(&mut used);
             state.used = Some(used);
             return Ok(out);

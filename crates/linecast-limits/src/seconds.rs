@@ -53,3 +53,46 @@ impl SecondWindows {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::collections::BTreeMap;
+
+    use chrono::TimeZone;
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn at(second: i64) -> DateTime<Utc> {
+        Utc.timestamp_opt(1_773_000_000 + second, 0).unwrap()
+    }
+
+    proptest! {
+        /// For calls of several keys in non-decreasing seconds, each key is
+        /// allowed exactly min(calls, limit) times in every second, and every
+        /// refusal says to retry after one second.
+        #[test]
+        fn each_key_gets_exactly_its_limit_in_every_second(
+            limit in 0u32..8,
+            calls in proptest::collection::vec((0i64..3, 0i64..4), 0..120),
+        ) {
+            let mut calls = calls;
+            calls.sort_by_key(|&(_, second)| second);
+            let windows = SecondWindows::new();
+            let mut allowed = BTreeMap::<(i64, i64), u32>::new();
+            let mut made = BTreeMap::<(i64, i64), u32>::new();
+            for &(key, second) in &calls {
+                *made.entry((key, second)).or_default() += 1;
+                match windows.check(key, limit, at(second)) {
+                    SecondDecision::Allowed => *allowed.entry((key, second)).or_default() += 1,
+                    SecondDecision::Refused { retry_after_secs } => prop_assert_eq!(retry_after_secs, 1),
+                }
+            }
+            for (window, n) in made {
+                prop_assert_eq!(allowed.get(&window).copied().unwrap_or(0), n.min(limit));
+            }
+        }
+    }
+}
