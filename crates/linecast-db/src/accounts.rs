@@ -11,11 +11,10 @@ use linecast_core::{
 };
 use linecast_domain::Sport;
 use sea_orm::sea_query::Expr;
-use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, TransactionTrait,
-};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder};
 
 use crate::SeaAccounts;
+use crate::connect::begin_write;
 use crate::entity::{api_keys, customers, entitlements, key_audit_log};
 use crate::error::{corrupt, db_err};
 
@@ -285,7 +284,7 @@ impl Accounts for SeaAccounts {
         sports: &[Sport],
         expires_at: Option<DateTime<Utc>>,
     ) -> Result<Entitlement, AccountsError> {
-        let txn = self.db.begin().await.map_err(db_err)?;
+        let txn = begin_write(&self.db).await.map_err(db_err)?;
         let existing = entitlements::Entity::find_by_id(customer_id)
             .one(&txn)
             .await

@@ -6,7 +6,10 @@ use std::time::Duration;
 
 use linecast_core::AccountsError;
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
-use sea_orm::{ConnectOptions, Database, DatabaseConnection};
+use sea_orm::{
+    ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, DbBackend, DbErr,
+    SqliteTransactionMode, TransactionOptions, TransactionTrait,
+};
 use sea_orm_migration::MigratorTrait;
 
 use crate::error::db_err;
@@ -54,8 +57,36 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, AccountsError> {
     let db = Database::connect(opts)
         .await
         .map_err(|e| AccountsError::Unavailable(e.to_string()))?;
-    Migrator::up(&db, None).await.map_err(db_err)?;
+    migrate(&db).await.map_err(db_err)?;
     Ok(db)
+}
+
+/// Any constant works; it only has to be the same for every instance.
+const MIGRATION_LOCK: i64 = 0x6c69_6e65_6361_7374; // "linecast"
+
+/// Applies pending migrations while holding a database-wide write lock, so
+/// instances starting together do not both apply (and record) the same one:
+/// PostgreSQL takes a transaction-scoped advisory lock, SQLite a write
+/// transaction (`BEGIN IMMEDIATE`, which waits out the busy timeout).
+async fn migrate(db: &DatabaseConnection) -> Result<(), DbErr> {
+    let txn = begin_write(db).await?;
+    if db.get_database_backend() == DbBackend::Postgres {
+        txn.execute_unprepared(&format!("SELECT pg_advisory_xact_lock({MIGRATION_LOCK})"))
+            .await?;
+    }
+    Migrator::up(&txn, None).await?;
+    txn.commit().await
+}
+
+/// A transaction that holds the write lock from its first statement. On
+/// SQLite a deferred transaction that reads before it writes can fail at
+/// once with `SQLITE_BUSY` instead of waiting; elsewhere this is a plain `BEGIN`.
+pub(crate) async fn begin_write(db: &DatabaseConnection) -> Result<DatabaseTransaction, DbErr> {
+    db.begin_with_options(TransactionOptions {
+        sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),
+        ..TransactionOptions::default()
+    })
+    .await
 }
 
 fn is_sqlite_memory(url: &str) -> bool {

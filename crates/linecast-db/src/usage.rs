@@ -5,9 +5,10 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use linecast_core::ports::accounts::month_key;
 use linecast_core::{AccountsError, Month, UsageMeter};
-use sea_orm::{ConnectionTrait, EntityTrait, QueryResult, TransactionTrait};
+use sea_orm::{ConnectionTrait, EntityTrait, QueryResult};
 
 use crate::SeaAccounts;
+use crate::connect::begin_write;
 use crate::entity::{refresh_ledger, usage_counters};
 use crate::error::{corrupt, db_err};
 use crate::sql::{ADD_USAGE, CONSUME_REFRESH, statement};
@@ -47,7 +48,7 @@ impl UsageMeter for SeaAccounts {
         if merged.is_empty() {
             return Ok(());
         }
-        let txn = self.db.begin().await.map_err(db_err)?;
+        let txn = begin_write(&self.db).await.map_err(db_err)?;
         for ((customer_id, month), n) in merged {
             add_one(&txn, customer_id, month, n).await?;
         }

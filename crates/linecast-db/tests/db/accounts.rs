@@ -238,3 +238,10 @@ pub async fn the_database_answers_a_ping(url: String) {
     let db = SeaAccounts::connect(&url).await.unwrap();
     db.ping().await.unwrap();
 }
+
+pub async fn two_instances_starting_at_once_both_migrate_and_connect(url: String) {
+    let (a, b) = tokio::join!(SeaAccounts::connect(&url), SeaAccounts::connect(&url));
+    let (a, b) = (a.unwrap(), b.unwrap());
+    let ada = a.create_customer(new_customer("ada@example.com"), t0()).await.unwrap();
+    assert_eq!(b.get_customer(ada.customer_id).await.unwrap(), ada);
+}

@@ -44,6 +44,7 @@ on_every_backend!(
     accounts::the_audit_log_keeps_every_line_in_order,
     accounts::entitlements_accumulate_products_and_sports,
     accounts::the_database_answers_a_ping,
+    accounts::two_instances_starting_at_once_both_migrate_and_connect,
     usage::concurrent_usage_increments_are_never_lost_or_doubled,
     usage::a_usage_batch_merges_increments_and_keeps_months_apart,
     usage::usage_counts_survive_a_reconnect,
