@@ -1,1 +1,237 @@
-//! Deterministic data generator and in-memory fakes for tests and demos.
+//! Deterministic demo and test data for linecast: a generator that writes
+//! every object of `docs/data-contract.md` for all six leagues and three
+//! model types, and helpers to put it on disk.
+//!
+//! The same [`GenOptions`] always give byte-identical objects: randomness
+//! comes from a PRNG defined in this crate, seeded per league and season,
+//! nothing iterates a hash map, numbers have fixed formats and every
+//! timestamp is derived from game dates, never from the clock.
+//!
+//! # Deliberate awkward cases
+//! Every profile carries each of these in at least one league:
+//! - **doubleheaders**: mlb, day 12 of every regular season plus ~2% of days
+//!   (same teams, 13:05 and 18:10 ET) (`schedule.rs`);
+//! - **pushes** on integer totals (every league) and spreads (nba, nfl, ncaaf,
+//!   ncaab): game index `i % 31 == 9` of every season; natural ones too, and
+//!   rare NFL ties (a moneyline push) (`season.rs`, `sim.rs`);
+//! - **no final**: `i % 173 == 90` postponed (long seasons: mlb, nba, nhl in
+//!   small); yesterday's last game still `scheduled` when a league played
+//!   three or more games yesterday; today's and tomorrow's games unsettled;
+//! - **no line** (`i % 53 == 7`), **one-sided prices** (`i % 41 == 5`: away
+//!   money line, away spread price and under price empty);
+//! - **placeholder zero openers**: `i % 29 == 3`, in season stores and in the
+//!   predictions artifacts; preseason rows also lack openers at times;
+//! - **preseason rows**: mlb, nba, nhl, nfl (`season_type=preseason`);
+//! - **provenance**: the latest season is `live`; the one before is
+//!   `walk_forward` in its first half and `live` after; older seasons are
+//!   `walk_forward`, and the oldest (and any six or more back) are
+//!   `reconstructed_oos` with `model_training_through` and
+//!   `model_reconstruction_method`. Live rows before 2026-10-03 lack
+//!   `forecast_run`/`forecast_published_at` one time in four;
+//! - **settlement**: yesterday's first final `pending`, second `provisional`
+//!   (or the latest final `provisional` for a league out of season), and
+//!   `disputed` at `i % 67 == 40` of the latest season;
+//! - **no prediction** (`i % 47 == 11`): empty model and forecast columns;
+//! - **BLEND exactly 0.5** (`i % 37 == 17`);
+//! - **unknown columns** `home_rest_days`, `travel_km` in every season store
+//!   and in `predictions/nba/won_on_spread.csv`;
+//! - **AI column** only in the won_on_points predictions of mlb, nba, nfl and
+//!   ncaab and in their latest season stores, with some rows empty;
+//! - **off-day manifests** for a league without games that day (mlb in
+//!   November); a held game in today's manifest of the first league with games.
+
+mod artifacts;
+mod calendar;
+mod csvw;
+mod rng;
+mod schedule;
+mod season;
+mod sim;
+mod teams;
+mod tz;
+
+use std::io;
+use std::path::Path;
+
+use chrono::NaiveDate;
+use linecast_domain::artifacts::keys;
+use linecast_domain::{ModelType, SeasonLabel, Sport};
+
+pub use tz::{et_date, et_offset_hours};
+
+use crate::artifacts::League;
+use crate::schedule::LeagueSize;
+use crate::season::{SeasonPlace, build_season};
+
+/// How much history to generate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// Full leagues, the latest season plus the ten before it.
+    Demo,
+    /// Eight teams per league and fewer games, the latest season plus two:
+    /// the committed test fixture (about 3 MB).
+    Small,
+}
+
+impl std::str::FromStr for Profile {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "demo" => Ok(Profile::Demo),
+            "small" => Ok(Profile::Small),
+            other => Err(format!("unknown profile '{other}'; allowed: demo, small")),
+        }
+    }
+}
+
+/// Inputs of [`generate`]; the output is a pure function of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GenOptions {
+    /// Today's America/New_York date: the latest season runs up to it.
+    pub today: NaiveDate,
+    pub seed: u64,
+    pub profile: Profile,
+}
+
+impl Profile {
+    fn previous_seasons(self) -> u32 {
+        match self {
+            Profile::Demo => 10,
+            Profile::Small => 2,
+        }
+    }
+
+    fn size(self, sport: Sport) -> LeagueSize {
+        let all = teams::teams(sport).len();
+        let (teams, games_per_team, preseason, playoff_teams) = match (self, sport) {
+            (Profile::Demo, Sport::Mlb) => (all, 162.0, 20.0, 8),
+            (Profile::Demo, Sport::Nba | Sport::Nhl) => (all, 82.0, 5.0, 16),
+            (Profile::Demo, Sport::Nfl) => (all, 17.0, 3.0, 16),
+            (Profile::Demo, Sport::Ncaaf) => (all, 12.0, 0.0, 8),
+            (Profile::Demo, Sport::Ncaab) => (all, 30.0, 0.0, 16),
+            (Profile::Small, Sport::Mlb) => (8, 24.0, 3.0, 4),
+            (Profile::Small, Sport::Nba | Sport::Nhl) => (8, 20.0, 2.0, 4),
+            (Profile::Small, Sport::Nfl) => (8, 17.0, 1.0, 4),
+            (Profile::Small, Sport::Ncaaf) => (8, 12.0, 0.0, 4),
+            (Profile::Small, Sport::Ncaab) => (8, 14.0, 0.0, 4),
+        };
+        LeagueSize {
+            teams,
+            games_per_team,
+            preseason,
+            playoff_teams,
+        }
+    }
+}
+
+/// The latest season of `sport` that has begun by `today` (the one
+/// containing today, or the one before when today's has not started).
+pub fn latest_season(sport: Sport, today: NaiveDate) -> SeasonLabel {
+    let containing = SeasonLabel::containing(sport, today);
+    if calendar::season_first_day(sport, containing.start_year()) <= today {
+        containing
+    } else {
+        containing.previous()
+    }
+}
+
+/// How many times [`generate`] calls `progress`, for a progress bar.
+pub fn planned_steps(opts: &GenOptions) -> u64 {
+    let sports = Sport::ALL.len() as u64;
+    sports * (u64::from(opts.profile.previous_seasons()) + 1) + sports + 1
+}
+
+/// Generates every object of the data contract, sorted by key. `progress`
+/// is called once per step with a short description of the step done.
+pub fn generate(opts: &GenOptions, progress: &mut dyn FnMut(&str)) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut holder_found = false;
+    for sport in Sport::ALL {
+        let latest = latest_season(*sport, opts.today);
+        let oldest = opts.profile.previous_seasons();
+        let seasons: Vec<_> = (0..=oldest)
+            .map(|back| {
+                let year = latest.start_year() - back as i32;
+                let games = build_season(
+                    *sport,
+                    SeasonPlace { year, back, oldest },
+                    opts.profile.size(*sport),
+                    opts.seed,
+                    opts.today,
+                );
+                progress(&format!("{sport} {}", SeasonLabel::starting(*sport, year)));
+                games
+            })
+            .collect();
+        let league = League {
+            sport: *sport,
+            seasons,
+            today: opts.today,
+        };
+        out.push((keys::teams(*sport), artifacts::teams(*sport)));
+        out.push((keys::scores(*sport), artifacts::scores(&league)));
+        out.push((keys::odds(*sport), artifacts::odds(&league)));
+        for mt in ModelType::ALL {
+            out.push((keys::predictions(*sport, *mt), artifacts::predictions(&league, *mt)));
+            for games in &league.seasons {
+                if let Some(first) = games.first() {
+                    out.push((
+                        keys::season(*sport, *mt, first.season),
+                        artifacts::season_store(games, *mt),
+                    ));
+                }
+            }
+        }
+        if sport.has_prediction_market() {
+            out.push((keys::markets(*sport), artifacts::markets(&league)));
+        }
+        let plays_today = league.latest().iter().any(|g| g.key.date == opts.today);
+        out.extend(artifacts::releases(&league, plays_today && !holder_found));
+        holder_found |= plays_today;
+        for (file, bytes) in artifacts::datasets(&league) {
+            out.push((keys::dataset(*sport, &file), bytes));
+        }
+        progress(&format!("{sport} artifacts"));
+    }
+    out.push((keys::PRODUCT_CATALOG.to_owned(), artifacts::catalog()));
+    progress("product catalog");
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// Writes objects under `dir`, each through a temporary file renamed into
+/// place so a reader never sees a half-written object.
+pub fn write_dir(dir: &Path, objects: &[(String, Vec<u8>)]) -> io::Result<()> {
+    for (key, bytes) in objects {
+        let path = dir.join(key);
+        let parent = path.parent().unwrap_or(dir);
+        std::fs::create_dir_all(parent)?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let tmp = parent.join(format!(".{name}.tmp"));
+        std::fs::write(&tmp, bytes)?;
+        std::fs::rename(&tmp, &path)?;
+    }
+    Ok(())
+}
+
+/// Seed of the demo store the server generates on first run.
+pub const DEMO_SEED: u64 = 42;
+
+/// Generates the demo profile for `today` into `dir` when it is missing or
+/// empty; returns whether it generated. A non-empty directory is left alone.
+pub fn ensure_demo_store(dir: &Path, today: NaiveDate) -> io::Result<bool> {
+    if dir.exists() && std::fs::read_dir(dir)?.next().is_some() {
+        return Ok(false);
+    }
+    let opts = GenOptions {
+        today,
+        seed: DEMO_SEED,
+        profile: Profile::Demo,
+    };
+    let objects = generate(&opts, &mut |_| {});
+    write_dir(dir, &objects)?;
+    Ok(true)
+}

@@ -1,0 +1,334 @@
+//! Builds every game of one season of one league: schedule, scores, lines,
+//! model probabilities and provenance, then the deliberate awkward cases and
+//! the view of the season as of `today`.
+//!
+//! Awkward cases, by game index `i` within the season (so every league and
+//! season of every profile carries them; see also `crate` docs):
+//! - `i % 31 == 9` final before today: total set on the final sum (push on an integer
+//!   total); in nba, nfl, ncaaf, ncaab the spread too (push on the spread).
+//! - `i % 53 == 7`: no line at all.
+//! - `i % 41 == 5`: one-sided prices (away money line, away spread price and
+//!   under price empty).
+//! - `i % 29 == 3`: placeholder zero openers (`0` in every `open_*` column).
+//! - `i % 47 == 11`: no prediction (model columns and forecast provenance empty).
+//! - `i % 37 == 17`: BLEND exactly 0.5.
+//! - `i % 173 == 90` (before today): postponed, no final.
+//! - `i % 67 == 40` final, current season: `settlement_status=disputed`.
+
+use chrono::NaiveDate;
+use linecast_domain::artifacts::GameStatus;
+use linecast_domain::{GameKey, Lines, ModelColumn, ModelProbs, ModelType, Provenance, SeasonLabel, Sport};
+
+use crate::calendar::{late_slot, plus, season_first_day};
+use crate::rng::{Rng, fnv};
+use crate::schedule::{LeagueSize, Phase, season_schedule};
+use crate::sim::{league, lines, model_probs, round_half, scores, side_probability};
+use crate::teams::teams;
+
+/// Live forecasts before this date were backfilled from retained releases;
+/// some rows found none and carry no run or publication time.
+const LIVE_RETAINED_SINCE: (i32, u32, u32) = (2026, 10, 3);
+
+/// One game as every artifact sees it.
+#[derive(Debug, Clone)]
+pub(crate) struct Game {
+    pub key: GameKey,
+    pub season: SeasonLabel,
+    pub phase: Phase,
+    pub home: usize,
+    pub away: usize,
+    pub status: GameStatus,
+    pub home_score: Option<u32>,
+    pub away_score: Option<u32>,
+    pub lines: Lines,
+    /// Per model type, in `ModelType::ALL` order; `None` without a prediction.
+    pub models: [Option<ModelProbs>; 3],
+    pub quote_source: Option<&'static str>,
+    pub settlement: Option<&'static str>,
+    pub provenance: Provenance,
+    pub rest_days: u32,
+    pub travel_km: u32,
+    /// In the season store (played, or dated today or tomorrow).
+    pub in_store: bool,
+    /// The true home win probability, for prediction-market prices.
+    pub home_win: f64,
+}
+
+/// Where a season sits in the generated history.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SeasonPlace {
+    pub year: i32,
+    /// 0 for the latest season, 1 for the one before, ...
+    pub back: u32,
+    pub oldest: u32,
+}
+
+/// Model types whose predictions carry the AI column.
+pub(crate) fn has_ai(sport: Sport, model_type: ModelType) -> bool {
+    model_type == ModelType::WonOnPoints && matches!(sport, Sport::Mlb | Sport::Nba | Sport::Nfl | Sport::Ncaab)
+}
+
+pub(crate) fn model_index(model_type: ModelType) -> usize {
+    ModelType::ALL.iter().position(|m| *m == model_type).unwrap_or(0)
+}
+
+/// Team strength (margin) and offense (total) ratings for one season: a
+/// lasting team component plus a season component.
+fn ratings(seed: u64, sport: Sport, year: i32, n: usize) -> (Vec<f64>, Vec<f64>) {
+    let mut strength = Vec::with_capacity(n);
+    let mut offense = Vec::with_capacity(n);
+    let mut season = Rng::stream(seed, &format!("ratings/{sport}/{year}"));
+    for team in &teams(sport)[..n] {
+        let mut lasting = Rng::stream(seed, &format!("team/{sport}/{}", team.0));
+        strength.push(0.7 * lasting.normal() + 0.6 * season.normal());
+        offense.push(0.5 * lasting.normal() + 0.5 * season.normal());
+    }
+    (strength, offense)
+}
+
+pub(crate) fn release_id(sport: Sport, date: NaiveDate) -> String {
+    format!("{sport}-{}-r1", date.format("%Y-%m-%d"))
+}
+
+/// When the day's release published its predictions (a few minutes of
+/// jitter per sport and date, always before the first pitch or tip).
+pub(crate) fn published_at(sport: Sport, date: NaiveDate) -> String {
+    let jitter = fnv(&format!("{sport}{date}")) % 20;
+    format!("{}T13:{:02}:00Z", date.format("%Y-%m-%d"), 30 + jitter)
+}
+
+pub(crate) fn build_season(
+    sport: Sport,
+    place: SeasonPlace,
+    size: LeagueSize,
+    seed: u64,
+    today: NaiveDate,
+) -> Vec<Game> {
+    let SeasonPlace { year, back, .. } = place;
+    let label = SeasonLabel::starting(sport, year);
+    let (strength, offense) = ratings(seed, sport, year, size.teams);
+    let mut rng = Rng::stream(seed, &format!("season/{sport}/{year}"));
+    let slots = season_schedule(sport, year, size, &strength, today, &mut rng);
+    let lg = league(sport);
+    let midpoint = slots.get(slots.len() / 2).map_or(today, |s| s.date);
+    let table = teams(sport);
+    let mut last_played: Vec<Option<NaiveDate>> = vec![None; size.teams];
+    let mut games = Vec::with_capacity(slots.len());
+    for (i, slot) in slots.iter().enumerate() {
+        let damp = if slot.phase == Phase::Preseason { 0.5 } else { 1.0 };
+        let margin = ((strength[slot.home] - strength[slot.away]) * lg.rating_scale + lg.home_edge) * damp;
+        let total = lg.base_total + (offense[slot.home] + offense[slot.away]) * lg.total_scale * 0.5;
+        let market_margin = margin + rng.normal() * lg.margin_sd * 0.12;
+        let market_total = total + rng.normal() * lg.total_sd * 0.1;
+        let (home_score, away_score) = scores(sport, margin, total, &mut rng);
+        let mut l = lines(sport, market_margin, market_total, &mut rng);
+        if slot.phase == Phase::Preseason && rng.chance(0.4) {
+            // Preseason markets often open late: no real opener.
+            for f in [
+                &mut l.open_home_money_line,
+                &mut l.open_away_money_line,
+                &mut l.open_home_point_spread,
+                &mut l.open_away_point_spread,
+                &mut l.open_over_under,
+            ] {
+                *f = None;
+            }
+        }
+        // Only played games: a line set on a future result would leak it.
+        if i % 31 == 9 && slot.date < today {
+            l.over_under = Some(f64::from(home_score + away_score));
+            if !lg.fixed_spread {
+                let spread = f64::from(away_score) - f64::from(home_score);
+                l.home_point_spread = Some(round_half(spread));
+                l.away_point_spread = Some(round_half(-spread));
+            }
+        }
+        if i % 53 == 7 {
+            l = Lines::default();
+        }
+        if i % 41 == 5 {
+            l.away_money_line = None;
+            l.away_point_spread_line = None;
+            l.under_line = None;
+        }
+        if i % 29 == 3 {
+            for f in [
+                &mut l.open_home_money_line,
+                &mut l.open_away_money_line,
+                &mut l.open_home_point_spread,
+                &mut l.open_away_point_spread,
+                &mut l.open_over_under,
+            ] {
+                *f = Some(0.0);
+            }
+        }
+        let live = back == 0 || (back == 1 && slot.date >= midpoint);
+        let with_prediction = i % 47 != 11;
+        let reference = (round_half(-market_margin), round_half(market_total));
+        let mut models = [None, None, None];
+        if with_prediction {
+            for mt in ModelType::ALL {
+                let p_true = side_probability(sport, *mt, &l, margin, total, reference);
+                let p_market = side_probability(sport, *mt, &l, market_margin, market_total, reference);
+                let ai = back == 0 && live && has_ai(sport, *mt) && rng.chance(0.9);
+                let mut probs = model_probs(p_true, p_market, ai, &mut rng);
+                if i % 37 == 17 {
+                    probs.set(ModelColumn::Blend, Some(0.5));
+                }
+                models[model_index(*mt)] = Some(probs);
+            }
+        }
+        let provenance = if with_prediction {
+            provenance(sport, label, place, live, slot.date, today, i, seed)
+        } else {
+            Provenance::default()
+        };
+        let rest_days = last_played[slot.home].map_or(7, |d| (slot.date - d).num_days().clamp(0, 9) as u32);
+        last_played[slot.home] = Some(slot.date);
+        last_played[slot.away] = Some(slot.date);
+        let postponed = i % 173 == 90;
+        games.push(Game {
+            key: GameKey::new(slot.date, slot.time, table[slot.away].0, table[slot.home].0),
+            season: label,
+            phase: slot.phase,
+            home: slot.home,
+            away: slot.away,
+            status: if postponed {
+                GameStatus::Postponed
+            } else {
+                GameStatus::Final
+            },
+            home_score: (!postponed).then_some(home_score),
+            away_score: (!postponed).then_some(away_score),
+            quote_source: if l.home_money_line.is_none() && l.home_point_spread.is_none() {
+                None
+            } else if i % 9 == 4 {
+                Some("pregame_snapshot")
+            } else {
+                Some("closing")
+            },
+            settlement: (!postponed).then_some(if back == 0 && i % 67 == 40 {
+                "disputed"
+            } else {
+                "settled"
+            }),
+            lines: l,
+            models,
+            provenance,
+            rest_days,
+            travel_km: (fnv(&format!("{}{}", table[slot.home].0, table[slot.away].0)) % 4200 + 40) as u32,
+            in_store: true,
+            home_win: crate::sim::phi(margin / lg.margin_sd),
+        });
+    }
+    if back == 0 {
+        as_of_today(sport, &mut games, today);
+    }
+    games
+}
+
+/// Forecast provenance of a game with a prediction.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one call site; the inputs are all plain facts about the game"
+)]
+fn provenance(
+    sport: Sport,
+    label: SeasonLabel,
+    place: SeasonPlace,
+    live: bool,
+    date: NaiveDate,
+    today: NaiveDate,
+    i: usize,
+    seed: u64,
+) -> Provenance {
+    let mut p = Provenance::default();
+    if live {
+        p.model_probability_source = Some("live".into());
+        p.forecast_source = Some("live".into());
+        let retained = NaiveDate::from_ymd_opt(LIVE_RETAINED_SINCE.0, LIVE_RETAINED_SINCE.1, LIVE_RETAINED_SINCE.2)
+            .unwrap_or(today);
+        // Forecasts for today and tomorrow come from today's release.
+        let publishing_day = date.min(today);
+        let backfilled = date >= retained || !fnv(&format!("{seed}{sport}{i}")).is_multiple_of(4);
+        if backfilled {
+            p.forecast_run = Some(release_id(sport, publishing_day));
+            p.forecast_published_at = Some(published_at(sport, publishing_day));
+        }
+    } else if place.back >= 6 || (place.back >= 2 && place.back == place.oldest) {
+        p.model_probability_source = Some("reconstructed_oos".into());
+        p.forecast_source = Some("walk_forward".into());
+        p.forecast_run = Some(format!("bt-{sport}-{label}-oos"));
+        p.model_training_through = Some(
+            plus(season_first_day(sport, label.start_year()), -1)
+                .format("%Y-%m-%d")
+                .to_string(),
+        );
+        p.model_reconstruction_method = Some("expanding_window_refit".into());
+    } else {
+        p.model_probability_source = Some("walk_forward".into());
+        p.forecast_source = Some("walk_forward".into());
+        p.forecast_run = Some(format!("bt-{sport}-2026-09-wf3"));
+    }
+    p
+}
+
+/// The latest season as of `today`: nothing from today on is final, games
+/// after tomorrow are only on the score tape, yesterday's finals are still
+/// settling and one of them has no final yet.
+fn as_of_today(sport: Sport, games: &mut [Game], today: NaiveDate) {
+    let tomorrow = plus(today, 1);
+    let yesterday = plus(today, -1);
+    for g in games.iter_mut().filter(|g| g.key.date >= today) {
+        g.status = GameStatus::Scheduled;
+        g.home_score = None;
+        g.away_score = None;
+        g.settlement = None;
+        g.in_store = g.key.date <= tomorrow;
+        if g.quote_source.is_some() {
+            g.quote_source = Some("pregame_snapshot");
+        }
+    }
+    // One late start on today's slate.
+    let todays: Vec<usize> = games
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| g.key.date == today)
+        .map(|(i, _)| i)
+        .collect();
+    if todays.len() >= 2 {
+        let last = todays[todays.len() - 1];
+        games[last].key.time_est = late_slot(sport).max(games[last].key.time_est);
+    }
+    let yesterdays: Vec<usize> = games
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| g.key.date == yesterday && g.status == GameStatus::Final)
+        .map(|(i, _)| i)
+        .collect();
+    match yesterdays.as_slice() {
+        [] => {
+            if let Some(g) = games
+                .iter_mut()
+                .rev()
+                .find(|g| g.status == GameStatus::Final && g.key.date < today)
+            {
+                g.settlement = Some("provisional");
+            }
+        }
+        ix => {
+            games[ix[0]].settlement = Some("pending");
+            if let Some(i) = ix.get(1) {
+                games[*i].settlement = Some("provisional");
+            }
+            if ix.len() >= 3 {
+                // The feed has not sent this late game's final yet.
+                let g = &mut games[ix[ix.len() - 1]];
+                g.status = GameStatus::Scheduled;
+                g.home_score = None;
+                g.away_score = None;
+                g.settlement = None;
+            }
+        }
+    }
+}
