@@ -25,7 +25,7 @@ impl Modify for SecuritySchemes {
     }
 }
 
-use crate::routes::{analytics, data_status, edge_picks, health, odds, predictions, public_picks, results, root, strategies};
+use crate::routes::{account, analytics, compat, data_status, datasets, markets, edge_picks, health, odds, predictions, public_picks, results, root, strategies};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -52,6 +52,20 @@ use crate::routes::{analytics, data_status, edge_picks, health, odds, prediction
         analytics::density_route,
         strategies::strategies,
         strategies::replay,
+        markets::markets,
+        compat::sports,
+        compat::picks_today,
+        compat::picks_performance,
+        compat::picks_for_date,
+        account::me,
+        account::usage,
+        account::list_keys,
+        account::create_key,
+        account::rename_key,
+        account::revoke_key,
+        datasets::status,
+        datasets::refresh,
+        datasets::download,
         edge_picks::edge_picks,
         edge_picks::track_record,
         edge_picks::edge_picks_for_date,
@@ -64,6 +78,8 @@ use crate::routes::{analytics, data_status, edge_picks, health, odds, prediction
         (name = "data", description = "Model data; needs an API key"),
         (name = "history", description = "Graded results and aggregates; needs an API key"),
         (name = "strategies", description = "Strategy leaderboards and replays; needs an API key"),
+        (name = "account", description = "Customer account, usage and API keys"),
+        (name = "datasets", description = "Historical dataset refresh and signed downloads"),
         (name = "compatibility", description = "Legacy endpoints with explicit empty payloads")
     )
 )]

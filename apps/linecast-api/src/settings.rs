@@ -43,6 +43,12 @@ pub struct Settings {
     /// False only with `LINECAST_AUTH_DISABLED=true`: no keys, no limits.
     /// For benchmarks that measure what auth costs; never in production.
     pub auth_enabled: bool,
+    /// `LINECAST_PUBLIC_URL`: base of signed download links (default `http://<bind>`).
+    pub public_url: String,
+    /// `LINECAST_MARKETS`: `file` (default, the store's snapshots) or `kalshi`.
+    pub markets_source: String,
+    /// `LINECAST_KALSHI_BASE_URL`: Kalshi's public market-data API.
+    pub kalshi_base_url: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -119,7 +125,14 @@ impl Settings {
         if !auth_enabled {
             tracing::warn!("LINECAST_AUTH_DISABLED is set: every endpoint is open and unlimited");
         }
+        let markets_source = env("LINECAST_MARKETS").unwrap_or_else(|| "file".to_owned());
+        if !matches!(markets_source.as_str(), "file" | "kalshi") {
+            return Err(bad("LINECAST_MARKETS", format!("'{markets_source}'; expected file or kalshi")));
+        }
         Ok(Self {
+            public_url: env("LINECAST_PUBLIC_URL").unwrap_or_else(|| format!("http://{bind}")),
+            markets_source,
+            kalshi_base_url: env("LINECAST_KALSHI_BASE_URL"),
             auth_enabled,
             bind,
             database_url,
@@ -148,6 +161,9 @@ impl Settings {
             demo_data: false,
             var_dir: var_dir.to_path_buf(),
             auth_enabled: true,
+            public_url: "http://127.0.0.1".to_owned(),
+            markets_source: "file".to_owned(),
+            kalshi_base_url: None,
         }
     }
 }

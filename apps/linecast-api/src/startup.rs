@@ -14,6 +14,10 @@ use anyhow::Context;
 use async_trait::async_trait;
 use linecast_core::services::slate::et_date;
 use linecast_core::ports::limits::Limiter;
+use linecast_core::ports::markets::PredictionMarkets;
+use linecast_core::ports::signer::UrlSigner;
+use linecast_markets::{CachedMarkets, FileSnapshotMarkets, KalshiConfig, KalshiMarkets};
+use linecast_signer::HmacSigner;
 use linecast_core::services::history::History;
 use linecast_core::{Accounts, ArtifactStore, Clock, FixedClock, SystemClock, UsageMeter};
 use linecast_db::SeaAccounts;
@@ -24,7 +28,7 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::error::{ApiError, error_response};
 use crate::auth::cache::KeyCache;
 use crate::auth::middleware::{Access, access_layer};
-use crate::routes::{analytics, data_status, edge_picks, health, odds, predictions, public_picks, results, root, strategies};
+use crate::routes::{account, analytics, compat, data_status, datasets, markets, edge_picks, health, odds, predictions, public_picks, results, root, strategies};
 use crate::settings::Settings;
 use crate::state::{AppState, Probe};
 use crate::{openapi, telemetry};
@@ -150,7 +154,23 @@ impl Application {
             Arc::new(CacheProbe(store.clone())),
         ];
         let history = Arc::new(History::new(store.clone()));
-        let state = AppState { store, history, clock, probes, accounts, usage, limiter, keys, access };
+        let hmac = Arc::new(match &settings.signing_key {
+            Some(secret) => HmacSigner::new(secret.as_bytes(), settings.public_url.clone()),
+            None => HmacSigner::with_random_secret(settings.public_url.clone()),
+        });
+        let signer: Arc<dyn UrlSigner> = hmac.clone();
+        let artifacts: Arc<dyn ArtifactStore> = store.clone();
+        let source: Arc<dyn PredictionMarkets> = if settings.markets_source == "kalshi" {
+            let mut config = KalshiConfig::default();
+            if let Some(base) = &settings.kalshi_base_url {
+                config.base_url.clone_from(base);
+            }
+            Arc::new(KalshiMarkets::new(config, artifacts.clone()).map_err(|e| anyhow::anyhow!("Kalshi adapter: {e}"))?.with_clock(clock.clone()))
+        } else {
+            Arc::new(FileSnapshotMarkets::new(artifacts.clone()))
+        };
+        let markets: Arc<dyn PredictionMarkets> = Arc::new(CachedMarkets::new(source, CachedMarkets::DEFAULT_TTL));
+        let state = AppState { store, history, clock, probes, accounts, usage, limiter, keys, signer, hmac, markets, access };
         crate::demo::ensure_demo_customer(&state, &settings.var_dir).await?;
         let flusher = spawn_flusher(state.clone());
         let listener = TcpListener::bind(settings.bind).with_context(|| format!("binding {}", settings.bind))?;
@@ -257,6 +277,20 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(analytics::tracking)
         .service(strategies::replay)
         .service(strategies::strategies)
+        .service(markets::markets)
+        .service(compat::sports)
+        .service(compat::picks_today)
+        .service(compat::picks_performance)
+        .service(compat::picks_for_date)
+        .service(account::me)
+        .service(account::usage)
+        .service(account::list_keys)
+        .service(account::create_key)
+        .service(account::rename_key)
+        .service(account::revoke_key)
+        .service(datasets::status)
+        .service(datasets::refresh)
+        .service(datasets::download)
         .service(edge_picks::edge_picks)
         .service(edge_picks::track_record)
         .service(edge_picks::edge_picks_for_date);

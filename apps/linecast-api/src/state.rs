@@ -4,6 +4,9 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use linecast_core::ports::limits::Limiter;
+use linecast_core::ports::markets::PredictionMarkets;
+use linecast_core::ports::signer::UrlSigner;
+use linecast_signer::HmacSigner;
 use linecast_core::services::history::History;
 use linecast_core::{Accounts, ArtifactStore, Clock, UsageMeter};
 
@@ -31,6 +34,12 @@ pub struct AppState {
     pub usage: Arc<dyn UsageMeter>,
     pub limiter: Arc<dyn Limiter>,
     pub keys: KeyCache,
+    /// Signs dataset download links.
+    pub signer: Arc<dyn UrlSigner>,
+    /// Verifies the embedded store's download tokens.
+    pub hmac: Arc<HmacSigner>,
+    /// Prediction-market prices (cached).
+    pub markets: Arc<dyn PredictionMarkets>,
     /// `None` when auth and limits are disabled (benchmarks only).
     pub access: Option<Arc<Access>>,
 }

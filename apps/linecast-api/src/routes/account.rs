@@ -1,0 +1,329 @@
+//! Customer account, usage and API-key management. A customer only ever
+//! sees, renames or revokes their own keys; a key not among theirs is 404.
+
+use actix_web::{HttpResponse, delete, get, patch, post, web};
+use linecast_core::ports::accounts::{KeyRef, display_prefix, generate_key, hash_key, parse_key_ref};
+use linecast_core::{ApiKeyRecord, Customer, NewApiKey};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::security::rfc3339;
+use crate::auth::{AuthContext, month_of, next_reset};
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// The caller, as authenticated by the access middleware.
+pub(crate) fn caller(ctx: Option<web::ReqData<AuthContext>>) -> Result<AuthContext, ApiError> {
+    ctx.map(web::ReqData::into_inner).ok_or_else(|| ApiError::Unauthorized("API key required".to_owned()))
+}
+
+/// A customer account.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CustomerResponse {
+    pub customer_id: i64,
+    pub email: String,
+    pub name: String,
+    /// `ai` (legacy `data`, `basic`, `premium` resolve to the same access).
+    pub tier: String,
+    pub api_plan: Option<String>,
+    pub api_subscription_status: String,
+    pub subscription_status: String,
+    /// Requests counted this UTC month.
+    pub monthly_requests: u64,
+    pub monthly_limit: u64,
+    pub created_at: String,
+}
+
+/// Usage in the current window.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct UsageResponse {
+    pub monthly_requests: u64,
+    pub monthly_limit: u64,
+    pub requests_remaining: u64,
+    pub tier: String,
+    pub api_plan: Option<String>,
+    pub api_subscription_status: String,
+    pub subscription_status: String,
+    /// First day of the next UTC month (`YYYY-MM-DD`).
+    pub reset_date: String,
+}
+
+/// An API key as listed: masked.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ApiKeyView {
+    /// `sk_service_` + four key characters + `*****`.
+    pub api_key: String,
+    pub name: String,
+    pub tier: String,
+    pub created_at: String,
+    pub is_active: bool,
+    pub expires_at: Option<String>,
+}
+
+/// The one response that carries a full key.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CreatedKeyResponse {
+    /// The full key. It is shown only here.
+    pub api_key: String,
+    pub message: String,
+    pub warning: String,
+}
+
+/// A confirmation.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MessageResponse {
+    pub message: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct CreateKeyRequest {
+    /// A label for the key (1 to 100 characters).
+    pub name: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct RenameKeyRequest {
+    /// The full key or its masked form.
+    pub api_key_to_rename: String,
+    /// 1 to 100 characters.
+    pub new_name: String,
+}
+
+fn view(key: &ApiKeyRecord) -> ApiKeyView {
+    ApiKeyView {
+        api_key: key.masked(),
+        name: key.name.clone(),
+        tier: key.tier.clone(),
+        created_at: rfc3339(key.created_at),
+        is_active: key.is_active && key.revoked_at.is_none(),
+        expires_at: key.expires_at.map(rfc3339),
+    }
+}
+
+fn customer_view(c: &Customer, monthly_requests: u64) -> CustomerResponse {
+    CustomerResponse {
+        customer_id: c.customer_id,
+        email: c.email.clone(),
+        name: c.name.clone(),
+        tier: c.tier.clone(),
+        api_plan: c.api_plan.clone(),
+        api_subscription_status: c.api_subscription_status.code().to_owned(),
+        subscription_status: c.subscription_status.code().to_owned(),
+        monthly_requests,
+        monthly_limit: c.monthly_limit,
+        created_at: rfc3339(c.created_at),
+    }
+}
+
+fn valid_name(field: &str, name: &str) -> Result<String, ApiError> {
+    let trimmed = name.trim();
+    if trimmed.is_empty() || trimmed.chars().count() > 100 {
+        return Err(ApiError::BadRequest(format!("Invalid {field}: must be 1 to 100 characters")));
+    }
+    Ok(trimmed.to_owned())
+}
+
+/// Finds one of the caller's keys by full or masked value.
+async fn find_own_key(state: &AppState, ctx: &AuthContext, field: &str, raw: &str) -> Result<ApiKeyRecord, ApiError> {
+    let reference = parse_key_ref(raw).ok_or_else(|| {
+        ApiError::BadRequest(format!("Invalid {field}: expected a full key (sk_service_...) or its masked form (sk_service_XXXX*****)"))
+    })?;
+    let keys = state.accounts.list_keys(ctx.customer.customer_id).await?;
+    let matches: Vec<ApiKeyRecord> = keys
+        .into_iter()
+        .filter(|k| match &reference {
+            KeyRef::Full { key_hash } => linecast_core::ports::accounts::constant_time_eq(k.key_hash.as_bytes(), key_hash.as_bytes()),
+            KeyRef::Masked { display_prefix } => &k.display_prefix == display_prefix,
+        })
+        .collect();
+    match matches.len() {
+        0 => Err(ApiError::NotFound("API key not found among your keys".to_owned())),
+        1 => Ok(matches.into_iter().next().ok_or_else(|| ApiError::Internal("key vanished".into()))?),
+        _ => Err(ApiError::BadRequest(format!(
+            "The masked key {raw} matches several of your keys; send the full key instead"
+        ))),
+    }
+}
+
+
+#[utoipa::path(
+    get, path = "/api/v1/customers/me", operation_id = "get_me", tag = "account",
+    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
+    responses(
+        (status = 200, description = "The caller's account", body = CustomerResponse),
+        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
+        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
+        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
+        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
+    )
+)]
+#[get("/api/v1/customers/me")]
+pub async fn me(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthContext>>) -> Result<HttpResponse, ApiError> {
+    let ctx = caller(ctx)?;
+    let used = state.limiter.month_usage(ctx.customer.customer_id, month_of(state.clock.now())).await.map_err(|e| {
+        ApiError::Unavailable { detail: "Usage is temporarily unavailable".into(), cause: e.to_string() }
+    })?;
+    Ok(HttpResponse::Ok().json(customer_view(&ctx.customer, used)))
+}
+
+#[utoipa::path(
+    get, path = "/api/v1/customers/me/usage", operation_id = "get_usage", tag = "account",
+    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
+    responses(
+        (status = 200, description = "Usage this month", body = UsageResponse),
+        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
+        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
+        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
+        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
+    )
+)]
+#[get("/api/v1/customers/me/usage")]
+pub async fn usage(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthContext>>) -> Result<HttpResponse, ApiError> {
+    let ctx = caller(ctx)?;
+    let now = state.clock.now();
+    let c = &ctx.customer;
+    let used = state.limiter.month_usage(c.customer_id, month_of(now)).await.map_err(|e| ApiError::Unavailable {
+        detail: "Usage is temporarily unavailable".into(),
+        cause: e.to_string(),
+    })?;
+    Ok(HttpResponse::Ok().json(UsageResponse {
+        monthly_requests: used,
+        monthly_limit: c.monthly_limit,
+        requests_remaining: c.monthly_limit.saturating_sub(used),
+        tier: c.tier.clone(),
+        api_plan: c.api_plan.clone(),
+        api_subscription_status: c.api_subscription_status.code().to_owned(),
+        subscription_status: c.subscription_status.code().to_owned(),
+        reset_date: next_reset(now).format("%Y-%m-%d").to_string(),
+    }))
+}
+
+#[utoipa::path(
+    get, path = "/api/v1/customers/me/api-keys", operation_id = "list_api_keys", tag = "account",
+    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
+    responses(
+        (status = 200, description = "The caller's keys, masked, oldest first", body = Vec<ApiKeyView>),
+        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
+        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
+        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
+        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
+    )
+)]
+#[get("/api/v1/customers/me/api-keys")]
+pub async fn list_keys(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthContext>>) -> Result<HttpResponse, ApiError> {
+    let ctx = caller(ctx)?;
+    let keys = state.accounts.list_keys(ctx.customer.customer_id).await?;
+    Ok(HttpResponse::Ok().json(keys.iter().map(view).collect::<Vec<_>>()))
+}
+
+#[utoipa::path(
+    post, path = "/api/v1/customers/me/api-keys", operation_id = "create_api_key", tag = "account",
+    request_body = CreateKeyRequest,
+    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
+    responses(
+        (status = 200, description = "The new key, shown once", body = CreatedKeyResponse),
+        (status = 400, description = "Missing or invalid name, or a malformed JSON body", body = crate::error::ErrorBody),
+        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
+        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
+        (status = 413, description = "Body too large", body = crate::error::ErrorBody),
+        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
+        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/customers/me/api-keys")]
+pub async fn create_key(
+    state: web::Data<AppState>,
+    ctx: Option<web::ReqData<AuthContext>>,
+    body: web::Json<CreateKeyRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let ctx = caller(ctx)?;
+    let name = valid_name("name", &body.name)?;
+    let now = state.clock.now();
+    let key = generate_key()?;
+    let record = state
+        .accounts
+        .insert_key(
+            NewApiKey {
+                customer_id: ctx.customer.customer_id,
+                key_hash: hash_key(&key),
+                display_prefix: display_prefix(&key).unwrap_or_default().to_owned(),
+                name: name.clone(),
+                tier: ctx.customer.tier.clone(),
+                expires_at: None,
+            },
+            now,
+        )
+        .await?;
+    state.accounts.audit(ctx.customer.customer_id, Some(record.id), "issue", &format!("created key '{name}'"), now).await?;
+    Ok(HttpResponse::Ok().json(CreatedKeyResponse {
+        api_key: key,
+        message: format!("API key '{name}' created"),
+        warning: "Store this key now: it is shown only once and cannot be recovered.".to_owned(),
+    }))
+}
+
+#[utoipa::path(
+    patch, path = "/api/v1/customers/me/api-keys/rename", operation_id = "rename_api_key", tag = "account",
+    request_body = RenameKeyRequest,
+    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
+    responses(
+        (status = 200, description = "Renamed", body = MessageResponse),
+        (status = 400, description = "Invalid key reference or name, a masked key matching several keys, or a malformed body", body = crate::error::ErrorBody),
+        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
+        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
+        (status = 404, description = "No such key among yours", body = crate::error::ErrorBody),
+        (status = 413, description = "Body too large", body = crate::error::ErrorBody),
+        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
+        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
+    )
+)]
+#[patch("/api/v1/customers/me/api-keys/rename")]
+pub async fn rename_key(
+    state: web::Data<AppState>,
+    ctx: Option<web::ReqData<AuthContext>>,
+    body: web::Json<RenameKeyRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let ctx = caller(ctx)?;
+    let new_name = valid_name("new_name", &body.new_name)?;
+    let key = find_own_key(&state, &ctx, "api_key_to_rename", &body.api_key_to_rename).await?;
+    state.accounts.rename_key(key.id, &new_name).await?;
+    let now = state.clock.now();
+    state
+        .accounts
+        .audit(ctx.customer.customer_id, Some(key.id), "rename", &format!("'{}' -> '{new_name}'", key.name), now)
+        .await?;
+    state.keys.invalidate(&key.key_hash).await;
+    Ok(HttpResponse::Ok().json(MessageResponse { message: format!("API key {} renamed to '{new_name}'", key.masked()) }))
+}
+
+#[utoipa::path(
+    delete, path = "/api/v1/customers/me/api-keys/{api_key}", operation_id = "revoke_api_key", tag = "account",
+    params(("api_key" = String, Path, description = "The full key or its masked form")),
+    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
+    responses(
+        (status = 200, description = "Revoked", body = MessageResponse),
+        (status = 400, description = "Invalid key reference, a masked key matching several keys, or the key authenticating this request", body = crate::error::ErrorBody),
+        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
+        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
+        (status = 404, description = "No such key among yours", body = crate::error::ErrorBody),
+        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
+        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
+    )
+)]
+#[delete("/api/v1/customers/me/api-keys/{api_key}")]
+pub async fn revoke_key(
+    state: web::Data<AppState>,
+    ctx: Option<web::ReqData<AuthContext>>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let ctx = caller(ctx)?;
+    let key = find_own_key(&state, &ctx, "api_key", &path).await?;
+    if key.id == ctx.key.id {
+        return Err(ApiError::BadRequest("Cannot revoke the API key used to authenticate this request".to_owned()));
+    }
+    let now = state.clock.now();
+    state.accounts.revoke_key(key.id, now).await?;
+    state.accounts.audit(ctx.customer.customer_id, Some(key.id), "revoke", &format!("revoked '{}'", key.name), now).await?;
+    state.keys.invalidate(&key.key_hash).await;
+    Ok(HttpResponse::Ok().json(MessageResponse { message: format!("API key {} revoked", key.masked()) }))
+}
