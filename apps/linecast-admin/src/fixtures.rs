@@ -1,6 +1,6 @@
 //! `linecast-admin fixtures ...`: deterministic demo and test data.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -42,29 +42,40 @@ pub async fn run(command: FixturesCommand) -> anyhow::Result<ExitCode> {
         } => {
             let today = today.unwrap_or_else(|| et_date(chrono::Utc::now()));
             let opts = GenOptions { today, seed, profile };
-            let started = Instant::now();
-            let bar = ProgressBar::new(planned_steps(&opts));
-            bar.set_style(
-                ProgressStyle::with_template("{spinner} [{bar:40}] {pos}/{len} {msg}")
-                    .context("progress template")?
-                    .progress_chars("=> "),
-            );
-            let objects = generate(&opts, &mut |step| {
-                bar.set_message(step.to_owned());
-                bar.inc(1);
-            });
-            bar.set_message(format!("writing {} objects", objects.len()));
-            write_dir(&out, &objects).with_context(|| format!("writing {}", out.display()))?;
-            bar.finish_and_clear();
-            let bytes: usize = objects.iter().map(|(_, b)| b.len()).sum();
-            println!(
-                "wrote {} objects ({:.1} MB) to {} for {today} (seed {seed}, {profile:?}) in {:.1}s",
-                objects.len(),
-                bytes as f64 / 1e6,
-                out.display(),
-                started.elapsed().as_secs_f64()
-            );
+            // Generation is CPU-bound; keep it off the async runtime's workers.
+            tokio::task::spawn_blocking(move || generate_into(&out, &opts))
+                .await
+                .context("generator task")??;
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+fn generate_into(out: &Path, opts: &GenOptions) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let bar = ProgressBar::new(planned_steps(opts));
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{bar:40}] {pos}/{len} {msg}")
+            .context("progress template")?
+            .progress_chars("=> "),
+    );
+    let objects = generate(opts, &mut |step| {
+        bar.set_message(step.to_owned());
+        bar.inc(1);
+    });
+    bar.set_message(format!("writing {} objects", objects.len()));
+    write_dir(out, &objects).with_context(|| format!("writing {}", out.display()))?;
+    bar.finish_and_clear();
+    let bytes: usize = objects.iter().map(|(_, b)| b.len()).sum();
+    println!(
+        "wrote {} objects ({:.1} MB) to {} for {} (seed {}, {:?}) in {:.1}s",
+        objects.len(),
+        bytes as f64 / 1e6,
+        out.display(),
+        opts.today,
+        opts.seed,
+        opts.profile,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
 }
