@@ -21,6 +21,7 @@ use linecast_signer::HmacSigner;
 use linecast_core::services::history::History;
 use linecast_core::{Accounts, ArtifactStore, Clock, FixedClock, SystemClock, UsageMeter};
 use linecast_db::SeaAccounts;
+use object_store::ObjectStore;
 use linecast_limits::{InProcessLimiter, RedisLimiter};
 use linecast_store::{ObjectArtifactStore, StoreOptions};
 use utoipa_swagger_ui::SwaggerUi;
@@ -211,6 +212,12 @@ impl Probe for StoreProbe {
     }
     async fn check(&self) -> Result<serde_json::Value, String> {
         self.0.ping().await.map_err(|e| e.to_string())?;
+        // A reachable but empty root (a missing data folder reads as empty
+        // on the local filesystem) serves nothing: report it as down.
+        let listing = self.0.object_store().list_with_delimiter(None).await.map_err(|e| e.to_string())?;
+        if listing.common_prefixes.is_empty() && listing.objects.is_empty() {
+            return Err("the store is empty: no artifact has been published".to_owned());
+        }
         Ok(serde_json::json!({ "backend": self.0.object_store().to_string() }))
     }
 }

@@ -20,12 +20,36 @@ pub struct TestApp {
     pub address: String,
     pub client: reqwest::Client,
     pub store_dir: PathBuf,
+    /// The demo customer's key, created on first run.
+    pub api_key: String,
+    /// The app's state (ports), for tests that seed accounts directly.
+    pub state: linecast_api::state::AppState,
+    pub handle: actix_web::dev::ServerHandle,
+    pub var_dir: PathBuf,
     _dir: tempfile::TempDir,
 }
 
 impl TestApp {
     pub async fn get(&self, path: &str) -> reqwest::Response {
         self.client.get(format!("{}{path}", self.address)).send().await.expect("request failed")
+    }
+
+    /// GET with the demo key in `X-API-Key`.
+    pub async fn get_authed(&self, path: &str) -> reqwest::Response {
+        self.client
+            .get(format!("{}{path}", self.address))
+            .header("X-API-Key", &self.api_key)
+            .send()
+            .await
+            .expect("request failed")
+    }
+
+    /// GET with the demo key, returning status and JSON body.
+    pub async fn get_authed_json(&self, path: &str) -> (u16, serde_json::Value) {
+        let res = self.get_authed(path).await;
+        let status = res.status().as_u16();
+        let body = res.json().await.expect("body is JSON");
+        (status, body)
     }
 
     pub async fn get_json(&self, path: &str) -> (u16, serde_json::Value) {
@@ -57,11 +81,20 @@ pub async fn spawn_app_with(now: DateTime<Utc>, prepare: impl FnOnce(&Path)) -> 
     copy_dir(&fixtures_dir(), &store_dir);
     prepare(&store_dir);
     let settings = Settings::for_tests(&format!("file://{}", store_dir.display()), dir.path(), now);
+    spawn_with_settings(settings, dir, store_dir).await
+}
+
+/// Spawns the app with explicit settings; `dir` is kept alive with the app.
+pub async fn spawn_with_settings(settings: Settings, dir: tempfile::TempDir, store_dir: PathBuf) -> TestApp {
+    let var_dir = settings.var_dir.clone();
     let app = Application::build(settings).await.expect("app builds");
     let address = format!("http://127.0.0.1:{}", app.port());
+    let state = app.state.clone();
+    let handle = app.handle();
     tokio::spawn(app.run_until_stopped());
     let client = reqwest::Client::builder().no_gzip().no_brotli().build().unwrap();
-    TestApp { address, client, store_dir, _dir: dir }
+    let api_key = std::fs::read_to_string(var_dir.join("demo-key.txt")).expect("demo key written on first run").trim().to_owned();
+    TestApp { address, client, store_dir, api_key, state, handle, var_dir, _dir: dir }
 }
 
 pub async fn spawn_app() -> TestApp {
