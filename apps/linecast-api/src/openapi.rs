@@ -88,7 +88,7 @@ pub struct ApiDoc;
 /// The document, with the version of this build.
 pub fn document() -> utoipa::openapi::OpenApi {
     let mut doc = ApiDoc::openapi();
-    doc.info.version = env!("CARGO_PKG_VERSION").to_owned();
+    env!("CARGO_PKG_VERSION").clone_into(&mut doc.info.version);
     doc
 }
 

@@ -74,7 +74,7 @@ pub struct SettingsError {
     pub reason: String,
 }
 
-fn bad(name: &'static str, reason: impl ToString) -> SettingsError {
+fn bad(name: &'static str, reason: impl std::fmt::Display) -> SettingsError {
     SettingsError { name, reason: reason.to_string() }
 }
 

@@ -39,7 +39,7 @@ impl Access {
     }
 }
 
-fn unavailable(cause: impl ToString) -> ApiError {
+fn unavailable(cause: &impl ToString) -> ApiError {
     ApiError::Unavailable {
         detail: "The accounts service is temporarily unavailable; retry with backoff".to_owned(),
         cause: cause.to_string(),
@@ -51,7 +51,7 @@ impl From<AccountsError> for ApiError {
         match err {
             AccountsError::NotFound => ApiError::NotFound("Not found".to_owned()),
             AccountsError::Conflict(detail) => ApiError::BadRequest(detail),
-            AccountsError::Unavailable(cause) => unavailable(cause),
+            AccountsError::Unavailable(cause) => unavailable(&cause),
         }
     }
 }
@@ -82,7 +82,7 @@ pub async fn authenticate(state: &AppState, access: &Access, req: &ServiceReques
     if !ACCEPTED_TIERS.contains(&key.tier.as_str()) || !ACCEPTED_TIERS.contains(&customer.tier.as_str()) {
         return Err(ApiError::Forbidden(format!("The '{}' plan does not include API access", key.tier)));
     }
-    match access.limiter.check_second(key.id, PER_SECOND_LIMIT, now).await.map_err(unavailable)? {
+    match access.limiter.check_second(key.id, PER_SECOND_LIMIT, now).await.map_err(|e| unavailable(&e))? {
         SecondDecision::Allowed => {}
         SecondDecision::Refused { retry_after_secs } => {
             return Err(ApiError::TooManyRequests {
@@ -92,7 +92,7 @@ pub async fn authenticate(state: &AppState, access: &Access, req: &ServiceReques
         }
     }
     let month = month_of(now);
-    let used = match access.limiter.try_count_month(customer.customer_id, month, customer.monthly_limit).await.map_err(unavailable)? {
+    let used = match access.limiter.try_count_month(customer.customer_id, month, customer.monthly_limit).await.map_err(|e| unavailable(&e))? {
         MonthDecision::Counted { used } => used,
         MonthDecision::Exhausted { .. } => {
             let retry = (next_reset(now) - now).num_seconds().max(1) as u64;

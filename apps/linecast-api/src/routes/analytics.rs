@@ -19,7 +19,7 @@ use crate::error::ApiError;
 use crate::params::{self, RawQuery};
 use crate::state::AppState;
 
-fn sport_and_type(path: (String, String)) -> Result<(Sport, ModelType), ApiError> {
+fn sport_and_type(path: &(String, String)) -> Result<(Sport, ModelType), ApiError> {
     Ok((params::sport(&path.0)?, params::model_type(&path.1)?))
 }
 
@@ -63,7 +63,7 @@ pub struct SummaryResponse {
 )]
 #[get("/api/v1/summary/{sport}/{model_type}")]
 pub async fn summary(state: web::Data<AppState>, path: web::Path<(String, String)>) -> Result<HttpResponse, ApiError> {
-    let (sport, model_type) = sport_and_type(path.into_inner())?;
+    let (sport, model_type) = sport_and_type(&path.into_inner())?;
     let season = state.history.current(sport, model_type, state.clock.now()).await?;
     let data = state.history.season(sport, model_type, season).await?;
     let summary = data.summary();
@@ -127,7 +127,7 @@ pub async fn tracking(
     path: web::Path<(String, String)>,
     query: web::Query<RawQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let (sport, model_type) = sport_and_type(path.into_inner())?;
+    let (sport, model_type) = sport_and_type(&path.into_inner())?;
     let season = season_or_current(&state, sport, model_type, &query).await?;
     let data = state.history.season(sport, model_type, season).await?;
     Ok(HttpResponse::Ok().json(TrackingResponse {
@@ -175,7 +175,7 @@ pub struct TeamFormResponse {
 )]
 #[get("/api/v1/results/{sport}/{model_type}/team-form")]
 pub async fn team_form_route(state: web::Data<AppState>, path: web::Path<(String, String)>) -> Result<HttpResponse, ApiError> {
-    let (sport, model_type) = sport_and_type(path.into_inner())?;
+    let (sport, model_type) = sport_and_type(&path.into_inner())?;
     let now = state.clock.now();
     let season = state.history.current(sport, model_type, now).await?;
     let data = state.history.season(sport, model_type, season).await?;
@@ -242,7 +242,7 @@ pub struct RollingResponse {
 )]
 #[get("/api/v1/results/{sport}/{model_type}/rolling")]
 pub async fn rolling_route(state: web::Data<AppState>, path: web::Path<(String, String)>) -> Result<HttpResponse, ApiError> {
-    let (sport, model_type) = sport_and_type(path.into_inner())?;
+    let (sport, model_type) = sport_and_type(&path.into_inner())?;
     let cross = state.history.rolling(sport, model_type).await?;
     Ok(HttpResponse::Ok().json(RollingResponse {
         sport: sport.code().to_owned(),
@@ -285,7 +285,7 @@ pub struct DensityResponse {
 )]
 #[get("/api/v1/results/{sport}/{model_type}/density")]
 pub async fn density_route(state: web::Data<AppState>, path: web::Path<(String, String)>) -> Result<HttpResponse, ApiError> {
-    let (sport, model_type) = sport_and_type(path.into_inner())?;
+    let (sport, model_type) = sport_and_type(&path.into_inner())?;
     let cross = state.history.density(sport, model_type, state.clock.now()).await?;
     Ok(HttpResponse::Ok().json(DensityResponse {
         sport: sport.code().to_owned(),

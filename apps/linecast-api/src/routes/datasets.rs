@@ -51,7 +51,7 @@ pub struct RefreshResponse {
     pub downloads: Vec<DownloadItem>,
 }
 
-fn unavailable(what: &str, cause: impl ToString) -> ApiError {
+fn unavailable(what: &str, cause: &impl ToString) -> ApiError {
     ApiError::Unavailable { detail: format!("{what} is temporarily unavailable; nothing was consumed"), cause: cause.to_string() }
 }
 
@@ -139,7 +139,7 @@ pub async fn refresh(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthCo
         Err(StoreError::NotFound { .. }) => {
             return Err(ApiError::Forbidden("No refreshable dataset is published for your products".to_owned()));
         }
-        Err(e) => return Err(unavailable("The dataset catalog", e)),
+        Err(e) => return Err(unavailable("The dataset catalog", &e)),
     };
     let products: Vec<_> = catalog.value.products.iter().filter(|p| p.refreshable && owned.products.contains(&p.product_id)).collect();
     if products.is_empty() {
@@ -148,7 +148,7 @@ pub async fn refresh(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthCo
     let expires_at = (now + DOWNLOAD_TTL).duration_trunc(TimeDelta::seconds(1)).unwrap_or(now + DOWNLOAD_TTL);
     let mut downloads = Vec::with_capacity(products.len());
     for p in products {
-        let url = state.signer.sign(&p.key, &p.filename, expires_at).await.map_err(|e| unavailable("Download signing", e))?;
+        let url = state.signer.sign(&p.key, &p.filename, expires_at).await.map_err(|e| unavailable("Download signing", &e))?;
         downloads.push(DownloadItem { sport: p.sport.code().to_owned(), filename: p.filename.clone(), url, expires_at: rfc3339(expires_at) });
     }
     // Every link exists: only now take one refresh, atomically.

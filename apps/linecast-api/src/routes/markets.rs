@@ -57,7 +57,7 @@ fn start_instant(key: &GameKey) -> Option<DateTime<Utc>> {
     New_York.from_local_datetime(&key.date.and_time(key.time_est)).earliest().map(|t| t.with_timezone(&Utc))
 }
 
-async fn optional<T>(r: Result<T, StoreError>) -> Result<Option<T>, StoreError> {
+fn optional<T>(r: Result<T, StoreError>) -> Result<Option<T>, StoreError> {
     match r {
         Ok(v) => Ok(Some(v)),
         Err(StoreError::NotFound { .. }) => Ok(None),
@@ -84,7 +84,7 @@ pub async fn markets(state: web::Data<AppState>, path: web::Path<String>) -> Res
     let sport = params::sport(&path)?;
     let now = state.clock.now();
     let predictions = state.store.predictions(sport, ModelType::WonOnPoints).await?;
-    let odds = optional(state.store.odds(sport).await).await?;
+    let odds = optional(state.store.odds(sport).await)?;
     let slate_date = slate::served_slate(state.store.as_ref() as &dyn ArtifactStore, sport, now).await?;
     let book: HashMap<&GameKey, (Option<f64>, Option<f64>)> = odds
         .as_ref()

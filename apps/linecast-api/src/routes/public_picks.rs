@@ -143,7 +143,9 @@ fn game(row: &PredictionRow, model_type: ModelType, present: &[ModelColumn], nam
                     let pts = points.map_or_else(|| "spread".to_owned(), fmt_points);
                     let mut line = format!("{} {pts}", names.abbreviation(team));
                     if let Some(p) = price_text {
-                        line.push_str(&format!(" ({p})"));
+                        line.push_str(" (");
+                        line.push_str(&p);
+                        line.push(')');
                     }
                     (format!("{} {pts}", names.display(team)), line)
                 }
@@ -152,7 +154,9 @@ fn game(row: &PredictionRow, model_type: ModelType, present: &[ModelColumn], nam
                     let total = l.over_under.map_or_else(|| "total".to_owned(), |t| t.to_string());
                     let mut line = format!("{word} {total}");
                     if let Some(p) = price_text {
-                        line.push_str(&format!(" ({p})"));
+                        line.push_str(" (");
+                        line.push_str(&p);
+                        line.push(')');
                     }
                     (format!("{word} {total}"), line)
                 }

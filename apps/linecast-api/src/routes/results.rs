@@ -59,7 +59,7 @@ pub struct SeasonsResponse {
     params(
         ("sport" = String, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
         ("model_type" = String, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points"),
-        ("limit" = Option<u32>, Query, description = "1 to 100000, default 100", minimum = 1, maximum = 100000),
+        ("limit" = Option<u32>, Query, description = "1 to 100000, default 100", minimum = 1, maximum = 100_000),
         ("season" = Option<String>, Query, description = "Season label (YYYY for mlb, YYYY-YY otherwise); omitted: the current season newest first"),
         ("offset" = Option<u32>, Query, description = "First row of the page, default 0", minimum = 0),
         ("snapshot" = Option<String>, Query, description = "With season: the first page's snapshot (64 hex)")
