@@ -368,3 +368,19 @@ proptest! {
         parse_everything(text.as_bytes());
     }
 }
+
+#[test]
+fn crlf_line_ends_and_a_utf8_byte_order_mark_are_accepted() {
+    let crlf = format!("\u{feff}{}", TEAMS.replace('\n', "\r\n"));
+    let table = parse::teams("t", crlf.as_bytes()).unwrap();
+    assert_eq!(table.teams[1].abbreviation, "NYK");
+}
+
+#[test]
+fn quoted_cells_may_hold_commas_and_quotes() {
+    let quoted = "slug,display_name,abbreviation\nx_y,\"Smith, \"\"The\"\" Team\",XY\n";
+    assert_eq!(
+        parse::teams("t", quoted.as_bytes()).unwrap().teams[0].display_name,
+        "Smith, \"The\" Team"
+    );
+}
