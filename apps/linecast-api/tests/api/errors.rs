@@ -92,3 +92,36 @@ async fn a_corrupt_artifact_is_a_503_that_does_not_leak_its_cause() {
     let (status, _) = app.get_json("/api/v1/public/ml-picks/nba/moneyline").await;
     assert_eq!(status, 200);
 }
+
+#[tokio::test]
+async fn an_oversized_body_is_a_413_and_bad_json_a_400_in_the_error_shape() {
+    let app = spawn_app().await;
+    let url = format!("{}/api/v1/customers/me/api-keys", app.address);
+    let big = format!("{{\"name\":\"{}\"}}", "x".repeat(200 * 1024));
+    let res = app
+        .client
+        .post(&url)
+        .header("X-API-Key", &app.api_key)
+        .header("Content-Type", "application/json")
+        .body(big)
+        .send()
+        .await
+        .unwrap();
+    let status = res.status().as_u16();
+    let body: serde_json::Value = res.json().await.unwrap();
+    assert_error_shape(status, &body, 413);
+    for bad in ["{\"name\":", "[]", "{\"nom\":\"x\"}"] {
+        let res = app
+            .client
+            .post(&url)
+            .header("X-API-Key", &app.api_key)
+            .header("Content-Type", "application/json")
+            .body(bad)
+            .send()
+            .await
+            .unwrap();
+        let status = res.status().as_u16();
+        let body: serde_json::Value = res.json().await.unwrap();
+        assert_error_shape(status, &body, 400);
+    }
+}

@@ -34,3 +34,50 @@ async fn openapi_lists_every_route_with_unique_operation_ids_and_the_error_schem
     assert!(doc["components"]["schemas"]["ErrorBody"].is_object());
     assert!(doc["components"]["schemas"]["PublicPicksResponse"].is_object());
 }
+
+/// The public contract, snapshotted: any schema change shows up in review.
+/// Regenerate with `UPDATE_SNAPSHOTS=1 cargo test -p linecast-api --test api openapi`.
+#[test]
+fn the_openapi_document_matches_its_committed_snapshot() {
+    let doc = serde_json::to_value(linecast_api::openapi::document()).unwrap();
+    let mut text = serde_json::to_string_pretty(&doc).unwrap();
+    text.push('\n');
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/api/snapshots/openapi.json");
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &text).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).expect("snapshot exists; run with UPDATE_SNAPSHOTS=1 to create it");
+    assert!(committed == text, "openapi.json changed; review and regenerate the snapshot with UPDATE_SNAPSHOTS=1");
+}
+
+#[tokio::test]
+async fn every_authenticated_route_declares_the_three_security_schemes_and_public_ones_none() {
+    let doc = serde_json::to_value(linecast_api::openapi::document()).unwrap();
+    let schemes = doc["components"]["securitySchemes"].as_object().unwrap();
+    for name in ["api_key_header", "bearer", "api_key_query"] {
+        assert!(schemes.contains_key(name), "{name}");
+    }
+    let public = [
+        "/",
+        "/api/v1/health",
+        "/api/v1/readiness",
+        "/api/v1/liveness",
+        "/api/v1/data-status/{sport}",
+        "/api/v1/public/ml-picks/{sport}/{market}",
+        "/api/v1/edge-picks",
+        "/api/v1/edge-picks/{date_str}",
+        "/api/v1/edge-picks/track-record",
+        "/api/v1/downloads/{token}",
+    ];
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let secured = op.get("security").and_then(|s| s.as_array()).is_some_and(|s| s.len() == 3);
+            assert_eq!(secured, !public.contains(&path.as_str()), "{method} {path}");
+            if secured {
+                assert!(op["responses"]["401"].is_object(), "{method} {path} documents 401");
+                assert!(op["responses"]["429"].is_object(), "{method} {path} documents 429");
+            }
+        }
+    }
+}
