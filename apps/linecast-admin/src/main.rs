@@ -1,6 +1,7 @@
 //! `linecast-admin`: the operator CLI. Each subcommand lives in its own module
 //! and only wires adapters; rules live in the crates.
 
+mod accounts;
 mod data;
 mod fixtures;
 
@@ -17,6 +18,14 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Customer accounts: create, list, show.
+    Customers(accounts::customers::CustomersArgs),
+    /// API keys: issue (printed once), revoke.
+    Keys(accounts::keys::KeysArgs),
+    /// Subscription status of a customer.
+    Subscription(accounts::subscription::SubscriptionArgs),
+    /// Historical dataset entitlements.
+    Entitlements(accounts::entitlements::EntitlementsArgs),
     /// Artifact store checks.
     Data {
         #[command(subcommand)]
@@ -33,6 +42,10 @@ enum Command {
 async fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Customers(args) => accounts::customers::run(args).await,
+        Command::Keys(args) => accounts::keys::run(args).await,
+        Command::Subscription(args) => accounts::subscription::run(args).await,
+        Command::Entitlements(args) => accounts::entitlements::run(args).await,
         Command::Data { command } => data::run(command).await,
         Command::Fixtures { command } => fixtures::run(command).await,
     };

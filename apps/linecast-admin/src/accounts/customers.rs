@@ -1,0 +1,307 @@
+//! `customers create|list|show`.
+
+use std::process::ExitCode;
+
+use anyhow::{anyhow, bail};
+use chrono::Datelike;
+use linecast_core::{Accounts, AccountsError, NewCustomer, SubscriptionStatus, UsageMeter};
+use serde_json::json;
+
+use super::output::{instant, instant_or_dash, table};
+use super::subscription::parse_status;
+use super::{Common, Session, views};
+
+/// Tiers a customer may have: `ai`, and the legacy ones that grant the same access.
+const TIERS: [&str; 4] = ["ai", "data", "basic", "premium"];
+
+#[derive(Debug, clap::Args)]
+pub struct CustomersArgs {
+    #[command(flatten)]
+    pub common: Common,
+    #[command(subcommand)]
+    pub command: CustomersCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum CustomersCommand {
+    /// Create a customer (emails are unique, compared case-insensitively).
+    Create {
+        #[arg(long)]
+        email: String,
+        #[arg(long)]
+        name: String,
+        /// `ai`, or a legacy tier (`data`, `basic`, `premium`) with the same access.
+        #[arg(long, default_value = "ai")]
+        tier: String,
+        /// The API plan shown in the account payload.
+        #[arg(long, default_value = "ai")]
+        plan: String,
+        /// Requests per UTC calendar month.
+        #[arg(long, default_value_t = 200_000)]
+        monthly_limit: u64,
+        #[arg(long, default_value = "active", value_name = "active|canceled|past_due", value_parser = parse_status)]
+        status: SubscriptionStatus,
+    },
+    /// List every customer, oldest first.
+    List,
+    /// One customer with their keys (masked), this month's usage and entitlement.
+    Show {
+        #[arg(long)]
+        email: String,
+    },
+}
+
+pub async fn run(args: CustomersArgs) -> anyhow::Result<ExitCode> {
+    let session = Session::open(&args.common).await?;
+    match args.command {
+        CustomersCommand::Create {
+            email,
+            name,
+            tier,
+            plan,
+            monthly_limit,
+            status,
+        } => {
+            let new = new_customer(&email, &name, &tier, &plan, monthly_limit, status)?;
+            create(&session, new).await?;
+        }
+        CustomersCommand::List => list(&session).await?,
+        CustomersCommand::Show { email } => show(&session, &email).await?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Checks the operator's input before anything is written.
+fn new_customer(
+    email: &str,
+    name: &str,
+    tier: &str,
+    plan: &str,
+    monthly_limit: u64,
+    status: SubscriptionStatus,
+) -> anyhow::Result<NewCustomer> {
+    let email = email.trim();
+    let valid_email = email
+        .split_once('@')
+        .is_some_and(|(local, domain)| !local.is_empty() && !domain.is_empty() && !email.contains(char::is_whitespace));
+    if !valid_email {
+        bail!("--email '{email}' is not an email address");
+    }
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 200 {
+        bail!("--name must be 1 to 200 characters");
+    }
+    if !TIERS.contains(&tier) {
+        bail!("--tier '{tier}' is unknown; allowed: {}", TIERS.join(", "));
+    }
+    let plan = plan.trim();
+    Ok(NewCustomer {
+        email: email.to_owned(),
+        name: name.to_owned(),
+        tier: tier.to_owned(),
+        api_plan: (!plan.is_empty()).then(|| plan.to_owned()),
+        subscription_status: status,
+        monthly_limit,
+    })
+}
+
+async fn create(session: &Session, new: NewCustomer) -> anyhow::Result<()> {
+    let email = new.email.clone();
+    let customer = match session.accounts.create_customer(new, session.now).await {
+        Err(AccountsError::Conflict(_)) => bail!("a customer with email '{email}' already exists"),
+        other => other?,
+    };
+    session.out.emit(&views::customer(&customer), || {
+        format!(
+            "created customer {} <{}> (id {}, tier {}, {} requests/month, {})",
+            customer.name,
+            customer.email,
+            customer.customer_id,
+            customer.tier,
+            customer.monthly_limit,
+            customer.subscription_status
+        )
+    })
+}
+
+async fn list(session: &Session) -> anyhow::Result<()> {
+    let customers = session.accounts.list_customers().await?;
+    let value = json!(customers.iter().map(views::customer).collect::<Vec<_>>());
+    session.out.emit(&value, || {
+        if customers.is_empty() {
+            return "no customers".to_owned();
+        }
+        let rows: Vec<Vec<String>> = customers
+            .iter()
+            .map(|c| {
+                vec![
+                    c.customer_id.to_string(),
+                    c.email.clone(),
+                    c.name.clone(),
+                    c.tier.clone(),
+                    c.api_plan.clone().unwrap_or_else(|| "-".to_owned()),
+                    c.subscription_status.to_string(),
+                    c.monthly_limit.to_string(),
+                    instant(c.created_at),
+                ]
+            })
+            .collect();
+        table(
+            &[
+                "id",
+                "email",
+                "name",
+                "tier",
+                "plan",
+                "status",
+                "monthly_limit",
+                "created_at",
+            ],
+            &rows,
+        )
+    })
+}
+
+async fn show(session: &Session, email: &str) -> anyhow::Result<()> {
+    let accounts = &session.accounts;
+    let customer = session.customer(email).await?;
+    let id = customer.customer_id;
+    let month = (session.now.year(), session.now.month());
+    let keys = accounts.list_keys(id).await?;
+    let used = UsageMeter::get_usage(accounts, id, month).await?;
+    let refreshes = accounts.refreshes_used(id, month).await?;
+    let entitlement = accounts.get_entitlement(id).await?;
+    let audit = accounts.audit_log(id).await?;
+    let month_key = linecast_core::ports::accounts::month_key(month);
+    let mut value = views::customer(&customer);
+    let obj = value
+        .as_object_mut()
+        .ok_or_else(|| anyhow!("customer view is not an object"))?;
+    obj.insert("keys".into(), json!(keys.iter().map(views::key).collect::<Vec<_>>()));
+    obj.insert(
+        "usage".into(),
+        json!({
+            "month": month_key,
+            "monthly_requests": used,
+            "monthly_limit": customer.monthly_limit,
+            "refreshes_used": refreshes,
+        }),
+    );
+    obj.insert(
+        "entitlement".into(),
+        entitlement.as_ref().map_or(json!(null), views::entitlement),
+    );
+    obj.insert(
+        "audit".into(),
+        json!(
+            audit
+                .iter()
+                .map(|a| json!({
+                    "at": instant(a.at), "action": a.action, "key_id": a.key_id, "detail": a.detail,
+                }))
+                .collect::<Vec<_>>()
+        ),
+    );
+    session.out.emit(&value, || {
+        let mut lines = vec![
+            format!("customer {} <{}> (id {id})", customer.name, customer.email),
+            format!(
+                "  tier {}, plan {}, subscription {} (api {}), created {}",
+                customer.tier,
+                customer.api_plan.as_deref().unwrap_or("-"),
+                customer.subscription_status,
+                customer.api_subscription_status,
+                instant(customer.created_at),
+            ),
+            format!(
+                "  usage {month_key}: {used} of {} requests, {refreshes} dataset refreshes",
+                customer.monthly_limit
+            ),
+        ];
+        lines.push(match &entitlement {
+            Some(e) => format!(
+                "  entitlement: sports {}; products {}; expires {}",
+                join_or_dash(e.owned_sports.iter().map(|s| s.code())),
+                join_or_dash(e.owned_products.iter().map(String::as_str)),
+                instant_or_dash(e.expires_at),
+            ),
+            None => "  entitlement: none".to_owned(),
+        });
+        if keys.is_empty() {
+            lines.push("  keys: none".to_owned());
+        } else {
+            let rows: Vec<Vec<String>> = keys.iter().map(key_row).collect();
+            let headers = [
+                "key",
+                "name",
+                "active",
+                "created_at",
+                "expires_at",
+                "revoked_at",
+                "last_used_at",
+            ];
+            lines.push("  keys:".to_owned());
+            lines.extend(table(&headers, &rows).lines().map(|line| format!("    {line}")));
+        }
+        lines.join("\n")
+    })
+}
+
+fn key_row(k: &linecast_core::ApiKeyRecord) -> Vec<String> {
+    vec![
+        k.masked(),
+        k.name.clone(),
+        if k.is_active && k.revoked_at.is_none() {
+            "yes"
+        } else {
+            "no"
+        }
+        .to_owned(),
+        instant(k.created_at),
+        instant_or_dash(k.expires_at),
+        instant_or_dash(k.revoked_at),
+        instant_or_dash(k.last_used_at),
+    ]
+}
+
+fn join_or_dash<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    let joined = items.collect::<Vec<_>>().join(",");
+    if joined.is_empty() { "-".to_owned() } else { joined }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    fn input(email: &str, name: &str, tier: &str) -> anyhow::Result<NewCustomer> {
+        new_customer(email, name, tier, "ai", 200_000, SubscriptionStatus::Active)
+    }
+
+    #[test]
+    fn a_valid_customer_is_trimmed_and_keeps_its_plan() {
+        let new = input("  ops@example.com ", " Ops Team ", "ai").unwrap();
+        assert_eq!((new.email.as_str(), new.name.as_str()), ("ops@example.com", "Ops Team"));
+        assert_eq!(new.api_plan.as_deref(), Some("ai"));
+    }
+
+    #[test]
+    fn an_address_without_both_sides_of_the_at_sign_is_refused() {
+        for bad in ["ops", "@example.com", "ops@", "o ps@example.com"] {
+            assert!(input(bad, "Ops", "ai").is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_tier_or_an_empty_name_is_refused() {
+        assert!(
+            input("a@b.c", "Ops", "gold")
+                .unwrap_err()
+                .to_string()
+                .contains("allowed: ai, data, basic, premium")
+        );
+        assert!(input("a@b.c", "  ", "ai").is_err());
+        assert!(input("a@b.c", "Ops", "premium").is_ok());
+    }
+}

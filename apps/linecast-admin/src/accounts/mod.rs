@@ -1,0 +1,124 @@
+//! `customers`, `keys`, `subscription` and `entitlements`: the operator's
+//! account commands. They only wire the `Accounts` and `UsageMeter` ports of
+//! linecast-core to the linecast-db adapter and print the outcome; the rules
+//! (key format, hashing, masking, unions of entitlements) live in those crates.
+
+pub mod customers;
+pub mod entitlements;
+pub mod keys;
+pub mod subscription;
+
+mod config;
+mod output;
+mod views;
+
+use anyhow::{Context, anyhow};
+use chrono::{DateTime, Utc};
+use linecast_core::{Accounts, Customer};
+use linecast_db::SeaAccounts;
+
+use output::Output;
+
+/// Options every account command takes, wherever they appear on the line.
+#[derive(Debug, clap::Args)]
+pub struct Common {
+    /// Accounts database, the same setting as the server's
+    /// (default: linecast.toml's `database_url`, else `sqlite://<cwd>/var/linecast.db?mode=rwc`).
+    #[arg(long, env = "LINECAST_DATABASE_URL", hide_env_values = true, global = true)]
+    pub database_url: Option<String>,
+    /// Print one JSON document on stdout instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+/// An open database, the output mode and the instant the command runs at.
+struct Session {
+    accounts: SeaAccounts,
+    out: Output,
+    now: DateTime<Utc>,
+}
+
+impl Session {
+    async fn open(common: &Common) -> anyhow::Result<Self> {
+        let url = config::database_url(common.database_url.clone())?;
+        let accounts = SeaAccounts::connect(&url)
+            .await
+            .with_context(|| format!("opening the accounts database {}", redact(&url)))?;
+        Ok(Self {
+            accounts,
+            out: Output::new(common.json),
+            now: now()?,
+        })
+    }
+
+    /// The customer with that email, or an error naming it.
+    async fn customer(&self, email: &str) -> anyhow::Result<Customer> {
+        self.accounts
+            .find_customer_by_email(email)
+            .await?
+            .ok_or_else(|| anyhow!("no customer with email '{}'", email.trim()))
+    }
+}
+
+/// The server's clock: `LINECAST_NOW` freezes it (demos and tests), so usage
+/// months and key timestamps agree with a server run the same way.
+fn now() -> anyhow::Result<DateTime<Utc>> {
+    match std::env::var("LINECAST_NOW") {
+        Ok(v) if !v.is_empty() => parse_instant("LINECAST_NOW", &v),
+        _ => Ok(Utc::now()),
+    }
+}
+
+/// An RFC 3339 instant such as `2027-01-01T00:00:00Z`.
+fn parse_instant(what: &str, value: &str) -> anyhow::Result<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(value)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|e| anyhow!("{what} '{value}' is not an RFC 3339 instant ({e}); example: 2027-01-01T00:00:00Z"))
+}
+
+/// A URL safe to print: any password is replaced.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme_end), Some(at)) if at > scheme_end => {
+            let userinfo = &url[scheme_end + 3..at];
+            match userinfo.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme_end + 3], &url[at..]),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    #[test]
+    fn a_password_in_the_database_url_is_never_printed() {
+        assert_eq!(
+            redact("postgres://app:s3cret@db:5432/linecast"),
+            "postgres://app:***@db:5432/linecast"
+        );
+        assert_eq!(redact("postgres://app@db/linecast"), "postgres://app@db/linecast");
+        assert_eq!(
+            redact("sqlite:///srv/var/linecast.db?mode=rwc"),
+            "sqlite:///srv/var/linecast.db?mode=rwc"
+        );
+    }
+
+    #[test]
+    fn an_instant_must_be_rfc_3339() {
+        assert_eq!(
+            parse_instant("x", "2027-01-01T05:00:00+05:00").unwrap().to_rfc3339(),
+            "2027-01-01T00:00:00+00:00"
+        );
+        let err = parse_instant("--expires-at", "2027-01-01").unwrap_err().to_string();
+        assert!(
+            err.contains("--expires-at '2027-01-01' is not an RFC 3339 instant"),
+            "{err}"
+        );
+    }
+}

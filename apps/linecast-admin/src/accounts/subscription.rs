@@ -1,0 +1,63 @@
+//! `subscription set`: a customer's API and account subscription status.
+
+use std::process::ExitCode;
+
+use linecast_core::{Accounts, AccountsError, SubscriptionStatus};
+
+use super::{Common, Session, views};
+
+#[derive(Debug, clap::Args)]
+pub struct SubscriptionArgs {
+    #[command(flatten)]
+    pub common: Common,
+    #[command(subcommand)]
+    pub command: SubscriptionCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum SubscriptionCommand {
+    /// Set both the API and the account subscription status.
+    Set {
+        #[arg(long)]
+        customer_email: String,
+        #[arg(long, value_name = "active|canceled|past_due", value_parser = parse_status)]
+        status: SubscriptionStatus,
+    },
+}
+
+/// Clap parser for a subscription status code.
+pub fn parse_status(code: &str) -> Result<SubscriptionStatus, String> {
+    SubscriptionStatus::parse(code)
+        .ok_or_else(|| format!("'{code}' is not a status; allowed: active, canceled, past_due"))
+}
+
+pub async fn run(args: SubscriptionArgs) -> anyhow::Result<ExitCode> {
+    let session = Session::open(&args.common).await?;
+    let SubscriptionCommand::Set { customer_email, status } = args.command;
+    let customer = match session.accounts.set_subscription(&customer_email, status).await {
+        Err(AccountsError::NotFound) => anyhow::bail!("no customer with email '{}'", customer_email.trim()),
+        other => other?,
+    };
+    session.out.emit(&views::customer(&customer), || {
+        format!(
+            "subscription of {} is now {}",
+            customer.email, customer.subscription_status
+        )
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_status_code_parses_and_anything_else_names_the_allowed_ones() {
+        assert_eq!(parse_status("past_due"), Ok(SubscriptionStatus::PastDue));
+        assert_eq!(parse_status("canceled"), Ok(SubscriptionStatus::Canceled));
+        assert_eq!(
+            parse_status("cancelled"),
+            Err("'cancelled' is not a status; allowed: active, canceled, past_due".to_owned())
+        );
+    }
+}

@@ -1,0 +1,10 @@
+//! The operator CLI run as a built binary against a temporary SQLite file:
+//! one module per command group, sharing the `support` helpers.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod customers;
+mod entitlements;
+mod keys;
+mod subscription;
+mod support;
