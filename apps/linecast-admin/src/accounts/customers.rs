@@ -26,8 +26,10 @@ pub struct CustomersArgs {
 pub enum CustomersCommand {
     /// Create a customer (emails are unique, compared case-insensitively).
     Create {
+        /// Unique; stored trimmed and lower-cased.
         #[arg(long)]
         email: String,
+        /// The customer's display name (1 to 200 characters).
         #[arg(long)]
         name: String,
         /// `ai`, or a legacy tier (`data`, `basic`, `premium`) with the same access.
@@ -39,6 +41,7 @@ pub enum CustomersCommand {
         /// Requests per UTC calendar month.
         #[arg(long, default_value_t = 200_000)]
         monthly_limit: u64,
+        /// Subscription status (API and account).
         #[arg(long, default_value = "active", value_name = "active|canceled|past_due", value_parser = parse_status)]
         status: SubscriptionStatus,
     },
@@ -46,6 +49,7 @@ pub enum CustomersCommand {
     List,
     /// One customer with their keys (masked), this month's usage and entitlement.
     Show {
+        /// The customer's email (case-insensitive).
         #[arg(long)]
         email: String,
     },

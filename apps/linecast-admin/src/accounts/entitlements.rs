@@ -23,6 +23,7 @@ pub struct EntitlementsArgs {
 pub enum EntitlementsCommand {
     /// Grant sports and dataset products (added to what the customer owns).
     Grant {
+        /// The customer's email (case-insensitive).
         #[arg(long)]
         customer_email: String,
         /// Sport codes, comma-separated (mlb, nba, nfl, nhl, ncaaf, ncaab).

@@ -28,6 +28,7 @@ pub struct KeysArgs {
 pub enum KeysCommand {
     /// Issue a new key and print it once; only its hash is stored.
     Issue {
+        /// The customer's email (case-insensitive).
         #[arg(long)]
         customer_email: String,
         /// A label for the key (1 to 100 characters).
@@ -39,6 +40,7 @@ pub enum KeysCommand {
     },
     /// Revoke one of the customer's keys, named by the full key or its masked form.
     Revoke {
+        /// The customer's email (case-insensitive).
         #[arg(long)]
         customer_email: String,
         /// `sk_service_...` or `sk_service_XXXX*****`.

@@ -18,8 +18,10 @@ pub struct SubscriptionArgs {
 pub enum SubscriptionCommand {
     /// Set both the API and the account subscription status.
     Set {
+        /// The customer's email (case-insensitive).
         #[arg(long)]
         customer_email: String,
+        /// The new status.
         #[arg(long, value_name = "active|canceled|past_due", value_parser = parse_status)]
         status: SubscriptionStatus,
     },
