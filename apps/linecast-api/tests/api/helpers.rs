@@ -110,3 +110,89 @@ pub fn assert_error_shape(status: u16, body: &serde_json::Value, expected: u16) 
     assert_eq!(body.as_object().unwrap().len(), 3, "only error, detail, timestamp: {body}");
     body["detail"].as_str().expect("detail string").to_owned()
 }
+
+/// Spawns the app over a private copy of the fixture store like
+/// [`spawn_app_with`], letting `configure` change the settings first (e.g. the
+/// prediction-market source).
+pub async fn spawn_app_configured(
+    now: DateTime<Utc>,
+    prepare: impl FnOnce(&Path),
+    configure: impl FnOnce(&mut Settings),
+) -> TestApp {
+    let dir = tempfile::tempdir().unwrap();
+    let store_dir = dir.path().join("store");
+    copy_dir(&fixtures_dir(), &store_dir);
+    prepare(&store_dir);
+    let mut settings = Settings::for_tests(&format!("file://{}", store_dir.display()), dir.path(), now);
+    configure(&mut settings);
+    spawn_with_settings(settings, dir, store_dir).await
+}
+
+/// The rows of a CSV file as header-to-cell maps (cells verbatim).
+pub fn csv_rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    reader
+        .records()
+        .map(|r| headers.iter().zip(r.unwrap().iter()).map(|(h, v)| (h.to_owned(), v.to_owned())).collect())
+        .collect()
+}
+
+/// The header of a CSV file.
+pub fn csv_headers(path: &Path) -> Vec<String> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    reader.headers().unwrap().iter().map(str::to_owned).collect()
+}
+
+/// A UTC instant from RFC 3339 text.
+pub fn instant(text: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(text).unwrap().with_timezone(&Utc)
+}
+
+/// Authenticated GETs spread over fresh keys of the demo customer. The
+/// frozen clock never lets a per-second window pass, so one key serves at
+/// most 50 requests per app; tests that sweep every sport and model type
+/// take a new key before that.
+pub struct KeyRing<'a> {
+    app: &'a TestApp,
+    key: String,
+    used: u32,
+}
+
+impl<'a> KeyRing<'a> {
+    const PER_KEY: u32 = 40;
+
+    pub fn new(app: &'a TestApp) -> Self {
+        Self { app, key: app.api_key.clone(), used: 0 }
+    }
+
+    async fn fresh_key(&self) -> String {
+        use linecast_core::ports::accounts::{display_prefix, generate_key, hash_key};
+        let accounts = &self.app.state.accounts;
+        let customer = accounts.find_customer_by_email(linecast_api::demo::DEMO_EMAIL).await.unwrap().unwrap();
+        let key = generate_key().unwrap();
+        let new = linecast_core::NewApiKey {
+            customer_id: customer.customer_id,
+            key_hash: hash_key(&key),
+            display_prefix: display_prefix(&key).unwrap_or_default().to_owned(),
+            name: "test ring".to_owned(),
+            tier: "ai".to_owned(),
+            expires_at: None,
+        };
+        accounts.insert_key(new, fixture_now()).await.unwrap();
+        key
+    }
+
+    /// GET `path` with a key that still has per-second budget: status and JSON body.
+    pub async fn get_json(&mut self, path: &str) -> (u16, serde_json::Value) {
+        if self.used >= Self::PER_KEY {
+            self.key = self.fresh_key().await;
+            self.used = 0;
+        }
+        self.used += 1;
+        let url = format!("{}{path}", self.app.address);
+        let res = self.app.client.get(url).header("X-API-Key", &self.key).send().await.unwrap();
+        let status = res.status().as_u16();
+        (status, res.json().await.expect("body is JSON"))
+    }
+}

@@ -4,8 +4,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod data_status;
 mod errors;
 mod helpers;
+mod markets;
+mod odds;
 mod openapi;
+mod predictions;
 mod public_picks;
 mod service;
