@@ -13,3 +13,6 @@ mod openapi;
 mod predictions;
 mod public_picks;
 mod service;
+mod consistency;
+mod results;
+mod strategies;
