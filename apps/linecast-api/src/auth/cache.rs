@@ -23,7 +23,13 @@ pub struct KeyCache {
 
 impl KeyCache {
     pub fn new(accounts: Arc<dyn Accounts>) -> Self {
-        Self { accounts, cache: Cache::builder().max_capacity(100_000).time_to_live(KEY_CACHE_TTL).build() }
+        Self {
+            accounts,
+            cache: Cache::builder()
+                .max_capacity(100_000)
+                .time_to_live(KEY_CACHE_TTL)
+                .build(),
+        }
     }
 
     /// The key and its customer, whatever the key's state. Database errors
@@ -32,7 +38,9 @@ impl KeyCache {
         let accounts = self.accounts.clone();
         let hash = key_hash.to_owned();
         self.cache
-            .try_get_with(key_hash.to_owned(), async move { Ok(accounts.find_key_by_hash(&hash).await?.map(Arc::new)) })
+            .try_get_with(key_hash.to_owned(), async move {
+                Ok(accounts.find_key_by_hash(&hash).await?.map(Arc::new))
+            })
             .await
             .map_err(|e: Arc<AccountsError>| (*e).clone())
     }

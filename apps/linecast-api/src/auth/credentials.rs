@@ -7,7 +7,11 @@ use actix_web::http::header::AUTHORIZATION;
 
 /// The presented key, if any. Empty values count as absent.
 pub fn presented_key(req: &HttpRequest) -> Option<String> {
-    if let Some(v) = req.headers().get("x-api-key").and_then(|v| v.to_str().ok()).map(str::trim)
+    if let Some(v) = req
+        .headers()
+        .get("x-api-key")
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
         && !v.is_empty()
     {
         return Some(v.to_owned());
@@ -25,7 +29,10 @@ pub fn presented_key(req: &HttpRequest) -> Option<String> {
 }
 
 fn query_key(query: &str) -> Option<String> {
-    url_pairs(query).find(|(k, _)| k == "api_key").map(|(_, v)| v).filter(|v| !v.is_empty())
+    url_pairs(query)
+        .find(|(k, _)| k == "api_key")
+        .map(|(_, v)| v)
+        .filter(|v| !v.is_empty())
 }
 
 fn url_pairs(query: &str) -> impl Iterator<Item = (String, String)> + '_ {
@@ -43,7 +50,9 @@ fn decode(s: &str) -> String {
         match bytes[i] {
             b'+' => out.push(b' '),
             b'%' if i + 2 < bytes.len() => {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok());
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3])
+                    .ok()
+                    .and_then(|h| u8::from_str_radix(h, 16).ok());
                 if let Some(b) = hex {
                     out.push(b);
                     i += 2;
@@ -71,13 +80,22 @@ mod tests {
             .insert_header(("Authorization", "Bearer b"))
             .to_http_request();
         assert_eq!(presented_key(&req).as_deref(), Some("h"));
-        let req = TestRequest::get().uri("/x?api_key=q").insert_header(("Authorization", "Bearer b")).to_http_request();
+        let req = TestRequest::get()
+            .uri("/x?api_key=q")
+            .insert_header(("Authorization", "Bearer b"))
+            .to_http_request();
         assert_eq!(presented_key(&req).as_deref(), Some("b"));
         let req = TestRequest::get().uri("/x?a=1&api_key=q%5Fx").to_http_request();
         assert_eq!(presented_key(&req).as_deref(), Some("q_x"));
-        let req = TestRequest::get().uri("/x").insert_header(("Authorization", "Basic abc")).to_http_request();
+        let req = TestRequest::get()
+            .uri("/x")
+            .insert_header(("Authorization", "Basic abc"))
+            .to_http_request();
         assert_eq!(presented_key(&req), None);
-        let req = TestRequest::get().uri("/x?api_key=").insert_header(("X-API-Key", " ")).to_http_request();
+        let req = TestRequest::get()
+            .uri("/x?api_key=")
+            .insert_header(("X-API-Key", " "))
+            .to_http_request();
         assert_eq!(presented_key(&req), None);
     }
 

@@ -9,8 +9,8 @@ use actix_web::dev::{ResourceDef, ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{HttpMessage, web};
-use linecast_core::ports::limits::{Limiter, MonthDecision, SecondDecision};
 use linecast_core::ports::accounts::hash_key;
+use linecast_core::ports::limits::{Limiter, MonthDecision, SecondDecision};
 use linecast_core::{AccountsError, SubscriptionStatus};
 
 use super::cache::KeyCache;
@@ -35,7 +35,10 @@ impl Access {
 
     /// Takes the set of keys used since the last call.
     pub fn take_used_keys(&self) -> Vec<i64> {
-        self.used_keys.lock().map(|mut s| s.drain().collect()).unwrap_or_default()
+        self.used_keys
+            .lock()
+            .map(|mut s| s.drain().collect())
+            .unwrap_or_default()
     }
 }
 
@@ -70,7 +73,9 @@ pub async fn authenticate(state: &AppState, access: &Access, req: &ServiceReques
     let (key, customer) = (&entry.0, &entry.1);
     // The lookup is by hash; compare again in constant time so a cache or
     // index quirk can never admit a different key.
-    if !linecast_core::ports::accounts::constant_time_eq(key.key_hash.as_bytes(), hash.as_bytes()) || !key.is_usable(now) {
+    if !linecast_core::ports::accounts::constant_time_eq(key.key_hash.as_bytes(), hash.as_bytes())
+        || !key.is_usable(now)
+    {
         return Err(ApiError::Unauthorized("Invalid or expired API key".to_owned()));
     }
     if customer.api_subscription_status != SubscriptionStatus::Active {
@@ -80,9 +85,17 @@ pub async fn authenticate(state: &AppState, access: &Access, req: &ServiceReques
         )));
     }
     if !ACCEPTED_TIERS.contains(&key.tier.as_str()) || !ACCEPTED_TIERS.contains(&customer.tier.as_str()) {
-        return Err(ApiError::Forbidden(format!("The '{}' plan does not include API access", key.tier)));
+        return Err(ApiError::Forbidden(format!(
+            "The '{}' plan does not include API access",
+            key.tier
+        )));
     }
-    match access.limiter.check_second(key.id, PER_SECOND_LIMIT, now).await.map_err(|e| unavailable(&e))? {
+    match access
+        .limiter
+        .check_second(key.id, PER_SECOND_LIMIT, now)
+        .await
+        .map_err(|e| unavailable(&e))?
+    {
         SecondDecision::Allowed => {}
         SecondDecision::Refused { retry_after_secs } => {
             return Err(ApiError::TooManyRequests {
@@ -92,12 +105,20 @@ pub async fn authenticate(state: &AppState, access: &Access, req: &ServiceReques
         }
     }
     let month = month_of(now);
-    let used = match access.limiter.try_count_month(customer.customer_id, month, customer.monthly_limit).await.map_err(|e| unavailable(&e))? {
+    let used = match access
+        .limiter
+        .try_count_month(customer.customer_id, month, customer.monthly_limit)
+        .await
+        .map_err(|e| unavailable(&e))?
+    {
         MonthDecision::Counted { used } => used,
         MonthDecision::Exhausted { .. } => {
             let retry = (next_reset(now) - now).num_seconds().max(1) as u64;
             return Err(ApiError::TooManyRequests {
-                detail: format!("Rate limit exceeded. Limit: {} requests per month", customer.monthly_limit),
+                detail: format!(
+                    "Rate limit exceeded. Limit: {} requests per month",
+                    customer.monthly_limit
+                ),
                 retry_after: Some(retry),
             });
         }
@@ -105,7 +126,11 @@ pub async fn authenticate(state: &AppState, access: &Access, req: &ServiceReques
     if let Ok(mut set) = access.used_keys.lock() {
         set.insert(key.id);
     }
-    Ok(AuthContext { customer: customer.clone(), key: key.clone(), month_used: used })
+    Ok(AuthContext {
+        customer: customer.clone(),
+        key: key.clone(),
+        month_used: used,
+    })
 }
 
 /// actix middleware wrapping the whole app.
@@ -126,7 +151,11 @@ pub async fn access_layer(
     let now = state.clock.now();
     let limit = ctx.customer.monthly_limit;
     let remaining = limit.saturating_sub(ctx.month_used);
-    let tier = if ACCEPTED_TIERS.contains(&ctx.key.tier.as_str()) { "ai" } else { "none" };
+    let tier = if ACCEPTED_TIERS.contains(&ctx.key.tier.as_str()) {
+        "ai"
+    } else {
+        "none"
+    };
     req.extensions_mut().insert(ctx);
     let mut res = next.call(req).await?.map_into_boxed_body();
     let headers = res.headers_mut();

@@ -36,7 +36,11 @@ pub fn month_of(now: DateTime<Utc>) -> (i32, u32) {
 
 /// First instant of the next UTC month: `reset_date` and `X-RateLimit-Reset`.
 pub fn next_reset(now: DateTime<Utc>) -> DateTime<Utc> {
-    let (y, m) = if now.month() == 12 { (now.year() + 1, 1) } else { (now.year(), now.month() + 1) };
+    let (y, m) = if now.month() == 12 {
+        (now.year() + 1, 1)
+    } else {
+        (now.year(), now.month() + 1)
+    };
     Utc.with_ymd_and_hms(y, m, 1, 0, 0, 0).single().unwrap_or(now)
 }
 
@@ -47,8 +51,14 @@ mod tests {
     #[test]
     fn the_quota_resets_at_the_first_instant_of_the_next_utc_month() {
         let at = |s: &str| DateTime::parse_from_rfc3339(s).map(|t| t.with_timezone(&Utc)).ok();
-        assert_eq!(Some(next_reset(at("2026-12-31T23:59:59Z").unwrap_or_default())), at("2027-01-01T00:00:00Z"));
-        assert_eq!(Some(next_reset(at("2026-02-01T00:00:00Z").unwrap_or_default())), at("2026-03-01T00:00:00Z"));
+        assert_eq!(
+            Some(next_reset(at("2026-12-31T23:59:59Z").unwrap_or_default())),
+            at("2027-01-01T00:00:00Z")
+        );
+        assert_eq!(
+            Some(next_reset(at("2026-02-01T00:00:00Z").unwrap_or_default())),
+            at("2026-03-01T00:00:00Z")
+        );
         assert_eq!(month_of(at("2026-11-30T23:59:59Z").unwrap_or_default()), (2026, 11));
     }
 }

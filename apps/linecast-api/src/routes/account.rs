@@ -14,7 +14,8 @@ use crate::state::AppState;
 
 /// The caller, as authenticated by the access middleware.
 pub(crate) fn caller(ctx: Option<web::ReqData<AuthContext>>) -> Result<AuthContext, ApiError> {
-    ctx.map(web::ReqData::into_inner).ok_or_else(|| ApiError::Unauthorized("API key required".to_owned()))
+    ctx.map(web::ReqData::into_inner)
+        .ok_or_else(|| ApiError::Unauthorized("API key required".to_owned()))
 }
 
 /// A customer account.
@@ -89,13 +90,15 @@ pub struct RenameKeyRequest {
     pub new_name: String,
 }
 
-fn view(key: &ApiKeyRecord) -> ApiKeyView {
+/// `is_active` is whether the key authenticates now: an expired key is
+/// listed inactive like a revoked one.
+fn view(key: &ApiKeyRecord, now: chrono::DateTime<chrono::Utc>) -> ApiKeyView {
     ApiKeyView {
         api_key: key.masked(),
         name: key.name.clone(),
         tier: key.tier.clone(),
         created_at: rfc3339(key.created_at),
-        is_active: key.is_active && key.revoked_at.is_none(),
+        is_active: key.is_usable(now),
         expires_at: key.expires_at.map(rfc3339),
     }
 }
@@ -118,7 +121,9 @@ fn customer_view(c: &Customer, monthly_requests: u64) -> CustomerResponse {
 fn valid_name(field: &str, name: &str) -> Result<String, ApiError> {
     let trimmed = name.trim();
     if trimmed.is_empty() || trimmed.chars().count() > 100 {
-        return Err(ApiError::BadRequest(format!("Invalid {field}: must be 1 to 100 characters")));
+        return Err(ApiError::BadRequest(format!(
+            "Invalid {field}: must be 1 to 100 characters"
+        )));
     }
     Ok(trimmed.to_owned())
 }
@@ -126,25 +131,31 @@ fn valid_name(field: &str, name: &str) -> Result<String, ApiError> {
 /// Finds one of the caller's keys by full or masked value.
 async fn find_own_key(state: &AppState, ctx: &AuthContext, field: &str, raw: &str) -> Result<ApiKeyRecord, ApiError> {
     let reference = parse_key_ref(raw).ok_or_else(|| {
-        ApiError::BadRequest(format!("Invalid {field}: expected a full key (sk_service_...) or its masked form (sk_service_XXXX*****)"))
+        ApiError::BadRequest(format!(
+            "Invalid {field}: expected a full key (sk_service_...) or its masked form (sk_service_XXXX*****)"
+        ))
     })?;
     let keys = state.accounts.list_keys(ctx.customer.customer_id).await?;
     let matches: Vec<ApiKeyRecord> = keys
         .into_iter()
         .filter(|k| match &reference {
-            KeyRef::Full { key_hash } => linecast_core::ports::accounts::constant_time_eq(k.key_hash.as_bytes(), key_hash.as_bytes()),
+            KeyRef::Full { key_hash } => {
+                linecast_core::ports::accounts::constant_time_eq(k.key_hash.as_bytes(), key_hash.as_bytes())
+            }
             KeyRef::Masked { display_prefix } => &k.display_prefix == display_prefix,
         })
         .collect();
     match matches.len() {
         0 => Err(ApiError::NotFound("API key not found among your keys".to_owned())),
-        1 => Ok(matches.into_iter().next().ok_or_else(|| ApiError::Internal("key vanished".into()))?),
+        1 => Ok(matches
+            .into_iter()
+            .next()
+            .ok_or_else(|| ApiError::Internal("key vanished".into()))?),
         _ => Err(ApiError::BadRequest(format!(
             "The masked key {raw} matches several of your keys; send the full key instead"
         ))),
     }
 }
-
 
 #[utoipa::path(
     get, path = "/api/v1/customers/me", operation_id = "get_me", tag = "account",
@@ -160,9 +171,14 @@ async fn find_own_key(state: &AppState, ctx: &AuthContext, field: &str, raw: &st
 #[get("/api/v1/customers/me")]
 pub async fn me(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthContext>>) -> Result<HttpResponse, ApiError> {
     let ctx = caller(ctx)?;
-    let used = state.limiter.month_usage(ctx.customer.customer_id, month_of(state.clock.now())).await.map_err(|e| {
-        ApiError::Unavailable { detail: "Usage is temporarily unavailable".into(), cause: e.to_string() }
-    })?;
+    let used = state
+        .limiter
+        .month_usage(ctx.customer.customer_id, month_of(state.clock.now()))
+        .await
+        .map_err(|e| ApiError::Unavailable {
+            detail: "Usage is temporarily unavailable".into(),
+            cause: e.to_string(),
+        })?;
     Ok(HttpResponse::Ok().json(customer_view(&ctx.customer, used)))
 }
 
@@ -178,14 +194,21 @@ pub async fn me(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthContext
     )
 )]
 #[get("/api/v1/customers/me/usage")]
-pub async fn usage(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthContext>>) -> Result<HttpResponse, ApiError> {
+pub async fn usage(
+    state: web::Data<AppState>,
+    ctx: Option<web::ReqData<AuthContext>>,
+) -> Result<HttpResponse, ApiError> {
     let ctx = caller(ctx)?;
     let now = state.clock.now();
     let c = &ctx.customer;
-    let used = state.limiter.month_usage(c.customer_id, month_of(now)).await.map_err(|e| ApiError::Unavailable {
-        detail: "Usage is temporarily unavailable".into(),
-        cause: e.to_string(),
-    })?;
+    let used = state
+        .limiter
+        .month_usage(c.customer_id, month_of(now))
+        .await
+        .map_err(|e| ApiError::Unavailable {
+            detail: "Usage is temporarily unavailable".into(),
+            cause: e.to_string(),
+        })?;
     Ok(HttpResponse::Ok().json(UsageResponse {
         monthly_requests: used,
         monthly_limit: c.monthly_limit,
@@ -210,10 +233,13 @@ pub async fn usage(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthCont
     )
 )]
 #[get("/api/v1/customers/me/api-keys")]
-pub async fn list_keys(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthContext>>) -> Result<HttpResponse, ApiError> {
+pub async fn list_keys(
+    state: web::Data<AppState>,
+    ctx: Option<web::ReqData<AuthContext>>,
+) -> Result<HttpResponse, ApiError> {
     let ctx = caller(ctx)?;
     let keys = state.accounts.list_keys(ctx.customer.customer_id).await?;
-    Ok(HttpResponse::Ok().json(keys.iter().map(view).collect::<Vec<_>>()))
+    Ok(HttpResponse::Ok().json(keys.iter().map(|k| view(k, state.clock.now())).collect::<Vec<_>>()))
 }
 
 #[utoipa::path(
@@ -254,7 +280,16 @@ pub async fn create_key(
             now,
         )
         .await?;
-    state.accounts.audit(ctx.customer.customer_id, Some(record.id), "issue", &format!("created key '{name}'"), now).await?;
+    state
+        .accounts
+        .audit(
+            ctx.customer.customer_id,
+            Some(record.id),
+            "issue",
+            &format!("created key '{name}'"),
+            now,
+        )
+        .await?;
     Ok(HttpResponse::Ok().json(CreatedKeyResponse {
         api_key: key,
         message: format!("API key '{name}' created"),
@@ -290,10 +325,18 @@ pub async fn rename_key(
     let now = state.clock.now();
     state
         .accounts
-        .audit(ctx.customer.customer_id, Some(key.id), "rename", &format!("'{}' -> '{new_name}'", key.name), now)
+        .audit(
+            ctx.customer.customer_id,
+            Some(key.id),
+            "rename",
+            &format!("'{}' -> '{new_name}'", key.name),
+            now,
+        )
         .await?;
     state.keys.invalidate(&key.key_hash).await;
-    Ok(HttpResponse::Ok().json(MessageResponse { message: format!("API key {} renamed to '{new_name}'", key.masked()) }))
+    Ok(HttpResponse::Ok().json(MessageResponse {
+        message: format!("API key {} renamed to '{new_name}'", key.masked()),
+    }))
 }
 
 #[utoipa::path(
@@ -319,11 +362,24 @@ pub async fn revoke_key(
     let ctx = caller(ctx)?;
     let key = find_own_key(&state, &ctx, "api_key", &path).await?;
     if key.id == ctx.key.id {
-        return Err(ApiError::BadRequest("Cannot revoke the API key used to authenticate this request".to_owned()));
+        return Err(ApiError::BadRequest(
+            "Cannot revoke the API key used to authenticate this request".to_owned(),
+        ));
     }
     let now = state.clock.now();
     state.accounts.revoke_key(key.id, now).await?;
-    state.accounts.audit(ctx.customer.customer_id, Some(key.id), "revoke", &format!("revoked '{}'", key.name), now).await?;
+    state
+        .accounts
+        .audit(
+            ctx.customer.customer_id,
+            Some(key.id),
+            "revoke",
+            &format!("revoked '{}'", key.name),
+            now,
+        )
+        .await?;
     state.keys.invalidate(&key.key_hash).await;
-    Ok(HttpResponse::Ok().json(MessageResponse { message: format!("API key {} revoked", key.masked()) }))
+    Ok(HttpResponse::Ok().json(MessageResponse {
+        message: format!("API key {} revoked", key.masked()),
+    }))
 }

@@ -64,13 +64,24 @@ fn empty_picks(date: String) -> PicksResponse {
     PicksResponse {
         date,
         picks: vec![],
-        summary: PicksSummary { total_picks: 0, by_sport: serde_json::Map::new() },
+        summary: PicksSummary {
+            total_picks: 0,
+            by_sport: serde_json::Map::new(),
+        },
         note: NO_SELECTOR_NOTE.to_owned(),
     }
 }
 
 fn zero() -> PerformanceWindow {
-    PerformanceWindow { picks: 0, wins: 0, losses: 0, pushes: 0, win_pct: None, roi: None, units: 0.0 }
+    PerformanceWindow {
+        picks: 0,
+        wins: 0,
+        losses: 0,
+        pushes: 0,
+        win_pct: None,
+        roi: None,
+        units: 0.0,
+    }
 }
 
 #[utoipa::path(
@@ -122,7 +133,12 @@ pub async fn picks_performance(query: web::Query<RawQuery>) -> Result<HttpRespon
     Ok(HttpResponse::Ok().json(PerformanceResponse {
         sport,
         market,
-        windows: PerformanceWindows { last_7_days: zero(), last_30_days: zero(), season: zero(), all_time: zero() },
+        windows: PerformanceWindows {
+            last_7_days: zero(),
+            last_30_days: zero(),
+            season: zero(),
+            all_time: zero(),
+        },
         note: NO_SELECTOR_NOTE.to_owned(),
     }))
 }
@@ -173,7 +189,19 @@ pub struct SportsResponse {
 #[get("/api/v1/sports")]
 pub async fn sports() -> HttpResponse {
     HttpResponse::Ok().json(SportsResponse {
-        sports: Sport::ALL.iter().map(|s| CodeName { code: s.code().to_owned(), name: s.name().to_owned() }).collect(),
-        model_types: ModelType::ALL.iter().map(|m| CodeName { code: m.code().to_owned(), name: m.name().to_owned() }).collect(),
+        sports: Sport::ALL
+            .iter()
+            .map(|s| CodeName {
+                code: s.code().to_owned(),
+                name: s.name().to_owned(),
+            })
+            .collect(),
+        model_types: ModelType::ALL
+            .iter()
+            .map(|m| CodeName {
+                code: m.code().to_owned(),
+                name: m.name().to_owned(),
+            })
+            .collect(),
     })
 }

@@ -52,7 +52,10 @@ pub struct RefreshResponse {
 }
 
 fn unavailable(what: &str, cause: &impl ToString) -> ApiError {
-    ApiError::Unavailable { detail: format!("{what} is temporarily unavailable; nothing was consumed"), cause: cause.to_string() }
+    ApiError::Unavailable {
+        detail: format!("{what} is temporarily unavailable; nothing was consumed"),
+        cause: cause.to_string(),
+    }
 }
 
 struct Owned {
@@ -65,7 +68,12 @@ struct Owned {
 async fn owned(state: &AppState, ctx: &AuthContext, now: DateTime<Utc>) -> Result<Owned, ApiError> {
     let ent = state.accounts.get_entitlement(ctx.customer.customer_id).await?;
     Ok(match ent {
-        None => Owned { products: vec![], sports: vec![], expires_at: None, active: false },
+        None => Owned {
+            products: vec![],
+            sports: vec![],
+            expires_at: None,
+            active: false,
+        },
         Some(e) => {
             let live = e.expires_at.is_none_or(|t| now < t);
             Owned {
@@ -90,11 +98,17 @@ async fn owned(state: &AppState, ctx: &AuthContext, now: DateTime<Utc>) -> Resul
     )
 )]
 #[get("/api/v1/service-sports-data/status")]
-pub async fn status(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthContext>>) -> Result<HttpResponse, ApiError> {
+pub async fn status(
+    state: web::Data<AppState>,
+    ctx: Option<web::ReqData<AuthContext>>,
+) -> Result<HttpResponse, ApiError> {
     let ctx = caller(ctx)?;
     let now = state.clock.now();
     let owned = owned(&state, &ctx, now).await?;
-    let used = state.usage.refreshes_used(ctx.customer.customer_id, month_of(now)).await?;
+    let used = state
+        .usage
+        .refreshes_used(ctx.customer.customer_id, month_of(now))
+        .await?;
     Ok(HttpResponse::Ok().json(EntitlementResponse {
         has_service_sports_data: owned.active,
         expires_at: owned.expires_at.map(rfc3339),
@@ -119,13 +133,18 @@ pub async fn status(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthCon
     )
 )]
 #[post("/api/v1/service-sports-data/refresh")]
-pub async fn refresh(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthContext>>) -> Result<HttpResponse, ApiError> {
+pub async fn refresh(
+    state: web::Data<AppState>,
+    ctx: Option<web::ReqData<AuthContext>>,
+) -> Result<HttpResponse, ApiError> {
     let ctx = caller(ctx)?;
     let now = state.clock.now();
     let month = month_of(now);
     let owned = owned(&state, &ctx, now).await?;
     if !owned.active {
-        return Err(ApiError::Forbidden("No active historical dataset entitlement: datasets are bought separately".to_owned()));
+        return Err(ApiError::Forbidden(
+            "No active historical dataset entitlement: datasets are bought separately".to_owned(),
+        ));
     }
     let exhausted = || ApiError::TooManyRequests {
         detail: format!("Refresh limit exceeded. Limit: {REFRESH_LIMIT} refreshes per month"),
@@ -137,22 +156,46 @@ pub async fn refresh(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthCo
     let catalog = match state.store.product_catalog().await {
         Ok(c) => c,
         Err(StoreError::NotFound { .. }) => {
-            return Err(ApiError::Forbidden("No refreshable dataset is published for your products".to_owned()));
+            return Err(ApiError::Forbidden(
+                "No refreshable dataset is published for your products".to_owned(),
+            ));
         }
         Err(e) => return Err(unavailable("The dataset catalog", &e)),
     };
-    let products: Vec<_> = catalog.value.products.iter().filter(|p| p.refreshable && owned.products.contains(&p.product_id)).collect();
+    let products: Vec<_> = catalog
+        .value
+        .products
+        .iter()
+        .filter(|p| p.refreshable && owned.products.contains(&p.product_id))
+        .collect();
     if products.is_empty() {
-        return Err(ApiError::Forbidden("None of your products has a refreshable dataset".to_owned()));
+        return Err(ApiError::Forbidden(
+            "None of your products has a refreshable dataset".to_owned(),
+        ));
     }
-    let expires_at = (now + DOWNLOAD_TTL).duration_trunc(TimeDelta::seconds(1)).unwrap_or(now + DOWNLOAD_TTL);
+    let expires_at = (now + DOWNLOAD_TTL)
+        .duration_trunc(TimeDelta::seconds(1))
+        .unwrap_or(now + DOWNLOAD_TTL);
     let mut downloads = Vec::with_capacity(products.len());
     for p in products {
-        let url = state.signer.sign(&p.key, &p.filename, expires_at).await.map_err(|e| unavailable("Download signing", &e))?;
-        downloads.push(DownloadItem { sport: p.sport.code().to_owned(), filename: p.filename.clone(), url, expires_at: rfc3339(expires_at) });
+        let url = state
+            .signer
+            .sign(&p.key, &p.filename, expires_at)
+            .await
+            .map_err(|e| unavailable("Download signing", &e))?;
+        downloads.push(DownloadItem {
+            sport: p.sport.code().to_owned(),
+            filename: p.filename.clone(),
+            url,
+            expires_at: rfc3339(expires_at),
+        });
     }
     // Every link exists: only now take one refresh, atomically.
-    let Some(used) = state.usage.try_consume_refresh(ctx.customer.customer_id, month, REFRESH_LIMIT, now).await? else {
+    let Some(used) = state
+        .usage
+        .try_consume_refresh(ctx.customer.customer_id, month, REFRESH_LIMIT, now)
+        .await?
+    else {
         return Err(exhausted());
     };
     Ok(HttpResponse::Ok().json(RefreshResponse {
@@ -179,7 +222,11 @@ pub async fn download(state: web::Data<AppState>, path: web::Path<String>) -> Re
         .verify(&path, state.clock.now())
         .map_err(|e| ApiError::Forbidden(format!("Download link refused: {e}")))?;
     let bytes = state.store.dataset_bytes(&verified.object_key).await?;
-    let filename: String = verified.filename.chars().filter(|c| c.is_ascii_graphic() && *c != '"' && *c != '\\').collect();
+    let filename: String = verified
+        .filename
+        .chars()
+        .filter(|c| c.is_ascii_graphic() && *c != '"' && *c != '\\')
+        .collect();
     Ok(HttpResponse::Ok()
         .insert_header((CONTENT_TYPE, "text/csv; charset=utf-8"))
         .insert_header((CONTENT_DISPOSITION, format!("attachment; filename=\"{filename}\"")))

@@ -4,7 +4,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod access;
+mod account;
+mod concurrency;
 mod data_status;
+mod datasets;
 mod errors;
 mod helpers;
 mod markets;
