@@ -130,7 +130,13 @@ pub async fn predictions(
     let model_type = params::model_type(&model_type)?;
     let upcoming_only = params::boolean(&query, "upcoming_only", true)?;
     let artifact = state.store.predictions(sport, model_type).await?;
-    let slate_date = slate::served_slate(state.store.as_ref(), sport, state.clock.now()).await?;
+    // The whole artifact needs no release manifest, so an unreadable one
+    // only fails the requests that depend on it.
+    let slate_date = if upcoming_only {
+        slate::served_slate(state.store.as_ref(), sport, state.clock.now()).await?
+    } else {
+        slate::et_date(state.clock.now())
+    };
     let table = &artifact.value;
     let games = slate::select_games(&table.rows, |r| &r.key, slate_date, upcoming_only)
         .into_iter()

@@ -189,7 +189,7 @@ async fn an_unreadable_manifest_is_unknown_and_not_operational() {
 /// Newer odds for nba's totals arrived at 15:00Z, after the 13:30Z rebuild.
 fn late_odds(store: &Path) {
     edit_manifest(store, "nba", |m| {
-        m["markets"]["over_under"]["odds_arrived_at"] = "2026-11-15T15:00:00Z".into()
+        m["markets"]["over_under"]["odds_arrived_at"] = "2026-11-15T15:00:00Z".into();
     });
 }
 

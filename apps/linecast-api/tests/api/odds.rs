@@ -116,7 +116,7 @@ async fn odds_serve_every_row_with_its_match_id_and_lines_sorted_by_date_then_ti
 #[tokio::test]
 async fn a_sport_without_an_odds_artifact_is_a_404_and_an_unknown_sport_a_400() {
     let app = spawn_app_with(fixture_now(), |store| {
-        std::fs::remove_file(store.join("odds/nhl.csv")).unwrap()
+        std::fs::remove_file(store.join("odds/nhl.csv")).unwrap();
     })
     .await;
     let (status, body) = app.get_authed_json("/api/v1/odds/nhl").await;

@@ -461,6 +461,23 @@ async fn an_artifact_that_breaks_the_contract_is_a_503() {
 }
 
 #[tokio::test]
+async fn an_unreadable_release_manifest_fails_only_the_slate_filtered_view() {
+    let app = spawn_app_with(fixture_now(), |store| {
+        std::fs::write(store.join(format!("releases/nfl/{FIXTURE_TODAY}.json")), b"{ not json").unwrap();
+    })
+    .await;
+    let rows = csv_rows(&artifact("nfl", "over_under"));
+    let (status, body) = app
+        .get_authed_json("/api/v1/predictions/nfl/over_under?upcoming_only=false")
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["games"].as_array().unwrap().len(), rows.len());
+    // Which slate is today's cannot be told: an error, never a guessed slate.
+    let (status, body) = app.get_authed_json("/api/v1/predictions/nfl/over_under").await;
+    assert_error_shape(status, &body, 503);
+}
+
+#[tokio::test]
 async fn bad_sport_model_type_or_upcoming_only_are_400s_naming_the_parameter() {
     let app = spawn_app().await;
     let mut ring = KeyRing::new(&app);
