@@ -127,8 +127,51 @@ fn assert_leaderboard(body: &Value, sport: &str, model_type: &str, accounting: &
     }
 }
 
+/// A bet's side belongs to the market, its price is the recorded price of
+/// that side (legacy_v1: -110 for spreads and totals), and a win pays the
+/// price's profit on one unit.
+fn assert_price_and_profit(g: &Value, model_type: &str, accounting: &str, ctx: &str) {
+    let sides = if model_type == "over_under" {
+        ["over", "under"]
+    } else {
+        ["home", "away"]
+    };
+    assert!(sides.contains(&g["side"].as_str().unwrap()), "{ctx}: {g}");
+    let price = g["price"].as_f64().unwrap();
+    assert!(price.abs() >= 100.0, "{ctx}: an American price: {g}");
+    if accounting == "legacy_v1" && model_type != "won_on_points" {
+        assert_eq!(
+            g["price"], -110,
+            "{ctx}: legacy_v1 prices spreads and totals at -110: {g}"
+        );
+    }
+    if g["outcome"] == "win" {
+        let profit = if price > 0.0 { price / 100.0 } else { 100.0 / -price };
+        assert!(
+            (g["profit_units"].as_f64().unwrap() - round4(profit)).abs() < 1e-9,
+            "{ctx}: a win pays the price: {g}"
+        );
+    }
+}
+
+/// ROI is profit over stakes in percent (stakes include pushes under
+/// recorded_v2), null without a stake.
+fn assert_roi(entry: &Value, games: &[Value], ctx: &str) {
+    let stakes = games.len() as f64;
+    if games.is_empty() {
+        assert!(entry["roi"].is_null(), "{ctx}: no stake, null ROI: {entry}");
+    } else {
+        let profit: f64 = games.iter().map(|g| g["profit_units"].as_f64().unwrap()).sum();
+        let roi = entry["roi"].as_f64().unwrap();
+        assert!(
+            (roi - profit / stakes * 100.0).abs() < 0.006,
+            "{ctx}: roi = profit / stakes: {entry}"
+        );
+    }
+}
+
 /// One replay's totals equal its leaderboard entry exactly.
-fn assert_replay_matches(replay: &Value, entry: &Value, accounting: &str, ctx: &str) {
+fn assert_replay_matches(replay: &Value, entry: &Value, model_type: &str, accounting: &str, ctx: &str) {
     assert_eq!(
         &replay["strategy"], entry,
         "{ctx}: the replay's entry is the leaderboard entry"
@@ -156,6 +199,7 @@ fn assert_replay_matches(replay: &Value, entry: &Value, accounting: &str, ctx: &
             "{ctx}"
         );
     }
+    assert_roi(entry, games, ctx);
     if accounting == "recorded_v2" {
         assert_eq!(u(&entry["pushes"]), pushes, "{ctx}");
     } else {
@@ -181,6 +225,7 @@ fn assert_replay_matches(replay: &Value, entry: &Value, accounting: &str, ctx: &
                 "{ctx}: a loss costs the stake: {g}"
             ),
         }
+        assert_price_and_profit(g, model_type, accounting, ctx);
         running += g["profit_units"].as_f64().unwrap();
         assert!(
             (g["running_units"].as_f64().unwrap() - running).abs() < 1e-6,
@@ -231,7 +276,7 @@ async fn every_replay_totals_to_its_leaderboard_entry_for_every_season_and_accou
                             replay.get("excluded_rows").is_none(),
                             "{ctx}: excluded rows only when asked"
                         );
-                        assert_replay_matches(&replay, entry, accounting, &ctx);
+                        assert_replay_matches(&replay, entry, model_type, accounting, &ctx);
                     }
                 }
             }
