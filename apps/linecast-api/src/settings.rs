@@ -43,6 +43,9 @@ pub struct Settings {
     /// False only with `LINECAST_AUTH_DISABLED=true`: no keys, no limits.
     /// For benchmarks that measure what auth costs; never in production.
     pub auth_enabled: bool,
+    /// Per-second limit windows follow the frozen clock too (tests only:
+    /// makes "51 requests in one second" deterministic).
+    pub freeze_rate_clock: bool,
     /// `LINECAST_PUBLIC_URL`: base of signed download links (default `http://<bind>`).
     pub public_url: String,
     /// `LINECAST_MARKETS`: `file` (default, the store's snapshots) or `kalshi`.
@@ -130,6 +133,7 @@ impl Settings {
             return Err(bad("LINECAST_MARKETS", format!("'{markets_source}'; expected file or kalshi")));
         }
         Ok(Self {
+            freeze_rate_clock: false,
             public_url: env("LINECAST_PUBLIC_URL").unwrap_or_else(|| format!("http://{bind}")),
             markets_source,
             kalshi_base_url: env("LINECAST_KALSHI_BASE_URL"),
@@ -161,6 +165,7 @@ impl Settings {
             demo_data: false,
             var_dir: var_dir.to_path_buf(),
             auth_enabled: true,
+            freeze_rate_clock: true,
             public_url: "http://127.0.0.1".to_owned(),
             markets_source: "file".to_owned(),
             kalshi_base_url: None,

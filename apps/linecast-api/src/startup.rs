@@ -147,6 +147,7 @@ impl Application {
                 limiter: limiter.clone(),
                 protected: openapi::protected_templates(&doc).iter().map(|p| ResourceDef::new(p.as_str())).collect(),
                 used_keys: std::sync::Mutex::new(std::collections::HashSet::new()),
+                rate_clock: if settings.freeze_rate_clock { clock.clone() } else { Arc::new(SystemClock) },
             })
         });
         let probes: Vec<Arc<dyn Probe>> = vec![

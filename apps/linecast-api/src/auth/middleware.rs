@@ -24,6 +24,10 @@ pub struct Access {
     pub limiter: Arc<dyn Limiter>,
     /// Path templates that need a key.
     pub protected: Vec<ResourceDef>,
+    /// Clock of the per-second windows: the system clock even when
+    /// `LINECAST_NOW` freezes the data clock (a frozen second would allow
+    /// only 50 requests per key, ever).
+    pub rate_clock: Arc<dyn linecast_core::Clock>,
     /// Keys used since the last `last_used_at` flush.
     pub used_keys: Mutex<HashSet<i64>>,
 }
@@ -92,7 +96,7 @@ pub async fn authenticate(state: &AppState, access: &Access, req: &ServiceReques
     }
     match access
         .limiter
-        .check_second(key.id, PER_SECOND_LIMIT, now)
+        .check_second(key.id, PER_SECOND_LIMIT, access.rate_clock.now())
         .await
         .map_err(|e| unavailable(&e))?
     {
