@@ -381,7 +381,7 @@ async fn next_offset_is_null_at_the_end_and_an_offset_past_the_end_is_an_empty_p
     assert_eq!(exact["returned"], 10);
     assert!(exact["next_offset"].is_null(), "offset + returned == total is the end");
 
-    for offset in [total, total + 1, 1_000_000] {
+    for offset in [total, total + 1, 1_000_000, u64::MAX] {
         let past = s.ok(&format!("{base}?season=2025-26&offset={offset}")).await;
         assert_eq!(past["results"], Value::Array(vec![]), "offset {offset}");
         assert_eq!(past["returned"], 0);
@@ -484,6 +484,7 @@ async fn malformed_paging_parameters_are_400s_naming_the_parameter() {
         ("limit=".into(), "limit"),
         ("offset=-1".into(), "offset"),
         ("offset=1.5".into(), "offset"),
+        ("offset=99999999999999999999999".into(), "offset"),
         ("season=2025".into(), "season"),
         ("season=2025-27".into(), "season"),
         ("season=2025-2026".into(), "season"),
@@ -767,4 +768,79 @@ async fn a_corrupt_season_store_is_a_server_error_never_empty_history() {
     assert_eq!(current["season"], "2026-27");
     assert!(current["total"].as_u64().unwrap() > 0);
     s.ok("/api/v1/results/nba/won_on_points?season=2024-25").await;
+}
+
+/// `live` holds while the current season's latest decided game is at most
+/// 14 days before today's ET date; the mlb fixture season ended 2026-10-14.
+#[tokio::test]
+async fn live_ends_fourteen_days_after_the_last_decided_game_counted_in_et_dates() {
+    for (now, live) in [
+        ("2026-10-28T17:00:00Z", true),
+        // 23:00 ET on the 28th: still the 14th day.
+        ("2026-10-29T03:00:00Z", true),
+        ("2026-10-29T17:00:00Z", false),
+    ] {
+        let app = spawn_app_with(DateTime::parse_from_rfc3339(now).unwrap().into(), |_| {}).await;
+        let (status, body) = app.get_authed_json("/api/v1/results/mlb/won_on_points/seasons").await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["current_season"], "2026", "{now}");
+        assert_eq!(body["live"], live, "{now}: {body}");
+        assert_eq!(
+            body["live_season"],
+            if live { Value::from("2026") } else { Value::Null },
+            "{now}"
+        );
+    }
+}
+
+/// A newly published season with no decided game yet is listed first but is
+/// not current: results and the summary stay on the season before, while the
+/// strategies default to the latest season in the store.
+#[tokio::test]
+async fn a_new_season_without_a_decided_game_is_listed_but_not_current() {
+    let app = spawn_app_with(fixture_now(), |store| {
+        let text = std::fs::read_to_string(season_path(store, "nba", "won_on_points", "2026-27")).unwrap();
+        let header = text.lines().next().unwrap();
+        let future = text.lines().find(|l| l.starts_with("2026-11-16,")).unwrap();
+        let row = future
+            .replacen("2026-11-16,", "2027-10-20,", 1)
+            .replacen(",2026-27,", ",2027-28,", 1);
+        std::fs::write(
+            season_path(store, "nba", "won_on_points", "2027-28"),
+            format!("{header}\n{row}\n"),
+        )
+        .unwrap();
+    })
+    .await;
+    let mut s = Session::over(app);
+    let list = s.ok("/api/v1/results/nba/won_on_points/seasons").await;
+    assert_eq!(
+        list["seasons"],
+        serde_json::json!(["2027-28", "2026-27", "2025-26", "2024-25"])
+    );
+    assert_eq!(
+        (list["current_season"].as_str(), list["live"].as_bool()),
+        (Some("2026-27"), Some(true))
+    );
+    assert_eq!(s.ok("/api/v1/results/nba/won_on_points").await["season"], "2026-27");
+    assert_eq!(s.ok("/api/v1/summary/nba/won_on_points").await["season"], "2026-27");
+    let next = s.ok("/api/v1/results/nba/won_on_points?season=2027-28").await;
+    assert_eq!(
+        (next["total"].as_u64(), next["results"][0]["ungraded_reason"].as_str()),
+        (Some(1), Some("no_final"))
+    );
+    let board = s
+        .ok("/api/v1/strategies/nba/won_on_points?accounting=recorded_v2")
+        .await;
+    assert_eq!(
+        board["season"], "2027-28",
+        "strategies default to the latest season in the store"
+    );
+    assert!(
+        board["strategies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["n"] == 0 && e["roi"].is_null())
+    );
 }

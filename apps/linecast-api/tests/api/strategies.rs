@@ -379,6 +379,7 @@ async fn include_excluded_adds_the_excluded_rows_with_their_reasons() {
                         }
                     }
                     if accounting == "recorded_v2" {
+                        assert_eq!(full["games_considered"], full["strategy"]["candidates"], "{ctx}");
                         let entry = &full["strategy"]["exclusions"];
                         for reason in EXCLUSIONS {
                             assert_eq!(u(&entry[reason]), counts[reason], "{ctx}: {reason}");
