@@ -92,9 +92,21 @@ pub fn document() -> utoipa::openapi::OpenApi {
     doc
 }
 
-/// Every path template of the document, for the 405-vs-404 decision.
-pub fn path_templates(doc: &utoipa::openapi::OpenApi) -> Vec<String> {
-    doc.paths.paths.keys().cloned().collect()
+/// Every path template of the document with its methods (`GET, POST`), for
+/// the 405-vs-404 decision and the `Allow` header.
+pub fn path_methods(doc: &utoipa::openapi::OpenApi) -> Vec<(String, String)> {
+    let value = serde_json::to_value(doc).unwrap_or_default();
+    let Some(paths) = value.get("paths").and_then(|p| p.as_object()) else { return Vec::new() };
+    paths
+        .iter()
+        .map(|(path, item)| {
+            let methods: Vec<String> = item
+                .as_object()
+                .map(|ops| ops.keys().filter(|k| !k.starts_with("x-") && *k != "parameters").map(|k| k.to_ascii_uppercase()).collect())
+                .unwrap_or_default();
+            (path.clone(), methods.join(", "))
+        })
+        .collect()
 }
 
 /// Path templates whose operations require an API key (they declare a

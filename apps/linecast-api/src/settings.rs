@@ -27,6 +27,9 @@ pub struct Settings {
     pub store_url: String,
     /// `LINECAST_REDIS_URL`, optional.
     pub redis_url: Option<String>,
+    /// `LINECAST_REDIS_NAMESPACE`: prefix of every Redis key (default
+    /// `linecast`); give each deployment sharing a Redis its own.
+    pub redis_namespace: String,
     /// `LINECAST_SIGNING_KEY`; a random per-process key when absent.
     pub signing_key: Option<String>,
     /// `LINECAST_NOW`: a frozen clock (RFC 3339).
@@ -134,6 +137,7 @@ impl Settings {
         }
         Ok(Self {
             freeze_rate_clock: false,
+            redis_namespace: env("LINECAST_REDIS_NAMESPACE").unwrap_or_else(|| "linecast".to_owned()),
             public_url: env("LINECAST_PUBLIC_URL").unwrap_or_else(|| format!("http://{bind}")),
             markets_source,
             kalshi_base_url: env("LINECAST_KALSHI_BASE_URL"),
@@ -166,6 +170,7 @@ impl Settings {
             var_dir: var_dir.to_path_buf(),
             auth_enabled: true,
             freeze_rate_clock: true,
+            redis_namespace: "linecast".to_owned(),
             public_url: "http://127.0.0.1".to_owned(),
             markets_source: "file".to_owned(),
             kalshi_base_url: None,

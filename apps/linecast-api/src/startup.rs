@@ -20,7 +20,7 @@ use linecast_markets::{CachedMarkets, FileSnapshotMarkets, KalshiConfig, KalshiM
 use linecast_signer::HmacSigner;
 use linecast_core::services::history::History;
 use linecast_core::{Accounts, ArtifactStore, Clock, FixedClock, SystemClock, UsageMeter};
-use linecast_db::SeaAccounts;
+use linecast_db::{PinnedAccounts, SeaAccounts};
 use object_store::ObjectStore;
 use linecast_limits::{InProcessLimiter, RedisLimiter};
 use linecast_store::{ObjectArtifactStore, StoreOptions};
@@ -52,7 +52,7 @@ pub const FLUSH_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 async fn build_limiter(settings: &Settings, usage: Arc<dyn UsageMeter>) -> anyhow::Result<Arc<dyn Limiter>> {
     Ok(match &settings.redis_url {
         Some(url) => Arc::new(
-            RedisLimiter::connect(url, usage, "linecast".to_owned())
+            RedisLimiter::connect(url, usage, settings.redis_namespace.clone())
                 .await
                 .map_err(|e| anyhow::anyhow!("connecting to Redis: {e}"))?,
         ),
@@ -131,11 +131,12 @@ impl Application {
         {
             std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
         }
-        let db = Arc::new(
+        let db = Arc::new(PinnedAccounts::new(
             SeaAccounts::connect(&settings.database_url)
                 .await
                 .map_err(|e| anyhow::anyhow!("connecting to the accounts database: {e}"))?,
-        );
+            tokio::runtime::Handle::current(),
+        ));
         let accounts: Arc<dyn Accounts> = db.clone();
         let usage: Arc<dyn UsageMeter> = db.clone();
         let limiter = build_limiter(&settings, usage.clone()).await?;
@@ -239,8 +240,9 @@ impl Probe for CacheProbe {
 }
 
 fn run(listener: TcpListener, state: AppState, doc: utoipa::openapi::OpenApi) -> anyhow::Result<Server> {
-    let templates: Arc<Vec<ResourceDef>> =
-        Arc::new(openapi::path_templates(&doc).iter().map(|p| ResourceDef::new(p.as_str())).collect());
+    let templates: Arc<Vec<(ResourceDef, String)>> = Arc::new(
+        openapi::path_methods(&doc).into_iter().map(|(p, methods)| (ResourceDef::new(p.as_str()), methods)).collect(),
+    );
     let server = HttpServer::new(move || {
         let templates = templates.clone();
         App::new()
@@ -306,14 +308,16 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 
 /// Unknown route: 404; a known route with the wrong method: 405. Both in the
 /// error shape.
-fn fallback(req: &actix_web::HttpRequest, templates: &[ResourceDef]) -> HttpResponse {
+fn fallback(req: &actix_web::HttpRequest, templates: &[(ResourceDef, String)]) -> HttpResponse {
     let path = req.path();
     if path == "/docs" {
         return HttpResponse::MovedPermanently().insert_header(("Location", "/docs/")).finish();
     }
-    if templates.iter().any(|t| t.is_match(path)) {
+    if let Some((_, methods)) = templates.iter().find(|(t, _)| t.is_match(path)) {
         let mut res = error_response(StatusCode::METHOD_NOT_ALLOWED, &format!("Method {} not allowed on {path}", req.method()));
-        res.headers_mut().insert(actix_web::http::header::ALLOW, actix_web::http::header::HeaderValue::from_static("GET"));
+        if let Ok(v) = actix_web::http::header::HeaderValue::from_str(methods) {
+            res.headers_mut().insert(actix_web::http::header::ALLOW, v);
+        }
         return res;
     }
     error_response(StatusCode::NOT_FOUND, &format!("No route for {} {path}", req.method()))

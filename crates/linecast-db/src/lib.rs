@@ -11,11 +11,13 @@ mod accounts;
 mod connect;
 pub mod entity;
 mod error;
+mod pinned;
 pub mod migration;
 mod sql;
 mod usage;
 
 pub use connect::connect;
+pub use pinned::PinnedAccounts;
 pub use sea_orm::DatabaseConnection;
 
 /// The adapter: one pooled connection implementing both ports.
