@@ -96,7 +96,12 @@ pub struct TrackingResponse {
     pub last_updated: String,
 }
 
-async fn season_or_current(state: &AppState, sport: Sport, model_type: ModelType, query: &RawQuery) -> Result<SeasonLabel, ApiError> {
+async fn season_or_current(
+    state: &AppState,
+    sport: Sport,
+    model_type: ModelType,
+    query: &RawQuery,
+) -> Result<SeasonLabel, ApiError> {
     match query.get("season") {
         Some(raw) => parse_season(sport, raw),
         None => Ok(state.history.current(sport, model_type, state.clock.now()).await?),
@@ -174,7 +179,10 @@ pub struct TeamFormResponse {
     )
 )]
 #[get("/api/v1/results/{sport}/{model_type}/team-form")]
-pub async fn team_form_route(state: web::Data<AppState>, path: web::Path<(String, String)>) -> Result<HttpResponse, ApiError> {
+pub async fn team_form_route(
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
     let (sport, model_type) = sport_and_type(&path.into_inner())?;
     let now = state.clock.now();
     let season = state.history.current(sport, model_type, now).await?;
@@ -241,7 +249,10 @@ pub struct RollingResponse {
     )
 )]
 #[get("/api/v1/results/{sport}/{model_type}/rolling")]
-pub async fn rolling_route(state: web::Data<AppState>, path: web::Path<(String, String)>) -> Result<HttpResponse, ApiError> {
+pub async fn rolling_route(
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
     let (sport, model_type) = sport_and_type(&path.into_inner())?;
     let cross = state.history.rolling(sport, model_type).await?;
     Ok(HttpResponse::Ok().json(RollingResponse {
@@ -284,7 +295,10 @@ pub struct DensityResponse {
     )
 )]
 #[get("/api/v1/results/{sport}/{model_type}/density")]
-pub async fn density_route(state: web::Data<AppState>, path: web::Path<(String, String)>) -> Result<HttpResponse, ApiError> {
+pub async fn density_route(
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
     let (sport, model_type) = sport_and_type(&path.into_inner())?;
     let cross = state.history.density(sport, model_type, state.clock.now()).await?;
     Ok(HttpResponse::Ok().json(DensityResponse {

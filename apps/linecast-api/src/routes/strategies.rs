@@ -44,16 +44,27 @@ pub struct ReplayResponse<'a> {
 fn accounting(query: &RawQuery) -> Result<Accounting, ApiError> {
     match query.get("accounting") {
         None => Ok(Accounting::LegacyV1),
-        Some(raw) => Accounting::parse(raw).map_err(|_| ApiError::invalid_param("accounting", raw, "legacy_v1, recorded_v2")),
+        Some(raw) => {
+            Accounting::parse(raw).map_err(|_| ApiError::invalid_param("accounting", raw, "legacy_v1, recorded_v2"))
+        }
     }
 }
 
-async fn season(state: &AppState, sport: Sport, model_type: ModelType, query: &RawQuery) -> Result<SeasonLabel, ApiError> {
+async fn season(
+    state: &AppState,
+    sport: Sport,
+    model_type: ModelType,
+    query: &RawQuery,
+) -> Result<SeasonLabel, ApiError> {
     match query.get("season") {
         Some(raw) => parse_season(sport, raw),
-        None => state.history.seasons(sport, model_type).await?.first().copied().ok_or_else(|| {
-            ApiError::NotFound(format!("No season store for {sport} {model_type}"))
-        }),
+        None => state
+            .history
+            .seasons(sport, model_type)
+            .await?
+            .first()
+            .copied()
+            .ok_or_else(|| ApiError::NotFound(format!("No season store for {sport} {model_type}"))),
     }
 }
 
@@ -61,7 +72,10 @@ fn respond(accounting: Accounting, body: &impl Serialize) -> HttpResponse {
     let mut res = HttpResponse::Ok();
     if accounting.is_deprecated() {
         res.insert_header(("Deprecation", "true"));
-        res.insert_header(("Link", "<https://linecast.local/docs/payloads.md#strategies>; rel=\"deprecation\"; type=\"text/markdown\""));
+        res.insert_header((
+            "Link",
+            "<https://linecast.local/docs/payloads.md#strategies>; rel=\"deprecation\"; type=\"text/markdown\"",
+        ));
     }
     res.json(body)
 }
@@ -100,7 +114,11 @@ pub async fn strategies(
     let board = data.strategies(accounting);
     Ok(respond(
         accounting,
-        &StrategiesResponse { season: season.to_string(), last_updated: rfc3339(data.version.last_modified), leaderboard: &board },
+        &StrategiesResponse {
+            season: season.to_string(),
+            last_updated: rfc3339(data.version.last_modified),
+            leaderboard: &board,
+        },
     ))
 }
 
@@ -135,21 +153,28 @@ pub async fn replay(
     let sport = params::sport(&sport)?;
     let model_type = params::model_type(&model_type)?;
     if !strategy_ids().contains(&strategy_id.as_str()) {
-        return Err(ApiError::invalid_param("strategy_id", &strategy_id, &strategy_ids().join(", ")));
+        return Err(ApiError::invalid_param(
+            "strategy_id",
+            &strategy_id,
+            &strategy_ids().join(", "),
+        ));
     }
     let accounting = accounting(&query)?;
     let include_excluded = params::boolean(&query, "include_excluded", false)?;
     let season = season(&state, sport, model_type, &query).await?;
     let data = state.history.season(sport, model_type, season).await?;
-    let full = data
-        .replay(accounting, &strategy_id)
-        .map_err(|e| ApiError::invalid_param("strategy_id", &e.id, &strategy_ids().join(", ")))?;
-    let trimmed;
-    let replay: &Replay = if include_excluded {
-        &full
+    let replay = if include_excluded {
+        data.replay(accounting, &strategy_id)
     } else {
-        trimmed = (*full).clone().without_excluded();
-        &trimmed
-    };
-    Ok(respond(accounting, &ReplayResponse { season: season.to_string(), last_updated: rfc3339(data.version.last_modified), replay }))
+        data.replay_without_excluded(accounting, &strategy_id)
+    }
+    .map_err(|e| ApiError::invalid_param("strategy_id", &e.id, &strategy_ids().join(", ")))?;
+    Ok(respond(
+        accounting,
+        &ReplayResponse {
+            season: season.to_string(),
+            last_updated: rfc3339(data.version.last_modified),
+            replay: &replay,
+        },
+    ))
 }

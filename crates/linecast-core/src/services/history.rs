@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use linecast_domain::artifacts::SeasonTable;
 use linecast_domain::{ModelType, SeasonLabel, Sport};
-use linecast_grading::{Density, GradedRow, Rolling, Summary, Tracking, density, grade_rows, rolling, summarize_graded, track_graded};
+use linecast_grading::{
+    Density, GradedRow, Rolling, Summary, Tracking, density, grade_rows, rolling, summarize_graded, track_graded,
+};
 use linecast_strategies::{Accounting, Leaderboard, Replay, UnknownStrategy, leaderboard};
 use serde_json::value::RawValue;
 
@@ -39,18 +41,28 @@ pub struct SeasonData {
     summary: OnceLock<Arc<Summary>>,
     tracking: OnceLock<Arc<Tracking>>,
     strategies: [OnceLock<Arc<Leaderboard>>; 2],
-    replays: Mutex<HashMap<(usize, String), Arc<Replay>>>,
+    /// Keyed by accounting, strategy id and whether excluded rows are kept.
+    replays: Mutex<HashMap<(usize, String, bool), Arc<Replay>>>,
     rendered: OnceLock<Arc<Vec<Box<RawValue>>>>,
 }
 
 impl std::fmt::Debug for SeasonData {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SeasonData").field("season", &self.season).field("version", &self.version).finish_non_exhaustive()
+        f.debug_struct("SeasonData")
+            .field("season", &self.season)
+            .field("version", &self.version)
+            .finish_non_exhaustive()
     }
 }
 
 impl SeasonData {
-    fn build(sport: Sport, model_type: ModelType, season: SeasonLabel, version: ObjectVersion, table: Arc<SeasonTable>) -> Self {
+    fn build(
+        sport: Sport,
+        model_type: ModelType,
+        season: SeasonLabel,
+        version: ObjectVersion,
+        table: Arc<SeasonTable>,
+    ) -> Self {
         let graded = grade_rows(&table.rows, sport, model_type);
         let mut order: Vec<usize> = (0..table.rows.len()).filter(|i| graded[*i].in_scope).collect();
         order.sort_by(|a, b| table.rows[*a].key.cmp(&table.rows[*b].key));
@@ -77,7 +89,11 @@ impl SeasonData {
 
     /// The date of the latest game with a final and a posted line.
     pub fn latest_decided(&self) -> Option<NaiveDate> {
-        self.order.iter().filter(|i| self.graded[**i].decision.is_some()).map(|i| self.table.rows[*i].key.date).max()
+        self.order
+            .iter()
+            .filter(|i| self.graded[**i].decision.is_some())
+            .map(|i| self.table.rows[*i].key.date)
+            .max()
     }
 
     pub fn first_date(&self) -> Option<NaiveDate> {
@@ -95,7 +111,9 @@ impl SeasonData {
     }
 
     pub fn tracking(&self) -> Arc<Tracking> {
-        self.tracking.get_or_init(|| Arc::new(track_graded(&self.table.rows, &self.graded))).clone()
+        self.tracking
+            .get_or_init(|| Arc::new(track_graded(&self.table.rows, &self.graded)))
+            .clone()
     }
 
     pub fn strategies(&self, accounting: Accounting) -> Arc<Leaderboard> {
@@ -103,21 +121,51 @@ impl SeasonData {
             Accounting::LegacyV1 => &self.strategies[0],
             Accounting::RecordedV2 => &self.strategies[1],
         };
-        slot.get_or_init(|| Arc::new(leaderboard(&self.table.rows, self.sport, self.model_type, accounting))).clone()
+        slot.get_or_init(|| Arc::new(leaderboard(&self.table.rows, self.sport, self.model_type, accounting)))
+            .clone()
     }
 
     /// One strategy's replay (with excluded rows), computed once per
     /// generation, accounting and strategy.
     pub fn replay(&self, accounting: Accounting, strategy_id: &str) -> Result<Arc<Replay>, UnknownStrategy> {
-        let slot = (accounting as usize, strategy_id.to_owned());
-        if let Some(hit) = self.replays.lock().ok().and_then(|m| m.get(&slot).cloned()) {
+        let slot = (accounting as usize, strategy_id.to_owned(), true);
+        if let Some(hit) = self.cached_replay(&slot) {
             return Ok(hit);
         }
-        let replay = Arc::new(linecast_strategies::replay(&self.table.rows, self.sport, self.model_type, accounting, strategy_id)?);
+        let replay = Arc::new(linecast_strategies::replay(
+            &self.table.rows,
+            self.sport,
+            self.model_type,
+            accounting,
+            strategy_id,
+        )?);
+        Ok(self.cache_replay(slot, replay))
+    }
+
+    /// The replay without `excluded_rows`, also cached, so a request without
+    /// `include_excluded` copies nothing.
+    pub fn replay_without_excluded(
+        &self,
+        accounting: Accounting,
+        strategy_id: &str,
+    ) -> Result<Arc<Replay>, UnknownStrategy> {
+        let slot = (accounting as usize, strategy_id.to_owned(), false);
+        if let Some(hit) = self.cached_replay(&slot) {
+            return Ok(hit);
+        }
+        let trimmed = Arc::new((*self.replay(accounting, strategy_id)?).clone().without_excluded());
+        Ok(self.cache_replay(slot, trimmed))
+    }
+
+    fn cached_replay(&self, slot: &(usize, String, bool)) -> Option<Arc<Replay>> {
+        self.replays.lock().ok().and_then(|m| m.get(slot).cloned())
+    }
+
+    fn cache_replay(&self, slot: (usize, String, bool), replay: Arc<Replay>) -> Arc<Replay> {
         if let Ok(mut m) = self.replays.lock() {
             m.insert(slot, replay.clone());
         }
-        Ok(replay)
+        replay
     }
 
     /// Every served row as JSON, oldest first, rendered once per generation.
@@ -174,7 +222,12 @@ impl History {
     }
 
     /// The graded season; recomputed only when the object version changed.
-    pub async fn season(&self, sport: Sport, model_type: ModelType, season: SeasonLabel) -> Result<Arc<SeasonData>, StoreError> {
+    pub async fn season(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        season: SeasonLabel,
+    ) -> Result<Arc<SeasonData>, StoreError> {
         let artifact = self.store.season(sport, model_type, season).await?;
         let key = (sport, model_type, season);
         if let Ok(cache) = self.cache.lock()
@@ -183,7 +236,13 @@ impl History {
         {
             return Ok(hit.clone());
         }
-        let data = Arc::new(SeasonData::build(sport, model_type, season, artifact.version, artifact.value));
+        let data = Arc::new(SeasonData::build(
+            sport,
+            model_type,
+            season,
+            artifact.version,
+            artifact.value,
+        ));
         if let Ok(mut cache) = self.cache.lock() {
             cache.insert(key, data.clone());
         }
@@ -201,29 +260,55 @@ impl History {
     /// latest season with a game played against a posted line (between
     /// seasons, the one just finished); `live` while it has a decided game
     /// within the last 14 days (ET dates).
-    pub async fn season_list(&self, sport: Sport, model_type: ModelType, now: DateTime<Utc>) -> Result<SeasonList, StoreError> {
+    pub async fn season_list(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        now: DateTime<Utc>,
+    ) -> Result<SeasonList, StoreError> {
         let seasons = self.seasons(sport, model_type).await?;
         let today = et_date(now);
         for season in seasons.clone() {
             let data = self.season(sport, model_type, season).await?;
             if let Some(latest) = data.latest_decided() {
                 let live = latest <= today && today - latest <= Duration::days(LIVE_WINDOW_DAYS);
-                return Ok(SeasonList { seasons, current_season: Some(season), live });
+                return Ok(SeasonList {
+                    seasons,
+                    current_season: Some(season),
+                    live,
+                });
             }
         }
-        Ok(SeasonList { seasons, current_season: None, live: false })
+        Ok(SeasonList {
+            seasons,
+            current_season: None,
+            live: false,
+        })
     }
 
     /// The current season, or `NotFound` when no season has a decided game.
-    pub async fn current(&self, sport: Sport, model_type: ModelType, now: DateTime<Utc>) -> Result<SeasonLabel, StoreError> {
-        self.season_list(sport, model_type, now).await?.current_season.ok_or_else(|| StoreError::NotFound {
-            object: linecast_domain::artifacts::keys::seasons_prefix(sport, model_type),
-        })
+    pub async fn current(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        now: DateTime<Utc>,
+    ) -> Result<SeasonLabel, StoreError> {
+        self.season_list(sport, model_type, now)
+            .await?
+            .current_season
+            .ok_or_else(|| StoreError::NotFound {
+                object: linecast_domain::artifacts::keys::seasons_prefix(sport, model_type),
+            })
     }
 }
 
 impl History {
-    async fn load_all(&self, sport: Sport, model_type: ModelType, seasons: &[SeasonLabel]) -> Result<Vec<Arc<SeasonData>>, StoreError> {
+    async fn load_all(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        seasons: &[SeasonLabel],
+    ) -> Result<Vec<Arc<SeasonData>>, StoreError> {
         let mut out = Vec::with_capacity(seasons.len());
         for season in seasons {
             out.push(self.season(sport, model_type, *season).await?);
@@ -239,7 +324,11 @@ impl History {
         let seasons = self.seasons(sport, model_type).await?;
         let data = self.load_all(sport, model_type, &seasons).await?;
         let versions: Vec<String> = data.iter().map(|d| d.version.version.clone()).collect();
-        let cached = self.rolling.lock().ok().and_then(|c| c.get(&(sport, model_type)).filter(|(v, _)| *v == versions).map(|(_, r)| r.clone()));
+        let cached = self.rolling.lock().ok().and_then(|c| {
+            c.get(&(sport, model_type))
+                .filter(|(v, _)| *v == versions)
+                .map(|(_, r)| r.clone())
+        });
         let value = if let Some(v) = cached {
             v
         } else {
@@ -259,7 +348,12 @@ impl History {
     }
 
     /// Density grids of the current season against the previous ten.
-    pub async fn density(&self, sport: Sport, model_type: ModelType, now: DateTime<Utc>) -> Result<CrossSeason<Density>, StoreError> {
+    pub async fn density(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        now: DateTime<Utc>,
+    ) -> Result<CrossSeason<Density>, StoreError> {
         let current = self.current(sport, model_type, now).await?;
         let seasons: Vec<SeasonLabel> = self
             .seasons(sport, model_type)
@@ -270,7 +364,11 @@ impl History {
         let data = self.load_all(sport, model_type, &seasons).await?;
         let mut versions: Vec<String> = data.iter().map(|d| d.version.version.clone()).collect();
         versions.push(current.to_string());
-        let cached = self.density.lock().ok().and_then(|c| c.get(&(sport, model_type)).filter(|(v, _)| *v == versions).map(|(_, r)| r.clone()));
+        let cached = self.density.lock().ok().and_then(|c| {
+            c.get(&(sport, model_type))
+                .filter(|(v, _)| *v == versions)
+                .map(|(_, r)| r.clone())
+        });
         let value = if let Some(v) = cached {
             v
         } else {
@@ -282,6 +380,10 @@ impl History {
             }
             value
         };
-        Ok(CrossSeason { value, last_updated: data.iter().map(|d| d.version.last_modified).max(), current: Some(current) })
+        Ok(CrossSeason {
+            value,
+            last_updated: data.iter().map(|d| d.version.last_modified).max(),
+            current: Some(current),
+        })
     }
 }

@@ -94,7 +94,9 @@ fn value(column: Column<'_>, row: &SeasonRow, graded: &GradedRow) -> Value {
         Column::HomeScore => number(row.home_score),
         Column::Outcome => graded.outcome.map_or(Value::Null, Value::from),
         Column::Line(field) => number(row.lines.get(field)),
-        Column::Implied => graded.implied.map_or(Value::Null, |v| Value::from((v * 1e6).round() / 1e6)),
+        Column::Implied => graded
+            .implied
+            .map_or(Value::Null, |v| Value::from((v * 1e6).round() / 1e6)),
         Column::Model(column) => number(row.models.get(column)),
         Column::QuoteSource => text(row.quote_source.as_ref()),
         Column::SettlementStatus => text(row.settlement_status.as_ref()),
@@ -108,7 +110,13 @@ fn value(column: Column<'_>, row: &SeasonRow, graded: &GradedRow) -> Value {
             .extras
             .iter()
             .find(|(n, _)| n.as_ref() == name)
-            .map_or(Value::Null, |(_, v)| if v.is_empty() { Value::Null } else { Value::String(v.clone()) }),
+            .map_or(Value::Null, |(_, v)| {
+                if v.is_empty() {
+                    Value::Null
+                } else {
+                    Value::String(v.clone())
+                }
+            }),
     }
 }
 
