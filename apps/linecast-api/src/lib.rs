@@ -8,6 +8,7 @@ pub mod error;
 pub mod openapi;
 pub mod params;
 pub mod routes;
+pub mod schema;
 pub mod settings;
 pub mod startup;
 pub mod state;

@@ -70,7 +70,16 @@ use crate::routes::{account, analytics, compat, data_status, datasets, markets, 
         edge_picks::track_record,
         edge_picks::edge_picks_for_date,
     ),
-    components(schemas(crate::error::ErrorBody)),
+    components(schemas(
+        crate::error::ErrorBody,
+        crate::schema::SportCode,
+        crate::schema::ModelTypeCode,
+        crate::schema::MarketCode,
+        crate::schema::AccountingCode,
+        crate::schema::LegacySportCode,
+        crate::schema::LegacyMarketCode,
+        crate::schema::StrategyId
+    )),
     modifiers(&SecuritySchemes),
     tags(
         (name = "service", description = "Identity and health"),

@@ -79,14 +79,17 @@ pub struct MessageResponse {
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct CreateKeyRequest {
     /// A label for the key (1 to 100 characters).
+    #[schema(min_length = 1, max_length = 100, pattern = r"\S")]
     pub name: String,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct RenameKeyRequest {
     /// The full key or its masked form.
+    #[schema(pattern = r"^sk_service_[A-Za-z0-9]{4}(\*{5}|[A-Za-z0-9]{28,})$")]
     pub api_key_to_rename: String,
     /// 1 to 100 characters.
+    #[schema(min_length = 1, max_length = 100, pattern = r"\S")]
     pub new_name: String,
 }
 
@@ -341,7 +344,7 @@ pub async fn rename_key(
 
 #[utoipa::path(
     delete, path = "/api/v1/customers/me/api-keys/{api_key}", operation_id = "revoke_api_key", tag = "account",
-    params(("api_key" = String, Path, description = "The full key or its masked form")),
+    params(("api_key" = String, Path, description = "The full key or its masked form", pattern = r"^sk_service_[A-Za-z0-9]{4}(\*{5}|[A-Za-z0-9]{28,})$")),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Revoked", body = MessageResponse),

@@ -104,8 +104,8 @@ pub async fn picks_today(state: web::Data<AppState>) -> HttpResponse {
 #[utoipa::path(
     get, path = "/api/v1/picks/performance", operation_id = "picks_performance", tag = "compatibility",
     params(
-        ("sport" = Option<String>, Query, description = "MLB, NBA, NFL, NHL, NCAAF, NCAAB"),
-        ("market" = Option<String>, Query, description = "spread, total, moneyline")
+        ("sport" = Option<crate::schema::LegacySportCode>, Query, description = "MLB, NBA, NFL, NHL, NCAAF, NCAAB"),
+        ("market" = Option<crate::schema::LegacyMarketCode>, Query, description = "spread, total, moneyline")
     ),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
@@ -145,7 +145,7 @@ pub async fn picks_performance(query: web::Query<RawQuery>) -> Result<HttpRespon
 
 #[utoipa::path(
     get, path = "/api/v1/picks/{date}", operation_id = "picks_for_date", tag = "compatibility",
-    params(("date" = String, Path, description = "YYYY-MM-DD", example = "2026-11-21")),
+    params(("date" = String, Path, format = Date, description = "YYYY-MM-DD", example = "2026-11-21")),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Empty payload for the date", body = PicksResponse),

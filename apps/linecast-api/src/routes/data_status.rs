@@ -107,7 +107,7 @@ impl From<&FreshnessReport> for DataStatusResponse {
 
 #[utoipa::path(
     get, path = "/api/v1/data-status/{sport}", operation_id = "data_status", tag = "public",
-    params(("sport" = String, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba")),
+    params(("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba")),
     responses(
         (status = 200, description = "Freshness of today's artifacts; storage errors give status unknown", body = DataStatusResponse),
         (status = 400, description = "Unknown sport", body = crate::error::ErrorBody)

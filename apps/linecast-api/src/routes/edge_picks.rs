@@ -67,7 +67,7 @@ pub async fn track_record() -> HttpResponse {
 
 #[utoipa::path(
     get, path = "/api/v1/edge-picks/{date_str}", operation_id = "edge_picks_for_date", tag = "compatibility",
-    params(("date_str" = String, Path, description = "YYYY-MM-DD", example = "2026-11-21")),
+    params(("date_str" = String, Path, format = Date, description = "YYYY-MM-DD", example = "2026-11-21")),
     responses(
         (status = 200, description = "Empty payload for the date", body = EdgePicksResponse),
         (status = 400, description = "Malformed date", body = crate::error::ErrorBody)

@@ -67,7 +67,7 @@ fn optional<T>(r: Result<T, StoreError>) -> Result<Option<T>, StoreError> {
 
 #[utoipa::path(
     get, path = "/api/v1/markets/{sport}", operation_id = "markets", tag = "data",
-    params(("sport" = String, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba")),
+    params(("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba")),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Model vs sportsbook vs prediction market", body = MarketsResponse),

@@ -48,7 +48,7 @@ const STAMP: &str = "%Y-%m-%d %H:%M:%S";
 
 #[utoipa::path(
     get, path = "/api/v1/odds/{sport}", operation_id = "odds", tag = "data",
-    params(("sport" = String, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba")),
+    params(("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba")),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Current odds", body = OddsResponse),

@@ -195,8 +195,8 @@ fn game(row: &PredictionRow, model_type: ModelType, present: &[ModelColumn], nam
 #[utoipa::path(
     get, path = "/api/v1/public/ml-picks/{sport}/{market}", operation_id = "public_ml_picks", tag = "public",
     params(
-        ("sport" = String, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
-        ("market" = String, Path, description = "over_under, moneyline, spread", example = "moneyline"),
+        ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
+        ("market" = crate::schema::MarketCode, Path, description = "over_under, moneyline, spread", example = "moneyline"),
         ("upcoming_only" = Option<bool>, Query, description = "Default true: leave out games before today's ET slate; the latest completed slate stays visible until today's run completes. false returns the whole artifact.")
     ),
     responses(

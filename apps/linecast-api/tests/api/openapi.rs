@@ -81,3 +81,28 @@ async fn every_authenticated_route_declares_the_three_security_schemes_and_publi
         }
     }
 }
+
+/// Every `$ref` in the document resolves to a component schema.
+#[test]
+fn every_schema_reference_resolves() {
+    fn walk(v: &serde_json::Value, refs: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(map) => {
+                if let Some(serde_json::Value::String(r)) = map.get("$ref") {
+                    refs.push(r.clone());
+                }
+                map.values().for_each(|x| walk(x, refs));
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|x| walk(x, refs)),
+            _ => {}
+        }
+    }
+    let doc = serde_json::to_value(linecast_api::openapi::document()).unwrap();
+    let mut refs = Vec::new();
+    walk(&doc, &mut refs);
+    assert!(!refs.is_empty());
+    for r in refs {
+        let name = r.strip_prefix("#/components/schemas/").unwrap_or_else(|| panic!("unexpected ref {r}"));
+        assert!(doc["components"]["schemas"][name].is_object(), "dangling {r}");
+    }
+}
