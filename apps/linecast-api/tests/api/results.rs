@@ -22,10 +22,10 @@ pub const MODEL_TYPES: [&str; 3] = ["over_under", "won_on_points", "won_on_sprea
 /// Requests one key makes before the session switches to a fresh one.
 const CALLS_PER_KEY: usize = 40;
 
-/// The app plus a key rotation. The per-second limiter windows on the
-/// app's clock, which tests freeze, so one key gets 429 after its 50th
-/// request for the whole life of a test app; sessions that make hundreds of
-/// requests issue a new key for the demo customer every 40 calls.
+/// The app plus a key rotation. One key may make 50 requests a second and
+/// these tests make hundreds back to back, so a session issues a new key for
+/// the demo customer every 40 calls (a 429 here would be a test artefact,
+/// not a finding).
 pub struct Session {
     pub app: TestApp,
     calls: usize,
