@@ -47,8 +47,8 @@ pub struct SummaryResponse {
 #[utoipa::path(
     get, path = "/api/v1/summary/{sport}/{model_type}", operation_id = "summary", tag = "history",
     params(
-        ("sport" = String, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
-        ("model_type" = String, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points")
+        ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
+        ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points")
     ),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
@@ -111,9 +111,9 @@ async fn season_or_current(
 #[utoipa::path(
     get, path = "/api/v1/models/{sport}/{model_type}/tracking", operation_id = "model_tracking", tag = "history",
     params(
-        ("sport" = String, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
-        ("model_type" = String, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points"),
-        ("season" = Option<String>, Query, description = "Season label; default the current season")
+        ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
+        ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points"),
+        ("season" = Option<String>, Query, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "Season label; default the current season")
     ),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
@@ -164,8 +164,8 @@ pub struct TeamFormResponse {
 #[utoipa::path(
     get, path = "/api/v1/results/{sport}/{model_type}/team-form", operation_id = "team_form", tag = "history",
     params(
-        ("sport" = String, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
-        ("model_type" = String, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points")
+        ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
+        ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points")
     ),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
@@ -235,8 +235,8 @@ pub struct RollingResponse {
 #[utoipa::path(
     get, path = "/api/v1/results/{sport}/{model_type}/rolling", operation_id = "rolling", tag = "history",
     params(
-        ("sport" = String, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
-        ("model_type" = String, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points")
+        ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
+        ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points")
     ),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
@@ -280,8 +280,8 @@ pub struct DensityResponse {
 #[utoipa::path(
     get, path = "/api/v1/results/{sport}/{model_type}/density", operation_id = "density", tag = "history",
     params(
-        ("sport" = String, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
-        ("model_type" = String, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points")
+        ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
+        ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points")
     ),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(

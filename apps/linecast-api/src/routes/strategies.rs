@@ -72,10 +72,6 @@ fn respond(accounting: Accounting, body: &impl Serialize) -> HttpResponse {
     let mut res = HttpResponse::Ok();
     if accounting.is_deprecated() {
         res.insert_header(("Deprecation", "true"));
-        res.insert_header((
-            "Link",
-            "<https://linecast.local/docs/payloads.md#strategies>; rel=\"deprecation\"; type=\"text/markdown\"",
-        ));
     }
     res.json(body)
 }
@@ -83,10 +79,10 @@ fn respond(accounting: Accounting, body: &impl Serialize) -> HttpResponse {
 #[utoipa::path(
     get, path = "/api/v1/strategies/{sport}/{model_type}", operation_id = "strategies", tag = "strategies",
     params(
-        ("sport" = String, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
-        ("model_type" = String, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points"),
-        ("season" = Option<String>, Query, description = "YYYY for mlb, YYYY-YY otherwise; default the latest season in the store"),
-        ("accounting" = Option<String>, Query, description = "legacy_v1 (default, deprecated) or recorded_v2")
+        ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
+        ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points"),
+        ("season" = Option<String>, Query, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "YYYY for mlb, YYYY-YY otherwise; default the latest season in the store"),
+        ("accounting" = Option<crate::schema::AccountingCode>, Query, description = "legacy_v1 (default, deprecated) or recorded_v2")
     ),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
@@ -125,11 +121,11 @@ pub async fn strategies(
 #[utoipa::path(
     get, path = "/api/v1/strategies/{sport}/{model_type}/replay/{strategy_id}", operation_id = "strategy_replay", tag = "strategies",
     params(
-        ("sport" = String, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
-        ("model_type" = String, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points"),
-        ("strategy_id" = String, Path, description = "One of the sixteen ids, e.g. line-pb, edge-nf, hybrid-pb-pb", example = "edge-pb"),
-        ("season" = Option<String>, Query, description = "YYYY for mlb, YYYY-YY otherwise; default the latest season in the store"),
-        ("accounting" = Option<String>, Query, description = "legacy_v1 (default, deprecated) or recorded_v2"),
+        ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
+        ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points"),
+        ("strategy_id" = crate::schema::StrategyId, Path, description = "One of the sixteen ids, e.g. line-pb, edge-nf, hybrid-pb-pb", example = "edge-pb"),
+        ("season" = Option<String>, Query, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "YYYY for mlb, YYYY-YY otherwise; default the latest season in the store"),
+        ("accounting" = Option<crate::schema::AccountingCode>, Query, description = "legacy_v1 (default, deprecated) or recorded_v2"),
         ("include_excluded" = Option<bool>, Query, description = "true adds excluded_rows with a reason each")
     ),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
