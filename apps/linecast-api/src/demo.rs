@@ -16,7 +16,12 @@ pub const DEMO_EMAIL: &str = "demo@linecast.local";
 /// Creates the demo customer and key when the database has no customer.
 pub async fn ensure_demo_customer(state: &AppState, var_dir: &Path) -> anyhow::Result<()> {
     let accounts = &state.accounts;
-    if !accounts.list_customers().await.map_err(|e| anyhow::anyhow!("{e}"))?.is_empty() {
+    if !accounts
+        .list_customers()
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+        .is_empty()
+    {
         return Ok(());
     }
     let now = state.clock.now();
@@ -50,7 +55,13 @@ pub async fn ensure_demo_customer(state: &AppState, var_dir: &Path) -> anyhow::R
         .await
         .map_err(|e| anyhow::anyhow!("creating the demo key: {e}"))?;
     accounts
-        .audit(customer.customer_id, Some(record.id), "issue", "demo key created on first run", now)
+        .audit(
+            customer.customer_id,
+            Some(record.id),
+            "issue",
+            "demo key created on first run",
+            now,
+        )
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let products: Vec<String> = Sport::ALL.iter().map(|s| format!("{s}_history")).collect();

@@ -73,12 +73,17 @@ impl ResponseError for ApiError {
     fn error_response(&self) -> HttpResponse {
         let status = self.status_code();
         match self {
-            ApiError::Unavailable { cause, .. } => tracing::error!(status = status.as_u16(), cause = %cause, "dependency unavailable"),
+            ApiError::Unavailable { cause, .. } => {
+                tracing::error!(status = status.as_u16(), cause = %cause, "dependency unavailable")
+            }
             ApiError::Internal(cause) => tracing::error!(status = status.as_u16(), cause = %cause, "internal error"),
             _ => {}
         }
         let mut response = error_response(status, &self.to_string());
-        if let ApiError::TooManyRequests { retry_after: Some(secs), .. } = self
+        if let ApiError::TooManyRequests {
+            retry_after: Some(secs),
+            ..
+        } = self
             && let Ok(v) = HeaderValue::from_str(&secs.to_string())
         {
             response.headers_mut().insert(RETRY_AFTER, v);
@@ -95,7 +100,9 @@ pub fn error_response(status: StatusCode, detail: &str) -> HttpResponse {
         timestamp: Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
     };
     let mut response = HttpResponse::build(status).json(body);
-    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response
 }
 
@@ -110,7 +117,8 @@ impl From<StoreError> for ApiError {
                 cause: err.to_string(),
             },
             StoreError::Corrupt { .. } => ApiError::Unavailable {
-                detail: "A data artifact failed validation and is temporarily unavailable; retry with backoff".to_owned(),
+                detail: "A data artifact failed validation and is temporarily unavailable; retry with backoff"
+                    .to_owned(),
                 cause: err.to_string(),
             },
         }

@@ -12,20 +12,34 @@ impl Modify for SecuritySchemes {
         let components = openapi.components.get_or_insert_with(Default::default);
         components.add_security_scheme(
             "api_key_header",
-            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description("X-API-Key", "Recommended. Wins over Authorization when both are sent."))),
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                "X-API-Key",
+                "Recommended. Wins over Authorization when both are sent.",
+            ))),
         );
         components.add_security_scheme(
             "bearer",
-            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).description(Some("Authorization: Bearer <API_KEY>")).build()),
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("Authorization: Bearer <API_KEY>"))
+                    .build(),
+            ),
         );
         components.add_security_scheme(
             "api_key_query",
-            SecurityScheme::ApiKey(ApiKey::Query(ApiKeyValue::with_description("api_key", "Works, but keys reach logs; prefer the header."))),
+            SecurityScheme::ApiKey(ApiKey::Query(ApiKeyValue::with_description(
+                "api_key",
+                "Works, but keys reach logs; prefer the header.",
+            ))),
         );
     }
 }
 
-use crate::routes::{account, analytics, compat, data_status, datasets, markets, edge_picks, health, odds, predictions, public_picks, results, root, strategies};
+use crate::routes::{
+    account, analytics, compat, data_status, datasets, edge_picks, health, markets, odds, predictions, public_picks,
+    results, root, strategies,
+};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -105,13 +119,20 @@ pub fn document() -> utoipa::openapi::OpenApi {
 /// the 405-vs-404 decision and the `Allow` header.
 pub fn path_methods(doc: &utoipa::openapi::OpenApi) -> Vec<(String, String)> {
     let value = serde_json::to_value(doc).unwrap_or_default();
-    let Some(paths) = value.get("paths").and_then(|p| p.as_object()) else { return Vec::new() };
+    let Some(paths) = value.get("paths").and_then(|p| p.as_object()) else {
+        return Vec::new();
+    };
     paths
         .iter()
         .map(|(path, item)| {
             let methods: Vec<String> = item
                 .as_object()
-                .map(|ops| ops.keys().filter(|k| !k.starts_with("x-") && *k != "parameters").map(|k| k.to_ascii_uppercase()).collect())
+                .map(|ops| {
+                    ops.keys()
+                        .filter(|k| !k.starts_with("x-") && *k != "parameters")
+                        .map(|k| k.to_ascii_uppercase())
+                        .collect()
+                })
                 .unwrap_or_default();
             (path.clone(), methods.join(", "))
         })
@@ -122,12 +143,18 @@ pub fn path_methods(doc: &utoipa::openapi::OpenApi) -> Vec<(String, String)> {
 /// security requirement); the access middleware guards exactly these.
 pub fn protected_templates(doc: &utoipa::openapi::OpenApi) -> Vec<String> {
     let value = serde_json::to_value(doc).unwrap_or_default();
-    let Some(paths) = value.get("paths").and_then(|p| p.as_object()) else { return Vec::new() };
+    let Some(paths) = value.get("paths").and_then(|p| p.as_object()) else {
+        return Vec::new();
+    };
     paths
         .iter()
         .filter(|(_, item)| {
             item.as_object().is_some_and(|ops| {
-                ops.values().any(|op| op.get("security").and_then(|s| s.as_array()).is_some_and(|s| !s.is_empty()))
+                ops.values().any(|op| {
+                    op.get("security")
+                        .and_then(|s| s.as_array())
+                        .is_some_and(|s| !s.is_empty())
+                })
             })
         })
         .map(|(path, _)| path.clone())

@@ -56,7 +56,10 @@ mod tests {
         assert!(!boolean(&q, "upcoming_only", true).unwrap());
         q.insert("upcoming_only".into(), "maybe".into());
         let err = boolean(&q, "upcoming_only", true).unwrap_err().to_string();
-        assert!(err.contains("upcoming_only") && err.contains("maybe") && err.contains("true, false"), "{err}");
+        assert!(
+            err.contains("upcoming_only") && err.contains("maybe") && err.contains("true, false"),
+            "{err}"
+        );
     }
 
     #[test]

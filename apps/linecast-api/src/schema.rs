@@ -109,13 +109,31 @@ mod tests {
     #[test]
     fn documented_strategy_ids_are_exactly_the_engines() {
         let all = [
-            StrategyId::LinePb, StrategyId::LinePf, StrategyId::LineNb, StrategyId::LineNf, StrategyId::EdgePb,
-            StrategyId::EdgePf, StrategyId::EdgeNb, StrategyId::EdgeNf, StrategyId::HybridPbPb, StrategyId::HybridPbNf,
-            StrategyId::HybridNfPb, StrategyId::HybridNfNf, StrategyId::HybridPfPf, StrategyId::HybridPfNb,
-            StrategyId::HybridNbPf, StrategyId::HybridNbNb,
+            StrategyId::LinePb,
+            StrategyId::LinePf,
+            StrategyId::LineNb,
+            StrategyId::LineNf,
+            StrategyId::EdgePb,
+            StrategyId::EdgePf,
+            StrategyId::EdgeNb,
+            StrategyId::EdgeNf,
+            StrategyId::HybridPbPb,
+            StrategyId::HybridPbNf,
+            StrategyId::HybridNfPb,
+            StrategyId::HybridNfNf,
+            StrategyId::HybridPfPf,
+            StrategyId::HybridPfNb,
+            StrategyId::HybridNbPf,
+            StrategyId::HybridNbNb,
         ];
-        let mut documented: Vec<String> = all.iter().map(|s| serde_json::to_value(s).unwrap().as_str().unwrap().to_owned()).collect();
-        let mut engine: Vec<String> = linecast_strategies::strategy_ids().iter().map(|s| (*s).to_owned()).collect();
+        let mut documented: Vec<String> = all
+            .iter()
+            .map(|s| serde_json::to_value(s).unwrap().as_str().unwrap().to_owned())
+            .collect();
+        let mut engine: Vec<String> = linecast_strategies::strategy_ids()
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
         documented.sort();
         engine.sort();
         assert_eq!(documented, engine);
@@ -123,11 +141,22 @@ mod tests {
 
     #[test]
     fn documented_codes_match_the_catalog() {
-        let sports = [SportCode::Mlb, SportCode::Nba, SportCode::Nfl, SportCode::Nhl, SportCode::Ncaaf, SportCode::Ncaab];
+        let sports = [
+            SportCode::Mlb,
+            SportCode::Nba,
+            SportCode::Nfl,
+            SportCode::Nhl,
+            SportCode::Ncaaf,
+            SportCode::Ncaab,
+        ];
         for (doc, real) in sports.iter().zip(linecast_domain::Sport::ALL) {
             assert_eq!(serde_json::to_value(doc).unwrap(), real.code());
         }
-        let types = [ModelTypeCode::OverUnder, ModelTypeCode::WonOnPoints, ModelTypeCode::WonOnSpread];
+        let types = [
+            ModelTypeCode::OverUnder,
+            ModelTypeCode::WonOnPoints,
+            ModelTypeCode::WonOnSpread,
+        ];
         for (doc, real) in types.iter().zip(linecast_domain::ModelType::ALL) {
             assert_eq!(serde_json::to_value(doc).unwrap(), real.code());
         }

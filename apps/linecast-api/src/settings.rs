@@ -81,7 +81,10 @@ pub struct SettingsError {
 }
 
 fn bad(name: &'static str, reason: impl std::fmt::Display) -> SettingsError {
-    SettingsError { name, reason: reason.to_string() }
+    SettingsError {
+        name,
+        reason: reason.to_string(),
+    }
 }
 
 impl Settings {
@@ -101,7 +104,11 @@ impl Settings {
         let pick = |key: &str, from_file: &Option<String>| env(key).or_else(|| from_file.clone());
         let cwd = std::env::current_dir().map_err(|e| bad("LINECAST_VAR_DIR", e))?;
         let var_dir = pick("LINECAST_VAR_DIR", &file.var_dir).map_or_else(|| cwd.join("var"), PathBuf::from);
-        let var_dir = if var_dir.is_absolute() { var_dir } else { cwd.join(var_dir) };
+        let var_dir = if var_dir.is_absolute() {
+            var_dir
+        } else {
+            cwd.join(var_dir)
+        };
         let bind = pick("LINECAST_BIND", &file.bind)
             .unwrap_or_else(|| "127.0.0.1:8080".to_owned())
             .parse()
@@ -133,7 +140,10 @@ impl Settings {
         }
         let markets_source = env("LINECAST_MARKETS").unwrap_or_else(|| "file".to_owned());
         if !matches!(markets_source.as_str(), "file" | "kalshi") {
-            return Err(bad("LINECAST_MARKETS", format!("'{markets_source}'; expected file or kalshi")));
+            return Err(bad(
+                "LINECAST_MARKETS",
+                format!("'{markets_source}'; expected file or kalshi"),
+            ));
         }
         Ok(Self {
             freeze_rate_clock: false,
@@ -185,8 +195,14 @@ mod tests {
 
     #[test]
     fn environment_overrides_the_file_and_bad_values_name_the_setting() {
-        let file = FileSettings { bind: Some("0.0.0.0:9000".into()), ..FileSettings::default() };
-        let s = Settings::from_sources(&file, |k| (k == "LINECAST_NOW").then(|| "2026-11-21T15:00:00Z".to_owned())).unwrap();
+        let file = FileSettings {
+            bind: Some("0.0.0.0:9000".into()),
+            ..FileSettings::default()
+        };
+        let s = Settings::from_sources(&file, |k| {
+            (k == "LINECAST_NOW").then(|| "2026-11-21T15:00:00Z".to_owned())
+        })
+        .unwrap();
         assert_eq!(s.bind.port(), 9000);
         assert_eq!(s.now.unwrap().to_rfc3339(), "2026-11-21T15:00:00+00:00");
         assert!(s.store_url.starts_with("file://") && s.store_url.ends_with("var/store"));

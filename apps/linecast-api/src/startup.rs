@@ -12,24 +12,27 @@ use actix_web::middleware::{Compress, from_fn};
 use actix_web::{App, HttpResponse, HttpServer, web};
 use anyhow::Context;
 use async_trait::async_trait;
-use linecast_core::services::slate::et_date;
 use linecast_core::ports::limits::Limiter;
 use linecast_core::ports::markets::PredictionMarkets;
 use linecast_core::ports::signer::UrlSigner;
-use linecast_markets::{CachedMarkets, FileSnapshotMarkets, KalshiConfig, KalshiMarkets};
-use linecast_signer::HmacSigner;
 use linecast_core::services::history::History;
+use linecast_core::services::slate::et_date;
 use linecast_core::{Accounts, ArtifactStore, Clock, FixedClock, SystemClock, UsageMeter};
 use linecast_db::{PinnedAccounts, SeaAccounts};
-use object_store::ObjectStore;
 use linecast_limits::{InProcessLimiter, RedisLimiter};
+use linecast_markets::{CachedMarkets, FileSnapshotMarkets, KalshiConfig, KalshiMarkets};
+use linecast_signer::HmacSigner;
 use linecast_store::{ObjectArtifactStore, StoreOptions};
+use object_store::ObjectStore;
 use utoipa_swagger_ui::SwaggerUi;
 
-use crate::error::{ApiError, error_response};
 use crate::auth::cache::KeyCache;
 use crate::auth::middleware::{Access, access_layer};
-use crate::routes::{account, analytics, compat, data_status, datasets, markets, edge_picks, health, odds, predictions, public_picks, results, root, strategies};
+use crate::error::{ApiError, error_response};
+use crate::routes::{
+    account, analytics, compat, data_status, datasets, edge_picks, health, markets, odds, predictions, public_picks,
+    results, root, strategies,
+};
 use crate::settings::Settings;
 use crate::state::{AppState, Probe};
 use crate::{openapi, telemetry};
@@ -110,10 +113,11 @@ impl Application {
         {
             let today = et_date(clock.now());
             let dir_for_task = dir.clone();
-            let generated = tokio::task::spawn_blocking(move || linecast_testkit::ensure_demo_store(&dir_for_task, today))
-                .await
-                .context("demo data task")?
-                .with_context(|| format!("generating demo data into {}", dir.display()))?;
+            let generated =
+                tokio::task::spawn_blocking(move || linecast_testkit::ensure_demo_store(&dir_for_task, today))
+                    .await
+                    .context("demo data task")?
+                    .with_context(|| format!("generating demo data into {}", dir.display()))?;
             if generated {
                 tracing::info!(dir = %dir.display(), %today, "first run: generated the demo data store");
             }
@@ -121,7 +125,10 @@ impl Application {
         let store = Arc::new(
             ObjectArtifactStore::from_url(
                 &settings.store_url,
-                StoreOptions { cache_bytes: settings.cache_bytes, ..StoreOptions::default() },
+                StoreOptions {
+                    cache_bytes: settings.cache_bytes,
+                    ..StoreOptions::default()
+                },
             )
             .with_context(|| format!("opening store {}", settings.store_url))?,
         );
@@ -146,9 +153,16 @@ impl Application {
             Arc::new(Access {
                 keys: keys.clone(),
                 limiter: limiter.clone(),
-                protected: openapi::protected_templates(&doc).iter().map(|p| ResourceDef::new(p.as_str())).collect(),
+                protected: openapi::protected_templates(&doc)
+                    .iter()
+                    .map(|p| ResourceDef::new(p.as_str()))
+                    .collect(),
                 used_keys: std::sync::Mutex::new(std::collections::HashSet::new()),
-                rate_clock: if settings.freeze_rate_clock { clock.clone() } else { Arc::new(SystemClock) },
+                rate_clock: if settings.freeze_rate_clock {
+                    clock.clone()
+                } else {
+                    Arc::new(SystemClock)
+                },
             })
         });
         let probes: Vec<Arc<dyn Probe>> = vec![
@@ -168,18 +182,40 @@ impl Application {
             if let Some(base) = &settings.kalshi_base_url {
                 config.base_url.clone_from(base);
             }
-            Arc::new(KalshiMarkets::new(config, artifacts.clone()).map_err(|e| anyhow::anyhow!("Kalshi adapter: {e}"))?.with_clock(clock.clone()))
+            Arc::new(
+                KalshiMarkets::new(config, artifacts.clone())
+                    .map_err(|e| anyhow::anyhow!("Kalshi adapter: {e}"))?
+                    .with_clock(clock.clone()),
+            )
         } else {
             Arc::new(FileSnapshotMarkets::new(artifacts.clone()))
         };
         let markets: Arc<dyn PredictionMarkets> = Arc::new(CachedMarkets::new(source, CachedMarkets::DEFAULT_TTL));
-        let state = AppState { store, history, clock, probes, accounts, usage, limiter, keys, signer, hmac, markets, access };
+        let state = AppState {
+            store,
+            history,
+            clock,
+            probes,
+            accounts,
+            usage,
+            limiter,
+            keys,
+            signer,
+            hmac,
+            markets,
+            access,
+        };
         crate::demo::ensure_demo_customer(&state, &settings.var_dir).await?;
         let flusher = spawn_flusher(state.clone());
         let listener = TcpListener::bind(settings.bind).with_context(|| format!("binding {}", settings.bind))?;
         let port = listener.local_addr()?.port();
         let server = run(listener, state.clone(), doc)?;
-        Ok(Self { port, server, state, flusher })
+        Ok(Self {
+            port,
+            server,
+            state,
+            flusher,
+        })
     }
 
     pub fn port(&self) -> u16 {
@@ -216,7 +252,12 @@ impl Probe for StoreProbe {
         self.0.ping().await.map_err(|e| e.to_string())?;
         // A reachable but empty root (a missing data folder reads as empty
         // on the local filesystem) serves nothing: report it as down.
-        let listing = self.0.object_store().list_with_delimiter(None).await.map_err(|e| e.to_string())?;
+        let listing = self
+            .0
+            .object_store()
+            .list_with_delimiter(None)
+            .await
+            .map_err(|e| e.to_string())?;
         if listing.common_prefixes.is_empty() && listing.objects.is_empty() {
             return Err("the store is empty: no artifact has been published".to_owned());
         }
@@ -241,7 +282,10 @@ impl Probe for CacheProbe {
 
 fn run(listener: TcpListener, state: AppState, doc: utoipa::openapi::OpenApi) -> anyhow::Result<Server> {
     let templates: Arc<Vec<(ResourceDef, String)>> = Arc::new(
-        openapi::path_methods(&doc).into_iter().map(|(p, methods)| (ResourceDef::new(p.as_str()), methods)).collect(),
+        openapi::path_methods(&doc)
+            .into_iter()
+            .map(|(p, methods)| (ResourceDef::new(p.as_str()), methods))
+            .collect(),
     );
     let server = HttpServer::new(move || {
         let templates = templates.clone();
@@ -311,10 +355,15 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 fn fallback(req: &actix_web::HttpRequest, templates: &[(ResourceDef, String)]) -> HttpResponse {
     let path = req.path();
     if path == "/docs" {
-        return HttpResponse::MovedPermanently().insert_header(("Location", "/docs/")).finish();
+        return HttpResponse::MovedPermanently()
+            .insert_header(("Location", "/docs/"))
+            .finish();
     }
     if let Some((_, methods)) = templates.iter().find(|(t, _)| t.is_match(path)) {
-        let mut res = error_response(StatusCode::METHOD_NOT_ALLOWED, &format!("Method {} not allowed on {path}", req.method()));
+        let mut res = error_response(
+            StatusCode::METHOD_NOT_ALLOWED,
+            &format!("Method {} not allowed on {path}", req.method()),
+        );
         if let Ok(v) = actix_web::http::header::HeaderValue::from_str(methods) {
             res.headers_mut().insert(actix_web::http::header::ALLOW, v);
         }
@@ -324,23 +373,29 @@ fn fallback(req: &actix_web::HttpRequest, templates: &[(ResourceDef, String)]) -
 }
 
 fn json_config() -> web::JsonConfig {
-    web::JsonConfig::default().limit(MAX_BODY_BYTES).error_handler(|err, _req| {
-        use actix_web::error::JsonPayloadError;
-        let api = match &err {
-            JsonPayloadError::OverflowKnownLength { .. } | JsonPayloadError::Overflow { .. } => {
-                ApiError::PayloadTooLarge(format!("Request body exceeds {MAX_BODY_BYTES} bytes"))
-            }
-            JsonPayloadError::ContentType => ApiError::BadRequest("Request body must be JSON (Content-Type: application/json)".into()),
-            other => ApiError::BadRequest(format!("Invalid JSON body: {other}")),
-        };
-        api.into()
-    })
+    web::JsonConfig::default()
+        .limit(MAX_BODY_BYTES)
+        .error_handler(|err, _req| {
+            use actix_web::error::JsonPayloadError;
+            let api = match &err {
+                JsonPayloadError::OverflowKnownLength { .. } | JsonPayloadError::Overflow { .. } => {
+                    ApiError::PayloadTooLarge(format!("Request body exceeds {MAX_BODY_BYTES} bytes"))
+                }
+                JsonPayloadError::ContentType => {
+                    ApiError::BadRequest("Request body must be JSON (Content-Type: application/json)".into())
+                }
+                other => ApiError::BadRequest(format!("Invalid JSON body: {other}")),
+            };
+            api.into()
+        })
 }
 
 fn query_config() -> web::QueryConfig {
-    web::QueryConfig::default().error_handler(|err, _req| ApiError::BadRequest(format!("Invalid query string: {err}")).into())
+    web::QueryConfig::default()
+        .error_handler(|err, _req| ApiError::BadRequest(format!("Invalid query string: {err}")).into())
 }
 
 fn path_config() -> web::PathConfig {
-    web::PathConfig::default().error_handler(|err, _req| ApiError::BadRequest(format!("Invalid path parameter: {err}")).into())
+    web::PathConfig::default()
+        .error_handler(|err, _req| ApiError::BadRequest(format!("Invalid path parameter: {err}")).into())
 }

@@ -6,9 +6,9 @@ use async_trait::async_trait;
 use linecast_core::ports::limits::Limiter;
 use linecast_core::ports::markets::PredictionMarkets;
 use linecast_core::ports::signer::UrlSigner;
-use linecast_signer::HmacSigner;
 use linecast_core::services::history::History;
 use linecast_core::{Accounts, ArtifactStore, Clock, UsageMeter};
+use linecast_signer::HmacSigner;
 
 use crate::auth::cache::KeyCache;
 use crate::auth::middleware::Access;

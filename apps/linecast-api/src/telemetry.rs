@@ -59,7 +59,10 @@ mod tests {
 
     #[test]
     fn api_key_values_never_reach_the_log() {
-        assert_eq!(redact_query("a=1&api_key=sk_service_secret&b=2"), "a=1&api_key=REDACTED&b=2");
+        assert_eq!(
+            redact_query("a=1&api_key=sk_service_secret&b=2"),
+            "a=1&api_key=REDACTED&b=2"
+        );
         assert_eq!(redact_query("API_KEY=x"), "API_KEY=REDACTED");
         assert_eq!(redact_query(""), "");
     }

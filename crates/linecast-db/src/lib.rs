@@ -11,8 +11,8 @@ mod accounts;
 mod connect;
 pub mod entity;
 mod error;
-mod pinned;
 pub mod migration;
+mod pinned;
 mod sql;
 mod usage;
 

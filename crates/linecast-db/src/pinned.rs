@@ -50,42 +50,49 @@ impl PinnedAccounts {
 #[async_trait]
 impl Accounts for PinnedAccounts {
     async fn create_customer(&self, new: NewCustomer, now: DateTime<Utc>) -> Result<Customer, AccountsError> {
-        self.run(move |a| async move { a.create_customer(new, now).await }).await
+        self.run(move |a| async move { a.create_customer(new, now).await })
+            .await
     }
     async fn find_customer_by_email(&self, email: &str) -> Result<Option<Customer>, AccountsError> {
         let email = email.to_owned();
-        self.run(move |a| async move { a.find_customer_by_email(&email).await }).await
+        self.run(move |a| async move { a.find_customer_by_email(&email).await })
+            .await
     }
     async fn get_customer(&self, customer_id: i64) -> Result<Customer, AccountsError> {
-        self.run(move |a| async move { a.get_customer(customer_id).await }).await
+        self.run(move |a| async move { a.get_customer(customer_id).await })
+            .await
     }
     async fn list_customers(&self) -> Result<Vec<Customer>, AccountsError> {
         self.run(move |a| async move { a.list_customers().await }).await
     }
     async fn set_subscription(&self, email: &str, status: SubscriptionStatus) -> Result<Customer, AccountsError> {
         let email = email.to_owned();
-        self.run(move |a| async move { a.set_subscription(&email, status).await }).await
+        self.run(move |a| async move { a.set_subscription(&email, status).await })
+            .await
     }
     async fn insert_key(&self, new: NewApiKey, now: DateTime<Utc>) -> Result<ApiKeyRecord, AccountsError> {
         self.run(move |a| async move { a.insert_key(new, now).await }).await
     }
     async fn find_key_by_hash(&self, key_hash: &str) -> Result<Option<(ApiKeyRecord, Customer)>, AccountsError> {
         let key_hash = key_hash.to_owned();
-        self.run(move |a| async move { a.find_key_by_hash(&key_hash).await }).await
+        self.run(move |a| async move { a.find_key_by_hash(&key_hash).await })
+            .await
     }
     async fn list_keys(&self, customer_id: i64) -> Result<Vec<ApiKeyRecord>, AccountsError> {
         self.run(move |a| async move { a.list_keys(customer_id).await }).await
     }
     async fn rename_key(&self, key_id: i64, new_name: &str) -> Result<(), AccountsError> {
         let new_name = new_name.to_owned();
-        self.run(move |a| async move { a.rename_key(key_id, &new_name).await }).await
+        self.run(move |a| async move { a.rename_key(key_id, &new_name).await })
+            .await
     }
     async fn revoke_key(&self, key_id: i64, now: DateTime<Utc>) -> Result<(), AccountsError> {
         self.run(move |a| async move { a.revoke_key(key_id, now).await }).await
     }
     async fn touch_last_used(&self, key_ids: &[i64], now: DateTime<Utc>) -> Result<(), AccountsError> {
         let key_ids = key_ids.to_vec();
-        self.run(move |a| async move { a.touch_last_used(&key_ids, now).await }).await
+        self.run(move |a| async move { a.touch_last_used(&key_ids, now).await })
+            .await
     }
     async fn audit(
         &self,
@@ -96,7 +103,8 @@ impl Accounts for PinnedAccounts {
         now: DateTime<Utc>,
     ) -> Result<(), AccountsError> {
         let (action, detail) = (action.to_owned(), detail.to_owned());
-        self.run(move |a| async move { a.audit(customer_id, key_id, &action, &detail, now).await }).await
+        self.run(move |a| async move { a.audit(customer_id, key_id, &action, &detail, now).await })
+            .await
     }
     async fn audit_log(&self, customer_id: i64) -> Result<Vec<AuditEntry>, AccountsError> {
         self.run(move |a| async move { a.audit_log(customer_id).await }).await
@@ -109,10 +117,12 @@ impl Accounts for PinnedAccounts {
         expires_at: Option<DateTime<Utc>>,
     ) -> Result<Entitlement, AccountsError> {
         let (products, sports) = (products.to_vec(), sports.to_vec());
-        self.run(move |a| async move { a.grant_entitlement(customer_id, &products, &sports, expires_at).await }).await
+        self.run(move |a| async move { a.grant_entitlement(customer_id, &products, &sports, expires_at).await })
+            .await
     }
     async fn get_entitlement(&self, customer_id: i64) -> Result<Option<Entitlement>, AccountsError> {
-        self.run(move |a| async move { a.get_entitlement(customer_id).await }).await
+        self.run(move |a| async move { a.get_entitlement(customer_id).await })
+            .await
     }
     async fn ping(&self) -> Result<(), AccountsError> {
         self.run(move |a| async move { Accounts::ping(&a).await }).await
@@ -122,14 +132,17 @@ impl Accounts for PinnedAccounts {
 #[async_trait]
 impl UsageMeter for PinnedAccounts {
     async fn add_usage(&self, customer_id: i64, month: Month, n: u64) -> Result<u64, AccountsError> {
-        self.run(move |a| async move { a.add_usage(customer_id, month, n).await }).await
+        self.run(move |a| async move { a.add_usage(customer_id, month, n).await })
+            .await
     }
     async fn add_usage_batch(&self, increments: &[(i64, Month, u64)]) -> Result<(), AccountsError> {
         let increments = increments.to_vec();
-        self.run(move |a| async move { a.add_usage_batch(&increments).await }).await
+        self.run(move |a| async move { a.add_usage_batch(&increments).await })
+            .await
     }
     async fn get_usage(&self, customer_id: i64, month: Month) -> Result<u64, AccountsError> {
-        self.run(move |a| async move { a.get_usage(customer_id, month).await }).await
+        self.run(move |a| async move { a.get_usage(customer_id, month).await })
+            .await
     }
     async fn try_consume_refresh(
         &self,
@@ -138,9 +151,11 @@ impl UsageMeter for PinnedAccounts {
         limit: u32,
         now: DateTime<Utc>,
     ) -> Result<Option<u32>, AccountsError> {
-        self.run(move |a| async move { a.try_consume_refresh(customer_id, month, limit, now).await }).await
+        self.run(move |a| async move { a.try_consume_refresh(customer_id, month, limit, now).await })
+            .await
     }
     async fn refreshes_used(&self, customer_id: i64, month: Month) -> Result<u32, AccountsError> {
-        self.run(move |a| async move { a.refreshes_used(customer_id, month).await }).await
+        self.run(move |a| async move { a.refreshes_used(customer_id, month).await })
+            .await
     }
 }

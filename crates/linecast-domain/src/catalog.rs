@@ -291,15 +291,28 @@ mod tests {
 
     #[test]
     fn public_markets_map_to_the_spec_model_types() {
-        assert_eq!(PublicMarket::parse("moneyline").unwrap().model_type(), ModelType::WonOnPoints);
-        assert_eq!(PublicMarket::parse("spread").unwrap().model_type(), ModelType::WonOnSpread);
-        assert_eq!(PublicMarket::parse("over_under").unwrap().model_type(), ModelType::OverUnder);
+        assert_eq!(
+            PublicMarket::parse("moneyline").unwrap().model_type(),
+            ModelType::WonOnPoints
+        );
+        assert_eq!(
+            PublicMarket::parse("spread").unwrap().model_type(),
+            ModelType::WonOnSpread
+        );
+        assert_eq!(
+            PublicMarket::parse("over_under").unwrap().model_type(),
+            ModelType::OverUnder
+        );
         assert!(PublicMarket::parse("won_on_points").is_err());
     }
 
     #[test]
     fn only_professional_leagues_have_a_prediction_market() {
-        let covered: Vec<_> = Sport::ALL.iter().filter(|s| s.has_prediction_market()).map(|s| s.code()).collect();
+        let covered: Vec<_> = Sport::ALL
+            .iter()
+            .filter(|s| s.has_prediction_market())
+            .map(|s| s.code())
+            .collect();
         assert_eq!(covered, ["mlb", "nba", "nfl", "nhl"]);
     }
 

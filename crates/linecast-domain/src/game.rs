@@ -13,8 +13,18 @@ pub struct GameKey {
 }
 
 impl GameKey {
-    pub fn new(date: NaiveDate, time_est: NaiveTime, away_team: impl Into<String>, home_team: impl Into<String>) -> Self {
-        Self { date, time_est, away_team: away_team.into(), home_team: home_team.into() }
+    pub fn new(
+        date: NaiveDate,
+        time_est: NaiveTime,
+        away_team: impl Into<String>,
+        home_team: impl Into<String>,
+    ) -> Self {
+        Self {
+            date,
+            time_est,
+            away_team: away_team.into(),
+            home_team: home_team.into(),
+        }
     }
 
     /// `YYYY-MM-DD`.

@@ -28,7 +28,11 @@ impl AmericanOdds {
 
     /// Decimal price (stake included): +150 is 2.5, -200 is 1.5.
     pub fn to_decimal(self) -> f64 {
-        if self.0 > 0.0 { 1.0 + self.0 / 100.0 } else { 1.0 + 100.0 / -self.0 }
+        if self.0 > 0.0 {
+            1.0 + self.0 / 100.0
+        } else {
+            1.0 + 100.0 / -self.0
+        }
     }
 
     /// The American price for a decimal price above 1.
@@ -36,7 +40,11 @@ impl AmericanOdds {
         if !(decimal.is_finite() && decimal > 1.0) {
             return Err(InvalidOdds(decimal));
         }
-        let american = if decimal >= 2.0 { (decimal - 1.0) * 100.0 } else { -100.0 / (decimal - 1.0) };
+        let american = if decimal >= 2.0 {
+            (decimal - 1.0) * 100.0
+        } else {
+            -100.0 / (decimal - 1.0)
+        };
         Self::new(american)
     }
 
@@ -86,7 +94,10 @@ mod tests {
     fn decimal_conversion_matches_worked_examples() {
         assert!(close(AmericanOdds::new(150.0).unwrap().to_decimal(), 2.5));
         assert!(close(AmericanOdds::new(-200.0).unwrap().to_decimal(), 1.5));
-        assert!(close(AmericanOdds::new(-110.0).unwrap().to_decimal(), 1.0 + 100.0 / 110.0));
+        assert!(close(
+            AmericanOdds::new(-110.0).unwrap().to_decimal(),
+            1.0 + 100.0 / 110.0
+        ));
         assert!(close(AmericanOdds::new(100.0).unwrap().to_decimal(), 2.0));
         assert!(close(AmericanOdds::new(-100.0).unwrap().to_decimal(), 2.0));
     }
@@ -123,7 +134,10 @@ mod tests {
     fn ev_is_in_percent() {
         let p = AmericanOdds::new(100.0).unwrap();
         assert!(close(ev_percent(0.55, p), 10.0));
-        assert!(close(ev_percent(0.5, AmericanOdds::new(-110.0).unwrap()), (0.5 * (1.0 + 100.0 / 110.0) - 1.0) * 100.0));
+        assert!(close(
+            ev_percent(0.5, AmericanOdds::new(-110.0).unwrap()),
+            (0.5 * (1.0 + 100.0 / 110.0) - 1.0) * 100.0
+        ));
     }
 
     fn american() -> impl Strategy<Value = f64> {

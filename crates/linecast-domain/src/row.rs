@@ -158,7 +158,11 @@ impl Lines {
     /// placeholder written by feeds that had no real opener, so it is `None`.
     pub fn served(&self, field: LineField) -> Option<f64> {
         let value = self.get(field);
-        if field.is_opener() && value == Some(0.0) { None } else { value }
+        if field.is_opener() && value == Some(0.0) {
+            None
+        } else {
+            value
+        }
     }
 
     /// The opener for `field` when a real one exists (placeholder zeros removed).

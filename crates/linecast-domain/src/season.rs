@@ -28,7 +28,11 @@ impl SeasonLabel {
         let err = || InvalidSeason {
             sport,
             value: value.to_owned(),
-            expected: if sport.split_year() { "YYYY-YY with consecutive years, e.g. 2025-26" } else { "YYYY, e.g. 2025" },
+            expected: if sport.split_year() {
+                "YYYY-YY with consecutive years, e.g. 2025-26"
+            } else {
+                "YYYY, e.g. 2025"
+            },
         };
         let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
         if sport.split_year() {
@@ -41,7 +45,10 @@ impl SeasonLabel {
             if (start + 1) % 100 != end || start < 1900 {
                 return Err(err());
             }
-            Ok(Self { start_year: start, split: true })
+            Ok(Self {
+                start_year: start,
+                split: true,
+            })
         } else {
             if value.len() != 4 || !digits(value) {
                 return Err(err());
@@ -50,13 +57,19 @@ impl SeasonLabel {
             if start < 1900 {
                 return Err(err());
             }
-            Ok(Self { start_year: start, split: false })
+            Ok(Self {
+                start_year: start,
+                split: false,
+            })
         }
     }
 
     /// The label for a season starting in `start_year`.
     pub const fn starting(sport: Sport, start_year: i32) -> Self {
-        Self { start_year, split: sport.split_year() }
+        Self {
+            start_year,
+            split: sport.split_year(),
+        }
     }
 
     /// The season a game date belongs to. Split-year leagues start their
@@ -79,7 +92,10 @@ impl SeasonLabel {
     /// The season before this one.
     #[must_use]
     pub const fn previous(self) -> Self {
-        Self { start_year: self.start_year - 1, split: self.split }
+        Self {
+            start_year: self.start_year - 1,
+            split: self.split,
+        }
     }
 }
 
@@ -109,8 +125,14 @@ mod tests {
     fn mlb_uses_single_years_and_others_split_years() {
         assert_eq!(SeasonLabel::parse(Sport::Mlb, "2025").unwrap().to_string(), "2025");
         assert!(SeasonLabel::parse(Sport::Mlb, "2025-26").is_err());
-        assert_eq!(SeasonLabel::parse(Sport::Nba, "2025-26").unwrap().to_string(), "2025-26");
-        assert_eq!(SeasonLabel::parse(Sport::Nhl, "1999-00").unwrap().to_string(), "1999-00");
+        assert_eq!(
+            SeasonLabel::parse(Sport::Nba, "2025-26").unwrap().to_string(),
+            "2025-26"
+        );
+        assert_eq!(
+            SeasonLabel::parse(Sport::Nhl, "1999-00").unwrap().to_string(),
+            "1999-00"
+        );
         assert!(SeasonLabel::parse(Sport::Nba, "2025").is_err());
         assert!(SeasonLabel::parse(Sport::Nba, "2025-27").is_err());
         assert!(SeasonLabel::parse(Sport::Nfl, "2025-2026").is_err());
@@ -122,9 +144,18 @@ mod tests {
     #[test]
     fn split_year_seasons_contain_the_following_spring() {
         let d = |s: &str| NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap();
-        assert_eq!(SeasonLabel::containing(Sport::Nba, d("2026-03-01")).to_string(), "2025-26");
-        assert_eq!(SeasonLabel::containing(Sport::Nba, d("2026-10-21")).to_string(), "2026-27");
-        assert_eq!(SeasonLabel::containing(Sport::Nfl, d("2026-01-10")).to_string(), "2025-26");
+        assert_eq!(
+            SeasonLabel::containing(Sport::Nba, d("2026-03-01")).to_string(),
+            "2025-26"
+        );
+        assert_eq!(
+            SeasonLabel::containing(Sport::Nba, d("2026-10-21")).to_string(),
+            "2026-27"
+        );
+        assert_eq!(
+            SeasonLabel::containing(Sport::Nfl, d("2026-01-10")).to_string(),
+            "2025-26"
+        );
         assert_eq!(SeasonLabel::containing(Sport::Mlb, d("2026-03-30")).to_string(), "2026");
     }
 

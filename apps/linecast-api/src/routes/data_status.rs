@@ -18,7 +18,10 @@ fn ts(t: Option<DateTime<Utc>>) -> Option<String> {
 }
 
 fn code<T: Serialize>(v: &T) -> String {
-    serde_json::to_value(v).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
 }
 
 /// One market (model type) of the status.
@@ -94,7 +97,11 @@ impl From<&FreshnessReport> for DataStatusResponse {
             deadline: r.deadline.to_rfc3339_opts(SecondsFormat::Secs, true),
             release_id: r.release_id.clone(),
             source_as_of: ts(r.source_as_of),
-            markets: r.markets.iter().map(|(k, v)| (k.code().to_owned(), market(v))).collect(),
+            markets: r
+                .markets
+                .iter()
+                .map(|(k, v)| (k.code().to_owned(), market(v)))
+                .collect(),
             artifacts: ArtifactStatus {
                 predictions: ts(r.artifacts.predictions),
                 results: ts(r.artifacts.results),

@@ -45,7 +45,12 @@ pub struct TrackRecordResponse {
 )]
 #[get("/api/v1/edge-picks")]
 pub async fn edge_picks(_query: web::Query<RawQuery>) -> HttpResponse {
-    HttpResponse::Ok().json(EdgePicksResponse { date: None, picks: vec![], total: 0, note: NO_SELECTOR_NOTE.into() })
+    HttpResponse::Ok().json(EdgePicksResponse {
+        date: None,
+        picks: vec![],
+        total: 0,
+        note: NO_SELECTOR_NOTE.into(),
+    })
 }
 
 #[utoipa::path(

@@ -48,10 +48,20 @@ pub(crate) async fn check_all(state: &AppState) -> BTreeMap<String, DependencySt
         let result = probe.check().await;
         let latency_ms = (started.elapsed().as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0;
         let status = match result {
-            Ok(detail) => DependencyStatus { status: "ok".into(), latency_ms, detail, error: None },
+            Ok(detail) => DependencyStatus {
+                status: "ok".into(),
+                latency_ms,
+                detail,
+                error: None,
+            },
             Err(reason) => {
                 tracing::warn!(dependency = probe.name(), reason = %reason, "health check failed");
-                DependencyStatus { status: "down".into(), latency_ms, detail: serde_json::Value::Null, error: Some(reason) }
+                DependencyStatus {
+                    status: "down".into(),
+                    latency_ms,
+                    detail: serde_json::Value::Null,
+                    error: Some(reason),
+                }
             }
         };
         (probe.name().to_owned(), status)
@@ -84,7 +94,11 @@ pub async fn health(state: web::Data<AppState>) -> HttpResponse {
 #[get("/api/v1/readiness")]
 pub async fn readiness(state: web::Data<AppState>) -> HttpResponse {
     let dependencies = check_all(&state).await;
-    let down: Vec<&str> = dependencies.iter().filter(|(_, d)| d.status != "ok").map(|(n, _)| n.as_str()).collect();
+    let down: Vec<&str> = dependencies
+        .iter()
+        .filter(|(_, d)| d.status != "ok")
+        .map(|(n, _)| n.as_str())
+        .collect();
     if down.is_empty() {
         HttpResponse::Ok().json(ProbeResponse { status: "ready".into() })
     } else {

@@ -54,7 +54,10 @@ fn round4(x: f64) -> f64 {
 }
 
 fn start_instant(key: &GameKey) -> Option<DateTime<Utc>> {
-    New_York.from_local_datetime(&key.date.and_time(key.time_est)).earliest().map(|t| t.with_timezone(&Utc))
+    New_York
+        .from_local_datetime(&key.date.and_time(key.time_est))
+        .earliest()
+        .map(|t| t.with_timezone(&Utc))
 }
 
 fn optional<T>(r: Result<T, StoreError>) -> Result<Option<T>, StoreError> {
@@ -88,9 +91,16 @@ pub async fn markets(state: web::Data<AppState>, path: web::Path<String>) -> Res
     let slate_date = slate::served_slate(state.store.as_ref() as &dyn ArtifactStore, sport, now).await?;
     let book: HashMap<&GameKey, (Option<f64>, Option<f64>)> = odds
         .as_ref()
-        .map(|o| o.value.iter().map(|r| (&r.key, (r.lines.home_money_line, r.lines.away_money_line))).collect())
+        .map(|o| {
+            o.value
+                .iter()
+                .map(|r| (&r.key, (r.lines.home_money_line, r.lines.away_money_line)))
+                .collect()
+        })
         .unwrap_or_default();
-    let mut as_of: Option<DateTime<Utc>> = odds.as_ref().and_then(|o| o.value.iter().map(|r| r.last_updated.and_utc()).max());
+    let mut as_of: Option<DateTime<Utc>> = odds
+        .as_ref()
+        .and_then(|o| o.value.iter().map(|r| r.last_updated.and_utc()).max());
     let kalshi = if sport.has_prediction_market() {
         match state.markets.prices(sport).await {
             Ok(prices) => prices,
@@ -105,16 +115,23 @@ pub async fn markets(state: web::Data<AppState>, path: web::Path<String>) -> Res
     if let Some(t) = kalshi.iter().map(|p| p.captured_at).max() {
         as_of = as_of.max(Some(t));
     }
-    let kalshi: HashMap<&GameKey, (Option<f64>, Option<f64>)> = kalshi.iter().map(|p| (&p.key, (p.home_price, p.away_price))).collect();
+    let kalshi: HashMap<&GameKey, (Option<f64>, Option<f64>)> =
+        kalshi.iter().map(|p| (&p.key, (p.home_price, p.away_price))).collect();
     let games = slate::select_games(&predictions.value.rows, |r| &r.key, slate_date, true)
         .into_iter()
         .map(|row| {
             let model_home = row.models.get(ModelColumn::Blend);
-            let (home_ml, away_ml) = book.get(&row.key).copied().unwrap_or((row.lines.home_money_line, row.lines.away_money_line));
+            let (home_ml, away_ml) = book
+                .get(&row.key)
+                .copied()
+                .unwrap_or((row.lines.home_money_line, row.lines.away_money_line));
             let book_home = no_vig_from_raw(home_ml, away_ml);
             let started = start_instant(&row.key).is_none_or(|start| now >= start);
-            let (kalshi_home, kalshi_away) =
-                if started { (None, None) } else { kalshi.get(&row.key).copied().unwrap_or((None, None)) };
+            let (kalshi_home, kalshi_away) = if started {
+                (None, None)
+            } else {
+                kalshi.get(&row.key).copied().unwrap_or((None, None))
+            };
             let lowest = [book_home, kalshi_home].into_iter().flatten().reduce(f64::min);
             MarketGame {
                 date: row.key.date_string(),
@@ -131,5 +148,9 @@ pub async fn markets(state: web::Data<AppState>, path: web::Path<String>) -> Res
             }
         })
         .collect();
-    Ok(HttpResponse::Ok().json(MarketsResponse { sport: sport.code().to_owned(), as_of: as_of.map(rfc3339), games }))
+    Ok(HttpResponse::Ok().json(MarketsResponse {
+        sport: sport.code().to_owned(),
+        as_of: as_of.map(rfc3339),
+        games,
+    }))
 }

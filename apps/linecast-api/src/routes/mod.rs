@@ -13,6 +13,6 @@ pub mod odds;
 pub mod predictions;
 pub mod public_picks;
 pub mod results;
+pub mod root;
 pub mod security;
 pub mod strategies;
-pub mod root;

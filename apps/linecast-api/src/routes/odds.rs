@@ -66,7 +66,11 @@ pub async fn odds(state: web::Data<AppState>, path: web::Path<String>) -> Result
     let artifact = state.store.odds(sport).await?;
     let slate_date = slate::served_slate(state.store.as_ref(), sport, state.clock.now()).await?;
     let rows = slate::select_games(&artifact.value, |r| &r.key, slate_date, false);
-    let last_updated = rows.iter().map(|r| r.last_updated).max().map(|t| t.format(STAMP).to_string());
+    let last_updated = rows
+        .iter()
+        .map(|r| r.last_updated)
+        .max()
+        .map(|t| t.format(STAMP).to_string());
     let games = rows
         .into_iter()
         .map(|r| {

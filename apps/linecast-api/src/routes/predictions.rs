@@ -72,7 +72,10 @@ pub(crate) fn ev_fields(row: &PredictionRow, model_type: ModelType) -> [(&'stati
         Some(round2(ev_percent(p?, price)))
     };
     let (neg_name, pos_name) = model_type.ev_fields();
-    [(neg_name, ev(blend.map(|b| 1.0 - b), neg_price)), (pos_name, ev(blend, pos_price))]
+    [
+        (neg_name, ev(blend.map(|b| 1.0 - b), neg_price)),
+        (pos_name, ev(blend, pos_price)),
+    ]
 }
 
 fn game(row: &PredictionRow, model_type: ModelType, present: &[ModelColumn]) -> PredictionGame {
@@ -145,7 +148,10 @@ pub async fn predictions(
     Ok(HttpResponse::Ok().json(PredictionsResponse {
         sport: sport.code().to_owned(),
         model_type: model_type.code().to_owned(),
-        predictions_date: artifact.version.last_modified.to_rfc3339_opts(SecondsFormat::Secs, true),
+        predictions_date: artifact
+            .version
+            .last_modified
+            .to_rfc3339_opts(SecondsFormat::Secs, true),
         games,
         models_used: table.models_present.iter().map(|m| m.code().to_owned()).collect(),
     }))

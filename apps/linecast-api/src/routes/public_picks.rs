@@ -68,8 +68,16 @@ fn round4(x: f64) -> f64 {
 
 /// `+115`, `-110`; one decimal only when the price has one.
 pub(crate) fn fmt_american(price: f64) -> String {
-    let body = if price.fract() == 0.0 { format!("{}", price.abs() as i64) } else { format!("{:.1}", price.abs()) };
-    if price > 0.0 { format!("+{body}") } else { format!("-{body}") }
+    let body = if price.fract() == 0.0 {
+        format!("{}", price.abs() as i64)
+    } else {
+        format!("{:.1}", price.abs())
+    };
+    if price > 0.0 {
+        format!("+{body}")
+    } else {
+        format!("-{body}")
+    }
 }
 
 fn fmt_points(points: f64) -> String {
@@ -98,11 +106,18 @@ impl Names<'_> {
     }
 
     fn abbreviation(&self, slug: &str) -> String {
-        self.teams.find(slug).map_or_else(|| slug.to_ascii_uppercase(), |t| t.abbreviation.clone())
+        self.teams
+            .find(slug)
+            .map_or_else(|| slug.to_ascii_uppercase(), |t| t.abbreviation.clone())
     }
 }
 
-fn game(row: &PredictionRow, model_type: ModelType, present: &[ModelColumn], names: &Names<'_>) -> Option<PublicPickGame> {
+fn game(
+    row: &PredictionRow,
+    model_type: ModelType,
+    present: &[ModelColumn],
+    names: &Names<'_>,
+) -> Option<PublicPickGame> {
     let blend = row.models.get(ModelColumn::Blend)?;
     let side = if blend > 0.5 {
         Some(Side::Positive)
@@ -119,7 +134,13 @@ fn game(row: &PredictionRow, model_type: ModelType, present: &[ModelColumn], nam
         ModelType::OverUnder => (l.over_line, l.under_line),
     };
     let (pick, pick_side, market_line, confidence, implied) = match side {
-        None => ("No pick".to_owned(), "none".to_owned(), "No pick (BLEND 0.50)".to_owned(), 0.5, None),
+        None => (
+            "No pick".to_owned(),
+            "none".to_owned(),
+            "No pick (BLEND 0.50)".to_owned(),
+            0.5,
+            None,
+        ),
         Some(side) => {
             let (price, other) = match side {
                 Side::Positive => (pos_price, neg_price),
@@ -133,7 +154,11 @@ fn game(row: &PredictionRow, model_type: ModelType, present: &[ModelColumn], nam
             let (pick, line) = match model_type {
                 ModelType::WonOnPoints => (
                     format!("{} ML", names.display(team)),
-                    format!("{} {}", names.abbreviation(team), price_text.unwrap_or_else(|| "ML".to_owned())),
+                    format!(
+                        "{} {}",
+                        names.abbreviation(team),
+                        price_text.unwrap_or_else(|| "ML".to_owned())
+                    ),
                 ),
                 ModelType::WonOnSpread => {
                     let points = match side {
@@ -231,7 +256,10 @@ pub async fn public_ml_picks(
         sport: sport.code().to_owned(),
         market: market.code().to_owned(),
         model_type: model_type.code().to_owned(),
-        predictions_date: predictions.version.last_modified.to_rfc3339_opts(SecondsFormat::Secs, true),
+        predictions_date: predictions
+            .version
+            .last_modified
+            .to_rfc3339_opts(SecondsFormat::Secs, true),
         games,
         models_used: table.models_present.iter().map(|m| m.code().to_owned()).collect(),
         note: FREE_NOTE.to_owned(),

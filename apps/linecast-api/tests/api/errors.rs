@@ -11,10 +11,17 @@ async fn an_unknown_route_is_a_404_in_the_error_shape() {
 #[tokio::test]
 async fn a_wrong_method_on_a_known_route_is_a_405_in_the_error_shape() {
     let app = spawn_app().await;
-    for method in [reqwest::Method::POST, reqwest::Method::DELETE, reqwest::Method::from_bytes(b"TRACE").unwrap()] {
+    for method in [
+        reqwest::Method::POST,
+        reqwest::Method::DELETE,
+        reqwest::Method::from_bytes(b"TRACE").unwrap(),
+    ] {
         let res = app
             .client
-            .request(method.clone(), format!("{}/api/v1/public/ml-picks/nba/moneyline", app.address))
+            .request(
+                method.clone(),
+                format!("{}/api/v1/public/ml-picks/nba/moneyline", app.address),
+            )
             .send()
             .await
             .unwrap();
@@ -38,15 +45,23 @@ async fn an_unknown_market_is_a_400_naming_the_public_market_names() {
     let app = spawn_app().await;
     let (status, body) = app.get_json("/api/v1/public/ml-picks/nba/won_on_points").await;
     let detail = assert_error_shape(status, &body, 400);
-    assert!(detail.contains("market") && detail.contains("over_under, moneyline, spread"), "{detail}");
+    assert!(
+        detail.contains("market") && detail.contains("over_under, moneyline, spread"),
+        "{detail}"
+    );
 }
 
 #[tokio::test]
 async fn a_malformed_boolean_is_a_400_naming_upcoming_only() {
     let app = spawn_app().await;
-    let (status, body) = app.get_json("/api/v1/public/ml-picks/nba/moneyline?upcoming_only=perhaps").await;
+    let (status, body) = app
+        .get_json("/api/v1/public/ml-picks/nba/moneyline?upcoming_only=perhaps")
+        .await;
     let detail = assert_error_shape(status, &body, 400);
-    assert!(detail.contains("upcoming_only") && detail.contains("perhaps"), "{detail}");
+    assert!(
+        detail.contains("upcoming_only") && detail.contains("perhaps"),
+        "{detail}"
+    );
 }
 
 #[tokio::test]

@@ -9,7 +9,9 @@ pub const FIXTURE_TODAY: &str = "2026-11-15";
 
 /// Noon ET on the fixture date.
 pub fn fixture_now() -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339("2026-11-15T17:00:00Z").unwrap().with_timezone(&Utc)
+    DateTime::parse_from_rfc3339("2026-11-15T17:00:00Z")
+        .unwrap()
+        .with_timezone(&Utc)
 }
 
 pub fn fixtures_dir() -> PathBuf {
@@ -31,7 +33,11 @@ pub struct TestApp {
 
 impl TestApp {
     pub async fn get(&self, path: &str) -> reqwest::Response {
-        self.client.get(format!("{}{path}", self.address)).send().await.expect("request failed")
+        self.client
+            .get(format!("{}{path}", self.address))
+            .send()
+            .await
+            .expect("request failed")
     }
 
     /// GET with the demo key in `X-API-Key`.
@@ -93,8 +99,20 @@ pub async fn spawn_with_settings(settings: Settings, dir: tempfile::TempDir, sto
     let handle = app.handle();
     tokio::spawn(app.run_until_stopped());
     let client = reqwest::Client::builder().no_gzip().no_brotli().build().unwrap();
-    let api_key = std::fs::read_to_string(var_dir.join("demo-key.txt")).expect("demo key written on first run").trim().to_owned();
-    TestApp { address, client, store_dir, api_key, state, handle, var_dir, _dir: dir }
+    let api_key = std::fs::read_to_string(var_dir.join("demo-key.txt"))
+        .expect("demo key written on first run")
+        .trim()
+        .to_owned();
+    TestApp {
+        address,
+        client,
+        store_dir,
+        api_key,
+        state,
+        handle,
+        var_dir,
+        _dir: dir,
+    }
 }
 
 pub async fn spawn_app() -> TestApp {
@@ -107,7 +125,11 @@ pub fn assert_error_shape(status: u16, body: &serde_json::Value, expected: u16) 
     assert_eq!(body["error"], format!("HTTP_{expected}"), "body {body}");
     let ts = body["timestamp"].as_str().expect("timestamp string");
     assert!(DateTime::parse_from_rfc3339(ts).is_ok(), "timestamp {ts} is ISO 8601");
-    assert_eq!(body.as_object().unwrap().len(), 3, "only error, detail, timestamp: {body}");
+    assert_eq!(
+        body.as_object().unwrap().len(),
+        3,
+        "only error, detail, timestamp: {body}"
+    );
     body["detail"].as_str().expect("detail string").to_owned()
 }
 
@@ -134,7 +156,13 @@ pub fn csv_rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
     let headers = reader.headers().unwrap().clone();
     reader
         .records()
-        .map(|r| headers.iter().zip(r.unwrap().iter()).map(|(h, v)| (h.to_owned(), v.to_owned())).collect())
+        .map(|r| {
+            headers
+                .iter()
+                .zip(r.unwrap().iter())
+                .map(|(h, v)| (h.to_owned(), v.to_owned()))
+                .collect()
+        })
         .collect()
 }
 
@@ -163,13 +191,21 @@ impl<'a> KeyRing<'a> {
     const PER_KEY: u32 = 40;
 
     pub fn new(app: &'a TestApp) -> Self {
-        Self { app, key: app.api_key.clone(), used: 0 }
+        Self {
+            app,
+            key: app.api_key.clone(),
+            used: 0,
+        }
     }
 
     async fn fresh_key(&self) -> String {
         use linecast_core::ports::accounts::{display_prefix, generate_key, hash_key};
         let accounts = &self.app.state.accounts;
-        let customer = accounts.find_customer_by_email(linecast_api::demo::DEMO_EMAIL).await.unwrap().unwrap();
+        let customer = accounts
+            .find_customer_by_email(linecast_api::demo::DEMO_EMAIL)
+            .await
+            .unwrap()
+            .unwrap();
         let key = generate_key().unwrap();
         let new = linecast_core::NewApiKey {
             customer_id: customer.customer_id,
@@ -191,7 +227,14 @@ impl<'a> KeyRing<'a> {
         }
         self.used += 1;
         let url = format!("{}{path}", self.app.address);
-        let res = self.app.client.get(url).header("X-API-Key", &self.key).send().await.unwrap();
+        let res = self
+            .app
+            .client
+            .get(url)
+            .header("X-API-Key", &self.key)
+            .send()
+            .await
+            .unwrap();
         let status = res.status().as_u16();
         (status, res.json().await.expect("body is JSON"))
     }

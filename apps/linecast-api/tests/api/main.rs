@@ -7,6 +7,7 @@
 mod access;
 mod account;
 mod concurrency;
+mod consistency;
 mod data_status;
 mod datasets;
 mod errors;
@@ -16,7 +17,6 @@ mod odds;
 mod openapi;
 mod predictions;
 mod public_picks;
-mod service;
-mod consistency;
 mod results;
+mod service;
 mod strategies;

@@ -24,10 +24,15 @@ async fn openapi_lists_every_route_with_unique_operation_ids_and_the_error_schem
     let mut ids = HashSet::new();
     for (path, item) in paths {
         for (method, op) in item.as_object().unwrap() {
-            let id = op["operationId"].as_str().unwrap_or_else(|| panic!("{method} {path} has no operationId"));
+            let id = op["operationId"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{method} {path} has no operationId"));
             assert!(ids.insert(id.to_owned()), "duplicate operationId {id}");
             for (code, response) in op["responses"].as_object().unwrap() {
-                assert!(response["description"].as_str().is_some_and(|d| !d.is_empty()), "{method} {path} {code} lacks a description");
+                assert!(
+                    response["description"].as_str().is_some_and(|d| !d.is_empty()),
+                    "{method} {path} {code} lacks a description"
+                );
             }
         }
     }
@@ -48,7 +53,10 @@ fn the_openapi_document_matches_its_committed_snapshot() {
         std::fs::write(&path, &text).unwrap();
     }
     let committed = std::fs::read_to_string(&path).expect("snapshot exists; run with UPDATE_SNAPSHOTS=1 to create it");
-    assert!(committed == text, "openapi.json changed; review and regenerate the snapshot with UPDATE_SNAPSHOTS=1");
+    assert!(
+        committed == text,
+        "openapi.json changed; review and regenerate the snapshot with UPDATE_SNAPSHOTS=1"
+    );
 }
 
 #[tokio::test]
@@ -72,7 +80,10 @@ async fn every_authenticated_route_declares_the_three_security_schemes_and_publi
     ];
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, op) in item.as_object().unwrap() {
-            let secured = op.get("security").and_then(|s| s.as_array()).is_some_and(|s| s.len() == 3);
+            let secured = op
+                .get("security")
+                .and_then(|s| s.as_array())
+                .is_some_and(|s| s.len() == 3);
             assert_eq!(secured, !public.contains(&path.as_str()), "{method} {path}");
             if secured {
                 assert!(op["responses"]["401"].is_object(), "{method} {path} documents 401");
@@ -102,7 +113,9 @@ fn every_schema_reference_resolves() {
     walk(&doc, &mut refs);
     assert!(!refs.is_empty());
     for r in refs {
-        let name = r.strip_prefix("#/components/schemas/").unwrap_or_else(|| panic!("unexpected ref {r}"));
+        let name = r
+            .strip_prefix("#/components/schemas/")
+            .unwrap_or_else(|| panic!("unexpected ref {r}"));
         assert!(doc["components"]["schemas"][name].is_object(), "dangling {r}");
     }
 }

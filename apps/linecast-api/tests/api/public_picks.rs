@@ -6,10 +6,17 @@ use serde_json::Value;
 use crate::helpers::{FIXTURE_TODAY, fixture_now, fixtures_dir, spawn_app, spawn_app_with};
 
 const SPORTS: [&str; 6] = ["mlb", "nba", "nfl", "nhl", "ncaaf", "ncaab"];
-const MARKETS: [(&str, &str); 3] = [("over_under", "over_under"), ("moneyline", "won_on_points"), ("spread", "won_on_spread")];
+const MARKETS: [(&str, &str); 3] = [
+    ("over_under", "over_under"),
+    ("moneyline", "won_on_points"),
+    ("spread", "won_on_spread"),
+];
 
 fn date_time(game: &Value) -> (String, String) {
-    (game["date"].as_str().unwrap().to_owned(), game["time"].as_str().unwrap().to_owned())
+    (
+        game["date"].as_str().unwrap().to_owned(),
+        game["time"].as_str().unwrap().to_owned(),
+    )
 }
 
 fn read_csv(path: &std::path::Path) -> Vec<HashMap<String, String>> {
@@ -17,7 +24,13 @@ fn read_csv(path: &std::path::Path) -> Vec<HashMap<String, String>> {
     let headers = reader.headers().unwrap().clone();
     reader
         .records()
-        .map(|r| headers.iter().zip(r.unwrap().iter()).map(|(h, v)| (h.to_owned(), v.to_owned())).collect())
+        .map(|r| {
+            headers
+                .iter()
+                .zip(r.unwrap().iter())
+                .map(|(h, v)| (h.to_owned(), v.to_owned()))
+                .collect()
+        })
         .collect()
 }
 
@@ -38,7 +51,10 @@ async fn every_sport_and_market_serves_todays_slate_sorted_by_date_then_time() {
             let mut sorted = keys.clone();
             sorted.sort();
             assert_eq!(keys, sorted, "{sport}/{market} sorted by date then time");
-            assert!(keys.iter().all(|(d, _)| d.as_str() >= FIXTURE_TODAY), "{sport}/{market}: {keys:?}");
+            assert!(
+                keys.iter().all(|(d, _)| d.as_str() >= FIXTURE_TODAY),
+                "{sport}/{market}: {keys:?}"
+            );
         }
     }
 }
@@ -47,11 +63,16 @@ async fn every_sport_and_market_serves_todays_slate_sorted_by_date_then_time() {
 async fn upcoming_only_false_returns_the_whole_artifact_including_earlier_games() {
     let app = spawn_app().await;
     let rows = read_csv(&fixtures_dir().join("predictions/nba/won_on_points.csv"));
-    let (_, all) = app.get_json("/api/v1/public/ml-picks/nba/moneyline?upcoming_only=false").await;
+    let (_, all) = app
+        .get_json("/api/v1/public/ml-picks/nba/moneyline?upcoming_only=false")
+        .await;
     let (_, upcoming) = app.get_json("/api/v1/public/ml-picks/nba/moneyline").await;
     let all = all["games"].as_array().unwrap();
     assert_eq!(all.len(), rows.len(), "every artifact row is served");
-    assert!(all.iter().any(|g| g["date"].as_str().unwrap() < FIXTURE_TODAY), "the fixture has earlier games");
+    assert!(
+        all.iter().any(|g| g["date"].as_str().unwrap() < FIXTURE_TODAY),
+        "the fixture has earlier games"
+    );
     let expected_upcoming = rows.iter().filter(|r| r["date"].as_str() >= FIXTURE_TODAY).count();
     assert_eq!(upcoming["games"].as_array().unwrap().len(), expected_upcoming);
 }
@@ -59,12 +80,22 @@ async fn upcoming_only_false_returns_the_whole_artifact_including_earlier_games(
 #[tokio::test]
 async fn a_late_game_stays_on_its_et_date_after_utc_midnight() {
     // 23:30 ET on the fixture date is 04:30 UTC the next day.
-    let late = DateTime::parse_from_rfc3339("2026-11-16T04:30:00Z").unwrap().with_timezone(&Utc);
+    let late = DateTime::parse_from_rfc3339("2026-11-16T04:30:00Z")
+        .unwrap()
+        .with_timezone(&Utc);
     let app = spawn_app_with(late, |_| {}).await;
     let (status, body) = app.get_json("/api/v1/public/ml-picks/nba/moneyline").await;
     assert_eq!(status, 200);
-    let dates: Vec<_> = body["games"].as_array().unwrap().iter().map(|g| date_time(g).0).collect();
-    assert!(dates.iter().any(|d| d == FIXTURE_TODAY), "today's ET games still served: {dates:?}");
+    let dates: Vec<_> = body["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| date_time(g).0)
+        .collect();
+    assert!(
+        dates.iter().any(|d| d == FIXTURE_TODAY),
+        "today's ET games still served: {dates:?}"
+    );
 }
 
 #[tokio::test]
@@ -78,7 +109,12 @@ async fn yesterdays_slate_stays_visible_until_todays_run_completes() {
     .await;
     let (status, body) = app.get_json("/api/v1/public/ml-picks/nba/moneyline").await;
     assert_eq!(status, 200);
-    let dates: Vec<_> = body["games"].as_array().unwrap().iter().map(|g| date_time(g).0).collect();
+    let dates: Vec<_> = body["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| date_time(g).0)
+        .collect();
     let earliest = dates.iter().min().unwrap();
     assert!(earliest.as_str() < FIXTURE_TODAY, "yesterday's games remain: {dates:?}");
 }
@@ -89,10 +125,18 @@ async fn placeholder_zero_openers_are_served_as_null() {
     let mut checked = 0;
     for sport in SPORTS {
         let teams = read_csv(&fixtures_dir().join(format!("teams/{sport}.csv")));
-        let name = |slug: &str| teams.iter().find(|t| t["slug"] == slug).map(|t| t["display_name"].clone()).unwrap();
+        let name = |slug: &str| {
+            teams
+                .iter()
+                .find(|t| t["slug"] == slug)
+                .map(|t| t["display_name"].clone())
+                .unwrap()
+        };
         for (market, model_type) in MARKETS {
             let rows = read_csv(&fixtures_dir().join(format!("predictions/{sport}/{model_type}.csv")));
-            let (_, body) = app.get_json(&format!("/api/v1/public/ml-picks/{sport}/{market}?upcoming_only=false")).await;
+            let (_, body) = app
+                .get_json(&format!("/api/v1/public/ml-picks/{sport}/{market}?upcoming_only=false"))
+                .await;
             let games = body["games"].as_array().unwrap();
             for row in &rows {
                 let game = games.iter().find(|g| {
@@ -107,7 +151,11 @@ async fn placeholder_zero_openers_are_served_as_null() {
                         assert_eq!(game["lines"][field], Value::Null, "{sport}/{market} {field}: {game}");
                         checked += 1;
                     } else {
-                        assert_eq!(game["lines"][field].as_f64(), raw.parse::<f64>().ok(), "{sport}/{market} {field}");
+                        assert_eq!(
+                            game["lines"][field].as_f64(),
+                            raw.parse::<f64>().ok(),
+                            "{sport}/{market} {field}"
+                        );
                     }
                 }
             }
@@ -122,14 +170,26 @@ async fn picks_follow_blend_and_names_come_from_the_team_table() {
     let teams = read_csv(&fixtures_dir().join("teams/nfl.csv"));
     let display: Vec<&str> = teams.iter().map(|t| t["display_name"].as_str()).collect();
     for (market, _) in MARKETS {
-        let (_, body) = app.get_json(&format!("/api/v1/public/ml-picks/nfl/{market}?upcoming_only=false")).await;
+        let (_, body) = app
+            .get_json(&format!("/api/v1/public/ml-picks/nfl/{market}?upcoming_only=false"))
+            .await;
         for game in body["games"].as_array().unwrap() {
             assert!(display.contains(&game["home_team"].as_str().unwrap()), "{game}");
             assert!(display.contains(&game["away_team"].as_str().unwrap()), "{game}");
             let p = game["blend_probability"].as_f64().unwrap();
             let side = game["pick_side"].as_str().unwrap();
-            let (pos, neg) = if market == "over_under" { ("over", "under") } else { ("home", "away") };
-            let expected = if p > 0.5 { pos } else if p < 0.5 { neg } else { "none" };
+            let (pos, neg) = if market == "over_under" {
+                ("over", "under")
+            } else {
+                ("home", "away")
+            };
+            let expected = if p > 0.5 {
+                pos
+            } else if p < 0.5 {
+                neg
+            } else {
+                "none"
+            };
             assert_eq!(side, expected, "{game}");
             let confidence = game["confidence"].as_f64().unwrap();
             assert!((confidence - p.max(1.0 - p)).abs() < 1e-4, "{game}");

@@ -61,7 +61,10 @@ async fn responses_are_compressed_when_the_client_asks() {
     for encoding in ["gzip", "br"] {
         let res = app
             .client
-            .get(format!("{}/api/v1/public/ml-picks/nba/moneyline?upcoming_only=false", app.address))
+            .get(format!(
+                "{}/api/v1/public/ml-picks/nba/moneyline?upcoming_only=false",
+                app.address
+            ))
             .header("Accept-Encoding", encoding)
             .send()
             .await

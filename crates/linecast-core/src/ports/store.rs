@@ -23,7 +23,12 @@ pub enum StoreError {
     /// The object exists but breaks the data contract. `row` is 1-based over
     /// data rows (0 means the header or the whole object).
     #[error("{object} row {row} column {column}: {reason}")]
-    Corrupt { object: String, row: usize, column: String, reason: String },
+    Corrupt {
+        object: String,
+        row: usize,
+        column: String,
+        reason: String,
+    },
 }
 
 /// The identity of one version of one object.
@@ -45,7 +50,10 @@ pub struct Versioned<T> {
 
 impl<T> Clone for Versioned<T> {
     fn clone(&self) -> Self {
-        Self { version: self.version.clone(), value: Arc::clone(&self.value) }
+        Self {
+            version: self.version.clone(),
+            value: Arc::clone(&self.value),
+        }
     }
 }
 

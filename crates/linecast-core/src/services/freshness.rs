@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use linecast_domain::{ModelType, Sport};
-use linecast_freshness::{ArtifactMetadata, FreshnessInputs, FreshnessReport, ObjectPresence, StorageFailure, evaluate};
+use linecast_freshness::{
+    ArtifactMetadata, FreshnessInputs, FreshnessReport, ObjectPresence, StorageFailure, evaluate,
+};
 
 use crate::services::slate::et_date;
 use crate::{ArtifactStore, StoreError};

@@ -16,7 +16,11 @@ pub fn et_date(now: DateTime<Utc>) -> NaiveDate {
 /// today's release manifest says the run completed; otherwise the newest
 /// earlier slate whose run completed (so yesterday's games stay visible until
 /// today's run lands). With no manifests at all, today's ET date.
-pub async fn served_slate(store: &dyn ArtifactStore, sport: linecast_domain::Sport, now: DateTime<Utc>) -> Result<NaiveDate, StoreError> {
+pub async fn served_slate(
+    store: &dyn ArtifactStore,
+    sport: linecast_domain::Sport,
+    now: DateTime<Utc>,
+) -> Result<NaiveDate, StoreError> {
     let today = et_date(now);
     let dates = match store.release_dates(sport).await {
         Ok(dates) => dates,
@@ -41,12 +45,7 @@ pub async fn served_slate(store: &dyn ArtifactStore, sport: linecast_domain::Spo
 /// Indices of the games to serve, sorted by date then ET time (then teams,
 /// so doubleheaders stay distinct and the order is total). With
 /// `upcoming_only`, games dated before `slate` are left out.
-pub fn select_games<T>(
-    rows: &[T],
-    key: impl Fn(&T) -> &GameKey,
-    slate: NaiveDate,
-    upcoming_only: bool,
-) -> Vec<&T> {
+pub fn select_games<T>(rows: &[T], key: impl Fn(&T) -> &GameKey, slate: NaiveDate, upcoming_only: bool) -> Vec<&T> {
     let mut picked: Vec<&T> = rows.iter().filter(|r| !upcoming_only || key(r).date >= slate).collect();
     picked.sort_by(|a, b| key(a).cmp(key(b)));
     picked
@@ -70,10 +69,14 @@ mod tests {
     #[test]
     fn a_late_evening_game_stays_on_its_et_date_after_utc_midnight() {
         // 23:30 ET on Nov 21 is 04:30 UTC on Nov 22.
-        let now = DateTime::parse_from_rfc3339("2026-11-22T04:30:00Z").unwrap().with_timezone(&Utc);
+        let now = DateTime::parse_from_rfc3339("2026-11-22T04:30:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
         assert_eq!(et_date(now).to_string(), "2026-11-21");
         // Summer: EDT is UTC-4.
-        let now = DateTime::parse_from_rfc3339("2026-07-05T03:59:00Z").unwrap().with_timezone(&Utc);
+        let now = DateTime::parse_from_rfc3339("2026-07-05T03:59:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
         assert_eq!(et_date(now).to_string(), "2026-07-04");
     }
 
@@ -86,7 +89,10 @@ mod tests {
             key("2026-11-21", "13:05:00", "c"),
         ];
         let slate = NaiveDate::from_ymd_opt(2026, 11, 21).unwrap();
-        let got: Vec<_> = select_games(&rows, |k| k, slate, true).into_iter().map(|k| (k.date_string(), k.time_string())).collect();
+        let got: Vec<_> = select_games(&rows, |k| k, slate, true)
+            .into_iter()
+            .map(|k| (k.date_string(), k.time_string()))
+            .collect();
         assert_eq!(
             got,
             [
