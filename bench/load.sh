@@ -13,9 +13,10 @@ PATHS=${3:-/api/v1/predictions/nba/won_on_points}
 NOW=${LINECAST_NOW:-2026-11-21T17:00:00Z}
 PORT_AUTH=18181
 PORT_OPEN=18182
+PORT_BARE=18183
 KEYS=${KEYS:-400}
 
-cargo build --release -q -p linecast-api -p linecast-admin
+cargo build --release -q -p linecast-api -p linecast-admin --example bare
 API=target/release/linecast-api
 ADMIN=target/release/linecast-admin
 WORK=$(mktemp -d)
@@ -49,7 +50,18 @@ run $PORT_AUTH auth
 start $PORT_OPEN LINECAST_AUTH_DISABLED=true
 taskset -c 1 wrk -t1 -c 8 -d 2s -s bench/rotate_keys.lua "http://127.0.0.1:$PORT_OPEN" >/dev/null
 run $PORT_OPEN open
+# The ceiling: a bare actix handler serving the same body (first path).
+first=${PATHS%%,*}
+curl -s -H "X-API-Key: $(head -1 "$WORK/keys.txt")" "http://127.0.0.1:$PORT_AUTH$first" >"$WORK/body.json"
+echo "body of $first: $(wc -c <"$WORK/body.json") bytes"
+BARE_BODY_FILE="$WORK/body.json" BARE_BIND=127.0.0.1:$PORT_BARE taskset -c 0 target/release/examples/bare >"$WORK/bare.log" 2>&1 &
+sleep 1
+taskset -c 1 wrk -t1 -c 8 -d 2s -s bench/rotate_keys.lua "http://127.0.0.1:$PORT_BARE" >/dev/null
+run $PORT_BARE bare
 a=$(grep -o 'rps=[0-9.]*' "$WORK/wrk-auth.txt" | cut -d= -f2)
 o=$(grep -o 'rps=[0-9.]*' "$WORK/wrk-open.txt" | cut -d= -f2)
-echo "ratio auth/open = $(python3 -c "print(round($a/$o, 3))")"
-echo "peak RSS (KiB) of the auth server: $(grep VmHWM /proc/$(pgrep -f "linecast-api" | head -1)/status | awk '{print $2}')"
+b=$(grep -o 'rps=[0-9.]*' "$WORK/wrk-bare.txt" | cut -d= -f2)
+echo "ratio auth/open = $(python3 -c "print(round($a/$o, 3))")  (auth and limits cost $(python3 -c "print(round(100*(1-$a/$o), 1))")% of throughput)"
+echo "ratio auth/bare = $(python3 -c "print(round($a/$b, 3))")"
+echo "peak RSS (KiB) of the auth server: $(grep VmHWM /proc/$(pgrep -f "target/release/linecast-api" | head -1)/status | awk '{print $2}')"
+echo "usage counted for the bench customer: $("$ADMIN" customers show --database-url "$DB" --email bench@linecast.local --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["usage"]["monthly_requests"])')"
