@@ -74,9 +74,11 @@ impl ResponseError for ApiError {
         let status = self.status_code();
         match self {
             ApiError::Unavailable { cause, .. } => {
-                tracing::error!(status = status.as_u16(), cause = %cause, "dependency unavailable")
+                tracing::error!(status = status.as_u16(), cause = %cause, "dependency unavailable");
             }
-            ApiError::Internal(cause) => tracing::error!(status = status.as_u16(), cause = %cause, "internal error"),
+            ApiError::Internal(cause) => {
+                tracing::error!(status = status.as_u16(), cause = %cause, "internal error");
+            }
             _ => {}
         }
         let mut response = error_response(status, &self.to_string());

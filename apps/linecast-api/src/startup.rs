@@ -170,7 +170,7 @@ impl Application {
             Arc::new(StoreProbe(store.clone())),
             Arc::new(CacheProbe(store.clone())),
         ];
-        let history = Arc::new(History::new(store.clone()));
+        let history = Arc::new(History::with_budget(store.clone(), settings.cache_bytes));
         let hmac = Arc::new(match &settings.signing_key {
             Some(secret) => HmacSigner::new(secret.as_bytes(), settings.public_url.clone()),
             None => HmacSigner::with_random_secret(settings.public_url.clone()),

@@ -23,6 +23,10 @@ use crate::{ArtifactStore, ObjectVersion, StoreError};
 pub const LIVE_WINDOW_DAYS: i64 = 14;
 
 type Key = (Sport, ModelType, SeasonLabel);
+
+/// Memory per byte of CSV once a season is parsed (about 3x), graded and
+/// rendered to JSON (about 4x): the weight used against the budget.
+const WEIGHT_PER_OBJECT_BYTE: u64 = 8;
 /// A cross-season aggregate and the season versions it was computed from.
 type Versioned<T> = (Vec<String>, Arc<T>);
 
@@ -80,6 +84,15 @@ impl SeasonData {
             replays: Mutex::new(HashMap::new()),
             rendered: OnceLock::new(),
         }
+    }
+
+    /// Approximate memory held for this season: the parsed rows, grading,
+    /// aggregates and rendered JSON, estimated from the object size.
+    pub fn weight(&self) -> u64 {
+        self.version
+            .size
+            .saturating_mul(WEIGHT_PER_OBJECT_BYTE)
+            .saturating_add(4096)
     }
 
     /// Rows served by `/results`: in scope, every row of the season.
@@ -186,7 +199,10 @@ pub struct SeasonList {
 /// The graded-season cache over an artifact store.
 pub struct History {
     store: Arc<dyn ArtifactStore>,
-    cache: Mutex<HashMap<Key, Arc<SeasonData>>>,
+    /// Graded seasons with their last use tick, bounded by `budget_bytes`.
+    cache: Mutex<HashMap<Key, (Arc<SeasonData>, u64)>>,
+    budget_bytes: u64,
+    tick: std::sync::atomic::AtomicU64,
     rolling: Mutex<HashMap<(Sport, ModelType), Versioned<Rolling>>>,
     density: Mutex<HashMap<(Sport, ModelType), Versioned<Density>>>,
 }
@@ -208,10 +224,22 @@ impl std::fmt::Debug for History {
 }
 
 impl History {
+    /// Default budget of graded seasons: 256 MiB.
+    pub const DEFAULT_BUDGET_BYTES: u64 = 256 * 1024 * 1024;
+
+    /// A graded-season cache of [`Self::DEFAULT_BUDGET_BYTES`].
     pub fn new(store: Arc<dyn ArtifactStore>) -> Self {
+        Self::with_budget(store, Self::DEFAULT_BUDGET_BYTES)
+    }
+
+    /// A cache holding graded seasons up to about `budget_bytes`; the least
+    /// recently used season is dropped first (it is recomputed on next use).
+    pub fn with_budget(store: Arc<dyn ArtifactStore>, budget_bytes: u64) -> Self {
         Self {
             store,
             cache: Mutex::new(HashMap::new()),
+            budget_bytes,
+            tick: std::sync::atomic::AtomicU64::new(0),
             rolling: Mutex::new(HashMap::new()),
             density: Mutex::new(HashMap::new()),
         }
@@ -230,10 +258,12 @@ impl History {
     ) -> Result<Arc<SeasonData>, StoreError> {
         let artifact = self.store.season(sport, model_type, season).await?;
         let key = (sport, model_type, season);
-        if let Ok(cache) = self.cache.lock()
-            && let Some(hit) = cache.get(&key)
+        let now = self.tick.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Ok(mut cache) = self.cache.lock()
+            && let Some((hit, used)) = cache.get_mut(&key)
             && hit.version == artifact.version
         {
+            *used = now;
             return Ok(hit.clone());
         }
         let data = Arc::new(SeasonData::build(
@@ -244,7 +274,16 @@ impl History {
             artifact.value,
         ));
         if let Ok(mut cache) = self.cache.lock() {
-            cache.insert(key, data.clone());
+            cache.insert(key, (data.clone(), now));
+            let mut total: u64 = cache.values().map(|(d, _)| d.weight()).sum();
+            while total > self.budget_bytes && cache.len() > 1 {
+                let Some(oldest) = cache.iter().min_by_key(|(_, (_, used))| *used).map(|(k, _)| *k) else {
+                    break;
+                };
+                if let Some((gone, _)) = cache.remove(&oldest) {
+                    total = total.saturating_sub(gone.weight());
+                }
+            }
         }
         Ok(data)
     }
