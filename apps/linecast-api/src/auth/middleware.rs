@@ -82,7 +82,12 @@ pub async fn authenticate(state: &AppState, access: &Access, req: &ServiceReques
     {
         return Err(ApiError::Unauthorized("Invalid or expired API key".to_owned()));
     }
-    if customer.api_subscription_status != SubscriptionStatus::Active {
+    // A customer whose subscription lapsed may still read their own account
+    // and usage (the spec: /me may show api_plan null or a zero quota), so
+    // they can see why data calls are refused.
+    let self_service = req.method() == actix_web::http::Method::GET
+        && matches!(req.path(), "/api/v1/customers/me" | "/api/v1/customers/me/usage");
+    if customer.api_subscription_status != SubscriptionStatus::Active && !self_service {
         return Err(ApiError::Forbidden(format!(
             "An active API subscription is required (subscription status: {})",
             customer.api_subscription_status

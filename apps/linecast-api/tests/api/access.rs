@@ -277,9 +277,17 @@ async fn a_customer_without_an_active_subscription_is_403() {
         let email = format!("{status}@example.com");
         let (_, key) = seed_ai_customer(&app, &email).await;
         app.state.accounts.set_subscription(&email, status).await.unwrap();
-        let r = get_with(&app, PROTECTED, &key).await;
+        let r = get_with(&app, "/api/v1/predictions/nba/won_on_points", &key).await;
         let detail = assert_error_shape(r.status, &r.body, 403);
         assert!(detail.contains(status.code()), "{detail}");
+        // Their own account and usage stay readable, showing the status.
+        let r = get_with(&app, PROTECTED, &key).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        assert_eq!(r.body["api_subscription_status"], status.code());
+        let r = get_with(&app, "/api/v1/customers/me/usage", &key).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        let r = get_with(&app, "/api/v1/customers/me/api-keys", &key).await;
+        assert_error_shape(r.status, &r.body, 403);
     }
 }
 
