@@ -3,7 +3,7 @@
 //! renders as `{error: "HTTP_<status>", detail, timestamp}`.
 
 use actix_web::http::StatusCode;
-use actix_web::http::header::{CONTENT_TYPE, HeaderValue, RETRY_AFTER};
+use actix_web::http::header::{ALLOW, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use actix_web::{HttpResponse, ResponseError};
 use chrono::{SecondsFormat, Utc};
 use linecast_core::StoreError;
@@ -33,8 +33,8 @@ pub enum ApiError {
     Forbidden(String),
     #[error("{0}")]
     NotFound(String),
-    #[error("{0}")]
-    MethodNotAllowed(String),
+    #[error("{detail}")]
+    MethodNotAllowed { detail: String, allow: &'static str },
     #[error("{0}")]
     Conflict(String),
     #[error("{0}")]
@@ -61,7 +61,7 @@ impl ResponseError for ApiError {
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
-            ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
@@ -82,6 +82,9 @@ impl ResponseError for ApiError {
             _ => {}
         }
         let mut response = error_response(status, &self.to_string());
+        if let ApiError::MethodNotAllowed { allow, .. } = self {
+            response.headers_mut().insert(ALLOW, HeaderValue::from_static(allow));
+        }
         if let ApiError::TooManyRequests {
             retry_after: Some(secs),
             ..

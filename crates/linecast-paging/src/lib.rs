@@ -37,5 +37,5 @@ mod request;
 mod snapshot;
 
 pub use page::{Order, Page, page, sort_for};
-pub use request::{DEFAULT_LIMIT, Limit, MAX_LIMIT, PagingError, Plan, Request, parse_offset, plan};
+pub use request::{DEFAULT_LIMIT, Limit, MAX_LIMIT, MAX_OFFSET, PagingError, Plan, Request, parse_offset, plan};
 pub use snapshot::{Snapshot, snapshot_token};

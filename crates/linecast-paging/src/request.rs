@@ -15,7 +15,7 @@ pub const MAX_LIMIT: usize = 100_000;
 pub enum PagingError {
     #[error("invalid limit '{value}': must be an integer from 1 to 100000")]
     InvalidLimit { value: String },
-    #[error("invalid offset '{value}': must be an integer of 0 or more")]
+    #[error("invalid offset '{value}': must be an integer from 0 to 9223372036854775807")]
     InvalidOffset { value: String },
     #[error("invalid snapshot '{value}': must be the 64 lowercase hex characters returned by the first page")]
     InvalidSnapshot { value: String },
@@ -88,9 +88,15 @@ fn parse_digits(raw: &str) -> Option<usize> {
 /// Parses `offset`; absent is 0.
 pub fn parse_offset(raw: Option<&str>) -> Result<usize, PagingError> {
     raw.map_or(Ok(0), |r| {
-        parse_digits(r).ok_or_else(|| PagingError::InvalidOffset { value: r.to_owned() })
+        parse_digits(r)
+            .filter(|v| *v <= MAX_OFFSET)
+            .ok_or_else(|| PagingError::InvalidOffset { value: r.to_owned() })
     })
 }
+
+/// The largest accepted offset: the largest signed 64-bit integer, so the
+/// documented `int64` schema and the parser agree.
+pub const MAX_OFFSET: usize = i64::MAX as usize;
 
 /// A validated results paging query.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -179,6 +185,8 @@ mod tests {
         assert_eq!(parse_offset(Some("250")), Ok(250));
         assert_eq!(parse_offset(Some("-1")).unwrap_err().parameter(), "offset");
         assert!(parse_offset(Some("1.5")).is_err());
+        assert_eq!(parse_offset(Some("9223372036854775807")), Ok(9_223_372_036_854_775_807));
+        assert!(parse_offset(Some("9223372036854775808")).is_err());
     }
 
     #[test]

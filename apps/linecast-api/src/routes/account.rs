@@ -352,6 +352,7 @@ pub async fn rename_key(
         (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
         (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
         (status = 404, description = "No such key among yours", body = crate::error::ErrorBody),
+        (status = 405, description = "`rename` is not a key: /api-keys/rename takes PATCH only", body = crate::error::ErrorBody),
         (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
@@ -363,6 +364,13 @@ pub async fn revoke_key(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let ctx = caller(ctx)?;
+    if path.as_str() == "rename" {
+        // `/api-keys/rename` is its own resource (PATCH only), not a key.
+        return Err(ApiError::MethodNotAllowed {
+            detail: "Method DELETE not allowed on /api/v1/customers/me/api-keys/rename".to_owned(),
+            allow: "PATCH",
+        });
+    }
     let key = find_own_key(&state, &ctx, "api_key", &path).await?;
     if key.id == ctx.key.id {
         return Err(ApiError::BadRequest(

@@ -61,7 +61,7 @@ pub struct SeasonsResponse {
         ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points"),
         ("limit" = Option<u32>, Query, description = "1 to 100000, default 100", minimum = 1, maximum = 100_000),
         ("season" = Option<String>, Query, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "Season label (YYYY for mlb, YYYY-YY otherwise); omitted: the current season newest first"),
-        ("offset" = Option<u32>, Query, description = "First row of the page, default 0", minimum = 0),
+        ("offset" = Option<i64>, Query, description = "First row of the page, default 0", minimum = 0),
         ("snapshot" = Option<String>, Query, pattern = r"^[0-9a-f]{64}$", description = "With season: the first page's snapshot (64 hex)")
     ),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),

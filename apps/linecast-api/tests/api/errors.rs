@@ -140,3 +140,19 @@ async fn an_oversized_body_is_a_413_and_bad_json_a_400_in_the_error_shape() {
         assert_error_shape(status, &body, 400);
     }
 }
+
+#[tokio::test]
+async fn delete_on_the_rename_resource_is_a_405_allowing_patch_not_a_key_lookup() {
+    let app = spawn_app().await;
+    let res = app
+        .client
+        .delete(format!("{}/api/v1/customers/me/api-keys/rename", app.address))
+        .header("X-API-Key", &app.api_key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.headers()["allow"], "PATCH");
+    let status = res.status().as_u16();
+    let body: serde_json::Value = res.json().await.unwrap();
+    assert_error_shape(status, &body, 405);
+}

@@ -381,7 +381,7 @@ async fn next_offset_is_null_at_the_end_and_an_offset_past_the_end_is_an_empty_p
     assert_eq!(exact["returned"], 10);
     assert!(exact["next_offset"].is_null(), "offset + returned == total is the end");
 
-    for offset in [total, total + 1, 1_000_000, u64::MAX] {
+    for offset in [total, total + 1, 1_000_000, i64::MAX as u64] {
         let past = s.ok(&format!("{base}?season=2025-26&offset={offset}")).await;
         assert_eq!(past["results"], Value::Array(vec![]), "offset {offset}");
         assert_eq!(past["returned"], 0);
