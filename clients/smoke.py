@@ -1,0 +1,75 @@
+"""Drive a running linecast through a client generated from /openapi.json.
+
+Usage: python3 clients/smoke.py BASE_URL API_KEY PACKAGE_DIR
+(PACKAGE_DIR holds the `linecast_client` package openapi-python-client wrote.)
+Exits non-zero on the first surprise.
+"""
+import sys
+
+base, key, package_dir = sys.argv[1], sys.argv[2], sys.argv[3]
+sys.path.insert(0, package_dir)
+
+from linecast_client import AuthenticatedClient  # noqa: E402
+from linecast_client.api.account import create_api_key, list_api_keys, rename_api_key, revoke_api_key  # noqa: E402
+from linecast_client.api.data import predictions  # noqa: E402
+from linecast_client.api.history import result_seasons, results  # noqa: E402
+from linecast_client.api.strategies import strategies, strategy_replay  # noqa: E402
+from linecast_client.models import (  # noqa: E402
+    AccountingCode,
+    CreateKeyRequest,
+    ModelTypeCode,
+    PredictionsResponse,
+    RenameKeyRequest,
+    ResultsResponse,
+    SportCode,
+    StrategyId,
+)
+
+client = AuthenticatedClient(base_url=base, token=key, prefix="", auth_header_name="X-API-Key")
+
+
+def check(cond, what):
+    if not cond:
+        print(f"FAIL: {what}")
+        sys.exit(1)
+    print(f"ok: {what}")
+
+
+p = predictions.sync(SportCode.NBA, ModelTypeCode.WON_ON_POINTS, client=client)
+check(isinstance(p, PredictionsResponse) and p.sport == "nba", "predictions parse into the generated model")
+
+seasons = result_seasons.sync(SportCode.NBA, ModelTypeCode.WON_ON_SPREAD, client=client)
+season = seasons.seasons[1]
+rows, offset, snapshot, total = [], 0, None, None
+while offset is not None:
+    page = results.sync(
+        SportCode.NBA, ModelTypeCode.WON_ON_SPREAD, client=client, season=season, limit=250, offset=offset,
+        **({"snapshot": snapshot} if snapshot else {}),
+    )
+    check(isinstance(page, ResultsResponse), f"results page at offset {offset}")
+    check(page.returned == len(page.results), "returned equals the rows on the page")
+    snapshot, total = page.snapshot, page.total
+    rows.extend(page.results)
+    offset = page.next_offset
+check(len(rows) == total, f"paged season {season} to the end: {len(rows)} rows == total {total}")
+
+board = strategies.sync(SportCode.NBA, ModelTypeCode.WON_ON_POINTS, client=client, accounting=AccountingCode.RECORDED_V2)
+entries = board.to_dict()["strategies"]
+check(len(entries) == 16, "sixteen strategies")
+first = entries[0]
+replay = strategy_replay.sync(
+    SportCode.NBA, ModelTypeCode.WON_ON_POINTS, StrategyId(first["id"]), client=client, accounting=AccountingCode.RECORDED_V2
+).to_dict()
+check(replay["strategy"]["wins"] == first["wins"] and replay["strategy"]["losses"] == first["losses"], "replay equals its entry")
+
+created = create_api_key.sync(client=client, body=CreateKeyRequest(name="generated-client"))
+new_key = created.api_key
+check(new_key.startswith("sk_service_"), "created a key, shown once")
+masked = new_key[: len("sk_service_") + 4] + "*****"
+listed = [k.api_key for k in list_api_keys.sync(client=client)]
+check(masked in listed and new_key not in listed, "the list shows the key masked only")
+renamed = rename_api_key.sync(client=client, body=RenameKeyRequest(api_key_to_rename=masked, new_name="renamed"))
+check(renamed is not None and "renamed" in renamed.message, "renamed by masked form")
+revoked = revoke_api_key.sync(new_key, client=client)
+check(revoked is not None and "revoked" in revoked.message, "revoked by full key")
+print("generated client: all calls succeeded")
