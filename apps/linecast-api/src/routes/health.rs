@@ -59,7 +59,7 @@ pub(crate) async fn check_all(state: &AppState) -> BTreeMap<String, DependencySt
                 DependencyStatus {
                     status: "down".into(),
                     latency_ms,
-                    detail: serde_json::Value::Null,
+                    detail: serde_json::json!({}),
                     error: Some(reason),
                 }
             }

@@ -61,6 +61,7 @@ pub async fn send_to(
         url.push_str("api_key=");
         url.push_str(k);
     }
+    let method_name = method.as_str().to_owned();
     let mut req = client.request(method, &url);
     match via {
         Via::Nothing | Via::Query(_) => {}
@@ -80,6 +81,13 @@ pub async fn send_to(
     let headers = res.headers().clone();
     let bytes = res.bytes().await.unwrap();
     let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    let is_json = headers
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if is_json {
+        crate::contract::validate(&method_name, path, status, &body);
+    }
     Reply { status, headers, body }
 }
 

@@ -55,6 +55,7 @@ impl TestApp {
         let res = self.get_authed(path).await;
         let status = res.status().as_u16();
         let body = res.json().await.expect("body is JSON");
+        crate::contract::validate("GET", path, status, &body);
         (status, body)
     }
 
@@ -62,6 +63,7 @@ impl TestApp {
         let res = self.get(path).await;
         let status = res.status().as_u16();
         let body = res.json().await.expect("body is JSON");
+        crate::contract::validate("GET", path, status, &body);
         (status, body)
     }
 }

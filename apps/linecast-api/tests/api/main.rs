@@ -8,6 +8,7 @@ mod access;
 mod account;
 mod concurrency;
 mod consistency;
+mod contract;
 mod data_status;
 mod datasets;
 mod errors;

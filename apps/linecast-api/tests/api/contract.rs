@@ -1,0 +1,92 @@
+//! Every JSON response the in-process tests receive through the helpers is
+//! validated against the OpenAPI schema of its route, method and status: an
+//! undocumented status or a body that breaks its schema fails the test that
+//! received it.
+
+use std::sync::OnceLock;
+
+use actix_web::dev::ResourceDef;
+use serde_json::{Value, json};
+
+struct Contract {
+    doc: Value,
+    routes: Vec<(ResourceDef, String)>,
+}
+
+fn contract() -> &'static Contract {
+    static CONTRACT: OnceLock<Contract> = OnceLock::new();
+    CONTRACT.get_or_init(|| {
+        let doc = serde_json::to_value(linecast_api::openapi::document()).unwrap();
+        let routes = doc["paths"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|p| (ResourceDef::new(p.as_str()), p.clone()))
+            .collect();
+        Contract { doc, routes }
+    })
+}
+
+fn escape(segment: &str) -> String {
+    segment
+        .replace('~', "~0")
+        .replace('/', "~1")
+        .replace('{', "%7B")
+        .replace('}', "%7D")
+}
+
+/// Validates one response; panics naming the route and the violations.
+pub fn validate(method: &str, url_path: &str, status: u16, body: &Value) {
+    let c = contract();
+    let path = url_path.split('?').next().unwrap_or(url_path);
+    if path == "/openapi.json" || path.starts_with("/docs") {
+        return; // the document itself and Swagger UI are not API operations
+    }
+    // The most specific template: fewest path parameters.
+    let template = c
+        .routes
+        .iter()
+        .filter(|(def, _)| def.is_match(path))
+        .min_by_key(|(_, t)| t.matches('{').count())
+        .map(|(_, t)| t.clone());
+    let method = method.to_ascii_lowercase();
+    let pointer = match template {
+        Some(t) if c.doc["paths"][&t][&method].is_object() => {
+            let responses = &c.doc["paths"][&t][&method]["responses"];
+            assert!(
+                responses[status.to_string()].is_object(),
+                "{method} {t} answered {status}, which its OpenAPI operation does not document: {body}"
+            );
+            if responses[status.to_string()]["content"]["application/json"]["schema"].is_null() {
+                return;
+            }
+            format!(
+                "#/paths/{}/{method}/responses/{status}/content/application~1json/schema",
+                escape(&t)
+            )
+        }
+        // Unknown route or method: the error shape.
+        _ => {
+            assert!(
+                status >= 400,
+                "{method} {path} is not in the document but answered {status}"
+            );
+            "#/components/schemas/ErrorBody".to_owned()
+        }
+    };
+    let mut schema = c.doc.clone();
+    schema["$ref"] = json!(pointer);
+    let validator = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .build(&schema)
+        .unwrap_or_else(|e| panic!("schema for {pointer} does not compile: {e}"));
+    let errors: Vec<String> = validator
+        .iter_errors(body)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .take(5)
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{method} {path} {status} breaks {pointer}: {errors:?}\nbody: {body}"
+    );
+}
