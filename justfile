@@ -31,3 +31,11 @@ fixtures:
 # Validate a store against the data contract.
 validate store="file://" + justfile_directory() + "/var/store":
     cargo run -p linecast-admin -- data validate --store {{store}}
+
+# HTTP load: authenticated vs open vs a bare handler, plus a one-key burst.
+load duration="30" connections="64":
+    bench/load.sh {{duration}} {{connections}}
+
+# Peak memory over a sweep of every sport, model type and season.
+sweep:
+    bench/sweep.sh

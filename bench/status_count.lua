@@ -1,0 +1,20 @@
+-- wrk script: count responses by status (200, 429, other).
+local threads = {}
+function setup(thread)
+  table.insert(threads, thread)
+end
+function init(args)
+  s200, s429, other = 0, 0, 0
+end
+function response(status, headers, body)
+  if status == 200 then s200 = s200 + 1
+  elseif status == 429 then s429 = s429 + 1
+  else other = other + 1 end
+end
+function done(summary, latency, requests)
+  local a, b, c = 0, 0, 0
+  for _, t in ipairs(threads) do
+    a = a + t:get("s200"); b = b + t:get("s429"); c = c + t:get("other")
+  end
+  io.write(string.format("STATUS s200=%d s429=%d other=%d\n", a, b, c))
+end
