@@ -62,6 +62,29 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// No input string makes a path or query parser panic, and every
+        /// refusal names its parameter.
+        #[test]
+        fn parsers_never_panic_and_name_the_parameter(raw in ".{0,40}") {
+            for (name, result) in [
+                ("sport", sport(&raw).err()),
+                ("model_type", model_type(&raw).err()),
+                ("market", market(&raw).err()),
+                ("date", date("date", &raw).err()),
+            ] {
+                if let Some(err) = result {
+                    proptest::prop_assert!(err.to_string().contains(name));
+                }
+            }
+            let mut q = RawQuery::new();
+            q.insert("upcoming_only".into(), raw.clone());
+            if let Err(err) = boolean(&q, "upcoming_only", true) {
+                proptest::prop_assert!(err.to_string().contains("upcoming_only"));
+            }
+        }
+    }
+
     #[test]
     fn dates_must_be_real_and_zero_padded() {
         assert!(date("date", "2026-02-28").is_ok());
