@@ -7,6 +7,7 @@ pub mod demo;
 pub mod error;
 pub mod openapi;
 pub mod params;
+mod rounding;
 pub mod routes;
 pub mod schema;
 pub mod settings;

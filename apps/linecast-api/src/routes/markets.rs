@@ -17,6 +17,7 @@ use utoipa::ToSchema;
 use super::security::rfc3339;
 use crate::error::ApiError;
 use crate::params;
+use crate::rounding::round4;
 use crate::state::AppState;
 
 /// One game of the comparison.
@@ -47,10 +48,6 @@ pub struct MarketsResponse {
     /// Newest source time used (odds update or market snapshot); null with none.
     pub as_of: Option<String>,
     pub games: Vec<MarketGame>,
-}
-
-fn round4(x: f64) -> f64 {
-    (x * 10_000.0).round() / 10_000.0
 }
 
 fn start_instant(key: &GameKey) -> Option<DateTime<Utc>> {

@@ -12,6 +12,7 @@ use utoipa::ToSchema;
 
 use crate::error::ApiError;
 use crate::params::{self, RawQuery};
+use crate::rounding::round2;
 use crate::state::AppState;
 
 /// One game. Besides the fields below, each game carries its market's line
@@ -52,10 +53,6 @@ pub struct PredictionsResponse {
     pub games: Vec<PredictionGame>,
     /// Model columns of the artifact.
     pub models_used: Vec<String>,
-}
-
-fn round2(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
 }
 
 /// EV in percent of each side at its current price, from BLEND.

@@ -12,6 +12,7 @@ use utoipa::ToSchema;
 
 use crate::error::ApiError;
 use crate::params::{self, RawQuery};
+use crate::rounding::round4;
 use crate::state::AppState;
 
 pub(crate) const FREE_NOTE: &str = "Only free predictions are included in this public feed. Paid workflows (all model columns, odds, results, summaries, strategies and account tooling) need a paid API plan and an API key.";
@@ -60,10 +61,6 @@ pub struct PublicPicksResponse {
     pub games: Vec<PublicPickGame>,
     pub models_used: Vec<String>,
     pub note: String,
-}
-
-fn round4(x: f64) -> f64 {
-    (x * 10_000.0).round() / 10_000.0
 }
 
 /// `+115`, `-110`; one decimal only when the price has one.

@@ -2,15 +2,13 @@
 //! day's run has not completed, and the `upcoming_only` filter.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use chrono_tz::America::New_York;
 use linecast_domain::GameKey;
 
 use crate::{ArtifactStore, StoreError};
 
 /// The calendar date in America/New_York at `now`.
-pub fn et_date(now: DateTime<Utc>) -> NaiveDate {
-    now.with_timezone(&New_York).date_naive()
-}
+/// One definition, shared with the data-status state machine.
+pub use linecast_freshness::et_date;
 
 /// The slate that `upcoming_only=true` serves from: today's ET date when
 /// today's release manifest says the run completed; otherwise the newest
