@@ -5,6 +5,7 @@
 pub mod auth;
 pub mod demo;
 pub mod error;
+pub mod metrics;
 pub mod openapi;
 pub mod params;
 mod rounding;

@@ -1,5 +1,8 @@
-//! The OpenAPI document served at `/openapi.json`. Every route registered in
-//! `startup.rs` is listed here; a test checks that the two agree.
+//! The OpenAPI document served at `/openapi.json`. Its operations come from
+//! the route registration itself (`routes::register`, through
+//! utoipa-actix-web), so the schema and the router cannot disagree; this
+//! module only adds what no route carries: info, tags, security schemes and
+//! shared component schemas.
 
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -36,53 +39,12 @@ impl Modify for SecuritySchemes {
     }
 }
 
-use crate::routes::{
-    account, analytics, compat, data_status, datasets, edge_picks, health, markets, odds, predictions, public_picks,
-    results, root, strategies,
-};
-
 #[derive(OpenApi)]
 #[openapi(
     info(
         title = "linecast",
         description = "Sports model data: predictions, odds, graded results, summaries, strategies and market comparisons for mlb, nba, nfl, nhl, ncaaf and ncaab. Every error has the shape {error, detail, timestamp}.",
         license(name = "Apache-2.0")
-    ),
-    paths(
-        root::root,
-        health::health,
-        health::readiness,
-        health::liveness,
-        public_picks::public_ml_picks,
-        data_status::data_status,
-        predictions::predictions,
-        odds::odds,
-        results::results,
-        results::seasons,
-        analytics::summary,
-        analytics::tracking,
-        analytics::team_form_route,
-        analytics::rolling_route,
-        analytics::density_route,
-        strategies::strategies,
-        strategies::replay,
-        markets::markets,
-        compat::sports,
-        compat::picks_today,
-        compat::picks_performance,
-        compat::picks_for_date,
-        account::me,
-        account::usage,
-        account::list_keys,
-        account::create_key,
-        account::rename_key,
-        account::revoke_key,
-        datasets::status,
-        datasets::refresh,
-        datasets::download,
-        edge_picks::edge_picks,
-        edge_picks::track_record,
-        edge_picks::edge_picks_for_date,
     ),
     components(schemas(
         crate::error::ErrorBody,
@@ -108,10 +70,18 @@ use crate::routes::{
 )]
 pub struct ApiDoc;
 
-/// The document, with the version of this build.
-pub fn document() -> utoipa::openapi::OpenApi {
+/// The base document (no paths), with the version of this build.
+pub fn base() -> utoipa::openapi::OpenApi {
     let mut doc = ApiDoc::openapi();
     env!("CARGO_PKG_VERSION").clone_into(&mut doc.info.version);
+    doc
+}
+
+/// The whole document, collected from the route registration.
+pub fn document() -> utoipa::openapi::OpenApi {
+    use utoipa_actix_web::AppExt;
+    let app = actix_web::App::new().into_utoipa_app().openapi(base());
+    let (_, doc) = crate::routes::register(app).split_for_parts();
     doc
 }
 
@@ -136,27 +106,5 @@ pub fn path_methods(doc: &utoipa::openapi::OpenApi) -> Vec<(String, String)> {
                 .unwrap_or_default();
             (path.clone(), methods.join(", "))
         })
-        .collect()
-}
-
-/// Path templates whose operations require an API key (they declare a
-/// security requirement); the access middleware guards exactly these.
-pub fn protected_templates(doc: &utoipa::openapi::OpenApi) -> Vec<String> {
-    let value = serde_json::to_value(doc).unwrap_or_default();
-    let Some(paths) = value.get("paths").and_then(|p| p.as_object()) else {
-        return Vec::new();
-    };
-    paths
-        .iter()
-        .filter(|(_, item)| {
-            item.as_object().is_some_and(|ops| {
-                ops.values().any(|op| {
-                    op.get("security")
-                        .and_then(|s| s.as_array())
-                        .is_some_and(|s| !s.is_empty())
-                })
-            })
-        })
-        .map(|(path, _)| path.clone())
         .collect()
 }

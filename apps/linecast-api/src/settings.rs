@@ -38,9 +38,28 @@ pub struct Settings {
     pub log_format: LogFormat,
     /// `LINECAST_CACHE_BYTES`: parsed-artifact cache budget, default 256 MiB.
     pub cache_bytes: u64,
-    /// `LINECAST_DEMO_DATA`: generate demo data into an empty `file://` store
-    /// on first run (default true).
-    pub demo_data: bool,
+    /// Demo mode: on when neither a database URL nor a store URL is
+    /// configured (environment or file), or with `LINECAST_DEMO=true`. It
+    /// generates the demo store into an empty `file://` store and creates the
+    /// demo customer and key. Off (production) as soon as storage is
+    /// configured: nothing is invented. `LINECAST_DEMO=false` forces it off.
+    pub demo: bool,
+    /// `LINECAST_PUBLIC_RATE`: requests per second per client address on the
+    /// public data routes (default 20; 0 turns the limit off).
+    pub public_rate_per_second: u32,
+    /// `LINECAST_CLIENT_IP_HEADER`: a header set by a trusted load balancer
+    /// (e.g. `X-Forwarded-For`) whose last address is the client's. Unset:
+    /// the TCP peer.
+    pub client_ip_header: Option<String>,
+    /// `LINECAST_METRICS_BIND`: where Prometheus metrics are served at
+    /// `/metrics` (off when unset).
+    pub metrics_bind: Option<SocketAddr>,
+    /// `LINECAST_MAX_KEYS_PER_CUSTOMER`: most active keys per customer (25).
+    pub max_keys_per_customer: usize,
+    /// `LINECAST_DATABASE_TIMEOUT_MS`: longest wait for a pooled connection
+    /// and for one accounts statement (default 2000); past it the request is
+    /// a 503.
+    pub database_timeout: std::time::Duration,
     /// `LINECAST_VAR_DIR`: where the SQLite file, demo key and default store live.
     pub var_dir: PathBuf,
     /// False only with `LINECAST_AUTH_DISABLED=true`: no keys, no limits.
@@ -68,8 +87,13 @@ struct FileSettings {
     now: Option<String>,
     log_format: Option<String>,
     cache_bytes: Option<u64>,
-    demo_data: Option<bool>,
+    demo: Option<bool>,
     var_dir: Option<String>,
+    public_rate_per_second: Option<u32>,
+    client_ip_header: Option<String>,
+    metrics_bind: Option<String>,
+    max_keys_per_customer: Option<usize>,
+    database_timeout_ms: Option<u64>,
 }
 
 /// A setting that could not be read.
@@ -78,6 +102,14 @@ struct FileSettings {
 pub struct SettingsError {
     pub name: &'static str,
     pub reason: String,
+}
+
+fn flag(name: &'static str, value: &str) -> Result<bool, SettingsError> {
+    match value.to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" => Ok(true),
+        "0" | "false" | "no" => Ok(false),
+        other => Err(bad(name, format!("'{other}'; expected true or false"))),
+    }
 }
 
 fn bad(name: &'static str, reason: impl std::fmt::Display) -> SettingsError {
@@ -113,10 +145,44 @@ impl Settings {
             .unwrap_or_else(|| "127.0.0.1:8080".to_owned())
             .parse()
             .map_err(|e| bad("LINECAST_BIND", e))?;
-        let database_url = pick("LINECAST_DATABASE_URL", &file.database_url)
+        let configured_database = pick("LINECAST_DATABASE_URL", &file.database_url).filter(|s| !s.is_empty());
+        let configured_store = pick("LINECAST_STORE_URL", &file.store_url).filter(|s| !s.is_empty());
+        let demo = match env("LINECAST_DEMO") {
+            Some(v) => flag("LINECAST_DEMO", &v)?,
+            None => file
+                .demo
+                .unwrap_or(configured_database.is_none() && configured_store.is_none()),
+        };
+        let database_url = configured_database
             .unwrap_or_else(|| format!("sqlite://{}?mode=rwc", var_dir.join("linecast.db").display()));
-        let store_url = pick("LINECAST_STORE_URL", &file.store_url)
-            .unwrap_or_else(|| format!("file://{}", var_dir.join("store").display()));
+        let store_url = configured_store.unwrap_or_else(|| format!("file://{}", var_dir.join("store").display()));
+        let number = |name: &'static str, from_file: Option<u64>, default: u64| -> Result<u64, SettingsError> {
+            match env(name) {
+                Some(v) => v.parse().map_err(|e| bad(name, format!("'{v}': {e}"))),
+                None => Ok(from_file.unwrap_or(default)),
+            }
+        };
+        let public_rate_per_second = u32::try_from(number(
+            "LINECAST_PUBLIC_RATE",
+            file.public_rate_per_second.map(u64::from),
+            20,
+        )?)
+        .map_err(|e| bad("LINECAST_PUBLIC_RATE", e))?;
+        let max_keys_per_customer = usize::try_from(number(
+            "LINECAST_MAX_KEYS_PER_CUSTOMER",
+            file.max_keys_per_customer.map(|n| n as u64),
+            25,
+        )?)
+        .map_err(|e| bad("LINECAST_MAX_KEYS_PER_CUSTOMER", e))?;
+        let database_timeout = std::time::Duration::from_millis(number(
+            "LINECAST_DATABASE_TIMEOUT_MS",
+            file.database_timeout_ms,
+            2000,
+        )?);
+        let metrics_bind = pick("LINECAST_METRICS_BIND", &file.metrics_bind)
+            .filter(|s| !s.is_empty())
+            .map(|v| v.parse().map_err(|e| bad("LINECAST_METRICS_BIND", e)))
+            .transpose()?;
         let now = pick("LINECAST_NOW", &file.now)
             .map(|v| DateTime::parse_from_rfc3339(&v).map(|t| t.with_timezone(&Utc)))
             .transpose()
@@ -129,10 +195,6 @@ impl Settings {
         let cache_bytes = match env("LINECAST_CACHE_BYTES") {
             Some(v) => v.parse().map_err(|e| bad("LINECAST_CACHE_BYTES", e))?,
             None => file.cache_bytes.unwrap_or(256 * 1024 * 1024),
-        };
-        let demo_data = match env("LINECAST_DEMO_DATA") {
-            Some(v) => matches!(v.as_str(), "1" | "true" | "yes"),
-            None => file.demo_data.unwrap_or(true),
         };
         let auth_enabled = !matches!(env("LINECAST_AUTH_DISABLED").as_deref(), Some("1" | "true" | "yes"));
         if !auth_enabled {
@@ -160,8 +222,13 @@ impl Settings {
             now,
             log_format,
             cache_bytes,
-            demo_data,
+            demo,
             var_dir,
+            public_rate_per_second,
+            client_ip_header: pick("LINECAST_CLIENT_IP_HEADER", &file.client_ip_header).filter(|s| !s.is_empty()),
+            metrics_bind,
+            max_keys_per_customer,
+            database_timeout,
         })
     }
 
@@ -176,8 +243,15 @@ impl Settings {
             now: Some(now),
             log_format: LogFormat::Human,
             cache_bytes: 64 * 1024 * 1024,
-            demo_data: false,
+            // The in-process suites start from the demo customer (its key is
+            // the tests' default caller); production-mode tests turn it off.
+            demo: true,
             var_dir: var_dir.to_path_buf(),
+            public_rate_per_second: 0,
+            client_ip_header: None,
+            metrics_bind: None,
+            max_keys_per_customer: 25,
+            database_timeout: std::time::Duration::from_secs(2),
             auth_enabled: true,
             freeze_rate_clock: true,
             redis_namespace: "linecast".to_owned(),
@@ -208,5 +282,51 @@ mod tests {
         assert!(s.store_url.starts_with("file://") && s.store_url.ends_with("var/store"));
         let err = Settings::from_sources(&file, |k| (k == "LINECAST_NOW").then(|| "yesterday".to_owned())).unwrap_err();
         assert_eq!(err.name, "LINECAST_NOW");
+    }
+
+    #[test]
+    fn demo_mode_is_the_default_only_while_no_storage_is_configured() {
+        let none = FileSettings::default();
+        assert!(Settings::from_sources(&none, |_| None).unwrap().demo);
+        let db = |k: &str| (k == "LINECAST_DATABASE_URL").then(|| "postgres://db/x".to_owned());
+        assert!(!Settings::from_sources(&none, db).unwrap().demo);
+        let store = |k: &str| (k == "LINECAST_STORE_URL").then(|| "s3://bucket/p".to_owned());
+        assert!(!Settings::from_sources(&none, store).unwrap().demo);
+        let in_file = FileSettings {
+            store_url: Some("file:///srv/store".into()),
+            ..FileSettings::default()
+        };
+        assert!(!Settings::from_sources(&in_file, |_| None).unwrap().demo);
+        // Asked for explicitly, either way.
+        let forced = |k: &str| match k {
+            "LINECAST_DEMO" => Some("true".to_owned()),
+            "LINECAST_STORE_URL" => Some("file:///srv/store".to_owned()),
+            _ => None,
+        };
+        assert!(Settings::from_sources(&none, forced).unwrap().demo);
+        let off = |k: &str| (k == "LINECAST_DEMO").then(|| "false".to_owned());
+        assert!(!Settings::from_sources(&none, off).unwrap().demo);
+        let err = Settings::from_sources(&none, |k| (k == "LINECAST_DEMO").then(|| "maybe".to_owned())).unwrap_err();
+        assert_eq!(err.name, "LINECAST_DEMO");
+    }
+
+    #[test]
+    fn limits_and_the_metrics_listener_are_read_and_bad_values_name_the_setting() {
+        let none = FileSettings::default();
+        let s = Settings::from_sources(&none, |_| None).unwrap();
+        assert_eq!((s.public_rate_per_second, s.max_keys_per_customer), (20, 25));
+        assert_eq!(s.metrics_bind, None);
+        assert_eq!(s.database_timeout, std::time::Duration::from_secs(2));
+        let s = Settings::from_sources(&none, |k| match k {
+            "LINECAST_PUBLIC_RATE" => Some("5".to_owned()),
+            "LINECAST_MAX_KEYS_PER_CUSTOMER" => Some("3".to_owned()),
+            "LINECAST_METRICS_BIND" => Some("127.0.0.1:9100".to_owned()),
+            _ => None,
+        })
+        .unwrap();
+        assert_eq!((s.public_rate_per_second, s.max_keys_per_customer), (5, 3));
+        assert_eq!(s.metrics_bind.map(|a| a.port()), Some(9100));
+        let err = Settings::from_sources(&none, |k| (k == "LINECAST_PUBLIC_RATE").then(|| "lots".to_owned())).unwrap_err();
+        assert_eq!(err.name, "LINECAST_PUBLIC_RATE");
     }
 }

@@ -23,16 +23,15 @@ use linecast_limits::{InProcessLimiter, RedisLimiter};
 use linecast_markets::{CachedMarkets, FileSnapshotMarkets, KalshiConfig, KalshiMarkets};
 use linecast_signer::HmacSigner;
 use linecast_store::{ObjectArtifactStore, StoreOptions};
-use object_store::ObjectStore;
+use utoipa_actix_web::AppExt;
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::auth::cache::KeyCache;
-use crate::auth::middleware::{Access, access_layer};
+use crate::auth::anonymous::AddressLimiter;
+use crate::auth::middleware::Access;
 use crate::error::{ApiError, error_response};
-use crate::routes::{
-    account, analytics, compat, data_status, datasets, edge_picks, health, markets, odds, predictions, public_picks,
-    results, root, strategies,
-};
+use crate::routes;
+use crate::routes::health::HealthCache;
 use crate::settings::Settings;
 use crate::state::{AppState, Probe};
 use crate::{openapi, telemetry};
@@ -46,6 +45,8 @@ pub struct Application {
     server: Server,
     pub state: AppState,
     flusher: tokio::task::JoinHandle<()>,
+    /// The metrics listener, when `LINECAST_METRICS_BIND` is set.
+    metrics: Option<(u16, Server)>,
 }
 
 /// How often usage counts and `last_used_at` reach the database. A crash
@@ -108,7 +109,12 @@ impl Application {
             Some(now) => Arc::new(FixedClock(now)),
             None => Arc::new(SystemClock),
         };
-        if settings.demo_data
+        if settings.demo {
+            tracing::info!("demo mode: demo data and a demo customer are created when absent (configure a database or store URL for production)");
+        } else {
+            tracing::info!("production mode: nothing is generated; an empty store is reported down");
+        }
+        if settings.demo
             && let Some(dir) = local_store_dir(&settings.store_url)
         {
             let today = et_date(clock.now());
@@ -138,12 +144,15 @@ impl Application {
         {
             std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
         }
-        let db = Arc::new(PinnedAccounts::new(
-            SeaAccounts::connect(&settings.database_url)
-                .await
-                .map_err(|e| anyhow::anyhow!("connecting to the accounts database: {e}"))?,
-            tokio::runtime::Handle::current(),
-        ));
+        let db = Arc::new(
+            PinnedAccounts::new(
+                SeaAccounts::connect_with_timeout(&settings.database_url, settings.database_timeout)
+                    .await
+                    .map_err(|e| anyhow::anyhow!("connecting to the accounts database: {e}"))?,
+                tokio::runtime::Handle::current(),
+            )
+            .with_timeout(settings.database_timeout),
+        );
         let accounts: Arc<dyn Accounts> = db.clone();
         let usage: Arc<dyn UsageMeter> = db.clone();
         let limiter = build_limiter(&settings, usage.clone()).await?;
@@ -153,10 +162,6 @@ impl Application {
             Arc::new(Access {
                 keys: keys.clone(),
                 limiter: limiter.clone(),
-                protected: openapi::protected_templates(&doc)
-                    .iter()
-                    .map(|p| ResourceDef::new(p.as_str()))
-                    .collect(),
                 used_keys: std::sync::Mutex::new(std::collections::HashSet::new()),
                 rate_clock: if settings.freeze_rate_clock {
                     clock.clone()
@@ -177,6 +182,7 @@ impl Application {
         });
         let signer: Arc<dyn UrlSigner> = hmac.clone();
         let artifacts: Arc<dyn ArtifactStore> = store.clone();
+        let store_for_metrics = store.clone();
         let source: Arc<dyn PredictionMarkets> = if settings.markets_source == "kalshi" {
             let mut config = KalshiConfig::default();
             if let Some(base) = &settings.kalshi_base_url {
@@ -192,7 +198,7 @@ impl Application {
         };
         let markets: Arc<dyn PredictionMarkets> = Arc::new(CachedMarkets::new(source, CachedMarkets::DEFAULT_TTL));
         let state = AppState {
-            store,
+            store: artifacts.clone(),
             history,
             clock,
             probes,
@@ -204,17 +210,33 @@ impl Application {
             hmac,
             markets,
             access,
+            addresses: Arc::new(AddressLimiter::new(
+                settings.public_rate_per_second,
+                settings.client_ip_header.clone(),
+            )),
+            health: Arc::new(HealthCache::default()),
+            max_keys_per_customer: settings.max_keys_per_customer,
         };
-        crate::demo::ensure_demo_customer(&state, &settings.var_dir).await?;
+        if settings.demo {
+            crate::demo::ensure_demo_customer(&state, &settings.var_dir).await?;
+        }
         let flusher = spawn_flusher(state.clone());
         let listener = TcpListener::bind(settings.bind).with_context(|| format!("binding {}", settings.bind))?;
         let port = listener.local_addr()?.port();
         let server = run(listener, state.clone(), doc)?;
+        let metrics = match settings.metrics_bind {
+            Some(bind) => {
+                let counted = store_for_metrics;
+                Some(crate::metrics::serve(bind, move || counted.cache_counts())?)
+            }
+            None => None,
+        };
         Ok(Self {
             port,
             server,
             state,
             flusher,
+            metrics,
         })
     }
 
@@ -222,10 +244,23 @@ impl Application {
         self.port
     }
 
+    /// Port of the metrics listener, when one is configured.
+    pub fn metrics_port(&self) -> Option<u16> {
+        self.metrics.as_ref().map(|(port, _)| *port)
+    }
+
     /// Serves until SIGTERM/SIGINT (or the handle stops it), then persists
     /// every pending usage increment before returning.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        let metrics = self.metrics.map(|(_, server)| {
+            let handle = server.handle();
+            (tokio::spawn(server), handle)
+        });
         let served = self.server.await;
+        if let Some((task, handle)) = metrics {
+            handle.stop(true).await;
+            let _ = task.await;
+        }
         self.flusher.abort();
         flush_once(&self.state).await;
         served
@@ -252,16 +287,10 @@ impl Probe for StoreProbe {
         self.0.ping().await.map_err(|e| e.to_string())?;
         // A reachable but empty root (a missing data folder reads as empty
         // on the local filesystem) serves nothing: report it as down.
-        let listing = self
-            .0
-            .object_store()
-            .list_with_delimiter(None)
-            .await
-            .map_err(|e| e.to_string())?;
-        if listing.common_prefixes.is_empty() && listing.objects.is_empty() {
+        if self.0.is_empty().await.map_err(|e| e.to_string())? {
             return Err("the store is empty: no artifact has been published".to_owned());
         }
-        Ok(serde_json::json!({ "backend": self.0.object_store().to_string() }))
+        Ok(serde_json::json!({}))
     }
 }
 
@@ -289,65 +318,28 @@ fn run(listener: TcpListener, state: AppState, doc: utoipa::openapi::OpenApi) ->
     );
     let server = HttpServer::new(move || {
         let templates = templates.clone();
-        App::new()
-            .app_data(web::Data::new(state.clone()))
-            .app_data(json_config())
-            .app_data(query_config())
-            .app_data(path_config())
-            .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
-            .wrap(from_fn(access_layer))
-            .wrap(Compress::default())
-            .wrap(from_fn(telemetry::log_requests))
-            .configure(routes)
-            .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", doc.clone()))
+        let (app, _) = routes::register(
+            App::new()
+                .app_data(web::Data::new(state.clone()))
+                .app_data(json_config())
+                .app_data(query_config())
+                .app_data(path_config())
+                .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
+                .into_utoipa_app(),
+        )
+        .split_for_parts();
+        app.service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", doc.clone()))
             .default_service(web::to(move |req: actix_web::HttpRequest| {
                 let templates = templates.clone();
                 async move { fallback(&req, &templates) }
             }))
+            .wrap(Compress::default())
+            .wrap(from_fn(telemetry::request_context))
     })
     .listen(listener)?
     .shutdown_timeout(10)
     .run();
     Ok(server)
-}
-
-/// Registers every route. Order matters where paths overlap
-/// (`/edge-picks/track-record` before `/edge-picks/{date_str}`).
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(root::root)
-        .service(health::health)
-        .service(health::readiness)
-        .service(health::liveness)
-        .service(public_picks::public_ml_picks)
-        .service(data_status::data_status)
-        .service(predictions::predictions)
-        .service(odds::odds)
-        .service(results::seasons)
-        .service(analytics::team_form_route)
-        .service(analytics::rolling_route)
-        .service(analytics::density_route)
-        .service(results::results)
-        .service(analytics::summary)
-        .service(analytics::tracking)
-        .service(strategies::replay)
-        .service(strategies::strategies)
-        .service(markets::markets)
-        .service(compat::sports)
-        .service(compat::picks_today)
-        .service(compat::picks_performance)
-        .service(compat::picks_for_date)
-        .service(account::me)
-        .service(account::usage)
-        .service(account::list_keys)
-        .service(account::create_key)
-        .service(account::rename_key)
-        .service(account::revoke_key)
-        .service(datasets::status)
-        .service(datasets::refresh)
-        .service(datasets::download)
-        .service(edge_picks::edge_picks)
-        .service(edge_picks::track_record)
-        .service(edge_picks::edge_picks_for_date);
 }
 
 /// Unknown route: 404; a known route with the wrong method: 405. Both in the

@@ -10,6 +10,7 @@ use linecast_core::services::history::History;
 use linecast_core::{Accounts, ArtifactStore, Clock, UsageMeter};
 use linecast_signer::HmacSigner;
 
+use crate::auth::anonymous::AddressLimiter;
 use crate::auth::cache::KeyCache;
 use crate::auth::middleware::Access;
 
@@ -42,4 +43,10 @@ pub struct AppState {
     pub markets: Arc<dyn PredictionMarkets>,
     /// `None` when auth and limits are disabled (benchmarks only).
     pub access: Option<Arc<Access>>,
+    /// The per-address limit of the public data routes.
+    pub addresses: Arc<AddressLimiter>,
+    /// Health probe results, cached for a second.
+    pub health: Arc<crate::routes::health::HealthCache>,
+    /// Most active keys a customer may hold.
+    pub max_keys_per_customer: usize,
 }

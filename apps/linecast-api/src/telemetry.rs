@@ -1,13 +1,17 @@
-//! Tracing setup and request logging. `api_key` query values are redacted
-//! from every log line.
+//! Tracing setup and the request context: request ids, the access log, and
+//! the headers every response carries. No full key reaches a log line:
+//! `api_key` query values are redacted and key-shaped path segments masked.
 
 use std::time::Instant;
 
-use actix_web::body::MessageBody;
+use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{CONTENT_ENCODING, HeaderName, HeaderValue, X_CONTENT_TYPE_OPTIONS};
 use actix_web::middleware::Next;
+use tracing::Instrument;
 use tracing_subscriber::EnvFilter;
 
+use crate::error::ApiError;
 use crate::settings::LogFormat;
 
 /// Installs the global subscriber (`RUST_LOG`, default `info`).
@@ -20,36 +24,179 @@ pub fn init(format: LogFormat) {
     };
 }
 
-/// Replaces the value of every `api_key` query pair with `REDACTED`.
+/// The log form of a query string: every `api_key` value (whatever the
+/// spelling of its name: `API_KEY`, `api%5Fkey`, `%61pi_key`) is replaced by
+/// `REDACTED`, and any other key-shaped value is masked.
 pub fn redact_query(query: &str) -> String {
     query
         .split('&')
-        .map(|pair| match pair.split_once('=') {
-            Some((name, _)) if name.eq_ignore_ascii_case("api_key") => format!("{name}=REDACTED"),
-            _ => pair.to_owned(),
+        .map(|pair| {
+            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+            if percent_decode(name).eq_ignore_ascii_case("api_key") {
+                format!("{name}=REDACTED")
+            } else if pair.contains('=') {
+                format!("{}={}", redact_keys(name), redact_keys(value))
+            } else {
+                redact_keys(pair)
+            }
         })
         .collect::<Vec<_>>()
         .join("&")
 }
 
-/// Logs one line per request: method, path, redacted query, status, latency.
-pub async fn log_requests(
+/// The log form of a path (or any text): percent-decoded, with every full
+/// key masked like the key list masks it (`sk_service_` + four characters +
+/// `*****`), so `DELETE /customers/me/api-keys/{api_key}` never logs a key.
+pub fn redact_keys(text: &str) -> String {
+    const PREFIX: &str = "sk_service_";
+    let decoded = percent_decode(text);
+    let mut out = String::with_capacity(decoded.len());
+    let mut rest = decoded.as_str();
+    while let Some(at) = find_ignore_case(rest, PREFIX) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + PREFIX.len()..];
+        let body_len = after
+            .bytes()
+            .take_while(u8::is_ascii_alphanumeric)
+            .count();
+        out.push_str(&rest[at..at + PREFIX.len()]);
+        out.push_str(&after[..body_len.min(4)]);
+        if body_len > 0 {
+            out.push_str("*****");
+        }
+        rest = &after[body_len..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn find_ignore_case(haystack: &str, needle: &str) -> Option<usize> {
+    haystack
+        .as_bytes()
+        .windows(needle.len())
+        .position(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
+/// Percent-decodes `s` (and `+` as a space), leaving malformed escapes as
+/// they are. Decoding repeats while it changes something, so a doubly
+/// encoded key (`%2561pi_key`) is caught too.
+fn percent_decode(s: &str) -> String {
+    let mut current = s.to_owned();
+    for _ in 0..3 {
+        let next = decode_once(&current);
+        if next == current {
+            break;
+        }
+        current = next;
+    }
+    current
+}
+
+fn decode_once(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = bytes
+                    .get(i + 1..i + 3)
+                    .and_then(|h| std::str::from_utf8(h).ok())
+                    .and_then(|h| u8::from_str_radix(h, 16).ok());
+                if let Some(b) = hex {
+                    out.push(b);
+                    i += 2;
+                } else {
+                    out.push(b'%');
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A request id worth echoing: 1 to 128 characters of `[A-Za-z0-9._:-]`.
+fn sane_request_id(value: &str) -> bool {
+    (1..=128).contains(&value.len())
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'))
+}
+
+fn new_request_id() -> String {
+    format!("{:032x}", rand::random::<u128>())
+}
+
+/// The outermost middleware of every request:
+/// - refuses a request body with a `Content-Encoding` (415): bodies are
+///   never inflated, so a small compressed body cannot expand past the limit;
+/// - gives the request an id (a sane incoming `X-Request-Id` is echoed,
+///   otherwise one is generated) and runs it inside a span carrying that id,
+///   so error logs carry it too;
+/// - writes one access-log line for every answer, 401, 403 and 429 included,
+///   with the route template, the redacted path and query, and the status;
+/// - records the request metrics;
+/// - adds `X-Request-Id` and `X-Content-Type-Options: nosniff` to every
+///   response.
+pub async fn request_context(
     req: ServiceRequest,
-    next: Next<impl MessageBody>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let started = Instant::now();
+    let request_id = req
+        .headers()
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| sane_request_id(v))
+        .map_or_else(new_request_id, str::to_owned);
     let method = req.method().to_string();
-    let path = req.path().to_owned();
+    let path = redact_keys(req.path());
     let query = redact_query(req.query_string());
-    let res = next.call(req).await?;
-    tracing::info!(
-        method = %method,
-        path = %path,
-        query = %query,
-        status = res.status().as_u16(),
-        latency_us = started.elapsed().as_micros() as u64,
-        "request"
-    );
+    let http_req = req.request().clone();
+    let span = tracing::info_span!("request", request_id = %request_id);
+    let encoded_body = req
+        .headers()
+        .get(CONTENT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| !v.trim().eq_ignore_ascii_case("identity"));
+    let outcome = if encoded_body {
+        Err(ApiError::UnsupportedMediaType(
+            "Request bodies with a Content-Encoding are not accepted; send the body uncompressed".to_owned(),
+        )
+        .into())
+    } else {
+        next.call(req).instrument(span.clone()).await
+    };
+    let mut res = match outcome {
+        Ok(res) => res.map_into_boxed_body(),
+        Err(err) => ServiceResponse::from_err(err, http_req).map_into_boxed_body(),
+    };
+    let route = res
+        .request()
+        .match_pattern()
+        .unwrap_or_else(|| "(unmatched)".to_owned());
+    let status = res.status().as_u16();
+    let elapsed = started.elapsed();
+    crate::metrics::request(&route, &method, status, elapsed);
+    span.in_scope(|| {
+        tracing::info!(
+            method = %method,
+            route = %route,
+            path = %path,
+            query = %query,
+            status,
+            latency_us = elapsed.as_micros() as u64,
+            "request"
+        );
+    });
+    let headers = res.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&request_id) {
+        headers.insert(HeaderName::from_static("x-request-id"), v);
+    }
+    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     Ok(res)
 }
 
@@ -65,5 +212,34 @@ mod tests {
         );
         assert_eq!(redact_query("API_KEY=x"), "API_KEY=REDACTED");
         assert_eq!(redact_query(""), "");
+        // Encoded spellings of the name are still the key parameter.
+        for name in ["api%5Fkey", "api%5fkey", "%61pi_key", "%2561pi_key", "Api_Key"] {
+            let line = redact_query(&format!("{name}=sk_service_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"));
+            assert_eq!(line, format!("{name}=REDACTED"));
+        }
+        // A key under another name, or encoded, is masked.
+        let line = redact_query("x=sk%5Fservice%5FAbCdEfGhIjKlMnOpQrStUvWxYz0123456789");
+        assert!(!line.contains("EfGhIj"), "{line}");
+    }
+
+    #[test]
+    fn key_shaped_path_segments_are_masked_like_the_key_list() {
+        let path = "/api/v1/customers/me/api-keys/sk_service_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+        assert_eq!(redact_keys(path), "/api/v1/customers/me/api-keys/sk_service_AbCd*****");
+        assert_eq!(
+            redact_keys("/api/v1/customers/me/api-keys/sk%5Fservice%5FAbCdEfGhIjKlMnOpQr"),
+            "/api/v1/customers/me/api-keys/sk_service_AbCd*****"
+        );
+        assert_eq!(redact_keys("/api/v1/predictions/nba/won_on_points"), "/api/v1/predictions/nba/won_on_points");
+    }
+
+    #[test]
+    fn only_sane_request_ids_are_echoed() {
+        assert!(sane_request_id("abc-123_x.y:z"));
+        assert!(!sane_request_id(""));
+        assert!(!sane_request_id("a b"));
+        assert!(!sane_request_id("line\nbreak"));
+        assert!(!sane_request_id(&"x".repeat(129)));
+        assert_eq!(new_request_id().len(), 32);
     }
 }

@@ -31,8 +31,16 @@ const POSTGRES_POOL: u32 = 16;
 /// - `postgres://...`: a schema other than `public` can be chosen with
 ///   `?options[search_path]=name` (the schema must already exist).
 pub async fn connect(url: &str) -> Result<DatabaseConnection, AccountsError> {
+    connect_with_timeout(url, Duration::from_secs(30)).await
+}
+
+/// `connect`, waiting at most `acquire_timeout` for a pooled connection (a
+/// partitioned database then fails fast instead of after sqlx's 30 s).
+pub async fn connect_with_timeout(url: &str, acquire_timeout: Duration) -> Result<DatabaseConnection, AccountsError> {
     let mut opts = ConnectOptions::new(url.to_owned());
-    opts.sqlx_logging(false).acquire_timeout(Duration::from_secs(30));
+    opts.sqlx_logging(false)
+        .acquire_timeout(acquire_timeout)
+        .connect_timeout(acquire_timeout);
     if url.starts_with("sqlite:") {
         if is_sqlite_memory(url) {
             opts.max_connections(1)

@@ -37,6 +37,14 @@ impl SeaAccounts {
         connect(url).await.map(Self::new)
     }
 
+    /// `connect` with a bound on the wait for a pooled connection.
+    pub async fn connect_with_timeout(
+        url: &str,
+        acquire_timeout: std::time::Duration,
+    ) -> Result<Self, linecast_core::AccountsError> {
+        connect::connect_with_timeout(url, acquire_timeout).await.map(Self::new)
+    }
+
     /// The underlying pool (for admin tooling and tests).
     pub fn connection(&self) -> &DatabaseConnection {
         &self.db

@@ -24,13 +24,46 @@ use crate::SeaAccounts;
 pub struct PinnedAccounts {
     inner: SeaAccounts,
     handle: Handle,
+    /// Longest wait for one call; past it the call is `Unavailable`. A
+    /// partitioned database (connections open, nothing answers) would
+    /// otherwise hold the caller until TCP gives up.
+    timeout: Option<std::time::Duration>,
 }
 
 impl PinnedAccounts {
     /// Pins `inner` to the runtime of `handle` (use the runtime that lives
     /// longest: the one `main` runs on).
     pub fn new(inner: SeaAccounts, handle: Handle) -> Self {
-        Self { inner, handle }
+        Self {
+            inner,
+            handle,
+            timeout: None,
+        }
+    }
+
+    /// Bounds every call by `timeout`. A call that runs out is abandoned (its
+    /// connection is dropped, not returned to the pool) and reported
+    /// `Unavailable`, so a key check answers 503 instead of hanging.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// A counting write runs to its end: abandoning one whose commit may
+    /// already have happened would leave the caller unsure whether to retry,
+    /// and a retry could count twice. (The background flusher makes these
+    /// calls, never a request.)
+    async fn run_unbounded<T, F, Fut>(&self, f: F) -> Result<T, AccountsError>
+    where
+        T: Send + 'static,
+        F: FnOnce(SeaAccounts) -> Fut,
+        Fut: std::future::Future<Output = Result<T, AccountsError>> + Send + 'static,
+    {
+        self.handle
+            .spawn(f(self.inner.clone()))
+            .await
+            .map_err(|e| AccountsError::Unavailable(format!("database task failed: {e}")))?
     }
 
     async fn run<T, F, Fut>(&self, f: F) -> Result<T, AccountsError>
@@ -40,10 +73,23 @@ impl PinnedAccounts {
         Fut: std::future::Future<Output = Result<T, AccountsError>> + Send + 'static,
     {
         let fut = f(self.inner.clone());
-        self.handle
-            .spawn(fut)
-            .await
-            .map_err(|e| AccountsError::Unavailable(format!("database task failed: {e}")))?
+        let task = self.handle.spawn(fut);
+        let joined = match self.timeout {
+            None => task.await,
+            Some(limit) => {
+                let abort = task.abort_handle();
+                if let Ok(joined) = tokio::time::timeout(limit, task).await {
+                    joined
+                } else {
+                    abort.abort();
+                    return Err(AccountsError::Unavailable(format!(
+                        "the database did not answer within {} ms",
+                        limit.as_millis()
+                    )));
+                }
+            }
+        };
+        joined.map_err(|e| AccountsError::Unavailable(format!("database task failed: {e}")))?
     }
 }
 
@@ -132,12 +178,12 @@ impl Accounts for PinnedAccounts {
 #[async_trait]
 impl UsageMeter for PinnedAccounts {
     async fn add_usage(&self, customer_id: i64, month: Month, n: u64) -> Result<u64, AccountsError> {
-        self.run(move |a| async move { a.add_usage(customer_id, month, n).await })
+        self.run_unbounded(move |a| async move { a.add_usage(customer_id, month, n).await })
             .await
     }
     async fn add_usage_batch(&self, increments: &[(i64, Month, u64)]) -> Result<(), AccountsError> {
         let increments = increments.to_vec();
-        self.run(move |a| async move { a.add_usage_batch(&increments).await })
+        self.run_unbounded(move |a| async move { a.add_usage_batch(&increments).await })
             .await
     }
     async fn get_usage(&self, customer_id: i64, month: Month) -> Result<u64, AccountsError> {

@@ -49,7 +49,10 @@ pub struct ObjectArtifactStore {
     parsed: Cache<(String, String), Parsed>,
     /// Object file names per directory, for `version_ttl`.
     listings: Cache<String, Arc<Vec<String>>>,
+    /// Whether the root holds nothing, for `version_ttl`.
+    root_empty: Cache<(), bool>,
     parses: AtomicU64,
+    loads: AtomicU64,
 }
 
 impl std::fmt::Debug for ObjectArtifactStore {
@@ -80,6 +83,7 @@ impl ObjectArtifactStore {
         } = options;
         let versions = Cache::builder().time_to_live(version_ttl).build();
         let listings = Cache::builder().time_to_live(version_ttl).build();
+        let root_empty = Cache::builder().time_to_live(version_ttl).build();
         let parsed = Cache::builder()
             .max_capacity(cache_bytes)
             .weigher(|_key: &(String, String), value: &Parsed| {
@@ -96,7 +100,9 @@ impl ObjectArtifactStore {
             versions,
             parsed,
             listings,
+            root_empty,
             parses: AtomicU64::new(0),
+            loads: AtomicU64::new(0),
         }
     }
 
@@ -110,12 +116,34 @@ impl ObjectArtifactStore {
         self.parses.load(Ordering::Relaxed)
     }
 
+    /// Parsed-cache hits and misses so far (a miss is one parse).
+    pub fn cache_counts(&self) -> (u64, u64) {
+        let parses = self.parse_count();
+        (self.loads.load(Ordering::Relaxed).saturating_sub(parses), parses)
+    }
+
+    /// Whether the store's root holds no object at all (remembered for
+    /// `version_ttl`). A missing data folder reads as empty on the local
+    /// filesystem.
+    pub async fn is_empty(&self) -> Result<bool, StoreError> {
+        let init = async {
+            let listing = self
+                .store
+                .list_with_delimiter(None)
+                .await
+                .map_err(|e| from_object_store("/", e))?;
+            Ok::<_, StoreError>(listing.common_prefixes.is_empty() && listing.objects.is_empty())
+        };
+        self.root_empty.try_get_with((), init).await.map_err(|e| (*e).clone())
+    }
+
     /// Reads `key` through the caches, parsing it with `parse` on a new version.
     pub(crate) async fn load<T, F>(&self, key: String, parse: F) -> Result<Versioned<T>, StoreError>
     where
         T: Send + Sync + 'static,
         F: Fn(&str, &[u8]) -> Result<T, StoreError>,
     {
+        self.loads.fetch_add(1, Ordering::Relaxed);
         for _ in 0..CHANGED_RETRIES {
             let version = self.version(&key).await?;
             let slot = (key.clone(), version.version.clone());
@@ -157,7 +185,17 @@ impl ObjectArtifactStore {
                 Ok(meta) => Ok(Ok(object_version(key, &meta))),
                 // A missing object is remembered like a version, so repeated
                 // reads of an absent optional artifact cost no I/O either.
-                Err(object_store::Error::NotFound { .. }) => Ok(Err(StoreError::NotFound { object: key.to_owned() })),
+                // In an empty store nothing is simply absent: nothing has
+                // been published, and that is an outage, never a 404.
+                Err(object_store::Error::NotFound { .. }) => {
+                    if self.is_empty().await? {
+                        Err(StoreError::Unavailable {
+                            reason: format!("{key}: the store is empty; no artifact has been published"),
+                        })
+                    } else {
+                        Ok(Err(StoreError::NotFound { object: key.to_owned() }))
+                    }
+                }
                 Err(e) => Err(from_object_store(key, e)),
             }
         };

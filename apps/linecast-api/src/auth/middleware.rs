@@ -1,11 +1,16 @@
-//! The access middleware: authenticates, enforces limits, counts, and adds
-//! the rate-limit headers. Routes not listed as authenticated pass through.
+//! The access gate: the middleware that wraps every protected scope (see
+//! `crate::routes::register`). It authenticates, applies the route's
+//! `Policy`, enforces limits, counts, and adds the rate-limit headers.
+//!
+//! It never looks at the request path: which routes it guards is decided by
+//! where they are registered, so a route reached through any spelling of its
+//! path (percent-encoded, dot segments) is guarded all the same.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use actix_web::body::MessageBody;
-use actix_web::dev::{ResourceDef, ServiceRequest, ServiceResponse};
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{HttpMessage, web};
@@ -14,7 +19,7 @@ use linecast_core::ports::limits::{Limiter, MonthDecision, SecondDecision};
 use linecast_core::{AccountsError, SubscriptionStatus};
 
 use super::cache::KeyCache;
-use super::{ACCEPTED_TIERS, AuthContext, PER_SECOND_LIMIT, month_of, next_reset};
+use super::{ACCEPTED_TIERS, AuthContext, PER_SECOND_LIMIT, Policy, month_of, next_reset};
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -22,8 +27,6 @@ use crate::state::AppState;
 pub struct Access {
     pub keys: KeyCache,
     pub limiter: Arc<dyn Limiter>,
-    /// Path templates that need a key.
-    pub protected: Vec<ResourceDef>,
     /// Clock of the per-second windows: the system clock even when
     /// `LINECAST_NOW` freezes the data clock (a frozen second would allow
     /// only 50 requests per key, ever).
@@ -33,10 +36,6 @@ pub struct Access {
 }
 
 impl Access {
-    pub fn is_protected(&self, path: &str) -> bool {
-        self.protected.iter().any(|t| t.is_match(path))
-    }
-
     /// Takes the set of keys used since the last call.
     pub fn take_used_keys(&self) -> Vec<i64> {
         self.used_keys
@@ -63,8 +62,14 @@ impl From<AccountsError> for ApiError {
     }
 }
 
-/// Authenticates and counts one request; see the module docs of `auth`.
-pub async fn authenticate(state: &AppState, access: &Access, req: &ServiceRequest) -> Result<AuthContext, ApiError> {
+/// Authenticates and counts one request under `policy`; see the module docs
+/// of `auth`.
+pub async fn authenticate(
+    state: &AppState,
+    access: &Access,
+    policy: Policy,
+    req: &ServiceRequest,
+) -> Result<AuthContext, ApiError> {
     let Some(presented) = super::credentials::presented_key(req.request()) else {
         return Err(ApiError::Unauthorized("API key required".to_owned()));
     };
@@ -82,21 +87,16 @@ pub async fn authenticate(state: &AppState, access: &Access, req: &ServiceReques
     {
         return Err(ApiError::Unauthorized("Invalid or expired API key".to_owned()));
     }
-    // A customer whose subscription lapsed may still read their own account
-    // and usage (the spec: /me may show api_plan null or a zero quota), so
-    // they can see why data calls are refused.
-    let self_service = req.method() == actix_web::http::Method::GET
-        && matches!(req.path(), "/api/v1/customers/me" | "/api/v1/customers/me/usage");
-    if customer.api_subscription_status != SubscriptionStatus::Active && !self_service {
-        return Err(ApiError::Forbidden(format!(
-            "An active API subscription is required (subscription status: {})",
-            customer.api_subscription_status
-        )));
-    }
     if !ACCEPTED_TIERS.contains(&key.tier.as_str()) || !ACCEPTED_TIERS.contains(&customer.tier.as_str()) {
         return Err(ApiError::Forbidden(format!(
             "The '{}' plan does not include API access",
             key.tier
+        )));
+    }
+    if policy == Policy::Subscriber && customer.api_subscription_status != SubscriptionStatus::Active {
+        return Err(ApiError::Forbidden(format!(
+            "An active API subscription is required (subscription status: {})",
+            customer.api_subscription_status
         )));
     }
     match access
@@ -142,29 +142,32 @@ pub async fn authenticate(state: &AppState, access: &Access, req: &ServiceReques
     })
 }
 
-/// actix middleware wrapping the whole app.
-pub async fn access_layer(
+/// The gate middleware for one protected scope: every request that reaches
+/// the scope needs a key that satisfies `policy`, whatever its path spelling
+/// and whether or not a route inside the scope matches it.
+pub fn gate<B: MessageBody + 'static>(
+    policy: Policy,
+) -> impl Fn(ServiceRequest, Next<B>) -> futures::future::LocalBoxFuture<'static, Result<ServiceResponse<BoxBody>, actix_web::Error>>
++ Clone {
+    move |req, next| Box::pin(guarded(policy, req, next))
+}
+
+async fn guarded<B: MessageBody + 'static>(
+    policy: Policy,
     req: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    next: Next<B>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let Some(state) = req.app_data::<web::Data<AppState>>().cloned() else {
         return Err(ApiError::Internal("application state missing".to_owned()).into());
     };
     let Some(access) = state.access.clone() else {
+        // Only with LINECAST_AUTH_DISABLED (benchmarks): no keys, no limits.
         return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
     };
-    if !access.is_protected(req.path()) {
-        return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
-    }
-    let ctx = authenticate(&state, &access, &req).await?;
+    let ctx = authenticate(&state, &access, policy, &req).await?;
     let now = state.clock.now();
     let limit = ctx.customer.monthly_limit;
     let remaining = limit.saturating_sub(ctx.month_used);
-    let tier = if ACCEPTED_TIERS.contains(&ctx.key.tier.as_str()) {
-        "ai"
-    } else {
-        "none"
-    };
     req.extensions_mut().insert(ctx);
     let mut res = next.call(req).await?.map_into_boxed_body();
     let headers = res.headers_mut();
@@ -172,7 +175,7 @@ pub async fn access_layer(
         ("x-ratelimit-limit", limit.to_string()),
         ("x-ratelimit-remaining", remaining.to_string()),
         ("x-ratelimit-reset", next_reset(now).timestamp().to_string()),
-        ("x-ratelimit-tier", tier.to_owned()),
+        ("x-ratelimit-tier", "ai".to_owned()),
     ] {
         if let Ok(v) = HeaderValue::from_str(&value) {
             headers.insert(HeaderName::from_static(name), v);

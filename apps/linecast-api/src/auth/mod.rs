@@ -7,12 +7,27 @@
 //! not counted). A request that passes is counted exactly once, whatever its
 //! outcome, and its response carries the `X-RateLimit-*` headers.
 
+pub mod anonymous;
 pub mod cache;
 pub mod credentials;
 pub mod middleware;
 
 use chrono::{DateTime, Datelike, TimeZone, Utc};
 use linecast_core::{ApiKeyRecord, Customer};
+
+/// What a protected scope asks of its caller's key. Set where the scope is
+/// registered (`crate::routes::register`), never derived from the path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Policy {
+    /// Any valid key on a plan with API access, whatever the state of the
+    /// subscription: the spec's "any authenticated key" (markets) and "key"
+    /// (`/picks/*`) routes, and the caller's own account and usage, which stay
+    /// readable so a lapsed customer can see why data calls are refused.
+    AnyKey,
+    /// A valid key of a customer with an active subscription: the spec's
+    /// "AI" routes, and the default for every protected route.
+    Subscriber,
+}
 
 /// Per-second limit per key.
 pub const PER_SECOND_LIMIT: u32 = 50;

@@ -161,7 +161,7 @@ async fn find_own_key(state: &AppState, ctx: &AuthContext, field: &str, raw: &st
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/customers/me", operation_id = "get_me", tag = "account",
+    operation_id = "get_me", tag = "account",
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "The caller's account", body = CustomerResponse),
@@ -171,7 +171,7 @@ async fn find_own_key(state: &AppState, ctx: &AuthContext, field: &str, raw: &st
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/customers/me")]
+#[get("")]
 pub async fn me(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthContext>>) -> Result<HttpResponse, ApiError> {
     let ctx = caller(ctx)?;
     let used = state
@@ -186,7 +186,7 @@ pub async fn me(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthContext
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/customers/me/usage", operation_id = "get_usage", tag = "account",
+    operation_id = "get_usage", tag = "account",
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Usage this month", body = UsageResponse),
@@ -196,7 +196,7 @@ pub async fn me(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthContext
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/customers/me/usage")]
+#[get("/usage")]
 pub async fn usage(
     state: web::Data<AppState>,
     ctx: Option<web::ReqData<AuthContext>>,
@@ -225,7 +225,7 @@ pub async fn usage(
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/customers/me/api-keys", operation_id = "list_api_keys", tag = "account",
+    operation_id = "list_api_keys", tag = "account",
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "The caller's keys, masked, oldest first", body = Vec<ApiKeyView>),
@@ -235,7 +235,7 @@ pub async fn usage(
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/customers/me/api-keys")]
+#[get("")]
 pub async fn list_keys(
     state: web::Data<AppState>,
     ctx: Option<web::ReqData<AuthContext>>,
@@ -246,7 +246,7 @@ pub async fn list_keys(
 }
 
 #[utoipa::path(
-    post, path = "/api/v1/customers/me/api-keys", operation_id = "create_api_key", tag = "account",
+    operation_id = "create_api_key", tag = "account",
     request_body = CreateKeyRequest,
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
@@ -259,7 +259,7 @@ pub async fn list_keys(
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/customers/me/api-keys")]
+#[post("")]
 pub async fn create_key(
     state: web::Data<AppState>,
     ctx: Option<web::ReqData<AuthContext>>,
@@ -301,7 +301,7 @@ pub async fn create_key(
 }
 
 #[utoipa::path(
-    patch, path = "/api/v1/customers/me/api-keys/rename", operation_id = "rename_api_key", tag = "account",
+    operation_id = "rename_api_key", tag = "account",
     request_body = RenameKeyRequest,
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
@@ -315,7 +315,7 @@ pub async fn create_key(
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[patch("/api/v1/customers/me/api-keys/rename")]
+#[patch("/rename")]
 pub async fn rename_key(
     state: web::Data<AppState>,
     ctx: Option<web::ReqData<AuthContext>>,
@@ -343,7 +343,7 @@ pub async fn rename_key(
 }
 
 #[utoipa::path(
-    delete, path = "/api/v1/customers/me/api-keys/{api_key}", operation_id = "revoke_api_key", tag = "account",
+    operation_id = "revoke_api_key", tag = "account",
     params(("api_key" = String, Path, description = "The full key or its masked form", pattern = r"^sk_service_[A-Za-z0-9]{4}(\*{5}|[A-Za-z0-9]{28,})$")),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
@@ -357,7 +357,7 @@ pub async fn rename_key(
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[delete("/api/v1/customers/me/api-keys/{api_key}")]
+#[delete("/{api_key}")]
 pub async fn revoke_key(
     state: web::Data<AppState>,
     ctx: Option<web::ReqData<AuthContext>>,

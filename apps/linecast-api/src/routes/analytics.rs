@@ -45,7 +45,7 @@ pub struct SummaryResponse {
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/summary/{sport}/{model_type}", operation_id = "summary", tag = "history",
+    operation_id = "summary", tag = "history",
     params(
         ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
         ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points")
@@ -61,7 +61,7 @@ pub struct SummaryResponse {
         (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/summary/{sport}/{model_type}")]
+#[get("/summary/{sport}/{model_type}")]
 pub async fn summary(state: web::Data<AppState>, path: web::Path<(String, String)>) -> Result<HttpResponse, ApiError> {
     let (sport, model_type) = sport_and_type(&path.into_inner())?;
     let season = state.history.current(sport, model_type, state.clock.now()).await?;
@@ -109,7 +109,7 @@ async fn season_or_current(
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/models/{sport}/{model_type}/tracking", operation_id = "model_tracking", tag = "history",
+    operation_id = "model_tracking", tag = "history",
     params(
         ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
         ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points"),
@@ -126,7 +126,7 @@ async fn season_or_current(
         (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/models/{sport}/{model_type}/tracking")]
+#[get("/models/{sport}/{model_type}/tracking")]
 pub async fn tracking(
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
@@ -162,7 +162,7 @@ pub struct TeamFormResponse {
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/results/{sport}/{model_type}/team-form", operation_id = "team_form", tag = "history",
+    operation_id = "team_form", tag = "history",
     params(
         ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
         ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points")
@@ -178,7 +178,7 @@ pub struct TeamFormResponse {
         (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/results/{sport}/{model_type}/team-form")]
+#[get("/results/{sport}/{model_type}/team-form")]
 pub async fn team_form_route(
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
@@ -233,7 +233,7 @@ pub struct RollingResponse {
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/results/{sport}/{model_type}/rolling", operation_id = "rolling", tag = "history",
+    operation_id = "rolling", tag = "history",
     params(
         ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
         ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points")
@@ -248,7 +248,7 @@ pub struct RollingResponse {
         (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/results/{sport}/{model_type}/rolling")]
+#[get("/results/{sport}/{model_type}/rolling")]
 pub async fn rolling_route(
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
@@ -278,7 +278,7 @@ pub struct DensityResponse {
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/results/{sport}/{model_type}/density", operation_id = "density", tag = "history",
+    operation_id = "density", tag = "history",
     params(
         ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
         ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points")
@@ -294,7 +294,7 @@ pub struct DensityResponse {
         (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/results/{sport}/{model_type}/density")]
+#[get("/results/{sport}/{model_type}/density")]
 pub async fn density_route(
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,

@@ -85,7 +85,7 @@ fn zero() -> PerformanceWindow {
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/picks/today", operation_id = "picks_today", tag = "compatibility",
+    operation_id = "picks_today", tag = "compatibility",
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Empty payload", body = PicksResponse),
@@ -95,14 +95,14 @@ fn zero() -> PerformanceWindow {
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/picks/today")]
+#[get("/today")]
 pub async fn picks_today(state: web::Data<AppState>) -> HttpResponse {
     let today = linecast_core::services::slate::et_date(state.clock.now());
     HttpResponse::Ok().json(empty_picks(today.format("%Y-%m-%d").to_string()))
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/picks/performance", operation_id = "picks_performance", tag = "compatibility",
+    operation_id = "picks_performance", tag = "compatibility",
     params(
         ("sport" = Option<crate::schema::LegacySportCode>, Query, description = "MLB, NBA, NFL, NHL, NCAAF, NCAAB"),
         ("market" = Option<crate::schema::LegacyMarketCode>, Query, description = "spread, total, moneyline")
@@ -117,7 +117,7 @@ pub async fn picks_today(state: web::Data<AppState>) -> HttpResponse {
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/picks/performance")]
+#[get("/performance")]
 pub async fn picks_performance(query: web::Query<RawQuery>) -> Result<HttpResponse, ApiError> {
     let codes: Vec<String> = Sport::ALL.iter().map(|s| s.upper_code()).collect();
     let sport = match query.get("sport") {
@@ -144,7 +144,7 @@ pub async fn picks_performance(query: web::Query<RawQuery>) -> Result<HttpRespon
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/picks/{date}", operation_id = "picks_for_date", tag = "compatibility",
+    operation_id = "picks_for_date", tag = "compatibility",
     params(("date" = String, Path, format = Date, description = "YYYY-MM-DD", example = "2026-11-21")),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
@@ -156,7 +156,7 @@ pub async fn picks_performance(query: web::Query<RawQuery>) -> Result<HttpRespon
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/picks/{date}")]
+#[get("/{date}")]
 pub async fn picks_for_date(path: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let date = params::date("date", &path)?;
     Ok(HttpResponse::Ok().json(empty_picks(date.format("%Y-%m-%d").to_string())))
@@ -176,7 +176,7 @@ pub struct SportsResponse {
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/sports", operation_id = "sports", tag = "data",
+    operation_id = "sports", tag = "data",
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Sports and model types", body = SportsResponse),
@@ -186,7 +186,7 @@ pub struct SportsResponse {
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/sports")]
+#[get("/sports")]
 pub async fn sports() -> HttpResponse {
     HttpResponse::Ok().json(SportsResponse {
         sports: Sport::ALL

@@ -113,14 +113,14 @@ impl From<&FreshnessReport> for DataStatusResponse {
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/data-status/{sport}", operation_id = "data_status", tag = "public",
+    operation_id = "data_status", tag = "public",
     params(("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba")),
     responses(
         (status = 200, description = "Freshness of today's artifacts; storage errors give status unknown", body = DataStatusResponse),
         (status = 400, description = "Unknown sport", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/data-status/{sport}")]
+#[get("/{sport}")]
 pub async fn data_status(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let sport = params::sport(&path)?;
     let report = evaluate_status(state.store.as_ref(), sport, state.clock.now()).await;

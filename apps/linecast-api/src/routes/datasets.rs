@@ -87,7 +87,7 @@ async fn owned(state: &AppState, ctx: &AuthContext, now: DateTime<Utc>) -> Resul
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/service-sports-data/status", operation_id = "dataset_status", tag = "datasets",
+    operation_id = "dataset_status", tag = "datasets",
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Entitlement and refresh quota; consumes nothing", body = EntitlementResponse),
@@ -97,7 +97,7 @@ async fn owned(state: &AppState, ctx: &AuthContext, now: DateTime<Utc>) -> Resul
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/service-sports-data/status")]
+#[get("/service-sports-data/status")]
 pub async fn status(
     state: web::Data<AppState>,
     ctx: Option<web::ReqData<AuthContext>>,
@@ -122,7 +122,7 @@ pub async fn status(
 }
 
 #[utoipa::path(
-    post, path = "/api/v1/service-sports-data/refresh", operation_id = "dataset_refresh", tag = "datasets",
+    operation_id = "dataset_refresh", tag = "datasets",
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Signed links for every owned refreshable dataset; one refresh consumed", body = RefreshResponse),
@@ -132,7 +132,7 @@ pub async fn status(
         (status = 503, description = "Signing, storage or the accounts database failed; nothing consumed", body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/service-sports-data/refresh")]
+#[post("/service-sports-data/refresh")]
 pub async fn refresh(
     state: web::Data<AppState>,
     ctx: Option<web::ReqData<AuthContext>>,
@@ -206,7 +206,7 @@ pub async fn refresh(
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/downloads/{token}", operation_id = "download", tag = "datasets",
+    operation_id = "download", tag = "datasets",
     params(("token" = String, Path, description = "The signed token from a refresh link")),
     responses(
         (status = 200, description = "The dataset file", content_type = "text/csv", body = String),
@@ -215,7 +215,7 @@ pub async fn refresh(
         (status = 503, description = "Object storage unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/downloads/{token}")]
+#[get("/{token}")]
 pub async fn download(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let verified = state
         .hmac

@@ -39,11 +39,11 @@ pub struct TrackRecordResponse {
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/edge-picks", operation_id = "edge_picks", tag = "compatibility",
+    operation_id = "edge_picks", tag = "compatibility",
     params(("sport" = Option<String>, Query, description = "Accepted and ignored")),
     responses((status = 200, description = "Empty payload", body = EdgePicksResponse))
 )]
-#[get("/api/v1/edge-picks")]
+#[get("")]
 pub async fn edge_picks(_query: web::Query<RawQuery>) -> HttpResponse {
     HttpResponse::Ok().json(EdgePicksResponse {
         date: None,
@@ -54,10 +54,10 @@ pub async fn edge_picks(_query: web::Query<RawQuery>) -> HttpResponse {
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/edge-picks/track-record", operation_id = "edge_picks_track_record", tag = "compatibility",
+    operation_id = "edge_picks_track_record", tag = "compatibility",
     responses((status = 200, description = "Empty track record", body = TrackRecordResponse))
 )]
-#[get("/api/v1/edge-picks/track-record")]
+#[get("/track-record")]
 pub async fn track_record() -> HttpResponse {
     HttpResponse::Ok().json(TrackRecordResponse {
         total_picks: 0,
@@ -71,14 +71,14 @@ pub async fn track_record() -> HttpResponse {
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/edge-picks/{date_str}", operation_id = "edge_picks_for_date", tag = "compatibility",
+    operation_id = "edge_picks_for_date", tag = "compatibility",
     params(("date_str" = String, Path, format = Date, description = "YYYY-MM-DD", example = "2026-11-21")),
     responses(
         (status = 200, description = "Empty payload for the date", body = EdgePicksResponse),
         (status = 400, description = "Malformed date", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/edge-picks/{date_str}")]
+#[get("/{date_str}")]
 pub async fn edge_picks_for_date(path: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let date = params::date("date_str", &path)?;
     Ok(HttpResponse::Ok().json(EdgePicksResponse {

@@ -2,7 +2,8 @@
 //! status and latency; readiness answers 503 when one is down.
 
 use std::collections::BTreeMap;
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use actix_web::{HttpResponse, get, web};
 use futures::future::join_all;
@@ -12,16 +13,17 @@ use utoipa::ToSchema;
 use crate::state::AppState;
 
 /// One dependency's check.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct DependencyStatus {
     /// `ok` or `down`.
     pub status: String,
     /// How long the check took.
     pub latency_ms: f64,
-    /// Extra facts (cache entries and bytes, backend kind).
+    /// Extra facts (cache parse counts); never a path, bucket or URL.
     #[schema(value_type = Object)]
     pub detail: serde_json::Value,
-    /// Why it is down; null when ok.
+    /// Null when ok; when down, a fixed sentence (the cause, which may name
+    /// a path, bucket or URL, is only logged).
     pub error: Option<String>,
 }
 
@@ -42,7 +44,39 @@ pub struct ProbeResponse {
     pub status: String,
 }
 
-pub(crate) async fn check_all(state: &AppState) -> BTreeMap<String, DependencyStatus> {
+/// How long one round of probe results is served before the next round.
+pub const HEALTH_TTL: Duration = Duration::from_secs(1);
+
+/// The last round of probe results. Health and readiness read it; a round
+/// older than `HEALTH_TTL` is replaced by the first caller (the others wait
+/// for it rather than probing too), so a flood of health calls costs one
+/// round of probes a second.
+#[derive(Default)]
+pub struct HealthCache {
+    last: tokio::sync::Mutex<Option<(Instant, Arc<BTreeMap<String, DependencyStatus>>)>>,
+}
+
+impl HealthCache {
+    async fn current(&self, state: &AppState) -> Arc<BTreeMap<String, DependencyStatus>> {
+        let mut last = self.last.lock().await;
+        if let Some((at, report)) = last.as_ref()
+            && at.elapsed() < HEALTH_TTL
+        {
+            return report.clone();
+        }
+        let report = Arc::new(probe_all(state).await);
+        for (name, dependency) in report.iter() {
+            crate::metrics::dependency_up(name, dependency.status == "ok");
+        }
+        *last = Some((Instant::now(), report.clone()));
+        report
+    }
+}
+
+/// Runs every probe once. The public report says only `ok` or `down` and
+/// the latency; the reason (which may name a path, bucket or URL) goes to
+/// the log.
+async fn probe_all(state: &AppState) -> BTreeMap<String, DependencyStatus> {
     let checks = state.probes.iter().map(|probe| async move {
         let started = Instant::now();
         let result = probe.check().await;
@@ -60,7 +94,7 @@ pub(crate) async fn check_all(state: &AppState) -> BTreeMap<String, DependencySt
                     status: "down".into(),
                     latency_ms,
                     detail: serde_json::json!({}),
-                    error: Some(reason),
+                    error: Some("unavailable; the cause is in the server log".to_owned()),
                 }
             }
         };
@@ -69,8 +103,12 @@ pub(crate) async fn check_all(state: &AppState) -> BTreeMap<String, DependencySt
     join_all(checks).await.into_iter().collect()
 }
 
+pub(crate) async fn check_all(state: &AppState) -> Arc<BTreeMap<String, DependencyStatus>> {
+    state.health.current(state).await
+}
+
 #[utoipa::path(
-    get, path = "/api/v1/health", operation_id = "health", tag = "service",
+    operation_id = "health", tag = "service",
     responses((status = 200, description = "Dependency status; `degraded` when one is down", body = HealthResponse))
 )]
 #[get("/api/v1/health")]
@@ -80,12 +118,12 @@ pub async fn health(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok().json(HealthResponse {
         status: if healthy { "healthy" } else { "degraded" }.to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
-        dependencies,
+        dependencies: (*dependencies).clone(),
     })
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/readiness", operation_id = "readiness", tag = "service",
+    operation_id = "readiness", tag = "service",
     responses(
         (status = 200, description = "Every dependency answers", body = ProbeResponse),
         (status = 503, description = "A dependency is down", body = crate::error::ErrorBody)
@@ -110,7 +148,7 @@ pub async fn readiness(state: web::Data<AppState>) -> HttpResponse {
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/liveness", operation_id = "liveness", tag = "service",
+    operation_id = "liveness", tag = "service",
     responses((status = 200, description = "The process serves requests", body = ProbeResponse))
 )]
 #[get("/api/v1/liveness")]

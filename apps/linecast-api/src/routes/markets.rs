@@ -66,7 +66,7 @@ fn optional<T>(r: Result<T, StoreError>) -> Result<Option<T>, StoreError> {
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/markets/{sport}", operation_id = "markets", tag = "data",
+    operation_id = "markets", tag = "data",
     params(("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba")),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
@@ -79,7 +79,7 @@ fn optional<T>(r: Result<T, StoreError>) -> Result<Option<T>, StoreError> {
         (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/markets/{sport}")]
+#[get("/{sport}")]
 pub async fn markets(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let sport = params::sport(&path)?;
     let now = state.clock.now();

@@ -1,5 +1,6 @@
-//! Route handlers, one module per area. Handlers parse, call a use case and
-//! shape the response; they hold no rules of their own.
+//! Route handlers, one module per area, and `register`: the one place that
+//! says which routes exist and who may call them. Handlers parse, call a use
+//! case and shape the response; they hold no rules of their own.
 
 pub mod account;
 pub mod analytics;
@@ -16,3 +17,112 @@ pub mod results;
 pub mod root;
 pub mod security;
 pub mod strategies;
+
+use actix_web::dev::{ServiceFactory, ServiceRequest};
+use actix_web::middleware::from_fn;
+use utoipa_actix_web::{UtoipaApp, scope};
+
+use crate::auth::Policy;
+use crate::auth::anonymous::per_address;
+use crate::auth::middleware::gate;
+
+/// Registers every route, and with it the OpenAPI document (utoipa-actix-web
+/// collects each operation from the same registration).
+///
+/// Access is decided here, by construction:
+/// - the public routes are the ones registered before the protected scopes,
+///   and only these: root, health, readiness, liveness, data-status, the
+///   public feed, the edge-picks family and signed downloads (`/docs` and
+///   `/openapi.json` are added by `startup`);
+/// - everything else under `/api/v1` sits in a scope wrapped by the access
+///   gate. The last scope, `/api/v1` itself, takes every route not placed
+///   elsewhere, so a route added without being declared public needs an
+///   active subscription, and so does any unknown `/api/v1` path.
+///
+/// Order matters: actix tries services in registration order and a scope
+/// owns every path under its prefix.
+pub fn register<T>(app: UtoipaApp<T>) -> UtoipaApp<T>
+where
+    T: ServiceFactory<ServiceRequest, Config = (), Error = actix_web::Error, InitError = ()>,
+{
+    app
+        // Public: service identity and probes (never rate-limited, so a load
+        // balancer's probes always get through).
+        .service(root::root)
+        .service(health::health)
+        .service(health::readiness)
+        .service(health::liveness)
+        // Public data: rate-limited per client address.
+        .service(
+            scope("/api/v1/public")
+                .wrap(from_fn(per_address))
+                .service(public_picks::public_ml_picks),
+        )
+        .service(
+            scope("/api/v1/data-status")
+                .wrap(from_fn(per_address))
+                .service(data_status::data_status),
+        )
+        .service(
+            scope("/api/v1/edge-picks")
+                .wrap(from_fn(per_address))
+                .service(edge_picks::edge_picks)
+                .service(edge_picks::track_record)
+                .service(edge_picks::edge_picks_for_date),
+        )
+        .service(
+            scope("/api/v1/downloads")
+                .wrap(from_fn(per_address))
+                .service(datasets::download),
+        )
+        // Any valid key: the spec's "any authenticated key" and "key" routes.
+        .service(
+            scope("/api/v1/markets")
+                .wrap(from_fn(gate(Policy::AnyKey)))
+                .service(markets::markets),
+        )
+        .service(
+            scope("/api/v1/picks")
+                .wrap(from_fn(gate(Policy::AnyKey)))
+                .service(compat::picks_today)
+                .service(compat::picks_performance)
+                .service(compat::picks_for_date),
+        )
+        // Key management is an "AI" route; it comes before the account scope
+        // below, whose prefix it shares.
+        .service(
+            scope("/api/v1/customers/me/api-keys")
+                .wrap(from_fn(gate(Policy::Subscriber)))
+                .service(account::list_keys)
+                .service(account::create_key)
+                .service(account::rename_key)
+                .service(account::revoke_key),
+        )
+        // The caller's own account and usage stay readable when the
+        // subscription lapses.
+        .service(
+            scope("/api/v1/customers/me")
+                .wrap(from_fn(gate(Policy::AnyKey)))
+                .service(account::me)
+                .service(account::usage),
+        )
+        // Every other `/api/v1` route: an active subscription.
+        .service(
+            scope("/api/v1")
+                .wrap(from_fn(gate(Policy::Subscriber)))
+                .service(compat::sports)
+                .service(predictions::predictions)
+                .service(odds::odds)
+                .service(results::seasons)
+                .service(analytics::team_form_route)
+                .service(analytics::rolling_route)
+                .service(analytics::density_route)
+                .service(results::results)
+                .service(analytics::summary)
+                .service(analytics::tracking)
+                .service(strategies::replay)
+                .service(strategies::strategies)
+                .service(datasets::status)
+                .service(datasets::refresh),
+        )
+}

@@ -47,7 +47,7 @@ pub struct OddsResponse {
 const STAMP: &str = "%Y-%m-%d %H:%M:%S";
 
 #[utoipa::path(
-    get, path = "/api/v1/odds/{sport}", operation_id = "odds", tag = "data",
+    operation_id = "odds", tag = "data",
     params(("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba")),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
@@ -60,7 +60,7 @@ const STAMP: &str = "%Y-%m-%d %H:%M:%S";
         (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/odds/{sport}")]
+#[get("/odds/{sport}")]
 pub async fn odds(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let sport = params::sport(&path)?;
     let artifact = state.store.odds(sport).await?;

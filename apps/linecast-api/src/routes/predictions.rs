@@ -102,7 +102,7 @@ fn game(row: &PredictionRow, model_type: ModelType, present: &[ModelColumn]) -> 
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/predictions/{sport}/{model_type}", operation_id = "predictions", tag = "data",
+    operation_id = "predictions", tag = "data",
     params(
         ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
         ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points"),
@@ -119,7 +119,7 @@ fn game(row: &PredictionRow, model_type: ModelType, present: &[ModelColumn]) -> 
         (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/predictions/{sport}/{model_type}")]
+#[get("/predictions/{sport}/{model_type}")]
 pub async fn predictions(
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,

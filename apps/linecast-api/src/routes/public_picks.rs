@@ -215,7 +215,7 @@ fn game(
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/public/ml-picks/{sport}/{market}", operation_id = "public_ml_picks", tag = "public",
+    operation_id = "public_ml_picks", tag = "public",
     params(
         ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
         ("market" = crate::schema::MarketCode, Path, description = "over_under, moneyline, spread", example = "moneyline"),
@@ -228,7 +228,7 @@ fn game(
         (status = 503, description = "Object storage unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/public/ml-picks/{sport}/{market}")]
+#[get("/ml-picks/{sport}/{market}")]
 pub async fn public_ml_picks(
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,

@@ -55,7 +55,7 @@ pub struct SeasonsResponse {
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/results/{sport}/{model_type}", operation_id = "results", tag = "history",
+    operation_id = "results", tag = "history",
     params(
         ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
         ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points"),
@@ -76,7 +76,7 @@ pub struct SeasonsResponse {
         (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/results/{sport}/{model_type}")]
+#[get("/results/{sport}/{model_type}")]
 pub async fn results(
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
@@ -123,7 +123,7 @@ pub async fn results(
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/results/{sport}/{model_type}/seasons", operation_id = "result_seasons", tag = "history",
+    operation_id = "result_seasons", tag = "history",
     params(
         ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
         ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points")
@@ -138,7 +138,7 @@ pub async fn results(
         (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/results/{sport}/{model_type}/seasons")]
+#[get("/results/{sport}/{model_type}/seasons")]
 pub async fn seasons(state: web::Data<AppState>, path: web::Path<(String, String)>) -> Result<HttpResponse, ApiError> {
     let (sport, model_type) = path.into_inner();
     let sport = params::sport(&sport)?;

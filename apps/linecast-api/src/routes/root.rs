@@ -20,7 +20,7 @@ pub struct RootResponse {
 }
 
 #[utoipa::path(
-    get, path = "/", operation_id = "root", tag = "service",
+    operation_id = "root", tag = "service",
     responses((status = 200, description = "Service identity", body = RootResponse))
 )]
 #[get("/")]

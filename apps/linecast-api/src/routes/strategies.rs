@@ -77,7 +77,7 @@ fn respond(accounting: Accounting, body: &impl Serialize) -> HttpResponse {
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/strategies/{sport}/{model_type}", operation_id = "strategies", tag = "strategies",
+    operation_id = "strategies", tag = "strategies",
     params(
         ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
         ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points"),
@@ -95,7 +95,7 @@ fn respond(accounting: Accounting, body: &impl Serialize) -> HttpResponse {
         (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/strategies/{sport}/{model_type}")]
+#[get("/strategies/{sport}/{model_type}")]
 pub async fn strategies(
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
@@ -119,7 +119,7 @@ pub async fn strategies(
 }
 
 #[utoipa::path(
-    get, path = "/api/v1/strategies/{sport}/{model_type}/replay/{strategy_id}", operation_id = "strategy_replay", tag = "strategies",
+    operation_id = "strategy_replay", tag = "strategies",
     params(
         ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
         ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points"),
@@ -139,7 +139,7 @@ pub async fn strategies(
         (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/strategies/{sport}/{model_type}/replay/{strategy_id}")]
+#[get("/strategies/{sport}/{model_type}/replay/{strategy_id}")]
 pub async fn replay(
     state: web::Data<AppState>,
     path: web::Path<(String, String, String)>,

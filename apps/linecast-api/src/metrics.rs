@@ -1,0 +1,108 @@
+//! Prometheus metrics through the `metrics` facade, exposed on a separate
+//! listener (`LINECAST_METRICS_BIND`) at `/metrics`, never on the public port.
+//!
+//! Requests are labelled by route template (`/api/v1/predictions/{sport}/
+//! {model_type}`), never by raw path, so a scan of random paths cannot grow
+//! the series without bound.
+
+use std::net::{SocketAddr, TcpListener};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use actix_web::dev::Server;
+use actix_web::{App, HttpResponse, HttpServer, web};
+use anyhow::Context;
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+
+
+/// Latency buckets in seconds: sub-millisecond cache hits up to slow pages.
+const LATENCY_BUCKETS: [f64; 14] = [
+    0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+];
+
+static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
+
+/// The process-wide recorder (installed on first use; one per process, so
+/// several in-process apps in a test binary share it).
+pub fn handle() -> Option<&'static PrometheusHandle> {
+    HANDLE
+        .get_or_init(|| {
+            PrometheusBuilder::new()
+                .set_buckets(&LATENCY_BUCKETS)
+                .ok()?
+                .install_recorder()
+                .map_err(|e| tracing::warn!(error = %e, "metrics recorder not installed"))
+                .ok()
+        })
+        .as_ref()
+}
+
+/// One served request.
+pub fn request(route: &str, method: &str, status: u16, elapsed: Duration) {
+    let status = status.to_string();
+    metrics::counter!("linecast_http_requests_total", "route" => route.to_owned(), "method" => method.to_owned(), "status" => status).increment(1);
+    metrics::histogram!("linecast_http_request_duration_seconds", "route" => route.to_owned())
+        .record(elapsed.as_secs_f64());
+}
+
+/// A key-cache lookup: `hit` or `miss`.
+pub fn key_cache(result: &'static str) {
+    metrics::counter!("linecast_key_cache_total", "result" => result).increment(1);
+}
+
+/// A limiter decision: limiter `second`, `month` or `address`; decision
+/// `allowed`, `refused` or `error`.
+pub fn limiter_decision(limiter: &'static str, decision: &'static str) {
+    metrics::counter!("linecast_limiter_decisions_total", "limiter" => limiter, "decision" => decision).increment(1);
+}
+
+/// One usage flush: its outcome and how long since the last good one.
+pub fn usage_flush(ok: bool, seconds_since_last_success: f64) {
+    let result = if ok { "ok" } else { "error" };
+    metrics::counter!("linecast_usage_flushes_total", "result" => result).increment(1);
+    metrics::gauge!("linecast_usage_flush_lag_seconds").set(seconds_since_last_success);
+}
+
+/// A dependency's last health probe (1 up, 0 down).
+pub fn dependency_up(dependency: &str, up: bool) {
+    metrics::gauge!("linecast_dependency_up", "dependency" => dependency.to_owned()).set(if up { 1.0 } else { 0.0 });
+}
+
+/// Copies the artifact store's cache counters (the store counts them itself)
+/// into the exposition when metrics are scraped.
+fn artifact_cache((hits, misses): (u64, u64)) {
+    metrics::gauge!("linecast_artifact_cache_hits").set(hits as f64);
+    metrics::gauge!("linecast_artifact_cache_misses").set(misses as f64);
+}
+
+/// Starts the metrics listener on `bind`; returns its port and server.
+pub fn serve(
+    bind: SocketAddr,
+    artifact_counts: impl Fn() -> (u64, u64) + Clone + Send + 'static,
+) -> anyhow::Result<(u16, Server)> {
+    let listener = TcpListener::bind(bind).with_context(|| format!("binding the metrics listener {bind}"))?;
+    let port = listener.local_addr()?.port();
+    let server = HttpServer::new(move || {
+        let counts = artifact_counts.clone();
+        App::new().route(
+            "/metrics",
+            web::get().to(move || {
+                let counts = counts();
+                async move {
+                    artifact_cache(counts);
+                    match handle() {
+                        Some(h) => HttpResponse::Ok()
+                            .content_type("text/plain; version=0.0.4")
+                            .body(h.render()),
+                        None => HttpResponse::ServiceUnavailable().body("metrics recorder unavailable"),
+                    }
+                }
+            }),
+        )
+    })
+    .workers(1)
+    .listen(listener)?
+    .disable_signals()
+    .run();
+    Ok((port, server))
+}
