@@ -14,7 +14,6 @@ use actix_web::{App, HttpResponse, HttpServer, web};
 use anyhow::Context;
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 
-
 /// Latency buckets in seconds: sub-millisecond cache hits up to slow pages.
 const LATENCY_BUCKETS: [f64; 14] = [
     0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,

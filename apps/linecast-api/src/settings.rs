@@ -174,11 +174,8 @@ impl Settings {
             25,
         )?)
         .map_err(|e| bad("LINECAST_MAX_KEYS_PER_CUSTOMER", e))?;
-        let database_timeout = std::time::Duration::from_millis(number(
-            "LINECAST_DATABASE_TIMEOUT_MS",
-            file.database_timeout_ms,
-            2000,
-        )?);
+        let database_timeout =
+            std::time::Duration::from_millis(number("LINECAST_DATABASE_TIMEOUT_MS", file.database_timeout_ms, 2000)?);
         let metrics_bind = pick("LINECAST_METRICS_BIND", &file.metrics_bind)
             .filter(|s| !s.is_empty())
             .map(|v| v.parse().map_err(|e| bad("LINECAST_METRICS_BIND", e)))
@@ -326,7 +323,8 @@ mod tests {
         .unwrap();
         assert_eq!((s.public_rate_per_second, s.max_keys_per_customer), (5, 3));
         assert_eq!(s.metrics_bind.map(|a| a.port()), Some(9100));
-        let err = Settings::from_sources(&none, |k| (k == "LINECAST_PUBLIC_RATE").then(|| "lots".to_owned())).unwrap_err();
+        let err =
+            Settings::from_sources(&none, |k| (k == "LINECAST_PUBLIC_RATE").then(|| "lots".to_owned())).unwrap_err();
         assert_eq!(err.name, "LINECAST_PUBLIC_RATE");
     }
 }

@@ -26,8 +26,8 @@ use linecast_store::{ObjectArtifactStore, StoreOptions};
 use utoipa_actix_web::AppExt;
 use utoipa_swagger_ui::SwaggerUi;
 
-use crate::auth::cache::KeyCache;
 use crate::auth::anonymous::AddressLimiter;
+use crate::auth::cache::KeyCache;
 use crate::auth::middleware::Access;
 use crate::error::{ApiError, error_response};
 use crate::routes;
@@ -47,6 +47,7 @@ pub struct Application {
     flusher: tokio::task::JoinHandle<()>,
     /// The metrics listener, when `LINECAST_METRICS_BIND` is set.
     metrics: Option<(u16, Server)>,
+    var_dir: PathBuf,
 }
 
 /// How often usage counts and `last_used_at` reach the database. A crash
@@ -64,9 +65,24 @@ async fn build_limiter(settings: &Settings, usage: Arc<dyn UsageMeter>) -> anyho
     })
 }
 
+/// When the last usage flush succeeded, for the flush-lag metric.
+static LAST_GOOD_FLUSH: std::sync::Mutex<Option<std::time::Instant>> = std::sync::Mutex::new(None);
+
 async fn flush_once(state: &AppState) {
-    if let Err(e) = state.limiter.flush().await {
-        tracing::warn!(error = %e, "usage flush failed; increments stay buffered");
+    let ok = match state.limiter.flush().await {
+        Ok(()) => true,
+        Err(e) => {
+            tracing::warn!(error = %e, "usage flush failed; increments stay buffered");
+            false
+        }
+    };
+    if let Ok(mut last) = LAST_GOOD_FLUSH.lock() {
+        let now = std::time::Instant::now();
+        if ok || last.is_none() {
+            *last = Some(now);
+        }
+        let lag = last.map_or(0.0, |t| now.duration_since(t).as_secs_f64());
+        crate::metrics::usage_flush(ok, lag);
     }
     if let Some(access) = &state.access {
         let keys = access.take_used_keys();
@@ -110,7 +126,9 @@ impl Application {
             None => Arc::new(SystemClock),
         };
         if settings.demo {
-            tracing::info!("demo mode: demo data and a demo customer are created when absent (configure a database or store URL for production)");
+            tracing::info!(
+                "demo mode: demo data and a demo customer are created when absent (configure a database or store URL for production)"
+            );
         } else {
             tracing::info!("production mode: nothing is generated; an empty store is reported down");
         }
@@ -226,6 +244,7 @@ impl Application {
         let server = run(listener, state.clone(), doc)?;
         let metrics = match settings.metrics_bind {
             Some(bind) => {
+                crate::metrics::handle();
                 let counted = store_for_metrics;
                 Some(crate::metrics::serve(bind, move || counted.cache_counts())?)
             }
@@ -237,11 +256,17 @@ impl Application {
             state,
             flusher,
             metrics,
+            var_dir: settings.var_dir.clone(),
         })
     }
 
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// The folder of the SQLite file and the demo key.
+    pub fn state_var_dir(&self) -> &std::path::Path {
+        &self.var_dir
     }
 
     /// Port of the metrics listener, when one is configured.

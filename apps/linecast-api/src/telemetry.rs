@@ -55,10 +55,7 @@ pub fn redact_keys(text: &str) -> String {
     while let Some(at) = find_ignore_case(rest, PREFIX) {
         out.push_str(&rest[..at]);
         let after = &rest[at + PREFIX.len()..];
-        let body_len = after
-            .bytes()
-            .take_while(u8::is_ascii_alphanumeric)
-            .count();
+        let body_len = after.bytes().take_while(u8::is_ascii_alphanumeric).count();
         out.push_str(&rest[at..at + PREFIX.len()]);
         out.push_str(&after[..body_len.min(4)]);
         if body_len > 0 {
@@ -155,24 +152,20 @@ pub async fn request_context(
     let method = req.method().to_string();
     let path = redact_keys(req.path());
     let query = redact_query(req.query_string());
-    let http_req = req.request().clone();
     let span = tracing::info_span!("request", request_id = %request_id);
     let encoded_body = req
         .headers()
         .get(CONTENT_ENCODING)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| !v.trim().eq_ignore_ascii_case("identity"));
-    let outcome = if encoded_body {
-        Err(ApiError::UnsupportedMediaType(
+    // The gates and handlers answer their own errors, so an `Err` here is
+    // actix's own failure; it is passed on (actix renders it) unlogged.
+    let mut res = if encoded_body {
+        req.error_response(ApiError::UnsupportedMediaType(
             "Request bodies with a Content-Encoding are not accepted; send the body uncompressed".to_owned(),
-        )
-        .into())
+        ))
     } else {
-        next.call(req).instrument(span.clone()).await
-    };
-    let mut res = match outcome {
-        Ok(res) => res.map_into_boxed_body(),
-        Err(err) => ServiceResponse::from_err(err, http_req).map_into_boxed_body(),
+        next.call(req).instrument(span.clone()).await?.map_into_boxed_body()
     };
     let route = res
         .request()
@@ -230,7 +223,10 @@ mod tests {
             redact_keys("/api/v1/customers/me/api-keys/sk%5Fservice%5FAbCdEfGhIjKlMnOpQr"),
             "/api/v1/customers/me/api-keys/sk_service_AbCd*****"
         );
-        assert_eq!(redact_keys("/api/v1/predictions/nba/won_on_points"), "/api/v1/predictions/nba/won_on_points");
+        assert_eq!(
+            redact_keys("/api/v1/predictions/nba/won_on_points"),
+            "/api/v1/predictions/nba/won_on_points"
+        );
     }
 
     #[test]

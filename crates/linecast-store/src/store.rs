@@ -223,11 +223,16 @@ impl ObjectArtifactStore {
                 .list_with_delimiter(Some(&prefix))
                 .await
                 .map_err(|e| from_object_store(dir, e))?;
-            let names = listing
+            let names: Vec<String> = listing
                 .objects
                 .iter()
                 .filter_map(|m| m.location.filename().map(str::to_owned))
                 .collect();
+            if names.is_empty() && self.is_empty().await? {
+                return Err(StoreError::Unavailable {
+                    reason: format!("{dir}: the store is empty; no artifact has been published"),
+                });
+            }
             Ok::<_, StoreError>(Arc::new(names))
         };
         self.listings

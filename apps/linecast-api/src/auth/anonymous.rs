@@ -114,14 +114,14 @@ pub async fn per_address(
         && let AddressDecision::Refused { retry_after_secs } = state.addresses.check(addr, Instant::now())
     {
         crate::metrics::limiter_decision("address", "refused");
-        return Err(ApiError::TooManyRequests {
+        let err = ApiError::TooManyRequests {
             detail: format!(
                 "Rate limit exceeded. Limit: {} requests per second per client address on public routes",
                 state.addresses.rate
             ),
             retry_after: Some(retry_after_secs),
-        }
-        .into());
+        };
+        return Ok(req.error_response(err));
     }
     next.call(req).await.map(ServiceResponse::map_into_boxed_body)
 }
@@ -139,10 +139,7 @@ mod tests {
         for _ in 0..4 {
             assert_eq!(limiter.check(a, t0), AddressDecision::Allowed);
         }
-        assert_eq!(
-            limiter.check(a, t0),
-            AddressDecision::Refused { retry_after_secs: 1 }
-        );
+        assert_eq!(limiter.check(a, t0), AddressDecision::Refused { retry_after_secs: 1 });
         assert_eq!(limiter.check(b, t0), AddressDecision::Allowed);
         // A quarter second later one token is back, and only one.
         let t1 = t0 + Duration::from_millis(250);

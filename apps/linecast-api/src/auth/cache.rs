@@ -35,6 +35,11 @@ impl KeyCache {
     /// The key and its customer, whatever the key's state. Database errors
     /// are returned (and not cached) so the caller answers 503, never 401.
     pub async fn lookup(&self, key_hash: &str) -> Result<Entry, AccountsError> {
+        if let Some(hit) = self.cache.get(key_hash).await {
+            crate::metrics::key_cache("hit");
+            return Ok(hit);
+        }
+        crate::metrics::key_cache("miss");
         let accounts = self.accounts.clone();
         let hash = key_hash.to_owned();
         self.cache

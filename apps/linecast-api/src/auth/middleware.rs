@@ -21,6 +21,7 @@ use linecast_core::{AccountsError, SubscriptionStatus};
 use super::cache::KeyCache;
 use super::{ACCEPTED_TIERS, AuthContext, PER_SECOND_LIMIT, Policy, month_of, next_reset};
 use crate::error::ApiError;
+use crate::metrics;
 use crate::state::AppState;
 
 /// Everything the access check needs.
@@ -103,10 +104,13 @@ pub async fn authenticate(
         .limiter
         .check_second(key.id, PER_SECOND_LIMIT, access.rate_clock.now())
         .await
-        .map_err(|e| unavailable(&e))?
-    {
-        SecondDecision::Allowed => {}
+        .map_err(|e| {
+            metrics::limiter_decision("second", "error");
+            unavailable(&e)
+        })? {
+        SecondDecision::Allowed => metrics::limiter_decision("second", "allowed"),
         SecondDecision::Refused { retry_after_secs } => {
+            metrics::limiter_decision("second", "refused");
             return Err(ApiError::TooManyRequests {
                 detail: format!("Rate limit exceeded. Limit: {PER_SECOND_LIMIT} requests per second"),
                 retry_after: Some(retry_after_secs.max(1)),
@@ -118,10 +122,16 @@ pub async fn authenticate(
         .limiter
         .try_count_month(customer.customer_id, month, customer.monthly_limit)
         .await
-        .map_err(|e| unavailable(&e))?
-    {
-        MonthDecision::Counted { used } => used,
+        .map_err(|e| {
+            metrics::limiter_decision("month", "error");
+            unavailable(&e)
+        })? {
+        MonthDecision::Counted { used } => {
+            metrics::limiter_decision("month", "allowed");
+            used
+        }
         MonthDecision::Exhausted { .. } => {
+            metrics::limiter_decision("month", "refused");
             let retry = (next_reset(now) - now).num_seconds().max(1) as u64;
             return Err(ApiError::TooManyRequests {
                 detail: format!(
@@ -147,7 +157,10 @@ pub async fn authenticate(
 /// and whether or not a route inside the scope matches it.
 pub fn gate<B: MessageBody + 'static>(
     policy: Policy,
-) -> impl Fn(ServiceRequest, Next<B>) -> futures::future::LocalBoxFuture<'static, Result<ServiceResponse<BoxBody>, actix_web::Error>>
+) -> impl Fn(
+    ServiceRequest,
+    Next<B>,
+) -> futures::future::LocalBoxFuture<'static, Result<ServiceResponse<BoxBody>, actix_web::Error>>
 + Clone {
     move |req, next| Box::pin(guarded(policy, req, next))
 }
@@ -164,7 +177,12 @@ async fn guarded<B: MessageBody + 'static>(
         // Only with LINECAST_AUTH_DISABLED (benchmarks): no keys, no limits.
         return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
     };
-    let ctx = authenticate(&state, &access, policy, &req).await?;
+    // Refusals are answered here (not returned as errors) so the request
+    // context still logs them with the request id.
+    let ctx = match authenticate(&state, &access, policy, &req).await {
+        Ok(ctx) => ctx,
+        Err(err) => return Ok(req.error_response(err)),
+    };
     let now = state.clock.now();
     let limit = ctx.customer.monthly_limit;
     let remaining = limit.saturating_sub(ctx.month_used);

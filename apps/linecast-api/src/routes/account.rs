@@ -251,10 +251,11 @@ pub async fn list_keys(
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "The new key, shown once", body = CreatedKeyResponse),
-        (status = 400, description = "Missing or invalid name, or a malformed JSON body", body = crate::error::ErrorBody),
+        (status = 400, description = "Missing or invalid name, a malformed JSON body, or the customer already holds the most active keys allowed (25 by default)", body = crate::error::ErrorBody),
         (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
         (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
         (status = 413, description = "Body too large", body = crate::error::ErrorBody),
+        (status = 415, description = "A request body with a Content-Encoding", body = crate::error::ErrorBody),
         (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
@@ -268,6 +269,19 @@ pub async fn create_key(
     let ctx = caller(ctx)?;
     let name = valid_name("name", &body.name)?;
     let now = state.clock.now();
+    let active = state
+        .accounts
+        .list_keys(ctx.customer.customer_id)
+        .await?
+        .iter()
+        .filter(|k| k.is_usable(now))
+        .count();
+    if active >= state.max_keys_per_customer {
+        return Err(ApiError::BadRequest(format!(
+            "Key limit reached: a customer may hold at most {} active API keys; revoke one before creating another",
+            state.max_keys_per_customer
+        )));
+    }
     let key = generate_key()?;
     let record = state
         .accounts
@@ -293,11 +307,14 @@ pub async fn create_key(
             now,
         )
         .await?;
-    Ok(HttpResponse::Ok().json(CreatedKeyResponse {
-        api_key: key,
-        message: format!("API key '{name}' created"),
-        warning: "Store this key now: it is shown only once and cannot be recovered.".to_owned(),
-    }))
+    // The only response that carries a full key: no cache may keep it.
+    Ok(HttpResponse::Ok()
+        .insert_header((actix_web::http::header::CACHE_CONTROL, "no-store"))
+        .json(CreatedKeyResponse {
+            api_key: key,
+            message: format!("API key '{name}' created"),
+            warning: "Store this key now: it is shown only once and cannot be recovered.".to_owned(),
+        }))
 }
 
 #[utoipa::path(
@@ -311,6 +328,7 @@ pub async fn create_key(
         (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
         (status = 404, description = "No such key among yours", body = crate::error::ErrorBody),
         (status = 413, description = "Body too large", body = crate::error::ErrorBody),
+        (status = 415, description = "A request body with a Content-Encoding", body = crate::error::ErrorBody),
         (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )

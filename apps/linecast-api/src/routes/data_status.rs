@@ -117,7 +117,8 @@ impl From<&FreshnessReport> for DataStatusResponse {
     params(("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba")),
     responses(
         (status = 200, description = "Freshness of today's artifacts; storage errors give status unknown", body = DataStatusResponse),
-        (status = 400, description = "Unknown sport", body = crate::error::ErrorBody)
+        (status = 400, description = "Unknown sport", body = crate::error::ErrorBody),
+        (status = 429, description = "More than the per-address rate on public routes; see Retry-After", body = crate::error::ErrorBody)
     )
 )]
 #[get("/{sport}")]

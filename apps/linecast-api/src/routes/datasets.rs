@@ -212,7 +212,8 @@ pub async fn refresh(
         (status = 200, description = "The dataset file", content_type = "text/csv", body = String),
         (status = 403, description = "Expired or tampered link", body = crate::error::ErrorBody),
         (status = 404, description = "The dataset no longer exists", body = crate::error::ErrorBody),
-        (status = 503, description = "Object storage unavailable", body = crate::error::ErrorBody)
+        (status = 503, description = "Object storage unavailable", body = crate::error::ErrorBody),
+        (status = 429, description = "More than the per-address rate on public routes; see Retry-After", body = crate::error::ErrorBody)
     )
 )]
 #[get("/{token}")]

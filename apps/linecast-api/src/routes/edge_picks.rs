@@ -41,7 +41,10 @@ pub struct TrackRecordResponse {
 #[utoipa::path(
     operation_id = "edge_picks", tag = "compatibility",
     params(("sport" = Option<String>, Query, description = "Accepted and ignored")),
-    responses((status = 200, description = "Empty payload", body = EdgePicksResponse))
+    responses(
+        (status = 200, description = "Empty payload", body = EdgePicksResponse),
+        (status = 429, description = "More than the per-address rate on public routes; see Retry-After", body = crate::error::ErrorBody)
+    )
 )]
 #[get("")]
 pub async fn edge_picks(_query: web::Query<RawQuery>) -> HttpResponse {
@@ -55,7 +58,10 @@ pub async fn edge_picks(_query: web::Query<RawQuery>) -> HttpResponse {
 
 #[utoipa::path(
     operation_id = "edge_picks_track_record", tag = "compatibility",
-    responses((status = 200, description = "Empty track record", body = TrackRecordResponse))
+    responses(
+        (status = 200, description = "Empty track record", body = TrackRecordResponse),
+        (status = 429, description = "More than the per-address rate on public routes; see Retry-After", body = crate::error::ErrorBody)
+    )
 )]
 #[get("/track-record")]
 pub async fn track_record() -> HttpResponse {
@@ -75,7 +81,8 @@ pub async fn track_record() -> HttpResponse {
     params(("date_str" = String, Path, format = Date, description = "YYYY-MM-DD", example = "2026-11-21")),
     responses(
         (status = 200, description = "Empty payload for the date", body = EdgePicksResponse),
-        (status = 400, description = "Malformed date", body = crate::error::ErrorBody)
+        (status = 400, description = "Malformed date", body = crate::error::ErrorBody),
+        (status = 429, description = "More than the per-address rate on public routes; see Retry-After", body = crate::error::ErrorBody)
     )
 )]
 #[get("/{date_str}")]

@@ -32,6 +32,9 @@ pub struct DependencyStatus {
 pub struct HealthResponse {
     /// `healthy` when every dependency is ok, otherwise `degraded`.
     pub status: String,
+    /// When this round of probes ran (ISO 8601). Probes run at most once a
+    /// second; calls in between get the same round.
+    pub checked_at: String,
     pub version: String,
     /// `database`, `cache` and `object_storage`.
     pub dependencies: BTreeMap<String, DependencyStatus>,
@@ -53,19 +56,28 @@ pub const HEALTH_TTL: Duration = Duration::from_secs(1);
 /// round of probes a second.
 #[derive(Default)]
 pub struct HealthCache {
-    last: tokio::sync::Mutex<Option<(Instant, Arc<BTreeMap<String, DependencyStatus>>)>>,
+    last: tokio::sync::Mutex<Option<(Instant, Arc<Round>)>>,
+}
+
+/// One round of probes.
+pub(crate) struct Round {
+    pub(crate) at: chrono::DateTime<chrono::Utc>,
+    pub(crate) dependencies: BTreeMap<String, DependencyStatus>,
 }
 
 impl HealthCache {
-    async fn current(&self, state: &AppState) -> Arc<BTreeMap<String, DependencyStatus>> {
+    async fn current(&self, state: &AppState) -> Arc<Round> {
         let mut last = self.last.lock().await;
         if let Some((at, report)) = last.as_ref()
             && at.elapsed() < HEALTH_TTL
         {
             return report.clone();
         }
-        let report = Arc::new(probe_all(state).await);
-        for (name, dependency) in report.iter() {
+        let report = Arc::new(Round {
+            at: chrono::Utc::now(),
+            dependencies: probe_all(state).await,
+        });
+        for (name, dependency) in &report.dependencies {
             crate::metrics::dependency_up(name, dependency.status == "ok");
         }
         *last = Some((Instant::now(), report.clone()));
@@ -103,7 +115,7 @@ async fn probe_all(state: &AppState) -> BTreeMap<String, DependencyStatus> {
     join_all(checks).await.into_iter().collect()
 }
 
-pub(crate) async fn check_all(state: &AppState) -> Arc<BTreeMap<String, DependencyStatus>> {
+pub(crate) async fn check_all(state: &AppState) -> Arc<Round> {
     state.health.current(state).await
 }
 
@@ -113,12 +125,14 @@ pub(crate) async fn check_all(state: &AppState) -> Arc<BTreeMap<String, Dependen
 )]
 #[get("/api/v1/health")]
 pub async fn health(state: web::Data<AppState>) -> HttpResponse {
-    let dependencies = check_all(&state).await;
+    let round = check_all(&state).await;
+    let dependencies = &round.dependencies;
     let healthy = dependencies.values().all(|d| d.status == "ok");
     HttpResponse::Ok().json(HealthResponse {
         status: if healthy { "healthy" } else { "degraded" }.to_owned(),
+        checked_at: round.at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
         version: env!("CARGO_PKG_VERSION").to_owned(),
-        dependencies: (*dependencies).clone(),
+        dependencies: dependencies.clone(),
     })
 }
 
@@ -131,8 +145,9 @@ pub async fn health(state: web::Data<AppState>) -> HttpResponse {
 )]
 #[get("/api/v1/readiness")]
 pub async fn readiness(state: web::Data<AppState>) -> HttpResponse {
-    let dependencies = check_all(&state).await;
-    let down: Vec<&str> = dependencies
+    let round = check_all(&state).await;
+    let down: Vec<&str> = round
+        .dependencies
         .iter()
         .filter(|(_, d)| d.status != "ok")
         .map(|(n, _)| n.as_str())

@@ -225,7 +225,8 @@ fn game(
         (status = 200, description = "Today's free picks", body = PublicPicksResponse),
         (status = 400, description = "Unknown sport or market, or a malformed boolean", body = crate::error::ErrorBody),
         (status = 404, description = "No predictions artifact for that sport and market", body = crate::error::ErrorBody),
-        (status = 503, description = "Object storage unavailable", body = crate::error::ErrorBody)
+        (status = 503, description = "Object storage unavailable", body = crate::error::ErrorBody),
+        (status = 429, description = "More than the per-address rate on public routes; see Retry-After", body = crate::error::ErrorBody)
     )
 )]
 #[get("/ml-picks/{sport}/{market}")]

@@ -3,7 +3,14 @@ use crate::helpers::{assert_error_shape, spawn_app};
 #[tokio::test]
 async fn an_unknown_route_is_a_404_in_the_error_shape() {
     let app = spawn_app().await;
+    let (status, body) = app.get_json("/no-such-thing").await;
+    let detail = assert_error_shape(status, &body, 404);
+    assert!(detail.contains("/no-such-thing"));
+    // Under /api/v1 the access gate answers first (fail closed): without a
+    // key it is a 401, with one the 404.
     let (status, body) = app.get_json("/api/v1/no-such-thing").await;
+    assert_eq!(assert_error_shape(status, &body, 401), "API key required");
+    let (status, body) = app.get_authed_json("/api/v1/no-such-thing").await;
     let detail = assert_error_shape(status, &body, 404);
     assert!(detail.contains("/api/v1/no-such-thing"));
 }

@@ -68,6 +68,11 @@ impl TestApp {
     }
 }
 
+/// Copies the fixture store (or any folder) to `to`.
+pub fn copy_fixture(from: &Path, to: &Path) {
+    copy_dir(from, to);
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
@@ -94,31 +99,66 @@ pub async fn spawn_app_with(now: DateTime<Utc>, prepare: impl FnOnce(&Path)) -> 
 
 /// Spawns the app with explicit settings; `dir` is kept alive with the app.
 pub async fn spawn_with_settings(settings: Settings, dir: tempfile::TempDir, store_dir: PathBuf) -> TestApp {
-    let var_dir = settings.var_dir.clone();
     let app = Application::build(settings).await.expect("app builds");
-    let address = format!("http://127.0.0.1:{}", app.port());
-    let state = app.state.clone();
-    let handle = app.handle();
-    tokio::spawn(app.run_until_stopped());
-    let client = reqwest::Client::builder().no_gzip().no_brotli().build().unwrap();
-    let api_key = std::fs::read_to_string(var_dir.join("demo-key.txt"))
-        .expect("demo key written on first run")
-        .trim()
-        .to_owned();
-    TestApp {
-        address,
-        client,
-        store_dir,
-        api_key,
-        state,
-        handle,
-        var_dir,
-        _dir: dir,
+    TestApp::from_built(app, dir, store_dir)
+}
+
+impl TestApp {
+    /// Runs a built application in the background and wraps it.
+    pub fn from_built(app: Application, dir: tempfile::TempDir, store_dir: PathBuf) -> TestApp {
+        let var_dir = app.state_var_dir().to_path_buf();
+        let address = format!("http://127.0.0.1:{}", app.port());
+        let state = app.state.clone();
+        let handle = app.handle();
+        tokio::spawn(app.run_until_stopped());
+        let client = reqwest::Client::builder().no_gzip().no_brotli().build().unwrap();
+        // Demo mode writes the demo key on first run; production mode has none.
+        let api_key = std::fs::read_to_string(var_dir.join("demo-key.txt"))
+            .map(|k| k.trim().to_owned())
+            .unwrap_or_default();
+        TestApp {
+            address,
+            client,
+            store_dir,
+            api_key,
+            state,
+            handle,
+            var_dir,
+            _dir: dir,
+        }
     }
 }
 
 pub async fn spawn_app() -> TestApp {
     spawn_app_with(fixture_now(), |_| {}).await
+}
+
+/// Sends `method path` as written, byte for byte (no client-side
+/// normalisation of dot segments or escapes), with `headers`, and returns
+/// the status and the raw response.
+pub async fn raw_request(address: &str, method: &str, path: &str, headers: &[(&str, &str)]) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let host = address.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(host).await.unwrap();
+    let mut request = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    if matches!(method, "POST" | "PATCH" | "PUT") {
+        request.push_str("Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
+    } else {
+        request.push_str("\r\n");
+    }
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).await.unwrap();
+    let text = String::from_utf8_lossy(&response).into_owned();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {text:?}"));
+    (status, text)
 }
 
 /// Asserts the spec's error shape and status, returning `detail`.

@@ -12,6 +12,7 @@ mod contract;
 mod data_status;
 mod datasets;
 mod errors;
+mod fail_closed;
 mod faults;
 mod helpers;
 mod markets;
