@@ -407,7 +407,15 @@ async fn every_response_carries_a_request_id_and_nosniff() {
 
 #[tokio::test]
 async fn health_probes_at_most_once_a_second_and_shows_no_location_or_raw_error() {
-    let app = spawn_app_configured(fixture_now(), |store| std::fs::remove_dir_all(store).unwrap(), |s| s.demo = false).await;
+    let app = spawn_app_configured(
+        fixture_now(),
+        |store| {
+            std::fs::remove_dir_all(store).unwrap();
+            std::fs::create_dir_all(store).unwrap();
+        },
+        |s| s.demo = false,
+    )
+    .await;
     let (_, first) = app.get_json("/api/v1/health").await;
     let (_, second) = app.get_json("/api/v1/health").await;
     assert_eq!(
