@@ -482,3 +482,79 @@ async fn metrics_are_served_on_their_own_listener_by_route_template() {
     }
     assert!(text.contains(r#"status="401""#));
 }
+
+#[tokio::test]
+async fn no_full_key_reaches_the_log_and_refusals_are_in_the_access_log() {
+    crate::helpers::capture_logs();
+    let app = spawn_app().await;
+    let (_, key) = seed_ai_customer(&app, "logs@example.com").await;
+    let body = key.trim_start_matches("sk_service_").to_owned();
+    for name in ["api_key", "api%5Fkey", "api%5fkey", "%61pi_key", "API_KEY"] {
+        let (status, _) = raw_request(&app.address, "GET", &format!("/api/v1/sports?{name}={key}"), &[]).await;
+        assert!(status == 200 || status == 401, "{name}: {status}");
+    }
+    let encoded = key.replace('_', "%5F");
+    raw_request(&app.address, "GET", &format!("/api/v1/sports?x={encoded}"), &[]).await;
+    // A revoke names the key in its path.
+    let created = send(
+        &app,
+        Method::POST,
+        "/api/v1/customers/me/api-keys",
+        Via::Header(&key),
+        Some(serde_json::json!({ "name": "to revoke" })),
+    )
+    .await;
+    let second = created.body["api_key"].as_str().unwrap().to_owned();
+    let (status, _) = raw_request(
+        &app.address,
+        "DELETE",
+        &format!("/api/v1/customers/me/api-keys/{}", second.replace('_', "%5F")),
+        &[("X-API-Key", &key)],
+    )
+    .await;
+    assert_eq!(status, 200);
+    // Refusals: 401, 403 and 429, each with its own request id.
+    raw_request(
+        &app.address,
+        "GET",
+        "/api/v1/sports",
+        &[("X-Request-Id", "refusal-401"), ("X-API-Key", "sk_service_nope")],
+    )
+    .await;
+    let (_, lapsed) = seed_ai_customer(&app, "lapsed-logs@example.com").await;
+    app.state
+        .accounts
+        .set_subscription("lapsed-logs@example.com", SubscriptionStatus::Canceled)
+        .await
+        .unwrap();
+    raw_request(
+        &app.address,
+        "GET",
+        "/api/v1/sports",
+        &[("X-Request-Id", "refusal-403"), ("X-API-Key", &lapsed)],
+    )
+    .await;
+    let one = crate::access::seed_customer(&app, "one-request@example.com", "ai", 1).await;
+    let one_key = crate::access::issue_key(&app, &one).await;
+    raw_request(&app.address, "GET", "/api/v1/sports", &[("X-API-Key", &one_key)]).await;
+    let (status, _) = raw_request(
+        &app.address,
+        "GET",
+        "/api/v1/sports",
+        &[("X-Request-Id", "refusal-429"), ("X-API-Key", &one_key)],
+    )
+    .await;
+    assert_eq!(status, 429);
+    let logs = crate::helpers::captured_logs();
+    for secret in [&body, &second.trim_start_matches("sk_service_").to_owned()] {
+        assert!(!logs.contains(secret.as_str()), "a full key reached the log");
+        assert!(!logs.contains(&secret[4..]), "a key body reached the log");
+    }
+    for (id, status) in [("refusal-401", 401), ("refusal-403", 403), ("refusal-429", 429)] {
+        assert!(
+            logs.lines()
+                .any(|l| l.contains(&format!("request_id={id}")) && l.contains(&format!("status={status}"))),
+            "no access-log line for {id}"
+        );
+    }
+}
