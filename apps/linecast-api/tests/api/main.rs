@@ -18,6 +18,7 @@ mod helpers;
 mod markets;
 mod odds;
 mod openapi;
+mod partition;
 mod predictions;
 mod public_picks;
 mod results;

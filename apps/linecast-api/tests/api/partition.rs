@@ -1,0 +1,197 @@
+//! Dependencies that stop answering: the accounts database behind a network
+//! partition (connections stay open, nothing answers) and Redis. A request
+//! with a valid key that is not cached gets a fast 503 (never 401), public
+//! routes keep serving, and the service recovers without a restart.
+//!
+//! Both need the real service (`LINECAST_TEST_DATABASE_URL`,
+//! `LINECAST_TEST_REDIS_URL`); CI sets `LINECAST_REQUIRE_EXTERNAL=1`, which
+//! turns a missing URL into a failure instead of a skip.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use linecast_api::settings::Settings;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+use crate::access::{demo_customer, get_with, issue_key};
+use crate::helpers::{assert_error_shape, copy_fixture, fixture_now, fixtures_dir, spawn_with_settings};
+
+/// The URL in `var`, or `None` (a skip) unless external suites are required.
+pub fn external_url(var: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => {
+            assert!(
+                std::env::var_os("LINECAST_REQUIRE_EXTERNAL").is_none(),
+                "{var} is not set but LINECAST_REQUIRE_EXTERNAL asks for the external suites"
+            );
+            eprintln!("{var} is not set: skipped");
+            None
+        }
+    }
+}
+
+/// A TCP forwarder that can be partitioned: while paused, connections stay
+/// open (new ones are accepted too) but no byte crosses in either direction.
+struct Partition {
+    addr: SocketAddr,
+    paused: Arc<AtomicBool>,
+}
+
+impl Partition {
+    async fn to(upstream: String) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let paused = Arc::new(AtomicBool::new(false));
+        let flag = paused.clone();
+        tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let Ok(server) = TcpStream::connect(&upstream).await else {
+                    continue;
+                };
+                let (cr, cw) = client.into_split();
+                let (sr, sw) = server.into_split();
+                tokio::spawn(pump(cr, sw, flag.clone()));
+                tokio::spawn(pump(sr, cw, flag.clone()));
+            }
+        });
+        Self { addr, paused }
+    }
+
+    fn pause(&self, paused: bool) {
+        self.paused.store(paused, Ordering::SeqCst);
+    }
+}
+
+async fn pump(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    paused: Arc<AtomicBool>,
+) {
+    let mut buf = vec![0_u8; 16 * 1024];
+    loop {
+        let n = match from.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        while paused.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        if to.write_all(&buf[..n]).await.is_err() {
+            break;
+        }
+    }
+}
+
+/// `url` with its `host:port` replaced by `addr`.
+fn through(url: &str, addr: SocketAddr) -> (String, String) {
+    let scheme_end = url.find("://").unwrap() + 3;
+    let host_start = url[scheme_end..].find('@').map_or(scheme_end, |at| scheme_end + at + 1);
+    let host_end = url[host_start..].find(['/', '?']).map_or(url.len(), |i| host_start + i);
+    let upstream = url[host_start..host_end].to_owned();
+    (format!("{}{addr}{}", &url[..host_start], &url[host_end..]), upstream)
+}
+
+async fn app_with(configure: impl FnOnce(&mut Settings)) -> crate::helpers::TestApp {
+    let dir = tempfile::tempdir().unwrap();
+    let store_dir = dir.path().join("store");
+    copy_fixture(&fixtures_dir(), &store_dir);
+    let mut settings = Settings::for_tests(&format!("file://{}", store_dir.display()), dir.path(), fixture_now());
+    configure(&mut settings);
+    spawn_with_settings(settings, dir, store_dir).await
+}
+
+fn psql(url: &str, sql: &str) {
+    let out = std::process::Command::new("psql")
+        .args([url, "-v", "ON_ERROR_STOP=1", "-q", "-c", sql])
+        .output()
+        .expect("the psql client is installed");
+    assert!(out.status.success(), "psql: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_partitioned_accounts_database_gives_a_fast_503_and_recovers_without_restart() {
+    let Some(base) = external_url("LINECAST_TEST_DATABASE_URL") else {
+        return;
+    };
+    let schema = format!("part_{}", std::process::id());
+    psql(
+        &base,
+        &format!("DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"),
+    );
+    let (_, upstream) = through(&base, "127.0.0.1:1".parse().unwrap());
+    let partition = Partition::to(upstream).await;
+    let (url, _) = through(&base, partition.addr);
+    let sep = if url.contains('?') { '&' } else { '?' };
+    let url = format!("{url}{sep}options[search_path]={schema}");
+    let app = app_with(|s| s.database_url = url).await;
+    let demo = demo_customer(&app).await;
+    let cached = app.api_key.clone();
+    assert_eq!(get_with(&app, "/api/v1/sports", &cached).await.status, 200);
+    let fresh = issue_key(&app, &demo).await;
+
+    partition.pause(true);
+    let started = Instant::now();
+    let r = get_with(&app, "/api/v1/sports", &fresh).await;
+    let waited = started.elapsed();
+    assert_error_shape(r.status, &r.body, 503);
+    assert!(
+        waited < Duration::from_secs(5),
+        "503 after {waited:?}; the bound is 2 s"
+    );
+    // A key already checked keeps working from the cache, and public routes
+    // never touch the database.
+    assert_eq!(get_with(&app, "/api/v1/sports", &cached).await.status, 200);
+    let (status, _) = app.get_json("/api/v1/public/ml-picks/nba/moneyline").await;
+    assert_eq!(status, 200);
+
+    partition.pause(false);
+    let mut recovered = false;
+    for _ in 0..50 {
+        if get_with(&app, "/api/v1/sports", &fresh).await.status == 200 {
+            recovered = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(recovered, "the same process serves the key once the database answers");
+    app.handle.stop(true).await;
+    psql(&base, &format!("DROP SCHEMA {schema} CASCADE"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_down_fails_closed_with_503_and_recovers_without_restart() {
+    let Some(redis) = external_url("LINECAST_TEST_REDIS_URL") else {
+        return;
+    };
+    let (_, upstream) = through(&redis, "127.0.0.1:1".parse().unwrap());
+    let partition = Partition::to(upstream).await;
+    let (url, _) = through(&redis, partition.addr);
+    let namespace = format!("partition-{}", std::process::id());
+    let app = app_with(|s| {
+        s.redis_url = Some(url);
+        s.redis_namespace = namespace;
+    })
+    .await;
+    assert_eq!(get_with(&app, "/api/v1/sports", &app.api_key).await.status, 200);
+    partition.pause(true);
+    let started = Instant::now();
+    let r = get_with(&app, "/api/v1/sports", &app.api_key).await;
+    assert_error_shape(r.status, &r.body, 503);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let (status, _) = app.get_json("/api/v1/public/ml-picks/nba/moneyline").await;
+    assert_eq!(status, 200, "public routes do not need Redis");
+    partition.pause(false);
+    let mut recovered = false;
+    for _ in 0..50 {
+        if get_with(&app, "/api/v1/sports", &app.api_key).await.status == 200 {
+            recovered = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(recovered);
+}
