@@ -29,10 +29,7 @@ struct PgSchema {
 
 impl PgSchema {
     fn create() -> Option<Self> {
-        let Ok(base) = std::env::var("LINECAST_TEST_DATABASE_URL") else {
-            eprintln!("LINECAST_TEST_DATABASE_URL is not set: PostgreSQL variant skipped");
-            return None;
-        };
+        let base = crate::partition::external_url("LINECAST_TEST_DATABASE_URL")?;
         let name = format!("t_{:016x}", rand_u64());
         psql(&base, &format!("CREATE SCHEMA {name}"));
         Some(Self { base, name })
@@ -298,8 +295,7 @@ async fn two_instances_share_one_count_and_one_per_second_limit(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_instances_on_one_redis_and_one_sqlite_file_keep_one_exact_count_and_limit() {
-    let Ok(redis) = std::env::var("LINECAST_TEST_REDIS_URL") else {
-        eprintln!("LINECAST_TEST_REDIS_URL is not set: two-instance test skipped");
+    let Some(redis) = crate::partition::external_url("LINECAST_TEST_REDIS_URL") else {
         return;
     };
     let now = unique_now();
@@ -309,8 +305,7 @@ async fn two_instances_on_one_redis_and_one_sqlite_file_keep_one_exact_count_and
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_instances_on_one_redis_and_one_postgresql_schema_keep_one_exact_count_and_limit() {
-    let Ok(redis) = std::env::var("LINECAST_TEST_REDIS_URL") else {
-        eprintln!("LINECAST_TEST_REDIS_URL is not set: two-instance test skipped");
+    let Some(redis) = crate::partition::external_url("LINECAST_TEST_REDIS_URL") else {
         return;
     };
     let Some(schema) = PgSchema::create() else { return };

@@ -32,6 +32,10 @@ impl PgSchema {
     /// `None` (and a note on stderr) when `LINECAST_TEST_DATABASE_URL` is unset.
     pub async fn create() -> Option<Self> {
         let Ok(base) = std::env::var("LINECAST_TEST_DATABASE_URL") else {
+            assert!(
+                std::env::var_os("LINECAST_REQUIRE_EXTERNAL").is_none(),
+                "LINECAST_TEST_DATABASE_URL is not set but LINECAST_REQUIRE_EXTERNAL asks for the PostgreSQL suite"
+            );
             eprintln!("LINECAST_TEST_DATABASE_URL is not set: PostgreSQL suite skipped");
             return None;
         };

@@ -15,6 +15,10 @@ use crate::support::{HIGH_LIMIT, at, count_concurrently, counted_values};
 fn redis_url() -> Option<String> {
     let url = std::env::var("LINECAST_TEST_REDIS_URL").ok().filter(|u| !u.is_empty());
     if url.is_none() {
+        assert!(
+            std::env::var_os("LINECAST_REQUIRE_EXTERNAL").is_none(),
+            "LINECAST_TEST_REDIS_URL is not set but LINECAST_REQUIRE_EXTERNAL asks for the Redis suite"
+        );
         eprintln!("LINECAST_TEST_REDIS_URL not set: Redis test skipped");
     }
     url
