@@ -2,6 +2,7 @@
 //! cases, domain errors to the spec's error shape, and documents every route
 //! in OpenAPI. Rules live in the domain crates, never here.
 
+pub mod accounting;
 pub mod auth;
 pub mod demo;
 pub mod error;

@@ -60,6 +60,10 @@ pub struct Settings {
     /// and for one accounts statement (default 2000); past it the request is
     /// a 503.
     pub database_timeout: std::time::Duration,
+    /// `LINECAST_USAGE_STALE_AFTER_MS`: once counted usage has not reached
+    /// the database for this long, authenticated requests get 503 until it
+    /// does (default 10000): the crash bound during a database outage.
+    pub usage_stale_after: std::time::Duration,
     /// `LINECAST_VAR_DIR`: where the SQLite file, demo key and default store live.
     pub var_dir: PathBuf,
     /// False only with `LINECAST_AUTH_DISABLED=true`: no keys, no limits.
@@ -94,6 +98,7 @@ struct FileSettings {
     metrics_bind: Option<String>,
     max_keys_per_customer: Option<usize>,
     database_timeout_ms: Option<u64>,
+    usage_stale_after_ms: Option<u64>,
 }
 
 /// A setting that could not be read.
@@ -176,6 +181,11 @@ impl Settings {
         .map_err(|e| bad("LINECAST_MAX_KEYS_PER_CUSTOMER", e))?;
         let database_timeout =
             std::time::Duration::from_millis(number("LINECAST_DATABASE_TIMEOUT_MS", file.database_timeout_ms, 2000)?);
+        let usage_stale_after = std::time::Duration::from_millis(number(
+            "LINECAST_USAGE_STALE_AFTER_MS",
+            file.usage_stale_after_ms,
+            10_000,
+        )?);
         let metrics_bind = pick("LINECAST_METRICS_BIND", &file.metrics_bind)
             .filter(|s| !s.is_empty())
             .map(|v| v.parse().map_err(|e| bad("LINECAST_METRICS_BIND", e)))
@@ -226,6 +236,7 @@ impl Settings {
             metrics_bind,
             max_keys_per_customer,
             database_timeout,
+            usage_stale_after,
         })
     }
 
@@ -249,6 +260,7 @@ impl Settings {
             metrics_bind: None,
             max_keys_per_customer: 25,
             database_timeout: std::time::Duration::from_secs(2),
+            usage_stale_after: std::time::Duration::from_secs(10),
             auth_enabled: true,
             freeze_rate_clock: true,
             redis_namespace: "linecast".to_owned(),

@@ -44,15 +44,13 @@ pub struct Application {
     port: u16,
     server: Server,
     pub state: AppState,
-    flusher: tokio::task::JoinHandle<()>,
+    flusher: crate::accounting::Flusher,
     /// The metrics listener, when `LINECAST_METRICS_BIND` is set.
     metrics: Option<(u16, Server)>,
     var_dir: PathBuf,
 }
 
-/// How often usage counts and `last_used_at` reach the database. A crash
-/// loses at most this much counting (see docs/operations.md).
-pub const FLUSH_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+pub use crate::accounting::FLUSH_EVERY;
 
 async fn build_limiter(settings: &Settings, usage: Arc<dyn UsageMeter>) -> anyhow::Result<Arc<dyn Limiter>> {
     Ok(match &settings.redis_url {
@@ -62,45 +60,6 @@ async fn build_limiter(settings: &Settings, usage: Arc<dyn UsageMeter>) -> anyho
                 .map_err(|e| anyhow::anyhow!("connecting to Redis: {e}"))?,
         ),
         None => Arc::new(InProcessLimiter::new(usage)),
-    })
-}
-
-/// When the last usage flush succeeded, for the flush-lag metric.
-static LAST_GOOD_FLUSH: std::sync::Mutex<Option<std::time::Instant>> = std::sync::Mutex::new(None);
-
-async fn flush_once(state: &AppState) {
-    let ok = match state.limiter.flush().await {
-        Ok(()) => true,
-        Err(e) => {
-            tracing::warn!(error = %e, "usage flush failed; increments stay buffered");
-            false
-        }
-    };
-    if let Ok(mut last) = LAST_GOOD_FLUSH.lock() {
-        let now = std::time::Instant::now();
-        if ok || last.is_none() {
-            *last = Some(now);
-        }
-        let lag = last.map_or(0.0, |t| now.duration_since(t).as_secs_f64());
-        crate::metrics::usage_flush(ok, lag);
-    }
-    if let Some(access) = &state.access {
-        let keys = access.take_used_keys();
-        if !keys.is_empty()
-            && let Err(e) = state.accounts.touch_last_used(&keys, state.clock.now()).await
-        {
-            tracing::warn!(error = %e, "last_used_at update failed");
-        }
-    }
-}
-
-fn spawn_flusher(state: AppState) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(FLUSH_EVERY);
-        loop {
-            tick.tick().await;
-            flush_once(&state).await;
-        }
     })
 }
 
@@ -234,11 +193,12 @@ impl Application {
             )),
             health: Arc::new(HealthCache::default()),
             max_keys_per_customer: settings.max_keys_per_customer,
+            usage_health: Arc::new(crate::accounting::UsageHealth::new(settings.usage_stale_after)),
         };
         if settings.demo {
             crate::demo::ensure_demo_customer(&state, &settings.var_dir).await?;
         }
-        let flusher = spawn_flusher(state.clone());
+        let flusher = crate::accounting::Flusher::spawn(state.clone());
         let listener = TcpListener::bind(settings.bind).with_context(|| format!("binding {}", settings.bind))?;
         let port = listener.local_addr()?.port();
         let server = run(listener, state.clone(), doc)?;
@@ -286,8 +246,8 @@ impl Application {
             handle.stop(true).await;
             let _ = task.await;
         }
-        self.flusher.abort();
-        flush_once(&self.state).await;
+        self.flusher.stop().await;
+        crate::accounting::flush_once(&self.state).await;
         served
     }
 

@@ -49,4 +49,6 @@ pub struct AppState {
     pub health: Arc<crate::routes::health::HealthCache>,
     /// Most active keys a customer may hold.
     pub max_keys_per_customer: usize,
+    /// Whether counted usage is reaching the database.
+    pub usage_health: Arc<crate::accounting::UsageHealth>,
 }

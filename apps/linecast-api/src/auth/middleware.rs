@@ -100,6 +100,17 @@ pub async fn authenticate(
             customer.api_subscription_status
         )));
     }
+    // Counting that cannot be persisted would be lost in a crash: past the
+    // bound, serve nothing that would be counted (see `accounting`).
+    if state.usage_health.is_stale() {
+        return Err(ApiError::Unavailable {
+            detail: "Usage accounting is temporarily unavailable; retry with backoff".to_owned(),
+            cause: format!(
+                "usage has not reached the database for {} ms",
+                state.usage_health.lag().as_millis()
+            ),
+        });
+    }
     match access
         .limiter
         .check_second(key.id, PER_SECOND_LIMIT, access.rate_clock.now())

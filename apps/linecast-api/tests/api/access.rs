@@ -319,7 +319,7 @@ async fn a_key_on_a_plan_without_api_access_is_403_and_legacy_tiers_pass() {
 /// Renames a table with the `sqlite3` command-line tool, which stands in for
 /// an accounts database that fails every query. (`chmod` does not stop root,
 /// and open SQLite handles survive deleting the file.)
-fn sqlite_rename_table(db: &std::path::Path, from: &str, to: &str) {
+pub fn sqlite_rename_table(db: &std::path::Path, from: &str, to: &str) {
     let out = std::process::Command::new("sqlite3")
         .arg("-cmd")
         .arg(".timeout 10000")

@@ -195,3 +195,49 @@ async fn redis_down_fails_closed_with_503_and_recovers_without_restart() {
     }
     assert!(recovered);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn while_usage_cannot_be_persisted_counting_stops_after_the_crash_bound_and_nothing_is_lost() {
+    let app = app_with(|s| s.usage_stale_after = Duration::from_millis(1500)).await;
+    let demo = demo_customer(&app).await;
+    let month = crate::access::FIXTURE_MONTH;
+    let before = app.state.limiter.month_usage(demo.customer_id, month).await.unwrap();
+    let db = app.var_dir.join("linecast.db");
+    crate::access::sqlite_rename_table(&db, "usage_counters", "usage_away");
+    let mut served = 0_u64;
+    let mut refused = None;
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(6) {
+        let r = get_with(&app, "/api/v1/sports", &app.api_key).await;
+        if r.status == 200 {
+            served += 1;
+        } else {
+            let detail = assert_error_shape(r.status, &r.body, 503);
+            assert!(detail.contains("Usage accounting"), "{detail}");
+            refused = Some(started.elapsed());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let refused = refused.expect("the gate closes once buffered usage is older than the bound");
+    assert!(
+        refused >= Duration::from_millis(1000),
+        "not before the bound: {refused:?}"
+    );
+    assert!(served > 0);
+    crate::access::sqlite_rename_table(&db, "usage_away", "usage_counters");
+    let mut reopened = false;
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        if get_with(&app, "/api/v1/sports", &app.api_key).await.status == 200 {
+            reopened = true;
+            break;
+        }
+    }
+    assert!(reopened, "a good flush reopens the gate without a restart");
+    app.state.limiter.flush().await.unwrap();
+    let persisted = app.state.usage.get_usage(demo.customer_id, month).await.unwrap();
+    // Every request served during the outage, plus the one after it, reached
+    // the database; refusals were not counted.
+    assert_eq!(persisted, before + served + 1);
+}
