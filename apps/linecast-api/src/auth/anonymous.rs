@@ -53,7 +53,7 @@ impl AddressLimiter {
                 .max_capacity(200_000)
                 // An idle bucket refills completely within a second or so;
                 // dropping it after a minute changes nothing.
-                .time_to_idle(Duration::from_secs(60))
+                .time_to_idle(Duration::from_mins(1))
                 .build(),
         }
     }

@@ -142,7 +142,10 @@ pub async fn raw_request(address: &str, method: &str, path: &str, headers: &[(&s
     let mut stream = tokio::net::TcpStream::connect(host).await.unwrap();
     let mut request = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
     for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
+        request.push_str(name);
+        request.push_str(": ");
+        request.push_str(value);
+        request.push_str("\r\n");
     }
     if matches!(method, "POST" | "PATCH" | "PUT") {
         request.push_str("Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");

@@ -220,10 +220,7 @@ async fn while_usage_cannot_be_persisted_counting_stops_after_the_crash_bound_an
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let refused = refused.expect("the gate closes once buffered usage is older than the bound");
-    assert!(
-        refused >= Duration::from_millis(1000),
-        "not before the bound: {refused:?}"
-    );
+    assert!(refused >= Duration::from_secs(1), "not before the bound: {refused:?}");
     assert!(served > 0);
     crate::access::sqlite_rename_table(&db, "usage_away", "usage_counters");
     let mut reopened = false;
