@@ -10,6 +10,7 @@ pub mod metrics;
 pub mod openapi;
 pub mod params;
 mod rounding;
+pub mod responses;
 pub mod routes;
 pub mod schema;
 pub mod settings;

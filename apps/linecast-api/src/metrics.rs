@@ -49,6 +49,11 @@ pub fn key_cache(result: &'static str) {
     metrics::counter!("linecast_key_cache_total", "result" => result).increment(1);
 }
 
+/// A response-cache lookup: `hit` or `miss`.
+pub fn response_cache(result: &'static str) {
+    metrics::counter!("linecast_response_cache_total", "result" => result).increment(1);
+}
+
 /// A limiter decision: limiter `second`, `month` or `address`; decision
 /// `allowed`, `refused` or `error`.
 pub fn limiter_decision(limiter: &'static str, decision: &'static str) {

@@ -193,6 +193,9 @@ impl Application {
             )),
             health: Arc::new(HealthCache::default()),
             max_keys_per_customer: settings.max_keys_per_customer,
+            // Half the cache budget: parsed artifacts and graded seasons
+            // each have the whole budget, rendered bodies are smaller.
+            responses: Arc::new(crate::responses::ResponseCache::new(settings.cache_bytes / 2)),
             usage_health: Arc::new(crate::accounting::UsageHealth::new(settings.usage_stale_after)),
         };
         if settings.demo {

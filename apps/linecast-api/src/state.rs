@@ -49,6 +49,8 @@ pub struct AppState {
     pub health: Arc<crate::routes::health::HealthCache>,
     /// Most active keys a customer may hold.
     pub max_keys_per_customer: usize,
+    /// Rendered bodies of the read endpoints (render once, serve bytes).
+    pub responses: Arc<crate::responses::ResponseCache>,
     /// Whether counted usage is reaching the database.
     pub usage_health: Arc<crate::accounting::UsageHealth>,
 }

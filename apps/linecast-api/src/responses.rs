@@ -1,0 +1,330 @@
+//! Render once, serve bytes: the response cache of the read endpoints.
+//!
+//! A cacheable body is a pure function of its route, its normalized
+//! parameters, the generations (object versions) of the artifacts it reads
+//! and, for slate-dependent routes, the served slate date. Handlers name
+//! those inputs in a `CacheKey`; the first request renders and serializes
+//! the body, later ones with the same key get the stored bytes. A hit does
+//! no parsing, no serialization and no compression: gzip and brotli variants
+//! are made once per body, on first demand.
+//!
+//! Every body has a strong `ETag` (a hash of its JSON bytes; the gzip and
+//! brotli variants carry their own tag, suffixed `-gz` and `-br`). An
+//! `If-None-Match` naming one of them exactly answers 304 with no body. The
+//! request is still authenticated and counted by the access gate, which ran
+//! before the handler.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::sync::{Arc, OnceLock};
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{
+    ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, ETAG, HeaderValue, IF_NONE_MATCH, VARY,
+};
+use actix_web::{HttpRequest, HttpResponse};
+use bytes::Bytes;
+use moka::future::Cache;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::error::ApiError;
+
+/// `Cache-Control` of authenticated data: only the caller's own cache may
+/// keep it, and must revalidate (cheaply, with the ETag) before reuse.
+pub const PRIVATE: &str = "private, no-cache";
+/// `Cache-Control` of the free public feed.
+pub const PUBLIC: &str = "public, max-age=30";
+
+/// Everything a body depends on, as one string: the route, then each input.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CacheKey(String);
+
+impl CacheKey {
+    /// A key for `route` (a stable name, e.g. `predictions`).
+    pub fn new(route: &str) -> Self {
+        Self(route.to_owned())
+    }
+
+    /// Adds one input (a parameter, an artifact generation, a date). Inputs
+    /// are separated by a byte no input contains.
+    #[must_use]
+    pub fn with(mut self, input: impl std::fmt::Display) -> Self {
+        let _ = write!(self.0, "\u{1f}{input}");
+        self
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A body rendered once, with its compressed variants made on first demand.
+#[derive(Debug)]
+pub struct Rendered {
+    identity: Bytes,
+    tag: String,
+    gzip: OnceLock<Bytes>,
+    br: OnceLock<Bytes>,
+}
+
+/// A content coding of a response body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coding {
+    Identity,
+    Gzip,
+    Brotli,
+}
+
+impl Rendered {
+    /// Serializes `value` and tags it.
+    pub fn new(value: &impl Serialize) -> Result<Self, ApiError> {
+        let json = serde_json::to_vec(value).map_err(|e| ApiError::Internal(format!("serializing a body: {e}")))?;
+        Ok(Self::from_json(Bytes::from(json)))
+    }
+
+    /// Tags already serialized JSON.
+    pub fn from_json(identity: Bytes) -> Self {
+        let digest = Sha256::digest(&identity);
+        let tag = hex::encode(&digest[..16]);
+        Self {
+            identity,
+            tag,
+            gzip: OnceLock::new(),
+            br: OnceLock::new(),
+        }
+    }
+
+    /// The JSON bytes.
+    pub fn json(&self) -> &Bytes {
+        &self.identity
+    }
+
+    /// The strong ETag of one variant (quoted).
+    pub fn etag(&self, coding: Coding) -> String {
+        match coding {
+            Coding::Identity => format!("\"{}\"", self.tag),
+            Coding::Gzip => format!("\"{}-gz\"", self.tag),
+            Coding::Brotli => format!("\"{}-br\"", self.tag),
+        }
+    }
+
+    /// The body in `coding`, compressing it the first time it is asked for.
+    pub fn body(&self, coding: Coding) -> Bytes {
+        match coding {
+            Coding::Identity => self.identity.clone(),
+            Coding::Gzip => self.gzip.get_or_init(|| gzip(&self.identity)).clone(),
+            Coding::Brotli => self.br.get_or_init(|| brotli(&self.identity)).clone(),
+        }
+    }
+
+    /// Whether `If-None-Match` names one of this body's tags exactly (or is `*`).
+    pub fn matches(&self, if_none_match: &str) -> bool {
+        if_none_match.split(',').map(str::trim).any(|candidate| {
+            candidate == "*"
+                || [Coding::Identity, Coding::Gzip, Coding::Brotli]
+                    .iter()
+                    .any(|c| candidate == self.etag(*c))
+        })
+    }
+
+    /// The response to `req`: 304 on a matching `If-None-Match`, otherwise
+    /// 200 with the variant `Accept-Encoding` prefers.
+    pub fn respond(&self, req: &HttpRequest, cache_control: &'static str) -> HttpResponse {
+        let coding = negotiate(
+            req.headers()
+                .get(ACCEPT_ENCODING)
+                .and_then(|v| v.to_str().ok()),
+        );
+        let not_modified = req
+            .headers()
+            .get(IF_NONE_MATCH)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| self.matches(v));
+        let mut res = if not_modified {
+            HttpResponse::new(StatusCode::NOT_MODIFIED)
+        } else {
+            HttpResponse::with_body(StatusCode::OK, self.body(coding)).map_into_boxed_body()
+        };
+        let headers = res.headers_mut();
+        if let Ok(v) = HeaderValue::from_str(&self.etag(coding)) {
+            headers.insert(ETAG, v);
+        }
+        headers.insert(VARY, HeaderValue::from_static("Accept-Encoding"));
+        headers.insert(CACHE_CONTROL, HeaderValue::from_static(cache_control));
+        if !not_modified {
+            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            match coding {
+                Coding::Identity => {}
+                Coding::Gzip => {
+                    headers.insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+                }
+                Coding::Brotli => {
+                    headers.insert(CONTENT_ENCODING, HeaderValue::from_static("br"));
+                }
+            }
+        }
+        res
+    }
+
+    /// Bytes held (the compressed variants are counted at their usual ratio
+    /// before they exist, so a cached body's weight does not change).
+    fn weight(&self) -> u32 {
+        let n = self.identity.len() as u64;
+        u32::try_from(n + n / 2 + 256).unwrap_or(u32::MAX)
+    }
+}
+
+fn gzip(bytes: &[u8]) -> Bytes {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::with_capacity(bytes.len() / 4), flate2::Compression::new(6));
+    // Writing to a Vec cannot fail.
+    let _ = encoder.write_all(bytes);
+    Bytes::from(encoder.finish().unwrap_or_default())
+}
+
+fn brotli(bytes: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(bytes.len() / 5);
+    {
+        let mut writer = brotli::CompressorWriter::new(&mut out, 16 * 1024, 6, 22);
+        let _ = writer.write_all(bytes);
+    }
+    Bytes::from(out)
+}
+
+/// The coding `Accept-Encoding` prefers among br, gzip and identity, by
+/// q-value (ties: br, then gzip, then identity). No header means identity;
+/// identity stays acceptable unless refused with `q=0` (directly or by `*`).
+pub fn negotiate(accept: Option<&str>) -> Coding {
+    let Some(accept) = accept else {
+        return Coding::Identity;
+    };
+    let (mut br, mut gz, mut id, mut star) = (None::<f32>, None::<f32>, None::<f32>, None::<f32>);
+    for item in accept.split(',') {
+        let mut parts = item.split(';');
+        let name = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let mut q = 1.0_f32;
+        for param in parts {
+            if let Some(v) = param.trim().strip_prefix("q=").or_else(|| param.trim().strip_prefix("Q=")) {
+                q = v.trim().parse().unwrap_or(0.0);
+            }
+        }
+        match name.as_str() {
+            "br" => br = Some(q),
+            "gzip" | "x-gzip" => gz = Some(q),
+            "identity" => id = Some(q),
+            "*" => star = Some(q),
+            _ => {}
+        }
+    }
+    let br = br.or(star).unwrap_or(0.0);
+    let gz = gz.or(star).unwrap_or(0.0);
+    let id = id.or(star.filter(|q| *q == 0.0)).unwrap_or(1.0);
+    let best = br.max(gz).max(id);
+    if best <= 0.0 {
+        return Coding::Identity;
+    }
+    if br == best {
+        Coding::Brotli
+    } else if gz == best {
+        Coding::Gzip
+    } else {
+        Coding::Identity
+    }
+}
+
+/// Rendered bodies by key, LRU, weighed in bytes.
+pub struct ResponseCache {
+    cache: Cache<CacheKey, Arc<Rendered>>,
+}
+
+impl ResponseCache {
+    /// A cache holding at most `budget_bytes` of bodies.
+    pub fn new(budget_bytes: u64) -> Self {
+        Self {
+            cache: Cache::builder()
+                .max_capacity(budget_bytes)
+                .weigher(|_k: &CacheKey, v: &Arc<Rendered>| v.weight())
+                .build(),
+        }
+    }
+
+    /// The body for `key`, rendering it with `render` on a miss (concurrent
+    /// misses of one key render once). Errors are not cached.
+    pub async fn get_or_render<T, F>(&self, key: CacheKey, render: F) -> Result<Arc<Rendered>, ApiError>
+    where
+        T: Serialize,
+        F: FnOnce() -> Result<T, ApiError>,
+    {
+        if let Some(hit) = self.cache.get(&key).await {
+            crate::metrics::response_cache("hit");
+            return Ok(hit);
+        }
+        crate::metrics::response_cache("miss");
+        let init = async move { render().and_then(|value| Rendered::new(&value)).map(Arc::new) };
+        self.cache
+            .try_get_with(key, init)
+            .await
+            .map_err(|e| match Arc::try_unwrap(e) {
+                Ok(err) => err,
+                Err(shared) => ApiError::Internal(format!("rendering a body: {shared}")),
+            })
+    }
+
+    /// Bodies held now (for tests and metrics).
+    pub fn entry_count(&self) -> u64 {
+        self.cache.entry_count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_encoding_is_read_with_its_q_values() {
+        assert_eq!(negotiate(None), Coding::Identity);
+        assert_eq!(negotiate(Some("gzip")), Coding::Gzip);
+        assert_eq!(negotiate(Some("gzip, br")), Coding::Brotli);
+        assert_eq!(negotiate(Some("br;q=0.5, gzip;q=0.8")), Coding::Gzip);
+        assert_eq!(negotiate(Some("gzip;q=0, br;q=0")), Coding::Identity);
+        assert_eq!(negotiate(Some("identity")), Coding::Identity);
+        assert_eq!(negotiate(Some("*")), Coding::Brotli);
+        assert_eq!(negotiate(Some("gzip;q=0.1, identity;q=0.5")), Coding::Identity);
+        assert_eq!(negotiate(Some("deflate, zstd")), Coding::Identity);
+        assert_eq!(negotiate(Some("GZIP;Q=1")), Coding::Gzip);
+        assert_eq!(negotiate(Some("gzip;q=nonsense")), Coding::Identity);
+    }
+
+    #[test]
+    fn only_an_exact_tag_matches() {
+        let r = Rendered::from_json(Bytes::from_static(b"{\"a\":1}"));
+        let tag = r.etag(Coding::Identity);
+        assert!(r.matches(&tag));
+        assert!(r.matches(&r.etag(Coding::Gzip)));
+        assert!(r.matches(&format!("\"other\", {tag}")));
+        assert!(r.matches("*"));
+        assert!(!r.matches(&tag[..tag.len() - 2]));
+        assert!(!r.matches(&format!("W/{tag}")));
+        assert!(!r.matches("\"x\""));
+        let other = Rendered::from_json(Bytes::from_static(b"{\"a\":2}"));
+        assert!(!other.matches(&tag));
+    }
+
+    #[test]
+    fn the_compressed_variants_decode_to_the_same_json() {
+        use std::io::Read as _;
+        let json = Bytes::from(serde_json::to_vec(&serde_json::json!({"x": vec![1.5; 500]})).unwrap_or_default());
+        let r = Rendered::from_json(json.clone());
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(&r.body(Coding::Gzip)[..])
+            .read_to_end(&mut out)
+            .unwrap_or_default();
+        assert_eq!(out, json);
+        let mut out = Vec::new();
+        brotli::Decompressor::new(&r.body(Coding::Brotli)[..], 4096)
+            .read_to_end(&mut out)
+            .unwrap_or_default();
+        assert_eq!(out, json);
+        assert!(r.body(Coding::Gzip).len() < json.len() / 4);
+    }
+}
