@@ -255,12 +255,22 @@ impl ResponseCache {
         T: Serialize,
         F: FnOnce() -> Result<T, ApiError>,
     {
+        self.get_or_insert(key, || render().and_then(|value| Rendered::new(&value)))
+            .await
+    }
+
+    /// Like `get_or_render`, for a body the caller serializes itself (one
+    /// that borrows what it is made of).
+    pub async fn get_or_insert<F>(&self, key: CacheKey, render: F) -> Result<Arc<Rendered>, ApiError>
+    where
+        F: FnOnce() -> Result<Rendered, ApiError>,
+    {
         if let Some(hit) = self.cache.get(&key).await {
             crate::metrics::response_cache("hit");
             return Ok(hit);
         }
         crate::metrics::response_cache("miss");
-        let init = async move { render().and_then(|value| Rendered::new(&value)).map(Arc::new) };
+        let init = async move { render().map(Arc::new) };
         self.cache
             .try_get_with(key, init)
             .await

@@ -1,13 +1,16 @@
 //! `GET /api/v1/odds/{sport}`: current odds for every market.
 
-use actix_web::{HttpResponse, get, web};
+use actix_web::{HttpRequest, HttpResponse, get, web};
+use chrono::NaiveDate;
 use linecast_core::services::slate;
-use linecast_domain::LineField;
+use linecast_domain::artifacts::OddsRow;
+use linecast_domain::{LineField, Sport};
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::error::ApiError;
 use crate::params;
+use crate::responses::{CacheKey, PRIVATE};
 use crate::state::AppState;
 
 /// One game's current odds. Prices are American; null when not offered.
@@ -61,11 +64,27 @@ const STAMP: &str = "%Y-%m-%d %H:%M:%S";
     )
 )]
 #[get("/odds/{sport}")]
-pub async fn odds(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+pub async fn odds(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
     let sport = params::sport(&path)?;
     let artifact = state.store.odds(sport).await?;
     let slate_date = slate::served_slate(state.store.as_ref(), sport, state.clock.now()).await?;
-    let rows = slate::select_games(&artifact.value, |r| &r.key, slate_date, false);
+    let key = CacheKey::new("odds")
+        .with(sport)
+        .with(&artifact.version.version)
+        .with(slate_date);
+    let rendered = state
+        .responses
+        .get_or_render(key, || Ok(render(&artifact.value, sport, slate_date)))
+        .await?;
+    Ok(rendered.respond(&req, PRIVATE))
+}
+
+fn render(artifact: &[OddsRow], sport: Sport, slate_date: NaiveDate) -> OddsResponse {
+    let rows = slate::select_games(artifact, |r| &r.key, slate_date, false);
     let last_updated = rows
         .iter()
         .map(|r| r.last_updated)
@@ -94,10 +113,10 @@ pub async fn odds(state: web::Data<AppState>, path: web::Path<String>) -> Result
             }
         })
         .collect();
-    Ok(HttpResponse::Ok().json(OddsResponse {
+    OddsResponse {
         sport: sport.code().to_owned(),
         date: slate_date.format("%Y-%m-%d").to_string(),
         games,
         last_updated,
-    }))
+    }
 }

@@ -1,6 +1,8 @@
 //! Results paging and the season list.
 
-use actix_web::{HttpResponse, get, web};
+use actix_web::{HttpRequest, HttpResponse, get, web};
+use linecast_core::services::history::SeasonData;
+use linecast_domain::{ModelType, SeasonLabel, Sport};
 use linecast_paging::{Order, Request, plan};
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -9,6 +11,7 @@ use utoipa::ToSchema;
 use super::security::{rfc3339, season as parse_season};
 use crate::error::ApiError;
 use crate::params::{self, RawQuery};
+use crate::responses::{CacheKey, PRIVATE, Rendered};
 use crate::state::AppState;
 
 /// A page of graded results.
@@ -78,6 +81,7 @@ pub struct SeasonsResponse {
 )]
 #[get("/results/{sport}/{model_type}")]
 pub async fn results(
+    req: HttpRequest,
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
     query: web::Query<RawQuery>,
@@ -99,9 +103,34 @@ pub async fn results(
     let data = state.history.season(sport, model_type, season).await?;
     let total = data.total();
     let plan = plan(&request, total, &data.version.version)?;
+    // The page is a pure function of the season generation and the plan.
+    let key = CacheKey::new("results")
+        .with(sport)
+        .with(model_type)
+        .with(season)
+        .with(&data.version.version)
+        .with(format!("{:?}", plan.order))
+        .with(plan.page.offset)
+        .with(plan.page.range().len())
+        .with(plan.snapshot.as_deref().unwrap_or(""));
+    let body = state
+        .responses
+        .get_or_insert(key, || page(&data, sport, model_type, season, &plan))
+        .await?;
+    Ok(body.respond(&req, PRIVATE))
+}
+
+fn page(
+    data: &SeasonData,
+    sport: Sport,
+    model_type: ModelType,
+    season: SeasonLabel,
+    plan: &linecast_paging::Plan,
+) -> Result<Rendered, ApiError> {
+    let total = data.total();
     let rendered = data.rendered_rows();
     let range = plan.page.range();
-    let results: Vec<&RawValue> = match plan.order {
+    let rows: Vec<&RawValue> = match plan.order {
         Order::OldestFirst => rendered[range].iter().map(AsRef::as_ref).collect(),
         Order::NewestFirst => range.map(|i| rendered[total - 1 - i].as_ref()).collect(),
     };
@@ -109,17 +138,17 @@ pub async fn results(
         sport: sport.code().to_owned(),
         model_type: model_type.code().to_owned(),
         season: season.to_string(),
-        returned: results.len(),
-        results,
+        returned: rows.len(),
+        results: rows,
         last_updated: rfc3339(data.version.last_modified),
         total,
         offset: plan.page.offset,
         next_offset: plan.page.next_offset,
-        snapshot: plan.snapshot,
+        snapshot: plan.snapshot.clone(),
         source_start: data.first_date().map(|d| d.format("%Y-%m-%d").to_string()),
         source_end: data.last_date().map(|d| d.format("%Y-%m-%d").to_string()),
     };
-    Ok(HttpResponse::Ok().json(body))
+    Rendered::new(&body)
 }
 
 #[utoipa::path(
