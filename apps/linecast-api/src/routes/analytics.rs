@@ -4,11 +4,12 @@
 
 use std::collections::HashMap;
 
-use actix_web::{HttpResponse, get, web};
+use actix_web::{HttpRequest, HttpResponse, get, web};
 use chrono::NaiveDate;
 use linecast_core::StoreError;
 use linecast_core::services::slate::et_date;
-use linecast_domain::artifacts::GameStatus;
+use linecast_core::services::history::SeasonData;
+use linecast_domain::artifacts::{GameStatus, ScoreRow};
 use linecast_domain::{ModelType, SeasonLabel, Sport};
 use linecast_grading::{Density, GRADING_RULES, Rolling, SummaryEntry, TeamForm, Tracking, team_form};
 use serde::Serialize;
@@ -17,6 +18,7 @@ use utoipa::ToSchema;
 use super::security::{rfc3339, season as parse_season};
 use crate::error::ApiError;
 use crate::params::{self, RawQuery};
+use crate::responses::{CacheKey, PRIVATE};
 use crate::state::AppState;
 
 fn sport_and_type(path: &(String, String)) -> Result<(Sport, ModelType), ApiError> {
@@ -62,19 +64,40 @@ pub struct SummaryResponse {
     )
 )]
 #[get("/summary/{sport}/{model_type}")]
-pub async fn summary(state: web::Data<AppState>, path: web::Path<(String, String)>) -> Result<HttpResponse, ApiError> {
+pub async fn summary(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
     let (sport, model_type) = sport_and_type(&path.into_inner())?;
     let season = state.history.current(sport, model_type, state.clock.now()).await?;
     let data = state.history.season(sport, model_type, season).await?;
+    let key = CacheKey::new("summary")
+        .with(sport)
+        .with(model_type)
+        .with(season)
+        .with(&data.version.version);
     let summary = data.summary();
-    Ok(HttpResponse::Ok().json(SummaryResponse {
+    respond_cached(&req, &state, key, || SummaryResponse {
         sport: sport.code().to_owned(),
         model_type: model_type.code().to_owned(),
         season: season.to_string(),
         summaries: summary.entries.clone(),
         generated_date: rfc3339(data.version.last_modified),
         grading: GRADING_RULES.to_owned(),
-    }))
+    })
+    .await
+}
+
+/// Serves the body of `key` from the response cache, rendering it on a miss.
+async fn respond_cached<T: Serialize>(
+    req: &HttpRequest,
+    state: &AppState,
+    key: CacheKey,
+    render: impl FnOnce() -> T,
+) -> Result<HttpResponse, ApiError> {
+    let body = state.responses.get_or_render(key, || Ok(render())).await?;
+    Ok(body.respond(req, PRIVATE))
 }
 
 /// The model-tracking record of a season.
@@ -128,6 +151,7 @@ async fn season_or_current(
 )]
 #[get("/models/{sport}/{model_type}/tracking")]
 pub async fn tracking(
+    req: HttpRequest,
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
     query: web::Query<RawQuery>,
@@ -135,14 +159,20 @@ pub async fn tracking(
     let (sport, model_type) = sport_and_type(&path.into_inner())?;
     let season = season_or_current(&state, sport, model_type, &query).await?;
     let data = state.history.season(sport, model_type, season).await?;
-    Ok(HttpResponse::Ok().json(TrackingResponse {
+    let key = CacheKey::new("tracking")
+        .with(sport)
+        .with(model_type)
+        .with(season)
+        .with(&data.version.version);
+    respond_cached(&req, &state, key, || TrackingResponse {
         sport: sport.code().to_owned(),
         model: model_type.code().to_owned(),
         season: season.to_string(),
         tracking: (*data.tracking()).clone(),
         grading: GRADING_RULES.to_owned(),
         last_updated: rfc3339(data.version.last_modified),
-    }))
+    })
+    .await
 }
 
 /// Team form for the current season.
@@ -180,6 +210,7 @@ pub struct TeamFormResponse {
 )]
 #[get("/results/{sport}/{model_type}/team-form")]
 pub async fn team_form_route(
+    req: HttpRequest,
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
@@ -188,11 +219,39 @@ pub async fn team_form_route(
     let season = state.history.current(sport, model_type, now).await?;
     let data = state.history.season(sport, model_type, season).await?;
     let today = et_date(now);
+    let tape = match state.store.scores(sport).await {
+        Ok(tape) => Some(tape),
+        Err(StoreError::NotFound { .. }) => None,
+        Err(e) => return Err(e.into()),
+    };
+    // Next game dates depend on the ET date; everything else on the season
+    // generation and the score tape's.
+    let key = CacheKey::new("team-form")
+        .with(sport)
+        .with(model_type)
+        .with(season)
+        .with(&data.version.version)
+        .with(tape.as_ref().map_or("", |t| t.version.version.as_str()))
+        .with(today);
+    respond_cached(&req, &state, key, || {
+        team_form_body(&data, tape.as_ref().map(|t| t.value.as_slice()), sport, model_type, season, today)
+    })
+    .await
+}
+
+fn team_form_body(
+    data: &SeasonData,
+    tape: Option<&[ScoreRow]>,
+    sport: Sport,
+    model_type: ModelType,
+    season: SeasonLabel,
+    today: NaiveDate,
+) -> TeamFormResponse {
     let mut next: HashMap<String, NaiveDate> = HashMap::new();
     let mut season_end = data.last_date();
-    match state.store.scores(sport).await {
-        Ok(tape) => {
-            for game in tape.value.iter() {
+    if let Some(tape) = tape {
+        {
+            for game in tape {
                 if game.season == season {
                     season_end = season_end.max(Some(game.key.date));
                 }
@@ -204,11 +263,9 @@ pub async fn team_form_route(
                 }
             }
         }
-        Err(StoreError::NotFound { .. }) => {}
-        Err(e) => return Err(e.into()),
     }
     let teams = team_form(&data.table.rows, sport, model_type, |team| next.get(team).copied());
-    Ok(HttpResponse::Ok().json(TeamFormResponse {
+    TeamFormResponse {
         sport: sport.code().to_owned(),
         model_type: model_type.code().to_owned(),
         current_season: season.to_string(),
@@ -216,7 +273,7 @@ pub async fn team_form_route(
         last_n: 10,
         teams,
         last_updated: rfc3339(data.version.last_modified),
-    }))
+    }
 }
 
 /// Rolling 4-week curves, one per archived season.
@@ -250,17 +307,23 @@ pub struct RollingResponse {
 )]
 #[get("/results/{sport}/{model_type}/rolling")]
 pub async fn rolling_route(
+    req: HttpRequest,
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let (sport, model_type) = sport_and_type(&path.into_inner())?;
     let cross = state.history.rolling(sport, model_type).await?;
-    Ok(HttpResponse::Ok().json(RollingResponse {
+    let key = CacheKey::new("rolling")
+        .with(sport)
+        .with(model_type)
+        .with(&cross.generations);
+    respond_cached(&req, &state, key, || RollingResponse {
         sport: sport.code().to_owned(),
         model_type: model_type.code().to_owned(),
         rolling: (*cross.value).clone(),
         last_updated: cross.last_updated.map(rfc3339),
-    }))
+    })
+    .await
 }
 
 /// Result density: BLEND bins by season.
@@ -296,16 +359,22 @@ pub struct DensityResponse {
 )]
 #[get("/results/{sport}/{model_type}/density")]
 pub async fn density_route(
+    req: HttpRequest,
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let (sport, model_type) = sport_and_type(&path.into_inner())?;
     let cross = state.history.density(sport, model_type, state.clock.now()).await?;
-    Ok(HttpResponse::Ok().json(DensityResponse {
+    let key = CacheKey::new("density")
+        .with(sport)
+        .with(model_type)
+        .with(&cross.generations);
+    respond_cached(&req, &state, key, || DensityResponse {
         sport: sport.code().to_owned(),
         model_type: model_type.code().to_owned(),
         current_season: cross.current.map(|s| s.to_string()).unwrap_or_default(),
         chart: (*cross.value).clone(),
         last_updated: cross.last_updated.map(rfc3339),
-    }))
+    })
+    .await
 }

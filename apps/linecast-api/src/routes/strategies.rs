@@ -1,7 +1,7 @@
 //! Strategy leaderboards and replays. `accounting` absent means the
 //! deprecated `legacy_v1`, announced with a `Deprecation` header.
 
-use actix_web::{HttpResponse, get, web};
+use actix_web::{HttpRequest, HttpResponse, get, web};
 use linecast_domain::{ModelType, SeasonLabel, Sport};
 use linecast_strategies::{Accounting, Leaderboard, Replay, strategy_ids};
 use serde::Serialize;
@@ -10,6 +10,7 @@ use utoipa::ToSchema;
 use super::security::{rfc3339, season as parse_season};
 use crate::error::ApiError;
 use crate::params::{self, RawQuery};
+use crate::responses::{CacheKey, PRIVATE};
 use crate::state::AppState;
 
 /// The leaderboard of the sixteen strategies.
@@ -68,12 +69,24 @@ async fn season(
     }
 }
 
-fn respond(accounting: Accounting, body: &impl Serialize) -> HttpResponse {
-    let mut res = HttpResponse::Ok();
+/// Serves the body of `key` from the response cache (rendering it on a
+/// miss), with the deprecation header of legacy_v1.
+async fn respond<T: Serialize>(
+    req: &HttpRequest,
+    state: &AppState,
+    key: CacheKey,
+    accounting: Accounting,
+    render: impl FnOnce() -> T,
+) -> Result<HttpResponse, ApiError> {
+    let body = state.responses.get_or_render(key, || Ok(render())).await?;
+    let mut res = body.respond(req, PRIVATE);
     if accounting.is_deprecated() {
-        res.insert_header(("Deprecation", "true"));
+        res.headers_mut().insert(
+            actix_web::http::header::HeaderName::from_static("deprecation"),
+            actix_web::http::header::HeaderValue::from_static("true"),
+        );
     }
-    res.json(body)
+    Ok(res)
 }
 
 #[utoipa::path(
@@ -97,6 +110,7 @@ fn respond(accounting: Accounting, body: &impl Serialize) -> HttpResponse {
 )]
 #[get("/strategies/{sport}/{model_type}")]
 pub async fn strategies(
+    req: HttpRequest,
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
     query: web::Query<RawQuery>,
@@ -107,15 +121,19 @@ pub async fn strategies(
     let accounting = accounting(&query)?;
     let season = season(&state, sport, model_type, &query).await?;
     let data = state.history.season(sport, model_type, season).await?;
+    let key = CacheKey::new("strategies")
+        .with(sport)
+        .with(model_type)
+        .with(season)
+        .with(&data.version.version)
+        .with(accounting.code());
     let board = data.strategies(accounting);
-    Ok(respond(
-        accounting,
-        &StrategiesResponse {
-            season: season.to_string(),
-            last_updated: rfc3339(data.version.last_modified),
-            leaderboard: &board,
-        },
-    ))
+    respond(&req, &state, key, accounting, || StrategiesResponse {
+        season: season.to_string(),
+        last_updated: rfc3339(data.version.last_modified),
+        leaderboard: &board,
+    })
+    .await
 }
 
 #[utoipa::path(
@@ -141,6 +159,7 @@ pub async fn strategies(
 )]
 #[get("/strategies/{sport}/{model_type}/replay/{strategy_id}")]
 pub async fn replay(
+    req: HttpRequest,
     state: web::Data<AppState>,
     path: web::Path<(String, String, String)>,
     query: web::Query<RawQuery>,
@@ -165,12 +184,18 @@ pub async fn replay(
         data.replay_without_excluded(accounting, &strategy_id)
     }
     .map_err(|e| ApiError::invalid_param("strategy_id", &e.id, &strategy_ids().join(", ")))?;
-    Ok(respond(
-        accounting,
-        &ReplayResponse {
-            season: season.to_string(),
-            last_updated: rfc3339(data.version.last_modified),
-            replay: &replay,
-        },
-    ))
+    let key = CacheKey::new("replay")
+        .with(sport)
+        .with(model_type)
+        .with(season)
+        .with(&data.version.version)
+        .with(accounting.code())
+        .with(&strategy_id)
+        .with(include_excluded);
+    respond(&req, &state, key, accounting, || ReplayResponse {
+        season: season.to_string(),
+        last_updated: rfc3339(data.version.last_modified),
+        replay: &replay,
+    })
+    .await
 }

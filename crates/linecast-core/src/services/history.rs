@@ -215,6 +215,9 @@ pub struct CrossSeason<T> {
     pub last_updated: Option<DateTime<Utc>>,
     /// The newest season used.
     pub current: Option<SeasonLabel>,
+    /// The generations the value was computed from (object versions, and
+    /// for density the current season): equal generations, equal value.
+    pub generations: String,
 }
 
 impl std::fmt::Debug for History {
@@ -375,7 +378,7 @@ impl History {
                 data.iter().map(|d| (d.season, d.table.rows.as_slice())).collect();
             let value = Arc::new(rolling(&slices, sport, model_type));
             if let Ok(mut c) = self.rolling.lock() {
-                c.insert((sport, model_type), (versions, value.clone()));
+                c.insert((sport, model_type), (versions.clone(), value.clone()));
             }
             value
         };
@@ -383,6 +386,7 @@ impl History {
             value,
             last_updated: data.iter().map(|d| d.version.last_modified).max(),
             current: data.last().map(|d| d.season),
+            generations: versions.join(","),
         })
     }
 
@@ -415,7 +419,7 @@ impl History {
                 data.iter().map(|d| (d.season, d.table.rows.as_slice())).collect();
             let value = Arc::new(density(current, &slices, sport, model_type));
             if let Ok(mut c) = self.density.lock() {
-                c.insert((sport, model_type), (versions, value.clone()));
+                c.insert((sport, model_type), (versions.clone(), value.clone()));
             }
             value
         };
@@ -423,6 +427,7 @@ impl History {
             value,
             last_updated: data.iter().map(|d| d.version.last_modified).max(),
             current: Some(current),
+            generations: versions.join(","),
         })
     }
 }
