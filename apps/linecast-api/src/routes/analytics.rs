@@ -10,13 +10,14 @@ use linecast_core::StoreError;
 use linecast_core::services::slate::et_date;
 use linecast_domain::artifacts::GameStatus;
 use linecast_domain::{ModelType, SeasonLabel, Sport};
-use linecast_grading::{Density, GRADING_RULES, Rolling, SummaryEntry, TeamForm, Tracking, team_form};
+use linecast_grading::{Density, Rolling, SummaryEntry, TeamForm, Tracking, team_form};
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::security::{rfc3339, season as parse_season};
 use crate::error::ApiError;
 use crate::params::{self, RawQuery};
+use crate::schema::GradingRules;
 use crate::state::AppState;
 
 fn sport_and_type(path: &(String, String)) -> Result<(Sport, ModelType), ApiError> {
@@ -40,8 +41,8 @@ pub struct SummaryResponse {
     pub summaries: Vec<SummaryEntry>,
     /// Publication time of the season store the summary was computed from.
     pub generated_date: String,
-    /// The grading rules in words.
-    pub grading: String,
+    /// The grading rules: rule name → the rule in one sentence.
+    pub grading: GradingRules,
 }
 
 #[utoipa::path(
@@ -73,7 +74,7 @@ pub async fn summary(state: web::Data<AppState>, path: web::Path<(String, String
         season: season.to_string(),
         summaries: summary.entries.clone(),
         generated_date: rfc3339(data.version.last_modified),
-        grading: GRADING_RULES.to_owned(),
+        grading: GradingRules,
     }))
 }
 
@@ -91,7 +92,8 @@ pub struct TrackingResponse {
     #[serde(flatten)]
     #[schema(value_type = Object)]
     pub tracking: Tracking,
-    pub grading: String,
+    /// The grading rules: rule name → the rule in one sentence.
+    pub grading: GradingRules,
     /// Publication time of the season store.
     pub last_updated: String,
 }
@@ -140,7 +142,7 @@ pub async fn tracking(
         model: model_type.code().to_owned(),
         season: season.to_string(),
         tracking: (*data.tracking()).clone(),
-        grading: GRADING_RULES.to_owned(),
+        grading: GradingRules,
         last_updated: rfc3339(data.version.last_modified),
     }))
 }

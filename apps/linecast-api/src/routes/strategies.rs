@@ -68,10 +68,20 @@ async fn season(
     }
 }
 
+/// When `legacy_v1` became deprecated: 2026-11-21T00:00:00Z, the first
+/// linecast release, which shipped `recorded_v2` as its replacement (D15).
+pub const LEGACY_V1_DEPRECATED_AT: i64 = 1_795_219_200;
+
+/// The RFC 9745 `Deprecation` value: `@` and the Unix seconds of the
+/// deprecation date (a Structured Fields date).
+pub fn deprecation_header_value() -> String {
+    format!("@{LEGACY_V1_DEPRECATED_AT}")
+}
+
 fn respond(accounting: Accounting, body: &impl Serialize) -> HttpResponse {
     let mut res = HttpResponse::Ok();
     if accounting.is_deprecated() {
-        res.insert_header(("Deprecation", "true"));
+        res.insert_header(("Deprecation", deprecation_header_value()));
     }
     res.json(body)
 }

@@ -382,7 +382,9 @@ async fn next_offset_is_null_at_the_end_and_an_offset_past_the_end_is_an_empty_p
     assert!(exact["next_offset"].is_null(), "offset + returned == total is the end");
 
     for offset in [total, total + 1, 1_000_000, i64::MAX as u64] {
-        let past = s.ok(&format!("{base}?season=2025-26&offset={offset}")).await;
+        let past = s
+            .ok(&format!("{base}?season=2025-26&offset={offset}&snapshot={snapshot}"))
+            .await;
         assert_eq!(past["results"], Value::Array(vec![]), "offset {offset}");
         assert_eq!(past["returned"], 0);
         assert_eq!(past["offset"], offset);
