@@ -77,10 +77,12 @@ pub fn market(value: &str) -> Result<PublicMarket, ApiError> {
     PublicMarket::parse(value).map_err(|e| ApiError::invalid_param("market", value, &e.allowed))
 }
 
-/// A JSON body that may be absent: no body at all (no or zero
+/// A JSON object body that may be absent: no body at all (no or zero
 /// `Content-Length`, no chunked transfer) is `None`; anything else is read
 /// by `web::Json` with the app's `JsonConfig` (size limit, content type,
 /// error shape), so a malformed body stays a 400 and an oversized one a 413.
+/// The body must be a JSON object: serde would otherwise accept `[]` for a
+/// struct whose fields all have defaults.
 #[derive(Debug)]
 pub struct OptionalJson<T>(pub Option<T>);
 
@@ -99,8 +101,16 @@ impl<T: serde::de::DeserializeOwned + 'static> actix_web::FromRequest for Option
         if no_body {
             return Box::pin(async { Ok(OptionalJson(None)) });
         }
-        let json = actix_web::web::Json::<T>::from_request(req, payload);
-        Box::pin(async move { Ok(OptionalJson(Some(json.await?.into_inner()))) })
+        let json = actix_web::web::Json::<serde_json::Value>::from_request(req, payload);
+        Box::pin(async move {
+            let value = json.await?.into_inner();
+            if !value.is_object() {
+                return Err(ApiError::BadRequest("Invalid JSON body: expected a JSON object".into()).into());
+            }
+            let body = serde_json::from_value(value)
+                .map_err(|e| ApiError::BadRequest(format!("Invalid JSON body: {e}")))?;
+            Ok(OptionalJson(Some(body)))
+        })
     }
 }
 

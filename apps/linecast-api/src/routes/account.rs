@@ -82,8 +82,7 @@ pub struct MessageResponse {
     pub message: String,
 }
 
-/// The body is optional: no body or `{}` creates a key named
-/// [`DEFAULT_KEY_NAME`].
+/// The body is optional: no body or `{}` creates a key named `API key`.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateKeyRequest {
