@@ -97,7 +97,8 @@ impl<T: serde::de::DeserializeOwned + 'static> actix_web::FromRequest for Option
             .get(CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.trim() == "0");
-        let no_body = declared_empty || (!headers.contains_key(CONTENT_LENGTH) && !headers.contains_key(TRANSFER_ENCODING));
+        let no_body =
+            declared_empty || (!headers.contains_key(CONTENT_LENGTH) && !headers.contains_key(TRANSFER_ENCODING));
         if no_body {
             return Box::pin(async { Ok(OptionalJson(None)) });
         }
@@ -107,8 +108,8 @@ impl<T: serde::de::DeserializeOwned + 'static> actix_web::FromRequest for Option
             if !value.is_object() {
                 return Err(ApiError::BadRequest("Invalid JSON body: expected a JSON object".into()).into());
             }
-            let body = serde_json::from_value(value)
-                .map_err(|e| ApiError::BadRequest(format!("Invalid JSON body: {e}")))?;
+            let body =
+                serde_json::from_value(value).map_err(|e| ApiError::BadRequest(format!("Invalid JSON body: {e}")))?;
             Ok(OptionalJson(Some(body)))
         })
     }
@@ -182,7 +183,10 @@ mod tests {
         assert_eq!(q.get("season").map(String::as_str), Some("2025-26"));
         assert_eq!(q.get("limit").map(String::as_str), Some("5"));
         let q = RawQuery::parse("upcoming_only=maybe&upcoming_only=true").unwrap();
-        assert!(boolean(&q, "upcoming_only", true).is_err(), "the first value is the one read");
+        assert!(
+            boolean(&q, "upcoming_only", true).is_err(),
+            "the first value is the one read"
+        );
         let q = RawQuery::parse("a+b=%41%2B").unwrap();
         assert_eq!(q.get("a b").map(String::as_str), Some("A+"));
     }

@@ -210,9 +210,7 @@ impl ToSchema for GradingRules {}
 const fn column_description(column: linecast_domain::ModelColumn) -> &'static str {
     use linecast_domain::ModelColumn as C;
     match column {
-        C::Implied => {
-            "No-vig probability of the positive side from both current prices; null when one side is missing"
-        }
+        C::Implied => "No-vig probability of the positive side from both current prices; null when one side is missing",
         C::Ai => "AI model probability; present only when the artifact has the column",
         C::Blend => "Ensemble blend probability",
         C::Catb => "Gradient-boosted trees model",

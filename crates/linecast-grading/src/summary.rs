@@ -248,7 +248,10 @@ under side, exactly 0.5 no pick.",
         "IMPLIED is the no-vig probability of both recorded prices; a game priced on one side only gives no \
 IMPLIED pick.",
     ),
-    ("ensemble", "ENSEMBLE picks a side when at least 5 of CATB, RF, LGB, LOGR, XGB and XT pick it."),
+    (
+        "ensemble",
+        "ENSEMBLE picks a side when at least 5 of CATB, RF, LGB, LOGR, XGB and XT pick it.",
+    ),
     (
         "game_types",
         "Professional leagues include regular-season and postseason games only; college leagues include every game.",
@@ -268,5 +271,8 @@ IMPLIED pick.",
 final, a line, the model's probability and both prices, except no_prediction rows; a push returns the stake; \
 it reports the mean return in percent.",
     ),
-    ("bt", "bt counts the same bets taken only when that expected value is at least +10%; bt units is their sum."),
+    (
+        "bt",
+        "bt counts the same bets taken only when that expected value is at least +10%; bt units is their sum.",
+    ),
 ];

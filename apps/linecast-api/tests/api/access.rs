@@ -507,14 +507,32 @@ async fn a_repeated_query_name_is_read_from_its_first_occurrence_everywhere() {
     // The same rule for every other parameter: `upcoming_only=false` first serves the whole artifact.
     let path = "/api/v1/predictions/nba/won_on_points";
     let all = get_with(&app, &format!("{path}?upcoming_only=false"), &app.api_key).await;
-    let first_false = get_with(&app, &format!("{path}?upcoming_only=false&upcoming_only=true"), &app.api_key).await;
-    let first_true = get_with(&app, &format!("{path}?upcoming_only=true&upcoming_only=false"), &app.api_key).await;
+    let first_false = get_with(
+        &app,
+        &format!("{path}?upcoming_only=false&upcoming_only=true"),
+        &app.api_key,
+    )
+    .await;
+    let first_true = get_with(
+        &app,
+        &format!("{path}?upcoming_only=true&upcoming_only=false"),
+        &app.api_key,
+    )
+    .await;
     let upcoming = get_with(&app, path, &app.api_key).await;
     assert_eq!(first_false.body["games"], all.body["games"]);
     assert_eq!(first_true.body["games"], upcoming.body["games"]);
-    assert_ne!(all.body["games"], upcoming.body["games"], "the fixture has earlier games");
+    assert_ne!(
+        all.body["games"], upcoming.body["games"],
+        "the fixture has earlier games"
+    );
     // And a bad first value is a 400 naming the parameter, whatever follows.
-    let bad = get_with(&app, &format!("{path}?upcoming_only=maybe&upcoming_only=true"), &app.api_key).await;
+    let bad = get_with(
+        &app,
+        &format!("{path}?upcoming_only=maybe&upcoming_only=true"),
+        &app.api_key,
+    )
+    .await;
     assert!(assert_error_shape(bad.status, &bad.body, 400).contains("upcoming_only"));
     let season = get_with(
         &app,

@@ -307,7 +307,14 @@ async fn a_key_is_created_with_a_default_name_from_no_body_or_an_empty_object() 
     assert_eq!(keys.len(), 4, "{keys:?}");
     assert_eq!(keys.iter().filter(|k| k["name"] == "API key").count(), 3, "{keys:?}");
     // A given name keeps its validation.
-    let r = send(&app, Method::POST, KEYS, Via::Header(&app.api_key), Some(json!({ "name": " " }))).await;
+    let r = send(
+        &app,
+        Method::POST,
+        KEYS,
+        Via::Header(&app.api_key),
+        Some(json!({ "name": " " })),
+    )
+    .await;
     assert_error_shape(r.status, &r.body, 400);
 }
 

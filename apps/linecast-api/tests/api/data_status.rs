@@ -231,7 +231,10 @@ fn odds_pending_since_15(store: &Path) {
 #[tokio::test]
 async fn the_refresh_deadline_counts_from_the_first_unabsorbed_odds_not_the_latest() {
     let body = status_at(instant("2026-11-15T16:55:00Z"), "nba", odds_pending_since_15).await;
-    assert_eq!(body["markets"]["over_under"]["refresh_deadline"], "2026-11-15T17:00:00Z");
+    assert_eq!(
+        body["markets"]["over_under"]["refresh_deadline"],
+        "2026-11-15T17:00:00Z"
+    );
     assert_status(&body, "fresh", true, None);
     // 17:20Z: 2 h 20 min after the first unabsorbed odds, 30 min after the latest.
     let body = status_at(instant("2026-11-15T17:20:00Z"), "nba", odds_pending_since_15).await;

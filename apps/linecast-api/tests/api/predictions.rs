@@ -307,7 +307,10 @@ async fn every_game_carries_every_models_used_key_null_where_empty_and_implied_f
                 match (served["IMPLIED"].as_f64(), expected) {
                     (Some(got), Some(want)) => {
                         implied_values += 1;
-                        assert!((got - want).abs() < 1e-6, "{sport}/{model_type}: {got} vs {want}: {game}");
+                        assert!(
+                            (got - want).abs() < 1e-6,
+                            "{sport}/{model_type}: {got} vs {want}: {game}"
+                        );
                     }
                     (None, None) => assert!(served["IMPLIED"].is_null()),
                     other => panic!("{sport}/{model_type} IMPLIED {other:?}: {game}"),

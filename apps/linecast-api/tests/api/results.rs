@@ -665,7 +665,12 @@ pub fn price_columns(model_type: &str) -> (&'static str, &'static str) {
 /// with one side), whatever the store's own IMPLIED cell says; a stored
 /// opener of exactly 0 is a placeholder served as null.
 pub fn assert_implied_and_openers(model_type: &str, row: &Value, stored: &HashMap<String, String>) {
-    let cell = |c: &str| stored.get(c).filter(|v| !v.is_empty()).map(|v| v.parse::<f64>().unwrap());
+    let cell = |c: &str| {
+        stored
+            .get(c)
+            .filter(|v| !v.is_empty())
+            .map(|v| v.parse::<f64>().unwrap())
+    };
     let (pos, neg) = price_columns(model_type);
     let want = crate::predictions::no_vig(cell(pos), cell(neg));
     match (row["IMPLIED"].as_f64(), want) {
@@ -675,7 +680,7 @@ pub fn assert_implied_and_openers(model_type: &str, row: &Value, stored: &HashMa
     }
     for (name, raw) in stored.iter().filter(|(k, _)| k.starts_with("open_")) {
         match cell(name) {
-            Some(v) if v == 0.0 => assert!(row[name].is_null(), "placeholder {name} is null: {row}"),
+            Some(0.0) => assert!(row[name].is_null(), "placeholder {name} is null: {row}"),
             Some(v) => assert_eq!(row[name].as_f64(), Some(v), "{name} {raw}: {row}"),
             None => assert!(row[name].is_null(), "{name}: {row}"),
         }
@@ -909,7 +914,10 @@ fn zero_openers(store: &StoreFile) -> usize {
     store
         .rows
         .iter()
-        .flat_map(|r| r.iter().filter(|(k, v)| k.starts_with("open_") && v.parse::<f64>().ok() == Some(0.0)))
+        .flat_map(|r| {
+            r.iter()
+                .filter(|(k, v)| k.starts_with("open_") && v.parse::<f64>().ok() == Some(0.0))
+        })
         .count()
 }
 
@@ -944,7 +952,9 @@ fn rewrite_store(path: &Path, drop: Option<&str>, edit: impl Fn(&mut HashMap<Str
     writer.write_record(headers.iter().map(|h| h.as_str())).unwrap();
     for mut row in file.rows {
         edit(&mut row);
-        writer.write_record(headers.iter().map(|h| row[h.as_str()].as_str())).unwrap();
+        writer
+            .write_record(headers.iter().map(|h| row[h.as_str()].as_str()))
+            .unwrap();
     }
     writer.flush().unwrap();
 }
@@ -952,7 +962,11 @@ fn rewrite_store(path: &Path, drop: Option<&str>, edit: impl Fn(&mut HashMap<Str
 #[tokio::test]
 async fn result_rows_carry_a_recomputed_implied_even_when_the_store_has_no_implied_column() {
     let app = spawn_app_with(fixture_now(), |store| {
-        rewrite_store(&season_path(store, "nba", "won_on_spread", "2025-26"), Some("IMPLIED"), |_| {});
+        rewrite_store(
+            &season_path(store, "nba", "won_on_spread", "2025-26"),
+            Some("IMPLIED"),
+            |_| {},
+        );
     })
     .await;
     let mut s = Session::over(app);

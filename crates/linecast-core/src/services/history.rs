@@ -9,10 +9,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use linecast_domain::artifacts::SeasonTable;
 use linecast_domain::{ModelType, SeasonLabel, Sport};
+use linecast_grading::window::is_decided;
 use linecast_grading::{
     Density, GradedRow, Rolling, Summary, Tracking, density, grade_rows, rolling, summarize_graded, track_graded,
 };
-use linecast_grading::window::is_decided;
 use linecast_strategies::{Accounting, Leaderboard, Replay, UnknownStrategy, leaderboard};
 use serde_json::value::RawValue;
 

@@ -35,7 +35,12 @@ fn push(day: &str) -> linecast_domain::SeasonRow {
 fn a_day_of_pushes_does_not_end_the_summary_windows() {
     // Decided games on 11-20 and 11-10; only pushes on 11-30.
     // Windows end 11-20: 1W = 11-14..11-20 (one game), 4W = 10-24..11-20 (two).
-    let rows = [hit("2026-11-10"), hit("2026-11-20"), push("2026-11-30"), push("2026-11-30")];
+    let rows = [
+        hit("2026-11-10"),
+        hit("2026-11-20"),
+        push("2026-11-30"),
+        push("2026-11-30"),
+    ];
     let s = summarize(&rows, Sport::Nba, ML);
     assert_eq!(s.window_end, Some(date("2026-11-20")));
     let blend = s.entries.iter().find(|e| e.model == BLEND).unwrap();

@@ -144,7 +144,19 @@ async fn the_validator_checks_odds_pending_since_against_arrivals_and_rebuilds()
             .count()
     };
     assert_eq!(about("releases/nba/2026-11-21.json"), 0, "{lines:#?}");
-    assert_eq!(about("releases/nba/2026-11-20.json"), 1, "later than the latest arrival: {lines:#?}");
-    assert_eq!(about("releases/nba/2026-11-19.json"), 1, "before the rebuild: {lines:#?}");
-    assert_eq!(about("releases/nba/2026-11-18.json"), 1, "pending odds unnamed: {lines:#?}");
+    assert_eq!(
+        about("releases/nba/2026-11-20.json"),
+        1,
+        "later than the latest arrival: {lines:#?}"
+    );
+    assert_eq!(
+        about("releases/nba/2026-11-19.json"),
+        1,
+        "before the rebuild: {lines:#?}"
+    );
+    assert_eq!(
+        about("releases/nba/2026-11-18.json"),
+        1,
+        "pending odds unnamed: {lines:#?}"
+    );
 }
