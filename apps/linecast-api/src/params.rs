@@ -1,15 +1,69 @@
 //! Parsing of path and query values. Every failure is a 400 naming the
 //! parameter and its allowed values; unknown query names are ignored.
+//!
+//! A query name given more than once is read one way everywhere, the key
+//! (`api_key`) included: the first occurrence wins and later ones are
+//! ignored (decision D25).
 
 use std::collections::HashMap;
+use std::ops::{Deref, DerefMut};
 
 use chrono::NaiveDate;
 use linecast_domain::{ModelType, PublicMarket, Sport};
 
 use crate::error::ApiError;
 
-/// Raw query pairs; the first occurrence of a name wins.
-pub type RawQuery = HashMap<String, String>;
+/// Raw query pairs, form-urlencoded decoded; the first occurrence of a
+/// name wins (a plain `HashMap` would keep the last).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RawQuery(HashMap<String, String>);
+
+impl RawQuery {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Parses a raw query string (without `?`) with the same decoding and
+    /// duplicate rule as the `web::Query<RawQuery>` extractor.
+    pub fn parse(query: &str) -> Option<Self> {
+        actix_web::web::Query::<Self>::from_query(query)
+            .ok()
+            .map(actix_web::web::Query::into_inner)
+    }
+}
+
+impl Deref for RawQuery {
+    type Target = HashMap<String, String>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl DerefMut for RawQuery {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for RawQuery {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct FirstWins;
+        impl<'de> serde::de::Visitor<'de> for FirstWins {
+            type Value = RawQuery;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("query pairs")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut access: A) -> Result<RawQuery, A::Error> {
+                let mut map = HashMap::new();
+                while let Some((k, v)) = access.next_entry::<String, String>()? {
+                    map.entry(k).or_insert(v);
+                }
+                Ok(RawQuery(map))
+            }
+        }
+        d.deserialize_map(FirstWins)
+    }
+}
 
 pub fn sport(value: &str) -> Result<Sport, ApiError> {
     Sport::parse(value).map_err(|e| ApiError::invalid_param("sport", value, &e.allowed))
@@ -21,6 +75,44 @@ pub fn model_type(value: &str) -> Result<ModelType, ApiError> {
 
 pub fn market(value: &str) -> Result<PublicMarket, ApiError> {
     PublicMarket::parse(value).map_err(|e| ApiError::invalid_param("market", value, &e.allowed))
+}
+
+/// A JSON object body that may be absent: no body at all (no or zero
+/// `Content-Length`, no chunked transfer) is `None`; anything else is read
+/// by `web::Json` with the app's `JsonConfig` (size limit, content type,
+/// error shape), so a malformed body stays a 400 and an oversized one a 413.
+/// The body must be a JSON object: serde would otherwise accept `[]` for a
+/// struct whose fields all have defaults.
+#[derive(Debug)]
+pub struct OptionalJson<T>(pub Option<T>);
+
+impl<T: serde::de::DeserializeOwned + 'static> actix_web::FromRequest for OptionalJson<T> {
+    type Error = actix_web::Error;
+    type Future = futures::future::LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    fn from_request(req: &actix_web::HttpRequest, payload: &mut actix_web::dev::Payload) -> Self::Future {
+        use actix_web::http::header::{CONTENT_LENGTH, TRANSFER_ENCODING};
+        let headers = req.headers();
+        let declared_empty = headers
+            .get(CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim() == "0");
+        let no_body =
+            declared_empty || (!headers.contains_key(CONTENT_LENGTH) && !headers.contains_key(TRANSFER_ENCODING));
+        if no_body {
+            return Box::pin(async { Ok(OptionalJson(None)) });
+        }
+        let json = actix_web::web::Json::<serde_json::Value>::from_request(req, payload);
+        Box::pin(async move {
+            let value = json.await?.into_inner();
+            if !value.is_object() {
+                return Err(ApiError::BadRequest("Invalid JSON body: expected a JSON object".into()).into());
+            }
+            let body =
+                serde_json::from_value(value).map_err(|e| ApiError::BadRequest(format!("Invalid JSON body: {e}")))?;
+            Ok(OptionalJson(Some(body)))
+        })
+    }
 }
 
 /// `YYYY-MM-DD`, a real calendar date.
@@ -83,6 +175,20 @@ mod tests {
                 proptest::prop_assert!(err.to_string().contains("upcoming_only"));
             }
         }
+    }
+
+    #[test]
+    fn the_first_occurrence_of_a_repeated_query_name_wins() {
+        let q = RawQuery::parse("season=2025-26&limit=5&season=2024-25&limit=9").unwrap();
+        assert_eq!(q.get("season").map(String::as_str), Some("2025-26"));
+        assert_eq!(q.get("limit").map(String::as_str), Some("5"));
+        let q = RawQuery::parse("upcoming_only=maybe&upcoming_only=true").unwrap();
+        assert!(
+            boolean(&q, "upcoming_only", true).is_err(),
+            "the first value is the one read"
+        );
+        let q = RawQuery::parse("a+b=%41%2B").unwrap();
+        assert_eq!(q.get("a b").map(String::as_str), Some("A+"));
     }
 
     #[test]

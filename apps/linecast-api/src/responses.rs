@@ -131,11 +131,7 @@ impl Rendered {
     /// The response to `req`: 304 on a matching `If-None-Match`, otherwise
     /// 200 with the variant `Accept-Encoding` prefers.
     pub fn respond(&self, req: &HttpRequest, cache_control: &'static str) -> HttpResponse {
-        let coding = negotiate(
-            req.headers()
-                .get(ACCEPT_ENCODING)
-                .and_then(|v| v.to_str().ok()),
-        );
+        let coding = negotiate(req.headers().get(ACCEPT_ENCODING).and_then(|v| v.to_str().ok()));
         let not_modified = req
             .headers()
             .get(IF_NONE_MATCH)
@@ -204,7 +200,11 @@ pub fn negotiate(accept: Option<&str>) -> Coding {
         let name = parts.next().unwrap_or("").trim().to_ascii_lowercase();
         let mut q = 1.0_f32;
         for param in parts {
-            if let Some(v) = param.trim().strip_prefix("q=").or_else(|| param.trim().strip_prefix("Q=")) {
+            if let Some(v) = param
+                .trim()
+                .strip_prefix("q=")
+                .or_else(|| param.trim().strip_prefix("Q="))
+            {
                 q = v.trim().parse().unwrap_or(0.0);
             }
         }

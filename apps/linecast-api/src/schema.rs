@@ -162,3 +162,95 @@ mod tests {
         }
     }
 }
+
+/// `grading` of summary and model tracking: an object whose keys name the
+/// grading rules and whose values state them in one sentence each. The keys
+/// and sentences come from [`linecast_grading::GRADING_RULES`], so the
+/// document and the payload cannot drift apart.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GradingRules;
+
+impl Serialize for GradingRules {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let rules = linecast_grading::GRADING_RULES;
+        let mut map = s.serialize_map(Some(rules.len()))?;
+        for (name, sentence) in rules {
+            map.serialize_entry(name, sentence)?;
+        }
+        map.end()
+    }
+}
+
+impl utoipa::PartialSchema for GradingRules {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Type};
+        let mut object = ObjectBuilder::new().schema_type(Type::Object).description(Some(
+            "The grading rules shared by results, summary and tracking: rule name → the rule in one sentence.",
+        ));
+        for (name, sentence) in linecast_grading::GRADING_RULES {
+            object = object
+                .property(
+                    *name,
+                    ObjectBuilder::new()
+                        .schema_type(Type::String)
+                        .description(Some(*sentence)),
+                )
+                .required(*name);
+        }
+        object
+            .additional_properties(Some(AdditionalProperties::FreeForm(false)))
+            .into()
+    }
+}
+
+impl ToSchema for GradingRules {}
+
+/// What each model column holds, for the schema.
+const fn column_description(column: linecast_domain::ModelColumn) -> &'static str {
+    use linecast_domain::ModelColumn as C;
+    match column {
+        C::Implied => "No-vig probability of the positive side from both current prices; null when one side is missing",
+        C::Ai => "AI model probability; present only when the artifact has the column",
+        C::Blend => "Ensemble blend probability",
+        C::Catb => "Gradient-boosted trees model",
+        C::Rf => "Random forest",
+        C::Lgb => "Light gradient boosting model",
+        C::Logr => "Logistic regression",
+        C::Xgb => "Extreme gradient boosting model",
+        C::Xt => "Extra trees",
+    }
+}
+
+/// Model column → probability of the positive side (home, or over), null
+/// where the artifact's cell is empty. Every game of a payload carries the
+/// same keys: the payload's `models_used`, IMPLIED included.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(transparent)]
+pub struct ModelProbabilities(pub serde_json::Map<String, serde_json::Value>);
+
+impl utoipa::PartialSchema for ModelProbabilities {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, SchemaType, Type};
+        let mut object = ObjectBuilder::new().schema_type(Type::Object).description(Some(
+            "Model column → probability of the positive side (home, or over); every column of models_used, \
+null where the artifact's cell is empty. IMPLIED is always present.",
+        ));
+        for column in linecast_domain::ModelColumn::ALL {
+            object = object.property(
+                column.code(),
+                ObjectBuilder::new()
+                    .schema_type(SchemaType::from_iter([Type::Number, Type::Null]))
+                    .minimum(Some(0.0))
+                    .maximum(Some(1.0))
+                    .description(Some(column_description(*column))),
+            );
+        }
+        object
+            .required(linecast_domain::ModelColumn::Implied.code())
+            .additional_properties(Some(AdditionalProperties::FreeForm(false)))
+            .into()
+    }
+}
+
+impl ToSchema for ModelProbabilities {}

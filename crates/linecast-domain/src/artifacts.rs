@@ -172,8 +172,17 @@ pub struct ReleaseMarket {
     pub source_as_of: Option<DateTime<Utc>>,
     #[cfg_attr(feature = "serde", serde(default))]
     pub held_games: Vec<String>,
+    /// Latest odds arrival.
     pub odds_arrived_at: Option<DateTime<Utc>>,
+    /// Latest prediction rebuild.
     pub predictions_rebuilt_at: Option<DateTime<Utc>>,
+    /// The first odds arrival the current predictions have not absorbed:
+    /// set by the pipeline when odds arrive and it is null, cleared by a
+    /// rebuild. The refresh deadline counts from it, so a pipeline that keeps
+    /// ingesting odds without rebuilding cannot push the deadline forever.
+    /// Optional: absent, the deadline counts from `odds_arrived_at`.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
+    pub odds_pending_since: Option<DateTime<Utc>>,
 }
 
 /// `products/catalog.json`.

@@ -29,7 +29,10 @@ pub fn evaluate(inputs: &FreshnessInputs, now: DateTime<Utc>) -> FreshnessReport
 
     let evals: Vec<(ModelType, MarketEval)> = reported_markets(inputs, ctx.phase.manifest())
         .into_iter()
-        .map(|mt| (mt, evaluate_market(&ctx, mt, inputs.artifacts.is_missing(mt))))
+        .map(|mt| {
+            let a = &inputs.artifacts;
+            (mt, evaluate_market(&ctx, mt, a.is_missing(mt), a.is_unreadable(mt)))
+        })
         .collect();
 
     let (status, degradation_reason) = sport_status(&ctx, &evals);
@@ -69,8 +72,13 @@ fn reported_markets(inputs: &FreshnessInputs, today: Option<&ReleaseManifest>) -
 
 fn sport_status(ctx: &Context<'_>, evals: &[(ModelType, MarketEval)]) -> (Status, Option<DegradationReason>) {
     let late = ctx.deadline_reached;
+    // A predictions object that exists but cannot be read is a 503 on
+    // `/predictions`: no trustworthy signal for that market, whatever the
+    // manifest says, before or after the deadline.
+    let any_unreadable = evals.iter().any(|(_, e)| e.unreadable);
     match ctx.phase {
         Phase::Unreadable => (Status::Unknown, Some(DegradationReason::ReleaseUnavailable)),
+        _ if any_unreadable => (Status::Unknown, Some(DegradationReason::ReleaseUnavailable)),
         Phase::NotStarted { .. } if !late => (Status::Pending, None),
         Phase::NotStarted { manifest: None } => (Status::Stale, Some(DegradationReason::ReleaseMissing)),
         Phase::OffDay { completed: true, .. } => (Status::OffDay, None),

@@ -25,6 +25,10 @@ pub enum ObjectPresence {
     Present,
     /// The object does not exist, whatever the manifest claims.
     Missing,
+    /// The object exists but cannot be read or breaks the data contract:
+    /// `/predictions` answers 503 for it, so the market is `unknown` and the
+    /// sport not operational.
+    Unreadable,
 }
 
 /// Store-side observations of the day's artifacts. Markets left out were not
@@ -37,6 +41,10 @@ pub struct ArtifactMetadata {
 impl ArtifactMetadata {
     pub(crate) fn is_missing(&self, model_type: ModelType) -> bool {
         self.predictions.get(&model_type) == Some(&ObjectPresence::Missing)
+    }
+
+    pub(crate) fn is_unreadable(&self, model_type: ModelType) -> bool {
+        self.predictions.get(&model_type) == Some(&ObjectPresence::Unreadable)
     }
 }
 

@@ -50,7 +50,10 @@
 //!    slate visible). A previous manifest for another sport or a slate date
 //!    not before `slate_date` is ignored. `status` always speaks of today.
 //! 6. **Degradation reasons**, each with its status:
-//!    - `release_unavailable` (`unknown`): storage failed to read today's manifest.
+//!    - `release_unavailable` (`unknown`): storage failed to read today's
+//!      manifest, or a reported market's predictions object exists but cannot
+//!      be read or parsed ([`ObjectPresence::Unreadable`]; that market is
+//!      `unknown` too), at any time of day.
 //!    - `release_missing` (`stale`): no manifest once the deadline is reached.
 //!    - `daily_output_stale`: after the deadline, a manifest exists but owes
 //!      output: its run never started, an off-day run never completed, or no
@@ -80,7 +83,9 @@
 //! 8. **Refresh pending.** A published market whose `odds_arrived_at` is
 //!    later than its `predictions_rebuilt_at` (or, never rebuilt, its
 //!    `published_at`) has `refresh_pending: true` and
-//!    `refresh_deadline = odds_arrived_at + 2 h` ([`REFRESH_CYCLE`]). Once the
+//!    `refresh_deadline = odds_pending_since + 2 h` ([`REFRESH_CYCLE`]): one
+//!    odds cycle after the first arrival the predictions have not absorbed
+//!    (`odds_arrived_at` when the manifest does not name it). Once the
 //!    refresh deadline is reached that market is `partial`; the sport is
 //!    `stale` + `predictions_stale` only if it would otherwise be `fresh`
 //!    (a worse status is kept). The sport's `refresh_pending` is true when

@@ -18,6 +18,8 @@ pub(crate) struct MarketEval {
     pub published: bool,
     pub source_stale: bool,
     pub refresh_expired: bool,
+    /// The predictions object exists but cannot be read or parsed.
+    pub unreadable: bool,
 }
 
 /// Shared context of one evaluation.
@@ -34,13 +36,19 @@ pub(crate) fn is_source_stale(source_as_of: Option<DateTime<Utc>>, run_started_a
     matches!((source_as_of, run_started_at), (Some(source), Some(run)) if run - source > SOURCE_MAX_AGE)
 }
 
-pub(crate) fn evaluate_market(ctx: &Context<'_>, model_type: ModelType, object_missing: bool) -> MarketEval {
+pub(crate) fn evaluate_market(
+    ctx: &Context<'_>,
+    model_type: ModelType,
+    object_missing: bool,
+    unreadable: bool,
+) -> MarketEval {
     let today = ctx
         .phase
         .manifest()
         .and_then(|m| m.markets.get(&model_type).map(|market| (m, market)));
     let published = matches!(ctx.phase, Phase::Active(_))
         && !object_missing
+        && !unreadable
         && today.is_some_and(|(_, market)| market.published_at.is_some());
 
     let served = if published {
@@ -63,7 +71,11 @@ pub(crate) fn evaluate_market(ctx: &Context<'_>, model_type: ModelType, object_m
         published && is_source_stale(market.source_as_of.or(manifest.source_as_of), manifest.run_started_at)
     });
 
-    let status = market_status(ctx, published, source_stale, refresh_expired);
+    let status = if unreadable {
+        Status::Unknown
+    } else {
+        market_status(ctx, published, source_stale, refresh_expired)
+    };
     let report = MarketReport {
         status,
         published_at: served.and_then(|(_, market)| market.published_at),
@@ -79,16 +91,27 @@ pub(crate) fn evaluate_market(ctx: &Context<'_>, model_type: ModelType, object_m
         published,
         source_stale,
         refresh_expired,
+        unreadable,
     }
 }
 
 /// A rebuild is owed when the latest odds arrived after the latest rebuild
 /// (a market never rebuilt since publication counts from `published_at`).
-/// It is due one odds cycle after those odds arrived.
-fn refresh_state(market: &ReleaseMarket) -> (bool, Option<DateTime<Utc>>) {
+/// It is due one odds cycle after the *first* odds arrival the predictions
+/// have not absorbed (`odds_pending_since`), so later arrivals never move the
+/// deadline. A manifest without that field (or with one the rebuild already
+/// absorbed, or later than the latest arrival) counts from `odds_arrived_at`,
+/// the only arrival it names.
+pub(crate) fn refresh_state(market: &ReleaseMarket) -> (bool, Option<DateTime<Utc>>) {
     let rebuilt = market.predictions_rebuilt_at.or(market.published_at);
     match (market.odds_arrived_at, rebuilt) {
-        (Some(odds), Some(rebuilt)) if odds > rebuilt => (true, Some(odds + REFRESH_CYCLE)),
+        (Some(odds), Some(rebuilt)) if odds > rebuilt => {
+            let first = market
+                .odds_pending_since
+                .filter(|since| *since > rebuilt && *since <= odds)
+                .unwrap_or(odds);
+            (true, Some(first + REFRESH_CYCLE))
+        }
         _ => (false, None),
     }
 }

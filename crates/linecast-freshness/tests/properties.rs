@@ -49,6 +49,7 @@ fn market(slate: NaiveDate) -> impl Strategy<Value = ReleaseMarket> {
         vec("[a-z]{3}@[a-z]{3}", 0..3),
         at(slate),
         at(slate),
+        at(slate),
     )
         .prop_map(
             |(
@@ -59,6 +60,7 @@ fn market(slate: NaiveDate) -> impl Strategy<Value = ReleaseMarket> {
                 held_games,
                 odds_arrived_at,
                 predictions_rebuilt_at,
+                odds_pending_since,
             )| {
                 ReleaseMarket {
                     expected,
@@ -68,6 +70,7 @@ fn market(slate: NaiveDate) -> impl Strategy<Value = ReleaseMarket> {
                     held_games,
                     odds_arrived_at,
                     predictions_rebuilt_at,
+                    odds_pending_since,
                 }
             },
         )
@@ -105,7 +108,12 @@ fn manifest(slate: NaiveDate) -> impl Strategy<Value = ReleaseManifest> {
 fn presence() -> impl Strategy<Value = BTreeMap<ModelType, ObjectPresence>> {
     prop::collection::btree_map(
         prop::sample::select(ModelType::ALL.to_vec()),
-        prop::sample::select(vec![ObjectPresence::Present, ObjectPresence::Missing]),
+        prop::sample::select(vec![
+            ObjectPresence::Present,
+            ObjectPresence::Present,
+            ObjectPresence::Missing,
+            ObjectPresence::Unreadable,
+        ]),
         0..=3,
     )
 }
@@ -197,6 +205,8 @@ proptest! {
             prop_assert_eq!(report.degradation_reason, Some(DegradationReason::PredictionsStale));
         }
         inputs.today = Ok(None);
+        // An unreadable predictions object is `unknown` at any time (below).
+        inputs.artifacts.predictions.retain(|_, p| *p != ObjectPresence::Unreadable);
         let missing = evaluate(&inputs, now);
         prop_assert_eq!(missing.status, Status::Pending);
         prop_assert!(missing.markets.values().all(|m| m.status == Status::Pending));
@@ -226,6 +236,46 @@ proptest! {
         prop_assert!(report.timestamps().iter().all(|t| *t != now));
         let json = serde_json::to_string(&report).unwrap();
         prop_assert!(!json.contains(&now.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)));
+    }
+
+    /// A reported market whose predictions object exists but cannot be read
+    /// is `unknown`, and then the sport is `unknown` and not operational.
+    #[test]
+    fn an_unreadable_predictions_object_is_unknown_and_not_operational((inputs, now) in inputs_and_now()) {
+        let report = evaluate(&inputs, now);
+        let unreadable: Vec<ModelType> = report
+            .markets
+            .keys()
+            .copied()
+            .filter(|mt| inputs.artifacts.predictions.get(mt) == Some(&ObjectPresence::Unreadable))
+            .collect();
+        for mt in &unreadable {
+            prop_assert_eq!(report.markets[mt].status, Status::Unknown);
+        }
+        if !unreadable.is_empty() {
+            prop_assert_eq!(report.status, Status::Unknown);
+            prop_assert!(!report.operational);
+        }
+    }
+
+    /// However many odds arrive after the last rebuild, the refresh deadline
+    /// is at most one cycle after the latest arrival and exactly one cycle
+    /// after the first unabsorbed one when the manifest names it.
+    #[test]
+    fn the_refresh_deadline_never_moves_past_the_first_unabsorbed_arrival((inputs, now) in inputs_and_now()) {
+        let report = evaluate(&inputs, now);
+        let today = inputs.today.as_ref().ok().and_then(Option::as_ref);
+        for (mt, m) in &report.markets {
+            let (Some(deadline), Some(market)) = (m.refresh_deadline, today.and_then(|t| t.markets.get(mt))) else {
+                continue;
+            };
+            let odds = market.odds_arrived_at.unwrap();
+            prop_assert!(deadline <= odds + linecast_freshness::REFRESH_CYCLE);
+            let rebuilt = market.predictions_rebuilt_at.or(market.published_at).unwrap();
+            if let Some(since) = market.odds_pending_since.filter(|s| *s > rebuilt && *s <= odds) {
+                prop_assert_eq!(deadline, since + linecast_freshness::REFRESH_CYCLE);
+            }
+        }
     }
 
     /// A market reports a refresh deadline exactly while its refresh is

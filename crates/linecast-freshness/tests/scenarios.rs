@@ -255,6 +255,55 @@ fn newer_odds_than_the_last_rebuild_keep_the_sport_fresh_with_refresh_pending() 
     assert_eq!(other.refresh_deadline, None);
 }
 
+/// Odds first arrive unabsorbed at 15:00, then keep arriving (latest 17:00)
+/// with no rebuild since 13:38: the deadline is 15:00 + 2 h = 17:00, not
+/// 17:00 + 2 h.
+fn with_odds_pending_since_15() -> FreshnessInputs {
+    let mut inputs = with_newer_odds();
+    let manifest = inputs.today.as_mut().unwrap().as_mut().unwrap();
+    manifest
+        .markets
+        .get_mut(&ModelType::WonOnPoints)
+        .unwrap()
+        .odds_pending_since = Some(utc("2026-11-21T15:00:00Z"));
+    inputs
+}
+
+#[test]
+fn the_refresh_deadline_counts_from_the_first_unabsorbed_odds_arrival() {
+    let report = at(&with_odds_pending_since_15(), "2026-11-21T16:59:59Z");
+    let market = &report.markets[&ModelType::WonOnPoints];
+    assert_eq!(market.refresh_deadline, Some(utc("2026-11-21T17:00:00Z")));
+    assert_eq!(report.status, Status::Fresh);
+}
+
+#[test]
+fn odds_that_keep_arriving_without_a_rebuild_turn_stale_two_hours_after_the_first() {
+    // 17:00:07 is past 15:00 + 2 h even though the latest odds are only 7 s old.
+    let report = at(&with_odds_pending_since_15(), "2026-11-21T17:00:07Z");
+    assert_eq!(report.status, Status::Stale);
+    assert_eq!(report.degradation_reason, Some(DegradationReason::PredictionsStale));
+    assert!(report.operational);
+    assert_eq!(report.markets[&ModelType::WonOnPoints].status, Status::Partial);
+}
+
+#[test]
+fn a_pending_since_older_than_the_last_rebuild_is_ignored() {
+    // Already absorbed by the 13:38 rebuild: the latest arrival counts.
+    let mut inputs = with_newer_odds();
+    let manifest = inputs.today.as_mut().unwrap().as_mut().unwrap();
+    manifest
+        .markets
+        .get_mut(&ModelType::WonOnPoints)
+        .unwrap()
+        .odds_pending_since = Some(utc("2026-11-21T13:00:00Z"));
+    let report = at(&inputs, "2026-11-21T18:00:07Z");
+    assert_eq!(
+        report.markets[&ModelType::WonOnPoints].refresh_deadline,
+        Some(utc("2026-11-21T19:00:00Z"))
+    );
+}
+
 #[test]
 fn a_refresh_still_pending_past_its_deadline_is_predictions_stale_and_still_operational() {
     let report = at(&with_newer_odds(), "2026-11-21T19:00:07Z");
@@ -320,6 +369,23 @@ fn a_predictions_object_missing_from_storage_counts_as_unpublished() {
     let market = &report.markets[&ModelType::OverUnder];
     assert_eq!(market.status, Status::Stale);
     assert_eq!(market.published_at, None);
+}
+
+#[test]
+fn an_unreadable_predictions_object_makes_its_market_unknown_and_the_sport_not_operational() {
+    for now in [BEFORE_DEADLINE, AFTER_DEADLINE] {
+        let mut inputs = inputs(Some(complete_manifest()));
+        inputs
+            .artifacts
+            .predictions
+            .insert(ModelType::OverUnder, ObjectPresence::Unreadable);
+        let report = at(&inputs, now);
+        assert_eq!(report.markets[&ModelType::OverUnder].status, Status::Unknown, "{now}");
+        assert_eq!(report.markets[&ModelType::WonOnPoints].status, Status::Fresh, "{now}");
+        assert_eq!(report.status, Status::Unknown, "{now}");
+        assert_eq!(report.degradation_reason, Some(DegradationReason::ReleaseUnavailable));
+        assert!(!report.operational, "{now}");
+    }
 }
 
 #[test]

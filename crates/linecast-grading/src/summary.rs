@@ -5,7 +5,7 @@ use chrono::NaiveDate;
 use linecast_domain::{ModelType, SeasonRow, Side, Sport};
 
 use crate::ev::{BT_MIN_EV, ev_bet};
-use crate::grade::{GradedRow, Pick, grade_rows, probability};
+use crate::grade::{GradedRow, Pick, UngradedReason, grade_rows, probability};
 use crate::market::Decision;
 use crate::model::{MODEL_COUNT, Model};
 use crate::tally::{EvTally, WinLoss, round_to};
@@ -156,9 +156,12 @@ pub fn summarize(rows: &[SeasonRow], sport: Sport, model_type: ModelType) -> Sum
 /// grades `rows[i]`).
 ///
 /// - Win counts use graded rows where the model picked a side.
-/// - `ev roi` uses every in-scope decided game (pushes included) with the
-///   model's probability and both recorded prices. ENSEMBLE has no
-///   probability of its own, so its EV fields are null and `bt *` zero.
+/// - `ev roi` uses every in-scope game with a final and a line (pushes
+///   included: a push returns the stake) with the model's probability and
+///   both recorded prices, except rows ungraded as `no_prediction`: a row no
+///   real model picked belongs to nobody's record, IMPLIED's included.
+///   ENSEMBLE has no probability of its own, so its EV fields are null and
+///   `bt *` zero.
 pub fn summarize_graded(rows: &[SeasonRow], graded: &[GradedRow], model_type: ModelType) -> Summary {
     let window_end = latest_decided(rows, graded);
     let w1 = window_end.map(Window::one_week);
@@ -169,6 +172,7 @@ pub fn summarize_graded(rows: &[SeasonRow], graded: &[GradedRow], model_type: Mo
         let (Some(decision), true) = (g.decision, g.in_scope) else {
             continue;
         };
+        let counts_for_ev = g.ungraded_reason != Some(UngradedReason::NoPrediction);
         let date = row.key.date;
         let in_1w = w1.is_some_and(|w| w.contains(date));
         let in_4w = w4.is_some_and(|w| w.contains(date));
@@ -188,6 +192,9 @@ pub fn summarize_graded(rows: &[SeasonRow], graded: &[GradedRow], model_type: Mo
                     (Some(Pick::Abstain), _) => e.abstained += 1,
                     _ => {}
                 }
+            }
+            if !counts_for_ev {
+                continue;
             }
             let Some(p) = probability(row, model_type, model) else {
                 continue;
@@ -222,13 +229,50 @@ pub fn summarize_graded(rows: &[SeasonRow], graded: &[GradedRow], model_type: Mo
     }
 }
 
-/// The grading rules in words, served as `grading` by summary and tracking.
-pub const GRADING_RULES: &str = "A game grades only with a final score and a line the market posted. \
-A push grades no model. A model picks the side its probability favors: above 0.5 the home or over side, \
-below 0.5 the away or under side, exactly 0.5 no pick. IMPLIED is the no-vig probability of both recorded \
-prices; a game priced on one side only gives no IMPLIED pick. ENSEMBLE picks a side when at least 5 of \
-CATB, RF, LGB, LOGR, XGB and XT pick it. Professional leagues include regular-season and postseason games \
-only. Ungraded rows are left out when counting hits. 1W and 4W are the 7 and 28 days ending on the latest \
-decided game's date. ev roi bets one unit on the side with the higher expected value at its recorded price \
-(a push returns the stake) and reports the mean return in percent; bt counts the same bets taken only when \
-that expected value is at least +10%.";
+/// The grading rules, served as the `grading` object by summary and
+/// tracking: each entry is (rule name, the rule in one sentence), in the
+/// order they apply. Clients iterate it as a map.
+pub const GRADING_RULES: &[(&str, &str)] = &[
+    (
+        "graded_game",
+        "A game grades only with a final score and a line the market posted.",
+    ),
+    ("push", "A push (a final exactly on the line) grades no model."),
+    (
+        "pick",
+        "A model picks the side its probability favors: above 0.5 the home or over side, below 0.5 the away or \
+under side, exactly 0.5 no pick.",
+    ),
+    (
+        "implied",
+        "IMPLIED is the no-vig probability of both recorded prices; a game priced on one side only gives no \
+IMPLIED pick.",
+    ),
+    (
+        "ensemble",
+        "ENSEMBLE picks a side when at least 5 of CATB, RF, LGB, LOGR, XGB and XT pick it.",
+    ),
+    (
+        "game_types",
+        "Professional leagues include regular-season and postseason games only; college leagues include every game.",
+    ),
+    (
+        "ungraded",
+        "Ungraded rows are left out when counting hits; a row where no model other than IMPLIED picks a side \
+(no_prediction) belongs to no model's record, IMPLIED's included.",
+    ),
+    (
+        "windows",
+        "1W and 4W are the 7 and 28 days ending on the latest decided game's date (a final, a line, not a push).",
+    ),
+    (
+        "ev_roi",
+        "ev roi bets one unit on the side with the higher expected value at its recorded price on every game with a \
+final, a line, the model's probability and both prices, except no_prediction rows; a push returns the stake; \
+it reports the mean return in percent.",
+    ),
+    (
+        "bt",
+        "bt counts the same bets taken only when that expected value is at least +10%; bt units is their sum.",
+    ),
+];

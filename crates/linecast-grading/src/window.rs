@@ -5,6 +5,7 @@ use chrono::{Days, NaiveDate};
 use linecast_domain::SeasonRow;
 
 use crate::grade::GradedRow;
+use crate::market::Decision;
 
 /// Days in the 1W window.
 pub const ONE_WEEK_DAYS: u64 = 7;
@@ -42,12 +43,19 @@ impl Window {
     }
 }
 
-/// The latest date of an in-scope game with a final and a line (a push is
-/// decided too: it happened, it just grades nobody).
+/// True for a decided game: a final, a posted line, and not a push
+/// (spec: `push` is "false for a decided game").
+pub fn is_decided(g: &GradedRow) -> bool {
+    g.in_scope && matches!(g.decision, Some(Decision::Won(_)))
+}
+
+/// The latest date of an in-scope decided game (a final and a line, not a
+/// push): the end of the 1W and 4W windows. A day of pushes never ends a
+/// window.
 pub fn latest_decided(rows: &[SeasonRow], graded: &[GradedRow]) -> Option<NaiveDate> {
     rows.iter()
         .zip(graded)
-        .filter(|(_, g)| g.in_scope && g.decision.is_some())
+        .filter(|(_, g)| is_decided(g))
         .map(|(r, _)| r.key.date)
         .max()
 }

@@ -21,6 +21,11 @@ pub enum PagingError {
     InvalidSnapshot { value: String },
     #[error("snapshot requires season: snapshot paging applies to a named season only")]
     SnapshotWithoutSeason,
+    #[error(
+        "snapshot required: continuing a named season past offset 0 needs the first page's snapshot; \
+pass snapshot=<the snapshot of the offset-0 page> (or restart from offset 0)"
+    )]
+    ContinuationWithoutSnapshot,
     #[error("The results snapshot changed during paging; restart from offset 0 without a snapshot")]
     SnapshotMismatch,
 }
@@ -33,6 +38,7 @@ impl PagingError {
             PagingError::InvalidOffset { .. } => "offset",
             PagingError::InvalidSnapshot { .. }
             | PagingError::SnapshotWithoutSeason
+            | PagingError::ContinuationWithoutSnapshot
             | PagingError::SnapshotMismatch => "snapshot",
         }
     }
@@ -122,6 +128,11 @@ impl Request {
         if snapshot.is_some() && !named_season {
             return Err(PagingError::SnapshotWithoutSeason);
         }
+        // Spec, results rule 3: historical continuation requires an explicit
+        // season and the first page's snapshot.
+        if named_season && offset > 0 && snapshot.is_none() {
+            return Err(PagingError::ContinuationWithoutSnapshot);
+        }
         Ok(Self {
             named_season,
             offset,
@@ -205,6 +216,19 @@ mod tests {
             Request::parse(false, None, None, Some(&t)),
             Err(PagingError::SnapshotWithoutSeason)
         );
+    }
+
+    #[test]
+    fn continuing_a_named_season_without_the_first_snapshot_is_refused() {
+        let err = Request::parse(true, Some("10"), Some("10"), None).unwrap_err();
+        assert_eq!(err, PagingError::ContinuationWithoutSnapshot);
+        assert_eq!(err.parameter(), "snapshot");
+        assert!(!err.is_conflict());
+        assert!(err.to_string().contains("first page's snapshot"));
+        // The first page needs none; the current season pages without one.
+        assert!(Request::parse(true, Some("10"), Some("0"), None).is_ok());
+        assert!(Request::parse(true, Some("10"), None, None).is_ok());
+        assert!(Request::parse(false, Some("10"), Some("10"), None).is_ok());
     }
 
     #[test]

@@ -257,7 +257,9 @@ fn check_object(
             collect::market_prices(bytes, problems);
         }
         Kind::Release(sport, date) => {
-            collect::release(sport, date, bytes, problems);
+            if let Some(manifest) = collect::release(sport, date, bytes, problems) {
+                check_pending_odds(&manifest, problems);
+            }
         }
         Kind::Catalog => {
             if let Some(catalog) = collect::catalog(bytes, problems) {
@@ -273,6 +275,40 @@ fn check_object(
             }
         }
         Kind::Dataset(_) => {}
+    }
+}
+
+/// `odds_pending_since` names the first odds arrival the current
+/// predictions have not absorbed, so it lies after the latest rebuild (or
+/// publication) and no later than the latest arrival; and a market whose
+/// latest odds are newer than its rebuild should name it. Checked by the
+/// validator only: serving tolerates an inconsistent value (the refresh
+/// deadline then counts from `odds_arrived_at`).
+fn check_pending_odds(manifest: &linecast_domain::artifacts::ReleaseManifest, problems: &mut Problems) {
+    for (model_type, market) in &manifest.markets {
+        let column = format!("markets.{model_type}.odds_pending_since");
+        let rebuilt = market.predictions_rebuilt_at.or(market.published_at);
+        match (market.odds_pending_since, market.odds_arrived_at, rebuilt) {
+            (Some(_), None, _) => {
+                problems.push(0, &column, "set while odds_arrived_at is null");
+            }
+            (Some(since), Some(odds), _) if since > odds => problems.push(
+                0,
+                &column,
+                format!("{since} is later than the latest odds arrival {odds}"),
+            ),
+            (Some(since), Some(_), Some(rebuilt)) if since <= rebuilt => problems.push(
+                0,
+                &column,
+                format!("{since} is not after the latest rebuild {rebuilt}: those odds are absorbed; clear it"),
+            ),
+            (None, Some(odds), Some(rebuilt)) if odds > rebuilt => problems.push(
+                0,
+                &column,
+                format!("null while odds that arrived at {odds} are not absorbed (rebuilt {rebuilt}): set it to the first unabsorbed arrival"),
+            ),
+            _ => {}
+        }
     }
 }
 

@@ -10,6 +10,7 @@ use utoipa::ToSchema;
 use super::security::rfc3339;
 use crate::auth::{AuthContext, month_of, next_reset};
 use crate::error::ApiError;
+use crate::params::OptionalJson;
 use crate::state::AppState;
 
 /// The caller, as authenticated by the access middleware.
@@ -24,7 +25,8 @@ pub struct CustomerResponse {
     pub customer_id: i64,
     pub email: String,
     pub name: String,
-    /// `ai` (legacy `data`, `basic`, `premium` resolve to the same access).
+    /// `ai`: legacy `data`, `basic` and `premium` have the same access and are reported as `ai`.
+    #[schema(example = "ai")]
     pub tier: String,
     pub api_plan: Option<String>,
     pub api_subscription_status: String,
@@ -41,6 +43,8 @@ pub struct UsageResponse {
     pub monthly_requests: u64,
     pub monthly_limit: u64,
     pub requests_remaining: u64,
+    /// `ai`: legacy `data`, `basic` and `premium` have the same access and are reported as `ai`.
+    #[schema(example = "ai")]
     pub tier: String,
     pub api_plan: Option<String>,
     pub api_subscription_status: String,
@@ -55,6 +59,8 @@ pub struct ApiKeyView {
     /// `sk_service_` + four key characters + `*****`.
     pub api_key: String,
     pub name: String,
+    /// `ai`: legacy `data`, `basic` and `premium` have the same access and are reported as `ai`.
+    #[schema(example = "ai")]
     pub tier: String,
     pub created_at: String,
     pub is_active: bool,
@@ -76,11 +82,28 @@ pub struct MessageResponse {
     pub message: String,
 }
 
-#[derive(Debug, Deserialize, ToSchema)]
+/// The body is optional: no body or `{}` creates a key named `API key`.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CreateKeyRequest {
-    /// A label for the key (1 to 100 characters).
+    /// A label for the key (1 to 100 characters); default `API key`.
     #[schema(min_length = 1, max_length = 100, pattern = r"\S")]
-    pub name: String,
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// The name of a key created without one.
+pub const DEFAULT_KEY_NAME: &str = "API key";
+
+/// The tier clients see: every tier with the product's access (`ai` and the
+/// legacy `data`, `basic`, `premium`) is reported as `ai`, as
+/// `X-RateLimit-Tier` does; anything else has no access and reads `none`.
+fn reported_tier(stored: &str) -> String {
+    if crate::auth::ACCEPTED_TIERS.contains(&stored) {
+        "ai".to_owned()
+    } else {
+        "none".to_owned()
+    }
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -99,7 +122,7 @@ fn view(key: &ApiKeyRecord, now: chrono::DateTime<chrono::Utc>) -> ApiKeyView {
     ApiKeyView {
         api_key: key.masked(),
         name: key.name.clone(),
-        tier: key.tier.clone(),
+        tier: reported_tier(&key.tier),
         created_at: rfc3339(key.created_at),
         is_active: key.is_usable(now),
         expires_at: key.expires_at.map(rfc3339),
@@ -111,7 +134,7 @@ fn customer_view(c: &Customer, monthly_requests: u64) -> CustomerResponse {
         customer_id: c.customer_id,
         email: c.email.clone(),
         name: c.name.clone(),
-        tier: c.tier.clone(),
+        tier: reported_tier(&c.tier),
         api_plan: c.api_plan.clone(),
         api_subscription_status: c.api_subscription_status.code().to_owned(),
         subscription_status: c.subscription_status.code().to_owned(),
@@ -216,7 +239,7 @@ pub async fn usage(
         monthly_requests: used,
         monthly_limit: c.monthly_limit,
         requests_remaining: c.monthly_limit.saturating_sub(used),
-        tier: c.tier.clone(),
+        tier: reported_tier(&c.tier),
         api_plan: c.api_plan.clone(),
         api_subscription_status: c.api_subscription_status.code().to_owned(),
         subscription_status: c.subscription_status.code().to_owned(),
@@ -264,10 +287,13 @@ pub async fn list_keys(
 pub async fn create_key(
     state: web::Data<AppState>,
     ctx: Option<web::ReqData<AuthContext>>,
-    body: web::Json<CreateKeyRequest>,
+    body: OptionalJson<CreateKeyRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let ctx = caller(ctx)?;
-    let name = valid_name("name", &body.name)?;
+    let name = match body.0.unwrap_or_default().name {
+        Some(name) => valid_name("name", &name)?,
+        None => DEFAULT_KEY_NAME.to_owned(),
+    };
     let now = state.clock.now();
     let active = state
         .accounts

@@ -7,11 +7,11 @@ use std::collections::HashMap;
 use actix_web::{HttpRequest, HttpResponse, get, web};
 use chrono::NaiveDate;
 use linecast_core::StoreError;
-use linecast_core::services::slate::et_date;
 use linecast_core::services::history::SeasonData;
+use linecast_core::services::slate::et_date;
 use linecast_domain::artifacts::{GameStatus, ScoreRow};
 use linecast_domain::{ModelType, SeasonLabel, Sport};
-use linecast_grading::{Density, GRADING_RULES, Rolling, SummaryEntry, TeamForm, Tracking, team_form};
+use linecast_grading::{Density, Rolling, SummaryEntry, TeamForm, Tracking, team_form};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -19,6 +19,7 @@ use super::security::{rfc3339, season as parse_season};
 use crate::error::ApiError;
 use crate::params::{self, RawQuery};
 use crate::responses::{CacheKey, PRIVATE};
+use crate::schema::GradingRules;
 use crate::state::AppState;
 
 fn sport_and_type(path: &(String, String)) -> Result<(Sport, ModelType), ApiError> {
@@ -42,8 +43,8 @@ pub struct SummaryResponse {
     pub summaries: Vec<SummaryEntry>,
     /// Publication time of the season store the summary was computed from.
     pub generated_date: String,
-    /// The grading rules in words.
-    pub grading: String,
+    /// The grading rules: rule name → the rule in one sentence.
+    pub grading: GradingRules,
 }
 
 #[utoipa::path(
@@ -84,7 +85,7 @@ pub async fn summary(
         season: season.to_string(),
         summaries: summary.entries.clone(),
         generated_date: rfc3339(data.version.last_modified),
-        grading: GRADING_RULES.to_owned(),
+        grading: GradingRules,
     })
     .await
 }
@@ -114,7 +115,8 @@ pub struct TrackingResponse {
     #[serde(flatten)]
     #[schema(value_type = Object)]
     pub tracking: Tracking,
-    pub grading: String,
+    /// The grading rules: rule name → the rule in one sentence.
+    pub grading: GradingRules,
     /// Publication time of the season store.
     pub last_updated: String,
 }
@@ -169,7 +171,7 @@ pub async fn tracking(
         model: model_type.code().to_owned(),
         season: season.to_string(),
         tracking: (*data.tracking()).clone(),
-        grading: GRADING_RULES.to_owned(),
+        grading: GradingRules,
         last_updated: rfc3339(data.version.last_modified),
     })
     .await
@@ -234,7 +236,14 @@ pub async fn team_form_route(
         .with(tape.as_ref().map_or("", |t| t.version.version.as_str()))
         .with(today);
     respond_cached(&req, &state, key, || {
-        team_form_body(&data, tape.as_ref().map(|t| t.value.as_slice()), sport, model_type, season, today)
+        team_form_body(
+            &data,
+            tape.as_ref().map(|t| t.value.as_slice()),
+            sport,
+            model_type,
+            season,
+            today,
+        )
     })
     .await
 }

@@ -5,14 +5,15 @@ use actix_web::{HttpResponse, get, web};
 use chrono::SecondsFormat;
 use linecast_core::services::slate;
 use linecast_domain::artifacts::PredictionRow;
-use linecast_domain::odds::{AmericanOdds, ev_percent};
-use linecast_domain::{LineField, ModelColumn, ModelType};
+use linecast_domain::odds::{AmericanOdds, ev_percent, no_vig_from_raw};
+use linecast_domain::{LineField, Lines, ModelColumn, ModelType};
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::error::ApiError;
 use crate::params::{self, RawQuery};
 use crate::rounding::round2;
+use crate::schema::ModelProbabilities;
 use crate::state::AppState;
 
 /// One game. Besides the fields below, each game carries its market's line
@@ -33,10 +34,10 @@ pub struct PredictionGame {
     pub away_team: String,
     /// Team slug.
     pub home_team: String,
-    /// Model column to probability of the positive side (home, or over); only
-    /// columns of the artifact with a value for this game.
-    #[schema(value_type = Object)]
-    pub predictions: serde_json::Map<String, serde_json::Value>,
+    /// Model column to probability of the positive side (home, or over):
+    /// every column of `models_used`, null where the artifact's cell is
+    /// empty; IMPLIED is recomputed from the game's current prices.
+    pub predictions: ModelProbabilities,
     #[serde(flatten)]
     #[schema(value_type = Object)]
     pub lines: serde_json::Map<String, serde_json::Value>,
@@ -51,19 +52,52 @@ pub struct PredictionsResponse {
     pub predictions_date: String,
     /// Sorted by date then ET time.
     pub games: Vec<PredictionGame>,
-    /// Model columns of the artifact.
+    /// The model columns every game's `predictions` carries, in catalog
+    /// order: IMPLIED (always) and the artifact's columns.
     pub models_used: Vec<String>,
+}
+
+/// The recorded prices of (positive side, negative side) of the market.
+pub(crate) const fn current_prices(l: &Lines, model_type: ModelType) -> (Option<f64>, Option<f64>) {
+    match model_type {
+        ModelType::WonOnPoints => (l.home_money_line, l.away_money_line),
+        ModelType::WonOnSpread => (l.home_point_spread_line, l.away_point_spread_line),
+        ModelType::OverUnder => (l.over_line, l.under_line),
+    }
+}
+
+/// The model columns served: the artifact's plus IMPLIED (always
+/// recomputed from the current prices), in catalog order.
+pub(crate) fn served_models(present: &[ModelColumn]) -> Vec<ModelColumn> {
+    ModelColumn::ALL
+        .iter()
+        .copied()
+        .filter(|c| *c == ModelColumn::Implied || present.contains(c))
+        .collect()
+}
+
+/// `predictions` / `models` of one game: every served column, null where
+/// the artifact's cell is empty; IMPLIED is the no-vig probability of the
+/// positive side from both current prices (6 decimals, as on result rows),
+/// null when one side is missing.
+pub(crate) fn probabilities(row: &PredictionRow, model_type: ModelType, columns: &[ModelColumn]) -> ModelProbabilities {
+    let mut map = serde_json::Map::new();
+    for column in columns {
+        let value = if *column == ModelColumn::Implied {
+            let (pos, neg) = current_prices(&row.lines, model_type);
+            no_vig_from_raw(pos, neg).map(|p| (p * 1e6).round() / 1e6)
+        } else {
+            row.models.get(*column)
+        };
+        map.insert(column.code().to_owned(), value.into());
+    }
+    ModelProbabilities(map)
 }
 
 /// EV in percent of each side at its current price, from BLEND.
 pub(crate) fn ev_fields(row: &PredictionRow, model_type: ModelType) -> [(&'static str, Option<f64>); 2] {
     let blend = row.models.get(ModelColumn::Blend);
-    let l = &row.lines;
-    let (pos_price, neg_price) = match model_type {
-        ModelType::WonOnPoints => (l.home_money_line, l.away_money_line),
-        ModelType::WonOnSpread => (l.home_point_spread_line, l.away_point_spread_line),
-        ModelType::OverUnder => (l.over_line, l.under_line),
-    };
+    let (pos_price, neg_price) = current_prices(&row.lines, model_type);
     let ev = |p: Option<f64>, price: Option<f64>| {
         let price = AmericanOdds::new(price?).ok()?;
         Some(round2(ev_percent(p?, price)))
@@ -75,13 +109,7 @@ pub(crate) fn ev_fields(row: &PredictionRow, model_type: ModelType) -> [(&'stati
     ]
 }
 
-fn game(row: &PredictionRow, model_type: ModelType, present: &[ModelColumn]) -> PredictionGame {
-    let mut probabilities = serde_json::Map::new();
-    for column in present {
-        if let Some(p) = row.models.get(*column) {
-            probabilities.insert(column.code().to_owned(), p.into());
-        }
-    }
+fn game(row: &PredictionRow, model_type: ModelType, columns: &[ModelColumn]) -> PredictionGame {
     let mut lines = serde_json::Map::new();
     for name in model_type.line_fields().iter().chain(model_type.open_fields()) {
         if let Some(field) = LineField::parse(name) {
@@ -96,7 +124,7 @@ fn game(row: &PredictionRow, model_type: ModelType, present: &[ModelColumn]) -> 
         time: row.key.time_string(),
         away_team: row.key.away_team.clone(),
         home_team: row.key.home_team.clone(),
-        predictions: probabilities,
+        predictions: probabilities(row, model_type, columns),
         lines,
     }
 }
@@ -138,9 +166,10 @@ pub async fn predictions(
         slate::et_date(state.clock.now())
     };
     let table = &artifact.value;
+    let columns = served_models(&table.models_present);
     let games = slate::select_games(&table.rows, |r| &r.key, slate_date, upcoming_only)
         .into_iter()
-        .map(|row| game(row, model_type, &table.models_present))
+        .map(|row| game(row, model_type, &columns))
         .collect();
     Ok(HttpResponse::Ok().json(PredictionsResponse {
         sport: sport.code().to_owned(),
@@ -150,6 +179,6 @@ pub async fn predictions(
             .last_modified
             .to_rfc3339_opts(SecondsFormat::Secs, true),
         games,
-        models_used: table.models_present.iter().map(|m| m.code().to_owned()).collect(),
+        models_used: columns.iter().map(|m| m.code().to_owned()).collect(),
     }))
 }

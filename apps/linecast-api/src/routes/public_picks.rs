@@ -3,6 +3,7 @@
 
 use actix_web::{HttpResponse, get, web};
 use chrono::SecondsFormat;
+use linecast_core::StoreError;
 use linecast_core::services::slate;
 use linecast_domain::artifacts::{PredictionRow, TeamTable};
 use linecast_domain::odds::{AmericanOdds, no_vig_from_raw};
@@ -13,6 +14,8 @@ use utoipa::ToSchema;
 use crate::error::ApiError;
 use crate::params::{self, RawQuery};
 use crate::rounding::round4;
+use crate::routes::predictions::{current_prices, probabilities, served_models};
+use crate::schema::ModelProbabilities;
 use crate::state::AppState;
 
 pub(crate) const FREE_NOTE: &str = "Only free predictions are included in this public feed. Paid workflows (all model columns, odds, results, summaries, strategies and account tooling) need a paid API plan and an API key.";
@@ -43,9 +46,9 @@ pub struct PublicPickGame {
     /// The market's current and opening line fields; openers null when no real opener exists.
     #[schema(value_type = Object)]
     pub lines: serde_json::Map<String, serde_json::Value>,
-    /// Model column to probability of the positive side.
-    #[schema(value_type = Object)]
-    pub models: serde_json::Map<String, serde_json::Value>,
+    /// Model column to probability of the positive side: every column of
+    /// `models_used`, null where empty; IMPLIED from the current prices.
+    pub models: ModelProbabilities,
 }
 
 /// The public feed.
@@ -59,6 +62,7 @@ pub struct PublicPicksResponse {
     pub predictions_date: String,
     /// Sorted by date then ET time.
     pub games: Vec<PublicPickGame>,
+    /// The model columns every game's `models` carries: IMPLIED and the artifact's, in catalog order.
     pub models_used: Vec<String>,
     pub note: String,
 }
@@ -87,13 +91,19 @@ fn fmt_points(points: f64) -> String {
     }
 }
 
+/// Display names from the league's team table; without one (the table is
+/// missing from the store), every team is served by its slug.
 struct Names<'a> {
-    teams: &'a TeamTable,
+    teams: Option<&'a TeamTable>,
 }
 
 impl Names<'_> {
+    fn find(&self, slug: &str) -> Option<&linecast_domain::artifacts::TeamRow> {
+        self.teams.and_then(|t| t.find(slug))
+    }
+
     fn display(&self, slug: &str) -> String {
-        self.teams.find(slug).map_or_else(
+        self.find(slug).map_or_else(
             || {
                 tracing::warn!(team = slug, "team missing from the team table; serving its slug");
                 slug.to_owned()
@@ -103,8 +113,7 @@ impl Names<'_> {
     }
 
     fn abbreviation(&self, slug: &str) -> String {
-        self.teams
-            .find(slug)
+        self.find(slug)
             .map_or_else(|| slug.to_ascii_uppercase(), |t| t.abbreviation.clone())
     }
 }
@@ -112,7 +121,7 @@ impl Names<'_> {
 fn game(
     row: &PredictionRow,
     model_type: ModelType,
-    present: &[ModelColumn],
+    columns: &[ModelColumn],
     names: &Names<'_>,
 ) -> Option<PublicPickGame> {
     let blend = row.models.get(ModelColumn::Blend)?;
@@ -125,11 +134,7 @@ fn game(
     };
     let l = &row.lines;
     let (home, away) = (&row.key.home_team, &row.key.away_team);
-    let (pos_price, neg_price) = match model_type {
-        ModelType::WonOnPoints => (l.home_money_line, l.away_money_line),
-        ModelType::WonOnSpread => (l.home_point_spread_line, l.away_point_spread_line),
-        ModelType::OverUnder => (l.over_line, l.under_line),
-    };
+    let (pos_price, neg_price) = current_prices(l, model_type);
     let (pick, pick_side, market_line, confidence, implied) = match side {
         None => (
             "No pick".to_owned(),
@@ -194,10 +199,7 @@ fn game(
             lines.insert((*name).to_owned(), l.served(field).into());
         }
     }
-    let mut models = serde_json::Map::new();
-    for column in present {
-        models.insert(column.code().to_owned(), row.models.get(*column).into());
-    }
+    let models = probabilities(row, model_type, columns);
     Some(PublicPickGame {
         date: row.key.date_string(),
         time: row.key.time_string(),
@@ -242,13 +244,29 @@ pub async fn public_ml_picks(
     let model_type = market.model_type();
     let now = state.clock.now();
     let predictions = state.store.predictions(sport, model_type).await?;
-    let teams = state.store.teams(sport).await?;
-    let slate_date = slate::served_slate(state.store.as_ref(), sport, now).await?;
+    // A missing team table degrades display names to slugs; it never fails the feed.
+    let teams = match state.store.teams(sport).await {
+        Ok(teams) => Some(teams),
+        Err(StoreError::NotFound { object }) => {
+            tracing::warn!(%object, "team table missing; the public feed serves slugs");
+            None
+        }
+        Err(e) => return Err(e.into()),
+    };
+    // The whole artifact needs no release manifest (as on /predictions).
+    let slate_date = if upcoming_only {
+        slate::served_slate(state.store.as_ref(), sport, now).await?
+    } else {
+        slate::et_date(now)
+    };
     let table = &predictions.value;
-    let names = Names { teams: &teams.value };
+    let columns = served_models(&table.models_present);
+    let names = Names {
+        teams: teams.as_ref().map(|t| t.value.as_ref()),
+    };
     let games = slate::select_games(&table.rows, |r| &r.key, slate_date, upcoming_only)
         .into_iter()
-        .filter_map(|row| game(row, model_type, &table.models_present, &names))
+        .filter_map(|row| game(row, model_type, &columns, &names))
         .collect();
     Ok(HttpResponse::Ok().json(PublicPicksResponse {
         sport: sport.code().to_owned(),
@@ -259,7 +277,7 @@ pub async fn public_ml_picks(
             .last_modified
             .to_rfc3339_opts(SecondsFormat::Secs, true),
         games,
-        models_used: table.models_present.iter().map(|m| m.code().to_owned()).collect(),
+        models_used: columns.iter().map(|m| m.code().to_owned()).collect(),
         note: FREE_NOTE.to_owned(),
     }))
 }

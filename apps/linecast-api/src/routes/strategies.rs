@@ -69,6 +69,16 @@ async fn season(
     }
 }
 
+/// When `legacy_v1` became deprecated: 2026-11-21T00:00:00Z, the first
+/// linecast release, which shipped `recorded_v2` as its replacement (D15).
+pub const LEGACY_V1_DEPRECATED_AT: i64 = 1_795_219_200;
+
+/// The RFC 9745 `Deprecation` value: `@` and the Unix seconds of the
+/// deprecation date (a Structured Fields date).
+pub fn deprecation_header_value() -> String {
+    format!("@{LEGACY_V1_DEPRECATED_AT}")
+}
+
 /// Serves the body of `key` from the response cache (rendering it on a
 /// miss), with the deprecation header of legacy_v1.
 async fn respond<T: Serialize>(
@@ -80,11 +90,11 @@ async fn respond<T: Serialize>(
 ) -> Result<HttpResponse, ApiError> {
     let body = state.responses.get_or_render(key, || Ok(render())).await?;
     let mut res = body.respond(req, PRIVATE);
-    if accounting.is_deprecated() {
-        res.headers_mut().insert(
-            actix_web::http::header::HeaderName::from_static("deprecation"),
-            actix_web::http::header::HeaderValue::from_static("true"),
-        );
+    if accounting.is_deprecated()
+        && let Ok(value) = actix_web::http::header::HeaderValue::from_str(&deprecation_header_value())
+    {
+        res.headers_mut()
+            .insert(actix_web::http::header::HeaderName::from_static("deprecation"), value);
     }
     Ok(res)
 }

@@ -458,3 +458,87 @@ async fn every_counted_request_counts_once_whatever_its_outcome() {
         3
     );
 }
+
+#[tokio::test]
+async fn a_query_key_authenticates_beside_a_platform_bearer_token() {
+    let app = spawn_app().await;
+    let url = format!("{}/api/v1/customers/me?api_key={}", app.address, app.api_key);
+    let res = app
+        .client
+        .get(&url)
+        .header("Authorization", "Bearer eyJhbGciOiJSUzI1NiJ9.platform-identity.sig")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status().as_u16(), 200);
+    // A linecast key in Authorization is still the one used.
+    let res = app
+        .client
+        .get(&url)
+        .header("Authorization", "Bearer sk_service_notarealkey000000000000000000000000")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status().as_u16(), 401);
+}
+
+#[tokio::test]
+async fn a_repeated_query_name_is_read_from_its_first_occurrence_everywhere() {
+    let app = spawn_app().await;
+    let bogus = "sk_service_notarealkey000000000000000000000000";
+    let first_valid = send(
+        &app,
+        Method::GET,
+        &format!("/api/v1/customers/me?api_key={}&api_key={bogus}", app.api_key),
+        Via::Nothing,
+        None,
+    )
+    .await;
+    assert_eq!(first_valid.status, 200, "{}", first_valid.body);
+    let first_bogus = send(
+        &app,
+        Method::GET,
+        &format!("/api/v1/customers/me?api_key={bogus}&api_key={}", app.api_key),
+        Via::Nothing,
+        None,
+    )
+    .await;
+    assert_eq!(first_bogus.status, 401, "{}", first_bogus.body);
+    // The same rule for every other parameter: `upcoming_only=false` first serves the whole artifact.
+    let path = "/api/v1/predictions/nba/won_on_points";
+    let all = get_with(&app, &format!("{path}?upcoming_only=false"), &app.api_key).await;
+    let first_false = get_with(
+        &app,
+        &format!("{path}?upcoming_only=false&upcoming_only=true"),
+        &app.api_key,
+    )
+    .await;
+    let first_true = get_with(
+        &app,
+        &format!("{path}?upcoming_only=true&upcoming_only=false"),
+        &app.api_key,
+    )
+    .await;
+    let upcoming = get_with(&app, path, &app.api_key).await;
+    assert_eq!(first_false.body["games"], all.body["games"]);
+    assert_eq!(first_true.body["games"], upcoming.body["games"]);
+    assert_ne!(
+        all.body["games"], upcoming.body["games"],
+        "the fixture has earlier games"
+    );
+    // And a bad first value is a 400 naming the parameter, whatever follows.
+    let bad = get_with(
+        &app,
+        &format!("{path}?upcoming_only=maybe&upcoming_only=true"),
+        &app.api_key,
+    )
+    .await;
+    assert!(assert_error_shape(bad.status, &bad.body, 400).contains("upcoming_only"));
+    let season = get_with(
+        &app,
+        "/api/v1/results/nba/won_on_points?season=2025-26&season=2024-25&limit=1",
+        &app.api_key,
+    )
+    .await;
+    assert_eq!(season.body["season"], "2025-26");
+}

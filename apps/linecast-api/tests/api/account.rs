@@ -285,3 +285,51 @@ async fn account_endpoints_need_a_key() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_key_is_created_with_a_default_name_from_no_body_or_an_empty_object() {
+    let app = spawn_app().await;
+    let r = send(&app, Method::POST, KEYS, Via::Header(&app.api_key), None).await;
+    assert_eq!(r.status, 200, "no body: {}", r.body);
+    assert!(r.body["api_key"].as_str().unwrap().starts_with("sk_service_"));
+    let r = send(&app, Method::POST, KEYS, Via::Header(&app.api_key), Some(json!({}))).await;
+    assert_eq!(r.status, 200, "{{}}: {}", r.body);
+    // A raw POST without Content-Length or Content-Type, as `curl -X POST` sends.
+    let res = app
+        .client
+        .post(format!("{}{KEYS}", app.address))
+        .header("X-API-Key", &app.api_key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status().as_u16(), 200);
+    let keys = list(&app, &app.api_key).await;
+    assert_eq!(keys.len(), 4, "{keys:?}");
+    assert_eq!(keys.iter().filter(|k| k["name"] == "API key").count(), 3, "{keys:?}");
+    // A given name keeps its validation.
+    let r = send(
+        &app,
+        Method::POST,
+        KEYS,
+        Via::Header(&app.api_key),
+        Some(json!({ "name": " " })),
+    )
+    .await;
+    assert_error_shape(r.status, &r.body, 400);
+}
+
+#[tokio::test]
+async fn legacy_tiers_are_reported_as_ai_in_the_account_payloads() {
+    let app = spawn_app().await;
+    for tier in ["data", "basic", "premium"] {
+        let customer = crate::access::seed_customer(&app, &format!("{tier}-legacy@example.com"), tier, 1000).await;
+        let key = store_key(&app, &customer, generate_key().unwrap(), None).await;
+        let me = get_with(&app, "/api/v1/customers/me", &key).await;
+        assert_eq!(me.status, 200, "{}", me.body);
+        assert_eq!(me.body["tier"], "ai", "{tier}: {}", me.body);
+        let usage = get_with(&app, "/api/v1/customers/me/usage", &key).await;
+        assert_eq!(usage.body["tier"], "ai", "{tier}: {}", usage.body);
+        let keys = list(&app, &key).await;
+        assert!(keys.iter().all(|k| k["tier"] == "ai"), "{tier}: {keys:?}");
+    }
+}

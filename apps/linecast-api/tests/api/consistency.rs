@@ -154,7 +154,7 @@ async fn summaries_equal_a_regrade_of_the_current_season_results_for_every_sport
                 "{ctx}: the summary covers the results' current season"
             );
             assert_eq!(body["generated_date"], first["last_updated"], "{ctx}");
-            assert!(body["grading"].as_str().is_some_and(|g| !g.is_empty()));
+            assert_grading_object(&body);
             let entries = body["summaries"].as_array().unwrap();
             let listed: BTreeSet<&str> = entries.iter().map(|e| e["model"].as_str().unwrap()).collect();
             let graded: BTreeSet<&str> = expected.iter().filter(|(_, t)| t.n() > 0).map(|(m, _)| *m).collect();
@@ -205,7 +205,7 @@ async fn summary_windows_end_on_the_latest_decided_game() {
     for sport in ["nba", "mlb", "ncaaf"] {
         for model_type in MODEL_TYPES {
             let (rows, _) = current_rows(&mut s, sport, model_type).await;
-            let end = rows.iter().filter(|r| !r["push"].is_null()).map(date_of).max().unwrap();
+            let end = rows.iter().filter(|r| r["push"] == false).map(date_of).max().unwrap();
             let body = s.ok(&format!("/api/v1/summary/{sport}/{model_type}")).await;
             for (days, suffix) in [(7, "1W"), (28, "4W")] {
                 let start = end - Duration::days(days - 1);
@@ -578,4 +578,28 @@ async fn tracking_validates_its_season_and_answers_404_without_a_store() {
         let (got, body) = s.json(path).await;
         assert_error_shape(got, &body, status);
     }
+}
+
+/// `grading` is an object of rule name → sentence, so clients can iterate it.
+fn assert_grading_object(body: &Value) {
+    let grading = body["grading"]
+        .as_object()
+        .unwrap_or_else(|| panic!("grading is an object: {}", body["grading"]));
+    for rule in ["pick", "push", "windows", "ev_roi"] {
+        assert!(grading.contains_key(rule), "{rule} in {grading:?}");
+    }
+    assert!(
+        grading.values().all(|v| v.as_str().is_some_and(|s| !s.is_empty())),
+        "{grading:?}"
+    );
+}
+
+#[tokio::test]
+async fn summary_and_tracking_serve_the_same_grading_object() {
+    let mut s = Session::start().await;
+    let summary = s.ok("/api/v1/summary/nba/won_on_points").await;
+    let tracking = s.ok("/api/v1/models/nba/won_on_points/tracking").await;
+    assert_grading_object(&summary);
+    assert_grading_object(&tracking);
+    assert_eq!(summary["grading"], tracking["grading"]);
 }

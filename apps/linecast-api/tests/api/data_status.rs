@@ -219,6 +219,40 @@ async fn a_refresh_past_its_deadline_is_stale_predictions_stale_yet_operational(
     assert_eq!(body["markets"]["won_on_points"]["status"], "fresh");
 }
 
+/// Odds kept arriving (latest 16:50Z) without a rebuild since 13:30Z; the
+/// first unabsorbed arrival was 15:00Z.
+fn odds_pending_since_15(store: &Path) {
+    edit_manifest(store, "nba", |m| {
+        m["markets"]["over_under"]["odds_arrived_at"] = "2026-11-15T16:50:00Z".into();
+        m["markets"]["over_under"]["odds_pending_since"] = "2026-11-15T15:00:00Z".into();
+    });
+}
+
+#[tokio::test]
+async fn the_refresh_deadline_counts_from_the_first_unabsorbed_odds_not_the_latest() {
+    let body = status_at(instant("2026-11-15T16:55:00Z"), "nba", odds_pending_since_15).await;
+    assert_eq!(
+        body["markets"]["over_under"]["refresh_deadline"],
+        "2026-11-15T17:00:00Z"
+    );
+    assert_status(&body, "fresh", true, None);
+    // 17:20Z: 2 h 20 min after the first unabsorbed odds, 30 min after the latest.
+    let body = status_at(instant("2026-11-15T17:20:00Z"), "nba", odds_pending_since_15).await;
+    assert_status(&body, "stale", true, Some("predictions_stale"));
+    assert_eq!(body["markets"]["over_under"]["status"], "partial");
+}
+
+#[tokio::test]
+async fn an_unreadable_predictions_object_makes_its_market_unknown_and_the_sport_not_operational() {
+    let body = status_at(fixture_now(), "nba", |store| {
+        std::fs::write(store.join("predictions/nba/over_under.csv"), "date,oops\n1,2,3\n").unwrap();
+    })
+    .await;
+    assert_eq!(body["markets"]["over_under"]["status"], "unknown", "{body}");
+    assert_eq!(body["markets"]["won_on_points"]["status"], "fresh", "{body}");
+    assert_status(&body, "unknown", false, Some("release_unavailable"));
+}
+
 #[tokio::test]
 async fn the_deadline_is_10_15_new_york_time_across_both_dst_changes() {
     for (now, slate, deadline) in [

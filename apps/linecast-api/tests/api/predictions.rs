@@ -219,7 +219,7 @@ async fn games_are_sorted_by_date_then_time_and_a_doubleheader_stays_two_games()
 }
 
 #[tokio::test]
-async fn models_used_are_the_artifacts_model_columns_with_ai_only_where_present() {
+async fn models_used_are_implied_and_the_artifacts_model_columns_with_ai_only_where_present() {
     let app = spawn_app().await;
     let mut ring = KeyRing::new(&app);
     let mut with_ai = BTreeSet::new();
@@ -229,7 +229,7 @@ async fn models_used_are_the_artifacts_model_columns_with_ai_only_where_present(
             let expected: Vec<&str> = MODEL_COLUMNS
                 .iter()
                 .copied()
-                .filter(|c| headers.iter().any(|h| h == c))
+                .filter(|c| *c == "IMPLIED" || headers.iter().any(|h| h == c))
                 .collect();
             let (_, body) = ring
                 .get_json(&format!("/api/v1/predictions/{sport}/{model_type}"))
@@ -253,37 +253,105 @@ async fn models_used_are_the_artifacts_model_columns_with_ai_only_where_present(
     assert_eq!(with_ai, expected, "AI only where the artifact has it");
 }
 
+/// The no-vig probability of the positive side, worked from the two
+/// American prices: each side's raw implied probability (100 / (a + 100)
+/// for a positive price, -a / (-a + 100) for a negative one), normalized.
+pub fn no_vig(positive: Option<f64>, negative: Option<f64>) -> Option<f64> {
+    let raw = |a: f64| {
+        if a >= 100.0 {
+            Some(100.0 / (a + 100.0))
+        } else if a <= -100.0 {
+            Some(-a / (-a + 100.0))
+        } else {
+            None
+        }
+    };
+    let (p, n) = (raw(positive?)?, raw(negative?)?);
+    Some(p / (p + n))
+}
+
 #[tokio::test]
-async fn the_predictions_map_holds_only_the_columns_with_a_value_for_that_game() {
+async fn every_game_carries_every_models_used_key_null_where_empty_and_implied_from_current_prices() {
     let app = spawn_app().await;
     let mut ring = KeyRing::new(&app);
-    let mut missing_ai = 0;
+    let (mut missing_ai, mut implied_values) = (0, 0);
     for sport in SPORTS {
         for model_type in MODEL_TYPES {
             let rows = csv_rows(&artifact(sport, model_type));
+            let (_, _, _, (neg_price, pos_price)) = fields(model_type);
             let (_, body) = ring
                 .get_json(&format!("/api/v1/predictions/{sport}/{model_type}?upcoming_only=false"))
                 .await;
+            let used: BTreeSet<&str> = body["models_used"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m.as_str().unwrap())
+                .collect();
             for game in body["games"].as_array().unwrap() {
                 let row = row_for(&rows, game);
-                let expected: HashMap<&str, f64> = MODEL_COLUMNS
-                    .iter()
-                    .filter_map(|c| row.get(*c).and_then(|cell| number(cell)).map(|p| (*c, p)))
-                    .collect();
-                let served: HashMap<&str, f64> = game["predictions"]
-                    .as_object()
-                    .unwrap()
-                    .iter()
-                    .map(|(k, v)| (k.as_str(), v.as_f64().unwrap()))
-                    .collect();
-                assert_eq!(served, expected, "{sport}/{model_type}: {game}");
+                let served = game["predictions"].as_object().unwrap();
+                let keys: BTreeSet<&str> = served.keys().map(String::as_str).collect();
+                assert_eq!(keys, used, "{sport}/{model_type}: same keys in every game: {game}");
+                for column in &used {
+                    if *column == "IMPLIED" {
+                        continue;
+                    }
+                    assert_eq!(
+                        served[*column].as_f64(),
+                        number(&row[*column]),
+                        "{sport}/{model_type} {column}: {game}"
+                    );
+                }
+                let expected = no_vig(number(&row[pos_price]), number(&row[neg_price]));
+                match (served["IMPLIED"].as_f64(), expected) {
+                    (Some(got), Some(want)) => {
+                        implied_values += 1;
+                        assert!(
+                            (got - want).abs() < 1e-6,
+                            "{sport}/{model_type}: {got} vs {want}: {game}"
+                        );
+                    }
+                    (None, None) => assert!(served["IMPLIED"].is_null()),
+                    other => panic!("{sport}/{model_type} IMPLIED {other:?}: {game}"),
+                }
                 if row.get("AI").is_some_and(String::is_empty) {
                     missing_ai += 1;
+                    assert!(served["AI"].is_null(), "{game}");
                 }
             }
         }
     }
     assert!(missing_ai > 0, "the fixture has a row with an empty AI cell");
+    assert!(implied_values > 0);
+}
+
+#[tokio::test]
+async fn implied_is_null_when_one_current_price_is_missing() {
+    // Blank the home price of the first nba moneyline game.
+    let app = spawn_app_with(fixture_now(), |store| {
+        let path = store.join("predictions/nba/won_on_points.csv");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        let mut cells: Vec<String> = lines[1].split(',').map(str::to_owned).collect();
+        cells[5] = String::new(); // home_money_line
+        lines[1] = cells.join(",");
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    })
+    .await;
+    let mut ring = KeyRing::new(&app);
+    let (_, body) = ring
+        .get_json("/api/v1/predictions/nba/won_on_points?upcoming_only=false")
+        .await;
+    let first = body["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["date"] == "2026-11-14" && g["home_team"] == "boston_celtics" && g["away_team"] == "brooklyn_nets")
+        .unwrap();
+    assert!(first["home_money_line"].is_null(), "{first}");
+    assert!(first["predictions"].as_object().unwrap().contains_key("IMPLIED"));
+    assert!(first["predictions"]["IMPLIED"].is_null(), "{first}");
 }
 
 #[tokio::test]

@@ -198,3 +198,81 @@ async fn picks_follow_blend_and_names_come_from_the_team_table() {
         }
     }
 }
+
+#[tokio::test]
+async fn the_public_models_carry_implied_and_every_models_used_key_in_every_game() {
+    let app = spawn_app().await;
+    let rows = read_csv(&fixtures_dir().join("predictions/nba/won_on_points.csv"));
+    let (status, body) = app
+        .get_json("/api/v1/public/ml-picks/nba/moneyline?upcoming_only=false")
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let used: Vec<&str> = body["models_used"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert_eq!(used.first(), Some(&"IMPLIED"), "{used:?}");
+    let mut blank_ai = 0;
+    for game in body["games"].as_array().unwrap() {
+        let models = game["models"].as_object().unwrap();
+        let keys: Vec<&str> = models.keys().map(String::as_str).collect();
+        assert_eq!(keys, used, "{game}");
+        let cell = |r: &HashMap<String, String>, k: &str| (!r[k].is_empty()).then(|| r[k].parse::<f64>().unwrap());
+        let candidates: Vec<_> = rows
+            .iter()
+            .filter(|r| {
+                r["date"] == game["date"].as_str().unwrap()
+                    && r["time_est"] == game["time"].as_str().unwrap()
+                    && cell(r, "home_money_line") == game["lines"]["home_money_line"].as_f64()
+                    && cell(r, "away_money_line") == game["lines"]["away_money_line"].as_f64()
+                    && cell(r, "BLEND") == game["blend_probability"].as_f64()
+            })
+            .collect();
+        assert_eq!(candidates.len(), 1, "{game}");
+        let row = candidates[0];
+        let price = |k: &str| (!row[k].is_empty()).then(|| row[k].parse::<f64>().unwrap());
+        let want = crate::predictions::no_vig(price("home_money_line"), price("away_money_line"));
+        match (models["IMPLIED"].as_f64(), want) {
+            (Some(got), Some(want)) => assert!((got - want).abs() < 1e-6, "{got} vs {want}: {game}"),
+            (got, want) => assert_eq!(got, want, "{game}"),
+        }
+        if row["AI"].is_empty() {
+            blank_ai += 1;
+            assert!(models["AI"].is_null(), "{game}");
+        }
+    }
+    assert!(blank_ai > 0, "the fixture has an empty AI cell");
+}
+
+#[tokio::test]
+async fn a_missing_team_table_falls_back_to_slugs_instead_of_failing_the_feed() {
+    let app = spawn_app_with(fixture_now(), |store| {
+        std::fs::remove_file(store.join("teams/nba.csv")).unwrap();
+    })
+    .await;
+    let (status, body) = app.get_json("/api/v1/public/ml-picks/nba/moneyline").await;
+    assert_eq!(status, 200, "{body}");
+    let games = body["games"].as_array().unwrap();
+    assert!(!games.is_empty());
+    for game in games {
+        let home = game["home_team"].as_str().unwrap();
+        assert!(home.chars().all(|c| c.is_ascii_lowercase() || c == '_'), "slug: {game}");
+    }
+}
+
+#[tokio::test]
+async fn upcoming_only_false_reads_no_release_manifest() {
+    // An unreadable manifest for today breaks the slate rule, not the whole artifact.
+    let app = spawn_app_with(fixture_now(), |store| {
+        std::fs::write(store.join(format!("releases/nba/{FIXTURE_TODAY}.json")), "{ not json").unwrap();
+    })
+    .await;
+    let (status, body) = app
+        .get_json("/api/v1/public/ml-picks/nba/moneyline?upcoming_only=false")
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let rows = read_csv(&fixtures_dir().join("predictions/nba/won_on_points.csv"));
+    assert_eq!(body["games"].as_array().unwrap().len(), rows.len());
+}

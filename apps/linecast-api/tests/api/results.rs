@@ -153,12 +153,30 @@ pub fn line_posted(model_type: &str, row: &HashMap<String, String>) -> bool {
     }
 }
 
-/// An in-scope game with a final and a posted line.
+/// An in-scope game with a final and a posted line (a push included):
+/// "played against a posted line".
 pub fn decided(sport: &str, model_type: &str, row: &HashMap<String, String>) -> bool {
     in_scope(sport, row)
         && !row["home_score"].is_empty()
         && !row["away_score"].is_empty()
         && line_posted(model_type, row)
+}
+
+/// DESIGN "Grading" push, worked from the stored cells: totals land on
+/// `over_under`, the home spread lands on the margin, moneyline ties.
+pub fn is_push(model_type: &str, row: &HashMap<String, String>) -> bool {
+    let n = |c: &str| row[c].parse::<f64>().unwrap();
+    let (home, away) = (n("home_score"), n("away_score"));
+    match model_type {
+        "over_under" => (home + away - n("over_under")).abs() < 1e-9,
+        "won_on_points" => (home - away).abs() < 1e-9,
+        _ => (home + n("home_point_spread") - away).abs() < 1e-9,
+    }
+}
+
+/// A decided game in the spec's sense: a final, a line, and not a push.
+pub fn decided_not_push(sport: &str, model_type: &str, row: &HashMap<String, String>) -> bool {
+    decided(sport, model_type, row) && !is_push(model_type, row)
 }
 
 /// The game key of a served or stored row.
@@ -382,7 +400,9 @@ async fn next_offset_is_null_at_the_end_and_an_offset_past_the_end_is_an_empty_p
     assert!(exact["next_offset"].is_null(), "offset + returned == total is the end");
 
     for offset in [total, total + 1, 1_000_000, i64::MAX as u64] {
-        let past = s.ok(&format!("{base}?season=2025-26&offset={offset}")).await;
+        let past = s
+            .ok(&format!("{base}?season=2025-26&offset={offset}&snapshot={snapshot}"))
+            .await;
         assert_eq!(past["results"], Value::Array(vec![]), "offset {offset}");
         assert_eq!(past["returned"], 0);
         assert_eq!(past["offset"], offset);
@@ -467,8 +487,11 @@ async fn a_new_season_generation_between_pages_is_a_409_telling_the_client_to_re
     assert_eq!(last["travel_km"], "4242", "the new generation is served");
     let continued = s.ok(&format!("{base}&offset=37&snapshot={new}")).await;
     assert_eq!(continued["snapshot"], new);
-    // Without a snapshot a named season still pages (the first page of a walk).
-    assert_eq!(s.ok(&format!("{base}&offset=37")).await["snapshot"], new);
+    // Without a snapshot only the first page of a named season is served
+    // (spec, results rule 3); a continuation must echo it.
+    assert_eq!(s.ok(&format!("{base}&offset=0")).await["snapshot"], new);
+    let (status, body) = s.json(&format!("{base}&offset=37")).await;
+    assert!(assert_error_shape(status, &body, 400).contains("snapshot"));
 }
 
 #[tokio::test]
@@ -538,6 +561,9 @@ async fn every_row_carries_the_stored_columns_in_artifact_order_then_push_graded
                 let outcome = outcome_column(model_type);
                 if !expected_keys.iter().any(|h| h == outcome) {
                     expected_keys.push(outcome.to_owned());
+                }
+                if !expected_keys.iter().any(|h| h == "IMPLIED") {
+                    expected_keys.push("IMPLIED".to_owned());
                 }
                 expected_keys.extend(["push", "graded", "ungraded_reason"].map(str::to_owned));
                 let body = s
@@ -613,6 +639,7 @@ fn assert_row_values(sport: &str, model_type: &str, row: &Value, stored: &HashMa
         assert_eq!(row[extra], expected, "unknown columns verbatim: {ctx}");
     }
     assert_eq!(row["season"], stored["season"].as_str());
+    assert_implied_and_openers(model_type, row, stored);
     for score in ["home_score", "away_score"] {
         match stored[score].as_str() {
             "" => assert!(row[score].is_null()),
@@ -625,21 +652,58 @@ fn assert_row_values(sport: &str, model_type: &str, row: &Value, stored: &HashMa
     }
 }
 
+/// The prices of (positive side, negative side) of the model type's market.
+pub fn price_columns(model_type: &str) -> (&'static str, &'static str) {
+    match model_type {
+        "over_under" => ("over_line", "under_line"),
+        "won_on_points" => ("home_money_line", "away_money_line"),
+        _ => ("home_point_spread_line", "away_point_spread_line"),
+    }
+}
+
+/// IMPLIED is the no-vig probability worked from the stored prices (null
+/// with one side), whatever the store's own IMPLIED cell says; a stored
+/// opener of exactly 0 is a placeholder served as null.
+pub fn assert_implied_and_openers(model_type: &str, row: &Value, stored: &HashMap<String, String>) {
+    let cell = |c: &str| {
+        stored
+            .get(c)
+            .filter(|v| !v.is_empty())
+            .map(|v| v.parse::<f64>().unwrap())
+    };
+    let (pos, neg) = price_columns(model_type);
+    let want = crate::predictions::no_vig(cell(pos), cell(neg));
+    match (row["IMPLIED"].as_f64(), want) {
+        (Some(got), Some(want)) => assert!((got - want).abs() < 1e-6, "IMPLIED {got} vs {want}: {row}"),
+        (None, None) => assert!(row.as_object().unwrap().contains_key("IMPLIED") && row["IMPLIED"].is_null()),
+        other => panic!("IMPLIED {other:?}: {row}"),
+    }
+    for (name, raw) in stored.iter().filter(|(k, _)| k.starts_with("open_")) {
+        match cell(name) {
+            Some(0.0) => assert!(row[name].is_null(), "placeholder {name} is null: {row}"),
+            Some(v) => assert_eq!(row[name].as_f64(), Some(v), "{name} {raw}: {row}"),
+            None => assert!(row[name].is_null(), "{name}: {row}"),
+        }
+    }
+}
+
 /// The oracle of the seasons endpoint, from the store files.
 fn expected_season_list(store: &Path, sport: &str, model_type: &str) -> (Vec<String>, Option<String>, bool) {
     let mut seasons = store_seasons(store, sport, model_type);
     seasons.reverse();
     let today = NaiveDate::from_ymd_opt(2026, 11, 15).unwrap();
+    let date = |r: &HashMap<String, String>| NaiveDate::parse_from_str(&r["date"], "%Y-%m-%d").unwrap();
     for season in &seasons {
         let file = read_store_file(&season_path(store, sport, model_type, season));
-        let latest = file
-            .rows
-            .iter()
-            .filter(|r| decided(sport, model_type, r))
-            .map(|r| NaiveDate::parse_from_str(&r["date"], "%Y-%m-%d").unwrap())
-            .max();
-        if let Some(latest) = latest {
-            let live = latest <= today && (today - latest).num_days() <= 14;
+        let played = file.rows.iter().any(|r| decided(sport, model_type, r));
+        if played {
+            let latest = file
+                .rows
+                .iter()
+                .filter(|r| decided_not_push(sport, model_type, r))
+                .map(date)
+                .max();
+            let live = latest.is_some_and(|l| l <= today && (today - l).num_days() <= 14);
             return (seasons.clone(), Some(season.clone()), live);
         }
     }
@@ -843,4 +907,129 @@ async fn a_new_season_without_a_decided_game_is_listed_but_not_current() {
             .iter()
             .all(|e| e["n"] == 0 && e["roi"].is_null())
     );
+}
+
+/// Counts the placeholder openers of a store, so the test knows it covers them.
+fn zero_openers(store: &StoreFile) -> usize {
+    store
+        .rows
+        .iter()
+        .flat_map(|r| {
+            r.iter()
+                .filter(|(k, v)| k.starts_with("open_") && v.parse::<f64>().ok() == Some(0.0))
+        })
+        .count()
+}
+
+#[tokio::test]
+async fn placeholder_zero_openers_are_null_in_result_rows_as_in_predictions() {
+    let mut s = Session::start().await;
+    let store = read_store_file(&season_path(&s.app.store_dir, "nba", "won_on_points", "2025-26"));
+    assert!(zero_openers(&store) > 0, "the fixture has placeholder openers");
+    let body = s
+        .ok("/api/v1/results/nba/won_on_points?season=2025-26&limit=100000")
+        .await;
+    let by_key: HashMap<_, _> = store.rows.iter().map(|r| (csv_key(r), r)).collect();
+    let mut nulled = 0;
+    for row in body["results"].as_array().unwrap() {
+        let stored = by_key[&game_key(row)];
+        for (name, raw) in stored.iter().filter(|(k, _)| k.starts_with("open_")) {
+            if raw.parse::<f64>().ok() == Some(0.0) {
+                nulled += 1;
+                assert!(row[name].is_null(), "{name}: {row}");
+            }
+        }
+    }
+    assert!(nulled > 0);
+}
+
+/// Rewrites a season store with `edit` applied to every row (header kept
+/// unless `drop` names a column to remove).
+fn rewrite_store(path: &Path, drop: Option<&str>, edit: impl Fn(&mut HashMap<String, String>)) {
+    let file = read_store_file(path);
+    let headers: Vec<&String> = file.headers.iter().filter(|h| Some(h.as_str()) != drop).collect();
+    let mut writer = csv::Writer::from_path(path).unwrap();
+    writer.write_record(headers.iter().map(|h| h.as_str())).unwrap();
+    for mut row in file.rows {
+        edit(&mut row);
+        writer
+            .write_record(headers.iter().map(|h| row[h.as_str()].as_str()))
+            .unwrap();
+    }
+    writer.flush().unwrap();
+}
+
+#[tokio::test]
+async fn result_rows_carry_a_recomputed_implied_even_when_the_store_has_no_implied_column() {
+    let app = spawn_app_with(fixture_now(), |store| {
+        rewrite_store(
+            &season_path(store, "nba", "won_on_spread", "2025-26"),
+            Some("IMPLIED"),
+            |_| {},
+        );
+    })
+    .await;
+    let mut s = Session::over(app);
+    let store = read_store_file(&season_path(&s.app.store_dir, "nba", "won_on_spread", "2025-26"));
+    assert!(!store.headers.iter().any(|h| h == "IMPLIED"));
+    let body = s
+        .ok("/api/v1/results/nba/won_on_spread?season=2025-26&limit=100000")
+        .await;
+    let by_key: HashMap<_, _> = store.rows.iter().map(|r| (csv_key(r), r)).collect();
+    let rows = body["results"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    let mut valued = 0;
+    for row in rows {
+        assert_implied_and_openers("won_on_spread", row, by_key[&game_key(row)]);
+        valued += usize::from(row["IMPLIED"].is_number());
+        // IMPLIED is appended after the store's columns (and the outcome), before push.
+        let keys: Vec<&String> = row.as_object().unwrap().keys().collect();
+        let at = keys.iter().position(|k| *k == "IMPLIED").unwrap();
+        assert_eq!(keys[at + 1], "push", "{row}");
+    }
+    assert!(valued > 0);
+}
+
+#[tokio::test]
+async fn continuing_a_named_season_without_the_first_pages_snapshot_is_a_400() {
+    let mut s = Session::start().await;
+    let base = "/api/v1/results/nba/won_on_points?season=2025-26&limit=10";
+    let (status, body) = s.json(&format!("{base}&offset=10")).await;
+    let detail = assert_error_shape(status, &body, 400);
+    assert!(detail.contains("snapshot") && detail.contains("first page"), "{detail}");
+    let first = s.ok(base).await;
+    let snapshot = first["snapshot"].as_str().unwrap();
+    let next = s.ok(&format!("{base}&offset=10&snapshot={snapshot}")).await;
+    assert_eq!(next["offset"], 10);
+    // offset=0 needs no snapshot; the current season pages without one.
+    s.ok(&format!("{base}&offset=0")).await;
+    s.ok("/api/v1/results/nba/won_on_points?limit=10&offset=10").await;
+}
+
+/// A final day of pushes does not keep a season live: `live` counts from the
+/// latest decided (not pushed) game, while `current_season` still counts the
+/// push as a game played against a posted line.
+#[tokio::test]
+async fn a_final_day_of_pushes_does_not_keep_the_season_live() {
+    // mlb 2026 moneyline: games on 10-11, 10-12 and 10-14; make 10-14 a 4-4 tie.
+    let prepare = |store: &Path| {
+        rewrite_store(&season_path(store, "mlb", "won_on_points", "2026"), None, |row| {
+            if row["date"] == "2026-10-14" {
+                row.insert("home_score".into(), "4".into());
+                row.insert("away_score".into(), "4".into());
+                row.insert("won_on_points".into(), "0".into());
+            }
+        });
+    };
+    // 2026-10-27 ET: 13 days after the push, 15 after the last decided game (10-12).
+    let app = spawn_app_with(crate::helpers::instant("2026-10-27T17:00:00Z"), prepare).await;
+    let (status, body) = app.get_authed_json("/api/v1/results/mlb/won_on_points/seasons").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["current_season"], "2026", "{body}");
+    assert_eq!(body["live"], false, "{body}");
+    assert!(body["live_season"].is_null());
+    // 2026-10-26 ET: exactly 14 days after 10-12, still live.
+    let app = spawn_app_with(crate::helpers::instant("2026-10-26T17:00:00Z"), prepare).await;
+    let (_, body) = app.get_authed_json("/api/v1/results/mlb/won_on_points/seasons").await;
+    assert_eq!(body["live"], true, "{body}");
 }

@@ -303,6 +303,10 @@ async fn accounting_absent_is_the_deprecated_legacy_v1_and_recorded_v2_carries_n
             let res = s.response(&format!("{path}{query}")).await;
             assert_eq!(res.status().as_u16(), 200);
             assert_eq!(res.headers().contains_key("deprecation"), deprecated, "{path}{query}");
+            if deprecated {
+                // RFC 9745: a Structured Fields date, `@` + Unix seconds (2026-11-21T00:00:00Z).
+                assert_eq!(res.headers()["deprecation"], "@1795219200", "{path}{query}");
+            }
             let body: Value = res.json().await.unwrap();
             assert_eq!(body["accounting"], expected, "{path}{query}");
         }

@@ -47,8 +47,10 @@ pub async fn data_status(store: &dyn ArtifactStore, sport: Sport, now: DateTime<
             Err(StoreError::NotFound { .. }) => {
                 predictions.insert(*model_type, ObjectPresence::Missing);
             }
-            // Unreadable or corrupt: not checked; the manifest decides.
-            Err(_) => {}
+            // Exists but unreadable or corrupt: /predictions answers 503 for it.
+            Err(_) => {
+                predictions.insert(*model_type, ObjectPresence::Unreadable);
+            }
         }
     }
     let inputs = FreshnessInputs {

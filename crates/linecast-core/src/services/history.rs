@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use linecast_domain::artifacts::SeasonTable;
 use linecast_domain::{ModelType, SeasonLabel, Sport};
+use linecast_grading::window::is_decided;
 use linecast_grading::{
     Density, GradedRow, Rolling, Summary, Tracking, density, grade_rows, rolling, summarize_graded, track_graded,
 };
@@ -100,11 +101,22 @@ impl SeasonData {
         self.order.len()
     }
 
-    /// The date of the latest game with a final and a posted line.
-    pub fn latest_decided(&self) -> Option<NaiveDate> {
+    /// The date of the latest game played against a posted line (a final
+    /// and a line; a push counts): what makes a season `current_season`.
+    pub fn latest_played(&self) -> Option<NaiveDate> {
         self.order
             .iter()
             .filter(|i| self.graded[**i].decision.is_some())
+            .map(|i| self.table.rows[*i].key.date)
+            .max()
+    }
+
+    /// The date of the latest decided game (a final and a line, not a
+    /// push): what keeps a season `live`.
+    pub fn latest_decided(&self) -> Option<NaiveDate> {
+        self.order
+            .iter()
+            .filter(|i| is_decided(&self.graded[**i]))
             .map(|i| self.table.rows[*i].key.date)
             .max()
     }
@@ -299,9 +311,9 @@ impl History {
     }
 
     /// The season list with the spec's definitions: `current_season` is the
-    /// latest season with a game played against a posted line (between
-    /// seasons, the one just finished); `live` while it has a decided game
-    /// within the last 14 days (ET dates).
+    /// latest season with a game played against a posted line, pushes
+    /// included (between seasons, the one just finished); `live` while it
+    /// has a decided game (not a push) within the last 14 days (ET dates).
     pub async fn season_list(
         &self,
         sport: Sport,
@@ -312,8 +324,10 @@ impl History {
         let today = et_date(now);
         for season in seasons.clone() {
             let data = self.season(sport, model_type, season).await?;
-            if let Some(latest) = data.latest_decided() {
-                let live = latest <= today && today - latest <= Duration::days(LIVE_WINDOW_DAYS);
+            if data.latest_played().is_some() {
+                let live = data
+                    .latest_decided()
+                    .is_some_and(|latest| latest <= today && today - latest <= Duration::days(LIVE_WINDOW_DAYS));
                 return Ok(SeasonList {
                     seasons,
                     current_season: Some(season),

@@ -1,7 +1,8 @@
 //! Result rows as served: every stored column in artifact order (unknown
 //! extras included, verbatim), with the outcome column and IMPLIED
-//! recomputed by the grading rules, then `push`, `graded` and
-//! `ungraded_reason`.
+//! recomputed by the grading rules (both appended when the store lacks
+//! them), then `push`, `graded` and `ungraded_reason`. Placeholder zero
+//! openers are null.
 
 use linecast_domain::{LineField, ModelColumn, SeasonRow};
 use linecast_grading::GradedRow;
@@ -81,6 +82,13 @@ fn text(s: Option<&String>) -> Value {
     s.map_or(Value::Null, |s| Value::String(s.clone()))
 }
 
+/// The recomputed IMPLIED, 6 decimals; null with a one-sided price.
+fn implied_value(graded: &GradedRow) -> Value {
+    graded
+        .implied
+        .map_or(Value::Null, |v| Value::from((v * 1e6).round() / 1e6))
+}
+
 fn value(column: Column<'_>, row: &SeasonRow, graded: &GradedRow) -> Value {
     let p = &row.provenance;
     match column {
@@ -93,10 +101,9 @@ fn value(column: Column<'_>, row: &SeasonRow, graded: &GradedRow) -> Value {
         Column::AwayScore => number(row.away_score),
         Column::HomeScore => number(row.home_score),
         Column::Outcome => graded.outcome.map_or(Value::Null, Value::from),
-        Column::Line(field) => number(row.lines.get(field)),
-        Column::Implied => graded
-            .implied
-            .map_or(Value::Null, |v| Value::from((v * 1e6).round() / 1e6)),
+        // Placeholder zero openers are null here as on /predictions (D5).
+        Column::Line(field) => number(row.lines.served(field)),
+        Column::Implied => implied_value(graded),
         Column::Model(column) => number(row.models.get(column)),
         Column::QuoteSource => text(row.quote_source.as_ref()),
         Column::SettlementStatus => text(row.settlement_status.as_ref()),
@@ -131,6 +138,11 @@ pub fn row_json(data: &SeasonData, index: usize) -> Map<String, Value> {
     }
     if !map.contains_key(outcome) {
         map.insert(outcome.to_owned(), graded.outcome.map_or(Value::Null, Value::from));
+    }
+    // Every row carries the recomputed IMPLIED, whether or not the store has the column.
+    let implied = ModelColumn::Implied.code();
+    if !map.contains_key(implied) {
+        map.insert(implied.to_owned(), implied_value(graded));
     }
     map.insert("push".to_owned(), graded.push.map_or(Value::Null, Value::from));
     map.insert("graded".to_owned(), graded.graded.into());

@@ -32,6 +32,7 @@ pub fn published_market(at: &str) -> ReleaseMarket {
         held_games: Vec::new(),
         odds_arrived_at: None,
         predictions_rebuilt_at: None,
+        odds_pending_since: None,
     }
 }
 

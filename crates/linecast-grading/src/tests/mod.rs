@@ -4,6 +4,7 @@
 
 mod aggregates;
 mod fixtures;
+mod issue12;
 mod props;
 mod rules;
 mod summary;

@@ -86,3 +86,77 @@ async fn cross_object_rules_are_checked() {
         "{lines:#?}"
     );
 }
+
+fn manifest_with_market(market: &str) -> String {
+    format!(
+        r#"{{"sport": "nba", "slate_date": "2026-11-21", "release_id": "r1",
+  "run_started_at": "2026-11-21T13:00:00Z", "run_completed_at": "2026-11-21T13:40:00Z",
+  "slate": "active", "source_as_of": "2026-11-21T12:55:00Z",
+  "artifacts": {{"predictions": null, "results": null, "summaries": null, "model_tracking": null}},
+  "markets": {{"won_on_points": {market}}}}}"#
+    )
+}
+
+#[tokio::test]
+async fn the_validator_checks_odds_pending_since_against_arrivals_and_rebuilds() {
+    let store = nba_store(Duration::from_secs(2)).await;
+    let raw = store.object_store();
+    let market = |pending: &str| {
+        format!(
+            r#"{{"expected": true, "published_at": "2026-11-21T13:38:00Z", "release_id": "r1",
+  "source_as_of": null, "held_games": [], "odds_arrived_at": "2026-11-21T17:00:00Z",
+  "predictions_rebuilt_at": "2026-11-21T14:00:00Z"{pending}}}"#
+        )
+    };
+    // Consistent: first unabsorbed arrival 15:00, after the 14:00 rebuild, before 17:00.
+    put(
+        &raw,
+        "releases/nba/2026-11-21.json",
+        &manifest_with_market(&market(r#", "odds_pending_since": "2026-11-21T15:00:00Z""#)),
+    )
+    .await;
+    put(
+        &raw,
+        "releases/nba/2026-11-20.json",
+        &manifest_with_market(&market(r#", "odds_pending_since": "2026-11-21T18:00:00Z""#))
+            .replace("2026-11-21\", \"release_id", "2026-11-20\", \"release_id"),
+    )
+    .await;
+    put(
+        &raw,
+        "releases/nba/2026-11-19.json",
+        &manifest_with_market(&market(r#", "odds_pending_since": "2026-11-21T13:59:00Z""#))
+            .replace("2026-11-21\", \"release_id", "2026-11-19\", \"release_id"),
+    )
+    .await;
+    put(
+        &raw,
+        "releases/nba/2026-11-18.json",
+        &manifest_with_market(&market("")).replace("2026-11-21\", \"release_id", "2026-11-18\", \"release_id"),
+    )
+    .await;
+    let report = validate(&store).await;
+    let lines: Vec<String> = report.problems.iter().map(ToString::to_string).collect();
+    let about = |object: &str| {
+        lines
+            .iter()
+            .filter(|l| l.starts_with(object) && l.contains("odds_pending_since"))
+            .count()
+    };
+    assert_eq!(about("releases/nba/2026-11-21.json"), 0, "{lines:#?}");
+    assert_eq!(
+        about("releases/nba/2026-11-20.json"),
+        1,
+        "later than the latest arrival: {lines:#?}"
+    );
+    assert_eq!(
+        about("releases/nba/2026-11-19.json"),
+        1,
+        "before the rebuild: {lines:#?}"
+    );
+    assert_eq!(
+        about("releases/nba/2026-11-18.json"),
+        1,
+        "pending odds unnamed: {lines:#?}"
+    );
+}

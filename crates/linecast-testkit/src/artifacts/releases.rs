@@ -81,6 +81,8 @@ fn manifest(league: &League, sport: Sport, day: NaiveDate, hold: bool) -> Releas
                     (true, true) => predictions,
                     (true, false) => at(day, 15, 4, 0),
                 },
+                // Every generated rebuild absorbs the odds before it.
+                odds_pending_since: None,
             };
             (*mt, market)
         })
