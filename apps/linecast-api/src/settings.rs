@@ -34,6 +34,9 @@ pub struct Settings {
     pub signing_key: Option<String>,
     /// `LINECAST_NOW`: a frozen clock (RFC 3339).
     pub now: Option<DateTime<Utc>>,
+    /// Tests only: a clock the test moves while the app runs (wins over
+    /// `now`). Never read from the environment.
+    pub manual_clock: Option<std::sync::Arc<linecast_core::ManualClock>>,
     /// `LINECAST_LOG_FORMAT`: `human` (default) or `json`.
     pub log_format: LogFormat,
     /// `LINECAST_CACHE_BYTES`: parsed-artifact cache budget, default 256 MiB.
@@ -227,6 +230,7 @@ impl Settings {
             redis_url: pick("LINECAST_REDIS_URL", &file.redis_url).filter(|s| !s.is_empty()),
             signing_key: pick("LINECAST_SIGNING_KEY", &file.signing_key).filter(|s| !s.is_empty()),
             now,
+            manual_clock: None,
             log_format,
             cache_bytes,
             demo,
@@ -249,6 +253,7 @@ impl Settings {
             redis_url: None,
             signing_key: Some("test-signing-key".to_owned()),
             now: Some(now),
+            manual_clock: None,
             log_format: LogFormat::Human,
             cache_bytes: 64 * 1024 * 1024,
             // The in-process suites start from the demo customer (its key is

@@ -80,9 +80,10 @@ impl Application {
     pub async fn build(settings: Settings) -> anyhow::Result<Self> {
         std::fs::create_dir_all(&settings.var_dir)
             .with_context(|| format!("creating {}", settings.var_dir.display()))?;
-        let clock: Arc<dyn Clock> = match settings.now {
-            Some(now) => Arc::new(FixedClock(now)),
-            None => Arc::new(SystemClock),
+        let clock: Arc<dyn Clock> = match (&settings.manual_clock, settings.now) {
+            (Some(manual), _) => manual.clone(),
+            (None, Some(now)) => Arc::new(FixedClock(now)),
+            (None, None) => Arc::new(SystemClock),
         };
         if settings.demo {
             tracing::info!(

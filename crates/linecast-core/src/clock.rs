@@ -27,3 +27,28 @@ impl Clock for FixedClock {
         self.0
     }
 }
+
+/// A clock that stays where it is set: frozen like `FixedClock`, but a test
+/// can move it while the application runs (to cross an ET midnight or a
+/// deadline and check that nothing computed earlier is served after).
+#[derive(Debug)]
+pub struct ManualClock(std::sync::RwLock<DateTime<Utc>>);
+
+impl ManualClock {
+    pub fn new(at: DateTime<Utc>) -> Self {
+        Self(std::sync::RwLock::new(at))
+    }
+
+    /// Moves the clock to `at`.
+    pub fn set(&self, at: DateTime<Utc>) {
+        if let Ok(mut now) = self.0.write() {
+            *now = at;
+        }
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> DateTime<Utc> {
+        self.0.read().map_or_else(|e| *e.into_inner(), |now| *now)
+    }
+}

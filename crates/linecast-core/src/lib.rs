@@ -7,7 +7,7 @@ pub mod clock;
 pub mod ports;
 pub mod services;
 
-pub use clock::{Clock, FixedClock, SystemClock};
+pub use clock::{Clock, FixedClock, ManualClock, SystemClock};
 pub use ports::accounts::{
     Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, Month, NewApiKey, NewCustomer,
     SubscriptionStatus, UsageMeter,

@@ -1,17 +1,19 @@
 //! `GET /api/v1/predictions/{sport}/{model_type}`: today's model
 //! probabilities with the market's lines and EV per side.
 
-use actix_web::{HttpResponse, get, web};
-use chrono::SecondsFormat;
+use actix_web::{HttpRequest, HttpResponse, get, web};
+use chrono::{NaiveDate, SecondsFormat};
+use linecast_core::Versioned;
 use linecast_core::services::slate;
-use linecast_domain::artifacts::PredictionRow;
+use linecast_domain::artifacts::{PredictionRow, PredictionTable};
 use linecast_domain::odds::{AmericanOdds, ev_percent, no_vig_from_raw};
-use linecast_domain::{LineField, Lines, ModelColumn, ModelType};
+use linecast_domain::{LineField, Lines, ModelColumn, ModelType, Sport};
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::error::ApiError;
 use crate::params::{self, RawQuery};
+use crate::responses::{CacheKey, PRIVATE};
 use crate::rounding::round2;
 use crate::schema::ModelProbabilities;
 use crate::state::AppState;
@@ -149,6 +151,7 @@ fn game(row: &PredictionRow, model_type: ModelType, columns: &[ModelColumn]) -> 
 )]
 #[get("/predictions/{sport}/{model_type}")]
 pub async fn predictions(
+    req: HttpRequest,
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
     query: web::Query<RawQuery>,
@@ -165,13 +168,40 @@ pub async fn predictions(
     } else {
         slate::et_date(state.clock.now())
     };
+    // The body depends on the artifact's generation and, for the slate view,
+    // on the served slate date; nothing else.
+    let key = CacheKey::new("predictions")
+        .with(sport)
+        .with(model_type)
+        .with(&artifact.version.version)
+        .with(if upcoming_only {
+            slate_date.to_string()
+        } else {
+            "all".to_owned()
+        });
+    let body = state
+        .responses
+        .get_or_render(key, || {
+            Ok(render(&artifact, sport, model_type, slate_date, upcoming_only))
+        })
+        .await?;
+    Ok(body.respond(&req, PRIVATE))
+}
+
+fn render(
+    artifact: &Versioned<PredictionTable>,
+    sport: Sport,
+    model_type: ModelType,
+    slate_date: NaiveDate,
+    upcoming_only: bool,
+) -> PredictionsResponse {
     let table = &artifact.value;
     let columns = served_models(&table.models_present);
     let games = slate::select_games(&table.rows, |r| &r.key, slate_date, upcoming_only)
         .into_iter()
         .map(|row| game(row, model_type, &columns))
         .collect();
-    Ok(HttpResponse::Ok().json(PredictionsResponse {
+    PredictionsResponse {
         sport: sport.code().to_owned(),
         model_type: model_type.code().to_owned(),
         predictions_date: artifact
@@ -180,5 +210,5 @@ pub async fn predictions(
             .to_rfc3339_opts(SecondsFormat::Secs, true),
         games,
         models_used: columns.iter().map(|m| m.code().to_owned()).collect(),
-    }))
+    }
 }

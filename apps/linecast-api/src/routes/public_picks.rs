@@ -1,7 +1,7 @@
 //! `GET /api/v1/public/ml-picks/{sport}/{market}`: the free, unauthenticated
 //! feed of today's slate with display names and a pick per game from BLEND.
 
-use actix_web::{HttpResponse, get, web};
+use actix_web::{HttpRequest, HttpResponse, get, web};
 use chrono::SecondsFormat;
 use linecast_core::StoreError;
 use linecast_core::services::slate;
@@ -13,6 +13,7 @@ use utoipa::ToSchema;
 
 use crate::error::ApiError;
 use crate::params::{self, RawQuery};
+use crate::responses::{CacheKey, PUBLIC};
 use crate::rounding::round4;
 use crate::routes::predictions::{current_prices, probabilities, served_models};
 use crate::schema::ModelProbabilities;
@@ -233,6 +234,7 @@ fn game(
 )]
 #[get("/ml-picks/{sport}/{market}")]
 pub async fn public_ml_picks(
+    req: HttpRequest,
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
     query: web::Query<RawQuery>,
@@ -259,27 +261,43 @@ pub async fn public_ml_picks(
     } else {
         slate::et_date(now)
     };
-    let table = &predictions.value;
-    let columns = served_models(&table.models_present);
-    let names = Names {
-        teams: teams.as_ref().map(|t| t.value.as_ref()),
-    };
-    let games = slate::select_games(&table.rows, |r| &r.key, slate_date, upcoming_only)
-        .into_iter()
-        .filter_map(|row| game(row, model_type, &columns, &names))
-        .collect();
-    Ok(HttpResponse::Ok().json(PublicPicksResponse {
-        sport: sport.code().to_owned(),
-        market: market.code().to_owned(),
-        model_type: model_type.code().to_owned(),
-        predictions_date: predictions
-            .version
-            .last_modified
-            .to_rfc3339_opts(SecondsFormat::Secs, true),
-        games,
-        models_used: columns.iter().map(|m| m.code().to_owned()).collect(),
-        note: FREE_NOTE.to_owned(),
-    }))
+    let key = CacheKey::new("public-picks")
+        .with(sport)
+        .with(market.code())
+        .with(&predictions.version.version)
+        .with(teams.as_ref().map_or("", |t| t.version.version.as_str()))
+        .with(if upcoming_only {
+            slate_date.to_string()
+        } else {
+            "all".to_owned()
+        });
+    let body = state
+        .responses
+        .get_or_render(key, || {
+            let table = &predictions.value;
+            let columns = served_models(&table.models_present);
+            let names = Names {
+                teams: teams.as_ref().map(|t| t.value.as_ref()),
+            };
+            let games = slate::select_games(&table.rows, |r| &r.key, slate_date, upcoming_only)
+                .into_iter()
+                .filter_map(|row| game(row, model_type, &columns, &names))
+                .collect();
+            Ok(PublicPicksResponse {
+                sport: sport.code().to_owned(),
+                market: market.code().to_owned(),
+                model_type: model_type.code().to_owned(),
+                predictions_date: predictions
+                    .version
+                    .last_modified
+                    .to_rfc3339_opts(SecondsFormat::Secs, true),
+                games,
+                models_used: columns.iter().map(|m| m.code().to_owned()).collect(),
+                note: FREE_NOTE.to_owned(),
+            })
+        })
+        .await?;
+    Ok(body.respond(&req, PUBLIC))
 }
 
 #[cfg(test)]
