@@ -21,6 +21,7 @@ mod openapi;
 mod partition;
 mod predictions;
 mod public_picks;
+mod render_once;
 mod results;
 mod service;
 mod strategies;
