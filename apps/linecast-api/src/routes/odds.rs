@@ -55,6 +55,7 @@ const STAMP: &str = "%Y-%m-%d %H:%M:%S";
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Current odds", body = OddsResponse),
+        (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Unknown sport", body = crate::error::ErrorBody),
         (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
         (status = 403, description = "No active subscription", body = crate::error::ErrorBody),

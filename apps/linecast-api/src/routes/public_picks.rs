@@ -226,6 +226,7 @@ fn game(
     ),
     responses(
         (status = 200, description = "Today's free picks", body = PublicPicksResponse),
+        (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Unknown sport or market, or a malformed boolean", body = crate::error::ErrorBody),
         (status = 404, description = "No predictions artifact for that sport and market", body = crate::error::ErrorBody),
         (status = 503, description = "Object storage unavailable", body = crate::error::ErrorBody),
