@@ -105,6 +105,10 @@ impl<T: serde::de::DeserializeOwned + 'static> actix_web::FromRequest for Option
         let json = actix_web::web::Json::<serde_json::Value>::from_request(req, payload);
         Box::pin(async move {
             let value = json.await?.into_inner();
+            // `null` is "no body", as the schema says.
+            if value.is_null() {
+                return Ok(OptionalJson(None));
+            }
             if !value.is_object() {
                 return Err(ApiError::BadRequest("Invalid JSON body: expected a JSON object".into()).into());
             }

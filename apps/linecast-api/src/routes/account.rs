@@ -270,7 +270,7 @@ pub async fn list_keys(
 
 #[utoipa::path(
     operation_id = "create_api_key", tag = "account",
-    request_body = CreateKeyRequest,
+    request_body(content = Option<CreateKeyRequest>, description = "Optional: no body, `{}` or `{\"name\": null}` gives the default name", content_type = "application/json"),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "The new key, shown once", body = CreatedKeyResponse),
