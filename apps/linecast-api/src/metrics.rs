@@ -36,6 +36,11 @@ pub fn handle() -> Option<&'static PrometheusHandle> {
         .as_ref()
 }
 
+/// Whether a recorder is installed (metrics are on).
+pub fn installed() -> bool {
+    HANDLE.get().is_some_and(Option::is_some)
+}
+
 /// One served request.
 pub fn request(route: &str, method: &str, status: u16, elapsed: Duration) {
     let status = status.to_string();

@@ -149,9 +149,16 @@ pub async fn request_context(
         .and_then(|v| v.to_str().ok())
         .filter(|v| sane_request_id(v))
         .map_or_else(new_request_id, str::to_owned);
-    let method = req.method().to_string();
-    let path = redact_keys(req.path());
-    let query = redact_query(req.query_string());
+    // The access log and the metrics cost nothing when both are off (the
+    // redaction and the route lookup are only done for them).
+    let logging = tracing::enabled!(tracing::Level::INFO);
+    let measuring = crate::metrics::installed();
+    let method = req.method().clone();
+    let (path, query) = if logging {
+        (redact_keys(req.path()), redact_query(req.query_string()))
+    } else {
+        (String::new(), String::new())
+    };
     let span = tracing::info_span!("request", request_id = %request_id);
     let encoded_body = req
         .headers()
@@ -167,24 +174,28 @@ pub async fn request_context(
     } else {
         next.call(req).instrument(span.clone()).await?.map_into_boxed_body()
     };
-    let route = res
-        .request()
-        .match_pattern()
-        .unwrap_or_else(|| "(unmatched)".to_owned());
     let status = res.status().as_u16();
-    let elapsed = started.elapsed();
-    crate::metrics::request(&route, &method, status, elapsed);
-    span.in_scope(|| {
-        tracing::info!(
-            method = %method,
-            route = %route,
-            path = %path,
-            query = %query,
-            status,
-            latency_us = elapsed.as_micros() as u64,
-            "request"
-        );
-    });
+    if logging || measuring {
+        let route = res
+            .request()
+            .match_pattern()
+            .unwrap_or_else(|| "(unmatched)".to_owned());
+        let elapsed = started.elapsed();
+        if measuring {
+            crate::metrics::request(&route, method.as_str(), status, elapsed);
+        }
+        span.in_scope(|| {
+            tracing::info!(
+                method = %method,
+                route = %route,
+                path = %path,
+                query = %query,
+                status,
+                latency_us = elapsed.as_micros() as u64,
+                "request"
+            );
+        });
+    }
     let headers = res.headers_mut();
     if let Ok(v) = HeaderValue::from_str(&request_id) {
         headers.insert(HeaderName::from_static("x-request-id"), v);
