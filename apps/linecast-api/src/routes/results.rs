@@ -161,6 +161,7 @@ fn page(
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Seasons with history", body = SeasonsResponse),
+        (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Unknown sport or model type", body = crate::error::ErrorBody),
         (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
         (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
@@ -169,18 +170,42 @@ fn page(
     )
 )]
 #[get("/results/{sport}/{model_type}/seasons")]
-pub async fn seasons(state: web::Data<AppState>, path: web::Path<(String, String)>) -> Result<HttpResponse, ApiError> {
+pub async fn seasons(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
     let (sport, model_type) = path.into_inner();
     let sport = params::sport(&sport)?;
     let model_type = params::model_type(&model_type)?;
+    // The list is computed from the graded-season cache and the ET date;
+    // the key is what it computed, so the body can never lag behind it.
     let list = state.history.season_list(sport, model_type, state.clock.now()).await?;
+    let key = CacheKey::new("seasons")
+        .with(sport)
+        .with(model_type)
+        .with(
+            list.seasons
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
+        )
+        .with(list.current_season.map(|s| s.to_string()).unwrap_or_default())
+        .with(list.live);
     let current = list.current_season.map(|s| s.to_string());
-    Ok(HttpResponse::Ok().json(SeasonsResponse {
-        sport: sport.code().to_owned(),
-        model_type: model_type.code().to_owned(),
-        seasons: list.seasons.iter().map(ToString::to_string).collect(),
-        live_season: if list.live { current.clone() } else { None },
-        current_season: current,
-        live: list.live,
-    }))
+    let body = state
+        .responses
+        .get_or_render(key, || {
+            Ok(SeasonsResponse {
+                sport: sport.code().to_owned(),
+                model_type: model_type.code().to_owned(),
+                seasons: list.seasons.iter().map(ToString::to_string).collect(),
+                live_season: if list.live { current.clone() } else { None },
+                current_season: current,
+                live: list.live,
+            })
+        })
+        .await?;
+    Ok(body.respond(&req, PRIVATE))
 }
