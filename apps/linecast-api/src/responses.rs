@@ -189,7 +189,8 @@ fn brotli(bytes: &[u8]) -> Bytes {
 
 /// The coding `Accept-Encoding` prefers among br, gzip and identity, by
 /// q-value (ties: br, then gzip, then identity). No header means identity;
-/// identity stays acceptable unless refused with `q=0` (directly or by `*`).
+/// identity stays acceptable, as the last choice, unless named with its own
+/// q-value or refused with `q=0` (directly or by `*`).
 pub fn negotiate(accept: Option<&str>) -> Coding {
     let Some(accept) = accept else {
         return Coding::Identity;
@@ -218,7 +219,8 @@ pub fn negotiate(accept: Option<&str>) -> Coding {
     }
     let br = br.or(star).unwrap_or(0.0);
     let gz = gz.or(star).unwrap_or(0.0);
-    let id = id.or(star.filter(|q| *q == 0.0)).unwrap_or(1.0);
+    // Identity, when not named, is acceptable but least preferred.
+    let id = id.or(star.filter(|q| *q == 0.0)).unwrap_or(0.001);
     let best = br.max(gz).max(id);
     if best <= 0.0 {
         return Coding::Identity;

@@ -7,10 +7,11 @@ pub fn percent(numerator: usize, denominator: usize) -> Option<f64> {
     (denominator > 0).then(|| round_to(numerator as f64 * 100.0 / denominator as f64, 1))
 }
 
-/// Rounds half away from zero to `decimals` places.
+/// Rounds half away from zero to `decimals` places; a result of −0 is 0 (so
+/// a tiny negative ROI never serializes as `-0.0`).
 pub fn round_to(value: f64, decimals: i32) -> f64 {
     let scale = 10f64.powi(decimals);
-    (value * scale).round() / scale
+    (value * scale).round() / scale + 0.0
 }
 
 /// Wins and losses of one model over a set of graded games, split by side.
@@ -87,5 +88,13 @@ mod tests {
         assert_eq!(percent(1, 3), Some(33.3));
         assert_eq!(percent(0, 0), None);
         assert_eq!(percent(5, 5), Some(100.0));
+    }
+
+    #[test]
+    fn a_tiny_negative_roi_rounds_to_an_unsigned_zero() {
+        let r = round_to(-0.01, 1);
+        assert_eq!(r, 0.0);
+        assert!(r.is_sign_positive(), "-0.0 would serialize with its sign");
+        assert_eq!(round_to(-0.06, 1), -0.1);
     }
 }
