@@ -62,9 +62,20 @@ pub async fn connect_with_timeout(url: &str, acquire_timeout: Duration) -> Resul
     } else {
         opts.max_connections(POSTGRES_POOL);
     }
-    let db = Database::connect(opts)
-        .await
-        .map_err(|e| AccountsError::Unavailable(e.to_string()))?;
+    // Two processes opening a new SQLite file at once race to switch it to
+    // WAL; the loser gets SQLITE_BUSY at once (the busy handler does not
+    // cover the journal-mode switch). Retry that case briefly.
+    let mut attempt = 0;
+    let db = loop {
+        match Database::connect(opts.clone()).await {
+            Ok(db) => break db,
+            Err(e) if attempt < 50 && e.to_string().contains("database is locked") => {
+                attempt += 1;
+                tokio::time::sleep(Duration::from_millis(20 * attempt.min(10))).await;
+            }
+            Err(e) => return Err(AccountsError::Unavailable(e.to_string())),
+        }
+    };
     migrate(&db).await.map_err(db_err)?;
     Ok(db)
 }
