@@ -234,6 +234,46 @@ pub fn negotiate(accept: Option<&str>) -> Coding {
     }
 }
 
+/// How long a request's resolution (its parameters and ET date to the body
+/// they lead to) is reused without asking the store again. The store itself
+/// trusts an object's version for 2 s, so a republished artifact reaches
+/// clients at most this much later than the version re-check sees it.
+pub const RESOLUTION_TTL: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The hot path's shortcut: normalized request parameters plus the ET date
+/// (never the raw path or query) to the body they resolved to, for
+/// `RESOLUTION_TTL`. A hit skips every store and cache lookup between the
+/// access gate and the bytes. Keys include the ET date, so a slate that
+/// follows the calendar changes exactly at ET midnight.
+pub struct Resolutions {
+    cache: moka::sync::Cache<String, Arc<Rendered>>,
+}
+
+impl Resolutions {
+    pub fn new() -> Self {
+        Self {
+            cache: moka::sync::Cache::builder()
+                .max_capacity(50_000)
+                .time_to_live(RESOLUTION_TTL)
+                .build(),
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Option<Arc<Rendered>> {
+        self.cache.get(key)
+    }
+
+    pub fn put(&self, key: String, body: Arc<Rendered>) {
+        self.cache.insert(key, body);
+    }
+}
+
+impl Default for Resolutions {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// Rendered bodies by key, LRU, weighed in bytes.
 pub struct ResponseCache {
     cache: Cache<CacheKey, Arc<Rendered>>,

@@ -197,6 +197,7 @@ impl Application {
             // Half the cache budget: parsed artifacts and graded seasons
             // each have the whole budget, rendered bodies are smaller.
             responses: Arc::new(crate::responses::ResponseCache::new(settings.cache_bytes / 2)),
+            resolutions: Arc::new(crate::responses::Resolutions::new()),
             usage_health: Arc::new(crate::accounting::UsageHealth::new(settings.usage_stale_after)),
         };
         if settings.demo {

@@ -51,6 +51,9 @@ pub struct AppState {
     pub max_keys_per_customer: usize,
     /// Rendered bodies of the read endpoints (render once, serve bytes).
     pub responses: Arc<crate::responses::ResponseCache>,
+    /// Request parameters (and ET date) to the body they resolved to, for a
+    /// second: the hot path's shortcut past the store lookups.
+    pub resolutions: Arc<crate::responses::Resolutions>,
     /// Whether counted usage is reaching the database.
     pub usage_health: Arc<crate::accounting::UsageHealth>,
 }

@@ -234,7 +234,14 @@ pub mod keys {
         format!("releases/{sport}")
     }
     pub fn release(sport: Sport, slate_date: NaiveDate) -> String {
-        format!("releases/{sport}/{}.json", slate_date.format("%Y-%m-%d"))
+        // Plain integer formatting: this key is built on every slate lookup.
+        use chrono::Datelike;
+        format!(
+            "releases/{sport}/{:04}-{:02}-{:02}.json",
+            slate_date.year(),
+            slate_date.month(),
+            slate_date.day()
+        )
     }
     pub const PRODUCT_CATALOG: &str = "products/catalog.json";
     pub fn dataset(sport: Sport, filename: &str) -> String {

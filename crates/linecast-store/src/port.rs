@@ -64,14 +64,7 @@ impl ArtifactStore for ObjectArtifactStore {
 
     async fn release_dates(&self, sport: Sport) -> Result<Vec<NaiveDate>, StoreError> {
         let names = self.names_under(&keys::releases_prefix(sport)).await?;
-        let mut dates: Vec<NaiveDate> = names
-            .iter()
-            .filter_map(|n| n.strip_suffix(".json"))
-            .filter_map(|stem| NaiveDate::parse_from_str(stem, "%Y-%m-%d").ok())
-            .collect();
-        dates.sort_unstable_by(|a, b| b.cmp(a));
-        dates.dedup();
-        Ok(dates)
+        Ok(self.dates_of_listing(sport, &names).as_ref().clone())
     }
 
     async fn release(&self, sport: Sport, slate_date: NaiveDate) -> Result<Versioned<ReleaseManifest>, StoreError> {

@@ -28,6 +28,9 @@ const CHANGED_RETRIES: usize = 3;
 
 type AnyArc = Arc<dyn Any + Send + Sync>;
 
+/// A directory listing and the dates parsed from it.
+type ParsedListing = (Arc<Vec<String>>, Arc<Vec<chrono::NaiveDate>>);
+
 #[derive(Clone)]
 struct Parsed {
     version: ObjectVersion,
@@ -51,6 +54,9 @@ pub struct ObjectArtifactStore {
     listings: Cache<String, Arc<Vec<String>>>,
     /// Whether the root holds nothing, for `version_ttl`.
     root_empty: Cache<(), bool>,
+    /// Release dates parsed from the last listing seen per sport (parsed
+    /// again only when the listing changes).
+    release_dates: std::sync::Mutex<std::collections::HashMap<linecast_domain::Sport, ParsedListing>>,
     parses: AtomicU64,
     loads: AtomicU64,
 }
@@ -101,6 +107,7 @@ impl ObjectArtifactStore {
             parsed,
             listings,
             root_empty,
+            release_dates: std::sync::Mutex::new(std::collections::HashMap::new()),
             parses: AtomicU64::new(0),
             loads: AtomicU64::new(0),
         }
@@ -114,6 +121,33 @@ impl ObjectArtifactStore {
     /// How many times a parser has run (each is one object version read).
     pub fn parse_count(&self) -> u64 {
         self.parses.load(Ordering::Relaxed)
+    }
+
+    /// The release dates named by `listing` (`YYYY-MM-DD.json`), newest
+    /// first, parsed once per listing.
+    pub(crate) fn dates_of_listing(
+        &self,
+        sport: linecast_domain::Sport,
+        listing: &Arc<Vec<String>>,
+    ) -> Arc<Vec<chrono::NaiveDate>> {
+        if let Ok(memo) = self.release_dates.lock()
+            && let Some((seen, dates)) = memo.get(&sport)
+            && Arc::ptr_eq(seen, listing)
+        {
+            return dates.clone();
+        }
+        let mut dates: Vec<chrono::NaiveDate> = listing
+            .iter()
+            .filter_map(|n| n.strip_suffix(".json"))
+            .filter_map(|stem| chrono::NaiveDate::parse_from_str(stem, "%Y-%m-%d").ok())
+            .collect();
+        dates.sort_unstable_by(|a, b| b.cmp(a));
+        dates.dedup();
+        let dates = Arc::new(dates);
+        if let Ok(mut memo) = self.release_dates.lock() {
+            memo.insert(sport, (listing.clone(), dates.clone()));
+        }
+        dates
     }
 
     /// Parsed-cache hits and misses so far (a miss is one parse).

@@ -157,8 +157,7 @@ pub async fn authenticate(
         set.insert(key.id);
     }
     Ok(AuthContext {
-        customer: customer.clone(),
-        key: key.clone(),
+        entry: entry.clone(),
         month_used: used,
     })
 }
@@ -195,7 +194,7 @@ async fn guarded<B: MessageBody + 'static>(
         Err(err) => return Ok(req.error_response(err)),
     };
     let now = state.clock.now();
-    let limit = ctx.customer.monthly_limit;
+    let limit = ctx.customer().monthly_limit;
     let remaining = limit.saturating_sub(ctx.month_used);
     req.extensions_mut().insert(ctx);
     let mut res = next.call(req).await?.map_into_boxed_body();

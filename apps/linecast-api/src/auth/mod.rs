@@ -35,13 +35,23 @@ pub const PER_SECOND_LIMIT: u32 = 50;
 /// Tiers that resolve to the `ai` product access.
 pub const ACCEPTED_TIERS: [&str; 4] = ["ai", "data", "basic", "premium"];
 
-/// Who is calling, attached to the request after authentication.
+/// Who is calling, attached to the request after authentication. It shares
+/// the key cache's entry rather than copying the records on every request.
 #[derive(Debug, Clone)]
 pub struct AuthContext {
-    pub customer: Customer,
-    pub key: ApiKeyRecord,
+    pub(crate) entry: std::sync::Arc<(ApiKeyRecord, Customer)>,
     /// Requests counted this month, this one included.
     pub month_used: u64,
+}
+
+impl AuthContext {
+    pub fn customer(&self) -> &Customer {
+        &self.entry.1
+    }
+
+    pub fn key(&self) -> &ApiKeyRecord {
+        &self.entry.0
+    }
 }
 
 /// The quota window: the UTC calendar month of `now`.

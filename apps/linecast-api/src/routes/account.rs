@@ -161,7 +161,7 @@ async fn find_own_key(state: &AppState, ctx: &AuthContext, field: &str, raw: &st
             "Invalid {field}: expected a full key (sk_service_...) or its masked form (sk_service_XXXX*****)"
         ))
     })?;
-    let keys = state.accounts.list_keys(ctx.customer.customer_id).await?;
+    let keys = state.accounts.list_keys(ctx.customer().customer_id).await?;
     let matches: Vec<ApiKeyRecord> = keys
         .into_iter()
         .filter(|k| match &reference {
@@ -199,13 +199,13 @@ pub async fn me(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthContext
     let ctx = caller(ctx)?;
     let used = state
         .limiter
-        .month_usage(ctx.customer.customer_id, month_of(state.clock.now()))
+        .month_usage(ctx.customer().customer_id, month_of(state.clock.now()))
         .await
         .map_err(|e| ApiError::Unavailable {
             detail: "Usage is temporarily unavailable".into(),
             cause: e.to_string(),
         })?;
-    Ok(HttpResponse::Ok().json(customer_view(&ctx.customer, used)))
+    Ok(HttpResponse::Ok().json(customer_view(&ctx.customer(), used)))
 }
 
 #[utoipa::path(
@@ -226,7 +226,7 @@ pub async fn usage(
 ) -> Result<HttpResponse, ApiError> {
     let ctx = caller(ctx)?;
     let now = state.clock.now();
-    let c = &ctx.customer;
+    let c = &ctx.customer();
     let used = state
         .limiter
         .month_usage(c.customer_id, month_of(now))
@@ -264,7 +264,7 @@ pub async fn list_keys(
     ctx: Option<web::ReqData<AuthContext>>,
 ) -> Result<HttpResponse, ApiError> {
     let ctx = caller(ctx)?;
-    let keys = state.accounts.list_keys(ctx.customer.customer_id).await?;
+    let keys = state.accounts.list_keys(ctx.customer().customer_id).await?;
     Ok(HttpResponse::Ok().json(keys.iter().map(|k| view(k, state.clock.now())).collect::<Vec<_>>()))
 }
 
@@ -297,7 +297,7 @@ pub async fn create_key(
     let now = state.clock.now();
     let active = state
         .accounts
-        .list_keys(ctx.customer.customer_id)
+        .list_keys(ctx.customer().customer_id)
         .await?
         .iter()
         .filter(|k| k.is_usable(now))
@@ -313,11 +313,11 @@ pub async fn create_key(
         .accounts
         .insert_key(
             NewApiKey {
-                customer_id: ctx.customer.customer_id,
+                customer_id: ctx.customer().customer_id,
                 key_hash: hash_key(&key),
                 display_prefix: display_prefix(&key).unwrap_or_default().to_owned(),
                 name: name.clone(),
-                tier: ctx.customer.tier.clone(),
+                tier: ctx.customer().tier.clone(),
                 expires_at: None,
             },
             now,
@@ -326,7 +326,7 @@ pub async fn create_key(
     state
         .accounts
         .audit(
-            ctx.customer.customer_id,
+            ctx.customer().customer_id,
             Some(record.id),
             "issue",
             &format!("created key '{name}'"),
@@ -373,7 +373,7 @@ pub async fn rename_key(
     state
         .accounts
         .audit(
-            ctx.customer.customer_id,
+            ctx.customer().customer_id,
             Some(key.id),
             "rename",
             &format!("'{}' -> '{new_name}'", key.name),
@@ -416,7 +416,7 @@ pub async fn revoke_key(
         });
     }
     let key = find_own_key(&state, &ctx, "api_key", &path).await?;
-    if key.id == ctx.key.id {
+    if key.id == ctx.key().id {
         return Err(ApiError::BadRequest(
             "Cannot revoke the API key used to authenticate this request".to_owned(),
         ));
@@ -426,7 +426,7 @@ pub async fn revoke_key(
     state
         .accounts
         .audit(
-            ctx.customer.customer_id,
+            ctx.customer().customer_id,
             Some(key.id),
             "revoke",
             &format!("revoked '{}'", key.name),

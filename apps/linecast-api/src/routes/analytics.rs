@@ -65,13 +65,17 @@ pub struct SummaryResponse {
         (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/summary/{sport}/{model_type}")]
+#[get("/{sport}/{model_type}")]
 pub async fn summary(
     req: HttpRequest,
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let (sport, model_type) = sport_and_type(&path.into_inner())?;
+    let resolution = format!("summary|{sport}|{model_type}|{}", et_date(state.clock.now()));
+    if let Some(body) = state.resolutions.get(&resolution) {
+        return Ok(body.respond(&req, PRIVATE));
+    }
     let season = state.history.current(sport, model_type, state.clock.now()).await?;
     let data = state.history.season(sport, model_type, season).await?;
     let key = CacheKey::new("summary")
@@ -80,7 +84,7 @@ pub async fn summary(
         .with(season)
         .with(&data.version.version);
     let summary = data.summary();
-    respond_cached(&req, &state, key, || SummaryResponse {
+    respond_cached_as(&req, &state, key, Some(resolution), || SummaryResponse {
         sport: sport.code().to_owned(),
         model_type: model_type.code().to_owned(),
         season: season.to_string(),
@@ -98,7 +102,21 @@ async fn respond_cached<T: Serialize>(
     key: CacheKey,
     render: impl FnOnce() -> T,
 ) -> Result<HttpResponse, ApiError> {
+    respond_cached_as(req, state, key, None, render).await
+}
+
+/// `respond_cached`, remembering which body the request's resolution led to.
+async fn respond_cached_as<T: Serialize>(
+    req: &HttpRequest,
+    state: &AppState,
+    key: CacheKey,
+    resolution: Option<String>,
+    render: impl FnOnce() -> T,
+) -> Result<HttpResponse, ApiError> {
     let body = state.responses.get_or_render(key, || Ok(render())).await?;
+    if let Some(resolution) = resolution {
+        state.resolutions.put(resolution, body.clone());
+    }
     Ok(body.respond(req, PRIVATE))
 }
 
@@ -153,7 +171,7 @@ async fn season_or_current(
         (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/models/{sport}/{model_type}/tracking")]
+#[get("/{sport}/{model_type}/tracking")]
 pub async fn tracking(
     req: HttpRequest,
     state: web::Data<AppState>,
@@ -213,7 +231,7 @@ pub struct TeamFormResponse {
         (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/results/{sport}/{model_type}/team-form")]
+#[get("/{sport}/{model_type}/team-form")]
 pub async fn team_form_route(
     req: HttpRequest,
     state: web::Data<AppState>,
@@ -318,7 +336,7 @@ pub struct RollingResponse {
         (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/results/{sport}/{model_type}/rolling")]
+#[get("/{sport}/{model_type}/rolling")]
 pub async fn rolling_route(
     req: HttpRequest,
     state: web::Data<AppState>,
@@ -371,7 +389,7 @@ pub struct DensityResponse {
         (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/results/{sport}/{model_type}/density")]
+#[get("/{sport}/{model_type}/density")]
 pub async fn density_route(
     req: HttpRequest,
     state: web::Data<AppState>,

@@ -66,7 +66,7 @@ struct Owned {
 }
 
 async fn owned(state: &AppState, ctx: &AuthContext, now: DateTime<Utc>) -> Result<Owned, ApiError> {
-    let ent = state.accounts.get_entitlement(ctx.customer.customer_id).await?;
+    let ent = state.accounts.get_entitlement(ctx.customer().customer_id).await?;
     Ok(match ent {
         None => Owned {
             products: vec![],
@@ -107,7 +107,7 @@ pub async fn status(
     let owned = owned(&state, &ctx, now).await?;
     let used = state
         .usage
-        .refreshes_used(ctx.customer.customer_id, month_of(now))
+        .refreshes_used(ctx.customer().customer_id, month_of(now))
         .await?;
     Ok(HttpResponse::Ok().json(EntitlementResponse {
         has_service_sports_data: owned.active,
@@ -150,7 +150,7 @@ pub async fn refresh(
         detail: format!("Refresh limit exceeded. Limit: {REFRESH_LIMIT} refreshes per month"),
         retry_after: Some((next_reset(now) - now).num_seconds().max(1) as u64),
     };
-    if state.usage.refreshes_used(ctx.customer.customer_id, month).await? >= REFRESH_LIMIT {
+    if state.usage.refreshes_used(ctx.customer().customer_id, month).await? >= REFRESH_LIMIT {
         return Err(exhausted());
     }
     let catalog = match state.store.product_catalog().await {
@@ -193,7 +193,7 @@ pub async fn refresh(
     // Every link exists: only now take one refresh, atomically.
     let Some(used) = state
         .usage
-        .try_consume_refresh(ctx.customer.customer_id, month, REFRESH_LIMIT, now)
+        .try_consume_refresh(ctx.customer().customer_id, month, REFRESH_LIMIT, now)
         .await?
     else {
         return Err(exhausted());

@@ -106,22 +106,51 @@ where
                 .service(account::me)
                 .service(account::usage),
         )
-        // Every other `/api/v1` route: an active subscription.
+        // The "AI" routes: an active subscription. One scope per first path
+        // segment keeps routing to a few candidates per request (actix tries
+        // a scope's resources in order).
         .service(
-            scope("/api/v1")
+            scope("/api/v1/predictions")
                 .wrap(from_fn(gate(Policy::Subscriber)))
-                .service(compat::sports)
-                .service(predictions::predictions)
-                .service(odds::odds)
+                .service(predictions::predictions),
+        )
+        .service(
+            scope("/api/v1/results")
+                .wrap(from_fn(gate(Policy::Subscriber)))
                 .service(results::seasons)
                 .service(analytics::team_form_route)
                 .service(analytics::rolling_route)
                 .service(analytics::density_route)
-                .service(results::results)
-                .service(analytics::summary)
-                .service(analytics::tracking)
+                .service(results::results),
+        )
+        .service(
+            scope("/api/v1/summary")
+                .wrap(from_fn(gate(Policy::Subscriber)))
+                .service(analytics::summary),
+        )
+        .service(
+            scope("/api/v1/models")
+                .wrap(from_fn(gate(Policy::Subscriber)))
+                .service(analytics::tracking),
+        )
+        .service(
+            scope("/api/v1/strategies")
+                .wrap(from_fn(gate(Policy::Subscriber)))
                 .service(strategies::replay)
-                .service(strategies::strategies)
+                .service(strategies::strategies),
+        )
+        .service(
+            scope("/api/v1/odds")
+                .wrap(from_fn(gate(Policy::Subscriber)))
+                .service(odds::odds),
+        )
+        // Every other `/api/v1` path, known or not: an active subscription.
+        // This scope is the default: a route added without a place above
+        // lands here and is protected.
+        .service(
+            scope("/api/v1")
+                .wrap(from_fn(gate(Policy::Subscriber)))
+                .service(compat::sports)
                 .service(datasets::status)
                 .service(datasets::refresh),
         )

@@ -64,13 +64,17 @@ const STAMP: &str = "%Y-%m-%d %H:%M:%S";
         (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/odds/{sport}")]
+#[get("/{sport}")]
 pub async fn odds(
     req: HttpRequest,
     state: web::Data<AppState>,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let sport = params::sport(&path)?;
+    let resolution = format!("odds|{sport}|{}", slate::et_date(state.clock.now()));
+    if let Some(body) = state.resolutions.get(&resolution) {
+        return Ok(body.respond(&req, PRIVATE));
+    }
     let artifact = state.store.odds(sport).await?;
     let slate_date = slate::served_slate(state.store.as_ref(), sport, state.clock.now()).await?;
     let key = CacheKey::new("odds")
@@ -81,6 +85,7 @@ pub async fn odds(
         .responses
         .get_or_render(key, || Ok(render(&artifact.value, sport, slate_date)))
         .await?;
+    state.resolutions.put(resolution, rendered.clone());
     Ok(rendered.respond(&req, PRIVATE))
 }
 

@@ -150,7 +150,7 @@ fn game(row: &PredictionRow, model_type: ModelType, columns: &[ModelColumn]) -> 
         (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/predictions/{sport}/{model_type}")]
+#[get("/{sport}/{model_type}")]
 pub async fn predictions(
     req: HttpRequest,
     state: web::Data<AppState>,
@@ -161,6 +161,13 @@ pub async fn predictions(
     let sport = params::sport(&sport)?;
     let model_type = params::model_type(&model_type)?;
     let upcoming_only = params::boolean(&query, "upcoming_only", true)?;
+    let resolution = format!(
+        "predictions|{sport}|{model_type}|{upcoming_only}|{}",
+        slate::et_date(state.clock.now())
+    );
+    if let Some(body) = state.resolutions.get(&resolution) {
+        return Ok(body.respond(&req, PRIVATE));
+    }
     let artifact = state.store.predictions(sport, model_type).await?;
     // The whole artifact needs no release manifest, so an unreadable one
     // only fails the requests that depend on it.
@@ -186,6 +193,7 @@ pub async fn predictions(
             Ok(render(&artifact, sport, model_type, slate_date, upcoming_only))
         })
         .await?;
+    state.resolutions.put(resolution, body.clone());
     Ok(body.respond(&req, PRIVATE))
 }
 

@@ -244,6 +244,14 @@ pub async fn public_ml_picks(
     let sport = params::sport(&sport)?;
     let market = params::market(&market)?;
     let upcoming_only = params::boolean(&query, "upcoming_only", true)?;
+    let resolution = format!(
+        "public|{sport}|{}|{upcoming_only}|{}",
+        market.code(),
+        slate::et_date(state.clock.now())
+    );
+    if let Some(body) = state.resolutions.get(&resolution) {
+        return Ok(body.respond(&req, PUBLIC));
+    }
     let model_type = market.model_type();
     let now = state.clock.now();
     let predictions = state.store.predictions(sport, model_type).await?;
@@ -298,6 +306,7 @@ pub async fn public_ml_picks(
             })
         })
         .await?;
+    state.resolutions.put(resolution, body.clone());
     Ok(body.respond(&req, PUBLIC))
 }
 

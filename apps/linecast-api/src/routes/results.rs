@@ -80,7 +80,7 @@ pub struct SeasonsResponse {
         (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/results/{sport}/{model_type}")]
+#[get("/{sport}/{model_type}")]
 pub async fn results(
     req: HttpRequest,
     state: web::Data<AppState>,
@@ -91,6 +91,17 @@ pub async fn results(
     let sport = params::sport(&sport)?;
     let model_type = params::model_type(&model_type)?;
     let named = query.get("season").map(|s| parse_season(sport, s)).transpose()?;
+    let resolution = format!(
+        "results|{sport}|{model_type}|{}|{}|{}|{}|{}",
+        named.map(|s| s.to_string()).unwrap_or_default(),
+        query.get("limit").map_or("", String::as_str),
+        query.get("offset").map_or("", String::as_str),
+        query.get("snapshot").map_or("", String::as_str),
+        linecast_core::services::slate::et_date(state.clock.now())
+    );
+    if let Some(body) = state.resolutions.get(&resolution) {
+        return Ok(body.respond(&req, PRIVATE));
+    }
     let request = Request::parse(
         named.is_some(),
         query.get("limit").map(String::as_str),
@@ -118,6 +129,7 @@ pub async fn results(
         .responses
         .get_or_insert(key, || page(&data, sport, model_type, season, &plan))
         .await?;
+    state.resolutions.put(resolution, body.clone());
     Ok(body.respond(&req, PRIVATE))
 }
 
@@ -169,7 +181,7 @@ fn page(
         (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/results/{sport}/{model_type}/seasons")]
+#[get("/{sport}/{model_type}/seasons")]
 pub async fn seasons(
     req: HttpRequest,
     state: web::Data<AppState>,

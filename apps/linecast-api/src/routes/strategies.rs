@@ -119,7 +119,7 @@ async fn respond<T: Serialize>(
         (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/strategies/{sport}/{model_type}")]
+#[get("/{sport}/{model_type}")]
 pub async fn strategies(
     req: HttpRequest,
     state: web::Data<AppState>,
@@ -169,7 +169,7 @@ pub async fn strategies(
         (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/strategies/{sport}/{model_type}/replay/{strategy_id}")]
+#[get("/{sport}/{model_type}/replay/{strategy_id}")]
 pub async fn replay(
     req: HttpRequest,
     state: web::Data<AppState>,
