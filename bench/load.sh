@@ -50,9 +50,9 @@ TARGET=${CARGO_TARGET_DIR:-target}
 
 PROFILE=${PROFILE:-release}
 if [ "$PROFILE" = release ]; then
-  cargo build --release -q -p linecast-api -p linecast-admin --example bare
+  cargo build --release -q -p linecast-api -p linecast-admin --bins --example bare
 else
-  cargo build -q -p linecast-api -p linecast-admin --example bare
+  cargo build -q -p linecast-api -p linecast-admin --bins --example bare
 fi
 API=$TARGET/$PROFILE/linecast-api
 ADMIN=$TARGET/$PROFILE/linecast-admin
@@ -73,7 +73,11 @@ start() { # port, extra env...
   local port=$1; shift
   env LINECAST_BIND=127.0.0.1:$port "$@" taskset -c 0 "$API" >"$WORK/server-$port.log" 2>&1 &
   PID[$port]=$!
-  for _ in $(seq 1 600); do curl -sf "http://127.0.0.1:$port/api/v1/liveness" >/dev/null && return 0; sleep 0.2; done
+  for _ in $(seq 1 600); do
+    curl -sf "http://127.0.0.1:$port/api/v1/liveness" >/dev/null && return 0
+    kill -0 "${PID[$port]}" 2>/dev/null || fail "server on $port exited"
+    sleep 0.2
+  done
   fail "server on $port did not start"
 }
 
@@ -203,7 +207,8 @@ burst=$(taskset -c 1 wrk -t1 -c 8 -d 3s -H "X-API-Key: $one" --latency -s bench/
 echo "burst on one key for 3 s: $burst"
 ok_count=$(echo "$burst" | sed -n 's/.*s200=\([0-9]*\).*/\1/p')
 other=$(echo "$burst" | sed -n 's/.*other=\([0-9]*\).*/\1/p')
-if [ "$other" != 0 ] || [ "$ok_count" -gt 200 ]; then fail "burst let through $ok_count or answered other statuses ($other)"; fi
+# 50/s for 3 s plus a burst of 50 is 200; a little slack for wrk's timing.
+if [ "$other" != 0 ] || [ "$ok_count" -gt 215 ]; then fail "burst let through $ok_count or answered other statuses ($other)"; fi
 sleep 2  # one flush interval, so the database has every count
 echo "usage counted for the bench customer: $("$ADMIN" customers show --database-url "$DB" --email bench@linecast.local --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["usage"]["monthly_requests"])')"
-if grep -l -E 'panicked| ERROR ' "$WORK"/server-*.log >/dev/null 2>&1; then fail "a server logged errors"; fi
+if grep -l -E 'panicked|ERROR' "$WORK"/server-*.log >/dev/null 2>&1; then fail "a server logged errors"; fi
