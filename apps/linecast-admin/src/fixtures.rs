@@ -22,7 +22,10 @@ pub enum FixturesCommand {
         /// Seed of the generator; the same seed and date give identical bytes.
         #[arg(long, default_value_t = 42)]
         seed: u64,
-        /// `demo` (full leagues, 11 seasons) or `small` (the test fixture).
+        /// `demo` (real professional leagues, the best-known college teams,
+        /// 11 seasons; what the server generates in demo mode), `small` (the
+        /// test fixture) or `full` (every league at real size including
+        /// Division I college, 11 seasons; for benchmarks).
         #[arg(long, default_value = "demo")]
         profile: Profile,
     },

@@ -1,24 +1,82 @@
-//! The benchmark ceiling: a bare actix-web handler returning a static JSON
-//! body (read once from `BARE_BODY_FILE`) on every path, with the same
-//! compression middleware as linecast. `bench/load.sh` compares linecast
-//! against it in one run.
+//! The benchmark ceiling: a bare actix-web handler returning precomputed
+//! JSON bytes. `bench/load.sh` compares linecast against it in one run.
+//!
+//! Bodies, read once at start:
+//! - `BARE_MANIFEST`: a file of `<path and query>\t<body file>` lines; a
+//!   request whose path and query match a line gets that body, any other
+//!   request the first body (so a mix of paths gets each path's own bytes);
+//! - otherwise `BARE_BODY_FILE` (default `body.json`) for every request.
+//!
+//! `BARE_COMPRESS=1` wraps the app in actix's `Compress` middleware, which
+//! compresses each response again on every request that accepts it; without
+//! it the bytes go out as they are (identity), whatever `Accept-Encoding`
+//! says. `BARE_BIND` is the address (default `127.0.0.1:18183`).
+
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use actix_web::middleware::Compress;
-use actix_web::{App, HttpResponse, HttpServer, web};
+use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
+
+struct Bodies {
+    by_path: HashMap<String, web::Bytes>,
+    default: web::Bytes,
+}
+
+impl Bodies {
+    fn load() -> std::io::Result<Self> {
+        let mut by_path = HashMap::new();
+        let mut default = None;
+        if let Ok(manifest) = std::env::var("BARE_MANIFEST") {
+            for line in std::fs::read_to_string(&manifest)?.lines() {
+                let Some((path, file)) = line.split_once('\t') else {
+                    continue;
+                };
+                let body = web::Bytes::from(std::fs::read(file)?);
+                default.get_or_insert_with(|| body.clone());
+                by_path.insert(path.to_owned(), body);
+            }
+        }
+        let default = match default {
+            Some(body) => body,
+            None => {
+                let path = std::env::var("BARE_BODY_FILE").unwrap_or_else(|_| "body.json".to_owned());
+                web::Bytes::from(std::fs::read(&path)?)
+            }
+        };
+        Ok(Self { by_path, default })
+    }
+
+    fn get(&self, req: &HttpRequest) -> web::Bytes {
+        let key = req.uri().path_and_query().map_or("", |p| p.as_str());
+        self.by_path.get(key).unwrap_or(&self.default).clone()
+    }
+}
 
 #[actix_web::main]
 async fn main() -> std::io::Result<()> {
-    let path = std::env::var("BARE_BODY_FILE").unwrap_or_else(|_| "body.json".to_owned());
-    let body = web::Bytes::from(std::fs::read(&path)?);
+    let bodies = Arc::new(Bodies::load()?);
+    let compress = std::env::var("BARE_COMPRESS").is_ok_and(|v| v == "1" || v == "true");
     let bind = std::env::var("BARE_BIND").unwrap_or_else(|_| "127.0.0.1:18183".to_owned());
-    HttpServer::new(move || {
-        let body = body.clone();
-        App::new().wrap(Compress::default()).default_service(web::to(move || {
-            let body = body.clone();
-            async move { HttpResponse::Ok().content_type("application/json").body(body) }
-        }))
-    })
-    .bind(bind)?
-    .run()
-    .await
+    println!(
+        "bare: {} bodies, compression {}, on {bind}",
+        bodies.by_path.len().max(1),
+        if compress { "per request" } else { "off" }
+    );
+    let handler = move |req: HttpRequest| {
+        let body = bodies.get(&req);
+        async move { HttpResponse::Ok().content_type("application/json").body(body) }
+    };
+    // Two apps rather than a `Condition`, so the plain one has no middleware at all.
+    if compress {
+        HttpServer::new(move || App::new().wrap(Compress::default()).default_service(web::to(handler.clone())))
+            .bind(bind)?
+            .run()
+            .await
+    } else {
+        HttpServer::new(move || App::new().default_service(web::to(handler.clone())))
+            .bind(bind)?
+            .run()
+            .await
+    }
 }

@@ -71,6 +71,15 @@ pub enum Profile {
     /// Eight teams per league and fewer games, the latest season plus two:
     /// the committed test fixture (about 3 MB).
     Small,
+    /// Every league at real size, the latest season plus the ten before it,
+    /// for benchmarks: the professional leagues as in `Demo` (which already
+    /// has their real team counts and 162/82/82 games), the NFL with 272
+    /// regular-season games (every team one bye), college football at FBS
+    /// size (134 teams, about 850 games) and college basketball at
+    /// Division I size (362 teams, about 5,800 games, a 32-team
+    /// tournament). College rosters beyond the real tables are generated
+    /// schools (see `teams.rs`).
+    Full,
 }
 
 impl std::str::FromStr for Profile {
@@ -79,7 +88,8 @@ impl std::str::FromStr for Profile {
         match s {
             "demo" => Ok(Profile::Demo),
             "small" => Ok(Profile::Small),
-            other => Err(format!("unknown profile '{other}'; allowed: demo, small")),
+            "full" => Ok(Profile::Full),
+            other => Err(format!("unknown profile '{other}'; allowed: demo, small, full")),
         }
     }
 }
@@ -96,7 +106,7 @@ pub struct GenOptions {
 impl Profile {
     fn previous_seasons(self) -> u32 {
         match self {
-            Profile::Demo => 10,
+            Profile::Demo | Profile::Full => 10,
             Profile::Small => 2,
         }
     }
@@ -104,25 +114,36 @@ impl Profile {
     fn size(self, sport: Sport) -> LeagueSize {
         let all = teams::teams(sport).len();
         let (teams, games_per_team, preseason, playoff_teams) = match (self, sport) {
-            (Profile::Demo, Sport::Mlb) => (all, 162.0, 20.0, 8),
-            (Profile::Demo, Sport::Nba | Sport::Nhl) => (all, 82.0, 5.0, 16),
-            (Profile::Demo, Sport::Nfl) => (all, 17.0, 3.0, 16),
+            (Profile::Demo | Profile::Full, Sport::Mlb) => (all, 162.0, 20.0, 8),
+            (Profile::Demo | Profile::Full, Sport::Nba | Sport::Nhl) => (all, 82.0, 5.0, 16),
+            (Profile::Demo | Profile::Full, Sport::Nfl) => (all, 17.0, 3.0, 16),
             (Profile::Demo, Sport::Ncaaf) => (all, 12.0, 0.0, 8),
             (Profile::Demo, Sport::Ncaab) => (all, 30.0, 0.0, 16),
+            (Profile::Full, Sport::Ncaaf) => (FULL_NCAAF_TEAMS, 12.0, 0.0, 8),
+            (Profile::Full, Sport::Ncaab) => (FULL_NCAAB_TEAMS, 32.0, 0.0, 32),
             (Profile::Small, Sport::Mlb) => (8, 24.0, 3.0, 4),
             (Profile::Small, Sport::Nba | Sport::Nhl) => (8, 20.0, 2.0, 4),
             (Profile::Small, Sport::Nfl) => (8, 17.0, 1.0, 4),
             (Profile::Small, Sport::Ncaaf) => (8, 12.0, 0.0, 4),
             (Profile::Small, Sport::Ncaab) => (8, 14.0, 0.0, 4),
         };
+        let full = self == Profile::Full;
         LeagueSize {
             teams,
             games_per_team,
             preseason,
             playoff_teams,
+            // FBS teams play about 12.7 games a season here (850 games).
+            college_week_share: if full { 0.94 } else { 0.85 },
+            nfl_one_bye_each: full,
         }
     }
 }
+
+/// FBS football teams in the `full` profile.
+const FULL_NCAAF_TEAMS: usize = 134;
+/// Division I basketball teams in the `full` profile.
+const FULL_NCAAB_TEAMS: usize = 362;
 
 /// The latest season of `sport` that has begun by `today` (the one
 /// containing today, or the one before when today's has not started).
@@ -165,10 +186,11 @@ pub fn generate(opts: &GenOptions, progress: &mut dyn FnMut(&str)) -> Vec<(Strin
             .collect();
         let league = League {
             sport: *sport,
+            teams: opts.profile.size(*sport).teams,
             seasons,
             today: opts.today,
         };
-        out.push((keys::teams(*sport), artifacts::teams(*sport)));
+        out.push((keys::teams(*sport), artifacts::teams(&league)));
         out.push((keys::scores(*sport), artifacts::scores(&league)));
         out.push((keys::odds(*sport), artifacts::odds(&league)));
         for mt in ModelType::ALL {
@@ -234,4 +256,113 @@ pub fn ensure_demo_store(dir: &Path, today: NaiveDate) -> io::Result<bool> {
     let objects = generate(&opts, &mut |_| {});
     write_dir(dir, &objects)?;
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use std::collections::BTreeSet;
+    use std::ops::RangeInclusive;
+
+    use super::*;
+    use crate::rng::Rng;
+    use crate::schedule::{Phase, season_schedule};
+
+    fn today() -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 11, 21).unwrap()
+    }
+
+    /// `(sport, teams, regular-season games)` of the `full` profile.
+    fn full_ranges() -> [(Sport, RangeInclusive<usize>, RangeInclusive<usize>); 6] {
+        [
+            (Sport::Mlb, 30..=30, 2_400..=2_470),
+            (Sport::Nba, 30..=30, 1_200..=1_260),
+            (Sport::Nhl, 32..=32, 1_280..=1_345),
+            (Sport::Nfl, 32..=32, 272..=272),
+            (Sport::Ncaaf, 130..=136, 820..=880),
+            (Sport::Ncaab, 350..=370, 5_600..=6_000),
+        ]
+    }
+
+    #[test]
+    fn the_full_profile_plans_every_season_at_real_league_size() {
+        assert_eq!("full".parse::<Profile>(), Ok(Profile::Full));
+        assert_eq!(Profile::Full.previous_seasons() + 1, 11);
+        for (sport, teams, regular) in full_ranges() {
+            let size = Profile::Full.size(sport);
+            assert!(teams.contains(&size.teams), "{sport}: {} teams", size.teams);
+            let roster = teams::roster(sport, size.teams);
+            assert_eq!(roster.len(), size.teams, "{sport}: every team is named");
+            let latest = latest_season(sport, today());
+            for back in 0..=Profile::Full.previous_seasons() {
+                let year = latest.start_year() - back as i32;
+                let ratings: Vec<f64> = (0..size.teams).map(|t| (t % 7) as f64 / 7.0).collect();
+                let mut rng = Rng::stream(DEMO_SEED, &format!("season/{sport}/{year}"));
+                let games = season_schedule(sport, year, size, &ratings, today(), &mut rng);
+                let count = |phase| games.iter().filter(|g| g.phase == phase).count();
+                let n = count(Phase::Regular);
+                assert!(regular.contains(&n), "{sport} {year}: {n} regular-season games");
+                assert!(count(Phase::Postseason) > 0, "{sport} {year}: a postseason");
+                let playing: BTreeSet<usize> = games.iter().flat_map(|g| [g.home, g.away]).collect();
+                assert_eq!(playing.len(), size.teams, "{sport} {year}: every team plays");
+            }
+        }
+    }
+
+    #[test]
+    fn full_nfl_seasons_give_every_team_seventeen_games_and_one_bye() {
+        let size = Profile::Full.size(Sport::Nfl);
+        let games = season_schedule(Sport::Nfl, 2025, size, &[0.0; 32], today(), &mut Rng::new(5));
+        let mut per_team = [0_usize; 32];
+        for g in games.iter().filter(|g| g.phase == Phase::Regular) {
+            per_team[g.home] += 1;
+            per_team[g.away] += 1;
+        }
+        assert!(per_team.iter().all(|n| *n == 17), "{per_team:?}");
+    }
+
+    #[test]
+    fn demo_and_small_keep_their_sizes() {
+        for sport in Sport::ALL {
+            let demo = Profile::Demo.size(*sport);
+            assert_eq!(demo.teams, teams::teams(*sport).len(), "{sport}");
+            assert_eq!(Profile::Small.size(*sport).teams, 8, "{sport}");
+            for p in [Profile::Demo, Profile::Small] {
+                assert!((p.size(*sport).college_week_share - 0.85).abs() < f64::EPSILON);
+                assert!(!p.size(*sport).nfl_one_bye_each);
+            }
+        }
+        assert_eq!(Profile::Demo.size(Sport::Ncaab).teams, 48);
+        assert_eq!(Profile::Demo.size(Sport::Ncaaf).teams, 40);
+    }
+
+    #[test]
+    fn a_full_ncaab_season_names_every_team_in_its_teams_object() {
+        let size = Profile::Full.size(Sport::Ncaab);
+        let latest = latest_season(Sport::Ncaab, today());
+        let place = SeasonPlace {
+            year: latest.start_year() - 1,
+            back: 1,
+            oldest: 10,
+        };
+        let games = build_season(Sport::Ncaab, place, size, DEMO_SEED, today());
+        let league = League {
+            sport: Sport::Ncaab,
+            teams: size.teams,
+            seasons: vec![games],
+            today: today(),
+        };
+        let teams_csv = String::from_utf8(artifacts::teams(&league)).unwrap();
+        let slugs: BTreeSet<&str> = teams_csv.lines().skip(1).filter_map(|l| l.split(',').next()).collect();
+        assert_eq!(slugs.len(), size.teams);
+        let games = &league.seasons[0];
+        let regular = games.iter().filter(|g| g.phase == Phase::Regular).count();
+        assert!((5_600..=6_000).contains(&regular), "{regular}");
+        for g in games {
+            assert!(slugs.contains(g.key.home_team.as_str()) && slugs.contains(g.key.away_team.as_str()));
+        }
+        let store = artifacts::season_store(games, ModelType::WonOnPoints);
+        let rows = String::from_utf8(store).unwrap().lines().count() - 1;
+        assert_eq!(rows, games.iter().filter(|g| g.in_store).count());
+    }
 }

@@ -46,6 +46,11 @@ pub(crate) struct LeagueSize {
     pub preseason: f64,
     /// Teams in the postseason bracket (a power of two).
     pub playoff_teams: usize,
+    /// Share of college football teams playing in a full week (weeks 1-13).
+    pub college_week_share: f64,
+    /// NFL byes: every team exactly one, four teams a week in weeks 6-13
+    /// (272 games with 32 teams); otherwise two teams a week in weeks 6-14.
+    pub nfl_one_bye_each: bool,
 }
 
 /// Builds the schedule of the season starting in `year`, sorted by date and time.
@@ -195,10 +200,27 @@ fn nfl_regular(cal: &Calendar, size: LeagueSize, rng: &mut Rng, out: &mut Vec<Sl
             });
         }
     }
+    // One bye each: the teams, shuffled once, split into eight bye groups.
+    let bye_groups: Vec<Vec<usize>> = if size.nfl_one_bye_each {
+        let mut bye_order: Vec<usize> = (0..size.teams).collect();
+        rng.shuffle(&mut bye_order);
+        bye_order
+            .chunks(size.teams.div_ceil(8).max(1))
+            .map(<[usize]>::to_vec)
+            .collect()
+    } else {
+        Vec::new()
+    };
     for w in 0..18 {
         let thursday = plus(cal.regular.start, 7 * w);
         rng.shuffle(&mut order);
-        let byes = if (5..=13).contains(&w) && size.teams >= 16 {
+        let byes = if size.nfl_one_bye_each {
+            let group = usize::try_from(w - 5).ok().and_then(|g| bye_groups.get(g));
+            let group = group.map_or(&[][..], Vec::as_slice);
+            // Stable: the teams on bye go last, the rest keep their shuffled order.
+            order.sort_by_key(|t| group.contains(t));
+            group.len()
+        } else if (5..=13).contains(&w) && size.teams >= 16 {
             2
         } else {
             0
@@ -241,7 +263,7 @@ fn ncaaf_regular(cal: &Calendar, size: LeagueSize, rng: &mut Rng, out: &mut Vec<
         let saturday = plus(cal.regular.start, 7 * w);
         let share = match w {
             0 | 14 => 0.25,
-            _ => 0.85,
+            _ => size.college_week_share,
         };
         rng.shuffle(&mut order);
         let games = ((size.teams as f64 * share / 2.0).round() as usize).max(1);
@@ -403,6 +425,8 @@ mod tests {
             games_per_team: 20.0,
             preseason: 2.0,
             playoff_teams: 4,
+            college_week_share: 0.85,
+            nfl_one_bye_each: false,
         }
     }
 

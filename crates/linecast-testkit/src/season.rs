@@ -23,7 +23,7 @@ use crate::calendar::{late_slot, plus, season_first_day};
 use crate::rng::{Rng, fnv};
 use crate::schedule::{LeagueSize, Phase, season_schedule};
 use crate::sim::{league, lines, model_probs, round_half, scores, side_probability};
-use crate::teams::teams;
+use crate::teams::roster;
 
 /// Live forecasts before this date were backfilled from retained releases;
 /// some rows found none and carry no run or publication time.
@@ -78,7 +78,7 @@ fn ratings(seed: u64, sport: Sport, year: i32, n: usize) -> (Vec<f64>, Vec<f64>)
     let mut strength = Vec::with_capacity(n);
     let mut offense = Vec::with_capacity(n);
     let mut season = Rng::stream(seed, &format!("ratings/{sport}/{year}"));
-    for team in &teams(sport)[..n] {
+    for team in &roster(sport, n)[..n] {
         let mut lasting = Rng::stream(seed, &format!("team/{sport}/{}", team.0));
         strength.push(0.7 * lasting.normal() + 0.6 * season.normal());
         offense.push(0.5 * lasting.normal() + 0.5 * season.normal());
@@ -111,7 +111,7 @@ pub(crate) fn build_season(
     let slots = season_schedule(sport, year, size, &strength, today, &mut rng);
     let lg = league(sport);
     let midpoint = slots.get(slots.len() / 2).map_or(today, |s| s.date);
-    let table = teams(sport);
+    let table = roster(sport, size.teams);
     let mut last_played: Vec<Option<NaiveDate>> = vec![None; size.teams];
     let mut games = Vec::with_capacity(slots.len());
     for (i, slot) in slots.iter().enumerate() {

@@ -1,12 +1,27 @@
 //! Real team tables per league: slug, display name, abbreviation. Display
 //! names are written out rather than derived from slugs because naive title
 //! case is wrong for many of them (`LA Clippers`, `St. John's Red Storm`).
+//!
+//! The college tables hold the best-known programmes only (40 and 48). The
+//! `full` profile needs real Division I sizes (about 134 FBS football and 360
+//! basketball teams), so [`roster`] extends a table with generated schools:
+//! a place name made of a root and a suffix (`Ash` + `ford` = `Ashford`),
+//! taken suffix by suffix over [`ROOTS`] x [`SUFFIXES`] (384 places), with a
+//! mascot picked by position (`Ashford Otters`, slug `ashford_otters`,
+//! abbreviation the first two letters of root and suffix, `ASFO`). Roots
+//! and suffixes have distinct first two letters, so every generated slug and
+//! abbreviation is unique; a candidate that collides with the real table
+//! is skipped. The list is a pure function of the tables, so it is the same
+//! in every run, and both college sports share it in the same order.
+
+use std::sync::OnceLock;
 
 use linecast_domain::Sport;
 
 /// `(slug, display_name, abbreviation)`.
 pub(crate) type Team = (&'static str, &'static str, &'static str);
 
+/// The real table of a league (every profile but `full` uses only this).
 pub(crate) fn teams(sport: Sport) -> &'static [Team] {
     match sport {
         Sport::Mlb => MLB,
@@ -16,6 +31,80 @@ pub(crate) fn teams(sport: Sport) -> &'static [Team] {
         Sport::Ncaaf => NCAAF,
         Sport::Ncaab => NCAAB,
     }
+}
+
+/// The team table of a league with `n` teams: the real table when it is
+/// long enough (the whole table, so smaller profiles keep writing every real
+/// team), else the real table followed by generated schools, `n` in all
+/// (capped at what the generator can name, [`max_teams`]).
+pub(crate) fn roster(sport: Sport, n: usize) -> &'static [Team] {
+    let real = teams(sport);
+    if n <= real.len() {
+        return real;
+    }
+    let extended = extended(sport);
+    &extended[..n.min(extended.len())]
+}
+
+/// The most teams [`roster`] can name for `sport`.
+#[cfg(test)]
+pub(crate) fn max_teams(sport: Sport) -> usize {
+    extended(sport).len()
+}
+
+const ROOTS: [&str; 24] = [
+    "Ash", "Birch", "Cedar", "Clear", "Elm", "Fox", "Glen", "Hazel", "Holly", "Iron", "Lake", "Maple", "Mill", "Oak",
+    "Pine", "Red", "Rock", "Silver", "Spring", "Stone", "Summer", "West", "Willow", "Wolf",
+];
+
+const SUFFIXES: [&str; 16] = [
+    "ford", "field", "brook", "dale", "ton", "wood", "ville", "port", "mont", "bury", "haven", "stead", "mere", "gate",
+    "crest", "water",
+];
+
+const MASCOTS: [&str; 23] = [
+    "Otters", "Hawks", "Foxes", "Rams", "Herons", "Bison", "Lynx", "Falcons", "Badgers", "Comets", "Mustangs", "Owls",
+    "Pioneers", "Ravens", "Stags", "Thunder", "Coyotes", "Hornets", "Mariners", "Vikings", "Wolves", "Bobcats",
+    "Titans",
+];
+
+/// Owned strings of the generated schools, built once per process.
+fn generated() -> &'static [(String, String, String)] {
+    static SCHOOLS: OnceLock<Vec<(String, String, String)>> = OnceLock::new();
+    SCHOOLS.get_or_init(|| {
+        let mut out = Vec::with_capacity(ROOTS.len() * SUFFIXES.len());
+        for suffix in SUFFIXES {
+            for root in ROOTS {
+                let place = format!("{root}{suffix}");
+                let mascot = MASCOTS[out.len() * 7 % MASCOTS.len()];
+                let slug = format!("{}_{}", place.to_ascii_lowercase(), mascot.to_ascii_lowercase());
+                let abbr = format!("{}{}", &root[..2], &suffix[..2]).to_ascii_uppercase();
+                out.push((slug, format!("{place} {mascot}"), abbr));
+            }
+        }
+        out
+    })
+}
+
+fn extended(sport: Sport) -> &'static [Team] {
+    static EXTENDED: OnceLock<Vec<Vec<Team>>> = OnceLock::new();
+    let all = EXTENDED.get_or_init(|| {
+        Sport::ALL
+            .iter()
+            .map(|s| {
+                let mut table: Vec<Team> = teams(*s).to_vec();
+                for (slug, name, abbr) in generated() {
+                    let clash = table.iter().any(|t| t.0 == slug || t.2 == abbr);
+                    if !clash {
+                        table.push((slug.as_str(), name.as_str(), abbr.as_str()));
+                    }
+                }
+                table
+            })
+            .collect()
+    });
+    let ix = Sport::ALL.iter().position(|s| *s == sport).unwrap_or(0);
+    all.get(ix).map_or(&[], Vec::as_slice)
 }
 
 const MLB: &[Team] = &[
@@ -275,5 +364,54 @@ mod tests {
             assert_eq!(slugs.len(), table.len(), "{sport} slugs unique");
             assert!(table.iter().all(|t| !t.1.contains(',') && !t.2.is_empty()));
         }
+    }
+
+    #[test]
+    fn rosters_keep_the_real_table_and_extend_college_leagues_with_unique_generated_schools() {
+        for sport in Sport::ALL {
+            assert_eq!(
+                roster(*sport, 8),
+                teams(*sport),
+                "{sport}: small leagues write the real table"
+            );
+            assert_eq!(roster(*sport, teams(*sport).len()), teams(*sport));
+        }
+        for (sport, n) in [(Sport::Ncaab, 362), (Sport::Ncaaf, 134)] {
+            let table = roster(sport, n);
+            assert_eq!(table.len(), n);
+            assert_eq!(&table[..teams(sport).len()], teams(sport), "{sport}: real teams first");
+            let mut slugs: Vec<_> = table.iter().map(|t| t.0).collect();
+            let mut abbrs: Vec<_> = table.iter().map(|t| t.2).collect();
+            for slug in &slugs {
+                assert!(
+                    slug.bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+                    "{slug}"
+                );
+            }
+            slugs.sort_unstable();
+            slugs.dedup();
+            assert_eq!(slugs.len(), n, "{sport} slugs unique");
+            let generated_abbrs: Vec<_> = abbrs.split_off(teams(sport).len());
+            let mut unique = generated_abbrs.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(
+                unique.len(),
+                generated_abbrs.len(),
+                "{sport} generated abbreviations unique"
+            );
+            assert!(generated_abbrs.iter().all(|a| !abbrs.contains(a)), "{sport}");
+            assert!(table.iter().all(|t| !t.1.contains(',') && !t.1.is_empty()));
+        }
+        assert_eq!(roster(Sport::Ncaab, 10_000).len(), max_teams(Sport::Ncaab));
+        assert!(max_teams(Sport::Ncaab) >= 400);
+        // Deterministic and shared: the first generated ncaab school is the
+        // first generated ncaaf school.
+        assert_eq!(roster(Sport::Ncaab, 49)[48], roster(Sport::Ncaaf, 41)[40]);
+        assert_eq!(
+            roster(Sport::Ncaab, 49)[48],
+            ("ashford_otters", "Ashford Otters", "ASFO")
+        );
     }
 }

@@ -22,6 +22,8 @@ pub(crate) use tape::{scores, teams};
 #[derive(Debug)]
 pub(crate) struct League {
     pub sport: Sport,
+    /// Teams in the league's schedule (see [`crate::teams::roster`]).
+    pub teams: usize,
     pub seasons: Vec<Vec<Game>>,
     pub today: NaiveDate,
 }

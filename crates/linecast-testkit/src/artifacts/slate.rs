@@ -8,7 +8,7 @@ use super::{League, line_value};
 use crate::csvw::Csv;
 use crate::rng::{Rng, fnv};
 use crate::season::{has_ai, model_index};
-use crate::teams::teams;
+use crate::teams::roster;
 
 /// The one prediction artifact that carries columns no contract names.
 fn has_extra_columns(sport: Sport, model_type: ModelType) -> bool {
@@ -115,7 +115,7 @@ pub(crate) fn markets(league: &League) -> Vec<u8> {
         "away_price",
         "captured_at",
     ]);
-    let table = teams(league.sport);
+    let table = roster(league.sport, league.teams);
     let mut rng = Rng::stream(0, &format!("markets/{}/{}", league.sport, league.today));
     let games = league
         .latest()

@@ -1,15 +1,13 @@
 //! `teams/{sport}.csv` and `scores/{sport}.csv` (the latest season's full
 //! schedule: finals, postponements, and every game still to play).
 
-use linecast_domain::Sport;
-
 use super::League;
 use crate::csvw::Csv;
-use crate::teams::teams as table;
+use crate::teams::roster;
 
-pub(crate) fn teams(sport: Sport) -> Vec<u8> {
+pub(crate) fn teams(league: &League) -> Vec<u8> {
     let mut csv = Csv::new(&["slug", "display_name", "abbreviation"]);
-    for (slug, name, abbr) in table(sport) {
+    for (slug, name, abbr) in roster(league.sport, league.teams) {
         csv.cell(slug);
         csv.cell(name);
         csv.cell(abbr);
