@@ -37,12 +37,11 @@ impl Bodies {
                 by_path.insert(path.to_owned(), body);
             }
         }
-        let default = match default {
-            Some(body) => body,
-            None => {
-                let path = std::env::var("BARE_BODY_FILE").unwrap_or_else(|_| "body.json".to_owned());
-                web::Bytes::from(std::fs::read(&path)?)
-            }
+        let default = if let Some(body) = default {
+            body
+        } else {
+            let path = std::env::var("BARE_BODY_FILE").unwrap_or_else(|_| "body.json".to_owned());
+            web::Bytes::from(std::fs::read(&path)?)
         };
         Ok(Self { by_path, default })
     }
@@ -69,10 +68,14 @@ async fn main() -> std::io::Result<()> {
     };
     // Two apps rather than a `Condition`, so the plain one has no middleware at all.
     if compress {
-        HttpServer::new(move || App::new().wrap(Compress::default()).default_service(web::to(handler.clone())))
-            .bind(bind)?
-            .run()
-            .await
+        HttpServer::new(move || {
+            App::new()
+                .wrap(Compress::default())
+                .default_service(web::to(handler.clone()))
+        })
+        .bind(bind)?
+        .run()
+        .await
     } else {
         HttpServer::new(move || App::new().default_service(web::to(handler.clone())))
             .bind(bind)?

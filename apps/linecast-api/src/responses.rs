@@ -225,9 +225,9 @@ pub fn negotiate(accept: Option<&str>) -> Coding {
     if best <= 0.0 {
         return Coding::Identity;
     }
-    if br == best {
+    if br >= best {
         Coding::Brotli
-    } else if gz == best {
+    } else if gz >= best {
         Coding::Gzip
     } else {
         Coding::Identity

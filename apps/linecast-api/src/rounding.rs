@@ -12,6 +12,7 @@ pub(crate) fn round2(x: f64) -> f64 {
 }
 
 #[cfg(test)]
+#[expect(clippy::float_cmp, reason = "exact values are the point of these tests")]
 mod tests {
     use super::*;
 

@@ -205,7 +205,7 @@ pub async fn me(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthContext
             detail: "Usage is temporarily unavailable".into(),
             cause: e.to_string(),
         })?;
-    Ok(HttpResponse::Ok().json(customer_view(&ctx.customer(), used)))
+    Ok(HttpResponse::Ok().json(customer_view(ctx.customer(), used)))
 }
 
 #[utoipa::path(
