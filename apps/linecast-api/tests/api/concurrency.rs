@@ -72,6 +72,10 @@ async fn spawn_configured(now: DateTime<Utc>, configure: impl FnOnce(&mut Settin
     let store_dir = dir.path().join("store");
     copy_fixtures(&store_dir);
     let mut settings = Settings::for_tests(&format!("file://{}", store_dir.display()), dir.path(), now);
+    // These tests are about exact counting under a cold burst (64 new keys
+    // at once against a small pool on a loaded CI machine), not about the
+    // fail-fast bound, which partition.rs pins: give lookups time to queue.
+    settings.database_timeout = std::time::Duration::from_secs(30);
     configure(&mut settings);
     spawn_with_settings(settings, dir, store_dir).await
 }
@@ -229,6 +233,7 @@ async fn two_instances(redis: &str, database_url: Option<String>, now: DateTime<
     .await;
     let dir = tempfile::tempdir().unwrap();
     let mut settings = Settings::for_tests(&format!("file://{}", first.store_dir.display()), &first.var_dir, now);
+    settings.database_timeout = std::time::Duration::from_secs(30);
     settings.redis_url = Some(redis.to_owned());
     if let Some(url) = database_url {
         settings.database_url = url;
