@@ -27,10 +27,12 @@ PORT=18191
 PROFILE_DATA=${PROFILE_DATA:-demo}
 TARGET=${CARGO_TARGET_DIR:-target}
 PROFILE=${PROFILE:-release}
+# The same targets as bench/load.sh: building the example enables dev-dependency
+# features, so a different set would rebuild every crate between the scripts.
 if [ "$PROFILE" = release ]; then
-  cargo build --release -q -p linecast-api -p linecast-admin --bins
+  cargo build --release -q -p linecast-api -p linecast-admin --bins --example bare
 else
-  cargo build -q -p linecast-api -p linecast-admin --bins
+  cargo build -q -p linecast-api -p linecast-admin --bins --example bare
 fi
 WORK=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$WORK"' EXIT
