@@ -111,7 +111,15 @@ impl TestApp {
         let state = app.state.clone();
         let handle = app.handle();
         tokio::spawn(app.run_until_stopped());
-        let client = reqwest::Client::builder().no_gzip().no_brotli().build().unwrap();
+        // Idle connections are dropped well before the server's keep-alive
+        // (5 s) closes them, so a loaded CI machine never reuses a connection
+        // the server is closing (hyper's `IncompleteMessage`).
+        let client = reqwest::Client::builder()
+            .no_gzip()
+            .no_brotli()
+            .pool_idle_timeout(std::time::Duration::from_secs(1))
+            .build()
+            .unwrap();
         // Demo mode writes the demo key on first run; production mode has none.
         let api_key = std::fs::read_to_string(var_dir.join("demo-key.txt"))
             .map(|k| k.trim().to_owned())
