@@ -207,8 +207,10 @@ burst=$(taskset -c 1 wrk -t1 -c 8 -d 3s -H "X-API-Key: $one" --latency -s bench/
 echo "burst on one key for 3 s: $burst"
 ok_count=$(echo "$burst" | sed -n 's/.*s200=\([0-9]*\).*/\1/p')
 other=$(echo "$burst" | sed -n 's/.*other=\([0-9]*\).*/\1/p')
-# 50/s for 3 s plus a burst of 50 is 200; a little slack for wrk's timing.
-if [ "$other" != 0 ] || [ "$ok_count" -gt 215 ]; then fail "burst let through $ok_count or answered other statuses ($other)"; fi
+# Windows are calendar seconds (50 each): a 3 s run that starts just before
+# a second boundary and overruns slightly touches 5 of them, so at most 250.
+# (The exact per-window bound is pinned by the in-process tests.)
+if [ "$other" != 0 ] || [ "$ok_count" -gt 250 ]; then fail "burst let through $ok_count or answered other statuses ($other)"; fi
 sleep 2  # one flush interval, so the database has every count
 echo "usage counted for the bench customer: $("$ADMIN" customers show --database-url "$DB" --email bench@linecast.local --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["usage"]["monthly_requests"])')"
 if grep -l -E 'panicked|ERROR' "$WORK"/server-*.log >/dev/null 2>&1; then fail "a server logged errors"; fi
