@@ -77,6 +77,119 @@ pub fn market(value: &str) -> Result<PublicMarket, ApiError> {
     PublicMarket::parse(value).map_err(|e| ApiError::invalid_param("market", value, &e.allowed))
 }
 
+/// Typed path extractors: the route's `{sport}`, `{model_type}`, `{market}`
+/// and date segments, decoded exactly as `web::Path` decodes them and
+/// parsed with the same 400 naming the parameter. A handler names the
+/// extractor instead of repeating the parse calls.
+mod path {
+    use actix_web::dev::Payload;
+    use actix_web::{FromRequest, HttpRequest, web};
+    use chrono::NaiveDate;
+    use futures::future::{Ready, ready};
+    use linecast_domain::{ModelType, PublicMarket, Sport};
+    use serde::Deserialize;
+
+    use crate::error::ApiError;
+
+    fn segments<T: serde::de::DeserializeOwned>(req: &HttpRequest) -> Result<T, ApiError> {
+        web::Path::<T>::extract(req)
+            .into_inner()
+            .map(web::Path::into_inner)
+            .map_err(|e| ApiError::NotFound(format!("Not found: {e}")))
+    }
+
+    /// `/{sport}`.
+    #[derive(Debug, Clone, Copy)]
+    pub struct SportPath(pub Sport);
+
+    /// `/{sport}/{model_type}`.
+    #[derive(Debug, Clone, Copy)]
+    pub struct SportModelPath {
+        pub sport: Sport,
+        pub model_type: ModelType,
+    }
+
+    /// `/{sport}/{market}` (the public feed's markets).
+    #[derive(Debug, Clone, Copy)]
+    pub struct SportMarketPath {
+        pub sport: Sport,
+        pub market: PublicMarket,
+    }
+
+    /// A `YYYY-MM-DD` segment, whatever the route calls it (`{date}`,
+    /// `{date_str}`): a 400 names the segment as the route does.
+    #[derive(Debug, Clone, Copy)]
+    pub struct DatePath(pub NaiveDate);
+
+    #[derive(Deserialize)]
+    struct RawSport {
+        sport: String,
+    }
+
+    #[derive(Deserialize)]
+    struct RawSportModel {
+        sport: String,
+        model_type: String,
+    }
+
+    #[derive(Deserialize)]
+    struct RawSportMarket {
+        sport: String,
+        market: String,
+    }
+
+    impl FromRequest for SportPath {
+        type Error = ApiError;
+        type Future = Ready<Result<Self, ApiError>>;
+        fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+            ready(segments::<RawSport>(req).and_then(|raw| Ok(Self(super::sport(&raw.sport)?))))
+        }
+    }
+
+    impl FromRequest for SportModelPath {
+        type Error = ApiError;
+        type Future = Ready<Result<Self, ApiError>>;
+        fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+            ready(segments::<RawSportModel>(req).and_then(|raw| {
+                Ok(Self {
+                    sport: super::sport(&raw.sport)?,
+                    model_type: super::model_type(&raw.model_type)?,
+                })
+            }))
+        }
+    }
+
+    impl FromRequest for SportMarketPath {
+        type Error = ApiError;
+        type Future = Ready<Result<Self, ApiError>>;
+        fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+            ready(segments::<RawSportMarket>(req).and_then(|raw| {
+                Ok(Self {
+                    sport: super::sport(&raw.sport)?,
+                    market: super::market(&raw.market)?,
+                })
+            }))
+        }
+    }
+
+    impl FromRequest for DatePath {
+        type Error = ApiError;
+        type Future = Ready<Result<Self, ApiError>>;
+        fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+            ready(
+                segments::<std::collections::HashMap<String, String>>(req).and_then(|all| {
+                    ["date", "date_str"]
+                        .into_iter()
+                        .find_map(|name| all.get(name).map(|value| super::date(name, value).map(Self)))
+                        .unwrap_or_else(|| Err(ApiError::Internal("route declares no date segment".to_owned())))
+                }),
+            )
+        }
+    }
+}
+
+pub use path::{DatePath, SportMarketPath, SportModelPath, SportPath};
+
 /// A JSON object body that may be absent: no body at all (no or zero
 /// `Content-Length`, no chunked transfer) is `None`; anything else is read
 /// by `web::Json` with the app's `JsonConfig` (size limit, content type,

@@ -266,6 +266,19 @@ impl Resolutions {
     pub fn put(&self, key: String, body: Arc<Rendered>) {
         self.cache.insert(key, body);
     }
+
+    /// The memo key of one request: the endpoint, its parsed parameters in
+    /// order, and the ET date of the request instant (a bare request's slate
+    /// moves at ET midnight, so the date is part of what it resolves to).
+    pub fn key(endpoint: &str, parts: &[&dyn std::fmt::Display], et_date: chrono::NaiveDate) -> String {
+        use std::fmt::Write as _;
+        let mut key = endpoint.to_owned();
+        for part in parts {
+            let _ = write!(key, "|{part}");
+        }
+        let _ = write!(key, "|{et_date}");
+        key
+    }
 }
 
 impl Default for Resolutions {

@@ -6,6 +6,8 @@
 pub mod clock;
 pub mod ports;
 pub mod services;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 pub use clock::{Clock, FixedClock, ManualClock, SystemClock};
 pub use ports::accounts::{

@@ -17,7 +17,7 @@ use utoipa::ToSchema;
 use super::security::rfc3339;
 use crate::error::ApiError;
 use crate::params;
-use crate::rounding::round4;
+use crate::presentation::rounding::round4;
 use crate::state::AppState;
 
 /// One game of the comparison.

@@ -13,8 +13,8 @@ use utoipa::ToSchema;
 
 use crate::error::ApiError;
 use crate::params::{self, RawQuery};
+use crate::presentation::rounding::round2;
 use crate::responses::{CacheKey, PRIVATE};
-use crate::rounding::round2;
 use crate::schema::ModelProbabilities;
 use crate::state::AppState;
 

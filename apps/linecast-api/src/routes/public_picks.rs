@@ -13,8 +13,8 @@ use utoipa::ToSchema;
 
 use crate::error::ApiError;
 use crate::params::{self, RawQuery};
+use crate::presentation::rounding::round4;
 use crate::responses::{CacheKey, PUBLIC};
-use crate::rounding::round4;
 use crate::routes::predictions::{current_prices, probabilities, served_models};
 use crate::schema::ModelProbabilities;
 use crate::state::AppState;

@@ -2,12 +2,12 @@
 
 /// Four decimals (probabilities, edges). Adding `+0.0` turns a rounded −0
 /// into 0, so a tiny negative edge never serializes as `-0.0`.
-pub(crate) fn round4(x: f64) -> f64 {
+pub fn round4(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0 + 0.0
 }
 
 /// Two decimals (EV percentages), never −0.
-pub(crate) fn round2(x: f64) -> f64 {
+pub fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0 + 0.0
 }
 
