@@ -39,6 +39,63 @@ impl Modify for SecuritySchemes {
     }
 }
 
+/// The refusals every key-gated operation can answer, declared once: an
+/// operation that names a security scheme gets these responses unless it
+/// declares its own wording for the same status (account routes, for
+/// example, say which dependency their 503 is about).
+struct GatedErrorResponses;
+
+/// Status and description of each refusal of the access gate.
+pub const GATED_ERRORS: [(&str, &str); 4] = [
+    ("401", "Missing, invalid, expired or revoked key"),
+    ("403", "No active subscription"),
+    ("429", "Per-second limit or monthly quota exceeded"),
+    ("503", "Object storage or the accounts database unavailable"),
+];
+
+impl Modify for GatedErrorResponses {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+        for item in openapi.paths.paths.values_mut() {
+            for operation in [
+                &mut item.get,
+                &mut item.put,
+                &mut item.post,
+                &mut item.delete,
+                &mut item.options,
+                &mut item.head,
+                &mut item.patch,
+                &mut item.trace,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                if operation.security.as_ref().is_none_or(Vec::is_empty) {
+                    continue;
+                }
+                for (status, description) in GATED_ERRORS {
+                    operation
+                        .responses
+                        .responses
+                        .entry(status.to_owned())
+                        .or_insert_with(|| {
+                            ResponseBuilder::new()
+                                .description(description)
+                                .content(
+                                    "application/json",
+                                    ContentBuilder::new()
+                                        .schema(Some(Ref::from_schema_name("ErrorBody")))
+                                        .build(),
+                                )
+                                .build()
+                                .into()
+                        });
+                }
+            }
+        }
+    }
+}
+
 #[derive(OpenApi)]
 #[openapi(
     info(
@@ -81,7 +138,8 @@ pub fn base() -> utoipa::openapi::OpenApi {
 pub fn document() -> utoipa::openapi::OpenApi {
     use utoipa_actix_web::AppExt;
     let app = actix_web::App::new().into_utoipa_app().openapi(base());
-    let (_, doc) = crate::routes::register(app).split_for_parts();
+    let (_, mut doc) = crate::routes::register(app).split_for_parts();
+    GatedErrorResponses.modify(&mut doc);
     doc
 }
 
