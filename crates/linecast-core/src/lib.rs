@@ -15,5 +15,5 @@ pub use ports::accounts::{
     SubscriptionStatus, UsageMeter,
 };
 pub use ports::limits::{Limiter, LimitsError, MonthDecision, SecondDecision};
-pub use ports::signer::{DOWNLOAD_TTL, SignerError, UrlSigner};
+pub use ports::signer::{DOWNLOAD_TTL, DownloadTokens, GrantedDownload, SignerError, TokenRefused, UrlSigner};
 pub use ports::store::{ArtifactStore, ObjectVersion, StoreError, Versioned};

@@ -1,7 +1,9 @@
 //! Data status: reads what the store says about today's release and hands it
-//! to the pure `linecast-freshness` state machine.
+//! to the pure `linecast-freshness` state machine. The states and their
+//! rules belong to that crate; this service only gathers its inputs.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use linecast_domain::{ModelType, Sport};
@@ -11,6 +13,23 @@ use linecast_freshness::{
 
 use crate::services::slate::et_date;
 use crate::{ArtifactStore, StoreError};
+
+/// The data-status use case over the artifact store.
+pub struct Freshness {
+    store: Arc<dyn ArtifactStore>,
+}
+
+impl Freshness {
+    pub fn new(store: Arc<dyn ArtifactStore>) -> Self {
+        Self { store }
+    }
+
+    /// The freshness report of `sport` at `now`; storage errors make it
+    /// `unknown` with operational false, never an error.
+    pub async fn status(&self, sport: Sport, now: DateTime<Utc>) -> FreshnessReport {
+        data_status(self.store.as_ref(), sport, now).await
+    }
+}
 
 /// The freshness report of `sport` at `now`. Storage errors never fail the
 /// call: they make the report `unknown` with operational false.

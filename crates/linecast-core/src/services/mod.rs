@@ -1,6 +1,8 @@
 //! Use cases: they join the pure crates to the ports. No HTTP here.
 
+pub mod datasets;
 pub mod freshness;
 pub mod history;
+pub mod markets;
 pub mod results;
 pub mod slate;

@@ -1,10 +1,21 @@
-//! Which games are "today": the ET calendar day, the served slate when the
-//! day's run has not completed, and the `upcoming_only` filter.
+//! The slate: which games are "today" (the ET calendar day, the served slate
+//! when the day's run has not completed, the `upcoming_only` filter), and the
+//! use cases that read it: the predictions and odds slates, the public pick
+//! feed and its pick rule, and the legacy picks family (always empty: no
+//! validated betting selector is active).
+//!
+//! What a game is worth to a bettor (no-vig probability, EV) is decided
+//! here; how it is written (rounding, American-odds text, labels) is the
+//! API's presentation and must not come back here.
 
-use chrono::{DateTime, NaiveDate, Utc};
-use linecast_domain::GameKey;
+use std::sync::Arc;
 
-use crate::{ArtifactStore, StoreError};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
+use linecast_domain::artifacts::{OddsRow, PredictionRow, PredictionTable, TeamTable};
+use linecast_domain::odds::{AmericanOdds, ev_percent, no_vig_from_raw};
+use linecast_domain::{GameKey, Lines, ModelColumn, ModelType, PublicMarket, Side, Sport};
+
+use crate::{ArtifactStore, StoreError, Versioned};
 
 /// The calendar date in America/New_York at `now`.
 /// One definition, shared with the data-status state machine.
@@ -47,6 +58,298 @@ pub fn select_games<T>(rows: &[T], key: impl Fn(&T) -> &GameKey, slate: NaiveDat
     let mut picked: Vec<&T> = rows.iter().filter(|r| !upcoming_only || key(r).date >= slate).collect();
     picked.sort_by(|a, b| key(a).cmp(key(b)));
     picked
+}
+
+/// The recorded current prices of (positive side, negative side) of the
+/// market: home/away for moneyline and spread, over/under for totals.
+pub const fn side_prices(l: &Lines, model_type: ModelType) -> (Option<f64>, Option<f64>) {
+    match model_type {
+        ModelType::WonOnPoints => (l.home_money_line, l.away_money_line),
+        ModelType::WonOnSpread => (l.home_point_spread_line, l.away_point_spread_line),
+        ModelType::OverUnder => (l.over_line, l.under_line),
+    }
+}
+
+/// The model columns served: the artifact's plus IMPLIED (always
+/// recomputed from the current prices), in catalog order.
+pub fn served_models(present: &[ModelColumn]) -> Vec<ModelColumn> {
+    ModelColumn::ALL
+        .iter()
+        .copied()
+        .filter(|c| *c == ModelColumn::Implied || present.contains(c))
+        .collect()
+}
+
+/// One served model column of a game: the artifact's cell, except IMPLIED,
+/// which is the no-vig probability of the positive side from both current
+/// prices (unrounded; `None` when one side is missing or not a price).
+pub fn model_probability(row: &PredictionRow, model_type: ModelType, column: ModelColumn) -> Option<f64> {
+    if column == ModelColumn::Implied {
+        let (pos, neg) = side_prices(&row.lines, model_type);
+        no_vig_from_raw(pos, neg)
+    } else {
+        row.models.get(column)
+    }
+}
+
+/// EV in percent of each side at its current price, from BLEND (`1 − BLEND`
+/// for the negative side), unrounded: `(negative, positive)`. `None` without
+/// BLEND or a valid American price.
+pub fn expected_values(row: &PredictionRow, model_type: ModelType) -> (Option<f64>, Option<f64>) {
+    let blend = row.models.get(ModelColumn::Blend);
+    let (pos_price, neg_price) = side_prices(&row.lines, model_type);
+    let ev = |p: Option<f64>, price: Option<f64>| Some(ev_percent(p?, AmericanOdds::new(price?).ok()?));
+    (ev(blend.map(|b| 1.0 - b), neg_price), ev(blend, pos_price))
+}
+
+/// The predictions of one sport and market, and the slate they are served for.
+#[derive(Debug, Clone)]
+pub struct PredictionSlate {
+    pub sport: Sport,
+    pub model_type: ModelType,
+    pub predictions: Versioned<PredictionTable>,
+    /// The served slate with `upcoming_only`, otherwise today's ET date.
+    pub slate_date: NaiveDate,
+    pub upcoming_only: bool,
+}
+
+impl PredictionSlate {
+    /// The games served, sorted by date then ET time.
+    pub fn games(&self) -> Vec<&PredictionRow> {
+        select_games(&self.predictions.value.rows, |r| &r.key, self.slate_date, self.upcoming_only)
+    }
+
+    /// The model columns every game carries (IMPLIED and the artifact's).
+    pub fn models(&self) -> Vec<ModelColumn> {
+        served_models(&self.predictions.value.models_present)
+    }
+}
+
+/// The odds of one sport and the served slate date.
+#[derive(Debug, Clone)]
+pub struct OddsSlate {
+    pub sport: Sport,
+    pub odds: Versioned<Vec<OddsRow>>,
+    pub slate_date: NaiveDate,
+}
+
+impl OddsSlate {
+    /// Every game of the artifact, sorted by date then ET time.
+    pub fn games(&self) -> Vec<&OddsRow> {
+        select_games(&self.odds.value, |r| &r.key, self.slate_date, false)
+    }
+
+    /// The newest `last_updated` of the games; `None` with no games.
+    pub fn last_updated(&self) -> Option<NaiveDateTime> {
+        self.odds.value.iter().map(|r| r.last_updated).max()
+    }
+}
+
+/// The free feed's slate: the predictions of the market, the league's team
+/// table (`None` when the store has none: names degrade to slugs) and the
+/// slate served.
+#[derive(Debug, Clone)]
+pub struct PublicSlate {
+    pub market: PublicMarket,
+    pub slate: PredictionSlate,
+    pub teams: Option<Versioned<TeamTable>>,
+}
+
+/// The public pick of one game, from BLEND.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PublicPick<'a> {
+    pub row: &'a PredictionRow,
+    /// BLEND probability of the positive side (home, or over).
+    pub blend: f64,
+    /// The picked side; `None` when BLEND is exactly 0.5.
+    pub side: Option<Side>,
+    /// The picked side's BLEND probability (0.5 with no pick), unrounded.
+    pub confidence: f64,
+    /// The picked side's current price when it is a valid American price.
+    pub price: Option<f64>,
+    /// The spread of the picked side (the away spread falls back to the
+    /// negated home spread), or the total; `None` for moneyline and no pick.
+    pub points: Option<f64>,
+    /// The picked side's no-vig probability; `None` with a one-sided price or no pick.
+    pub implied: Option<f64>,
+}
+
+impl PublicPick<'_> {
+    /// The picked team's slug: home for the positive side, away for the
+    /// negative one (totals pick no team).
+    pub fn team(&self) -> Option<&str> {
+        match self.side? {
+            Side::Positive => Some(&self.row.key.home_team),
+            Side::Negative => Some(&self.row.key.away_team),
+        }
+    }
+}
+
+/// The public pick rule: a game without BLEND is left out; BLEND above 0.5
+/// picks the positive side (home, or over), below 0.5 the negative side,
+/// exactly 0.5 picks nothing.
+pub fn public_pick(row: &PredictionRow, model_type: ModelType) -> Option<PublicPick<'_>> {
+    let blend = row.models.get(ModelColumn::Blend)?;
+    let side = if blend > 0.5 {
+        Some(Side::Positive)
+    } else if blend < 0.5 {
+        Some(Side::Negative)
+    } else {
+        None
+    };
+    let Some(side) = side else {
+        return Some(PublicPick {
+            row,
+            blend,
+            side: None,
+            confidence: 0.5,
+            price: None,
+            points: None,
+            implied: None,
+        });
+    };
+    let l = &row.lines;
+    let (pos_price, neg_price) = side_prices(l, model_type);
+    let (price, other) = match side {
+        Side::Positive => (pos_price, neg_price),
+        Side::Negative => (neg_price, pos_price),
+    };
+    let points = match model_type {
+        ModelType::WonOnPoints => None,
+        ModelType::WonOnSpread => match side {
+            Side::Positive => l.home_point_spread,
+            Side::Negative => l.away_point_spread.or(l.home_point_spread.map(|p| -p)),
+        },
+        ModelType::OverUnder => l.over_under,
+    };
+    Some(PublicPick {
+        row,
+        blend,
+        side: Some(side),
+        confidence: if side == Side::Positive { blend } else { 1.0 - blend },
+        price: price.filter(|p| AmericanOdds::new(*p).is_ok()),
+        points,
+        implied: no_vig_from_raw(price, other),
+    })
+}
+
+impl PublicSlate {
+    /// The picks of the served games, in slate order (games without BLEND left out).
+    pub fn picks(&self) -> Vec<PublicPick<'_>> {
+        self.slate
+            .games()
+            .into_iter()
+            .filter_map(|row| public_pick(row, self.slate.model_type))
+            .collect()
+    }
+}
+
+/// A listing of the legacy picks family (`/picks`, `/edge-picks`): no
+/// validated betting selector is active, so it never holds a pick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NoPicks {
+    /// The date asked for (today's ET date for `/picks/today`); `None` for
+    /// the undated edge-picks listing.
+    pub date: Option<NaiveDate>,
+}
+
+/// The slate use cases over the artifact store.
+pub struct Slate {
+    store: Arc<dyn ArtifactStore>,
+}
+
+impl Slate {
+    pub fn new(store: Arc<dyn ArtifactStore>) -> Self {
+        Self { store }
+    }
+
+    /// The slate date a request at `now` is served for: the served slate
+    /// with `upcoming_only`; otherwise today's ET date, reading no release
+    /// manifest (so an unreadable one fails only the slate view).
+    async fn slate_date(&self, sport: Sport, upcoming_only: bool, now: DateTime<Utc>) -> Result<NaiveDate, StoreError> {
+        if upcoming_only {
+            served_slate(self.store.as_ref(), sport, now).await
+        } else {
+            Ok(et_date(now))
+        }
+    }
+
+    /// `/predictions`: the artifact first (a missing one is `NotFound`
+    /// whatever the manifests say), then the slate date.
+    pub async fn predictions(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        upcoming_only: bool,
+        now: DateTime<Utc>,
+    ) -> Result<PredictionSlate, StoreError> {
+        let predictions = self.store.predictions(sport, model_type).await?;
+        let slate_date = self.slate_date(sport, upcoming_only, now).await?;
+        Ok(PredictionSlate {
+            sport,
+            model_type,
+            predictions,
+            slate_date,
+            upcoming_only,
+        })
+    }
+
+    /// `/odds`: the artifact, then the served slate date.
+    pub async fn odds(&self, sport: Sport, now: DateTime<Utc>) -> Result<OddsSlate, StoreError> {
+        let odds = self.store.odds(sport).await?;
+        let slate_date = served_slate(self.store.as_ref(), sport, now).await?;
+        Ok(OddsSlate {
+            sport,
+            odds,
+            slate_date,
+        })
+    }
+
+    /// The public feed: the market's predictions, the team table (a missing
+    /// one degrades names to slugs and never fails the feed; an unreadable
+    /// one does), then the slate date.
+    pub async fn public_picks(
+        &self,
+        sport: Sport,
+        market: PublicMarket,
+        upcoming_only: bool,
+        now: DateTime<Utc>,
+    ) -> Result<PublicSlate, StoreError> {
+        let model_type = market.model_type();
+        let predictions = self.store.predictions(sport, model_type).await?;
+        let teams = match self.store.teams(sport).await {
+            Ok(teams) => Some(teams),
+            Err(StoreError::NotFound { object }) => {
+                tracing::warn!(%object, "team table missing; the public feed serves slugs");
+                None
+            }
+            Err(e) => return Err(e),
+        };
+        let slate_date = self.slate_date(sport, upcoming_only, now).await?;
+        Ok(PublicSlate {
+            market,
+            slate: PredictionSlate {
+                sport,
+                model_type,
+                predictions,
+                slate_date,
+                upcoming_only,
+            },
+            teams,
+        })
+    }
+
+    /// `/picks/today`: today's ET date, no picks.
+    pub fn picks_today(&self, now: DateTime<Utc>) -> NoPicks {
+        NoPicks {
+            date: Some(et_date(now)),
+        }
+    }
+
+    /// `/picks/{date}` and the edge-picks listings: the date asked for, no picks.
+    pub fn picks_for(&self, date: Option<NaiveDate>) -> NoPicks {
+        NoPicks { date }
+    }
 }
 
 #[cfg(test)]

@@ -3,6 +3,10 @@
 //! the ports' contracts (versions change on every write, absent objects are
 //! `NotFound`) without any I/O. Never compiled into a release build.
 
+pub mod markets;
+pub mod signer;
 pub mod store;
 
+pub use markets::MemoryMarkets;
+pub use signer::MemorySigner;
 pub use store::MemoryStore;
