@@ -15,9 +15,13 @@ use async_trait::async_trait;
 use linecast_core::ports::limits::Limiter;
 use linecast_core::ports::markets::PredictionMarkets;
 use linecast_core::ports::signer::UrlSigner;
+use linecast_core::services::datasets::Datasets;
+use linecast_core::services::freshness::Freshness;
 use linecast_core::services::history::History;
-use linecast_core::services::slate::et_date;
+use linecast_core::services::markets::Markets;
+use linecast_core::services::slate::{Slate, et_date};
 use linecast_core::{Accounts, ArtifactStore, Clock, FixedClock, SystemClock, UsageMeter};
+use linecast_core::{DownloadTokens, GrantedDownload, TokenRefused};
 use linecast_db::{PinnedAccounts, SeaAccounts};
 use linecast_limits::{InProcessLimiter, RedisLimiter};
 use linecast_markets::{CachedMarkets, FileSnapshotMarkets, KalshiConfig, KalshiMarkets};
@@ -175,6 +179,13 @@ impl Application {
             Arc::new(FileSnapshotMarkets::new(artifacts.clone()))
         };
         let markets: Arc<dyn PredictionMarkets> = Arc::new(CachedMarkets::new(source, CachedMarkets::DEFAULT_TTL));
+        let datasets = Arc::new(Datasets::new(
+            accounts.clone(),
+            usage.clone(),
+            artifacts.clone(),
+            signer,
+            Arc::new(HmacTokens(hmac.clone())),
+        ));
         let state = AppState {
             store: artifacts.clone(),
             history,
@@ -184,9 +195,11 @@ impl Application {
             usage,
             limiter,
             keys,
-            signer,
             hmac,
-            markets,
+            slate: Arc::new(Slate::new(artifacts.clone())),
+            markets: Arc::new(Markets::new(artifacts.clone(), markets)),
+            datasets,
+            freshness: Arc::new(Freshness::new(artifacts.clone())),
             access,
             addresses: Arc::new(AddressLimiter::new(
                 settings.public_rate_per_second,
@@ -259,6 +272,22 @@ impl Application {
     /// A handle that can stop the server gracefully (tests use it).
     pub fn handle(&self) -> actix_web::dev::ServerHandle {
         self.server.handle()
+    }
+}
+
+/// The download-token port over the embedded store's HMAC signer.
+struct HmacTokens(Arc<HmacSigner>);
+
+impl DownloadTokens for HmacTokens {
+    fn verify(&self, token: &str, now: chrono::DateTime<chrono::Utc>) -> Result<GrantedDownload, TokenRefused> {
+        self.0
+            .verify(token, now)
+            .map(|v| GrantedDownload {
+                object_key: v.object_key,
+                filename: v.filename,
+                expires_at: v.expires_at,
+            })
+            .map_err(|e| TokenRefused { reason: e.to_string() })
     }
 }
 

@@ -4,9 +4,11 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use linecast_core::ports::limits::Limiter;
-use linecast_core::ports::markets::PredictionMarkets;
-use linecast_core::ports::signer::UrlSigner;
+use linecast_core::services::datasets::Datasets;
+use linecast_core::services::freshness::Freshness;
 use linecast_core::services::history::History;
+use linecast_core::services::markets::Markets;
+use linecast_core::services::slate::Slate;
 use linecast_core::{Accounts, ArtifactStore, Clock, UsageMeter};
 use linecast_signer::HmacSigner;
 
@@ -35,12 +37,17 @@ pub struct AppState {
     pub usage: Arc<dyn UsageMeter>,
     pub limiter: Arc<dyn Limiter>,
     pub keys: KeyCache,
-    /// Signs dataset download links.
-    pub signer: Arc<dyn UrlSigner>,
-    /// Verifies the embedded store's download tokens.
+    /// The embedded store's token signer, for tests that mint download
+    /// tokens; no handler reads it (downloads verify through `datasets`).
     pub hmac: Arc<HmacSigner>,
-    /// Prediction-market prices (cached).
-    pub markets: Arc<dyn PredictionMarkets>,
+    /// Predictions, odds, the public feed and the legacy picks listings.
+    pub slate: Arc<Slate>,
+    /// Model vs sportsbook vs prediction market.
+    pub markets: Arc<Markets>,
+    /// Dataset status, refresh (signed links) and downloads.
+    pub datasets: Arc<Datasets>,
+    /// Data status.
+    pub freshness: Arc<Freshness>,
     /// `None` when auth and limits are disabled (benchmarks only).
     pub access: Option<Arc<Access>>,
     /// The per-address limit of the public data routes.

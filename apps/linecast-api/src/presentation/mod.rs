@@ -3,4 +3,9 @@
 //! numbers. Handlers build these from what a use case returns; nothing here
 //! reads a port or decides a rule.
 
+pub mod compat;
+pub mod datasets;
+pub mod freshness;
+pub mod markets;
 pub mod rounding;
+pub mod slate;

@@ -1,88 +1,15 @@
-//! Compatibility endpoints that need a key and discovery. They return
-//! explicit empty payloads because no validated betting selector is active.
+//! Compatibility endpoints that need a key, and discovery. The picks
+//! listings are explicit empty payloads because no validated betting
+//! selector is active (`Slate::picks_today`, `Slate::picks_for`); the
+//! shapes are `presentation::compat`.
 
 use actix_web::{HttpResponse, get, web};
-use linecast_domain::{ModelType, Sport};
-use serde::Serialize;
-use utoipa::ToSchema;
+use linecast_domain::Sport;
 
-use super::edge_picks::NO_SELECTOR_NOTE;
 use crate::error::ApiError;
-use crate::params::{self, RawQuery};
+use crate::params::{DatePath, RawQuery};
+use crate::presentation::compat::{PerformanceResponse, PicksResponse, SportsResponse};
 use crate::state::AppState;
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct PicksSummary {
-    pub total_picks: u32,
-    #[schema(value_type = Object)]
-    pub by_sport: serde_json::Map<String, serde_json::Value>,
-}
-
-/// An empty picks payload.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct PicksResponse {
-    /// `YYYY-MM-DD` (ET).
-    pub date: String,
-    #[schema(value_type = Vec<Object>)]
-    pub picks: Vec<serde_json::Value>,
-    pub summary: PicksSummary,
-    pub note: String,
-}
-
-/// One zeroed performance window.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct PerformanceWindow {
-    pub picks: u32,
-    pub wins: u32,
-    pub losses: u32,
-    pub pushes: u32,
-    pub win_pct: Option<f64>,
-    pub roi: Option<f64>,
-    pub units: f64,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct PerformanceWindows {
-    pub last_7_days: PerformanceWindow,
-    pub last_30_days: PerformanceWindow,
-    pub season: PerformanceWindow,
-    pub all_time: PerformanceWindow,
-}
-
-/// Zeroed performance.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct PerformanceResponse {
-    /// The requested sport (upper case) or null for all.
-    pub sport: Option<String>,
-    /// The requested market or null for all.
-    pub market: Option<String>,
-    pub windows: PerformanceWindows,
-    pub note: String,
-}
-
-fn empty_picks(date: String) -> PicksResponse {
-    PicksResponse {
-        date,
-        picks: vec![],
-        summary: PicksSummary {
-            total_picks: 0,
-            by_sport: serde_json::Map::new(),
-        },
-        note: NO_SELECTOR_NOTE.to_owned(),
-    }
-}
-
-fn zero() -> PerformanceWindow {
-    PerformanceWindow {
-        picks: 0,
-        wins: 0,
-        losses: 0,
-        pushes: 0,
-        win_pct: None,
-        roi: None,
-        units: 0.0,
-    }
-}
 
 #[utoipa::path(
     operation_id = "picks_today", tag = "compatibility",
@@ -97,8 +24,7 @@ fn zero() -> PerformanceWindow {
 )]
 #[get("/today")]
 pub async fn picks_today(state: web::Data<AppState>) -> HttpResponse {
-    let today = linecast_core::services::slate::et_date(state.clock.now());
-    HttpResponse::Ok().json(empty_picks(today.format("%Y-%m-%d").to_string()))
+    HttpResponse::Ok().json(PicksResponse::from(state.slate.picks_today(state.clock.now())))
 }
 
 #[utoipa::path(
@@ -130,17 +56,7 @@ pub async fn picks_performance(query: web::Query<RawQuery>) -> Result<HttpRespon
         Some(m @ ("spread" | "total" | "moneyline")) => Some(m.to_owned()),
         Some(m) => return Err(ApiError::invalid_param("market", m, "spread, total, moneyline")),
     };
-    Ok(HttpResponse::Ok().json(PerformanceResponse {
-        sport,
-        market,
-        windows: PerformanceWindows {
-            last_7_days: zero(),
-            last_30_days: zero(),
-            season: zero(),
-            all_time: zero(),
-        },
-        note: NO_SELECTOR_NOTE.to_owned(),
-    }))
+    Ok(HttpResponse::Ok().json(PerformanceResponse::zeroed(sport, market)))
 }
 
 #[utoipa::path(
@@ -157,22 +73,9 @@ pub async fn picks_performance(query: web::Query<RawQuery>) -> Result<HttpRespon
     )
 )]
 #[get("/{date}")]
-pub async fn picks_for_date(path: web::Path<String>) -> Result<HttpResponse, ApiError> {
-    let date = params::date("date", &path)?;
-    Ok(HttpResponse::Ok().json(empty_picks(date.format("%Y-%m-%d").to_string())))
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct CodeName {
-    pub code: String,
-    pub name: String,
-}
-
-/// What the API covers.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct SportsResponse {
-    pub sports: Vec<CodeName>,
-    pub model_types: Vec<CodeName>,
+pub async fn picks_for_date(state: web::Data<AppState>, path: DatePath) -> HttpResponse {
+    let DatePath(date) = path;
+    HttpResponse::Ok().json(PicksResponse::from(state.slate.picks_for(Some(date))))
 }
 
 #[utoipa::path(
@@ -188,20 +91,5 @@ pub struct SportsResponse {
 )]
 #[get("/sports")]
 pub async fn sports() -> HttpResponse {
-    HttpResponse::Ok().json(SportsResponse {
-        sports: Sport::ALL
-            .iter()
-            .map(|s| CodeName {
-                code: s.code().to_owned(),
-                name: s.name().to_owned(),
-            })
-            .collect(),
-        model_types: ModelType::ALL
-            .iter()
-            .map(|m| CodeName {
-                code: m.code().to_owned(),
-                name: m.name().to_owned(),
-            })
-            .collect(),
-    })
+    HttpResponse::Ok().json(SportsResponse::catalog())
 }

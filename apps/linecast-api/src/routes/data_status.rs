@@ -1,116 +1,12 @@
-//! `GET /api/v1/data-status/{sport}`: is today's slate being served?
-
-use std::collections::BTreeMap;
+//! `GET /api/v1/data-status/{sport}`: is today's slate being served? The
+//! report is `Freshness::status`; the JSON shape is `presentation::freshness`.
 
 use actix_web::{HttpResponse, get, web};
-use chrono::{DateTime, SecondsFormat, Utc};
-use linecast_core::services::freshness::data_status as evaluate_status;
-use linecast_freshness::{FreshnessReport, MarketReport};
-use serde::Serialize;
-use utoipa::ToSchema;
 
 use crate::error::ApiError;
-use crate::params;
+use crate::params::SportPath;
+use crate::presentation::freshness::DataStatusResponse;
 use crate::state::AppState;
-
-fn ts(t: Option<DateTime<Utc>>) -> Option<String> {
-    t.map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true))
-}
-
-fn code<T: Serialize>(v: &T) -> String {
-    serde_json::to_value(v)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
-}
-
-/// One market (model type) of the status.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct MarketStatus {
-    /// pending, updating, fresh, off_day, partial, stale or unknown.
-    pub status: String,
-    /// When the market's predictions were published (artifact time).
-    pub published_at: Option<String>,
-    pub release_id: Option<String>,
-    /// As-of time of the source data the release used.
-    pub source_as_of: Option<String>,
-    /// Newer odds arrived and the rebuild has not landed yet.
-    pub refresh_pending: bool,
-    /// One odds cycle after the newer odds arrived.
-    pub refresh_deadline: Option<String>,
-    /// Games whose previous prediction is kept; they never change status.
-    pub held_games: Vec<String>,
-}
-
-/// Publication times of the day's derived artifacts.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ArtifactStatus {
-    pub predictions: Option<String>,
-    pub results: Option<String>,
-    pub summaries: Option<String>,
-    pub model_tracking: Option<String>,
-}
-
-/// The data-status payload. No field is the response time.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct DataStatusResponse {
-    pub sport: String,
-    /// Today's ET slate date.
-    pub slate_date: String,
-    /// pending, updating, fresh, off_day, partial, stale or unknown.
-    pub status: String,
-    /// True while today's slate is being served.
-    pub operational: bool,
-    /// source_stale, predictions_stale, results_awaiting_settlement, daily_output_stale, release_missing or release_unavailable.
-    pub degradation_reason: Option<String>,
-    pub refresh_pending: bool,
-    /// 10:15 America/New_York on the slate date.
-    pub deadline: String,
-    pub release_id: Option<String>,
-    pub source_as_of: Option<String>,
-    /// Keyed by model type.
-    pub markets: BTreeMap<String, MarketStatus>,
-    pub artifacts: ArtifactStatus,
-}
-
-fn market(m: &MarketReport) -> MarketStatus {
-    MarketStatus {
-        status: code(&m.status),
-        published_at: ts(m.published_at),
-        release_id: m.release_id.clone(),
-        source_as_of: ts(m.source_as_of),
-        refresh_pending: m.refresh_pending,
-        refresh_deadline: ts(m.refresh_deadline),
-        held_games: m.held_games.clone(),
-    }
-}
-
-impl From<&FreshnessReport> for DataStatusResponse {
-    fn from(r: &FreshnessReport) -> Self {
-        Self {
-            sport: r.sport.code().to_owned(),
-            slate_date: r.slate_date.format("%Y-%m-%d").to_string(),
-            status: code(&r.status),
-            operational: r.operational,
-            degradation_reason: r.degradation_reason.as_ref().map(code),
-            refresh_pending: r.refresh_pending,
-            deadline: r.deadline.to_rfc3339_opts(SecondsFormat::Secs, true),
-            release_id: r.release_id.clone(),
-            source_as_of: ts(r.source_as_of),
-            markets: r
-                .markets
-                .iter()
-                .map(|(k, v)| (k.code().to_owned(), market(v)))
-                .collect(),
-            artifacts: ArtifactStatus {
-                predictions: ts(r.artifacts.predictions),
-                results: ts(r.artifacts.results),
-                summaries: ts(r.artifacts.summaries),
-                model_tracking: ts(r.artifacts.model_tracking),
-            },
-        }
-    }
-}
 
 #[utoipa::path(
     operation_id = "data_status", tag = "public",
@@ -122,8 +18,8 @@ impl From<&FreshnessReport> for DataStatusResponse {
     )
 )]
 #[get("/{sport}")]
-pub async fn data_status(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
-    let sport = params::sport(&path)?;
-    let report = evaluate_status(state.store.as_ref(), sport, state.clock.now()).await;
+pub async fn data_status(state: web::Data<AppState>, path: SportPath) -> Result<HttpResponse, ApiError> {
+    let SportPath(sport) = path;
+    let report = state.freshness.status(sport, state.clock.now()).await;
     Ok(HttpResponse::Ok().json(DataStatusResponse::from(&report)))
 }

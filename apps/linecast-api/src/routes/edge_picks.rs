@@ -1,42 +1,12 @@
 //! The legacy edge-picks family: explicit empty payloads, because no
-//! validated betting selector is active.
+//! validated betting selector is active (`Slate::picks_for`); the shapes are
+//! `presentation::compat`.
 
 use actix_web::{HttpResponse, get, web};
-use serde::Serialize;
-use utoipa::ToSchema;
 
-use crate::error::ApiError;
-use crate::params::{self, RawQuery};
-
-pub(crate) const NO_SELECTOR_NOTE: &str = "No validated betting selector is active; this endpoint returns an explicit empty payload. Model outputs are research signals, not picks.";
-
-/// An empty edge-picks payload.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct EdgePicksResponse {
-    /// The date asked for, or null for the undated listing.
-    pub date: Option<String>,
-    /// Always empty.
-    #[schema(value_type = Vec<Object>)]
-    pub picks: Vec<serde_json::Value>,
-    /// Always 0.
-    pub total: u32,
-    pub note: String,
-}
-
-/// An empty track record.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct TrackRecordResponse {
-    pub total_picks: u32,
-    pub wins: u32,
-    pub losses: u32,
-    /// Null: no graded pick exists.
-    pub win_pct: Option<f64>,
-    /// Null: no graded pick exists.
-    pub roi: Option<f64>,
-    #[schema(value_type = Vec<Object>)]
-    pub history: Vec<serde_json::Value>,
-    pub note: String,
-}
+use crate::params::{DatePath, RawQuery};
+use crate::presentation::compat::{EdgePicksResponse, TrackRecordResponse};
+use crate::state::AppState;
 
 #[utoipa::path(
     operation_id = "edge_picks", tag = "compatibility",
@@ -47,13 +17,8 @@ pub struct TrackRecordResponse {
     )
 )]
 #[get("")]
-pub async fn edge_picks(_query: web::Query<RawQuery>) -> HttpResponse {
-    HttpResponse::Ok().json(EdgePicksResponse {
-        date: None,
-        picks: vec![],
-        total: 0,
-        note: NO_SELECTOR_NOTE.into(),
-    })
+pub async fn edge_picks(state: web::Data<AppState>, _query: web::Query<RawQuery>) -> HttpResponse {
+    HttpResponse::Ok().json(EdgePicksResponse::from(state.slate.picks_for(None)))
 }
 
 #[utoipa::path(
@@ -65,15 +30,7 @@ pub async fn edge_picks(_query: web::Query<RawQuery>) -> HttpResponse {
 )]
 #[get("/track-record")]
 pub async fn track_record() -> HttpResponse {
-    HttpResponse::Ok().json(TrackRecordResponse {
-        total_picks: 0,
-        wins: 0,
-        losses: 0,
-        win_pct: None,
-        roi: None,
-        history: vec![],
-        note: NO_SELECTOR_NOTE.into(),
-    })
+    HttpResponse::Ok().json(TrackRecordResponse::empty())
 }
 
 #[utoipa::path(
@@ -86,12 +43,7 @@ pub async fn track_record() -> HttpResponse {
     )
 )]
 #[get("/{date_str}")]
-pub async fn edge_picks_for_date(path: web::Path<String>) -> Result<HttpResponse, ApiError> {
-    let date = params::date("date_str", &path)?;
-    Ok(HttpResponse::Ok().json(EdgePicksResponse {
-        date: Some(date.format("%Y-%m-%d").to_string()),
-        picks: vec![],
-        total: 0,
-        note: NO_SELECTOR_NOTE.into(),
-    }))
+pub async fn edge_picks_for_date(state: web::Data<AppState>, path: DatePath) -> HttpResponse {
+    let DatePath(date) = path;
+    HttpResponse::Ok().json(EdgePicksResponse::from(state.slate.picks_for(Some(date))))
 }

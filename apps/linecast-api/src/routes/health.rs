@@ -20,11 +20,25 @@ pub struct DependencyStatus {
     /// How long the check took.
     pub latency_ms: f64,
     /// Extra facts (cache parse counts); never a path, bucket or URL.
-    #[schema(value_type = Object)]
+    #[schema(value_type = DependencyDetail)]
     pub detail: serde_json::Value,
     /// Null when ok; when down, a fixed sentence (the cause, which may name
     /// a path, bucket or URL, is only logged).
     pub error: Option<String>,
+}
+
+/// What `detail` of a dependency may hold: the cache reports its kind and
+/// parse count; the database and object storage, and any dependency that is
+/// down, report the empty object.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DependencyDetail {
+    /// What the cache is, e.g. `in-process (moka), parsed artifacts by object version`.
+    #[schema(required = false)]
+    pub kind: String,
+    /// Artifacts parsed since start.
+    #[schema(required = false)]
+    pub parses: u64,
 }
 
 /// The health payload.

@@ -116,7 +116,12 @@ pub struct PredictionSlate {
 impl PredictionSlate {
     /// The games served, sorted by date then ET time.
     pub fn games(&self) -> Vec<&PredictionRow> {
-        select_games(&self.predictions.value.rows, |r| &r.key, self.slate_date, self.upcoming_only)
+        select_games(
+            &self.predictions.value.rows,
+            |r| &r.key,
+            self.slate_date,
+            self.upcoming_only,
+        )
     }
 
     /// The model columns every game carries (IMPLIED and the artifact's).

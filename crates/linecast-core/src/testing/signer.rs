@@ -69,7 +69,9 @@ impl DownloadTokens for MemorySigner {
         let refused = |reason: &str| TokenRefused {
             reason: reason.to_owned(),
         };
-        let (object_key, query) = token.split_once("?filename=").ok_or_else(|| refused("malformed download token"))?;
+        let (object_key, query) = token
+            .split_once("?filename=")
+            .ok_or_else(|| refused("malformed download token"))?;
         let (filename, expires) = query
             .split_once("&expires=")
             .ok_or_else(|| refused("malformed download token"))?;

@@ -1,0 +1,114 @@
+//! The JSON shapes of historical datasets (status, refresh) and the HTTP
+//! meaning of their failures (403, 429 with `Retry-After`, 503). The
+//! entitlement, quota and signing rules live in
+//! `linecast_core::services::datasets`.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use linecast_core::services::datasets::{DatasetStatus, DownloadError, Refresh, RefreshError};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::error::ApiError;
+
+fn rfc3339(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+/// What the customer owns and how many refreshes are left.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EntitlementResponse {
+    pub has_service_sports_data: bool,
+    pub expires_at: Option<String>,
+    pub owned_products: Vec<String>,
+    pub owned_sports: Vec<String>,
+    pub refreshes_used: u32,
+    pub refreshes_remaining: u32,
+    pub refresh_limit: u32,
+    /// First instant of the next UTC month.
+    pub next_reset_at: String,
+}
+
+/// One signed link.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DownloadItem {
+    pub sport: String,
+    pub filename: String,
+    /// Signed link, valid for 15 minutes.
+    pub url: String,
+    pub expires_at: String,
+}
+
+/// The result of a refresh.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RefreshResponse {
+    pub refreshes_remaining: u32,
+    pub next_reset_at: String,
+    pub downloads: Vec<DownloadItem>,
+}
+
+impl From<DatasetStatus> for EntitlementResponse {
+    fn from(s: DatasetStatus) -> Self {
+        Self {
+            has_service_sports_data: s.active,
+            expires_at: s.expires_at.map(rfc3339),
+            owned_products: s.owned_products,
+            owned_sports: s.owned_sports.iter().map(|s| s.code().to_owned()).collect(),
+            refreshes_used: s.refreshes_used,
+            refreshes_remaining: s.refreshes_remaining,
+            refresh_limit: s.refresh_limit,
+            next_reset_at: rfc3339(s.next_reset_at),
+        }
+    }
+}
+
+impl From<Refresh> for RefreshResponse {
+    fn from(r: Refresh) -> Self {
+        Self {
+            refreshes_remaining: r.refreshes_remaining,
+            next_reset_at: rfc3339(r.next_reset_at),
+            downloads: r
+                .downloads
+                .into_iter()
+                .map(|d| DownloadItem {
+                    sport: d.sport.code().to_owned(),
+                    filename: d.filename,
+                    url: d.url,
+                    expires_at: rfc3339(d.expires_at),
+                })
+                .collect(),
+        }
+    }
+}
+
+impl From<RefreshError> for ApiError {
+    fn from(e: RefreshError) -> Self {
+        let detail = e.to_string();
+        match e {
+            RefreshError::NotEntitled | RefreshError::NoCatalog | RefreshError::NothingRefreshable => {
+                ApiError::Forbidden(detail)
+            }
+            RefreshError::Exhausted { retry_after_secs } => ApiError::TooManyRequests {
+                detail,
+                retry_after: Some(retry_after_secs),
+            },
+            RefreshError::CatalogUnavailable(cause) => ApiError::Unavailable {
+                detail,
+                cause: cause.to_string(),
+            },
+            RefreshError::SigningUnavailable(cause) => ApiError::Unavailable {
+                detail,
+                cause: cause.to_string(),
+            },
+            RefreshError::Accounts(e) => e.into(),
+        }
+    }
+}
+
+impl From<DownloadError> for ApiError {
+    fn from(e: DownloadError) -> Self {
+        match e {
+            DownloadError::Refused(_) => ApiError::Forbidden(e.to_string()),
+            DownloadError::Store(e) => e.into(),
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! The JSON shape of the markets comparison (`/markets/{sport}`): field
+//! names (`kalshi_*` for the prediction market), the `HH:MM` time and the
+//! 4-decimal rounding. The join, cutoff and edge rule live in
+//! `linecast_core::services::markets`.
+
+use chrono::SecondsFormat;
+use linecast_core::services::markets::MarketComparison;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::presentation::rounding::round4;
+
+/// One game of the comparison.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MarketGame {
+    pub date: String,
+    /// `HH:MM` ET.
+    pub time: String,
+    pub away_team: String,
+    pub home_team: String,
+    /// BLEND home win probability.
+    pub model_home: Option<f64>,
+    pub model_away: Option<f64>,
+    /// No-vig probability from the sportsbook moneyline.
+    pub book_home: Option<f64>,
+    pub book_away: Option<f64>,
+    /// Prediction-market price (0 to 1); null for started games, uncovered sports or no market.
+    pub kalshi_home: Option<f64>,
+    pub kalshi_away: Option<f64>,
+    /// model_home minus the lowest available home price (book or prediction market); null with no price.
+    pub edge_home: Option<f64>,
+}
+
+/// The comparison payload.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MarketsResponse {
+    pub sport: String,
+    /// Newest source time used (odds update or market snapshot); null with none.
+    pub as_of: Option<String>,
+    pub games: Vec<MarketGame>,
+}
+
+impl From<&MarketComparison> for MarketsResponse {
+    fn from(c: &MarketComparison) -> Self {
+        Self {
+            sport: c.sport.code().to_owned(),
+            as_of: c.as_of.map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true)),
+            games: c
+                .games
+                .iter()
+                .map(|g| MarketGame {
+                    date: g.key.date_string(),
+                    time: g.key.time_est.format("%H:%M").to_string(),
+                    away_team: g.key.away_team.clone(),
+                    home_team: g.key.home_team.clone(),
+                    model_home: g.model_home.map(round4),
+                    model_away: g.model_home.map(|p| round4(1.0 - p)),
+                    book_home: g.book_home.map(round4),
+                    book_away: g.book_home.map(|p| round4(1.0 - p)),
+                    kalshi_home: g.market_home.map(round4),
+                    kalshi_away: g.market_away.map(round4),
+                    edge_home: g.edge_home.map(round4),
+                })
+                .collect(),
+        }
+    }
+}
