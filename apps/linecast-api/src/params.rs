@@ -133,6 +133,12 @@ mod path {
     }
 
     #[derive(Deserialize)]
+    struct RawDate {
+        date: Option<String>,
+        date_str: Option<String>,
+    }
+
+    #[derive(Deserialize)]
     struct RawSportMarket {
         sport: String,
         market: String,
@@ -176,14 +182,12 @@ mod path {
         type Error = ApiError;
         type Future = Ready<Result<Self, ApiError>>;
         fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-            ready(
-                segments::<std::collections::HashMap<String, String>>(req).and_then(|all| {
-                    ["date", "date_str"]
-                        .into_iter()
-                        .find_map(|name| all.get(name).map(|value| super::date(name, value).map(Self)))
-                        .unwrap_or_else(|| Err(ApiError::Internal("route declares no date segment".to_owned())))
-                }),
-            )
+            // A struct, not a map: actix's path deserializer refuses maps.
+            ready(segments::<RawDate>(req).and_then(|raw| match (raw.date, raw.date_str) {
+                (Some(value), _) => super::date("date", &value).map(Self),
+                (None, Some(value)) => super::date("date_str", &value).map(Self),
+                (None, None) => Err(ApiError::Internal("route declares no date segment".to_owned())),
+            }))
         }
     }
 }

@@ -243,3 +243,330 @@ impl Datasets {
         Ok(Download { filename, bytes })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+
+    use async_trait::async_trait;
+    use linecast_domain::artifacts::{Product, ProductCatalog};
+
+    use super::*;
+    use crate::testing::{MemorySigner, MemoryStore};
+    use crate::{ApiKeyRecord, AuditEntry, Customer, Entitlement, NewApiKey, NewCustomer, SubscriptionStatus};
+
+    /// Entitlements and the refresh ledger; the rest of the accounts port is
+    /// not used by datasets and answers `Unavailable`.
+    #[derive(Default)]
+    struct Ledger {
+        entitlements: Mutex<HashMap<i64, Entitlement>>,
+        refreshes: Mutex<HashMap<(i64, Month), u32>>,
+    }
+
+    fn unused<T>() -> Result<T, AccountsError> {
+        Err(AccountsError::Unavailable("not used by datasets".into()))
+    }
+
+    #[async_trait]
+    impl Accounts for Ledger {
+        async fn create_customer(&self, _: NewCustomer, _: DateTime<Utc>) -> Result<Customer, AccountsError> {
+            unused()
+        }
+        async fn find_customer_by_email(&self, _: &str) -> Result<Option<Customer>, AccountsError> {
+            unused()
+        }
+        async fn get_customer(&self, _: i64) -> Result<Customer, AccountsError> {
+            unused()
+        }
+        async fn list_customers(&self) -> Result<Vec<Customer>, AccountsError> {
+            unused()
+        }
+        async fn set_subscription(&self, _: &str, _: SubscriptionStatus) -> Result<Customer, AccountsError> {
+            unused()
+        }
+        async fn insert_key(&self, _: NewApiKey, _: DateTime<Utc>) -> Result<ApiKeyRecord, AccountsError> {
+            unused()
+        }
+        async fn find_key_by_hash(&self, _: &str) -> Result<Option<(ApiKeyRecord, Customer)>, AccountsError> {
+            unused()
+        }
+        async fn list_keys(&self, _: i64) -> Result<Vec<ApiKeyRecord>, AccountsError> {
+            unused()
+        }
+        async fn rename_key(&self, _: i64, _: &str) -> Result<(), AccountsError> {
+            unused()
+        }
+        async fn revoke_key(&self, _: i64, _: DateTime<Utc>) -> Result<(), AccountsError> {
+            unused()
+        }
+        async fn touch_last_used(&self, _: &[i64], _: DateTime<Utc>) -> Result<(), AccountsError> {
+            unused()
+        }
+        async fn audit(&self, _: i64, _: Option<i64>, _: &str, _: &str, _: DateTime<Utc>) -> Result<(), AccountsError> {
+            unused()
+        }
+        async fn audit_log(&self, _: i64) -> Result<Vec<AuditEntry>, AccountsError> {
+            unused()
+        }
+        async fn grant_entitlement(
+            &self,
+            customer_id: i64,
+            products: &[String],
+            sports: &[Sport],
+            expires_at: Option<DateTime<Utc>>,
+        ) -> Result<Entitlement, AccountsError> {
+            let e = Entitlement {
+                customer_id,
+                owned_products: products.to_vec(),
+                owned_sports: sports.to_vec(),
+                expires_at,
+            };
+            self.entitlements.lock().unwrap().insert(customer_id, e.clone());
+            Ok(e)
+        }
+        async fn get_entitlement(&self, customer_id: i64) -> Result<Option<Entitlement>, AccountsError> {
+            Ok(self.entitlements.lock().unwrap().get(&customer_id).cloned())
+        }
+        async fn ping(&self) -> Result<(), AccountsError> {
+            Ok(())
+        }
+    }
+
+    #[async_trait]
+    impl UsageMeter for Ledger {
+        async fn add_usage(&self, _: i64, _: Month, _: u64) -> Result<u64, AccountsError> {
+            unused()
+        }
+        async fn add_usage_batch(&self, _: &[(i64, Month, u64)]) -> Result<(), AccountsError> {
+            unused()
+        }
+        async fn get_usage(&self, _: i64, _: Month) -> Result<u64, AccountsError> {
+            unused()
+        }
+        async fn try_consume_refresh(
+            &self,
+            customer_id: i64,
+            month: Month,
+            limit: u32,
+            _: DateTime<Utc>,
+        ) -> Result<Option<u32>, AccountsError> {
+            let mut refreshes = self.refreshes.lock().unwrap();
+            let used = refreshes.entry((customer_id, month)).or_default();
+            if *used >= limit {
+                return Ok(None);
+            }
+            *used += 1;
+            Ok(Some(*used))
+        }
+        async fn refreshes_used(&self, customer_id: i64, month: Month) -> Result<u32, AccountsError> {
+            Ok(self
+                .refreshes
+                .lock()
+                .unwrap()
+                .get(&(customer_id, month))
+                .copied()
+                .unwrap_or(0))
+        }
+    }
+
+    const CUSTOMER: i64 = 7;
+
+    fn at(rfc3339: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(rfc3339).unwrap().with_timezone(&Utc)
+    }
+
+    /// Half a second past 18:00 UTC on Nov 22: links expire at whole seconds.
+    fn now() -> DateTime<Utc> {
+        at("2026-11-22T18:00:00.5Z")
+    }
+
+    fn product(id: &str, sport: Sport, refreshable: bool) -> Product {
+        Product {
+            product_id: id.into(),
+            sport,
+            filename: format!("{id}.csv"),
+            key: format!("datasets/{}/{id}.csv", sport.code()),
+            refreshable,
+        }
+    }
+
+    struct World {
+        ledger: Arc<Ledger>,
+        store: Arc<MemoryStore>,
+        signer: Arc<MemorySigner>,
+        datasets: Datasets,
+    }
+
+    /// A catalog of two refreshable histories and one frozen archive.
+    async fn world(owned: &[&str], expires_at: Option<DateTime<Utc>>) -> World {
+        let ledger = Arc::new(Ledger::default());
+        let owned: Vec<String> = owned.iter().map(|s| (*s).to_owned()).collect();
+        ledger
+            .grant_entitlement(CUSTOMER, &owned, &[Sport::Mlb, Sport::Nba], expires_at)
+            .await
+            .unwrap();
+        let store = Arc::new(MemoryStore::new());
+        store.put_product_catalog(ProductCatalog {
+            products: vec![
+                product("mlb_history", Sport::Mlb, true),
+                product("nba_history", Sport::Nba, true),
+                product("nba_archive", Sport::Nba, false),
+            ],
+        });
+        let signer = Arc::new(MemorySigner::new());
+        let datasets = Datasets::new(
+            ledger.clone(),
+            ledger.clone(),
+            store.clone(),
+            signer.clone(),
+            signer.clone(),
+        );
+        World {
+            ledger,
+            store,
+            signer,
+            datasets,
+        }
+    }
+
+    #[tokio::test]
+    async fn status_reports_the_entitlement_and_the_refreshes_left_and_consumes_nothing() {
+        let w = world(&["nba_history"], None).await;
+        for _ in 0..2 {
+            let status = w.datasets.status(CUSTOMER, now()).await.unwrap();
+            assert_eq!(
+                status,
+                DatasetStatus {
+                    active: true,
+                    expires_at: None,
+                    owned_products: vec!["nba_history".into()],
+                    owned_sports: vec![Sport::Mlb, Sport::Nba],
+                    refreshes_used: 0,
+                    refreshes_remaining: 8,
+                    refresh_limit: 8,
+                    next_reset_at: at("2026-12-01T00:00:00Z"),
+                }
+            );
+        }
+        let stranger = w.datasets.status(99, now()).await.unwrap();
+        assert!(!stranger.active);
+        assert!(stranger.owned_products.is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_expired_entitlement_is_inactive_and_refreshes_nothing() {
+        let w = world(&["nba_history"], Some(at("2026-11-01T00:00:00Z"))).await;
+        assert!(!w.datasets.status(CUSTOMER, now()).await.unwrap().active);
+        let err = w.datasets.refresh(CUSTOMER, now()).await.unwrap_err();
+        assert_eq!(err, RefreshError::NotEntitled);
+        assert!(w.signer.signed().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_refresh_signs_every_owned_refreshable_dataset_for_fifteen_minutes_then_takes_one() {
+        let w = world(&["nba_history", "nba_archive", "mlb_history"], None).await;
+        let refresh = w.datasets.refresh(CUSTOMER, now()).await.unwrap();
+        let expires_at = at("2026-11-22T18:15:00Z");
+        assert_eq!(refresh.refreshes_remaining, 7);
+        assert_eq!(refresh.next_reset_at, at("2026-12-01T00:00:00Z"));
+        assert_eq!(
+            refresh.downloads,
+            vec![
+                SignedDownload {
+                    sport: Sport::Mlb,
+                    filename: "mlb_history.csv".into(),
+                    url: "memory://datasets/mlb/mlb_history.csv?filename=mlb_history.csv&expires=1795371300".into(),
+                    expires_at,
+                },
+                SignedDownload {
+                    sport: Sport::Nba,
+                    filename: "nba_history.csv".into(),
+                    url: "memory://datasets/nba/nba_history.csv?filename=nba_history.csv&expires=1795371300".into(),
+                    expires_at,
+                },
+            ]
+        );
+        assert_eq!(w.ledger.refreshes_used(CUSTOMER, (2026, 11)).await.unwrap(), 1);
+    }
+
+    #[tokio::test]
+    async fn the_ninth_refresh_of_a_month_is_refused_until_the_next_month() {
+        let w = world(&["nba_history"], None).await;
+        for remaining in (0..8).rev() {
+            let refresh = w.datasets.refresh(CUSTOMER, now()).await.unwrap();
+            assert_eq!(refresh.refreshes_remaining, remaining);
+        }
+        let err = w.datasets.refresh(CUSTOMER, now()).await.unwrap_err();
+        // From 18:00:00.5 on Nov 22 to Dec 1: 8 days and 6 hours, less half a second.
+        assert_eq!(
+            err,
+            RefreshError::Exhausted {
+                retry_after_secs: 712_799
+            }
+        );
+        assert_eq!(err.to_string(), "Refresh limit exceeded. Limit: 8 refreshes per month");
+        let december = at("2026-12-01T00:00:00Z");
+        assert_eq!(
+            w.datasets
+                .refresh(CUSTOMER, december)
+                .await
+                .unwrap()
+                .refreshes_remaining,
+            7
+        );
+    }
+
+    #[tokio::test]
+    async fn a_signing_failure_consumes_nothing() {
+        let w = world(&["nba_history"], None).await;
+        w.signer.fail_with(SignerError::Unavailable("no credentials".into()));
+        let err = w.datasets.refresh(CUSTOMER, now()).await.unwrap_err();
+        assert!(matches!(err, RefreshError::SigningUnavailable(_)), "{err:?}");
+        assert_eq!(w.ledger.refreshes_used(CUSTOMER, (2026, 11)).await.unwrap(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_missing_or_unreadable_catalog_and_an_unrefreshable_product_consume_nothing() {
+        let w = world(&["nba_archive"], None).await;
+        assert_eq!(
+            w.datasets.refresh(CUSTOMER, now()).await.unwrap_err(),
+            RefreshError::NothingRefreshable
+        );
+        w.store.remove(linecast_domain::artifacts::keys::PRODUCT_CATALOG);
+        assert_eq!(
+            w.datasets.refresh(CUSTOMER, now()).await.unwrap_err(),
+            RefreshError::NoCatalog
+        );
+        w.store.fail_with(StoreError::Unavailable { reason: "down".into() });
+        assert!(matches!(
+            w.datasets.refresh(CUSTOMER, now()).await.unwrap_err(),
+            RefreshError::CatalogUnavailable(_)
+        ));
+        assert_eq!(w.ledger.refreshes_used(CUSTOMER, (2026, 11)).await.unwrap(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_genuine_token_downloads_its_file_and_an_expired_one_is_refused() {
+        let w = world(&["nba_history"], None).await;
+        w.store
+            .put_dataset("datasets/nba/nba_history.csv", Bytes::from_static(b"date,home\n"));
+        let expires_at = at("2026-11-22T18:15:00Z");
+        let token = MemorySigner::token("datasets/nba/nba_history.csv", "nba \"history\".csv", expires_at);
+        let download = w.datasets.download(&token, now()).await.unwrap();
+        assert_eq!(
+            download.filename, "nbahistory.csv",
+            "spaces, quotes and backslashes are dropped"
+        );
+        assert_eq!(download.bytes, Bytes::from_static(b"date,home\n"));
+        let late = at("2026-11-22T18:15:01Z");
+        let err = w.datasets.download(&token, late).await.unwrap_err();
+        assert_eq!(err.to_string(), "Download link refused: download token expired");
+        let gone = MemorySigner::token("datasets/nba/gone.csv", "gone.csv", expires_at);
+        assert!(matches!(
+            w.datasets.download(&gone, now()).await.unwrap_err(),
+            DownloadError::Store(StoreError::NotFound { .. })
+        ));
+    }
+}

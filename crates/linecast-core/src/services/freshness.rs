@@ -82,3 +82,47 @@ pub async fn data_status(store: &dyn ArtifactStore, sport: Sport, now: DateTime<
     };
     evaluate(&inputs, now)
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use linecast_freshness::{DegradationReason, Status};
+
+    use super::*;
+    use crate::testing::MemoryStore;
+
+    fn now() -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339("2026-11-22T15:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc)
+    }
+
+    #[tokio::test]
+    async fn a_store_outage_makes_the_status_unknown_and_not_operational_instead_of_failing() {
+        let store = Arc::new(MemoryStore::new());
+        store.fail_with(StoreError::Unavailable { reason: "down".into() });
+        let report = Freshness::new(store).status(Sport::Nba, now()).await;
+        assert_eq!(report.slate_date.to_string(), "2026-11-22");
+        assert_eq!(report.status, Status::Unknown);
+        assert!(!report.operational);
+        assert_eq!(report.degradation_reason, Some(DegradationReason::ReleaseUnavailable));
+    }
+
+    #[tokio::test]
+    async fn without_any_release_before_the_deadline_the_slate_is_pending_and_still_operational() {
+        let report = Freshness::new(Arc::new(MemoryStore::new()))
+            .status(Sport::Nba, now())
+            .await;
+        assert_eq!(report.deadline.to_rfc3339(), "2026-11-22T15:15:00+00:00");
+        assert_eq!(
+            (
+                report.status,
+                report.operational,
+                report.degradation_reason,
+                report.release_id.clone()
+            ),
+            (Status::Pending, true, None, None),
+            "{report:?}"
+        );
+    }
+}

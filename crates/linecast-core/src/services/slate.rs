@@ -410,3 +410,302 @@ mod tests {
         assert_eq!(select_games(&rows, |k| k, slate, false).len(), 4);
     }
 }
+
+#[cfg(test)]
+#[expect(clippy::float_cmp, reason = "exact values are the point of these tests")]
+mod service_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::testing::MemoryStore;
+    use chrono::NaiveTime;
+    use linecast_domain::ModelProbs;
+    use linecast_domain::artifacts::{ReleaseArtifacts, ReleaseManifest, SlateKind, TeamRow};
+
+    fn day(d: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 11, d).unwrap()
+    }
+
+    fn at(rfc3339: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(rfc3339).unwrap().with_timezone(&Utc)
+    }
+
+    /// 10:00 ET on Nov 22 (EST is UTC-5).
+    fn now() -> DateTime<Utc> {
+        at("2026-11-22T15:00:00Z")
+    }
+
+    fn row(d: u32, time: &str, away: &str, blend: Option<f64>, lines: Lines) -> PredictionRow {
+        let mut models = ModelProbs::default();
+        models.set(ModelColumn::Blend, blend);
+        models.set(ModelColumn::Xgb, Some(0.55));
+        PredictionRow {
+            key: GameKey::new(day(d), NaiveTime::parse_from_str(time, "%H:%M").unwrap(), away, "bos"),
+            lines,
+            models,
+            extras: Vec::new(),
+        }
+    }
+
+    fn moneyline(home: f64, away: f64) -> Lines {
+        Lines {
+            home_money_line: Some(home),
+            away_money_line: Some(away),
+            ..Lines::default()
+        }
+    }
+
+    fn table(model_type: ModelType, rows: Vec<PredictionRow>) -> PredictionTable {
+        PredictionTable {
+            sport: Sport::Nba,
+            model_type,
+            models_present: vec![ModelColumn::Blend, ModelColumn::Xgb],
+            rows,
+        }
+    }
+
+    fn manifest(d: u32, completed: bool) -> ReleaseManifest {
+        ReleaseManifest {
+            sport: Sport::Nba,
+            slate_date: day(d),
+            release_id: format!("r{d}"),
+            run_started_at: Some(at("2026-11-01T00:00:00Z")),
+            run_completed_at: completed.then(|| at("2026-11-01T01:00:00Z")),
+            slate: SlateKind::Active,
+            source_as_of: None,
+            artifacts: ReleaseArtifacts::default(),
+            markets: std::collections::BTreeMap::new(),
+        }
+    }
+
+    fn three_days() -> Arc<MemoryStore> {
+        let store = Arc::new(MemoryStore::new());
+        store.put_predictions(
+            Sport::Nba,
+            ModelType::WonOnPoints,
+            table(
+                ModelType::WonOnPoints,
+                vec![
+                    row(22, "19:00", "nyk", Some(0.6), moneyline(-200.0, 150.0)),
+                    row(20, "19:00", "mia", Some(0.6), moneyline(-200.0, 150.0)),
+                    row(21, "19:30", "chi", Some(0.6), moneyline(-200.0, 150.0)),
+                ],
+            ),
+        );
+        store
+    }
+
+    fn served_dates(slate: &PredictionSlate) -> Vec<String> {
+        slate.games().iter().map(|r| r.key.date_string()).collect()
+    }
+
+    #[tokio::test]
+    async fn yesterdays_slate_is_served_until_todays_run_completes() {
+        let store = three_days();
+        store.put_release(Sport::Nba, day(21), manifest(21, true));
+        store.put_release(Sport::Nba, day(22), manifest(22, false));
+        let slate = Slate::new(store.clone());
+        let served = slate
+            .predictions(Sport::Nba, ModelType::WonOnPoints, true, now())
+            .await
+            .unwrap();
+        assert_eq!(served.slate_date, day(21));
+        assert_eq!(served_dates(&served), ["2026-11-21", "2026-11-22"]);
+        store.put_release(Sport::Nba, day(22), manifest(22, true));
+        let served = slate
+            .predictions(Sport::Nba, ModelType::WonOnPoints, true, now())
+            .await
+            .unwrap();
+        assert_eq!(served.slate_date, day(22));
+        assert_eq!(served_dates(&served), ["2026-11-22"]);
+    }
+
+    #[tokio::test]
+    async fn the_whole_artifact_is_served_in_order_without_reading_a_manifest() {
+        let store = three_days();
+        store.put_release(Sport::Nba, day(22), manifest(22, false));
+        let reads_before = store.reads();
+        let served = Slate::new(store.clone())
+            .predictions(Sport::Nba, ModelType::WonOnPoints, false, now())
+            .await
+            .unwrap();
+        assert_eq!(store.reads() - reads_before, 1, "only the predictions were read");
+        assert_eq!(served.slate_date, day(22));
+        assert_eq!(served_dates(&served), ["2026-11-20", "2026-11-21", "2026-11-22"]);
+        assert_eq!(
+            served.models(),
+            [ModelColumn::Implied, ModelColumn::Blend, ModelColumn::Xgb]
+        );
+    }
+
+    #[tokio::test]
+    async fn missing_predictions_are_not_found_whatever_the_manifests_say() {
+        let store = Arc::new(MemoryStore::new());
+        store.put_release(Sport::Nba, day(22), manifest(22, true));
+        let err = Slate::new(store)
+            .predictions(Sport::Nba, ModelType::OverUnder, true, now())
+            .await
+            .unwrap_err();
+        assert!(matches!(err, StoreError::NotFound { .. }), "{err:?}");
+    }
+
+    #[tokio::test]
+    async fn the_odds_slate_keeps_every_game_sorted_and_reports_the_newest_update() {
+        let store = Arc::new(MemoryStore::new());
+        let odds_row = |d: u32, away: &str, updated: &str| OddsRow {
+            match_id: format!("m-{away}"),
+            key: GameKey::new(day(d), NaiveTime::from_hms_opt(19, 0, 0).unwrap(), away, "bos"),
+            lines: moneyline(-110.0, -110.0),
+            last_updated: NaiveDateTime::parse_from_str(updated, "%Y-%m-%d %H:%M:%S").unwrap(),
+        };
+        store.put_odds(
+            Sport::Nba,
+            vec![
+                odds_row(22, "nyk", "2026-11-22 12:00:00"),
+                odds_row(20, "mia", "2026-11-22 14:30:00"),
+            ],
+        );
+        let served = Slate::new(store).odds(Sport::Nba, now()).await.unwrap();
+        assert_eq!(served.slate_date, day(22));
+        let ids: Vec<&str> = served.games().iter().map(|r| r.match_id.as_str()).collect();
+        assert_eq!(ids, ["m-mia", "m-nyk"]);
+        assert_eq!(served.last_updated().unwrap().to_string(), "2026-11-22 14:30:00");
+    }
+
+    #[test]
+    fn implied_is_the_no_vig_home_probability_and_ev_prices_each_side_from_blend() {
+        let r = row(22, "19:00", "nyk", Some(0.6), moneyline(-200.0, 150.0));
+        assert_eq!(
+            model_probability(&r, ModelType::WonOnPoints, ModelColumn::Implied),
+            Some(0.625)
+        );
+        assert_eq!(
+            model_probability(&r, ModelType::WonOnPoints, ModelColumn::Xgb),
+            Some(0.55)
+        );
+        let (away, home) = expected_values(&r, ModelType::WonOnPoints);
+        let six = |x: Option<f64>| x.map(|v| (v * 1e6).round() / 1e6);
+        // Away: 0.4 × 2.5 − 1 = 0; home: 0.6 × 1.5 − 1 = −0.1.
+        assert_eq!(six(away), Some(0.0));
+        assert_eq!(six(home), Some(-10.0));
+        let no_price = row(22, "19:00", "nyk", Some(0.6), moneyline(-200.0, 50.0));
+        assert_eq!(expected_values(&no_price, ModelType::WonOnPoints).0, None);
+        assert_eq!(
+            model_probability(&no_price, ModelType::WonOnPoints, ModelColumn::Implied),
+            None
+        );
+    }
+
+    #[test]
+    fn blend_above_one_half_picks_the_home_side_at_its_price_with_its_no_vig_probability() {
+        let r = row(22, "19:00", "nyk", Some(0.6), moneyline(-200.0, 150.0));
+        let pick = public_pick(&r, ModelType::WonOnPoints).unwrap();
+        assert_eq!(pick.side, Some(Side::Positive));
+        assert_eq!(pick.team(), Some("bos"));
+        assert_eq!(pick.confidence, 0.6);
+        assert_eq!(pick.price, Some(-200.0));
+        assert_eq!(pick.points, None);
+        assert_eq!(pick.implied, Some(0.625));
+    }
+
+    #[test]
+    fn blend_below_one_half_picks_the_away_spread_falling_back_to_the_negated_home_spread() {
+        let lines = Lines {
+            home_point_spread: Some(-3.5),
+            home_point_spread_line: Some(-110.0),
+            away_point_spread_line: Some(-110.0),
+            ..Lines::default()
+        };
+        let r = row(22, "19:00", "nyk", Some(0.25), lines);
+        let pick = public_pick(&r, ModelType::WonOnSpread).unwrap();
+        assert_eq!(pick.side, Some(Side::Negative));
+        assert_eq!(pick.team(), Some("nyk"));
+        assert_eq!(pick.confidence, 0.75);
+        assert_eq!(pick.points, Some(3.5));
+        assert_eq!(pick.price, Some(-110.0));
+        assert_eq!(pick.implied, Some(0.5));
+    }
+
+    #[test]
+    fn a_total_pick_carries_the_total_and_an_invalid_price_is_no_price() {
+        let lines = Lines {
+            over_under: Some(224.5),
+            over_line: Some(50.0),
+            under_line: Some(-110.0),
+            ..Lines::default()
+        };
+        let r = row(22, "19:00", "nyk", Some(0.7), lines);
+        let pick = public_pick(&r, ModelType::OverUnder).unwrap();
+        assert_eq!(pick.side, Some(Side::Positive));
+        assert_eq!(pick.points, Some(224.5));
+        assert_eq!(pick.price, None);
+        assert_eq!(pick.implied, None);
+    }
+
+    #[test]
+    fn blend_of_exactly_one_half_picks_nothing_and_a_game_without_blend_is_left_out() {
+        let r = row(22, "19:00", "nyk", Some(0.5), moneyline(-200.0, 150.0));
+        let pick = public_pick(&r, ModelType::WonOnPoints).unwrap();
+        assert_eq!(pick.side, None);
+        assert_eq!(pick.team(), None);
+        assert_eq!(pick.confidence, 0.5);
+        assert_eq!((pick.price, pick.implied), (None, None));
+        let r = row(22, "19:00", "nyk", None, moneyline(-200.0, 150.0));
+        assert!(public_pick(&r, ModelType::WonOnPoints).is_none());
+    }
+
+    #[tokio::test]
+    async fn a_missing_team_table_degrades_the_feed_but_an_unreadable_one_fails_it() {
+        let store = Arc::new(MemoryStore::new());
+        store.put_predictions(
+            Sport::Nba,
+            ModelType::WonOnPoints,
+            table(
+                ModelType::WonOnPoints,
+                vec![
+                    row(22, "19:00", "nyk", Some(0.6), moneyline(-200.0, 150.0)),
+                    row(22, "20:00", "mia", None, moneyline(-200.0, 150.0)),
+                ],
+            ),
+        );
+        let slate = Slate::new(store.clone());
+        let feed = slate
+            .public_picks(Sport::Nba, PublicMarket::Moneyline, true, now())
+            .await
+            .unwrap();
+        assert!(feed.teams.is_none());
+        assert_eq!(feed.slate.model_type, ModelType::WonOnPoints);
+        assert_eq!(feed.picks().len(), 1, "the game without BLEND is left out");
+        store.put_teams(
+            Sport::Nba,
+            TeamTable {
+                teams: vec![TeamRow {
+                    slug: "bos".into(),
+                    display_name: "Boston Celtics".into(),
+                    abbreviation: "BOS".into(),
+                }],
+            },
+        );
+        let feed = slate
+            .public_picks(Sport::Nba, PublicMarket::Moneyline, true, now())
+            .await
+            .unwrap();
+        assert_eq!(feed.teams.unwrap().value.teams.len(), 1);
+        store.fail_with(StoreError::Unavailable { reason: "down".into() });
+        assert!(
+            slate
+                .public_picks(Sport::Nba, PublicMarket::Moneyline, true, now())
+                .await
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn todays_legacy_picks_listing_is_dated_by_the_et_calendar() {
+        let slate = Slate::new(Arc::new(MemoryStore::new()));
+        assert_eq!(
+            slate.picks_today(at("2026-11-22T04:30:00Z")),
+            NoPicks { date: Some(day(21)) }
+        );
+        assert_eq!(slate.picks_for(None), NoPicks { date: None });
+    }
+}
