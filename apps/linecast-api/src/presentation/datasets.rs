@@ -3,16 +3,12 @@
 //! entitlement, quota and signing rules live in
 //! `linecast_core::services::datasets`.
 
-use chrono::{DateTime, SecondsFormat, Utc};
 use linecast_core::services::datasets::{DatasetStatus, DownloadError, Refresh, RefreshError};
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::error::ApiError;
-
-fn rfc3339(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Secs, true)
-}
+use crate::presentation::time::rfc3339;
 
 /// What the customer owns and how many refreshes are left.
 #[derive(Debug, Serialize, ToSchema)]

@@ -4,13 +4,15 @@
 
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use linecast_freshness::{FreshnessReport, MarketReport};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::presentation::time::rfc3339;
+
 fn ts(t: Option<DateTime<Utc>>) -> Option<String> {
-    t.map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true))
+    t.map(rfc3339)
 }
 
 fn code<T: Serialize>(v: &T) -> String {
@@ -90,7 +92,7 @@ impl From<&FreshnessReport> for DataStatusResponse {
             operational: r.operational,
             degradation_reason: r.degradation_reason.as_ref().map(code),
             refresh_pending: r.refresh_pending,
-            deadline: r.deadline.to_rfc3339_opts(SecondsFormat::Secs, true),
+            deadline: rfc3339(r.deadline),
             release_id: r.release_id.clone(),
             source_as_of: ts(r.source_as_of),
             markets: r

@@ -3,12 +3,12 @@
 //! 4-decimal rounding. The join, cutoff and edge rule live in
 //! `linecast_core::services::markets`.
 
-use chrono::SecondsFormat;
 use linecast_core::services::markets::MarketComparison;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::presentation::rounding::round4;
+use crate::presentation::time::rfc3339;
 
 /// One game of the comparison.
 #[derive(Debug, Serialize, ToSchema)]
@@ -44,7 +44,7 @@ impl From<&MarketComparison> for MarketsResponse {
     fn from(c: &MarketComparison) -> Self {
         Self {
             sport: c.sport.code().to_owned(),
-            as_of: c.as_of.map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true)),
+            as_of: c.as_of.map(rfc3339),
             games: c
                 .games
                 .iter()

@@ -9,3 +9,4 @@ pub mod freshness;
 pub mod markets;
 pub mod rounding;
 pub mod slate;
+pub mod time;

@@ -3,7 +3,6 @@
 //! rounding. Built from what `linecast_core::services::slate` returns; the
 //! pick rule, the served columns and EV are decided there, not here.
 
-use chrono::SecondsFormat;
 use linecast_core::services::slate::{
     OddsSlate, PredictionSlate, PublicPick, PublicSlate, expected_values, model_probability,
 };
@@ -13,6 +12,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::presentation::rounding::{round2, round4};
+use crate::presentation::time::rfc3339;
 use crate::schema::ModelProbabilities;
 
 /// One game. Besides the fields below, each game carries its market's line
@@ -313,11 +313,7 @@ impl From<&PredictionSlate> for PredictionsResponse {
         Self {
             sport: slate.sport.code().to_owned(),
             model_type: slate.model_type.code().to_owned(),
-            predictions_date: slate
-                .predictions
-                .version
-                .last_modified
-                .to_rfc3339_opts(SecondsFormat::Secs, true),
+            predictions_date: rfc3339(slate.predictions.version.last_modified),
             games,
             models_used: columns.iter().map(|m| m.code().to_owned()).collect(),
         }
@@ -468,11 +464,7 @@ impl From<&PublicSlate> for PublicPicksResponse {
             sport: slate.sport.code().to_owned(),
             market: feed.market.code().to_owned(),
             model_type: slate.model_type.code().to_owned(),
-            predictions_date: slate
-                .predictions
-                .version
-                .last_modified
-                .to_rfc3339_opts(SecondsFormat::Secs, true),
+            predictions_date: rfc3339(slate.predictions.version.last_modified),
             games,
             models_used: columns.iter().map(|m| m.code().to_owned()).collect(),
             note: FREE_NOTE.to_owned(),

@@ -144,7 +144,6 @@ impl Markets {
 }
 
 #[cfg(test)]
-#[expect(clippy::float_cmp, reason = "exact values are the point of these tests")]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
