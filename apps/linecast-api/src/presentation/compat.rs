@@ -66,8 +66,7 @@ pub struct EdgePicksResponse {
     /// The date asked for, or null for the undated listing.
     pub date: Option<String>,
     /// Always empty.
-    #[schema(value_type = Vec<Object>)]
-    pub picks: Vec<serde_json::Value>,
+    pub picks: NoItems,
     /// Always 0.
     pub total: u32,
     pub note: String,
@@ -83,8 +82,7 @@ pub struct TrackRecordResponse {
     pub win_pct: Option<f64>,
     /// Null: no graded pick exists.
     pub roi: Option<f64>,
-    #[schema(value_type = Vec<Object>)]
-    pub history: Vec<serde_json::Value>,
+    pub history: NoItems,
     pub note: String,
 }
 
@@ -92,7 +90,7 @@ impl From<NoPicks> for EdgePicksResponse {
     fn from(listing: NoPicks) -> Self {
         Self {
             date: listing.date.map(|d| d.format("%Y-%m-%d").to_string()),
-            picks: vec![],
+            picks: NoItems,
             total: 0,
             note: NO_SELECTOR_NOTE.into(),
         }
@@ -108,7 +106,7 @@ impl TrackRecordResponse {
             losses: 0,
             win_pct: None,
             roi: None,
-            history: vec![],
+            history: NoItems,
             note: NO_SELECTOR_NOTE.into(),
         }
     }

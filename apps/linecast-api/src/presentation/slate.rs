@@ -153,6 +153,35 @@ openers, then EV of the negative and the positive side), each a number or null."
 
 impl ToSchema for PredictionLines {}
 
+/// The current and opening line fields of one public-feed game: exactly
+/// the fields of its market, in contract order (no EV on the free feed).
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(transparent)]
+pub struct PickLines(pub serde_json::Map<String, serde_json::Value>);
+
+impl utoipa::PartialSchema for PickLines {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, SchemaType, Type};
+        let mut object = ObjectBuilder::new().schema_type(Type::Object).description(Some(
+            "The market's current and opening line fields: exactly the fields of the feed's market, each a \
+number or null.",
+        ));
+        for (name, description) in LINE_FIELD_DOCS.iter().filter(|(name, _)| !name.starts_with("ev_")) {
+            object = object.property(
+                *name,
+                ObjectBuilder::new()
+                    .schema_type(SchemaType::from_iter([Type::Number, Type::Null]))
+                    .description(Some(*description)),
+            );
+        }
+        object
+            .additional_properties(Some(AdditionalProperties::FreeForm(false)))
+            .into()
+    }
+}
+
+impl ToSchema for PickLines {}
+
 /// One game's current odds. Prices are American; null when not offered.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct OddsGame {
@@ -213,8 +242,7 @@ pub struct PublicPickGame {
     /// The picked side's no-vig probability; null with a one-sided price.
     pub implied_probability: Option<f64>,
     /// The market's current and opening line fields; openers null when no real opener exists.
-    #[schema(value_type = Object)]
-    pub lines: serde_json::Map<String, serde_json::Value>,
+    pub lines: PickLines,
     /// Model column to probability of the positive side: every column of
     /// `models_used`, null where empty; IMPLIED from the current prices.
     pub models: ModelProbabilities,
@@ -443,7 +471,7 @@ fn public_game(
         confidence: round4(pick.confidence),
         market_line,
         implied_probability: pick.implied.map(round4),
-        lines: line_fields(row, model_type),
+        lines: PickLines(line_fields(row, model_type)),
         models: probabilities(row, model_type, columns),
     }
 }
