@@ -1,6 +1,7 @@
 //! linecast domain vocabulary: the catalog of sports, model types and model
 //! columns, season labels, the canonical game key, typed artifact rows and the
-//! odds math every other crate shares.
+//! odds math every other crate shares, and the shared rules of time (ET
+//! dates) and rounding.
 //!
 //! This crate is pure. It must not know about storage, HTTP, async runtimes or
 //! the system clock; time always comes in as an argument.
@@ -9,8 +10,10 @@ pub mod artifacts;
 pub mod catalog;
 pub mod game;
 pub mod odds;
+pub mod round;
 pub mod row;
 pub mod season;
+pub mod time;
 
 pub use catalog::{ModelColumn, ModelType, PublicMarket, Side, Sport, UnknownCode};
 pub use game::GameKey;

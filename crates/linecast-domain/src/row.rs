@@ -135,6 +135,18 @@ impl LineField {
 }
 
 impl Lines {
+    /// The recorded prices of a market's two sides, positive side first:
+    /// home then away money line (won_on_points), home then away spread
+    /// price (won_on_spread), over then under price (over_under). The one
+    /// home of which fields price which side.
+    pub const fn side_prices(&self, model_type: crate::ModelType) -> (Option<f64>, Option<f64>) {
+        match model_type {
+            crate::ModelType::WonOnPoints => (self.home_money_line, self.away_money_line),
+            crate::ModelType::WonOnSpread => (self.home_point_spread_line, self.away_point_spread_line),
+            crate::ModelType::OverUnder => (self.over_line, self.under_line),
+        }
+    }
+
     pub fn get(&self, field: LineField) -> Option<f64> {
         match field {
             LineField::HomeMoneyLine => self.home_money_line,
@@ -210,6 +222,21 @@ impl ModelProbs {
     }
 }
 
+/// The text columns of a season store with a fixed meaning, in contract
+/// order: the quote source, the settlement status, then the six forecast
+/// provenance columns of [`Provenance`]. The one list the store parser and
+/// the demo-data writer share.
+pub const SEASON_TEXT_COLUMNS: [&str; 8] = [
+    "quote_source",
+    "settlement_status",
+    "model_probability_source",
+    "model_training_through",
+    "model_reconstruction_method",
+    "forecast_source",
+    "forecast_run",
+    "forecast_published_at",
+];
+
 /// Forecast provenance of a season-store row.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Provenance {
@@ -265,6 +292,21 @@ mod tests {
         assert_eq!(lines.served(LineField::OpenOverUnder), Some(8.5));
         assert_eq!(lines.served(LineField::HomePointSpread), Some(0.0));
         assert_eq!(lines.served(LineField::OpenAwayMoneyLine), None);
+    }
+
+    #[test]
+    fn each_market_prices_its_positive_side_first() {
+        let mut lines = Lines::default();
+        lines.set(LineField::HomeMoneyLine, Some(-150.0));
+        lines.set(LineField::AwayMoneyLine, Some(130.0));
+        lines.set(LineField::HomePointSpreadLine, Some(-110.0));
+        lines.set(LineField::OverLine, Some(-105.0));
+        assert_eq!(
+            lines.side_prices(crate::ModelType::WonOnPoints),
+            (Some(-150.0), Some(130.0))
+        );
+        assert_eq!(lines.side_prices(crate::ModelType::WonOnSpread), (Some(-110.0), None));
+        assert_eq!(lines.side_prices(crate::ModelType::OverUnder), (Some(-105.0), None));
     }
 
     #[test]

@@ -2,8 +2,8 @@
 //! daily 10:15 America/New_York deadline and the fixed durations the rules
 //! use. It knows nothing about manifests.
 
-use chrono::{DateTime, NaiveDate, NaiveTime, TimeDelta, TimeZone, Utc};
-use chrono_tz::America::New_York;
+use chrono::{DateTime, NaiveDate, NaiveTime, TimeDelta, Utc};
+use linecast_domain::time::et_instant;
 
 /// Hour and minute of the daily deadline in America/New_York (spec "Limits").
 pub const DEADLINE_ET_HOUR: u32 = 10;
@@ -20,11 +20,10 @@ pub const REFRESH_CYCLE: TimeDelta = TimeDelta::hours(2);
 /// than the run has missed at least one full source update.
 pub const SOURCE_MAX_AGE: TimeDelta = TimeDelta::hours(24);
 
-/// The ET calendar date of `now`: the slate date the data-status endpoint
-/// reports on. Callers pass the result as [`crate::FreshnessInputs::slate_date`].
-pub fn et_date(now: DateTime<Utc>) -> NaiveDate {
-    now.with_timezone(&New_York).date_naive()
-}
+/// The ET calendar date of `now` (the domain's rule): the slate date the
+/// data-status endpoint reports on. Callers pass the result as
+/// [`crate::FreshnessInputs::slate_date`].
+pub use linecast_domain::time::et_date;
 
 /// 10:15 America/New_York on `slate_date`, as a UTC instant.
 ///
@@ -33,13 +32,12 @@ pub fn et_date(now: DateTime<Utc>) -> NaiveDate {
 /// spring-forward and fall-back days (the clocks change at 02:00, well before
 /// 10:15).
 pub fn daily_deadline(slate_date: NaiveDate) -> DateTime<Utc> {
-    let local =
-        slate_date.and_time(NaiveTime::from_hms_opt(DEADLINE_ET_HOUR, DEADLINE_ET_MINUTE, 0).unwrap_or(NaiveTime::MIN));
-    match New_York.from_local_datetime(&local).earliest() {
-        Some(instant) => instant.with_timezone(&Utc),
+    let time = NaiveTime::from_hms_opt(DEADLINE_ET_HOUR, DEADLINE_ET_MINUTE, 0).unwrap_or(NaiveTime::MIN);
+    match et_instant(slate_date, time) {
+        Some(instant) => instant,
         // 10:15 is never skipped by a US DST change; should the rules ever
         // move the change there, fall back to standard time rather than fail.
-        None => local.and_utc() + TimeDelta::hours(5),
+        None => slate_date.and_time(time).and_utc() + TimeDelta::hours(5),
     }
 }
 

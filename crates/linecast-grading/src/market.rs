@@ -53,12 +53,7 @@ pub fn push(row: &SeasonRow, model_type: ModelType) -> Option<bool> {
 
 /// The recorded prices of (positive side, negative side) for the market.
 pub fn side_prices(row: &SeasonRow, model_type: ModelType) -> (Option<f64>, Option<f64>) {
-    let l = &row.lines;
-    match model_type {
-        ModelType::WonOnPoints => (l.home_money_line, l.away_money_line),
-        ModelType::WonOnSpread => (l.home_point_spread_line, l.away_point_spread_line),
-        ModelType::OverUnder => (l.over_line, l.under_line),
-    }
+    row.lines.side_prices(model_type)
 }
 
 /// IMPLIED: the no-vig probability of the positive side from both recorded

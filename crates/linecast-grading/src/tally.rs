@@ -7,12 +7,9 @@ pub fn percent(numerator: usize, denominator: usize) -> Option<f64> {
     (denominator > 0).then(|| round_to(numerator as f64 * 100.0 / denominator as f64, 1))
 }
 
-/// Rounds half away from zero to `decimals` places; a result of −0 is 0 (so
-/// a tiny negative ROI never serializes as `-0.0`).
-pub fn round_to(value: f64, decimals: i32) -> f64 {
-    let scale = 10f64.powi(decimals);
-    (value * scale).round() / scale + 0.0
-}
+/// Rounds half away from zero to `decimals` places, never −0: the domain's
+/// rule, re-exported for embedders of this crate.
+pub use linecast_domain::round::to_places as round_to;
 
 /// Wins and losses of one model over a set of graded games, split by side.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

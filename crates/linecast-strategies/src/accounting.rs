@@ -173,15 +173,8 @@ pub fn settle(
     })
 }
 
-/// Rounds units to 4 decimals, and turns −0 into 0 so it never serializes as `-0.0`.
-pub fn round4(x: f64) -> f64 {
-    (x * 1e4).round() / 1e4 + 0.0
-}
-
-/// Rounds a percentage to 2 decimals.
-pub fn round2(x: f64) -> f64 {
-    (x * 1e2).round() / 1e2 + 0.0
-}
+/// Units to 4 decimals and percentages to 2, never −0 (the domain's rule).
+pub use linecast_domain::round::{round2, round4};
 
 #[cfg(test)]
 mod tests {

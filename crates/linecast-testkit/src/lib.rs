@@ -48,7 +48,6 @@ mod schedule;
 mod season;
 mod sim;
 mod teams;
-mod tz;
 
 use std::io;
 use std::path::Path;
@@ -57,7 +56,7 @@ use chrono::NaiveDate;
 use linecast_domain::artifacts::keys;
 use linecast_domain::{ModelType, SeasonLabel, Sport};
 
-pub use tz::{et_date, et_offset_hours};
+pub use linecast_domain::time::et_date;
 
 use crate::artifacts::League;
 use crate::schedule::LeagueSize;

@@ -116,10 +116,8 @@ fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
-/// Rounds to 4 decimals, the precision probabilities are published with.
-pub(crate) fn round4(p: f64) -> f64 {
-    (p * 10_000.0).round() / 10_000.0
-}
+/// Probabilities are published with 4 decimals (the domain's rounding).
+pub(crate) use linecast_domain::round::round4;
 
 pub(crate) fn round_half(x: f64) -> f64 {
     let r = (x * 2.0).round() / 2.0;

@@ -6,8 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use chrono::{DateTime, TimeZone, Utc};
-use chrono_tz::America::New_York;
+use chrono::{DateTime, Utc};
 use linecast_domain::odds::no_vig_from_raw;
 use linecast_domain::{GameKey, ModelColumn, ModelType, Sport};
 
@@ -46,10 +45,7 @@ pub struct MarketComparison {
 
 /// When a game starts, as an instant (its ET date and time).
 pub fn start_instant(key: &GameKey) -> Option<DateTime<Utc>> {
-    New_York
-        .from_local_datetime(&key.date.and_time(key.time_est))
-        .earliest()
-        .map(|t| t.with_timezone(&Utc))
+    linecast_domain::time::et_instant(key.date, key.time_est)
 }
 
 /// `model` minus the lowest of the available prices; `None` without a

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use linecast_domain::artifacts::{OddsRow, PredictionRow, PredictionTable, TeamTable};
 use linecast_domain::odds::{AmericanOdds, ev_percent, no_vig_from_raw};
-use linecast_domain::{GameKey, Lines, ModelColumn, ModelType, PublicMarket, Side, Sport};
+use linecast_domain::{GameKey, ModelColumn, ModelType, PublicMarket, Side, Sport};
 
 use crate::{ArtifactStore, StoreError, Versioned};
 
@@ -60,16 +60,6 @@ pub fn select_games<T>(rows: &[T], key: impl Fn(&T) -> &GameKey, slate: NaiveDat
     picked
 }
 
-/// The recorded current prices of (positive side, negative side) of the
-/// market: home/away for moneyline and spread, over/under for totals.
-pub const fn side_prices(l: &Lines, model_type: ModelType) -> (Option<f64>, Option<f64>) {
-    match model_type {
-        ModelType::WonOnPoints => (l.home_money_line, l.away_money_line),
-        ModelType::WonOnSpread => (l.home_point_spread_line, l.away_point_spread_line),
-        ModelType::OverUnder => (l.over_line, l.under_line),
-    }
-}
-
 /// The model columns served: the artifact's plus IMPLIED (always
 /// recomputed from the current prices), in catalog order.
 pub fn served_models(present: &[ModelColumn]) -> Vec<ModelColumn> {
@@ -85,7 +75,7 @@ pub fn served_models(present: &[ModelColumn]) -> Vec<ModelColumn> {
 /// prices (unrounded; `None` when one side is missing or not a price).
 pub fn model_probability(row: &PredictionRow, model_type: ModelType, column: ModelColumn) -> Option<f64> {
     if column == ModelColumn::Implied {
-        let (pos, neg) = side_prices(&row.lines, model_type);
+        let (pos, neg) = row.lines.side_prices(model_type);
         no_vig_from_raw(pos, neg)
     } else {
         row.models.get(column)
@@ -97,7 +87,7 @@ pub fn model_probability(row: &PredictionRow, model_type: ModelType, column: Mod
 /// BLEND or a valid American price.
 pub fn expected_values(row: &PredictionRow, model_type: ModelType) -> (Option<f64>, Option<f64>) {
     let blend = row.models.get(ModelColumn::Blend);
-    let (pos_price, neg_price) = side_prices(&row.lines, model_type);
+    let (pos_price, neg_price) = row.lines.side_prices(model_type);
     let ev = |p: Option<f64>, price: Option<f64>| Some(ev_percent(p?, AmericanOdds::new(price?).ok()?));
     (ev(blend.map(|b| 1.0 - b), neg_price), ev(blend, pos_price))
 }
@@ -214,7 +204,7 @@ pub fn public_pick(row: &PredictionRow, model_type: ModelType) -> Option<PublicP
         });
     };
     let l = &row.lines;
-    let (pos_price, neg_price) = side_prices(l, model_type);
+    let (pos_price, neg_price) = l.side_prices(model_type);
     let (price, other) = match side {
         Side::Positive => (pos_price, neg_price),
         Side::Negative => (neg_price, pos_price),
@@ -418,8 +408,8 @@ mod service_tests {
     use super::*;
     use crate::testing::MemoryStore;
     use chrono::NaiveTime;
-    use linecast_domain::ModelProbs;
     use linecast_domain::artifacts::{ReleaseArtifacts, ReleaseManifest, SlateKind, TeamRow};
+    use linecast_domain::{Lines, ModelProbs};
 
     fn day(d: u32) -> NaiveDate {
         NaiveDate::from_ymd_opt(2026, 11, d).unwrap()

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 
 use linecast_domain::artifacts::{KEY_COLUMNS, SeasonTable};
+use linecast_domain::row::SEASON_TEXT_COLUMNS;
 use linecast_domain::{
     GameKey, LineField, ModelColumn, ModelType, Provenance, SeasonLabel, SeasonRow, SeasonType, Sport,
 };
@@ -12,18 +13,6 @@ use super::predictions::{extra_columns, model_columns, read_extras, read_models}
 use super::problems::Problems;
 use super::scores::season_label;
 use super::sheet::Sheet;
-
-/// Text columns of the season store with a fixed meaning.
-const TEXT_COLUMNS: [&str; 8] = [
-    "quote_source",
-    "settlement_status",
-    "model_probability_source",
-    "model_training_through",
-    "model_reconstruction_method",
-    "forecast_source",
-    "forecast_run",
-    "forecast_published_at",
-];
 
 /// Column named in a duplicate-key problem.
 const KEY_COLUMN_LIST: &str = "date,time_est,away_team,home_team";
@@ -62,13 +51,13 @@ pub fn season(
         forecast_source,
         forecast_run,
         published,
-    ] = TEXT_COLUMNS.map(|n| sheet.column(n));
+    ] = SEASON_TEXT_COLUMNS.map(|n| sheet.column(n));
     let outcome_name = model_type.outcome_column();
     let extras = extra_columns(sheet.headers(), |name| {
         KEY_COLUMNS.contains(&name)
             || matches!(name, "season" | "season_type" | "away_score" | "home_score")
             || name == outcome_name
-            || TEXT_COLUMNS.contains(&name)
+            || SEASON_TEXT_COLUMNS.contains(&name)
             || LineField::parse(name).is_some()
             || ModelColumn::parse(name).is_ok()
     });

@@ -2,6 +2,7 @@
 //! downloadable historical datasets (`datasets/{sport}/*.csv`).
 
 use linecast_domain::odds::no_vig_from_raw;
+use linecast_domain::row::SEASON_TEXT_COLUMNS;
 use linecast_domain::{LineField, ModelColumn, ModelType, Sport};
 
 use super::League;
@@ -18,17 +19,6 @@ const STORE_MODELS: [ModelColumn; 8] = [
     ModelColumn::Logr,
     ModelColumn::Xgb,
     ModelColumn::Xt,
-];
-
-const PROVENANCE: [&str; 8] = [
-    "quote_source",
-    "settlement_status",
-    "model_probability_source",
-    "model_training_through",
-    "model_reconstruction_method",
-    "forecast_source",
-    "forecast_run",
-    "forecast_published_at",
 ];
 
 /// Columns no contract names; consumers must keep them verbatim.
@@ -52,12 +42,7 @@ pub(crate) fn outcome(game: &Game, model_type: ModelType) -> Option<u8> {
 
 /// IMPLIED as the pipeline stores it: no-vig probability of both recorded prices.
 pub(crate) fn implied(game: &Game, model_type: ModelType) -> Option<f64> {
-    let l = &game.lines;
-    let (pos, neg) = match model_type {
-        ModelType::WonOnPoints => (l.home_money_line, l.away_money_line),
-        ModelType::WonOnSpread => (l.home_point_spread_line, l.away_point_spread_line),
-        ModelType::OverUnder => (l.over_line, l.under_line),
-    };
+    let (pos, neg) = game.lines.side_prices(model_type);
     no_vig_from_raw(pos, neg).map(crate::sim::round4)
 }
 
@@ -91,7 +76,7 @@ pub(crate) fn season_store(games: &[Game], model_type: ModelType) -> Vec<u8> {
     if with_ai {
         header.push(ModelColumn::Ai.code());
     }
-    header.extend(PROVENANCE);
+    header.extend(SEASON_TEXT_COLUMNS);
     header.extend(EXTRAS);
     let mut csv = Csv::new(&header);
     let mut rows: Vec<&Game> = games.iter().filter(|g| g.in_store).collect();
