@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::Context;
 use chrono::NaiveDate;
 use indicatif::{ProgressBar, ProgressStyle};
-use linecast_testkit::{GenOptions, Profile, et_date, generate, planned_steps, write_dir};
+use linecast_demo::{GenOptions, Profile, et_date, generate, planned_steps, write_dir};
 
 #[derive(Debug, clap::Subcommand)]
 pub enum FixturesCommand {

@@ -101,11 +101,10 @@ impl Application {
         {
             let today = et_date(clock.now());
             let dir_for_task = dir.clone();
-            let generated =
-                tokio::task::spawn_blocking(move || linecast_testkit::ensure_demo_store(&dir_for_task, today))
-                    .await
-                    .context("demo data task")?
-                    .with_context(|| format!("generating demo data into {}", dir.display()))?;
+            let generated = tokio::task::spawn_blocking(move || linecast_demo::ensure_demo_store(&dir_for_task, today))
+                .await
+                .context("demo data task")?
+                .with_context(|| format!("generating demo data into {}", dir.display()))?;
             if generated {
                 tracing::info!(dir = %dir.display(), %today, "first run: generated the demo data store");
             }

@@ -12,7 +12,7 @@ mod fixture;
 use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
-use linecast_testkit::{GenOptions, Profile, generate};
+use linecast_demo::{GenOptions, Profile, generate};
 
 /// The options the committed fixture store was generated with.
 pub fn fixture_options() -> GenOptions {

@@ -2,9 +2,9 @@
 
 use std::collections::BTreeMap;
 
+use linecast_demo::latest_season;
 use linecast_domain::artifacts::{ProductCatalog, ReleaseManifest, SlateKind, keys};
 use linecast_domain::{LineField, ModelType, SeasonLabel, Sport};
-use linecast_testkit::latest_season;
 use proptest::prelude::*;
 
 use crate::{Table, fixture_options, fixture_store, small, tables};

@@ -1,6 +1,8 @@
-//! Deterministic demo and test data for linecast: a generator that writes
-//! every object of `docs/data-contract.md` for all six leagues and three
-//! model types, and helpers to put it on disk.
+//! linecast demo data: a deterministic generator that writes every object of
+//! `docs/data-contract.md` for all six leagues and three model types, and
+//! helpers to put it on disk. The server runs it in demo mode (an empty
+//! embedded store on first start), the admin CLI's `fixtures` command writes
+//! it, and the test suites use it as their data.
 //!
 //! The same [`GenOptions`] always give byte-identical objects: randomness
 //! comes from a PRNG defined in this crate, seeded per league and season,

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use linecast_testkit::{GenOptions, Profile, ensure_demo_store, generate, write_dir};
+use linecast_demo::{GenOptions, Profile, ensure_demo_store, generate, write_dir};
 
 use crate::{fixture_options, small};
 
@@ -27,7 +27,7 @@ fn read_tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("linecast-testkit-{name}-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("linecast-demo-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }
@@ -67,7 +67,7 @@ fn progress_is_reported_once_per_planned_step() {
     let opts = fixture_options();
     let mut steps = Vec::new();
     generate(&opts, &mut |s| steps.push(s.to_owned()));
-    assert_eq!(steps.len() as u64, linecast_testkit::planned_steps(&opts));
+    assert_eq!(steps.len() as u64, linecast_demo::planned_steps(&opts));
     assert!(steps.contains(&"nba 2026-27".to_owned()));
 }
 
