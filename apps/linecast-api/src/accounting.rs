@@ -9,14 +9,10 @@
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use tokio::sync::watch;
-use tokio::task::JoinHandle;
-use tokio::time::MissedTickBehavior;
-
 use crate::state::AppState;
 
 /// How often counted requests are persisted: the crash bound when healthy.
-pub const FLUSH_EVERY: Duration = Duration::from_secs(1);
+pub const FLUSH_EVERY: Duration = linecast_limits::DEFAULT_FLUSH_INTERVAL;
 
 /// When usage last reached the database.
 #[derive(Debug)]
@@ -74,37 +70,14 @@ pub async fn flush_once(state: &AppState) {
     }
 }
 
-/// The periodic flusher. It stops only between flushes: `stop` is awaited,
-/// never a flush cancelled halfway, because a cancelled write whose commit
-/// had already happened would be written again by the final flush and count
-/// twice.
-pub struct Flusher {
-    stop: watch::Sender<bool>,
-    task: JoinHandle<()>,
-}
-
-impl Flusher {
-    pub fn spawn(state: AppState) -> Self {
-        let (stop, mut stopped) = watch::channel(false);
-        let task = tokio::spawn(async move {
-            let mut tick = tokio::time::interval(FLUSH_EVERY);
-            // A slow database must not cause a burst of back-to-back flushes.
-            tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
-            loop {
-                tokio::select! {
-                    _ = tick.tick() => flush_once(&state).await,
-                    _ = stopped.changed() => break,
-                }
-            }
-        });
-        Self { stop, task }
-    }
-
-    /// Lets a running flush finish, then stops the task.
-    pub async fn stop(self) {
-        let _ = self.stop.send(true);
-        let _ = self.task.await;
-    }
+/// The periodic flusher: the limits crate's (one round a second, delayed
+/// by a slow database, stopped only between rounds), each round being
+/// [`flush_once`].
+pub fn spawn_flusher(state: AppState) -> linecast_limits::Flusher {
+    linecast_limits::Flusher::spawn(FLUSH_EVERY, move || {
+        let state = state.clone();
+        async move { flush_once(&state).await }
+    })
 }
 
 #[cfg(test)]

@@ -48,7 +48,7 @@ pub struct Application {
     port: u16,
     server: Server,
     pub state: AppState,
-    flusher: crate::accounting::Flusher,
+    flusher: linecast_limits::Flusher,
     /// The metrics listener, when `LINECAST_METRICS_BIND` is set.
     metrics: Option<(u16, Server)>,
     var_dir: PathBuf,
@@ -215,7 +215,7 @@ impl Application {
         if settings.demo {
             crate::demo::ensure_demo_customer(&state, &settings.var_dir).await?;
         }
-        let flusher = crate::accounting::Flusher::spawn(state.clone());
+        let flusher = crate::accounting::spawn_flusher(state.clone());
         let listener = TcpListener::bind(settings.bind).with_context(|| format!("binding {}", settings.bind))?;
         let port = listener.local_addr()?.port();
         let server = run(listener, state.clone(), doc)?;

@@ -10,7 +10,6 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use linecast_core::ports::limits::{Limiter, LimitsError, MonthDecision, SecondDecision};
 use linecast_core::{Month, UsageMeter};
-use tokio::task::JoinHandle;
 
 use crate::seconds::SecondWindows;
 use crate::write_behind::WriteBehind;
@@ -51,7 +50,7 @@ impl InProcessLimiter {
     }
 
     /// Spawns the periodic flush (see [`crate::spawn_flusher`]).
-    pub fn spawn_flusher(self: Arc<Self>, every: Duration) -> JoinHandle<()> {
+    pub fn spawn_flusher(self: Arc<Self>, every: Duration) -> crate::Flusher {
         crate::spawn_flusher(self, every)
     }
 

@@ -25,7 +25,6 @@ use linecast_core::ports::limits::{Limiter, LimitsError, MonthDecision, SecondDe
 use linecast_core::{Month, UsageMeter};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{AsyncCommands, Script};
-use tokio::task::JoinHandle;
 
 use crate::calendar::next_month_start;
 use crate::write_behind::WriteBehind;
@@ -124,7 +123,7 @@ impl RedisLimiter {
     }
 
     /// Spawns the periodic flush (see [`crate::spawn_flusher`]).
-    pub fn spawn_flusher(self: Arc<Self>, every: Duration) -> JoinHandle<()> {
+    pub fn spawn_flusher(self: Arc<Self>, every: Duration) -> crate::Flusher {
         crate::spawn_flusher(self, every)
     }
 

@@ -195,6 +195,6 @@ async fn the_flusher_task_persists_counts_without_an_explicit_flush() {
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    flusher.abort();
+    flusher.stop().await;
     assert_eq!(meter.persisted(7, MONTH), 25);
 }
