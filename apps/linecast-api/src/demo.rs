@@ -5,8 +5,7 @@
 use std::path::Path;
 
 use anyhow::Context;
-use linecast_core::ports::accounts::{display_prefix, generate_key, hash_key};
-use linecast_core::{NewApiKey, NewCustomer, SubscriptionStatus};
+use linecast_core::{NewCustomer, SubscriptionStatus};
 use linecast_domain::Sport;
 
 use crate::state::AppState;
@@ -39,31 +38,12 @@ pub async fn ensure_demo_customer(state: &AppState, var_dir: &Path) -> anyhow::R
         )
         .await
         .map_err(|e| anyhow::anyhow!("creating the demo customer: {e}"))?;
-    let key = generate_key().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let record = accounts
-        .insert_key(
-            NewApiKey {
-                customer_id: customer.customer_id,
-                key_hash: hash_key(&key),
-                display_prefix: display_prefix(&key).unwrap_or_default().to_owned(),
-                name: "demo".to_owned(),
-                tier: "ai".to_owned(),
-                expires_at: None,
-            },
-            now,
-        )
+    let key = state
+        .api_keys
+        .issue(&customer, "demo", None, "demo bootstrap", now)
         .await
-        .map_err(|e| anyhow::anyhow!("creating the demo key: {e}"))?;
-    accounts
-        .audit(
-            customer.customer_id,
-            Some(record.id),
-            "issue",
-            "demo key created on first run",
-            now,
-        )
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        .map_err(|e| anyhow::anyhow!("creating the demo key: {e}"))?
+        .key;
     let products: Vec<String> = Sport::ALL.iter().map(|s| format!("{s}_history")).collect();
     accounts
         .grant_entitlement(customer.customer_id, &products, Sport::ALL, None)

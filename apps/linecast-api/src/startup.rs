@@ -185,6 +185,10 @@ impl Application {
             signer,
             Arc::new(HmacTokens(hmac.clone())),
         ));
+        let api_keys = Arc::new(linecast_core::services::keys::Keys::new(
+            accounts.clone(),
+            settings.max_keys_per_customer,
+        ));
         let state = AppState {
             store: artifacts.clone(),
             history,
@@ -205,7 +209,7 @@ impl Application {
                 settings.client_ip_header.clone(),
             )),
             health: Arc::new(HealthCache::default()),
-            max_keys_per_customer: settings.max_keys_per_customer,
+            api_keys,
             // Half the cache budget: parsed artifacts and graded seasons
             // each have the whole budget, rendered bodies are smaller.
             responses: Arc::new(crate::responses::ResponseCache::new(settings.cache_bytes / 2)),

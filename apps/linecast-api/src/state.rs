@@ -54,8 +54,8 @@ pub struct AppState {
     pub addresses: Arc<AddressLimiter>,
     /// Health probe results, cached for a second.
     pub health: Arc<crate::routes::health::HealthCache>,
-    /// Most active keys a customer may hold.
-    pub max_keys_per_customer: usize,
+    /// API keys: issue, list, rename, revoke (the key cap lives here).
+    pub api_keys: Arc<linecast_core::services::keys::Keys>,
     /// Rendered bodies of the read endpoints (render once, serve bytes).
     pub responses: Arc<crate::responses::ResponseCache>,
     /// Request parameters (and ET date) to the body they resolved to, for a

@@ -2,8 +2,9 @@
 //! sees, renames or revokes their own keys; a key not among theirs is 404.
 
 use actix_web::{HttpResponse, delete, get, patch, post, web};
-use linecast_core::ports::accounts::{KeyRef, display_prefix, generate_key, hash_key, parse_key_ref};
-use linecast_core::{ApiKeyRecord, Customer, NewApiKey};
+use linecast_core::ports::accounts::parse_key_ref;
+use linecast_core::services::keys::{KeyError, Keys};
+use linecast_core::{ApiKeyRecord, Customer};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -144,14 +145,23 @@ fn customer_view(c: &Customer, monthly_requests: u64) -> CustomerResponse {
     }
 }
 
-fn valid_name(field: &str, name: &str) -> Result<String, ApiError> {
-    let trimmed = name.trim();
-    if trimmed.is_empty() || trimmed.chars().count() > 100 {
-        return Err(ApiError::BadRequest(format!(
-            "Invalid {field}: must be 1 to 100 characters"
-        )));
+/// Where the key routes' audit lines say a change came from.
+const ORIGIN: &str = "api";
+
+/// A refused key operation as the spec words it; `field` names the body
+/// field or path segment the refusal is about, `raw` the value sent.
+fn key_error(err: KeyError, field: &str, raw: &str) -> ApiError {
+    match err {
+        KeyError::InvalidName => ApiError::BadRequest(format!("Invalid {field}: must be 1 to 100 characters")),
+        KeyError::LimitReached { max } => ApiError::BadRequest(format!(
+            "Key limit reached: a customer may hold at most {max} active API keys; revoke one before creating another"
+        )),
+        KeyError::NotFound => ApiError::NotFound("API key not found among your keys".to_owned()),
+        KeyError::Ambiguous { .. } => ApiError::BadRequest(format!(
+            "The masked key {raw} matches several of your keys; send the full key instead"
+        )),
+        KeyError::Accounts(e) => e.into(),
     }
-    Ok(trimmed.to_owned())
 }
 
 /// Finds one of the caller's keys by full or masked value.
@@ -161,26 +171,11 @@ async fn find_own_key(state: &AppState, ctx: &AuthContext, field: &str, raw: &st
             "Invalid {field}: expected a full key (sk_service_...) or its masked form (sk_service_XXXX*****)"
         ))
     })?;
-    let keys = state.accounts.list_keys(ctx.customer().customer_id).await?;
-    let matches: Vec<ApiKeyRecord> = keys
-        .into_iter()
-        .filter(|k| match &reference {
-            KeyRef::Full { key_hash } => {
-                linecast_core::ports::accounts::constant_time_eq(k.key_hash.as_bytes(), key_hash.as_bytes())
-            }
-            KeyRef::Masked { display_prefix } => &k.display_prefix == display_prefix,
-        })
-        .collect();
-    match matches.len() {
-        0 => Err(ApiError::NotFound("API key not found among your keys".to_owned())),
-        1 => Ok(matches
-            .into_iter()
-            .next()
-            .ok_or_else(|| ApiError::Internal("key vanished".into()))?),
-        _ => Err(ApiError::BadRequest(format!(
-            "The masked key {raw} matches several of your keys; send the full key instead"
-        ))),
-    }
+    state
+        .api_keys
+        .find(ctx.customer().customer_id, &reference)
+        .await
+        .map_err(|e| key_error(e, field, raw))
 }
 
 #[utoipa::path(
@@ -264,7 +259,11 @@ pub async fn list_keys(
     ctx: Option<web::ReqData<AuthContext>>,
 ) -> Result<HttpResponse, ApiError> {
     let ctx = caller(ctx)?;
-    let keys = state.accounts.list_keys(ctx.customer().customer_id).await?;
+    let keys = state
+        .api_keys
+        .list(ctx.customer().customer_id)
+        .await
+        .map_err(|e| key_error(e, "api_key", ""))?;
     Ok(HttpResponse::Ok().json(keys.iter().map(|k| view(k, state.clock.now())).collect::<Vec<_>>()))
 }
 
@@ -290,49 +289,17 @@ pub async fn create_key(
     body: OptionalJson<CreateKeyRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let ctx = caller(ctx)?;
-    let name = match body.0.unwrap_or_default().name {
-        Some(name) => valid_name("name", &name)?,
-        None => DEFAULT_KEY_NAME.to_owned(),
-    };
-    let now = state.clock.now();
-    let active = state
-        .accounts
-        .list_keys(ctx.customer().customer_id)
-        .await?
-        .iter()
-        .filter(|k| k.is_usable(now))
-        .count();
-    if active >= state.max_keys_per_customer {
-        return Err(ApiError::BadRequest(format!(
-            "Key limit reached: a customer may hold at most {} active API keys; revoke one before creating another",
-            state.max_keys_per_customer
-        )));
-    }
-    let key = generate_key()?;
-    let record = state
-        .accounts
-        .insert_key(
-            NewApiKey {
-                customer_id: ctx.customer().customer_id,
-                key_hash: hash_key(&key),
-                display_prefix: display_prefix(&key).unwrap_or_default().to_owned(),
-                name: name.clone(),
-                tier: ctx.customer().tier.clone(),
-                expires_at: None,
-            },
-            now,
-        )
-        .await?;
-    state
-        .accounts
-        .audit(
-            ctx.customer().customer_id,
-            Some(record.id),
-            "issue",
-            &format!("created key '{name}'"),
-            now,
-        )
-        .await?;
+    let name = body
+        .0
+        .unwrap_or_default()
+        .name
+        .unwrap_or_else(|| DEFAULT_KEY_NAME.to_owned());
+    let issued = state
+        .api_keys
+        .issue(ctx.customer(), &name, None, ORIGIN, state.clock.now())
+        .await
+        .map_err(|e| key_error(e, "name", &name))?;
+    let (key, name) = (issued.key, issued.record.name);
     // The only response that carries a full key: no cache may keep it.
     Ok(HttpResponse::Ok()
         .insert_header((actix_web::http::header::CACHE_CONTROL, "no-store"))
@@ -366,20 +333,13 @@ pub async fn rename_key(
     body: web::Json<RenameKeyRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let ctx = caller(ctx)?;
-    let new_name = valid_name("new_name", &body.new_name)?;
+    Keys::valid_name(&body.new_name).map_err(|e| key_error(e, "new_name", &body.new_name))?;
     let key = find_own_key(&state, &ctx, "api_key_to_rename", &body.api_key_to_rename).await?;
-    state.accounts.rename_key(key.id, &new_name).await?;
-    let now = state.clock.now();
-    state
-        .accounts
-        .audit(
-            ctx.customer().customer_id,
-            Some(key.id),
-            "rename",
-            &format!("'{}' -> '{new_name}'", key.name),
-            now,
-        )
-        .await?;
+    let new_name = state
+        .api_keys
+        .rename(&key, &body.new_name, ORIGIN, state.clock.now())
+        .await
+        .map_err(|e| key_error(e, "new_name", &body.new_name))?;
     state.keys.invalidate(&key.key_hash).await;
     Ok(HttpResponse::Ok().json(MessageResponse {
         message: format!("API key {} renamed to '{new_name}'", key.masked()),
@@ -421,18 +381,11 @@ pub async fn revoke_key(
             "Cannot revoke the API key used to authenticate this request".to_owned(),
         ));
     }
-    let now = state.clock.now();
-    state.accounts.revoke_key(key.id, now).await?;
     state
-        .accounts
-        .audit(
-            ctx.customer().customer_id,
-            Some(key.id),
-            "revoke",
-            &format!("revoked '{}'", key.name),
-            now,
-        )
-        .await?;
+        .api_keys
+        .revoke(&key, ORIGIN, state.clock.now())
+        .await
+        .map_err(|e| key_error(e, "api_key", &path))?;
     state.keys.invalidate(&key.key_hash).await;
     Ok(HttpResponse::Ok().json(MessageResponse {
         message: format!("API key {} revoked", key.masked()),

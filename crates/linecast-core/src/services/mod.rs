@@ -3,6 +3,7 @@
 pub mod datasets;
 pub mod freshness;
 pub mod history;
+pub mod keys;
 pub mod markets;
 pub mod results;
 pub mod slate;

@@ -3,10 +3,12 @@
 //! the ports' contracts (versions change on every write, absent objects are
 //! `NotFound`) without any I/O. Never compiled into a release build.
 
+pub mod accounts;
 pub mod markets;
 pub mod signer;
 pub mod store;
 
+pub use accounts::MemoryAccounts;
 pub use markets::MemoryMarkets;
 pub use signer::MemorySigner;
 pub use store::MemoryStore;

@@ -1,0 +1,296 @@
+//! `MemoryAccounts`: the accounts and usage ports in memory, with the
+//! adapters' contracts (unique emails and key hashes, revoking twice keeps
+//! the first instant, append-only audit, atomic refresh ledger).
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use linecast_domain::Sport;
+
+use crate::ports::accounts::{
+    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, Month, NewApiKey, NewCustomer,
+    SubscriptionStatus, UsageMeter,
+};
+
+#[derive(Default)]
+struct Inner {
+    customers: Vec<Customer>,
+    keys: Vec<ApiKeyRecord>,
+    audit: Vec<AuditEntry>,
+    entitlements: HashMap<i64, Entitlement>,
+    usage: HashMap<(i64, Month), u64>,
+    refreshes: HashMap<(i64, Month), u32>,
+    down: bool,
+}
+
+/// Customers, keys, audit, entitlements and usage in memory.
+#[derive(Default)]
+pub struct MemoryAccounts {
+    inner: Mutex<Inner>,
+}
+
+impl MemoryAccounts {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Every call fails with `Unavailable` while `down`.
+    pub fn set_down(&self, down: bool) {
+        self.lock_raw().down = down;
+    }
+
+    fn lock_raw(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn lock(&self) -> Result<MutexGuard<'_, Inner>, AccountsError> {
+        let inner = self.lock_raw();
+        if inner.down {
+            return Err(AccountsError::Unavailable("memory accounts are down".to_owned()));
+        }
+        Ok(inner)
+    }
+}
+
+#[async_trait]
+impl Accounts for MemoryAccounts {
+    async fn create_customer(&self, new: NewCustomer, now: DateTime<Utc>) -> Result<Customer, AccountsError> {
+        let mut inner = self.lock()?;
+        if inner.customers.iter().any(|c| c.email.eq_ignore_ascii_case(&new.email)) {
+            return Err(AccountsError::Conflict(format!("email {} is taken", new.email)));
+        }
+        let customer = Customer {
+            customer_id: inner.customers.len() as i64 + 1,
+            email: new.email,
+            name: new.name,
+            tier: new.tier,
+            api_plan: new.api_plan,
+            api_subscription_status: new.subscription_status,
+            subscription_status: new.subscription_status,
+            monthly_limit: new.monthly_limit,
+            created_at: now,
+        };
+        inner.customers.push(customer.clone());
+        Ok(customer)
+    }
+
+    async fn find_customer_by_email(&self, email: &str) -> Result<Option<Customer>, AccountsError> {
+        let inner = self.lock()?;
+        Ok(inner
+            .customers
+            .iter()
+            .find(|c| c.email.eq_ignore_ascii_case(email))
+            .cloned())
+    }
+
+    async fn get_customer(&self, customer_id: i64) -> Result<Customer, AccountsError> {
+        let inner = self.lock()?;
+        inner
+            .customers
+            .iter()
+            .find(|c| c.customer_id == customer_id)
+            .cloned()
+            .ok_or(AccountsError::NotFound)
+    }
+
+    async fn list_customers(&self) -> Result<Vec<Customer>, AccountsError> {
+        Ok(self.lock()?.customers.clone())
+    }
+
+    async fn set_subscription(&self, email: &str, status: SubscriptionStatus) -> Result<Customer, AccountsError> {
+        let mut inner = self.lock()?;
+        let customer = inner
+            .customers
+            .iter_mut()
+            .find(|c| c.email.eq_ignore_ascii_case(email))
+            .ok_or(AccountsError::NotFound)?;
+        customer.api_subscription_status = status;
+        customer.subscription_status = status;
+        Ok(customer.clone())
+    }
+
+    async fn insert_key(&self, new: NewApiKey, now: DateTime<Utc>) -> Result<ApiKeyRecord, AccountsError> {
+        let mut inner = self.lock()?;
+        if inner.keys.iter().any(|k| k.key_hash == new.key_hash) {
+            return Err(AccountsError::Conflict("key hash exists".to_owned()));
+        }
+        let record = ApiKeyRecord {
+            id: inner.keys.len() as i64 + 1,
+            customer_id: new.customer_id,
+            key_hash: new.key_hash,
+            display_prefix: new.display_prefix,
+            name: new.name,
+            tier: new.tier,
+            created_at: now,
+            is_active: true,
+            expires_at: new.expires_at,
+            revoked_at: None,
+            last_used_at: None,
+        };
+        inner.keys.push(record.clone());
+        Ok(record)
+    }
+
+    async fn find_key_by_hash(&self, key_hash: &str) -> Result<Option<(ApiKeyRecord, Customer)>, AccountsError> {
+        let inner = self.lock()?;
+        Ok(inner.keys.iter().find(|k| k.key_hash == key_hash).and_then(|k| {
+            inner
+                .customers
+                .iter()
+                .find(|c| c.customer_id == k.customer_id)
+                .map(|c| (k.clone(), c.clone()))
+        }))
+    }
+
+    async fn list_keys(&self, customer_id: i64) -> Result<Vec<ApiKeyRecord>, AccountsError> {
+        let inner = self.lock()?;
+        Ok(inner
+            .keys
+            .iter()
+            .filter(|k| k.customer_id == customer_id)
+            .cloned()
+            .collect())
+    }
+
+    async fn rename_key(&self, key_id: i64, new_name: &str) -> Result<(), AccountsError> {
+        let mut inner = self.lock()?;
+        let key = inner
+            .keys
+            .iter_mut()
+            .find(|k| k.id == key_id)
+            .ok_or(AccountsError::NotFound)?;
+        new_name.clone_into(&mut key.name);
+        Ok(())
+    }
+
+    async fn revoke_key(&self, key_id: i64, now: DateTime<Utc>) -> Result<(), AccountsError> {
+        let mut inner = self.lock()?;
+        let key = inner
+            .keys
+            .iter_mut()
+            .find(|k| k.id == key_id)
+            .ok_or(AccountsError::NotFound)?;
+        key.is_active = false;
+        key.revoked_at.get_or_insert(now);
+        Ok(())
+    }
+
+    async fn touch_last_used(&self, key_ids: &[i64], now: DateTime<Utc>) -> Result<(), AccountsError> {
+        let mut inner = self.lock()?;
+        for key in inner.keys.iter_mut().filter(|k| key_ids.contains(&k.id)) {
+            key.last_used_at = Some(now);
+        }
+        Ok(())
+    }
+
+    async fn audit(
+        &self,
+        customer_id: i64,
+        key_id: Option<i64>,
+        action: &str,
+        detail: &str,
+        now: DateTime<Utc>,
+    ) -> Result<(), AccountsError> {
+        let mut inner = self.lock()?;
+        let id = inner.audit.len() as i64 + 1;
+        inner.audit.push(AuditEntry {
+            id,
+            customer_id,
+            key_id,
+            action: action.to_owned(),
+            detail: detail.to_owned(),
+            at: now,
+        });
+        Ok(())
+    }
+
+    async fn audit_log(&self, customer_id: i64) -> Result<Vec<AuditEntry>, AccountsError> {
+        let inner = self.lock()?;
+        Ok(inner
+            .audit
+            .iter()
+            .filter(|a| a.customer_id == customer_id)
+            .cloned()
+            .collect())
+    }
+
+    async fn grant_entitlement(
+        &self,
+        customer_id: i64,
+        products: &[String],
+        sports: &[Sport],
+        expires_at: Option<DateTime<Utc>>,
+    ) -> Result<Entitlement, AccountsError> {
+        let mut inner = self.lock()?;
+        let entitlement = inner.entitlements.entry(customer_id).or_insert_with(|| Entitlement {
+            customer_id,
+            owned_products: Vec::new(),
+            owned_sports: Vec::new(),
+            expires_at,
+        });
+        for product in products {
+            if !entitlement.owned_products.contains(product) {
+                entitlement.owned_products.push(product.clone());
+            }
+        }
+        for sport in sports {
+            if !entitlement.owned_sports.contains(sport) {
+                entitlement.owned_sports.push(*sport);
+            }
+        }
+        entitlement.expires_at = expires_at;
+        Ok(entitlement.clone())
+    }
+
+    async fn get_entitlement(&self, customer_id: i64) -> Result<Option<Entitlement>, AccountsError> {
+        Ok(self.lock()?.entitlements.get(&customer_id).cloned())
+    }
+
+    async fn ping(&self) -> Result<(), AccountsError> {
+        self.lock().map(|_| ())
+    }
+}
+
+#[async_trait]
+impl UsageMeter for MemoryAccounts {
+    async fn add_usage(&self, customer_id: i64, month: Month, n: u64) -> Result<u64, AccountsError> {
+        let mut inner = self.lock()?;
+        let used = inner.usage.entry((customer_id, month)).or_default();
+        *used += n;
+        Ok(*used)
+    }
+
+    async fn add_usage_batch(&self, increments: &[(i64, Month, u64)]) -> Result<(), AccountsError> {
+        let mut inner = self.lock()?;
+        for (customer_id, month, n) in increments {
+            *inner.usage.entry((*customer_id, *month)).or_default() += n;
+        }
+        Ok(())
+    }
+
+    async fn get_usage(&self, customer_id: i64, month: Month) -> Result<u64, AccountsError> {
+        Ok(self.lock()?.usage.get(&(customer_id, month)).copied().unwrap_or(0))
+    }
+
+    async fn try_consume_refresh(
+        &self,
+        customer_id: i64,
+        month: Month,
+        limit: u32,
+        _now: DateTime<Utc>,
+    ) -> Result<Option<u32>, AccountsError> {
+        let mut inner = self.lock()?;
+        let used = inner.refreshes.entry((customer_id, month)).or_default();
+        if *used >= limit {
+            return Ok(None);
+        }
+        *used += 1;
+        Ok(Some(*used))
+    }
+
+    async fn refreshes_used(&self, customer_id: i64, month: Month) -> Result<u32, AccountsError> {
+        Ok(self.lock()?.refreshes.get(&(customer_id, month)).copied().unwrap_or(0))
+    }
+}
