@@ -1,56 +1,14 @@
-//! The usage write-behind's health, and the flusher that keeps it.
-//!
-//! Counted requests reach the database once a second. While the database
-//! cannot take them they stay buffered in memory, where a crash would lose
-//! them; so once the last good flush is older than `stale_after`, the access
-//! gate stops serving authenticated requests (503) until a flush succeeds.
-//! A crash then loses at most `stale_after` of counting, outage or not.
+//! The server's usage flush round: persist buffered counts (keeping core's
+//! `UsageHealth` up to date, which the access decision reads), export the
+//! flush metrics, and write `last_used_at` of the keys used since the last
+//! round. The timing rules are the limits crate's `Flusher`.
 
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use crate::state::AppState;
 
 /// How often counted requests are persisted: the crash bound when healthy.
 pub const FLUSH_EVERY: Duration = linecast_limits::DEFAULT_FLUSH_INTERVAL;
-
-/// When usage last reached the database.
-#[derive(Debug)]
-pub struct UsageHealth {
-    last_success_ms: AtomicI64,
-    stale_after: Duration,
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
-}
-
-impl UsageHealth {
-    /// Healthy as of now.
-    pub fn new(stale_after: Duration) -> Self {
-        Self {
-            last_success_ms: AtomicI64::new(now_ms()),
-            stale_after,
-        }
-    }
-
-    fn succeeded(&self) {
-        self.last_success_ms.store(now_ms(), Ordering::Relaxed);
-    }
-
-    /// Seconds since the last good flush.
-    pub fn lag(&self) -> Duration {
-        let ms = now_ms() - self.last_success_ms.load(Ordering::Relaxed);
-        Duration::from_millis(u64::try_from(ms).unwrap_or(0))
-    }
-
-    /// True once buffered counts have waited longer than the crash bound.
-    pub fn is_stale(&self) -> bool {
-        self.lag() > self.stale_after
-    }
-}
 
 /// Persists buffered usage and `last_used_at` once.
 pub async fn flush_once(state: &AppState) {
@@ -78,19 +36,4 @@ pub fn spawn_flusher(state: AppState) -> linecast_limits::Flusher {
         let state = state.clone();
         async move { flush_once(&state).await }
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn usage_goes_stale_only_after_the_bound() {
-        let health = UsageHealth::new(Duration::from_millis(50));
-        assert!(!health.is_stale());
-        health.last_success_ms.store(now_ms() - 60, Ordering::Relaxed);
-        assert!(health.is_stale());
-        health.succeeded();
-        assert!(!health.is_stale());
-    }
 }

@@ -32,13 +32,14 @@ use utoipa_swagger_ui::SwaggerUi;
 
 use crate::auth::anonymous::AddressLimiter;
 use crate::auth::cache::KeyCache;
-use crate::auth::middleware::Access;
 use crate::error::{ApiError, error_response};
 use crate::routes;
 use crate::routes::health::HealthCache;
 use crate::settings::Settings;
 use crate::state::{AppState, Probe};
 use crate::{openapi, telemetry};
+use linecast_core::services::access::Access;
+use linecast_core::services::usage::UsageHealth;
 
 /// Largest accepted request body.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -139,17 +140,20 @@ impl Application {
         let limiter = build_limiter(&settings, usage.clone()).await?;
         let keys = KeyCache::new(accounts.clone());
         let doc = openapi::document();
+        let usage_health = Arc::new(UsageHealth::new(settings.usage_stale_after));
         let access = settings.auth_enabled.then(|| {
-            Arc::new(Access {
-                keys: keys.clone(),
-                limiter: limiter.clone(),
-                used_keys: std::sync::Mutex::new(std::collections::HashSet::new()),
-                rate_clock: if settings.freeze_rate_clock {
+            Arc::new(Access::new(
+                Arc::new(keys.clone()),
+                limiter.clone(),
+                clock.clone(),
+                if settings.freeze_rate_clock {
                     clock.clone()
                 } else {
                     Arc::new(SystemClock)
                 },
-            })
+                usage_health.clone(),
+                Arc::new(crate::metrics::limiter_decision),
+            ))
         });
         let probes: Vec<Arc<dyn Probe>> = vec![
             Arc::new(DatabaseProbe(accounts.clone())),
@@ -214,7 +218,7 @@ impl Application {
             // each have the whole budget, rendered bodies are smaller.
             responses: Arc::new(crate::responses::ResponseCache::new(settings.cache_bytes / 2)),
             resolutions: Arc::new(crate::responses::Resolutions::new()),
-            usage_health: Arc::new(crate::accounting::UsageHealth::new(settings.usage_stale_after)),
+            usage_health,
         };
         if settings.demo {
             crate::demo::ensure_demo_customer(&state, &settings.var_dir).await?;

@@ -14,7 +14,6 @@ use linecast_signer::HmacSigner;
 
 use crate::auth::anonymous::AddressLimiter;
 use crate::auth::cache::KeyCache;
-use crate::auth::middleware::Access;
 
 /// One dependency reported by `/api/v1/health`.
 #[async_trait]
@@ -49,7 +48,7 @@ pub struct AppState {
     /// Data status.
     pub freshness: Arc<Freshness>,
     /// `None` when auth and limits are disabled (benchmarks only).
-    pub access: Option<Arc<Access>>,
+    pub access: Option<Arc<linecast_core::services::access::Access>>,
     /// The per-address limit of the public data routes.
     pub addresses: Arc<AddressLimiter>,
     /// Health probe results, cached for a second.
@@ -62,5 +61,5 @@ pub struct AppState {
     /// second: the hot path's shortcut past the store lookups.
     pub resolutions: Arc<crate::responses::Resolutions>,
     /// Whether counted usage is reaching the database.
-    pub usage_health: Arc<crate::accounting::UsageHealth>,
+    pub usage_health: Arc<linecast_core::services::usage::UsageHealth>,
 }

@@ -5,6 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use async_trait::async_trait;
+use linecast_core::services::access::KeyDirectory;
 use linecast_core::{Accounts, AccountsError, ApiKeyRecord, Customer};
 use moka::future::Cache;
 
@@ -62,5 +64,12 @@ impl KeyCache {
 
     pub fn accounts(&self) -> &Arc<dyn Accounts> {
         &self.accounts
+    }
+}
+
+#[async_trait]
+impl KeyDirectory for KeyCache {
+    async fn lookup(&self, key_hash: &str) -> Result<Entry, AccountsError> {
+        KeyCache::lookup(self, key_hash).await
     }
 }

@@ -6,29 +6,16 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use chrono::{DateTime, Datelike, DurationRound, TimeDelta, TimeZone, Utc};
+use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 use linecast_domain::Sport;
 
 use crate::ports::signer::{DOWNLOAD_TTL, DownloadTokens, SignerError, TokenRefused, UrlSigner};
-use crate::{Accounts, AccountsError, ArtifactStore, Month, StoreError, UsageMeter};
+use crate::{Accounts, AccountsError, ArtifactStore, StoreError, UsageMeter};
 
 /// Refreshes per UTC month.
 pub const REFRESH_LIMIT: u32 = 8;
 
-/// The refresh window: the UTC calendar month of `now`.
-pub fn month_of(now: DateTime<Utc>) -> Month {
-    (now.year(), now.month())
-}
-
-/// First instant of the next UTC month, when the refresh count resets.
-pub fn next_reset(now: DateTime<Utc>) -> DateTime<Utc> {
-    let (y, m) = if now.month() == 12 {
-        (now.year() + 1, 1)
-    } else {
-        (now.year(), now.month() + 1)
-    };
-    Utc.with_ymd_and_hms(y, m, 1, 0, 0, 0).single().unwrap_or(now)
-}
+use crate::services::access::{month_of, next_reset};
 
 /// What a customer owns and how many refreshes are left this month.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -247,129 +234,11 @@ impl Datasets {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use std::collections::HashMap;
-    use std::sync::Mutex;
 
-    use async_trait::async_trait;
     use linecast_domain::artifacts::{Product, ProductCatalog};
 
     use super::*;
-    use crate::testing::{MemorySigner, MemoryStore};
-    use crate::{ApiKeyRecord, AuditEntry, Customer, Entitlement, NewApiKey, NewCustomer, SubscriptionStatus};
-
-    /// Entitlements and the refresh ledger; the rest of the accounts port is
-    /// not used by datasets and answers `Unavailable`.
-    #[derive(Default)]
-    struct Ledger {
-        entitlements: Mutex<HashMap<i64, Entitlement>>,
-        refreshes: Mutex<HashMap<(i64, Month), u32>>,
-    }
-
-    fn unused<T>() -> Result<T, AccountsError> {
-        Err(AccountsError::Unavailable("not used by datasets".into()))
-    }
-
-    #[async_trait]
-    impl Accounts for Ledger {
-        async fn create_customer(&self, _: NewCustomer, _: DateTime<Utc>) -> Result<Customer, AccountsError> {
-            unused()
-        }
-        async fn find_customer_by_email(&self, _: &str) -> Result<Option<Customer>, AccountsError> {
-            unused()
-        }
-        async fn get_customer(&self, _: i64) -> Result<Customer, AccountsError> {
-            unused()
-        }
-        async fn list_customers(&self) -> Result<Vec<Customer>, AccountsError> {
-            unused()
-        }
-        async fn set_subscription(&self, _: &str, _: SubscriptionStatus) -> Result<Customer, AccountsError> {
-            unused()
-        }
-        async fn insert_key(&self, _: NewApiKey, _: DateTime<Utc>) -> Result<ApiKeyRecord, AccountsError> {
-            unused()
-        }
-        async fn find_key_by_hash(&self, _: &str) -> Result<Option<(ApiKeyRecord, Customer)>, AccountsError> {
-            unused()
-        }
-        async fn list_keys(&self, _: i64) -> Result<Vec<ApiKeyRecord>, AccountsError> {
-            unused()
-        }
-        async fn rename_key(&self, _: i64, _: &str) -> Result<(), AccountsError> {
-            unused()
-        }
-        async fn revoke_key(&self, _: i64, _: DateTime<Utc>) -> Result<(), AccountsError> {
-            unused()
-        }
-        async fn touch_last_used(&self, _: &[i64], _: DateTime<Utc>) -> Result<(), AccountsError> {
-            unused()
-        }
-        async fn audit(&self, _: i64, _: Option<i64>, _: &str, _: &str, _: DateTime<Utc>) -> Result<(), AccountsError> {
-            unused()
-        }
-        async fn audit_log(&self, _: i64) -> Result<Vec<AuditEntry>, AccountsError> {
-            unused()
-        }
-        async fn grant_entitlement(
-            &self,
-            customer_id: i64,
-            products: &[String],
-            sports: &[Sport],
-            expires_at: Option<DateTime<Utc>>,
-        ) -> Result<Entitlement, AccountsError> {
-            let e = Entitlement {
-                customer_id,
-                owned_products: products.to_vec(),
-                owned_sports: sports.to_vec(),
-                expires_at,
-            };
-            self.entitlements.lock().unwrap().insert(customer_id, e.clone());
-            Ok(e)
-        }
-        async fn get_entitlement(&self, customer_id: i64) -> Result<Option<Entitlement>, AccountsError> {
-            Ok(self.entitlements.lock().unwrap().get(&customer_id).cloned())
-        }
-        async fn ping(&self) -> Result<(), AccountsError> {
-            Ok(())
-        }
-    }
-
-    #[async_trait]
-    impl UsageMeter for Ledger {
-        async fn add_usage(&self, _: i64, _: Month, _: u64) -> Result<u64, AccountsError> {
-            unused()
-        }
-        async fn add_usage_batch(&self, _: &[(i64, Month, u64)]) -> Result<(), AccountsError> {
-            unused()
-        }
-        async fn get_usage(&self, _: i64, _: Month) -> Result<u64, AccountsError> {
-            unused()
-        }
-        async fn try_consume_refresh(
-            &self,
-            customer_id: i64,
-            month: Month,
-            limit: u32,
-            _: DateTime<Utc>,
-        ) -> Result<Option<u32>, AccountsError> {
-            let mut refreshes = self.refreshes.lock().unwrap();
-            let used = refreshes.entry((customer_id, month)).or_default();
-            if *used >= limit {
-                return Ok(None);
-            }
-            *used += 1;
-            Ok(Some(*used))
-        }
-        async fn refreshes_used(&self, customer_id: i64, month: Month) -> Result<u32, AccountsError> {
-            Ok(self
-                .refreshes
-                .lock()
-                .unwrap()
-                .get(&(customer_id, month))
-                .copied()
-                .unwrap_or(0))
-        }
-    }
+    use crate::testing::{MemoryAccounts, MemorySigner, MemoryStore};
 
     const CUSTOMER: i64 = 7;
 
@@ -393,7 +262,7 @@ mod tests {
     }
 
     struct World {
-        ledger: Arc<Ledger>,
+        ledger: Arc<MemoryAccounts>,
         store: Arc<MemoryStore>,
         signer: Arc<MemorySigner>,
         datasets: Datasets,
@@ -401,7 +270,7 @@ mod tests {
 
     /// A catalog of two refreshable histories and one frozen archive.
     async fn world(owned: &[&str], expires_at: Option<DateTime<Utc>>) -> World {
-        let ledger = Arc::new(Ledger::default());
+        let ledger = Arc::new(MemoryAccounts::new());
         let owned: Vec<String> = owned.iter().map(|s| (*s).to_owned()).collect();
         ledger
             .grant_entitlement(CUSTOMER, &owned, &[Sport::Mlb, Sport::Nba], expires_at)

@@ -1,5 +1,6 @@
 //! Use cases: they join the pure crates to the ports. No HTTP here.
 
+pub mod access;
 pub mod datasets;
 pub mod freshness;
 pub mod history;
@@ -7,3 +8,4 @@ pub mod keys;
 pub mod markets;
 pub mod results;
 pub mod slate;
+pub mod usage;

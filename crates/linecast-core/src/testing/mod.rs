@@ -4,11 +4,13 @@
 //! `NotFound`) without any I/O. Never compiled into a release build.
 
 pub mod accounts;
+pub mod limits;
 pub mod markets;
 pub mod signer;
 pub mod store;
 
 pub use accounts::MemoryAccounts;
+pub use limits::MemoryLimiter;
 pub use markets::MemoryMarkets;
 pub use signer::MemorySigner;
 pub use store::MemoryStore;

@@ -1,0 +1,446 @@
+//! Who may call a key-gated route: the access decision for one request, and
+//! the quota calendar. Owns the rules, in the order a request meets them:
+//! a key must be presented (else 401 `API key required`); it must exist, match
+//! in constant time and be usable (else 401 `Invalid or expired API key`); the
+//! key's and the customer's tiers must include API access (403); a
+//! `Subscriber` route needs an active subscription (403); counting that could
+//! not be persisted for longer than the bound refuses (503); then the
+//! per-second limit (429, not counted) and the monthly quota (429, not
+//! counted). A request that passes is counted exactly once.
+//!
+//! The key directory (a cache in front of the accounts port) and the
+//! limiter are ports; this module knows nothing of HTTP, headers or metrics
+//! (it reports each limiter decision to an observer the caller supplies).
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Datelike, TimeZone, Utc};
+
+use crate::ports::accounts::hash_key;
+use crate::ports::accounts::{AccountsError, ApiKeyRecord, Customer, Month, SubscriptionStatus, constant_time_eq};
+use crate::ports::limits::{Limiter, LimitsError, MonthDecision, SecondDecision};
+use crate::{Clock, services::usage::UsageHealth};
+
+/// What a gated route asks of its caller's key. Set where the route is
+/// registered, never derived from the path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Policy {
+    /// Any valid key on a plan with API access, whatever the state of the
+    /// subscription.
+    AnyKey,
+    /// A valid key of a customer with an active subscription.
+    Subscriber,
+}
+
+/// Per-second limit per key.
+pub const PER_SECOND_LIMIT: u32 = 50;
+
+/// Tiers that resolve to the `ai` product access.
+pub const ACCEPTED_TIERS: [&str; 4] = ["ai", "data", "basic", "premium"];
+
+/// The quota window: the UTC calendar month of `now`.
+pub fn month_of(now: DateTime<Utc>) -> Month {
+    (now.year(), now.month())
+}
+
+/// First instant of the next UTC month: when quotas and refresh counts reset.
+pub fn next_reset(now: DateTime<Utc>) -> DateTime<Utc> {
+    let (y, m) = if now.month() == 12 {
+        (now.year() + 1, 1)
+    } else {
+        (now.year(), now.month() + 1)
+    };
+    Utc.with_ymd_and_hms(y, m, 1, 0, 0, 0).single().unwrap_or(now)
+}
+
+/// A key and its customer, shared with the directory's cache.
+pub type KeyEntry = Arc<(ApiKeyRecord, Customer)>;
+
+/// Key lookups by hash (the adapter caches them).
+#[async_trait]
+pub trait KeyDirectory: Send + Sync {
+    /// The key and its customer, whatever the key's state; `None` when no
+    /// key has that hash. A database failure is an error, never `None`.
+    async fn lookup(&self, key_hash: &str) -> Result<Option<KeyEntry>, AccountsError>;
+}
+
+/// An admitted request.
+#[derive(Debug, Clone)]
+pub struct Grant {
+    pub entry: KeyEntry,
+    /// Requests counted this month, this one included.
+    pub month_used: u64,
+}
+
+impl Grant {
+    pub fn key(&self) -> &ApiKeyRecord {
+        &self.entry.0
+    }
+
+    pub fn customer(&self) -> &Customer {
+        &self.entry.1
+    }
+}
+
+/// Why a request was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// No key presented.
+    MissingKey,
+    /// Unknown, revoked or expired key.
+    InvalidKey,
+    /// The key's or the customer's plan has no API access.
+    NoApiAccess {
+        tier: String,
+    },
+    /// The route needs an active subscription.
+    NoSubscription {
+        status: SubscriptionStatus,
+    },
+    /// Counting has not reached the database for longer than the bound.
+    UsageStale {
+        lag: Duration,
+    },
+    /// The accounts database or the limiter is unreachable.
+    Unavailable {
+        cause: String,
+    },
+    TooManyPerSecond {
+        retry_after_secs: u64,
+    },
+    QuotaExhausted {
+        limit: u64,
+        retry_after_secs: u64,
+    },
+}
+
+impl From<AccountsError> for Refusal {
+    fn from(err: AccountsError) -> Self {
+        Refusal::Unavailable { cause: err.to_string() }
+    }
+}
+
+/// Which limiter decided what: (`second` | `month`, `allowed` | `refused` | `error`).
+pub type DecisionObserver = Arc<dyn Fn(&'static str, &'static str) + Send + Sync>;
+
+/// The access decision over its ports.
+pub struct Access {
+    keys: Arc<dyn KeyDirectory>,
+    limiter: Arc<dyn Limiter>,
+    /// The data clock (quota months, key expiry).
+    clock: Arc<dyn Clock>,
+    /// The clock of the per-second windows: the system clock even when the
+    /// data clock is frozen (a frozen second would allow 50 requests ever).
+    rate_clock: Arc<dyn Clock>,
+    usage_health: Arc<UsageHealth>,
+    observer: DecisionObserver,
+    /// Keys used since the last `take_used_keys`.
+    used_keys: Mutex<HashSet<i64>>,
+}
+
+impl Access {
+    pub fn new(
+        keys: Arc<dyn KeyDirectory>,
+        limiter: Arc<dyn Limiter>,
+        clock: Arc<dyn Clock>,
+        rate_clock: Arc<dyn Clock>,
+        usage_health: Arc<UsageHealth>,
+        observer: DecisionObserver,
+    ) -> Self {
+        Self {
+            keys,
+            limiter,
+            clock,
+            rate_clock,
+            usage_health,
+            observer,
+            used_keys: Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// Takes the set of keys used since the last call (for `last_used_at`).
+    pub fn take_used_keys(&self) -> Vec<i64> {
+        self.used_keys
+            .lock()
+            .map(|mut s| s.drain().collect())
+            .unwrap_or_default()
+    }
+
+    /// Decides one request presenting `presented` (the full key, if any) on a
+    /// route of `policy`; see the module docs for the order of the checks.
+    pub async fn authenticate(&self, presented: Option<&str>, policy: Policy) -> Result<Grant, Refusal> {
+        let presented = presented.ok_or(Refusal::MissingKey)?;
+        let now = self.clock.now();
+        let hash = hash_key(presented);
+        let entry = self.keys.lookup(&hash).await?.ok_or(Refusal::InvalidKey)?;
+        let (key, customer) = (&entry.0, &entry.1);
+        // The lookup is by hash; compare again in constant time so a cache or
+        // index quirk can never admit a different key.
+        if !constant_time_eq(key.key_hash.as_bytes(), hash.as_bytes()) || !key.is_usable(now) {
+            return Err(Refusal::InvalidKey);
+        }
+        if !ACCEPTED_TIERS.contains(&key.tier.as_str()) || !ACCEPTED_TIERS.contains(&customer.tier.as_str()) {
+            return Err(Refusal::NoApiAccess { tier: key.tier.clone() });
+        }
+        if policy == Policy::Subscriber && customer.api_subscription_status != SubscriptionStatus::Active {
+            return Err(Refusal::NoSubscription {
+                status: customer.api_subscription_status,
+            });
+        }
+        if self.usage_health.is_stale() {
+            return Err(Refusal::UsageStale {
+                lag: self.usage_health.lag(),
+            });
+        }
+        let unavailable = |e: LimitsError| Refusal::Unavailable { cause: e.to_string() };
+        let second = self
+            .limiter
+            .check_second(key.id, PER_SECOND_LIMIT, self.rate_clock.now())
+            .await
+            .inspect_err(|_| (self.observer)("second", "error"))
+            .map_err(unavailable)?;
+        if let SecondDecision::Refused { retry_after_secs } = second {
+            (self.observer)("second", "refused");
+            return Err(Refusal::TooManyPerSecond {
+                retry_after_secs: retry_after_secs.max(1),
+            });
+        }
+        (self.observer)("second", "allowed");
+        let month = self
+            .limiter
+            .try_count_month(customer.customer_id, month_of(now), customer.monthly_limit)
+            .await
+            .inspect_err(|_| (self.observer)("month", "error"))
+            .map_err(unavailable)?;
+        let month_used = match month {
+            MonthDecision::Counted { used } => used,
+            MonthDecision::Exhausted { .. } => {
+                (self.observer)("month", "refused");
+                return Err(Refusal::QuotaExhausted {
+                    limit: customer.monthly_limit,
+                    retry_after_secs: (next_reset(now) - now).num_seconds().max(1) as u64,
+                });
+            }
+        };
+        (self.observer)("month", "allowed");
+        self.used_keys
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key.id);
+        Ok(Grant {
+            entry: Arc::clone(&entry),
+            month_used,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use chrono::TimeZone;
+
+    use super::*;
+    use crate::FixedClock;
+    use crate::ports::accounts::{Accounts, NewCustomer};
+    use crate::services::keys::Keys;
+    use crate::testing::{MemoryAccounts, MemoryLimiter};
+
+    fn at(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    fn now() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap()
+    }
+
+    /// The directory twin: straight to the accounts port, no cache.
+    struct Direct(Arc<MemoryAccounts>);
+
+    #[async_trait]
+    impl KeyDirectory for Direct {
+        async fn lookup(&self, key_hash: &str) -> Result<Option<KeyEntry>, AccountsError> {
+            Ok(self.0.find_key_by_hash(key_hash).await?.map(Arc::new))
+        }
+    }
+
+    struct World {
+        accounts: Arc<MemoryAccounts>,
+        limiter: Arc<MemoryLimiter>,
+        health: Arc<UsageHealth>,
+        access: Access,
+        decisions: Arc<Mutex<Vec<String>>>,
+    }
+
+    fn world() -> World {
+        world_with(Duration::from_hours(1))
+    }
+
+    fn world_with(stale_after: Duration) -> World {
+        let accounts = Arc::new(MemoryAccounts::new());
+        let limiter = Arc::new(MemoryLimiter::new());
+        let health = Arc::new(UsageHealth::new(stale_after));
+        let decisions = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::clone(&decisions);
+        let clock: Arc<dyn Clock> = Arc::new(FixedClock(now()));
+        let access = Access::new(
+            Arc::new(Direct(Arc::clone(&accounts))),
+            limiter.clone(),
+            Arc::clone(&clock),
+            clock,
+            Arc::clone(&health),
+            Arc::new(move |limiter, decision| seen.lock().unwrap().push(format!("{limiter}:{decision}"))),
+        );
+        World {
+            accounts,
+            limiter,
+            health,
+            access,
+            decisions,
+        }
+    }
+
+    async fn customer_with_key(w: &World, tier: &str, status: SubscriptionStatus, limit: u64) -> (Customer, String) {
+        let customer = w
+            .accounts
+            .create_customer(
+                NewCustomer {
+                    email: format!("{tier}-{status}@example.com"),
+                    name: "C".into(),
+                    tier: tier.into(),
+                    api_plan: None,
+                    subscription_status: status,
+                    monthly_limit: limit,
+                },
+                now(),
+            )
+            .await
+            .unwrap();
+        let keys = Keys::new(w.accounts.clone(), 10);
+        let key = keys.issue(&customer, "k", None, "test", now()).await.unwrap().key;
+        (customer, key)
+    }
+
+    #[tokio::test]
+    async fn a_request_without_a_key_or_with_an_unknown_or_revoked_one_is_refused_as_unauthenticated() {
+        let w = world();
+        assert_eq!(
+            w.access.authenticate(None, Policy::AnyKey).await.unwrap_err(),
+            Refusal::MissingKey
+        );
+        let unknown = format!("sk_service_{}", "a".repeat(40));
+        assert_eq!(
+            w.access.authenticate(Some(&unknown), Policy::AnyKey).await.unwrap_err(),
+            Refusal::InvalidKey
+        );
+        let (customer, key) = customer_with_key(&w, "ai", SubscriptionStatus::Active, 10).await;
+        let record = w.accounts.list_keys(customer.customer_id).await.unwrap().remove(0);
+        w.accounts.revoke_key(record.id, now()).await.unwrap();
+        assert_eq!(
+            w.access.authenticate(Some(&key), Policy::AnyKey).await.unwrap_err(),
+            Refusal::InvalidKey
+        );
+    }
+
+    #[tokio::test]
+    async fn a_plan_without_api_access_is_forbidden_before_any_limit_is_touched() {
+        let w = world();
+        let (_, key) = customer_with_key(&w, "free", SubscriptionStatus::Active, 10).await;
+        assert_eq!(
+            w.access.authenticate(Some(&key), Policy::AnyKey).await.unwrap_err(),
+            Refusal::NoApiAccess { tier: "free".into() }
+        );
+        assert!(w.decisions.lock().unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_lapsed_subscription_passes_any_key_routes_but_not_subscriber_routes() {
+        let w = world();
+        let (_, key) = customer_with_key(&w, "premium", SubscriptionStatus::PastDue, 10).await;
+        assert_eq!(
+            w.access.authenticate(Some(&key), Policy::Subscriber).await.unwrap_err(),
+            Refusal::NoSubscription {
+                status: SubscriptionStatus::PastDue
+            }
+        );
+        let grant = w.access.authenticate(Some(&key), Policy::AnyKey).await.unwrap();
+        assert_eq!(grant.month_used, 1);
+    }
+
+    #[tokio::test]
+    async fn an_exhausted_quota_refuses_until_the_next_utc_month_and_counts_nothing() {
+        let w = world();
+        let (customer, key) = customer_with_key(&w, "ai", SubscriptionStatus::Active, 2).await;
+        for used in [1, 2] {
+            let grant = w.access.authenticate(Some(&key), Policy::Subscriber).await.unwrap();
+            assert_eq!(grant.month_used, used);
+        }
+        // 2026-11-22T12:00Z to 2026-12-01T00:00Z is 8.5 days.
+        assert_eq!(
+            w.access.authenticate(Some(&key), Policy::Subscriber).await.unwrap_err(),
+            Refusal::QuotaExhausted {
+                limit: 2,
+                retry_after_secs: 734_400
+            }
+        );
+        assert_eq!(
+            w.limiter.month_usage(customer.customer_id, (2026, 11)).await.unwrap(),
+            2
+        );
+        assert_eq!(w.access.take_used_keys().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn stale_usage_and_an_unreachable_limiter_are_unavailable_never_unauthenticated() {
+        let w = world();
+        let (_, key) = customer_with_key(&w, "ai", SubscriptionStatus::Active, 10).await;
+        w.limiter.set_down(true);
+        assert!(matches!(
+            w.access.authenticate(Some(&key), Policy::Subscriber).await.unwrap_err(),
+            Refusal::Unavailable { .. }
+        ));
+        assert_eq!(w.decisions.lock().unwrap().as_slice(), ["second:error"]);
+        w.accounts.set_down(true);
+        assert!(matches!(
+            w.access.authenticate(Some(&key), Policy::Subscriber).await.unwrap_err(),
+            Refusal::Unavailable { .. }
+        ));
+    }
+
+    #[tokio::test]
+    async fn counting_that_has_not_reached_the_database_past_the_bound_refuses_until_a_good_flush() {
+        let w = world_with(Duration::from_millis(200));
+        let (_, key) = customer_with_key(&w, "ai", SubscriptionStatus::Active, 10).await;
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        assert!(matches!(
+            w.access.authenticate(Some(&key), Policy::Subscriber).await.unwrap_err(),
+            Refusal::UsageStale { .. }
+        ));
+        assert!(w.decisions.lock().unwrap().is_empty(), "nothing was counted");
+        w.health.succeeded();
+        assert!(w.access.authenticate(Some(&key), Policy::Subscriber).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn the_per_second_limit_refuses_the_fifty_first_request_of_a_second() {
+        let w = world();
+        let (_, key) = customer_with_key(&w, "ai", SubscriptionStatus::Active, 1000).await;
+        for _ in 0..50 {
+            w.access.authenticate(Some(&key), Policy::Subscriber).await.unwrap();
+        }
+        assert_eq!(
+            w.access.authenticate(Some(&key), Policy::Subscriber).await.unwrap_err(),
+            Refusal::TooManyPerSecond { retry_after_secs: 1 }
+        );
+    }
+
+    #[test]
+    fn the_quota_resets_at_the_first_instant_of_the_next_utc_month() {
+        assert_eq!(next_reset(at("2026-12-31T23:59:59Z")), at("2027-01-01T00:00:00Z"));
+        assert_eq!(next_reset(at("2026-02-01T00:00:00Z")), at("2026-03-01T00:00:00Z"));
+        assert_eq!(month_of(at("2026-11-30T23:59:59Z")), (2026, 11));
+    }
+}

@@ -1,0 +1,83 @@
+//! `MemoryLimiter`: the limiter port in memory: fixed one-second windows per
+//! key and monthly counts per customer, with no write-behind.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+use crate::ports::accounts::Month;
+use crate::ports::limits::{Limiter, LimitsError, MonthDecision, SecondDecision};
+
+#[derive(Default)]
+struct Inner {
+    seconds: HashMap<(i64, i64), u32>,
+    months: HashMap<(i64, Month), u64>,
+    down: bool,
+}
+
+/// Per-second windows and monthly counts in memory.
+#[derive(Default)]
+pub struct MemoryLimiter {
+    inner: Mutex<Inner>,
+}
+
+impl MemoryLimiter {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Every call fails with `Unavailable` while `down`.
+    pub fn set_down(&self, down: bool) {
+        self.lock_raw().down = down;
+    }
+
+    /// Sets a customer's count for a month.
+    pub fn set_month(&self, customer_id: i64, month: Month, used: u64) {
+        self.lock_raw().months.insert((customer_id, month), used);
+    }
+
+    fn lock_raw(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn lock(&self) -> Result<MutexGuard<'_, Inner>, LimitsError> {
+        let inner = self.lock_raw();
+        if inner.down {
+            return Err(LimitsError::Unavailable("memory limiter is down".to_owned()));
+        }
+        Ok(inner)
+    }
+}
+
+#[async_trait]
+impl Limiter for MemoryLimiter {
+    async fn check_second(&self, key_id: i64, limit: u32, now: DateTime<Utc>) -> Result<SecondDecision, LimitsError> {
+        let mut inner = self.lock()?;
+        let count = inner.seconds.entry((key_id, now.timestamp())).or_default();
+        if *count >= limit {
+            return Ok(SecondDecision::Refused { retry_after_secs: 1 });
+        }
+        *count += 1;
+        Ok(SecondDecision::Allowed)
+    }
+
+    async fn try_count_month(&self, customer_id: i64, month: Month, limit: u64) -> Result<MonthDecision, LimitsError> {
+        let mut inner = self.lock()?;
+        let used = inner.months.entry((customer_id, month)).or_default();
+        if *used >= limit {
+            return Ok(MonthDecision::Exhausted { used: *used });
+        }
+        *used += 1;
+        Ok(MonthDecision::Counted { used: *used })
+    }
+
+    async fn month_usage(&self, customer_id: i64, month: Month) -> Result<u64, LimitsError> {
+        Ok(self.lock()?.months.get(&(customer_id, month)).copied().unwrap_or(0))
+    }
+
+    async fn flush(&self) -> Result<(), LimitsError> {
+        self.lock().map(|_| ())
+    }
+}
