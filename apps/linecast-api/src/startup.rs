@@ -30,7 +30,7 @@ use linecast_store::{ObjectArtifactStore, StoreOptions};
 use utoipa_actix_web::AppExt;
 use utoipa_swagger_ui::SwaggerUi;
 
-use crate::auth::anonymous::AddressLimiter;
+use crate::auth::address_limiter::AddressLimiter;
 use crate::auth::cache::KeyCache;
 use crate::error::{ApiError, error_response};
 use crate::routes;

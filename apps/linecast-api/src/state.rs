@@ -12,7 +12,7 @@ use linecast_core::services::slate::Slate;
 use linecast_core::{Accounts, ArtifactStore, Clock, UsageMeter};
 use linecast_signer::HmacSigner;
 
-use crate::auth::anonymous::AddressLimiter;
+use crate::auth::address_limiter::AddressLimiter;
 use crate::auth::cache::KeyCache;
 
 /// One dependency reported by `/api/v1/health`.

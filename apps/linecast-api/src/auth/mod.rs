@@ -5,6 +5,7 @@
 //! (order of checks, policies, tiers, limits) are core's
 //! `services::access`.
 
+pub mod address_limiter;
 pub mod anonymous;
 pub mod cache;
 pub mod credentials;
