@@ -2,5 +2,5 @@
 
 pub mod freshness;
 pub mod history;
-pub mod results;
 pub mod slate;
+pub mod strategies;
