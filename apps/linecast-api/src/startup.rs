@@ -16,6 +16,7 @@ use linecast_core::ports::limits::Limiter;
 use linecast_core::ports::markets::PredictionMarkets;
 use linecast_core::ports::signer::UrlSigner;
 use linecast_core::services::history::History;
+use linecast_core::services::strategies::Strategies;
 use linecast_core::services::slate::et_date;
 use linecast_core::{Accounts, ArtifactStore, Clock, FixedClock, SystemClock, UsageMeter};
 use linecast_db::{PinnedAccounts, SeaAccounts};
@@ -177,6 +178,7 @@ impl Application {
         let markets: Arc<dyn PredictionMarkets> = Arc::new(CachedMarkets::new(source, CachedMarkets::DEFAULT_TTL));
         let state = AppState {
             store: artifacts.clone(),
+            strategies: Arc::new(Strategies::new(history.clone())),
             history,
             clock,
             probes,

@@ -4,3 +4,6 @@
 //! reads a port or decides a rule.
 
 pub mod rounding;
+pub mod history;
+pub mod strategies;
+pub mod time;
