@@ -3,7 +3,7 @@
 //! numbers. Handlers build these from what a use case returns; nothing here
 //! reads a port or decides a rule.
 
-pub mod rounding;
 pub mod history;
+pub mod rounding;
 pub mod strategies;
 pub mod time;

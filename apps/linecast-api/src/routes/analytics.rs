@@ -34,7 +34,11 @@ use crate::state::AppState;
     )
 )]
 #[get("/{sport}/{model_type}")]
-pub async fn summary(req: HttpRequest, state: web::Data<AppState>, path: SportModelPath) -> Result<HttpResponse, ApiError> {
+pub async fn summary(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    path: SportModelPath,
+) -> Result<HttpResponse, ApiError> {
     let SportModelPath { sport, model_type } = path;
     let now = state.clock.now();
     let resolution = Resolutions::key("summary", &[&sport, &model_type], et_date(now));
@@ -49,7 +53,9 @@ pub async fn summary(req: HttpRequest, state: web::Data<AppState>, path: SportMo
         .with(&data.version.version);
     state
         .responses
-        .serve(&req, Some((&state.resolutions, resolution)), key, || SummaryResponse::new(&data))
+        .serve(&req, Some((&state.resolutions, resolution)), key, || {
+            SummaryResponse::new(&data)
+        })
         .await
 }
 
@@ -121,7 +127,10 @@ pub async fn team_form_route(
     path: SportModelPath,
 ) -> Result<HttpResponse, ApiError> {
     let SportModelPath { sport, model_type } = path;
-    let inputs = state.history.team_form_inputs(sport, model_type, state.clock.now()).await?;
+    let inputs = state
+        .history
+        .team_form_inputs(sport, model_type, state.clock.now())
+        .await?;
     // Next game dates depend on the ET date; everything else on the season
     // generation and the score tape's.
     let key = CacheKey::new("team-form")

@@ -112,7 +112,11 @@ pub async fn results(
     )
 )]
 #[get("/{sport}/{model_type}/seasons")]
-pub async fn seasons(req: HttpRequest, state: web::Data<AppState>, path: SportModelPath) -> Result<HttpResponse, ApiError> {
+pub async fn seasons(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    path: SportModelPath,
+) -> Result<HttpResponse, ApiError> {
     let SportModelPath { sport, model_type } = path;
     // The list is computed from the graded-season cache and the ET date;
     // the key is what it computed, so the body can never lag behind it.

@@ -23,13 +23,13 @@ use linecast_grading::window::is_decided;
 use linecast_grading::{
     Density, GradedRow, Rolling, Summary, Tracking, density, grade_rows, rolling, summarize_graded, track_graded,
 };
-use linecast_strategies::{Accounting, Leaderboard, Replay, UnknownStrategy, leaderboard};
 use linecast_paging::{Order, PagingError, Plan, Request, plan};
+use linecast_strategies::{Accounting, Leaderboard, Replay, UnknownStrategy, leaderboard};
 use serde_json::value::RawValue;
 
 use crate::services::slate::et_date;
-use team_form::TeamFormInputs;
 use crate::{ArtifactStore, ObjectVersion, StoreError};
+use team_form::TeamFormInputs;
 
 /// A season is live while it has a decided game within this many days.
 pub const LIVE_WINDOW_DAYS: i64 = 14;
@@ -207,7 +207,14 @@ impl SeasonData {
     /// Every served row as JSON, oldest first, rendered once per generation.
     pub fn rendered_rows(&self) -> Arc<Vec<Box<RawValue>>> {
         self.rendered
-            .get_or_init(|| Arc::new(rows::render_rows(&self.table, self.model_type, &self.graded, &self.order)))
+            .get_or_init(|| {
+                Arc::new(rows::render_rows(
+                    &self.table,
+                    self.model_type,
+                    &self.graded,
+                    &self.order,
+                ))
+            })
             .clone()
     }
 }

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use chrono::NaiveDate;
-use linecast_domain::artifacts::{GameStatus, ScoreRow};
 use linecast_domain::SeasonLabel;
+use linecast_domain::artifacts::{GameStatus, ScoreRow};
 use linecast_grading::{TeamForm, team_form};
 
 use super::SeasonData;
@@ -40,7 +40,12 @@ impl TeamFormInputs {
 
     /// Computes the form of every team.
     pub fn assemble(&self) -> TeamFormReport {
-        assemble(&self.data, self.tape.as_ref().map(|t| t.value.as_slice()), self.season, self.today)
+        assemble(
+            &self.data,
+            self.tape.as_ref().map(|t| t.value.as_slice()),
+            self.season,
+            self.today,
+        )
     }
 }
 
@@ -61,6 +66,8 @@ pub fn assemble(data: &SeasonData, tape: Option<&[ScoreRow]>, season: SeasonLabe
             }
         }
     }
-    let teams = team_form(&data.table.rows, data.sport, data.model_type, |team| next.get(team).copied());
+    let teams = team_form(&data.table.rows, data.sport, data.model_type, |team| {
+        next.get(team).copied()
+    });
     TeamFormReport { season_end, teams }
 }
