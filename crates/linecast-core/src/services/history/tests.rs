@@ -35,9 +35,11 @@ fn key(day: &str, away: &str, home: &str) -> GameKey {
 /// A regular-season game of `label` with a money line and BLEND; decided
 /// when `home_wins` is given, unplayed otherwise.
 fn game(label: SeasonLabel, day: &str, away: &str, home: &str, home_wins: Option<bool>) -> SeasonRow {
-    let mut lines = linecast_domain::Lines::default();
-    lines.home_money_line = Some(-150.0);
-    lines.away_money_line = Some(130.0);
+    let lines = linecast_domain::Lines {
+        home_money_line: Some(-150.0),
+        away_money_line: Some(130.0),
+        ..Default::default()
+    };
     let mut models = linecast_domain::ModelProbs::default();
     models.set(ModelColumn::Blend, Some(0.6));
     let (away_score, home_score) = match home_wins {
