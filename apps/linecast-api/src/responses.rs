@@ -314,6 +314,26 @@ impl ResponseCache {
             .await
     }
 
+    /// `get_or_render` answered as a private 200/304; with a resolution-memo
+    /// entry (`memo`), the body is also remembered under that key.
+    pub async fn serve<T, F>(
+        &self,
+        req: &HttpRequest,
+        memo: Option<(&Resolutions, String)>,
+        key: CacheKey,
+        render: F,
+    ) -> Result<HttpResponse, ApiError>
+    where
+        T: Serialize,
+        F: FnOnce() -> T,
+    {
+        let body = self.get_or_render(key, || Ok(render())).await?;
+        if let Some((resolutions, resolution)) = memo {
+            resolutions.put(resolution, body.clone());
+        }
+        Ok(body.respond(req, PRIVATE))
+    }
+
     /// Like `get_or_render`, for a body the caller serializes itself (one
     /// that borrows what it is made of).
     pub async fn get_or_insert<F>(&self, key: CacheKey, render: F) -> Result<Arc<Rendered>, ApiError>

@@ -20,6 +20,7 @@ use linecast_core::services::freshness::Freshness;
 use linecast_core::services::history::History;
 use linecast_core::services::markets::Markets;
 use linecast_core::services::slate::{Slate, et_date};
+use linecast_core::services::strategies::Strategies;
 use linecast_core::{Accounts, ArtifactStore, Clock, FixedClock, SystemClock, UsageMeter};
 use linecast_core::{DownloadTokens, GrantedDownload, TokenRefused};
 use linecast_db::{PinnedAccounts, SeaAccounts};
@@ -195,6 +196,7 @@ impl Application {
         ));
         let state = AppState {
             store: artifacts.clone(),
+            strategies: Arc::new(Strategies::new(history.clone())),
             history,
             clock,
             probes,

@@ -9,6 +9,7 @@ use linecast_core::services::freshness::Freshness;
 use linecast_core::services::history::History;
 use linecast_core::services::markets::Markets;
 use linecast_core::services::slate::Slate;
+use linecast_core::services::strategies::Strategies;
 use linecast_core::{Accounts, ArtifactStore, Clock, UsageMeter};
 use linecast_signer::HmacSigner;
 
@@ -30,6 +31,8 @@ pub struct AppState {
     pub store: Arc<dyn ArtifactStore>,
     /// Graded seasons, computed once per generation.
     pub history: Arc<History>,
+    /// Strategy leaderboards and replays over `history`.
+    pub strategies: Arc<Strategies>,
     pub clock: Arc<dyn Clock>,
     pub probes: Vec<Arc<dyn Probe>>,
     pub accounts: Arc<dyn Accounts>,

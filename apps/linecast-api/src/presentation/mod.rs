@@ -6,7 +6,9 @@
 pub mod compat;
 pub mod datasets;
 pub mod freshness;
+pub mod history;
 pub mod markets;
 pub mod rounding;
 pub mod slate;
+pub mod strategies;
 pub mod time;

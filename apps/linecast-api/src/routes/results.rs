@@ -1,61 +1,18 @@
-//! Results paging and the season list.
+//! Results paging and the season list: HTTP only. The season choice and
+//! the page plan are the core history service's; the JSON shapes are
+//! `presentation::history`.
 
 use actix_web::{HttpRequest, HttpResponse, get, web};
-use linecast_core::services::history::SeasonData;
-use linecast_domain::{ModelType, SeasonLabel, Sport};
-use linecast_paging::{Order, Request, plan};
-use serde::Serialize;
-use serde_json::value::RawValue;
-use utoipa::ToSchema;
+use linecast_core::services::history::PageError;
+use linecast_core::services::slate::et_date;
+use linecast_paging::Request;
 
-use super::security::{rfc3339, season as parse_season};
+use super::security::season as parse_season;
 use crate::error::ApiError;
-use crate::params::{self, RawQuery};
-use crate::responses::{CacheKey, PRIVATE, Rendered};
+use crate::params::{RawQuery, SportModelPath};
+use crate::presentation::history::{ResultsResponse, SeasonsResponse};
+use crate::responses::{CacheKey, PRIVATE, Rendered, Resolutions};
 use crate::state::AppState;
-
-/// A page of graded results.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ResultsResponse<'a> {
-    pub sport: String,
-    pub model_type: String,
-    /// The season served (the current one when `season` was omitted).
-    pub season: String,
-    /// Result rows: every stored column in artifact order (unknown extras
-    /// included), the outcome column and IMPLIED recomputed, then `push`,
-    /// `graded` and `ungraded_reason`.
-    #[schema(value_type = Vec<Object>)]
-    pub results: Vec<&'a RawValue>,
-    /// Publication time of the season store.
-    pub last_updated: String,
-    /// Every row of the season, graded or not.
-    pub total: usize,
-    pub returned: usize,
-    pub offset: usize,
-    /// `offset + returned` while below `total`, else null.
-    pub next_offset: Option<usize>,
-    /// With `season`: the generation token to echo on later pages; null otherwise.
-    pub snapshot: Option<String>,
-    /// First game date of the season store.
-    pub source_start: Option<String>,
-    /// Last game date of the season store.
-    pub source_end: Option<String>,
-}
-
-/// The seasons with history.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct SeasonsResponse {
-    pub sport: String,
-    pub model_type: String,
-    /// Newest first.
-    pub seasons: Vec<String>,
-    /// Latest season with a game played against a posted line.
-    pub current_season: Option<String>,
-    /// True while the current season has a decided game within 14 days.
-    pub live: bool,
-    /// The current season while live, else null.
-    pub live_season: Option<String>,
-}
 
 #[utoipa::path(
     operation_id = "results", tag = "history",
@@ -84,84 +41,57 @@ pub struct SeasonsResponse {
 pub async fn results(
     req: HttpRequest,
     state: web::Data<AppState>,
-    path: web::Path<(String, String)>,
+    path: SportModelPath,
     query: web::Query<RawQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let (sport, model_type) = path.into_inner();
-    let sport = params::sport(&sport)?;
-    let model_type = params::model_type(&model_type)?;
+    let SportModelPath { sport, model_type } = path;
     let named = query.get("season").map(|s| parse_season(sport, s)).transpose()?;
-    let resolution = format!(
-        "results|{sport}|{model_type}|{}|{}|{}|{}|{}",
-        named.map(|s| s.to_string()).unwrap_or_default(),
-        query.get("limit").map_or("", String::as_str),
-        query.get("offset").map_or("", String::as_str),
-        query.get("snapshot").map_or("", String::as_str),
-        linecast_core::services::slate::et_date(state.clock.now())
+    let raw = |name: &str| query.get(name).map(String::as_str);
+    let now = state.clock.now();
+    let resolution = Resolutions::key(
+        "results",
+        &[
+            &sport,
+            &model_type,
+            &named.map(|s| s.to_string()).unwrap_or_default(),
+            &raw("limit").unwrap_or_default(),
+            &raw("offset").unwrap_or_default(),
+            &raw("snapshot").unwrap_or_default(),
+        ],
+        et_date(now),
     );
     if let Some(body) = state.resolutions.get(&resolution) {
         return Ok(body.respond(&req, PRIVATE));
     }
-    let request = Request::parse(
-        named.is_some(),
-        query.get("limit").map(String::as_str),
-        query.get("offset").map(String::as_str),
-        query.get("snapshot").map(String::as_str),
-    )?;
-    let season = match named {
-        Some(s) => s,
-        None => state.history.current(sport, model_type, state.clock.now()).await?,
-    };
-    let data = state.history.season(sport, model_type, season).await?;
-    let total = data.total();
-    let plan = plan(&request, total, &data.version.version)?;
+    let request = Request::parse(named.is_some(), raw("limit"), raw("offset"), raw("snapshot"))?;
+    let page = state
+        .history
+        .results_page(sport, model_type, named, &request, now)
+        .await
+        .map_err(|e| match e {
+            PageError::Store(e) => ApiError::from(e),
+            PageError::Paging(e) => ApiError::from(e),
+        })?;
+    let plan = &page.plan;
     // The page is a pure function of the season generation and the plan.
     let key = CacheKey::new("results")
         .with(sport)
         .with(model_type)
-        .with(season)
-        .with(&data.version.version)
+        .with(page.season)
+        .with(&page.data.version.version)
         .with(format!("{:?}", plan.order))
         .with(plan.page.offset)
         .with(plan.page.range().len())
         .with(plan.snapshot.as_deref().unwrap_or(""));
     let body = state
         .responses
-        .get_or_insert(key, || page(&data, sport, model_type, season, &plan))
+        .get_or_insert(key, || {
+            let rendered = page.data.rendered_rows();
+            Rendered::new(&ResultsResponse::new(sport, model_type, &page, &rendered))
+        })
         .await?;
     state.resolutions.put(resolution, body.clone());
     Ok(body.respond(&req, PRIVATE))
-}
-
-fn page(
-    data: &SeasonData,
-    sport: Sport,
-    model_type: ModelType,
-    season: SeasonLabel,
-    plan: &linecast_paging::Plan,
-) -> Result<Rendered, ApiError> {
-    let total = data.total();
-    let rendered = data.rendered_rows();
-    let range = plan.page.range();
-    let rows: Vec<&RawValue> = match plan.order {
-        Order::OldestFirst => rendered[range].iter().map(AsRef::as_ref).collect(),
-        Order::NewestFirst => range.map(|i| rendered[total - 1 - i].as_ref()).collect(),
-    };
-    let body = ResultsResponse {
-        sport: sport.code().to_owned(),
-        model_type: model_type.code().to_owned(),
-        season: season.to_string(),
-        returned: rows.len(),
-        results: rows,
-        last_updated: rfc3339(data.version.last_modified),
-        total,
-        offset: plan.page.offset,
-        next_offset: plan.page.next_offset,
-        snapshot: plan.snapshot.clone(),
-        source_start: data.first_date().map(|d| d.format("%Y-%m-%d").to_string()),
-        source_end: data.last_date().map(|d| d.format("%Y-%m-%d").to_string()),
-    };
-    Rendered::new(&body)
 }
 
 #[utoipa::path(
@@ -185,11 +115,9 @@ fn page(
 pub async fn seasons(
     req: HttpRequest,
     state: web::Data<AppState>,
-    path: web::Path<(String, String)>,
+    path: SportModelPath,
 ) -> Result<HttpResponse, ApiError> {
-    let (sport, model_type) = path.into_inner();
-    let sport = params::sport(&sport)?;
-    let model_type = params::model_type(&model_type)?;
+    let SportModelPath { sport, model_type } = path;
     // The list is computed from the graded-season cache and the ET date;
     // the key is what it computed, so the body can never lag behind it.
     let list = state.history.season_list(sport, model_type, state.clock.now()).await?;
@@ -205,19 +133,8 @@ pub async fn seasons(
         )
         .with(list.current_season.map(|s| s.to_string()).unwrap_or_default())
         .with(list.live);
-    let current = list.current_season.map(|s| s.to_string());
-    let body = state
+    state
         .responses
-        .get_or_render(key, || {
-            Ok(SeasonsResponse {
-                sport: sport.code().to_owned(),
-                model_type: model_type.code().to_owned(),
-                seasons: list.seasons.iter().map(ToString::to_string).collect(),
-                live_season: if list.live { current.clone() } else { None },
-                current_season: current,
-                live: list.live,
-            })
-        })
-        .await?;
-    Ok(body.respond(&req, PRIVATE))
+        .serve(&req, None, key, || SeasonsResponse::new(sport, model_type, &list))
+        .await
 }

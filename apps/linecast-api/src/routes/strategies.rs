@@ -1,46 +1,20 @@
-//! Strategy leaderboards and replays. `accounting` absent means the
-//! deprecated `legacy_v1`, announced with a `Deprecation` header.
+//! Strategy leaderboards and replays: HTTP only. `accounting` absent means
+//! the deprecated `legacy_v1`, announced with a `Deprecation` header. The
+//! season choice and the replays are the core strategies service's; the
+//! JSON shapes are `presentation::strategies`.
 
+use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, get, web};
+use linecast_core::services::strategies::StrategiesError;
 use linecast_domain::{ModelType, SeasonLabel, Sport};
-use linecast_strategies::{Accounting, Leaderboard, Replay, strategy_ids};
-use serde::Serialize;
-use utoipa::ToSchema;
+use linecast_strategies::{Accounting, strategy_ids};
 
-use super::security::{rfc3339, season as parse_season};
+use super::security::season as parse_season;
 use crate::error::ApiError;
-use crate::params::{self, RawQuery};
-use crate::responses::{CacheKey, PRIVATE};
+use crate::params::{self, RawQuery, SportModelPath};
+use crate::presentation::strategies::{ReplayResponse, StrategiesResponse, deprecation_header_value};
+use crate::responses::CacheKey;
 use crate::state::AppState;
-
-/// The leaderboard of the sixteen strategies.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct StrategiesResponse<'a> {
-    pub season: String,
-    /// Publication time of the season store.
-    pub last_updated: String,
-    /// sport, market, min_sample (30), accounting, price_basis, strategies
-    /// [{id, name, signal, rank, wins, losses, record, win_pct, roi, n, ranked,
-    /// units; recorded_v2 adds pushes, candidates, exclusions}].
-    #[serde(flatten)]
-    #[schema(value_type = Object)]
-    pub leaderboard: &'a Leaderboard,
-}
-
-/// One strategy replayed game by game.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ReplayResponse<'a> {
-    pub season: String,
-    pub last_updated: String,
-    /// sport, market, min_sample, accounting, price_basis, strategy (the
-    /// leaderboard entry plus units), games_considered, games (oldest first:
-    /// date, time_est, teams, scores, side, price, open_line, close_line, won,
-    /// outcome, profit_units, running_units), excluded_rows (with
-    /// include_excluded=true).
-    #[serde(flatten)]
-    #[schema(value_type = Object)]
-    pub replay: &'a Replay,
-}
 
 fn accounting(query: &RawQuery) -> Result<Accounting, ApiError> {
     match query.get("accounting") {
@@ -51,52 +25,30 @@ fn accounting(query: &RawQuery) -> Result<Accounting, ApiError> {
     }
 }
 
-async fn season(
-    state: &AppState,
-    sport: Sport,
-    model_type: ModelType,
-    query: &RawQuery,
-) -> Result<SeasonLabel, ApiError> {
-    match query.get("season") {
-        Some(raw) => parse_season(sport, raw),
-        None => state
-            .history
-            .seasons(sport, model_type)
-            .await?
-            .first()
-            .copied()
-            .ok_or_else(|| ApiError::NotFound(format!("No season store for {sport} {model_type}"))),
+fn named_season(sport: Sport, query: &RawQuery) -> Result<Option<SeasonLabel>, ApiError> {
+    query.get("season").map(|raw| parse_season(sport, raw)).transpose()
+}
+
+fn unknown_strategy(id: &str) -> ApiError {
+    ApiError::invalid_param("strategy_id", id, &strategy_ids().join(", "))
+}
+
+fn api_error(e: StrategiesError, sport: Sport, model_type: ModelType) -> ApiError {
+    match e {
+        StrategiesError::Store(e) => e.into(),
+        StrategiesError::NoSeason => ApiError::NotFound(format!("No season store for {sport} {model_type}")),
+        StrategiesError::UnknownStrategy(e) => unknown_strategy(&e.id),
     }
 }
 
-/// When `legacy_v1` became deprecated: 2026-11-21T00:00:00Z, the first
-/// linecast release, which shipped `recorded_v2` as its replacement (D15).
-pub const LEGACY_V1_DEPRECATED_AT: i64 = 1_795_219_200;
-
-/// The RFC 9745 `Deprecation` value: `@` and the Unix seconds of the
-/// deprecation date (a Structured Fields date).
-pub fn deprecation_header_value() -> String {
-    format!("@{LEGACY_V1_DEPRECATED_AT}")
-}
-
-/// Serves the body of `key` from the response cache (rendering it on a
-/// miss), with the deprecation header of legacy_v1.
-async fn respond<T: Serialize>(
-    req: &HttpRequest,
-    state: &AppState,
-    key: CacheKey,
-    accounting: Accounting,
-    render: impl FnOnce() -> T,
-) -> Result<HttpResponse, ApiError> {
-    let body = state.responses.get_or_render(key, || Ok(render())).await?;
-    let mut res = body.respond(req, PRIVATE);
+/// Adds the deprecation header of legacy_v1.
+fn announce(mut res: HttpResponse, accounting: Accounting) -> HttpResponse {
     if accounting.is_deprecated()
-        && let Ok(value) = actix_web::http::header::HeaderValue::from_str(&deprecation_header_value())
+        && let Ok(value) = HeaderValue::from_str(&deprecation_header_value())
     {
-        res.headers_mut()
-            .insert(actix_web::http::header::HeaderName::from_static("deprecation"), value);
+        res.headers_mut().insert(HeaderName::from_static("deprecation"), value);
     }
-    Ok(res)
+    res
 }
 
 #[utoipa::path(
@@ -123,28 +75,28 @@ async fn respond<T: Serialize>(
 pub async fn strategies(
     req: HttpRequest,
     state: web::Data<AppState>,
-    path: web::Path<(String, String)>,
+    path: SportModelPath,
     query: web::Query<RawQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let (sport, model_type) = path.into_inner();
-    let sport = params::sport(&sport)?;
-    let model_type = params::model_type(&model_type)?;
+    let SportModelPath { sport, model_type } = path;
     let accounting = accounting(&query)?;
-    let season = season(&state, sport, model_type, &query).await?;
-    let data = state.history.season(sport, model_type, season).await?;
+    let named = named_season(sport, &query)?;
+    let (data, board) = state
+        .strategies
+        .leaderboard(sport, model_type, named, accounting)
+        .await
+        .map_err(|e| api_error(e, sport, model_type))?;
     let key = CacheKey::new("strategies")
         .with(sport)
         .with(model_type)
-        .with(season)
+        .with(data.season)
         .with(&data.version.version)
         .with(accounting.code());
-    let board = data.strategies(accounting);
-    respond(&req, &state, key, accounting, || StrategiesResponse {
-        season: season.to_string(),
-        last_updated: rfc3339(data.version.last_modified),
-        leaderboard: &board,
-    })
-    .await
+    let res = state
+        .responses
+        .serve(&req, None, key, || StrategiesResponse::new(&data, &board))
+        .await?;
+    Ok(announce(res, accounting))
 }
 
 #[utoipa::path(
@@ -180,34 +132,27 @@ pub async fn replay(
     let sport = params::sport(&sport)?;
     let model_type = params::model_type(&model_type)?;
     if !strategy_ids().contains(&strategy_id.as_str()) {
-        return Err(ApiError::invalid_param(
-            "strategy_id",
-            &strategy_id,
-            &strategy_ids().join(", "),
-        ));
+        return Err(unknown_strategy(&strategy_id));
     }
     let accounting = accounting(&query)?;
     let include_excluded = params::boolean(&query, "include_excluded", false)?;
-    let season = season(&state, sport, model_type, &query).await?;
-    let data = state.history.season(sport, model_type, season).await?;
-    let replay = if include_excluded {
-        data.replay(accounting, &strategy_id)
-    } else {
-        data.replay_without_excluded(accounting, &strategy_id)
-    }
-    .map_err(|e| ApiError::invalid_param("strategy_id", &e.id, &strategy_ids().join(", ")))?;
+    let named = named_season(sport, &query)?;
+    let (data, replay) = state
+        .strategies
+        .replay(sport, model_type, named, accounting, &strategy_id, include_excluded)
+        .await
+        .map_err(|e| api_error(e, sport, model_type))?;
     let key = CacheKey::new("replay")
         .with(sport)
         .with(model_type)
-        .with(season)
+        .with(data.season)
         .with(&data.version.version)
         .with(accounting.code())
         .with(&strategy_id)
         .with(include_excluded);
-    respond(&req, &state, key, accounting, || ReplayResponse {
-        season: season.to_string(),
-        last_updated: rfc3339(data.version.last_modified),
-        replay: &replay,
-    })
-    .await
+    let res = state
+        .responses
+        .serve(&req, None, key, || ReplayResponse::new(&data, &replay))
+        .await?;
+    Ok(announce(res, accounting))
 }

@@ -6,6 +6,6 @@ pub mod freshness;
 pub mod history;
 pub mod keys;
 pub mod markets;
-pub mod results;
 pub mod slate;
+pub mod strategies;
 pub mod usage;

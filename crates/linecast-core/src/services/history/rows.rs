@@ -1,15 +1,15 @@
-//! Result rows as served: every stored column in artifact order (unknown
+//! Result rows as served (owned by the history area; knows nothing of the
+//! season cache, so the cache can use it without a module cycle): every stored column in artifact order (unknown
 //! extras included, verbatim), with the outcome column and IMPLIED
 //! recomputed by the grading rules (both appended when the store lacks
 //! them), then `push`, `graded` and `ungraded_reason`. Placeholder zero
 //! openers are null.
 
-use linecast_domain::{LineField, ModelColumn, SeasonRow};
+use linecast_domain::artifacts::SeasonTable;
+use linecast_domain::{LineField, ModelColumn, ModelType, SeasonRow};
 use linecast_grading::GradedRow;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-
-use crate::services::history::SeasonData;
 
 #[derive(Debug, Clone, Copy)]
 enum Column<'a> {
@@ -127,13 +127,12 @@ fn value(column: Column<'_>, row: &SeasonRow, graded: &GradedRow) -> Value {
     }
 }
 
-/// One served row as a JSON object.
-pub fn row_json(data: &SeasonData, index: usize) -> Map<String, Value> {
-    let outcome = data.model_type.outcome_column();
-    let row = &data.table.rows[index];
-    let graded = &data.graded[index];
+/// One served row (`table.rows[index]`, graded as `graded`) as a JSON object.
+pub fn row_json(table: &SeasonTable, model_type: ModelType, index: usize, graded: &GradedRow) -> Map<String, Value> {
+    let outcome = model_type.outcome_column();
+    let row = &table.rows[index];
     let mut map = Map::new();
-    for name in &data.table.columns {
+    for name in &table.columns {
         map.insert(name.to_string(), value(classify(name, outcome), row, graded));
     }
     if !map.contains_key(outcome) {
@@ -153,12 +152,18 @@ pub fn row_json(data: &SeasonData, index: usize) -> Map<String, Value> {
     map
 }
 
-/// Every served row, oldest first, as raw JSON.
-pub fn render_rows(data: &SeasonData) -> Vec<Box<RawValue>> {
-    data.order
+/// The rows at `order` (indices into `table.rows`, aligned with `graded`),
+/// in that order, as raw JSON.
+pub fn render_rows(
+    table: &SeasonTable,
+    model_type: ModelType,
+    graded: &[GradedRow],
+    order: &[usize],
+) -> Vec<Box<RawValue>> {
+    order
         .iter()
         .filter_map(|i| {
-            let json = serde_json::to_string(&Value::Object(row_json(data, *i))).ok()?;
+            let json = serde_json::to_string(&Value::Object(row_json(table, model_type, *i, &graded[*i]))).ok()?;
             RawValue::from_string(json).ok()
         })
         .collect()

@@ -2,6 +2,16 @@
 //! per generation (object version) and shared by results, seasons, summary,
 //! tracking, team form, rolling, density and strategies, so every endpoint
 //! grades the same rows with one implementation.
+//!
+//! Owns the season cache ([`History`]) and the history use cases (season
+//! choice, results pages, team form, cross-season aggregates). Must not
+//! touch HTTP or shape JSON responses (the API's presentation does); the
+//! row rendering in [`rows`] is the one served shape of a stored row.
+
+pub mod rows;
+pub mod team_form;
+#[cfg(test)]
+mod tests;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -13,12 +23,13 @@ use linecast_grading::window::is_decided;
 use linecast_grading::{
     Density, GradedRow, Rolling, Summary, Tracking, density, grade_rows, rolling, summarize_graded, track_graded,
 };
+use linecast_paging::{Order, PagingError, Plan, Request, plan};
 use linecast_strategies::{Accounting, Leaderboard, Replay, UnknownStrategy, leaderboard};
 use serde_json::value::RawValue;
 
-use crate::services::results::render_rows;
 use crate::services::slate::et_date;
 use crate::{ArtifactStore, ObjectVersion, StoreError};
+use team_form::TeamFormInputs;
 
 /// A season is live while it has a decided game within this many days.
 pub const LIVE_WINDOW_DAYS: i64 = 14;
@@ -195,7 +206,16 @@ impl SeasonData {
 
     /// Every served row as JSON, oldest first, rendered once per generation.
     pub fn rendered_rows(&self) -> Arc<Vec<Box<RawValue>>> {
-        self.rendered.get_or_init(|| Arc::new(render_rows(self))).clone()
+        self.rendered
+            .get_or_init(|| {
+                Arc::new(rows::render_rows(
+                    &self.table,
+                    self.model_type,
+                    &self.graded,
+                    &self.order,
+                ))
+            })
+            .clone()
     }
 }
 
@@ -442,6 +462,117 @@ impl History {
             last_updated: data.iter().map(|d| d.version.last_modified).max(),
             current: Some(current),
             generations: versions.join(","),
+        })
+    }
+}
+
+/// Why a results page could not be planned.
+#[derive(Debug)]
+pub enum PageError {
+    Store(StoreError),
+    Paging(PagingError),
+}
+
+impl From<StoreError> for PageError {
+    fn from(e: StoreError) -> Self {
+        Self::Store(e)
+    }
+}
+
+/// One page of `/results`: the season served, its graded data and the plan.
+#[derive(Debug)]
+pub struct ResultsPage {
+    pub season: SeasonLabel,
+    pub data: Arc<SeasonData>,
+    pub plan: Plan,
+}
+
+impl ResultsPage {
+    /// The page's rows out of `rendered` (the season's rendered rows, oldest
+    /// first), in the plan's order.
+    pub fn rows<'a>(&self, rendered: &'a [Box<RawValue>]) -> Vec<&'a RawValue> {
+        let total = rendered.len();
+        let range = self.plan.page.range();
+        match self.plan.order {
+            Order::OldestFirst => rendered[range].iter().map(AsRef::as_ref).collect(),
+            Order::NewestFirst => range.map(|i| rendered[total - 1 - i].as_ref()).collect(),
+        }
+    }
+}
+
+/// The history use cases.
+impl History {
+    /// Season choice: the named season, or the current one (the latest with a
+    /// game played against a posted line) when none is named.
+    pub async fn season_or_current(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        named: Option<SeasonLabel>,
+        now: DateTime<Utc>,
+    ) -> Result<SeasonLabel, StoreError> {
+        match named {
+            Some(season) => Ok(season),
+            None => self.current(sport, model_type, now).await,
+        }
+    }
+
+    /// The graded season chosen by [`Self::season_or_current`]: what summary
+    /// (never named) and tracking serve.
+    pub async fn chosen_season(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        named: Option<SeasonLabel>,
+        now: DateTime<Utc>,
+    ) -> Result<Arc<SeasonData>, StoreError> {
+        let season = self.season_or_current(sport, model_type, named, now).await?;
+        self.season(sport, model_type, season).await
+    }
+
+    /// The newest season with a store, whether or not a game was played.
+    pub async fn latest_season(&self, sport: Sport, model_type: ModelType) -> Result<Option<SeasonLabel>, StoreError> {
+        Ok(self.seasons(sport, model_type).await?.first().copied())
+    }
+
+    /// A results page: the chosen season's graded rows, paged by `request`
+    /// against the season's object version.
+    pub async fn results_page(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        named: Option<SeasonLabel>,
+        request: &Request,
+        now: DateTime<Utc>,
+    ) -> Result<ResultsPage, PageError> {
+        let data = self.chosen_season(sport, model_type, named, now).await?;
+        let plan = plan(request, data.total(), &data.version.version).map_err(PageError::Paging)?;
+        Ok(ResultsPage {
+            season: data.season,
+            data,
+            plan,
+        })
+    }
+
+    /// What team form of the current season is computed from: the graded
+    /// season, the score tape (absent when the store has none) and the ET date.
+    pub async fn team_form_inputs(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        now: DateTime<Utc>,
+    ) -> Result<TeamFormInputs, StoreError> {
+        let data = self.chosen_season(sport, model_type, None, now).await?;
+        let tape = match self.store.scores(sport).await {
+            Ok(tape) => Some(tape),
+            Err(StoreError::NotFound { .. }) => None,
+            Err(e) => return Err(e),
+        };
+        Ok(TeamFormInputs {
+            season: data.season,
+            data,
+            tape,
+            today: et_date(now),
         })
     }
 }
