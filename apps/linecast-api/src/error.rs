@@ -132,3 +132,13 @@ impl From<StoreError> for ApiError {
         }
     }
 }
+
+impl From<linecast_paging::PagingError> for ApiError {
+    fn from(err: linecast_paging::PagingError) -> Self {
+        if err.is_conflict() {
+            ApiError::Conflict(err.to_string())
+        } else {
+            ApiError::BadRequest(format!("Invalid {}: {err}", err.parameter()))
+        }
+    }
+}

@@ -10,6 +10,7 @@ pub mod metrics;
 pub mod openapi;
 pub mod params;
 pub mod presentation;
+pub mod probes;
 pub mod responses;
 pub mod routes;
 pub mod schema;

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::ops::{Deref, DerefMut};
 
 use chrono::NaiveDate;
-use linecast_domain::{ModelType, PublicMarket, Sport};
+use linecast_domain::{ModelType, PublicMarket, SeasonLabel, Sport};
 
 use crate::error::ApiError;
 
@@ -71,6 +71,11 @@ pub fn sport(value: &str) -> Result<Sport, ApiError> {
 
 pub fn model_type(value: &str) -> Result<ModelType, ApiError> {
     ModelType::parse(value).map_err(|e| ApiError::invalid_param("model_type", value, &e.allowed))
+}
+
+/// A season label valid for the sport, or a 400 naming `season`.
+pub fn season(sport: Sport, raw: &str) -> Result<SeasonLabel, ApiError> {
+    SeasonLabel::parse(sport, raw).map_err(|e| ApiError::invalid_param("season", raw, e.expected))
 }
 
 pub fn market(value: &str) -> Result<PublicMarket, ApiError> {

@@ -2,7 +2,6 @@
 
 use std::sync::Arc;
 
-use async_trait::async_trait;
 use linecast_core::ports::limits::Limiter;
 use linecast_core::services::datasets::Datasets;
 use linecast_core::services::freshness::Freshness;
@@ -16,15 +15,6 @@ use linecast_signer::HmacSigner;
 use crate::auth::address_limiter::AddressLimiter;
 use crate::auth::cache::KeyCache;
 
-/// One dependency reported by `/api/v1/health`.
-#[async_trait]
-pub trait Probe: Send + Sync {
-    /// Stable name: `database`, `cache` or `object_storage`.
-    fn name(&self) -> &'static str;
-    /// `Ok(detail)` when healthy, `Err(reason)` when not.
-    async fn check(&self) -> Result<serde_json::Value, String>;
-}
-
 /// What every handler can reach.
 #[derive(Clone)]
 pub struct AppState {
@@ -34,7 +24,7 @@ pub struct AppState {
     /// Strategy leaderboards and replays over `history`.
     pub strategies: Arc<Strategies>,
     pub clock: Arc<dyn Clock>,
-    pub probes: Vec<Arc<dyn Probe>>,
+    pub probes: Vec<Arc<dyn crate::probes::Probe>>,
     pub accounts: Arc<dyn Accounts>,
     pub usage: Arc<dyn UsageMeter>,
     pub limiter: Arc<dyn Limiter>,
@@ -55,7 +45,7 @@ pub struct AppState {
     /// The per-address limit of the public data routes.
     pub addresses: Arc<AddressLimiter>,
     /// Health probe results, cached for a second.
-    pub health: Arc<crate::routes::health::HealthCache>,
+    pub health: Arc<crate::probes::HealthCache>,
     /// API keys: issue, list, rename, revoke (the key cap lives here).
     pub api_keys: Arc<linecast_core::services::keys::Keys>,
     /// Rendered bodies of the read endpoints (render once, serve bytes).

@@ -6,6 +6,7 @@
 pub mod compat;
 pub mod datasets;
 pub mod freshness;
+pub mod health;
 pub mod history;
 pub mod markets;
 pub mod rounding;

@@ -8,10 +8,10 @@ use linecast_core::{ApiKeyRecord, Customer};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::security::rfc3339;
 use crate::auth::{AuthContext, month_of, next_reset};
 use crate::error::ApiError;
 use crate::params::OptionalJson;
+use crate::presentation::time::rfc3339;
 use crate::state::AppState;
 
 /// The caller, as authenticated by the access middleware.

@@ -6,8 +6,8 @@
 use actix_web::{HttpRequest, HttpResponse, get, web};
 use linecast_core::services::slate::et_date;
 
-use super::security::season as parse_season;
 use crate::error::ApiError;
+use crate::params::season as parse_season;
 use crate::params::{RawQuery, SportModelPath};
 use crate::presentation::history::{
     DensityResponse, RollingResponse, SummaryResponse, TeamFormResponse, TrackingResponse,

@@ -15,7 +15,6 @@ pub mod predictions;
 pub mod public_picks;
 pub mod results;
 pub mod root;
-pub mod security;
 pub mod strategies;
 
 use actix_web::dev::{ServiceFactory, ServiceRequest};

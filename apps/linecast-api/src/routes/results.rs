@@ -7,8 +7,8 @@ use linecast_core::services::history::PageError;
 use linecast_core::services::slate::et_date;
 use linecast_paging::Request;
 
-use super::security::season as parse_season;
 use crate::error::ApiError;
+use crate::params::season as parse_season;
 use crate::params::{RawQuery, SportModelPath};
 use crate::presentation::history::{ResultsResponse, SeasonsResponse};
 use crate::responses::{CacheKey, PRIVATE, Rendered, Resolutions};

@@ -9,8 +9,8 @@ use linecast_core::services::strategies::StrategiesError;
 use linecast_domain::{ModelType, SeasonLabel, Sport};
 use linecast_strategies::{Accounting, strategy_ids};
 
-use super::security::season as parse_season;
 use crate::error::ApiError;
+use crate::params::season as parse_season;
 use crate::params::{self, RawQuery, SportModelPath};
 use crate::presentation::strategies::{ReplayResponse, StrategiesResponse, deprecation_header_value};
 use crate::responses::CacheKey;
