@@ -183,9 +183,6 @@ async fn find_own_key(state: &AppState, ctx: &AuthContext, field: &str, raw: &st
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "The caller's account", body = CustomerResponse),
-        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
-        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
-        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
@@ -208,9 +205,6 @@ pub async fn me(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthContext
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Usage this month", body = UsageResponse),
-        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
-        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
-        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
@@ -247,9 +241,6 @@ pub async fn usage(
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "The caller's keys, masked, oldest first", body = Vec<ApiKeyView>),
-        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
-        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
-        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
@@ -274,11 +265,8 @@ pub async fn list_keys(
     responses(
         (status = 200, description = "The new key, shown once", body = CreatedKeyResponse),
         (status = 400, description = "Missing or invalid name, a malformed JSON body, or the customer already holds the most active keys allowed (25 by default)", body = crate::error::ErrorBody),
-        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
-        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
         (status = 413, description = "Body too large", body = crate::error::ErrorBody),
         (status = 415, description = "A request body with a Content-Encoding", body = crate::error::ErrorBody),
-        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
@@ -317,12 +305,9 @@ pub async fn create_key(
     responses(
         (status = 200, description = "Renamed", body = MessageResponse),
         (status = 400, description = "Invalid key reference or name, a masked key matching several keys, or a malformed body", body = crate::error::ErrorBody),
-        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
-        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
         (status = 404, description = "No such key among yours", body = crate::error::ErrorBody),
         (status = 413, description = "Body too large", body = crate::error::ErrorBody),
         (status = 415, description = "A request body with a Content-Encoding", body = crate::error::ErrorBody),
-        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
@@ -353,11 +338,8 @@ pub async fn rename_key(
     responses(
         (status = 200, description = "Revoked", body = MessageResponse),
         (status = 400, description = "Invalid key reference, a masked key matching several keys, or the key authenticating this request", body = crate::error::ErrorBody),
-        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
-        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
         (status = 404, description = "No such key among yours", body = crate::error::ErrorBody),
         (status = 405, description = "`rename` is not a key: /api-keys/rename takes PATCH only", body = crate::error::ErrorBody),
-        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]

@@ -26,11 +26,7 @@ use crate::state::AppState;
         (status = 200, description = "Per-model summary", body = SummaryResponse),
         (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Unknown sport or model type", body = crate::error::ErrorBody),
-        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
-        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
-        (status = 404, description = "No season with a decided game", body = crate::error::ErrorBody),
-        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
-        (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
+        (status = 404, description = "No season with a decided game", body = crate::error::ErrorBody)
     )
 )]
 #[get("/{sport}/{model_type}")]
@@ -71,11 +67,7 @@ pub async fn summary(
         (status = 200, description = "Model tracking", body = TrackingResponse),
         (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Unknown sport or model type, or a malformed season", body = crate::error::ErrorBody),
-        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
-        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
-        (status = 404, description = "No season store for that season", body = crate::error::ErrorBody),
-        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
-        (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
+        (status = 404, description = "No season store for that season", body = crate::error::ErrorBody)
     )
 )]
 #[get("/{sport}/{model_type}/tracking")]
@@ -113,11 +105,7 @@ pub async fn tracking(
         (status = 200, description = "Team form", body = TeamFormResponse),
         (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Unknown sport or model type", body = crate::error::ErrorBody),
-        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
-        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
-        (status = 404, description = "No season with a decided game", body = crate::error::ErrorBody),
-        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
-        (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
+        (status = 404, description = "No season with a decided game", body = crate::error::ErrorBody)
     )
 )]
 #[get("/{sport}/{model_type}/team-form")]
@@ -156,11 +144,7 @@ pub async fn team_form_route(
     responses(
         (status = 200, description = "Rolling curves", body = RollingResponse),
         (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
-        (status = 400, description = "Unknown sport or model type", body = crate::error::ErrorBody),
-        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
-        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
-        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
-        (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
+        (status = 400, description = "Unknown sport or model type", body = crate::error::ErrorBody)
     )
 )]
 #[get("/{sport}/{model_type}/rolling")]
@@ -192,11 +176,7 @@ pub async fn rolling_route(
         (status = 200, description = "Density grid", body = DensityResponse),
         (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Unknown sport or model type", body = crate::error::ErrorBody),
-        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
-        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
-        (status = 404, description = "No season with a decided game", body = crate::error::ErrorBody),
-        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
-        (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
+        (status = 404, description = "No season with a decided game", body = crate::error::ErrorBody)
     )
 )]
 #[get("/{sport}/{model_type}/density")]

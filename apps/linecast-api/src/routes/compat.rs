@@ -16,9 +16,6 @@ use crate::state::AppState;
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Empty payload", body = PicksResponse),
-        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
-        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
-        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
@@ -37,9 +34,6 @@ pub async fn picks_today(state: web::Data<AppState>) -> HttpResponse {
     responses(
         (status = 200, description = "Zeroed performance windows", body = PerformanceResponse),
         (status = 400, description = "Unknown sport or market", body = crate::error::ErrorBody),
-        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
-        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
-        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
@@ -66,9 +60,6 @@ pub async fn picks_performance(query: web::Query<RawQuery>) -> Result<HttpRespon
     responses(
         (status = 200, description = "Empty payload for the date", body = PicksResponse),
         (status = 400, description = "Malformed date", body = crate::error::ErrorBody),
-        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
-        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
-        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
@@ -83,9 +74,6 @@ pub async fn picks_for_date(state: web::Data<AppState>, path: DatePath) -> HttpR
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Sports and model types", body = SportsResponse),
-        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
-        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
-        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]

@@ -18,9 +18,6 @@ use crate::state::AppState;
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Entitlement and refresh quota; consumes nothing", body = EntitlementResponse),
-        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
-        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
-        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
@@ -42,7 +39,6 @@ pub async fn status(
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Signed links for every owned refreshable dataset; one refresh consumed", body = RefreshResponse),
-        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
         (status = 403, description = "No active subscription, or no owned refreshable dataset", body = crate::error::ErrorBody),
         (status = 429, description = "The 8 monthly refreshes are used, or the request limits are exceeded", body = crate::error::ErrorBody),
         (status = 503, description = "Signing, storage or the accounts database failed; nothing consumed", body = crate::error::ErrorBody)

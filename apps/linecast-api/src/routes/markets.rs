@@ -17,11 +17,7 @@ use crate::state::AppState;
     responses(
         (status = 200, description = "Model vs sportsbook vs prediction market", body = MarketsResponse),
         (status = 400, description = "Unknown sport", body = crate::error::ErrorBody),
-        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
-        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
-        (status = 404, description = "No moneyline predictions for that sport", body = crate::error::ErrorBody),
-        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
-        (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
+        (status = 404, description = "No moneyline predictions for that sport", body = crate::error::ErrorBody)
     )
 )]
 #[get("/{sport}")]

@@ -24,11 +24,7 @@ use crate::state::AppState;
         (status = 200, description = "Today's predictions", body = PredictionsResponse),
         (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Unknown sport or model type, or a malformed boolean", body = crate::error::ErrorBody),
-        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
-        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
-        (status = 404, description = "No predictions artifact for that sport and model type", body = crate::error::ErrorBody),
-        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
-        (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
+        (status = 404, description = "No predictions artifact for that sport and model type", body = crate::error::ErrorBody)
     )
 )]
 #[get("/{sport}/{model_type}")]

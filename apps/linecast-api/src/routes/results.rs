@@ -29,12 +29,8 @@ use crate::state::AppState;
         (status = 200, description = "A page of results", body = ResultsResponse),
         (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Malformed sport, model_type, limit, offset, season or snapshot", body = crate::error::ErrorBody),
-        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
-        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
         (status = 404, description = "No season store for that sport, model type and season", body = crate::error::ErrorBody),
-        (status = 409, description = "The snapshot changed between pages; restart from offset 0", body = crate::error::ErrorBody),
-        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
-        (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
+        (status = 409, description = "The snapshot changed between pages; restart from offset 0", body = crate::error::ErrorBody)
     )
 )]
 #[get("/{sport}/{model_type}")]
@@ -104,11 +100,7 @@ pub async fn results(
     responses(
         (status = 200, description = "Seasons with history", body = SeasonsResponse),
         (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
-        (status = 400, description = "Unknown sport or model type", body = crate::error::ErrorBody),
-        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
-        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
-        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
-        (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
+        (status = 400, description = "Unknown sport or model type", body = crate::error::ErrorBody)
     )
 )]
 #[get("/{sport}/{model_type}/seasons")]

@@ -64,11 +64,7 @@ fn announce(mut res: HttpResponse, accounting: Accounting) -> HttpResponse {
         (status = 200, description = "The leaderboard; legacy_v1 carries a Deprecation header", body = StrategiesResponse),
         (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Unknown sport or model type, malformed season or accounting", body = crate::error::ErrorBody),
-        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
-        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
-        (status = 404, description = "No season store for that season", body = crate::error::ErrorBody),
-        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
-        (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
+        (status = 404, description = "No season store for that season", body = crate::error::ErrorBody)
     )
 )]
 #[get("/{sport}/{model_type}")]
@@ -114,11 +110,7 @@ pub async fn strategies(
         (status = 200, description = "The replay; its totals equal the leaderboard entry", body = ReplayResponse),
         (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Unknown strategy id (the detail lists the valid ids), sport or model type; malformed season, accounting or include_excluded", body = crate::error::ErrorBody),
-        (status = 401, description = "Missing, invalid, expired or revoked key", body = crate::error::ErrorBody),
-        (status = 403, description = "No active subscription", body = crate::error::ErrorBody),
-        (status = 404, description = "No season store for that season", body = crate::error::ErrorBody),
-        (status = 429, description = "Per-second limit or monthly quota exceeded", body = crate::error::ErrorBody),
-        (status = 503, description = "Object storage or the accounts database unavailable", body = crate::error::ErrorBody)
+        (status = 404, description = "No season store for that season", body = crate::error::ErrorBody)
     )
 )]
 #[get("/{sport}/{model_type}/replay/{strategy_id}")]
