@@ -3,6 +3,7 @@
 //! numbers. Handlers build these from what a use case returns; nothing here
 //! reads a port or decides a rule.
 
+pub mod account;
 pub mod compat;
 pub mod datasets;
 pub mod freshness;
