@@ -86,7 +86,7 @@ fn text(s: Option<&String>) -> Value {
 fn implied_value(graded: &GradedRow) -> Value {
     graded
         .implied
-        .map_or(Value::Null, |v| Value::from((v * 1e6).round() / 1e6))
+        .map_or(Value::Null, |v| Value::from(linecast_domain::round::to_places(v, 6)))
 }
 
 fn value(column: Column<'_>, row: &SeasonRow, graded: &GradedRow) -> Value {
