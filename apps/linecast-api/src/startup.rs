@@ -195,7 +195,6 @@ impl Application {
             settings.max_keys_per_customer,
         ));
         let state = AppState {
-            store: artifacts.clone(),
             strategies: Arc::new(Strategies::new(history.clone())),
             history,
             clock,

@@ -1,4 +1,7 @@
-//! Shared application state: the ports the handlers call through.
+//! Shared application state: the use-case services the handlers call, and
+//! the HTTP-only pieces (response cache, resolution memo, health cache,
+//! per-address limiter). The raw accounts, usage and limiter ports are here
+//! for the flush round, the demo bootstrap and the usage routes.
 
 use std::sync::Arc;
 
@@ -9,7 +12,7 @@ use linecast_core::services::history::History;
 use linecast_core::services::markets::Markets;
 use linecast_core::services::slate::Slate;
 use linecast_core::services::strategies::Strategies;
-use linecast_core::{Accounts, ArtifactStore, Clock, UsageMeter};
+use linecast_core::{Accounts, Clock, UsageMeter};
 use linecast_signer::HmacSigner;
 
 use crate::auth::address_limiter::AddressLimiter;
@@ -18,7 +21,6 @@ use crate::auth::cache::KeyCache;
 /// What every handler can reach.
 #[derive(Clone)]
 pub struct AppState {
-    pub store: Arc<dyn ArtifactStore>,
     /// Graded seasons, computed once per generation.
     pub history: Arc<History>,
     /// Strategy leaderboards and replays over `history`.
