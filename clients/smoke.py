@@ -12,17 +12,32 @@ sys.path.insert(0, package_dir)
 from linecast_client import AuthenticatedClient  # noqa: E402
 from linecast_client.api.account import create_api_key, list_api_keys, rename_api_key, revoke_api_key  # noqa: E402
 from linecast_client.api.data import predictions  # noqa: E402
-from linecast_client.api.history import result_seasons, results  # noqa: E402
+from linecast_client.api.history import (  # noqa: E402
+    density,
+    model_tracking,
+    result_seasons,
+    results,
+    rolling,
+    summary,
+    team_form,
+)
 from linecast_client.api.strategies import strategies, strategy_replay  # noqa: E402
 from linecast_client.models import (  # noqa: E402
     AccountingCode,
     CreateKeyRequest,
+    DensityResponse,
     ModelTypeCode,
     PredictionsResponse,
     RenameKeyRequest,
+    ReplayResponse,
     ResultsResponse,
+    RollingResponse,
     SportCode,
+    StrategiesResponse,
     StrategyId,
+    SummaryResponse,
+    TeamFormResponse,
+    TrackingResponse,
 )
 
 client = AuthenticatedClient(base_url=base, token=key, prefix="", auth_header_name="X-API-Key")
@@ -53,14 +68,30 @@ while offset is not None:
     offset = page.next_offset
 check(len(rows) == total, f"paged season {season} to the end: {len(rows)} rows == total {total}")
 
+for mt in (ModelTypeCode.OVER_UNDER, ModelTypeCode.WON_ON_POINTS):
+    summ = summary.sync(SportCode.NBA, mt, client=client)
+    check(isinstance(summ, SummaryResponse) and summ.summaries, f"summary {mt.value} parses into typed entries")
+    side = summ.summaries[0].over if mt == ModelTypeCode.OVER_UNDER else summ.summaries[0].home
+    check(side is not None, f"summary {mt.value} carries its side rate as a typed field")
+tracking = model_tracking.sync(SportCode.NBA, ModelTypeCode.WON_ON_POINTS, client=client)
+check(isinstance(tracking, TrackingResponse) and tracking.archive_games >= tracking.total_games, "tracking parses")
+form = team_form.sync(SportCode.NBA, ModelTypeCode.WON_ON_POINTS, client=client)
+check(isinstance(form, TeamFormResponse) and all(0 <= t.win_pct <= 1 for t in form.teams), "team form parses")
+curves = rolling.sync(SportCode.NBA, ModelTypeCode.WON_ON_POINTS, client=client)
+check(isinstance(curves, RollingResponse) and curves.seasons, "rolling parses")
+grid = density.sync(SportCode.NBA, ModelTypeCode.WON_ON_POINTS, client=client)
+check(isinstance(grid, DensityResponse) and len(grid.cells) == len(grid.y_labels), "density parses")
+
 board = strategies.sync(SportCode.NBA, ModelTypeCode.WON_ON_POINTS, client=client, accounting=AccountingCode.RECORDED_V2)
-entries = board.to_dict()["strategies"]
-check(len(entries) == 16, "sixteen strategies")
-first = entries[0]
+check(isinstance(board, StrategiesResponse) and len(board.strategies) == 16, "sixteen typed strategy entries")
+first = board.strategies[0]
 replay = strategy_replay.sync(
-    SportCode.NBA, ModelTypeCode.WON_ON_POINTS, StrategyId(first["id"]), client=client, accounting=AccountingCode.RECORDED_V2
-).to_dict()
-check(replay["strategy"]["wins"] == first["wins"] and replay["strategy"]["losses"] == first["losses"], "replay equals its entry")
+    SportCode.NBA, ModelTypeCode.WON_ON_POINTS, StrategyId(first.id), client=client,
+    accounting=AccountingCode.RECORDED_V2, include_excluded=True,
+)
+check(isinstance(replay, ReplayResponse), "replay parses into the generated model")
+check(replay.strategy.wins == first.wins and replay.strategy.losses == first.losses, "replay equals its entry")
+check(len(replay.games) + len(replay.excluded_rows) == replay.games_considered, "games plus excluded rows are the games considered")
 
 created = create_api_key.sync(client=client, body=CreateKeyRequest(name="generated-client"))
 new_key = created.api_key

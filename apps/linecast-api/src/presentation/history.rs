@@ -3,15 +3,24 @@
 //! shapes, schemas and formats; must not read a port or decide a rule (the
 //! core history service does).
 
+use std::collections::BTreeMap;
+
 use chrono::NaiveDate;
 use linecast_core::services::history::team_form::{TeamFormInputs, TeamFormReport};
 use linecast_core::services::history::{CrossSeason, ResultsPage, SeasonData, SeasonList};
-use linecast_domain::{ModelType, Sport};
-use linecast_grading::{Density, Rolling, SummaryEntry, TeamForm, Tracking};
+use linecast_domain::{ModelType, SeasonLabel, Sport};
+use linecast_grading::tracking::{RecentGame, TrackingSnapshot, WeeklyPoint};
+use linecast_grading::{
+    Density, DensityCell, ForecastSource, Model, Rolling, RollingSeason, SummaryEntry, TeamForm, Tracking,
+};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
+use super::shapes::{
+    DensityCellShape, ForecastSourceCode, RecentGameShape, ResultRow, RollingSeasonShape, SummaryEntryShape,
+    TeamFormEntry, TrackingSnapshotShape, WeeklyPointShape,
+};
 use super::time::rfc3339;
 use crate::schema::GradingRules;
 
@@ -21,6 +30,7 @@ fn day(d: NaiveDate) -> String {
 
 /// A page of graded results.
 #[derive(Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ResultsResponse<'a> {
     pub sport: String,
     pub model_type: String,
@@ -29,7 +39,7 @@ pub struct ResultsResponse<'a> {
     /// Result rows: every stored column in artifact order (unknown extras
     /// included), the outcome column and IMPLIED recomputed, then `push`,
     /// `graded` and `ungraded_reason`.
-    #[schema(value_type = Vec<Object>)]
+    #[schema(value_type = Vec<ResultRow>)]
     pub results: Vec<&'a RawValue>,
     /// Publication time of the season store.
     pub last_updated: String,
@@ -71,6 +81,7 @@ impl<'a> ResultsResponse<'a> {
 
 /// The seasons with history.
 #[derive(Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SeasonsResponse {
     pub sport: String,
     pub model_type: String,
@@ -100,18 +111,14 @@ impl SeasonsResponse {
 
 /// Per-model performance for the current season.
 #[derive(Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SummaryResponse {
     pub sport: String,
     pub model_type: String,
     pub season: String,
-    /// One entry per model with a graded pick (ENSEMBLE included). Keys:
-    /// `model`, `total_games`, `wins`, `losses`, `abstained`, `win %`,
-    /// `fade %`, `win % 1W`, `win % 4W`, `<pos> %`, `<neg> %`, their 1W and
-    /// 4W variants (`over/under` or `home/away`), `ev roi`, `ev roi 1W`,
-    /// `ev roi 4W`, `ev roi season`, `bt bets`, `bt wins`, `bt losses`,
-    /// `bt units`. Percentages are 0-100 with one decimal, null without a
-    /// denominator.
-    #[schema(value_type = Vec<Object>)]
+    /// One entry per model with a graded pick (ENSEMBLE included), in the
+    /// order IMPLIED, AI, BLEND, CATB, RF, LGB, LOGR, XGB, XT, ENSEMBLE.
+    #[schema(value_type = Vec<SummaryEntryShape>)]
     pub summaries: Vec<SummaryEntry>,
     /// Publication time of the season store the summary was computed from.
     pub generated_date: String,
@@ -132,20 +139,47 @@ impl SummaryResponse {
     }
 }
 
-/// The model-tracking record of a season.
+/// The model-tracking record of a season: where its probabilities came
+/// from, season and trailing win rates per model, a weekly rolling-4W
+/// series, the recent hit/miss matrix and provenance counts.
 #[derive(Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct TrackingResponse {
     pub sport: String,
     /// The model type.
     pub model: String,
     pub season: String,
-    /// source (live, walk_forward or mixed), models, total_games,
-    /// ungraded_pushes, first_game_date, last_game_date, min_weekly_sample,
-    /// snapshot {season, last_4w, last_1w: {MODEL: {win_pct, n}}}, weekly,
-    /// recent_games, provenance, archive_games (equals the results total).
-    #[serde(flatten)]
-    #[schema(value_type = Object)]
-    pub tracking: Tracking,
+    /// `live` (every predicted game recorded before it started),
+    /// `walk_forward` (reconstructed out of sample) or `mixed`; null when no
+    /// in-scope row carries a known source.
+    #[schema(value_type = Option<ForecastSourceCode>, required = true)]
+    pub source: Option<ForecastSource>,
+    /// Models with at least one graded pick, in summary order.
+    #[schema(value_type = Vec<String>)]
+    pub models: Vec<Model>,
+    /// Graded games.
+    pub total_games: usize,
+    /// In-scope games that pushed.
+    pub ungraded_pushes: usize,
+    #[schema(required = true)]
+    pub first_game_date: Option<NaiveDate>,
+    #[schema(required = true)]
+    pub last_game_date: Option<NaiveDate>,
+    /// Weekly points with fewer graded picks than this show a null rate.
+    pub min_weekly_sample: usize,
+    #[schema(value_type = TrackingSnapshotShape)]
+    pub snapshot: TrackingSnapshot,
+    /// Oldest first, one point every 7 days ending on the latest decided date.
+    #[schema(value_type = Vec<WeeklyPointShape>)]
+    pub weekly: Vec<WeeklyPoint>,
+    /// The latest graded games (up to 20), newest first.
+    #[schema(value_type = Vec<RecentGameShape>)]
+    pub recent_games: Vec<RecentGame>,
+    /// Count of each `model_probability_source` value over in-scope rows;
+    /// rows without one count under `none`.
+    pub provenance: BTreeMap<String, usize>,
+    /// In-scope rows of the season: equals the results `total`.
+    pub archive_games: usize,
     /// The grading rules: rule name → the rule in one sentence.
     pub grading: GradingRules,
     /// Publication time of the season store.
@@ -154,11 +188,36 @@ pub struct TrackingResponse {
 
 impl TrackingResponse {
     pub fn new(data: &SeasonData) -> Self {
+        let Tracking {
+            source,
+            models,
+            total_games,
+            ungraded_pushes,
+            first_game_date,
+            last_game_date,
+            min_weekly_sample,
+            snapshot,
+            weekly,
+            recent_games,
+            provenance,
+            archive_games,
+        } = (*data.tracking()).clone();
         Self {
             sport: data.sport.code().to_owned(),
             model: data.model_type.code().to_owned(),
             season: data.season.to_string(),
-            tracking: (*data.tracking()).clone(),
+            source,
+            models,
+            total_games,
+            ungraded_pushes,
+            first_game_date,
+            last_game_date,
+            min_weekly_sample,
+            snapshot,
+            weekly,
+            recent_games,
+            provenance,
+            archive_games,
             grading: GradingRules,
             last_updated: rfc3339(data.version.last_modified),
         }
@@ -167,6 +226,7 @@ impl TrackingResponse {
 
 /// Team form for the current season.
 #[derive(Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct TeamFormResponse {
     pub sport: String,
     pub model_type: String,
@@ -174,8 +234,8 @@ pub struct TeamFormResponse {
     /// Last game date of the season on the score tape (or in the store).
     pub season_end: Option<String>,
     pub last_n: usize,
-    /// team, games, wins, losses, win_pct (0-1), last_10 (1/0, most recent last), streak, next_game_date.
-    #[schema(value_type = Vec<Object>)]
+    /// One entry per team with a decided game, sorted by team slug.
+    #[schema(value_type = Vec<TeamFormEntry>)]
     pub teams: Vec<TeamForm>,
     /// Publication time of the season archive used.
     pub last_updated: String,
@@ -198,49 +258,74 @@ impl TeamFormResponse {
 
 /// Rolling 4-week curves, one per archived season.
 #[derive(Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct RollingResponse {
     pub sport: String,
     pub model_type: String,
-    /// seasons: [{season, models: {MODEL: [{date, win_pct, n}]}}], historical_average: {MODEL: win_pct}.
-    #[serde(flatten)]
-    #[schema(value_type = Object)]
-    pub rolling: Rolling,
+    /// One entry per archived season, oldest first.
+    #[schema(value_type = Vec<RollingSeasonShape>)]
+    pub seasons: Vec<RollingSeason>,
+    /// Per model: total wins / total graded picks over every season,
+    /// percent with one decimal (pooled, so a long season weighs more).
+    #[schema(value_type = HashMap<String, f64>)]
+    pub historical_average: linecast_grading::PerModel<f64>,
     /// Publication time of the newest season archive used.
+    #[schema(required = true)]
     pub last_updated: Option<String>,
 }
 
 impl RollingResponse {
     pub fn new(sport: Sport, model_type: ModelType, cross: &CrossSeason<Rolling>) -> Self {
+        let Rolling {
+            seasons,
+            historical_average,
+        } = (*cross.value).clone();
         Self {
             sport: sport.code().to_owned(),
             model_type: model_type.code().to_owned(),
-            rolling: (*cross.value).clone(),
+            seasons,
+            historical_average,
             last_updated: cross.last_updated.map(rfc3339),
         }
     }
 }
 
-/// Result density: BLEND bins by season.
+/// Result density: BLEND probability bins by season, each cell the number of
+/// graded BLEND picks in the bin and how often they hit.
 #[derive(Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct DensityResponse {
     pub sport: String,
     pub model_type: String,
     pub current_season: String,
-    /// x_labels (BLEND bins of width 0.05), y_labels (seasons, the current and up to ten before), cells[season][bin] = {n, hit_rate}.
-    #[serde(flatten)]
-    #[schema(value_type = Object)]
-    pub chart: Density,
+    /// Bin labels of width 0.05, `0.00-0.05` ... `0.95-1.00` (the last bin
+    /// includes 1.0).
+    pub x_labels: Vec<String>,
+    /// Seasons with rows, oldest first: the current one and up to ten before it.
+    #[schema(value_type = Vec<String>)]
+    pub y_labels: Vec<SeasonLabel>,
+    /// `cells[season][bin]`, aligned with `y_labels` and `x_labels`.
+    #[schema(value_type = Vec<Vec<DensityCellShape>>)]
+    pub cells: Vec<Vec<DensityCell>>,
     /// Publication time of the newest season archive used.
+    #[schema(required = true)]
     pub last_updated: Option<String>,
 }
 
 impl DensityResponse {
     pub fn new(sport: Sport, model_type: ModelType, cross: &CrossSeason<Density>) -> Self {
+        let Density {
+            x_labels,
+            y_labels,
+            cells,
+        } = (*cross.value).clone();
         Self {
             sport: sport.code().to_owned(),
             model_type: model_type.code().to_owned(),
             current_season: cross.current.map(|s| s.to_string()).unwrap_or_default(),
-            chart: (*cross.value).clone(),
+            x_labels,
+            y_labels,
+            cells,
             last_updated: cross.last_updated.map(rfc3339),
         }
     }

@@ -11,6 +11,7 @@ pub mod health;
 pub mod history;
 pub mod markets;
 pub mod rounding;
+pub mod shapes;
 pub mod slate;
 pub mod strategies;
 pub mod time;

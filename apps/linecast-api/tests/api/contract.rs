@@ -37,10 +37,21 @@ fn escape(segment: &str) -> String {
 
 /// Validates one response; panics naming the route and the violations.
 pub fn validate(method: &str, url_path: &str, status: u16, body: &Value) {
+    let path = url_path.split('?').next().unwrap_or(url_path);
+    let errors = violations(method, url_path, status, body);
+    assert!(
+        errors.is_empty(),
+        "{method} {path} {status} breaks its schema: {errors:?}\nbody: {body}"
+    );
+}
+
+/// The schema violations of one response (at most five); empty when it
+/// conforms. Panics when the status is not documented for the operation.
+pub fn violations(method: &str, url_path: &str, status: u16, body: &Value) -> Vec<String> {
     let c = contract();
     let path = url_path.split('?').next().unwrap_or(url_path);
     if path == "/openapi.json" || path.starts_with("/docs") {
-        return; // the document itself and Swagger UI are not API operations
+        return Vec::new(); // the document itself and Swagger UI are not API operations
     }
     // The most specific template: fewest path parameters.
     let template = c
@@ -58,7 +69,7 @@ pub fn validate(method: &str, url_path: &str, status: u16, body: &Value) {
                 "{method} {t} answered {status}, which its OpenAPI operation does not document: {body}"
             );
             if responses[status.to_string()]["content"]["application/json"]["schema"].is_null() {
-                return;
+                return Vec::new();
             }
             format!(
                 "#/paths/{}/{method}/responses/{status}/content/application~1json/schema",
@@ -80,13 +91,9 @@ pub fn validate(method: &str, url_path: &str, status: u16, body: &Value) {
         .with_draft(jsonschema::Draft::Draft202012)
         .build(&schema)
         .unwrap_or_else(|e| panic!("schema for {pointer} does not compile: {e}"));
-    let errors: Vec<String> = validator
+    validator
         .iter_errors(body)
-        .map(|e| format!("{} at {}", e, e.instance_path))
+        .map(|e| format!("{} at {} (schema {pointer})", e, e.instance_path))
         .take(5)
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "{method} {path} {status} breaks {pointer}: {errors:?}\nbody: {body}"
-    );
+        .collect()
 }

@@ -119,3 +119,92 @@ fn every_schema_reference_resolves() {
         assert!(doc["components"]["schemas"][name].is_object(), "dangling {r}");
     }
 }
+
+/// Every response payload has a real schema: no object in the document is
+/// left opaque (an object schema with neither properties nor typed
+/// additional properties), so generated clients get typed models.
+#[test]
+fn no_payload_is_documented_as_an_opaque_object() {
+    fn walk(node: &serde_json::Value, at: &str, opaque: &mut Vec<String>) {
+        match node {
+            serde_json::Value::Object(map) => {
+                let is_object = map.get("type").is_some_and(|t| t == "object");
+                if is_object && !map.contains_key("properties") && !map.contains_key("additionalProperties") {
+                    opaque.push(at.to_owned());
+                }
+                for (key, child) in map {
+                    // An array that is always empty needs no item shape.
+                    if key == "items" && map.get("maxItems").is_some_and(|m| m == 0) {
+                        continue;
+                    }
+                    walk(child, &format!("{at}/{key}"), opaque);
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    walk(child, &format!("{at}/{i}"), opaque);
+                }
+            }
+            _ => {}
+        }
+    }
+    let doc = serde_json::to_value(linecast_api::openapi::document()).unwrap();
+    let mut opaque = Vec::new();
+    walk(&doc, "", &mut opaque);
+    assert!(opaque.is_empty(), "opaque object schemas: {opaque:#?}");
+}
+
+/// The history and strategy payloads are closed: a key the document does
+/// not name (or, in a result row, an unknown column that is not text) breaks
+/// the schema. Every test body is validated, so a pure crate that adds or
+/// renames a key fails the suite instead of drifting from generated clients.
+#[tokio::test]
+async fn history_and_strategy_schemas_reject_keys_they_do_not_document() {
+    let app = spawn_app().await;
+    let cases: &[(&str, &[&str])] = &[
+        ("/api/v1/results/nba/won_on_points", &["", "/results/0"]),
+        ("/api/v1/summary/nba/won_on_points", &["", "/summaries/0"]),
+        ("/api/v1/summary/nba/over_under", &["/summaries/0"]),
+        (
+            "/api/v1/models/nba/won_on_points/tracking",
+            &[
+                "",
+                "/snapshot",
+                "/snapshot/season/BLEND",
+                "/weekly/0",
+                "/recent_games/0",
+            ],
+        ),
+        ("/api/v1/results/nba/won_on_points/team-form", &["", "/teams/0"]),
+        (
+            "/api/v1/results/nba/won_on_points/rolling",
+            &["", "/seasons/0", "/seasons/0/models/BLEND/0"],
+        ),
+        ("/api/v1/results/nba/won_on_points/density", &["", "/cells/0/0"]),
+        (
+            "/api/v1/strategies/nba/won_on_points?accounting=recorded_v2",
+            &["", "/strategies/0", "/strategies/0/exclusions"],
+        ),
+        (
+            "/api/v1/strategies/nba/won_on_points/replay/line-pf?accounting=recorded_v2&include_excluded=true",
+            &["", "/strategy", "/games/0", "/excluded_rows/0"],
+        ),
+    ];
+    for (path, pointers) in cases {
+        let (status, body) = app.get_authed_json(path).await;
+        assert_eq!(status, 200, "{path}: {body}");
+        for pointer in *pointers {
+            let mut changed = body.clone();
+            let target = changed
+                .pointer_mut(pointer)
+                .and_then(serde_json::Value::as_object_mut)
+                .unwrap_or_else(|| panic!("{path} has an object at '{pointer}': {body}"));
+            target.insert("undocumented_key".to_owned(), serde_json::json!(1));
+            let errors = crate::contract::violations("GET", path, 200, &changed);
+            assert!(
+                !errors.is_empty(),
+                "{path}: an undocumented key at '{pointer}' passed the schema"
+            );
+        }
+    }
+}
