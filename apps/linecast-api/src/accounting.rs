@@ -1,7 +1,7 @@
-//! The server's usage flush round: persist buffered counts (keeping core's
-//! `UsageHealth` up to date, which the access decision reads), export the
-//! flush metrics, and write `last_used_at` of the keys used since the last
-//! round. The timing rules are the limits crate's `Flusher`.
+//! The server's usage flush round: core's `Usage::flush` persists buffered
+//! counts (keeping the health the access decision reads) and `last_used_at`
+//! of the keys used since the last round; this logs and exports the
+//! metrics. The timing rules are the limits crate's `Flusher`.
 
 use std::time::Duration;
 
@@ -10,22 +10,18 @@ use crate::state::AppState;
 /// How often counted requests are persisted: the crash bound when healthy.
 pub const FLUSH_EVERY: Duration = linecast_limits::DEFAULT_FLUSH_INTERVAL;
 
-/// Persists buffered usage and `last_used_at` once.
+/// Persists buffered usage and `last_used_at` once (core's
+/// `Usage::flush`), logging what failed and exporting the lag.
 pub async fn flush_once(state: &AppState) {
-    match state.limiter.flush().await {
-        Ok(()) => state.usage_health.succeeded(),
-        Err(e) => tracing::warn!(error = %e, "usage flush failed; increments stay buffered"),
+    let used_keys = state.access.as_ref().map(|a| a.take_used_keys()).unwrap_or_default();
+    let report = state.usage.flush(&used_keys, state.clock.now()).await;
+    if let Err(e) = &report.counts {
+        tracing::warn!(error = %e, "usage flush failed; increments stay buffered");
     }
-    let lag = state.usage_health.lag();
-    crate::metrics::usage_flush(lag < FLUSH_EVERY * 2, lag.as_secs_f64());
-    if let Some(access) = &state.access {
-        let keys = access.take_used_keys();
-        if !keys.is_empty()
-            && let Err(e) = state.accounts.touch_last_used(&keys, state.clock.now()).await
-        {
-            tracing::warn!(error = %e, "last_used_at update failed");
-        }
+    if let Err(e) = &report.last_used {
+        tracing::warn!(error = %e, "last_used_at update failed");
     }
+    crate::metrics::usage_flush(report.lag < FLUSH_EVERY * 2, report.lag.as_secs_f64());
 }
 
 /// The periodic flusher: the limits crate's (one round a second, delayed

@@ -40,16 +40,30 @@ use crate::settings::Settings;
 use crate::state::AppState;
 use crate::{openapi, telemetry};
 use linecast_core::services::access::Access;
-use linecast_core::services::usage::UsageHealth;
+use linecast_core::services::customers::Customers;
+use linecast_core::services::usage::{Usage, UsageHealth};
 
 /// Largest accepted request body.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// The raw adapters behind the services. Handlers never see these (they
+/// get `AppState`); the integration tests use them to seed and inspect the
+/// database, the limiter's buffer and download tokens.
+#[derive(Clone)]
+pub struct Adapters {
+    pub accounts: Arc<dyn Accounts>,
+    pub usage: Arc<dyn UsageMeter>,
+    pub limiter: Arc<dyn Limiter>,
+    /// The embedded store's download-token signer.
+    pub signer: Arc<HmacSigner>,
+}
 
 /// A built, bound, not yet running server.
 pub struct Application {
     port: u16,
     server: Server,
     pub state: AppState,
+    pub adapters: Adapters,
     flusher: linecast_limits::Flusher,
     /// The metrics listener, when `LINECAST_METRICS_BIND` is set.
     metrics: Option<(u16, Server)>,
@@ -194,16 +208,19 @@ impl Application {
             accounts.clone(),
             settings.max_keys_per_customer,
         ));
+        let adapters = Adapters {
+            accounts: accounts.clone(),
+            usage: usage.clone(),
+            limiter: limiter.clone(),
+            signer: hmac,
+        };
         let state = AppState {
             strategies: Arc::new(Strategies::new(history.clone())),
             history,
+            usage: Arc::new(Usage::new(limiter, accounts.clone(), usage_health)),
             clock,
             probes,
-            accounts,
-            usage,
-            limiter,
             keys,
-            hmac,
             slate: Arc::new(Slate::new(artifacts.clone())),
             markets: Arc::new(Markets::new(artifacts.clone(), markets)),
             datasets,
@@ -219,10 +236,10 @@ impl Application {
             // each have the whole budget, rendered bodies are smaller.
             responses: Arc::new(crate::responses::ResponseCache::new(settings.cache_bytes / 2)),
             resolutions: Arc::new(crate::responses::Resolutions::new()),
-            usage_health,
         };
         if settings.demo {
-            crate::demo::ensure_demo_customer(&state, &settings.var_dir).await?;
+            let customers = Customers::new(accounts, usage);
+            crate::demo::ensure_demo_customer(&customers, &state, &settings.var_dir).await?;
         }
         let flusher = crate::accounting::spawn_flusher(state.clone());
         let listener = TcpListener::bind(settings.bind).with_context(|| format!("binding {}", settings.bind))?;
@@ -240,6 +257,7 @@ impl Application {
             port,
             server,
             state,
+            adapters,
             flusher,
             metrics,
             var_dir: settings.var_dir.clone(),

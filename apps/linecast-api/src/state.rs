@@ -1,19 +1,19 @@
 //! Shared application state: the use-case services the handlers call, and
 //! the HTTP-only pieces (response cache, resolution memo, health cache,
-//! per-address limiter). The raw accounts, usage and limiter ports are here
-//! for the flush round, the demo bootstrap and the usage routes.
+//! per-address limiter, key cache). No raw port is here: a handler reaches
+//! the accounts database, the limiter, the store or the signer only through
+//! a service (the adapters themselves stay in `startup::Adapters`).
 
 use std::sync::Arc;
 
-use linecast_core::ports::limits::Limiter;
+use linecast_core::Clock;
 use linecast_core::services::datasets::Datasets;
 use linecast_core::services::freshness::Freshness;
 use linecast_core::services::history::History;
 use linecast_core::services::markets::Markets;
 use linecast_core::services::slate::Slate;
 use linecast_core::services::strategies::Strategies;
-use linecast_core::{Accounts, Clock, UsageMeter};
-use linecast_signer::HmacSigner;
+use linecast_core::services::usage::Usage;
 
 use crate::auth::address_limiter::AddressLimiter;
 use crate::auth::cache::KeyCache;
@@ -27,13 +27,10 @@ pub struct AppState {
     pub strategies: Arc<Strategies>,
     pub clock: Arc<dyn Clock>,
     pub probes: Vec<Arc<dyn crate::probes::Probe>>,
-    pub accounts: Arc<dyn Accounts>,
-    pub usage: Arc<dyn UsageMeter>,
-    pub limiter: Arc<dyn Limiter>,
+    /// Month counts for the account routes, and the flush round.
+    pub usage: Arc<Usage>,
+    /// Key hash to key and customer, so the gate skips the database.
     pub keys: KeyCache,
-    /// The embedded store's token signer, for tests that mint download
-    /// tokens; no handler reads it (downloads verify through `datasets`).
-    pub hmac: Arc<HmacSigner>,
     /// Predictions, odds, the public feed and the legacy picks listings.
     pub slate: Arc<Slate>,
     /// Model vs sportsbook vs prediction market.
@@ -55,6 +52,4 @@ pub struct AppState {
     /// Request parameters (and ET date) to the body they resolved to, for a
     /// second: the hot path's shortcut past the store lookups.
     pub resolutions: Arc<crate::responses::Resolutions>,
-    /// Whether counted usage is reaching the database.
-    pub usage_health: Arc<linecast_core::services::usage::UsageHealth>,
 }

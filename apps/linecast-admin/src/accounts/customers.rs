@@ -2,17 +2,14 @@
 
 use std::process::ExitCode;
 
-use anyhow::{anyhow, bail};
-use chrono::Datelike;
-use linecast_core::{Accounts, AccountsError, NewCustomer, SubscriptionStatus, UsageMeter};
+use anyhow::anyhow;
+use linecast_core::SubscriptionStatus;
+use linecast_core::services::customers::{CustomerError, CustomerInput, DEFAULT_MONTHLY_LIMIT, Overview};
 use serde_json::json;
 
 use super::output::{instant, instant_or_dash, table};
 use super::subscription::parse_status;
 use super::{Common, Session, views};
-
-/// Tiers a customer may have: `ai`, and the legacy ones that grant the same access.
-const TIERS: [&str; 4] = ["ai", "data", "basic", "premium"];
 
 #[derive(Debug, clap::Args)]
 pub struct CustomersArgs {
@@ -39,7 +36,7 @@ pub enum CustomersCommand {
         #[arg(long, default_value = "ai")]
         plan: String,
         /// Requests per UTC calendar month.
-        #[arg(long, default_value_t = 200_000)]
+        #[arg(long, default_value_t = DEFAULT_MONTHLY_LIMIT)]
         monthly_limit: u64,
         /// Subscription status (API and account).
         #[arg(long, default_value = "active", value_name = "active|canceled|past_due", value_parser = parse_status)]
@@ -66,8 +63,15 @@ pub async fn run(args: CustomersArgs) -> anyhow::Result<ExitCode> {
             monthly_limit,
             status,
         } => {
-            let new = new_customer(&email, &name, &tier, &plan, monthly_limit, status)?;
-            create(&session, new).await?;
+            let input = CustomerInput {
+                email,
+                name,
+                tier,
+                plan,
+                monthly_limit,
+                status,
+            };
+            create(&session, &input).await?;
         }
         CustomersCommand::List => list(&session).await?,
         CustomersCommand::Show { email } => show(&session, &email).await?,
@@ -75,46 +79,18 @@ pub async fn run(args: CustomersArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Checks the operator's input before anything is written.
-fn new_customer(
-    email: &str,
-    name: &str,
-    tier: &str,
-    plan: &str,
-    monthly_limit: u64,
-    status: SubscriptionStatus,
-) -> anyhow::Result<NewCustomer> {
-    let email = email.trim();
-    let valid_email = email
-        .split_once('@')
-        .is_some_and(|(local, domain)| !local.is_empty() && !domain.is_empty() && !email.contains(char::is_whitespace));
-    if !valid_email {
-        bail!("--email '{email}' is not an email address");
+/// A refused input, worded with the flag that carries it.
+fn flag_error(e: CustomerError) -> anyhow::Error {
+    match e {
+        CustomerError::InvalidEmail(email) => anyhow!("--email '{email}' is not an email address"),
+        CustomerError::InvalidName => anyhow!("--name must be 1 to 200 characters"),
+        CustomerError::UnknownTier(_) => anyhow!("--{e}"),
+        other => anyhow!(other),
     }
-    let name = name.trim();
-    if name.is_empty() || name.chars().count() > 200 {
-        bail!("--name must be 1 to 200 characters");
-    }
-    if !TIERS.contains(&tier) {
-        bail!("--tier '{tier}' is unknown; allowed: {}", TIERS.join(", "));
-    }
-    let plan = plan.trim();
-    Ok(NewCustomer {
-        email: email.to_owned(),
-        name: name.to_owned(),
-        tier: tier.to_owned(),
-        api_plan: (!plan.is_empty()).then(|| plan.to_owned()),
-        subscription_status: status,
-        monthly_limit,
-    })
 }
 
-async fn create(session: &Session, new: NewCustomer) -> anyhow::Result<()> {
-    let email = new.email.clone();
-    let customer = match session.accounts.create_customer(new, session.now).await {
-        Err(AccountsError::Conflict(_)) => bail!("a customer with email '{email}' already exists"),
-        other => other?,
-    };
+async fn create(session: &Session, input: &CustomerInput) -> anyhow::Result<()> {
+    let customer = session.customers.create(input, session.now).await.map_err(flag_error)?;
     session.out.emit(&views::customer(&customer), || {
         format!(
             "created customer {} <{}> (id {}, tier {}, {} requests/month, {})",
@@ -129,7 +105,7 @@ async fn create(session: &Session, new: NewCustomer) -> anyhow::Result<()> {
 }
 
 async fn list(session: &Session) -> anyhow::Result<()> {
-    let customers = session.accounts.list_customers().await?;
+    let customers = session.customers.list().await?;
     let value = json!(customers.iter().map(views::customer).collect::<Vec<_>>());
     session.out.emit(&value, || {
         if customers.is_empty() {
@@ -167,15 +143,17 @@ async fn list(session: &Session) -> anyhow::Result<()> {
 }
 
 async fn show(session: &Session, email: &str) -> anyhow::Result<()> {
-    let accounts = &session.accounts;
     let customer = session.customer(email).await?;
+    let Overview {
+        customer,
+        keys,
+        month,
+        used,
+        refreshes_used: refreshes,
+        entitlement,
+        audit,
+    } = session.customers.overview(customer, session.now).await?;
     let id = customer.customer_id;
-    let month = (session.now.year(), session.now.month());
-    let keys = accounts.list_keys(id).await?;
-    let used = UsageMeter::get_usage(accounts, id, month).await?;
-    let refreshes = accounts.refreshes_used(id, month).await?;
-    let entitlement = accounts.get_entitlement(id).await?;
-    let audit = accounts.audit_log(id).await?;
     let month_key = linecast_core::ports::accounts::month_key(month);
     let mut value = views::customer(&customer);
     let obj = value
@@ -279,33 +257,25 @@ mod tests {
 
     use super::*;
 
-    fn input(email: &str, name: &str, tier: &str) -> anyhow::Result<NewCustomer> {
-        new_customer(email, name, tier, "ai", 200_000, SubscriptionStatus::Active)
-    }
-
     #[test]
-    fn a_valid_customer_is_trimmed_and_keeps_its_plan() {
-        let new = input("  ops@example.com ", " Ops Team ", "ai").unwrap();
-        assert_eq!((new.email.as_str(), new.name.as_str()), ("ops@example.com", "Ops Team"));
-        assert_eq!(new.api_plan.as_deref(), Some("ai"));
-    }
-
-    #[test]
-    fn an_address_without_both_sides_of_the_at_sign_is_refused() {
-        for bad in ["ops", "@example.com", "ops@", "o ps@example.com"] {
-            assert!(input(bad, "Ops", "ai").is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn an_unknown_tier_or_an_empty_name_is_refused() {
-        assert!(
-            input("a@b.c", "Ops", "gold")
-                .unwrap_err()
-                .to_string()
-                .contains("allowed: ai, data, basic, premium")
+    fn refused_input_names_the_flag_that_carries_it() {
+        let input = |email: &str, name: &str, tier: &str| CustomerInput {
+            email: email.into(),
+            name: name.into(),
+            tier: tier.into(),
+            plan: "ai".into(),
+            monthly_limit: 1,
+            status: SubscriptionStatus::Active,
+        };
+        let message = |i: CustomerInput| flag_error(i.validate().unwrap_err()).to_string();
+        assert_eq!(
+            message(input("ops", "Ops", "ai")),
+            "--email 'ops' is not an email address"
         );
-        assert!(input("a@b.c", "  ", "ai").is_err());
-        assert!(input("a@b.c", "Ops", "premium").is_ok());
+        assert_eq!(message(input("a@b.c", " ", "ai")), "--name must be 1 to 200 characters");
+        assert_eq!(
+            message(input("a@b.c", "Ops", "gold")),
+            "--tier 'gold' is unknown; allowed: ai, data, basic, premium"
+        );
     }
 }

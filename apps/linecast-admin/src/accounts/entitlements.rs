@@ -4,8 +4,8 @@
 
 use std::process::ExitCode;
 
-use anyhow::bail;
-use linecast_core::Accounts;
+use anyhow::anyhow;
+use linecast_core::services::customers::products_to_grant;
 use linecast_domain::Sport;
 
 use super::output::instant_or_dash;
@@ -50,12 +50,12 @@ pub async fn run(args: EntitlementsArgs) -> anyhow::Result<ExitCode> {
         products,
         expires_at,
     } = args.command;
-    let products = products_to_grant(&sports, products)?;
+    let products = products_to_grant(&sports, products.as_deref()).map_err(|e| anyhow!("--products: {e}"))?;
     let expires_at = expires_at.map(|v| parse_instant("--expires-at", &v)).transpose()?;
     let customer = session.customer(&customer_email).await?;
     let granted = session
-        .accounts
-        .grant_entitlement(customer.customer_id, &products, &sports, expires_at)
+        .customers
+        .grant(&customer, &sports, &products, expires_at)
         .await?;
     let mut value = views::entitlement(&granted);
     if let Some(obj) = value.as_object_mut() {
@@ -80,48 +80,11 @@ pub async fn run(args: EntitlementsArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The products named, or each sport's history dataset (`<sport>_history`,
-/// the catalog's naming) when none are.
-fn products_to_grant(sports: &[Sport], products: Option<Vec<String>>) -> anyhow::Result<Vec<String>> {
-    let Some(products) = products else {
-        return Ok(sports.iter().map(|s| format!("{s}_history")).collect());
-    };
-    let products: Vec<String> = products
-        .iter()
-        .map(|p| p.trim().to_owned())
-        .filter(|p| !p.is_empty())
-        .collect();
-    if products.is_empty() {
-        bail!("--products names no product");
-    }
-    if let Some(bad) = products.iter().find(|p| {
-        !p.bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
-    }) {
-        bail!("--products '{bad}' is not a product id (lower-case letters, digits and '_', e.g. nba_history)");
-    }
-    Ok(products)
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
-
-    #[test]
-    fn without_products_each_sport_gets_its_history_dataset() {
-        let got = products_to_grant(&[Sport::Mlb, Sport::Nba], None).unwrap();
-        assert_eq!(got, ["mlb_history", "nba_history"]);
-    }
-
-    #[test]
-    fn named_products_are_kept_and_malformed_ones_refused() {
-        let got = products_to_grant(&[Sport::Nba], Some(vec![" nba_closing_lines ".into()])).unwrap();
-        assert_eq!(got, ["nba_closing_lines"]);
-        assert!(products_to_grant(&[Sport::Nba], Some(vec!["NBA History".into()])).is_err());
-        assert!(products_to_grant(&[Sport::Nba], Some(vec![String::new()])).is_err());
-    }
 
     #[test]
     fn an_unknown_sport_names_the_allowed_codes() {

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail};
 use chrono::{DateTime, Utc};
 use linecast_core::ports::accounts::parse_key_ref;
-use linecast_core::services::keys::{KeyError, Keys};
+use linecast_core::services::keys::KeyError;
 use serde_json::json;
 
 use super::output::instant;
@@ -68,14 +68,10 @@ pub async fn run(args: KeysArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Operators are not held to the self-service cap on active keys.
-fn keys(session: &Session) -> Keys {
-    Keys::new(std::sync::Arc::new(session.accounts.clone()), usize::MAX)
-}
-
 async fn issue(session: &Session, email: &str, name: String, expires_at: Option<DateTime<Utc>>) -> anyhow::Result<()> {
     let customer = session.customer(email).await?;
-    let issued = keys(session)
+    let issued = session
+        .keys
         .issue(&customer, &name, expires_at, ORIGIN, session.now)
         .await
         .map_err(|e| match e {
@@ -109,7 +105,7 @@ async fn revoke(session: &Session, email: &str, raw: &str) -> anyhow::Result<()>
     let reference = parse_key_ref(raw.trim()).ok_or_else(|| {
         anyhow!("--key must be a full key (sk_service_...) or its masked form (sk_service_XXXX*****)")
     })?;
-    let service = keys(session);
+    let service = &session.keys;
     let key = service
         .find(customer.customer_id, &reference)
         .await

@@ -1,7 +1,8 @@
 //! `customers`, `keys`, `subscription` and `entitlements`: the operator's
-//! account commands. They only wire the `Accounts` and `UsageMeter` ports of
-//! linecast-core to the linecast-db adapter and print the outcome; the rules
-//! (key format, hashing, masking, unions of entitlements) live in those crates.
+//! account commands. They parse the command line, call core's `Customers`
+//! and `Keys` services over the linecast-db adapter, and print the outcome;
+//! the rules (input checks, key format, hashing, masking, unions of
+//! entitlements, default products) live in those services.
 
 pub mod customers;
 pub mod entitlements;
@@ -12,9 +13,13 @@ mod config;
 mod output;
 mod views;
 
+use std::sync::Arc;
+
 use anyhow::{Context, anyhow};
 use chrono::{DateTime, Utc};
-use linecast_core::{Accounts, Customer};
+use linecast_core::Customer;
+use linecast_core::services::customers::Customers;
+use linecast_core::services::keys::Keys;
 use linecast_db::SeaAccounts;
 
 use output::Output;
@@ -31,9 +36,12 @@ pub struct Common {
     pub json: bool,
 }
 
-/// An open database, the output mode and the instant the command runs at.
+/// The services over an open database, the output mode and the instant the
+/// command runs at.
 struct Session {
-    accounts: SeaAccounts,
+    customers: Customers,
+    /// Operators are not held to the self-service cap on active keys.
+    keys: Keys,
     out: Output,
     now: DateTime<Utc>,
 }
@@ -44,8 +52,10 @@ impl Session {
         let accounts = SeaAccounts::connect(&url)
             .await
             .with_context(|| format!("opening the accounts database {}", redact(&url)))?;
+        let accounts = Arc::new(accounts);
         Ok(Self {
-            accounts,
+            customers: Customers::new(accounts.clone(), accounts.clone()),
+            keys: Keys::new(accounts, usize::MAX),
             out: Output::new(common.json),
             now: now()?,
         })
@@ -53,10 +63,7 @@ impl Session {
 
     /// The customer with that email, or an error naming it.
     async fn customer(&self, email: &str) -> anyhow::Result<Customer> {
-        self.accounts
-            .find_customer_by_email(email)
-            .await?
-            .ok_or_else(|| anyhow!("no customer with email '{}'", email.trim()))
+        Ok(self.customers.find(email).await?)
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use linecast_core::{Accounts, AccountsError, SubscriptionStatus};
+use linecast_core::SubscriptionStatus;
 
 use super::{Common, Session, views};
 
@@ -36,10 +36,7 @@ pub fn parse_status(code: &str) -> Result<SubscriptionStatus, String> {
 pub async fn run(args: SubscriptionArgs) -> anyhow::Result<ExitCode> {
     let session = Session::open(&args.common).await?;
     let SubscriptionCommand::Set { customer_email, status } = args.command;
-    let customer = match session.accounts.set_subscription(&customer_email, status).await {
-        Err(AccountsError::NotFound) => anyhow::bail!("no customer with email '{}'", customer_email.trim()),
-        other => other?,
-    };
+    let customer = session.customers.set_subscription(&customer_email, status).await?;
     session.out.emit(&views::customer(&customer), || {
         format!(
             "subscription of {} is now {}",

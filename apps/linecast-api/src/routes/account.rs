@@ -6,7 +6,7 @@ use linecast_core::ApiKeyRecord;
 use linecast_core::ports::accounts::parse_key_ref;
 use linecast_core::services::keys::{KeyError, Keys};
 
-use crate::auth::{AuthContext, month_of, next_reset};
+use crate::auth::{AuthContext, next_reset};
 use crate::error::ApiError;
 use crate::params::OptionalJson;
 use crate::presentation::account::{
@@ -66,8 +66,8 @@ async fn find_own_key(state: &AppState, ctx: &AuthContext, field: &str, raw: &st
 pub async fn me(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthContext>>) -> Result<HttpResponse, ApiError> {
     let ctx = caller(ctx)?;
     let used = state
-        .limiter
-        .month_usage(ctx.customer().customer_id, month_of(state.clock.now()))
+        .usage
+        .month_count(ctx.customer().customer_id, state.clock.now())
         .await
         .map_err(|e| ApiError::Unavailable {
             detail: "Usage is temporarily unavailable".into(),
@@ -93,8 +93,8 @@ pub async fn usage(
     let now = state.clock.now();
     let c = &ctx.customer();
     let used = state
-        .limiter
-        .month_usage(c.customer_id, month_of(now))
+        .usage
+        .month_count(c.customer_id, now)
         .await
         .map_err(|e| ApiError::Unavailable {
             detail: "Usage is temporarily unavailable".into(),

@@ -98,7 +98,7 @@ pub async fn get_with(app: &TestApp, path: &str, key: &str) -> Reply {
 
 /// A customer created straight through the accounts port.
 pub async fn seed_customer(app: &TestApp, email: &str, tier: &str, monthly_limit: u64) -> Customer {
-    app.state
+    app.ports
         .accounts
         .create_customer(
             NewCustomer {
@@ -122,7 +122,7 @@ pub async fn store_key(
     full_key: String,
     expires_at: Option<DateTime<Utc>>,
 ) -> String {
-    app.state
+    app.ports
         .accounts
         .insert_key(
             NewApiKey {
@@ -154,7 +154,7 @@ pub async fn seed_ai_customer(app: &TestApp, email: &str) -> (Customer, String) 
 
 /// The demo customer created on first run.
 pub async fn demo_customer(app: &TestApp) -> Customer {
-    app.state
+    app.ports
         .accounts
         .find_customer_by_email(linecast_api::demo::DEMO_EMAIL)
         .await
@@ -272,8 +272,8 @@ async fn an_expired_key_is_401_invalid_or_expired() {
 async fn a_key_revoked_in_the_database_is_401_invalid_or_expired() {
     let app = spawn_app().await;
     let (customer, key) = seed_ai_customer(&app, "revoked@example.com").await;
-    let id = app.state.accounts.list_keys(customer.customer_id).await.unwrap()[0].id;
-    app.state.accounts.revoke_key(id, app.state.clock.now()).await.unwrap();
+    let id = app.ports.accounts.list_keys(customer.customer_id).await.unwrap()[0].id;
+    app.ports.accounts.revoke_key(id, app.state.clock.now()).await.unwrap();
     let r = get_with(&app, PROTECTED, &key).await;
     assert_eq!(assert_error_shape(r.status, &r.body, 401), "Invalid or expired API key");
 }
@@ -284,7 +284,7 @@ async fn a_customer_without_an_active_subscription_is_403() {
     for status in [SubscriptionStatus::Canceled, SubscriptionStatus::PastDue] {
         let email = format!("{status}@example.com");
         let (_, key) = seed_ai_customer(&app, &email).await;
-        app.state.accounts.set_subscription(&email, status).await.unwrap();
+        app.ports.accounts.set_subscription(&email, status).await.unwrap();
         let r = get_with(&app, "/api/v1/predictions/nba/won_on_points", &key).await;
         let detail = assert_error_shape(r.status, &r.body, 403);
         assert!(detail.contains(status.code()), "{detail}");
@@ -421,16 +421,16 @@ async fn a_monthly_limit_of_5_serves_exactly_5_requests_then_429_without_countin
         assert!(r.header("retry-after").is_some());
     }
     assert_eq!(
-        app.state
+        app.ports
             .limiter
             .month_usage(small.customer_id, FIXTURE_MONTH)
             .await
             .unwrap(),
         5
     );
-    app.state.limiter.flush().await.unwrap();
+    app.ports.limiter.flush().await.unwrap();
     assert_eq!(
-        app.state
+        app.ports
             .usage
             .get_usage(small.customer_id, FIXTURE_MONTH)
             .await
@@ -450,7 +450,7 @@ async fn every_counted_request_counts_once_whatever_its_outcome() {
     let r = get_with(&app, "/api/v1/customers/me", &key).await;
     assert_eq!(r.body["monthly_requests"], 3, "{}", r.body);
     assert_eq!(
-        app.state
+        app.ports
             .limiter
             .month_usage(customer.customer_id, FIXTURE_MONTH)
             .await

@@ -135,7 +135,7 @@ async fn fire(client: &reqwest::Client, addresses: &[String], keys: &[String], p
 /// (every `FLUSH_EVERY`) has persisted `expected`: waits for the count to
 /// reach it, then for one more flush, so an overshoot is seen too.
 async fn persisted_usage_while_running(app: &TestApp, customer_id: i64, month: (i32, u32), expected: u64) -> u64 {
-    let read = || async { app.state.usage.get_usage(customer_id, month).await.unwrap() };
+    let read = || async { app.ports.usage.get_usage(customer_id, month).await.unwrap() };
     for _ in 0..100 {
         if read().await >= expected {
             break;
@@ -160,8 +160,8 @@ enum Backend {
 /// After a graceful stop, persists what is still buffered and reads the
 /// customer's month from the database.
 async fn persisted_usage_after_stop(app: &TestApp, customer_id: i64, month: (i32, u32)) -> u64 {
-    app.state.limiter.flush().await.unwrap();
-    app.state.usage.get_usage(customer_id, month).await.unwrap()
+    app.ports.limiter.flush().await.unwrap();
+    app.ports.usage.get_usage(customer_id, month).await.unwrap()
 }
 
 /// The load, then the count over HTTP, then after a graceful stop and a

@@ -130,12 +130,12 @@ async fn a_tampered_or_expired_download_token_is_403() {
     assert_error_shape(status, &body, 403);
     let past = app.state.clock.now() - Duration::seconds(1);
     let token = app
-        .state
-        .hmac
+        .ports
+        .signer
         .token("datasets/mlb/mlb_history.csv", "mlb_history.csv", past);
     let (status, body) = app.get_json(&format!("/api/v1/downloads/{token}")).await;
     assert_error_shape(status, &body, 403);
-    let fresh = app.state.hmac.token(
+    let fresh = app.ports.signer.token(
         "datasets/mlb/mlb_history.csv",
         "mlb_history.csv",
         app.state.clock.now() + Duration::minutes(15),
@@ -167,7 +167,7 @@ async fn eight_refreshes_succeed_and_the_ninth_is_429_naming_the_refresh_limit()
 async fn twelve_concurrent_refreshes_on_a_fresh_customer_take_exactly_eight() {
     let app = spawn_app().await;
     let (customer, key) = seed_ai_customer(&app, "buyer@example.com").await;
-    app.state
+    app.ports
         .accounts
         .grant_entitlement(customer.customer_id, &["mlb_history".to_owned()], &[Sport::Mlb], None)
         .await
@@ -212,7 +212,7 @@ async fn a_customer_without_a_dataset_product_gets_403_and_consumes_nothing() {
     let r = refresh(&app, &key).await;
     assert_error_shape(r.status, &r.body, 403);
     // Owning only a non-refreshable product is no better.
-    app.state
+    app.ports
         .accounts
         .grant_entitlement(
             customer.customer_id,

@@ -186,7 +186,7 @@ async fn a_lapsed_subscription_keeps_the_any_key_routes_and_loses_the_ai_routes(
     for status in [SubscriptionStatus::Canceled, SubscriptionStatus::PastDue] {
         let email = format!("lapsed-{status}@example.com");
         let (_, key) = seed_ai_customer(&app, &email).await;
-        app.state.accounts.set_subscription(&email, status).await.unwrap();
+        app.ports.accounts.set_subscription(&email, status).await.unwrap();
         app.state.keys.invalidate_all();
         for path in [
             "/api/v1/markets/nba",
@@ -227,7 +227,7 @@ async fn production_mode_invents_no_customer_no_key_and_no_data() {
     let app = spawn_with_settings(settings, dir, store_dir.clone()).await;
     assert!(app.api_key.is_empty(), "no demo key is written");
     assert!(!app.var_dir.join("demo-key.txt").exists());
-    assert!(app.state.accounts.list_customers().await.unwrap().is_empty());
+    assert!(app.ports.accounts.list_customers().await.unwrap().is_empty());
     assert_eq!(std::fs::read_dir(&store_dir).unwrap().count(), 0, "nothing generated");
     // The empty store is down, never served as data.
     let (status, health) = app.get_json("/api/v1/health").await;
@@ -258,7 +258,7 @@ async fn production_mode_serves_a_published_store_to_real_customers_only() {
     let (_, key) = seed_ai_customer(&app, "prod@example.com").await;
     let r = get_with(&app, "/api/v1/predictions/nba/won_on_points", &key).await;
     assert_eq!(r.status, 200, "{}", r.body);
-    assert_eq!(app.state.accounts.list_customers().await.unwrap().len(), 1);
+    assert_eq!(app.ports.accounts.list_customers().await.unwrap().len(), 1);
 }
 
 #[tokio::test]
@@ -294,7 +294,7 @@ async fn a_request_body_with_a_content_encoding_is_refused_with_415() {
     assert!(text.contains("HTTP_415") && text.contains("Content-Encoding"), "{text}");
     // Nothing was created.
     let keys = app
-        .state
+        .ports
         .accounts
         .list_keys(crate::access::demo_customer(&app).await.customer_id)
         .await
@@ -522,7 +522,7 @@ async fn no_full_key_reaches_the_log_and_refusals_are_in_the_access_log() {
     )
     .await;
     let (_, lapsed) = seed_ai_customer(&app, "lapsed-logs@example.com").await;
-    app.state
+    app.ports
         .accounts
         .set_subscription("lapsed-logs@example.com", SubscriptionStatus::Canceled)
         .await

@@ -24,8 +24,11 @@ pub struct TestApp {
     pub store_dir: PathBuf,
     /// The demo customer's key, created on first run.
     pub api_key: String,
-    /// The app's state (ports), for tests that seed accounts directly.
+    /// The app's state (services), for tests that drive a use case directly.
     pub state: linecast_api::state::AppState,
+    /// The raw adapters, for tests that seed or inspect the database, the
+    /// limiter's buffer or download tokens.
+    pub ports: linecast_api::startup::Adapters,
     pub handle: actix_web::dev::ServerHandle,
     pub var_dir: PathBuf,
     _dir: tempfile::TempDir,
@@ -109,6 +112,7 @@ impl TestApp {
         let var_dir = app.state_var_dir().to_path_buf();
         let address = format!("http://127.0.0.1:{}", app.port());
         let state = app.state.clone();
+        let ports = app.adapters.clone();
         let handle = app.handle();
         tokio::spawn(app.run_until_stopped());
         // Idle connections are dropped well before the server's keep-alive
@@ -130,6 +134,7 @@ impl TestApp {
             store_dir,
             api_key,
             state,
+            ports,
             handle,
             var_dir,
             _dir: dir,
@@ -253,7 +258,7 @@ impl<'a> KeyRing<'a> {
 
     async fn fresh_key(&self) -> String {
         use linecast_core::ports::accounts::{display_prefix, generate_key, hash_key};
-        let accounts = &self.app.state.accounts;
+        let accounts = &self.app.ports.accounts;
         let customer = accounts
             .find_customer_by_email(linecast_api::demo::DEMO_EMAIL)
             .await

@@ -201,7 +201,7 @@ async fn while_usage_cannot_be_persisted_counting_stops_after_the_crash_bound_an
     let app = app_with(|s| s.usage_stale_after = Duration::from_millis(1500)).await;
     let demo = demo_customer(&app).await;
     let month = crate::access::FIXTURE_MONTH;
-    let before = app.state.limiter.month_usage(demo.customer_id, month).await.unwrap();
+    let before = app.ports.limiter.month_usage(demo.customer_id, month).await.unwrap();
     let db = app.var_dir.join("linecast.db");
     crate::access::sqlite_rename_table(&db, "usage_counters", "usage_away");
     let mut served = 0_u64;
@@ -232,8 +232,8 @@ async fn while_usage_cannot_be_persisted_counting_stops_after_the_crash_bound_an
         }
     }
     assert!(reopened, "a good flush reopens the gate without a restart");
-    app.state.limiter.flush().await.unwrap();
-    let persisted = app.state.usage.get_usage(demo.customer_id, month).await.unwrap();
+    app.ports.limiter.flush().await.unwrap();
+    let persisted = app.ports.usage.get_usage(demo.customer_id, month).await.unwrap();
     // Every request served during the outage, plus the one after it, reached
     // the database; refusals were not counted.
     assert_eq!(persisted, before + served + 1);

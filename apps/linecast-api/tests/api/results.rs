@@ -70,7 +70,7 @@ impl Session {
 
 /// Another active key for the demo customer.
 pub async fn issue_demo_key(app: &TestApp) -> String {
-    let customers = app.state.accounts.list_customers().await.unwrap();
+    let customers = app.ports.accounts.list_customers().await.unwrap();
     let demo = customers
         .iter()
         .find(|c| c.email == linecast_api::demo::DEMO_EMAIL)
@@ -84,7 +84,7 @@ pub async fn issue_demo_key(app: &TestApp) -> String {
         tier: "ai".to_owned(),
         expires_at: None,
     };
-    app.state.accounts.insert_key(new, fixture_now()).await.unwrap();
+    app.ports.accounts.insert_key(new, fixture_now()).await.unwrap();
     key
 }
 

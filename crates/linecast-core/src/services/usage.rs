@@ -1,15 +1,85 @@
-//! The health of the usage write-behind. Counted requests reach the database
-//! once a second; while the database cannot take them they stay buffered in
-//! memory, where a crash would lose them. So once the last good flush is
-//! older than `stale_after`, the access decision refuses counted requests
-//! (503) until a flush succeeds: a crash loses at most `stale_after` of
-//! counting, outage or not. Measured on the system clock, whatever the data
-//! clock says.
+//! Counted usage: this month's count of a customer, the flush round that
+//! persists buffered counts and `last_used_at`, and the health of that
+//! write-behind.
+//!
+//! Counted requests reach the database once a second; while the database
+//! cannot take them they stay buffered in memory, where a crash would lose
+//! them. So once the last good flush is older than `stale_after`, the access
+//! decision refuses counted requests (503) until a flush succeeds: a crash
+//! loses at most `stale_after` of counting, outage or not. Measured on the
+//! system clock, whatever the data clock says.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
+use chrono::{DateTime, Utc};
+
+use super::access::month_of;
+use crate::ports::accounts::{Accounts, AccountsError};
+use crate::ports::limits::{Limiter, LimitsError};
 use crate::{Clock, SystemClock};
+
+/// What one flush round did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlushReport {
+    /// Buffered counts reached the database (or why not: they stay buffered).
+    pub counts: Result<(), LimitsError>,
+    /// `last_used_at` of the keys used since the last round was written.
+    pub last_used: Result<(), AccountsError>,
+    /// Time since the last good flush, after this round.
+    pub lag: Duration,
+}
+
+/// The usage use cases over the limiter (which buffers counts) and the
+/// accounts port (which keeps `last_used_at`).
+pub struct Usage {
+    limiter: Arc<dyn Limiter>,
+    accounts: Arc<dyn Accounts>,
+    health: Arc<UsageHealth>,
+}
+
+impl Usage {
+    pub fn new(limiter: Arc<dyn Limiter>, accounts: Arc<dyn Accounts>, health: Arc<UsageHealth>) -> Self {
+        Self {
+            limiter,
+            accounts,
+            health,
+        }
+    }
+
+    /// The write-behind's health, which the access decision reads.
+    pub fn health(&self) -> &Arc<UsageHealth> {
+        &self.health
+    }
+
+    /// Requests counted for the customer in the quota month of `now`,
+    /// buffered ones included.
+    pub async fn month_count(&self, customer_id: i64, now: DateTime<Utc>) -> Result<u64, LimitsError> {
+        self.limiter.month_usage(customer_id, month_of(now)).await
+    }
+
+    /// One flush round: buffered counts to the database (a success marks the
+    /// write-behind healthy), then `last_used_at = now` for `used_keys`. A
+    /// failed step is reported, never retried here: counts stay buffered for
+    /// the next round.
+    pub async fn flush(&self, used_keys: &[i64], now: DateTime<Utc>) -> FlushReport {
+        let counts = self.limiter.flush().await;
+        if counts.is_ok() {
+            self.health.succeeded();
+        }
+        let last_used = if used_keys.is_empty() {
+            Ok(())
+        } else {
+            self.accounts.touch_last_used(used_keys, now).await
+        };
+        FlushReport {
+            counts,
+            last_used,
+            lag: self.health.lag(),
+        }
+    }
+}
 
 /// When usage last reached the database.
 #[derive(Debug)]
@@ -50,7 +120,89 @@ impl UsageHealth {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use chrono::TimeZone;
+
     use super::*;
+    use crate::ports::accounts::{NewCustomer, SubscriptionStatus};
+    use crate::ports::limits::MonthDecision;
+    use crate::services::keys::Keys;
+    use crate::testing::{MemoryAccounts, MemoryLimiter};
+
+    fn now() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 11, 30, 23, 59, 0).unwrap()
+    }
+
+    async fn world() -> (Arc<MemoryAccounts>, Arc<MemoryLimiter>, Usage, i64, i64) {
+        let accounts = Arc::new(MemoryAccounts::new());
+        let customer = accounts
+            .create_customer(
+                NewCustomer {
+                    email: "a@example.com".into(),
+                    name: "A".into(),
+                    tier: "ai".into(),
+                    api_plan: None,
+                    subscription_status: SubscriptionStatus::Active,
+                    monthly_limit: 100,
+                },
+                now(),
+            )
+            .await
+            .unwrap();
+        let key = Keys::new(accounts.clone(), 5)
+            .issue(&customer, "k", None, "test", now())
+            .await
+            .unwrap();
+        let limiter = Arc::new(MemoryLimiter::new());
+        let health = Arc::new(UsageHealth::new(Duration::from_millis(50)));
+        let usage = Usage::new(limiter.clone(), accounts.clone(), health);
+        (accounts, limiter, usage, customer.customer_id, key.record.id)
+    }
+
+    #[tokio::test]
+    async fn the_month_count_is_the_quota_month_of_now_in_utc() {
+        let (_, limiter, usage, customer, _) = world().await;
+        limiter.set_month(customer, (2026, 11), 41);
+        limiter.set_month(customer, (2026, 12), 3);
+        assert_eq!(usage.month_count(customer, now()).await.unwrap(), 41);
+        let december = Utc.with_ymd_and_hms(2026, 12, 1, 0, 0, 0).unwrap();
+        assert_eq!(usage.month_count(customer, december).await.unwrap(), 3);
+        let counted = limiter.try_count_month(customer, (2026, 12), 100).await.unwrap();
+        assert_eq!(counted, MonthDecision::Counted { used: 4 });
+        assert_eq!(usage.month_count(customer, december).await.unwrap(), 4);
+    }
+
+    #[tokio::test]
+    async fn a_failed_flush_leaves_the_write_behind_unhealthy_and_a_good_one_clears_it() {
+        let (accounts, limiter, usage, _, key) = world().await;
+        usage.health().last_success_ms.store(now_ms() - 60, Ordering::Relaxed);
+        limiter.set_down(true);
+        let report = usage.flush(&[key], now()).await;
+        assert!(report.counts.is_err());
+        assert!(report.lag >= Duration::from_millis(60));
+        assert!(usage.health().is_stale());
+        // last_used_at is written even when the counts could not be.
+        assert_eq!(report.last_used, Ok(()));
+        let keys = accounts.list_keys(1).await.unwrap();
+        assert_eq!(keys[0].last_used_at, Some(now()));
+
+        limiter.set_down(false);
+        let report = usage.flush(&[], now()).await;
+        assert_eq!(report.counts, Ok(()));
+        assert!(report.lag < Duration::from_millis(50));
+        assert!(!usage.health().is_stale());
+    }
+
+    #[tokio::test]
+    async fn a_failed_last_used_write_is_reported_and_does_not_fail_the_counts() {
+        let (accounts, _, usage, _, key) = world().await;
+        accounts.set_down(true);
+        let report = usage.flush(&[key], now()).await;
+        assert_eq!(report.counts, Ok(()));
+        assert!(matches!(report.last_used, Err(AccountsError::Unavailable(_))));
+        assert!(!usage.health().is_stale());
+    }
 
     #[test]
     fn usage_goes_stale_only_after_the_bound_and_a_good_flush_clears_it() {
