@@ -21,9 +21,6 @@ mod redis_limiter;
 mod seconds;
 mod write_behind;
 
-#[cfg(feature = "testing")]
-pub mod fake;
-
 pub use flusher::{DEFAULT_FLUSH_INTERVAL, Flusher, spawn_flusher};
 pub use in_process::InProcessLimiter;
 pub use linecast_core::ports::limits::{Limiter, LimitsError, MonthDecision, SecondDecision};

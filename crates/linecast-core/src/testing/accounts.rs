@@ -1,6 +1,8 @@
 //! `MemoryAccounts`: the accounts and usage ports in memory, with the
 //! adapters' contracts (unique emails and key hashes, revoking twice keeps
-//! the first instant, append-only audit, atomic refresh ledger).
+//! the first instant, append-only audit, atomic refresh ledger, all-or-
+//! nothing usage batches). The one usage-meter twin: the limiters' tests use
+//! it too, with `set_down` to exercise the write-behind's keep-on-failure rule.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -22,6 +24,8 @@ struct Inner {
     entitlements: HashMap<i64, Entitlement>,
     usage: HashMap<(i64, Month), u64>,
     refreshes: HashMap<(i64, Month), u32>,
+    /// `get_usage` calls, failed ones included.
+    usage_reads: u64,
     down: bool,
 }
 
@@ -39,6 +43,21 @@ impl MemoryAccounts {
     /// Every call fails with `Unavailable` while `down`.
     pub fn set_down(&self, down: bool) {
         self.lock_raw().down = down;
+    }
+
+    /// The stored usage count, whether or not the twin is down.
+    pub fn persisted(&self, customer_id: i64, month: Month) -> u64 {
+        self.lock_raw().usage.get(&(customer_id, month)).copied().unwrap_or(0)
+    }
+
+    /// Sets a stored usage count directly (a prior month's history).
+    pub fn set_persisted(&self, customer_id: i64, month: Month, n: u64) {
+        self.lock_raw().usage.insert((customer_id, month), n);
+    }
+
+    /// `get_usage` calls so far, failed ones included.
+    pub fn usage_reads(&self) -> u64 {
+        self.lock_raw().usage_reads
     }
 
     fn lock_raw(&self) -> MutexGuard<'_, Inner> {
@@ -271,6 +290,7 @@ impl UsageMeter for MemoryAccounts {
     }
 
     async fn get_usage(&self, customer_id: i64, month: Month) -> Result<u64, AccountsError> {
+        self.lock_raw().usage_reads += 1;
         Ok(self.lock()?.usage.get(&(customer_id, month)).copied().unwrap_or(0))
     }
 

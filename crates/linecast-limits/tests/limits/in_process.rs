@@ -1,18 +1,18 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use linecast_limits::fake::FakeMeter;
+use linecast_core::testing::MemoryAccounts;
 use linecast_limits::{InProcessLimiter, Limiter, LimitsError, MonthDecision, SecondDecision};
 
 use crate::support::{HIGH_LIMIT, MONTH, at, count_concurrently, counted_values};
 
-fn limiter(meter: &Arc<FakeMeter>) -> Arc<InProcessLimiter> {
+fn limiter(meter: &Arc<MemoryAccounts>) -> Arc<InProcessLimiter> {
     Arc::new(InProcessLimiter::new(Arc::clone(meter) as _))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sixty_four_tasks_of_forty_calls_count_exactly_and_flush_the_same_total() {
-    let meter = Arc::new(FakeMeter::new());
+    let meter = Arc::new(MemoryAccounts::new());
     let limiter = limiter(&meter);
     let decisions = count_concurrently(&[limiter.clone() as _], 64, 40, 7, MONTH, HIGH_LIMIT).await;
 
@@ -29,7 +29,7 @@ async fn sixty_four_tasks_of_forty_calls_count_exactly_and_flush_the_same_total(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_a_limit_of_100_exactly_100_of_500_concurrent_attempts_are_counted() {
-    let meter = Arc::new(FakeMeter::new());
+    let meter = Arc::new(MemoryAccounts::new());
     let limiter = limiter(&meter);
     let decisions = count_concurrently(&[limiter.clone() as _], 500, 1, 7, MONTH, 100).await;
 
@@ -51,7 +51,7 @@ async fn with_a_limit_of_100_exactly_100_of_500_concurrent_attempts_are_counted(
 
 #[tokio::test]
 async fn the_51st_call_in_one_second_is_refused_and_the_next_second_allows_again() {
-    let limiter = limiter(&Arc::new(FakeMeter::new()));
+    let limiter = limiter(&Arc::new(MemoryAccounts::new()));
     for _ in 0..50 {
         assert_eq!(
             limiter.check_second(3, 50, at(10)).await.unwrap(),
@@ -75,7 +75,7 @@ async fn the_51st_call_in_one_second_is_refused_and_the_next_second_allows_again
 
 #[tokio::test]
 async fn a_call_stamped_in_an_earlier_second_counts_against_the_current_window() {
-    let limiter = limiter(&Arc::new(FakeMeter::new()));
+    let limiter = limiter(&Arc::new(MemoryAccounts::new()));
     for _ in 0..50 {
         limiter.check_second(3, 50, at(11)).await.unwrap();
     }
@@ -87,12 +87,12 @@ async fn a_call_stamped_in_an_earlier_second_counts_against_the_current_window()
 
 #[tokio::test]
 async fn a_failed_flush_keeps_every_increment_for_the_next_one() {
-    let meter = Arc::new(FakeMeter::new());
+    let meter = Arc::new(MemoryAccounts::new());
     let limiter = limiter(&meter);
     for _ in 0..10 {
         limiter.try_count_month(7, MONTH, HIGH_LIMIT).await.unwrap();
     }
-    meter.set_failing(true);
+    meter.set_down(true);
     assert!(matches!(limiter.flush().await, Err(LimitsError::Unavailable(_))));
     assert_eq!(limiter.pending_increments(), 10);
     // Counting goes on from memory while the database is down.
@@ -101,7 +101,7 @@ async fn a_failed_flush_keeps_every_increment_for_the_next_one() {
     }
     assert_eq!(limiter.month_usage(7, MONTH).await.unwrap(), 15);
 
-    meter.set_failing(false);
+    meter.set_down(false);
     limiter.flush().await.unwrap();
     assert_eq!(meter.persisted(7, MONTH), 15);
     assert_eq!(limiter.pending_increments(), 0);
@@ -109,7 +109,7 @@ async fn a_failed_flush_keeps_every_increment_for_the_next_one() {
 
 #[tokio::test]
 async fn a_new_limiter_over_the_same_meter_continues_from_the_persisted_count() {
-    let meter = Arc::new(FakeMeter::new());
+    let meter = Arc::new(MemoryAccounts::new());
     let first = limiter(&meter);
     for _ in 0..30 {
         first.try_count_month(7, MONTH, HIGH_LIMIT).await.unwrap();
@@ -133,25 +133,25 @@ async fn a_new_limiter_over_the_same_meter_continues_from_the_persisted_count() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_first_callers_read_the_persisted_count_once() {
-    let meter = Arc::new(FakeMeter::new());
+    let meter = Arc::new(MemoryAccounts::new());
     meter.set_persisted(7, MONTH, 1000);
     let limiter = limiter(&meter);
     let decisions = count_concurrently(&[limiter.clone() as _], 100, 1, 7, MONTH, HIGH_LIMIT).await;
     assert_eq!(counted_values(&decisions), (1001..=1100).collect::<Vec<_>>());
-    assert_eq!(meter.reads(), 1);
+    assert_eq!(meter.usage_reads(), 1);
 }
 
 #[tokio::test]
 async fn a_meter_outage_on_first_touch_is_unavailable_and_a_later_call_loads_again() {
-    let meter = Arc::new(FakeMeter::new());
+    let meter = Arc::new(MemoryAccounts::new());
     meter.set_persisted(7, MONTH, 40);
     let limiter = limiter(&meter);
-    meter.set_failing(true);
+    meter.set_down(true);
     assert!(matches!(
         limiter.try_count_month(7, MONTH, HIGH_LIMIT).await,
         Err(LimitsError::Unavailable(_))
     ));
-    meter.set_failing(false);
+    meter.set_down(false);
     assert_eq!(
         limiter.try_count_month(7, MONTH, HIGH_LIMIT).await.unwrap(),
         MonthDecision::Counted { used: 41 }
@@ -160,7 +160,7 @@ async fn a_meter_outage_on_first_touch_is_unavailable_and_a_later_call_loads_aga
 
 #[tokio::test]
 async fn months_and_customers_are_counted_apart_and_an_old_month_survives_its_eviction() {
-    let meter = Arc::new(FakeMeter::new());
+    let meter = Arc::new(MemoryAccounts::new());
     let limiter = limiter(&meter);
     for _ in 0..3 {
         limiter.try_count_month(7, (2026, 2), HIGH_LIMIT).await.unwrap();
@@ -182,7 +182,7 @@ async fn months_and_customers_are_counted_apart_and_an_old_month_survives_its_ev
 
 #[tokio::test]
 async fn the_flusher_task_persists_counts_without_an_explicit_flush() {
-    let meter = Arc::new(FakeMeter::new());
+    let meter = Arc::new(MemoryAccounts::new());
     let limiter = limiter(&meter);
     let flusher = limiter.clone().spawn_flusher(Duration::from_millis(10));
     for _ in 0..25 {

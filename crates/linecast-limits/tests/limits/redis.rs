@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use chrono::{Datelike, Utc};
 use linecast_core::Month;
-use linecast_limits::fake::FakeMeter;
+use linecast_core::testing::MemoryAccounts;
 use linecast_limits::{Limiter, LimitsError, MonthDecision, RedisLimiter, SecondDecision};
 use rand::Rng;
 
@@ -33,7 +33,7 @@ fn this_month() -> Month {
 struct Pair {
     url: String,
     namespace: String,
-    meter: Arc<FakeMeter>,
+    meter: Arc<MemoryAccounts>,
     a: Arc<RedisLimiter>,
     b: Arc<RedisLimiter>,
 }
@@ -41,7 +41,7 @@ struct Pair {
 impl Pair {
     async fn new(url: String) -> Self {
         let namespace = format!("linecast-test-{:016x}", rand::rng().random::<u64>());
-        let meter = Arc::new(FakeMeter::new());
+        let meter = Arc::new(MemoryAccounts::new());
         let a = RedisLimiter::connect(&url, meter.clone() as _, namespace.clone())
             .await
             .unwrap();
@@ -157,9 +157,9 @@ async fn a_counter_missing_from_redis_starts_from_the_persisted_count() {
         MonthDecision::Exhausted { used: 501 }
     );
     // Once seeded, Redis holds the count: the database is not read again.
-    let reads = pair.meter.reads();
+    let reads = pair.meter.usage_reads();
     pair.b.try_count_month(7, month, HIGH_LIMIT).await.unwrap();
-    assert_eq!(pair.meter.reads(), reads);
+    assert_eq!(pair.meter.usage_reads(), reads);
     pair.cleanup().await;
 }
 
@@ -171,10 +171,10 @@ async fn a_failed_flush_keeps_the_increments_of_that_instance() {
     for _ in 0..10 {
         pair.a.try_count_month(7, month, HIGH_LIMIT).await.unwrap();
     }
-    pair.meter.set_failing(true);
+    pair.meter.set_down(true);
     assert!(matches!(pair.a.flush().await, Err(LimitsError::Unavailable(_))));
     assert_eq!(pair.a.pending_increments(), 10);
-    pair.meter.set_failing(false);
+    pair.meter.set_down(false);
     pair.a.flush().await.unwrap();
     assert_eq!(pair.meter.persisted(7, month), 10);
     pair.cleanup().await;
@@ -182,7 +182,7 @@ async fn a_failed_flush_keeps_the_increments_of_that_instance() {
 
 #[tokio::test]
 async fn an_unreachable_redis_is_unavailable() {
-    let meter = Arc::new(FakeMeter::new());
+    let meter = Arc::new(MemoryAccounts::new());
     let result = RedisLimiter::connect("redis://127.0.0.1:1", meter as _, "linecast-test".into()).await;
     assert!(matches!(result, Err(LimitsError::Unavailable(_))));
 }

@@ -8,216 +8,33 @@
 //! touch HTTP or shape JSON responses (the API's presentation does); the
 //! row rendering in [`rows`] is the one served shape of a stored row.
 
+pub mod cross_season;
 pub mod rows;
+pub mod season;
 pub mod team_form;
 #[cfg(test)]
 mod tests;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
-use chrono::{DateTime, Duration, NaiveDate, Utc};
-use linecast_domain::artifacts::SeasonTable;
+use chrono::{DateTime, Duration, Utc};
 use linecast_domain::{ModelType, SeasonLabel, Sport};
-use linecast_grading::window::is_decided;
-use linecast_grading::{
-    Density, GradedRow, Rolling, Summary, Tracking, density, grade_rows, rolling, summarize_graded, track_graded,
-};
+use linecast_grading::{Density, Rolling, density, rolling};
 use linecast_paging::{Order, PagingError, Plan, Request, plan};
-use linecast_strategies::{Accounting, Leaderboard, Replay, UnknownStrategy, leaderboard};
 use serde_json::value::RawValue;
 
 use crate::services::slate::et_date;
-use crate::{ArtifactStore, ObjectVersion, StoreError};
+use crate::{ArtifactStore, StoreError};
+pub use cross_season::CrossSeason;
+use cross_season::CrossSeasonCache;
+pub use season::SeasonData;
 use team_form::TeamFormInputs;
 
 /// A season is live while it has a decided game within this many days.
 pub const LIVE_WINDOW_DAYS: i64 = 14;
 
 type Key = (Sport, ModelType, SeasonLabel);
-
-/// Memory per byte of CSV once a season is parsed (about 3x), graded and
-/// rendered to JSON (about 4x): the weight used against the budget.
-const WEIGHT_PER_OBJECT_BYTE: u64 = 8;
-/// A cross-season aggregate and the season versions it was computed from.
-type Versioned<T> = (Vec<String>, Arc<T>);
-
-/// One generation of one season store, graded.
-pub struct SeasonData {
-    pub sport: Sport,
-    pub model_type: ModelType,
-    pub season: SeasonLabel,
-    pub version: ObjectVersion,
-    pub table: Arc<SeasonTable>,
-    /// Aligned with `table.rows`.
-    pub graded: Vec<GradedRow>,
-    /// Indices of the rows served (in scope: professional preseason rows are
-    /// left out), oldest first by (date, time, teams).
-    pub order: Vec<usize>,
-    summary: OnceLock<Arc<Summary>>,
-    tracking: OnceLock<Arc<Tracking>>,
-    strategies: [OnceLock<Arc<Leaderboard>>; 2],
-    /// Keyed by accounting, strategy id and whether excluded rows are kept.
-    replays: Mutex<HashMap<(usize, String, bool), Arc<Replay>>>,
-    rendered: OnceLock<Arc<Vec<Box<RawValue>>>>,
-}
-
-impl std::fmt::Debug for SeasonData {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SeasonData")
-            .field("season", &self.season)
-            .field("version", &self.version)
-            .finish_non_exhaustive()
-    }
-}
-
-impl SeasonData {
-    fn build(
-        sport: Sport,
-        model_type: ModelType,
-        season: SeasonLabel,
-        version: ObjectVersion,
-        table: Arc<SeasonTable>,
-    ) -> Self {
-        let graded = grade_rows(&table.rows, sport, model_type);
-        let mut order: Vec<usize> = (0..table.rows.len()).filter(|i| graded[*i].in_scope).collect();
-        order.sort_by(|a, b| table.rows[*a].key.cmp(&table.rows[*b].key));
-        Self {
-            sport,
-            model_type,
-            season,
-            version,
-            table,
-            graded,
-            order,
-            summary: OnceLock::new(),
-            tracking: OnceLock::new(),
-            strategies: [OnceLock::new(), OnceLock::new()],
-            replays: Mutex::new(HashMap::new()),
-            rendered: OnceLock::new(),
-        }
-    }
-
-    /// Approximate memory held for this season: the parsed rows, grading,
-    /// aggregates and rendered JSON, estimated from the object size.
-    pub fn weight(&self) -> u64 {
-        self.version
-            .size
-            .saturating_mul(WEIGHT_PER_OBJECT_BYTE)
-            .saturating_add(4096)
-    }
-
-    /// Rows served by `/results`: in scope, every row of the season.
-    pub fn total(&self) -> usize {
-        self.order.len()
-    }
-
-    /// The date of the latest game played against a posted line (a final
-    /// and a line; a push counts): what makes a season `current_season`.
-    pub fn latest_played(&self) -> Option<NaiveDate> {
-        self.order
-            .iter()
-            .filter(|i| self.graded[**i].decision.is_some())
-            .map(|i| self.table.rows[*i].key.date)
-            .max()
-    }
-
-    /// The date of the latest decided game (a final and a line, not a
-    /// push): what keeps a season `live`.
-    pub fn latest_decided(&self) -> Option<NaiveDate> {
-        self.order
-            .iter()
-            .filter(|i| is_decided(&self.graded[**i]))
-            .map(|i| self.table.rows[*i].key.date)
-            .max()
-    }
-
-    pub fn first_date(&self) -> Option<NaiveDate> {
-        self.order.first().map(|i| self.table.rows[*i].key.date)
-    }
-
-    pub fn last_date(&self) -> Option<NaiveDate> {
-        self.order.last().map(|i| self.table.rows[*i].key.date)
-    }
-
-    pub fn summary(&self) -> Arc<Summary> {
-        self.summary
-            .get_or_init(|| Arc::new(summarize_graded(&self.table.rows, &self.graded, self.model_type)))
-            .clone()
-    }
-
-    pub fn tracking(&self) -> Arc<Tracking> {
-        self.tracking
-            .get_or_init(|| Arc::new(track_graded(&self.table.rows, &self.graded)))
-            .clone()
-    }
-
-    pub fn strategies(&self, accounting: Accounting) -> Arc<Leaderboard> {
-        let slot = match accounting {
-            Accounting::LegacyV1 => &self.strategies[0],
-            Accounting::RecordedV2 => &self.strategies[1],
-        };
-        slot.get_or_init(|| Arc::new(leaderboard(&self.table.rows, self.sport, self.model_type, accounting)))
-            .clone()
-    }
-
-    /// One strategy's replay (with excluded rows), computed once per
-    /// generation, accounting and strategy.
-    pub fn replay(&self, accounting: Accounting, strategy_id: &str) -> Result<Arc<Replay>, UnknownStrategy> {
-        let slot = (accounting as usize, strategy_id.to_owned(), true);
-        if let Some(hit) = self.cached_replay(&slot) {
-            return Ok(hit);
-        }
-        let replay = Arc::new(linecast_strategies::replay(
-            &self.table.rows,
-            self.sport,
-            self.model_type,
-            accounting,
-            strategy_id,
-        )?);
-        Ok(self.cache_replay(slot, replay))
-    }
-
-    /// The replay without `excluded_rows`, also cached, so a request without
-    /// `include_excluded` copies nothing.
-    pub fn replay_without_excluded(
-        &self,
-        accounting: Accounting,
-        strategy_id: &str,
-    ) -> Result<Arc<Replay>, UnknownStrategy> {
-        let slot = (accounting as usize, strategy_id.to_owned(), false);
-        if let Some(hit) = self.cached_replay(&slot) {
-            return Ok(hit);
-        }
-        let trimmed = Arc::new((*self.replay(accounting, strategy_id)?).clone().without_excluded());
-        Ok(self.cache_replay(slot, trimmed))
-    }
-
-    fn cached_replay(&self, slot: &(usize, String, bool)) -> Option<Arc<Replay>> {
-        self.replays.lock().ok().and_then(|m| m.get(slot).cloned())
-    }
-
-    fn cache_replay(&self, slot: (usize, String, bool), replay: Arc<Replay>) -> Arc<Replay> {
-        if let Ok(mut m) = self.replays.lock() {
-            m.insert(slot, replay.clone());
-        }
-        replay
-    }
-
-    /// Every served row as JSON, oldest first, rendered once per generation.
-    pub fn rendered_rows(&self) -> Arc<Vec<Box<RawValue>>> {
-        self.rendered
-            .get_or_init(|| {
-                Arc::new(rows::render_rows(
-                    &self.table,
-                    self.model_type,
-                    &self.graded,
-                    &self.order,
-                ))
-            })
-            .clone()
-    }
-}
 
 /// What the seasons endpoint reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -235,21 +52,8 @@ pub struct History {
     cache: Mutex<HashMap<Key, (Arc<SeasonData>, u64)>>,
     budget_bytes: u64,
     tick: std::sync::atomic::AtomicU64,
-    rolling: Mutex<HashMap<(Sport, ModelType), Versioned<Rolling>>>,
-    density: Mutex<HashMap<(Sport, ModelType), Versioned<Density>>>,
-}
-
-/// A cross-season aggregate with the seasons it was computed from.
-#[derive(Debug, Clone)]
-pub struct CrossSeason<T> {
-    pub value: Arc<T>,
-    /// Publication time of the newest season archive used.
-    pub last_updated: Option<DateTime<Utc>>,
-    /// The newest season used.
-    pub current: Option<SeasonLabel>,
-    /// The generations the value was computed from (object versions, and
-    /// for density the current season): equal generations, equal value.
-    pub generations: String,
+    rolling: CrossSeasonCache<Rolling>,
+    density: CrossSeasonCache<Density>,
 }
 
 impl std::fmt::Debug for History {
@@ -275,8 +79,8 @@ impl History {
             cache: Mutex::new(HashMap::new()),
             budget_bytes,
             tick: std::sync::atomic::AtomicU64::new(0),
-            rolling: Mutex::new(HashMap::new()),
-            density: Mutex::new(HashMap::new()),
+            rolling: CrossSeasonCache::default(),
+            density: CrossSeasonCache::default(),
         }
     }
 
@@ -400,28 +204,10 @@ impl History {
         let seasons = self.seasons(sport, model_type).await?;
         let data = self.load_all(sport, model_type, &seasons).await?;
         let versions: Vec<String> = data.iter().map(|d| d.version.version.clone()).collect();
-        let cached = self.rolling.lock().ok().and_then(|c| {
-            c.get(&(sport, model_type))
-                .filter(|(v, _)| *v == versions)
-                .map(|(_, r)| r.clone())
+        let value = self.rolling.get_or_compute((sport, model_type), &versions, || {
+            rolling(&season_slices(&data), sport, model_type)
         });
-        let value = if let Some(v) = cached {
-            v
-        } else {
-            let slices: Vec<(SeasonLabel, &[linecast_domain::SeasonRow])> =
-                data.iter().map(|d| (d.season, d.table.rows.as_slice())).collect();
-            let value = Arc::new(rolling(&slices, sport, model_type));
-            if let Ok(mut c) = self.rolling.lock() {
-                c.insert((sport, model_type), (versions.clone(), value.clone()));
-            }
-            value
-        };
-        Ok(CrossSeason {
-            value,
-            last_updated: data.iter().map(|d| d.version.last_modified).max(),
-            current: data.last().map(|d| d.season),
-            generations: versions.join(","),
-        })
+        Ok(CrossSeason::new(value, &data, data.last().map(|d| d.season), &versions))
     }
 
     /// Density grids of the current season against the previous ten.
@@ -441,29 +227,16 @@ impl History {
         let data = self.load_all(sport, model_type, &seasons).await?;
         let mut versions: Vec<String> = data.iter().map(|d| d.version.version.clone()).collect();
         versions.push(current.to_string());
-        let cached = self.density.lock().ok().and_then(|c| {
-            c.get(&(sport, model_type))
-                .filter(|(v, _)| *v == versions)
-                .map(|(_, r)| r.clone())
+        let value = self.density.get_or_compute((sport, model_type), &versions, || {
+            density(current, &season_slices(&data), sport, model_type)
         });
-        let value = if let Some(v) = cached {
-            v
-        } else {
-            let slices: Vec<(SeasonLabel, &[linecast_domain::SeasonRow])> =
-                data.iter().map(|d| (d.season, d.table.rows.as_slice())).collect();
-            let value = Arc::new(density(current, &slices, sport, model_type));
-            if let Ok(mut c) = self.density.lock() {
-                c.insert((sport, model_type), (versions.clone(), value.clone()));
-            }
-            value
-        };
-        Ok(CrossSeason {
-            value,
-            last_updated: data.iter().map(|d| d.version.last_modified).max(),
-            current: Some(current),
-            generations: versions.join(","),
-        })
+        Ok(CrossSeason::new(value, &data, Some(current), &versions))
     }
+}
+
+/// Each season's label and rows, in the order given.
+fn season_slices(data: &[Arc<SeasonData>]) -> Vec<(SeasonLabel, &[linecast_domain::SeasonRow])> {
+    data.iter().map(|d| (d.season, d.table.rows.as_slice())).collect()
 }
 
 /// Why a results page could not be planned.

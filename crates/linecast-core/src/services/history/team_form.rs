@@ -10,7 +10,7 @@ use linecast_domain::SeasonLabel;
 use linecast_domain::artifacts::{GameStatus, ScoreRow};
 use linecast_grading::{TeamForm, team_form};
 
-use super::SeasonData;
+use super::season::SeasonData;
 use crate::Versioned;
 
 /// What team form is computed from: everything its value depends on.

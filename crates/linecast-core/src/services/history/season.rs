@@ -1,0 +1,199 @@
+//! One generation of one season store, graded: the rows, their grades and
+//! served order, and every per-season aggregate (summary, tracking,
+//! leaderboards, replays, rendered rows) computed once on first use. Knows
+//! nothing of the cache that holds it ([`super::History`]).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use chrono::NaiveDate;
+use linecast_domain::artifacts::SeasonTable;
+use linecast_domain::{ModelType, SeasonLabel, Sport};
+use linecast_grading::window::is_decided;
+use linecast_grading::{GradedRow, Summary, Tracking, grade_rows, summarize_graded, track_graded};
+use linecast_strategies::{Accounting, Leaderboard, Replay, UnknownStrategy, leaderboard};
+use serde_json::value::RawValue;
+
+use super::rows;
+use crate::ObjectVersion;
+
+/// Memory per byte of CSV once a season is parsed (about 3x), graded and
+/// rendered to JSON (about 4x): the weight used against the budget.
+const WEIGHT_PER_OBJECT_BYTE: u64 = 8;
+
+/// One generation of one season store, graded.
+pub struct SeasonData {
+    pub sport: Sport,
+    pub model_type: ModelType,
+    pub season: SeasonLabel,
+    pub version: ObjectVersion,
+    pub table: Arc<SeasonTable>,
+    /// Aligned with `table.rows`.
+    pub graded: Vec<GradedRow>,
+    /// Indices of the rows served (in scope: professional preseason rows are
+    /// left out), oldest first by (date, time, teams).
+    pub order: Vec<usize>,
+    summary: OnceLock<Arc<Summary>>,
+    tracking: OnceLock<Arc<Tracking>>,
+    strategies: [OnceLock<Arc<Leaderboard>>; 2],
+    /// Keyed by accounting, strategy id and whether excluded rows are kept.
+    replays: Mutex<HashMap<(usize, String, bool), Arc<Replay>>>,
+    rendered: OnceLock<Arc<Vec<Box<RawValue>>>>,
+}
+
+impl std::fmt::Debug for SeasonData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SeasonData")
+            .field("season", &self.season)
+            .field("version", &self.version)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SeasonData {
+    pub(super) fn build(
+        sport: Sport,
+        model_type: ModelType,
+        season: SeasonLabel,
+        version: ObjectVersion,
+        table: Arc<SeasonTable>,
+    ) -> Self {
+        let graded = grade_rows(&table.rows, sport, model_type);
+        let mut order: Vec<usize> = (0..table.rows.len()).filter(|i| graded[*i].in_scope).collect();
+        order.sort_by(|a, b| table.rows[*a].key.cmp(&table.rows[*b].key));
+        Self {
+            sport,
+            model_type,
+            season,
+            version,
+            table,
+            graded,
+            order,
+            summary: OnceLock::new(),
+            tracking: OnceLock::new(),
+            strategies: [OnceLock::new(), OnceLock::new()],
+            replays: Mutex::new(HashMap::new()),
+            rendered: OnceLock::new(),
+        }
+    }
+
+    /// Approximate memory held for this season: the parsed rows, grading,
+    /// aggregates and rendered JSON, estimated from the object size.
+    pub fn weight(&self) -> u64 {
+        self.version
+            .size
+            .saturating_mul(WEIGHT_PER_OBJECT_BYTE)
+            .saturating_add(4096)
+    }
+
+    /// Rows served by `/results`: in scope, every row of the season.
+    pub fn total(&self) -> usize {
+        self.order.len()
+    }
+
+    /// The date of the latest game played against a posted line (a final
+    /// and a line; a push counts): what makes a season `current_season`.
+    pub fn latest_played(&self) -> Option<NaiveDate> {
+        self.order
+            .iter()
+            .filter(|i| self.graded[**i].decision.is_some())
+            .map(|i| self.table.rows[*i].key.date)
+            .max()
+    }
+
+    /// The date of the latest decided game (a final and a line, not a
+    /// push): what keeps a season `live`.
+    pub fn latest_decided(&self) -> Option<NaiveDate> {
+        self.order
+            .iter()
+            .filter(|i| is_decided(&self.graded[**i]))
+            .map(|i| self.table.rows[*i].key.date)
+            .max()
+    }
+
+    pub fn first_date(&self) -> Option<NaiveDate> {
+        self.order.first().map(|i| self.table.rows[*i].key.date)
+    }
+
+    pub fn last_date(&self) -> Option<NaiveDate> {
+        self.order.last().map(|i| self.table.rows[*i].key.date)
+    }
+
+    pub fn summary(&self) -> Arc<Summary> {
+        self.summary
+            .get_or_init(|| Arc::new(summarize_graded(&self.table.rows, &self.graded, self.model_type)))
+            .clone()
+    }
+
+    pub fn tracking(&self) -> Arc<Tracking> {
+        self.tracking
+            .get_or_init(|| Arc::new(track_graded(&self.table.rows, &self.graded)))
+            .clone()
+    }
+
+    pub fn strategies(&self, accounting: Accounting) -> Arc<Leaderboard> {
+        let slot = match accounting {
+            Accounting::LegacyV1 => &self.strategies[0],
+            Accounting::RecordedV2 => &self.strategies[1],
+        };
+        slot.get_or_init(|| Arc::new(leaderboard(&self.table.rows, self.sport, self.model_type, accounting)))
+            .clone()
+    }
+
+    /// One strategy's replay (with excluded rows), computed once per
+    /// generation, accounting and strategy.
+    pub fn replay(&self, accounting: Accounting, strategy_id: &str) -> Result<Arc<Replay>, UnknownStrategy> {
+        let slot = (accounting as usize, strategy_id.to_owned(), true);
+        if let Some(hit) = self.cached_replay(&slot) {
+            return Ok(hit);
+        }
+        let replay = Arc::new(linecast_strategies::replay(
+            &self.table.rows,
+            self.sport,
+            self.model_type,
+            accounting,
+            strategy_id,
+        )?);
+        Ok(self.cache_replay(slot, replay))
+    }
+
+    /// The replay without `excluded_rows`, also cached, so a request without
+    /// `include_excluded` copies nothing.
+    pub fn replay_without_excluded(
+        &self,
+        accounting: Accounting,
+        strategy_id: &str,
+    ) -> Result<Arc<Replay>, UnknownStrategy> {
+        let slot = (accounting as usize, strategy_id.to_owned(), false);
+        if let Some(hit) = self.cached_replay(&slot) {
+            return Ok(hit);
+        }
+        let trimmed = Arc::new((*self.replay(accounting, strategy_id)?).clone().without_excluded());
+        Ok(self.cache_replay(slot, trimmed))
+    }
+
+    fn cached_replay(&self, slot: &(usize, String, bool)) -> Option<Arc<Replay>> {
+        self.replays.lock().ok().and_then(|m| m.get(slot).cloned())
+    }
+
+    fn cache_replay(&self, slot: (usize, String, bool), replay: Arc<Replay>) -> Arc<Replay> {
+        if let Ok(mut m) = self.replays.lock() {
+            m.insert(slot, replay.clone());
+        }
+        replay
+    }
+
+    /// Every served row as JSON, oldest first, rendered once per generation.
+    pub fn rendered_rows(&self) -> Arc<Vec<Box<RawValue>>> {
+        self.rendered
+            .get_or_init(|| {
+                Arc::new(rows::render_rows(
+                    &self.table,
+                    self.model_type,
+                    &self.graded,
+                    &self.order,
+                ))
+            })
+            .clone()
+    }
+}
