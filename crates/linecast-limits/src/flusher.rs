@@ -77,11 +77,112 @@ pub fn spawn_flusher(limiter: Arc<dyn Limiter>, every: Duration) -> Flusher {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::sync::Mutex;
     use std::sync::atomic::{AtomicU32, Ordering};
 
+    use async_trait::async_trait;
+    use chrono::{DateTime, Utc};
+    use linecast_core::ports::accounts::{AccountsError, Month, UsageMeter};
+    use linecast_core::testing::MemoryAccounts;
     use tokio::sync::Notify;
+    use tokio::time::Instant;
 
     use super::*;
+    use crate::InProcessLimiter;
+
+    /// After one slow round, the rounds it made the flusher miss are not
+    /// replayed back to back: the next starts when the slow one ends, then
+    /// the interval resumes. (Paused time: deterministic.)
+    #[tokio::test(start_paused = true)]
+    async fn a_slow_round_delays_the_next_instead_of_bursting_the_missed_ones() {
+        let starts = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::clone(&starts);
+        let flusher = Flusher::spawn(Duration::from_millis(10), move || {
+            let seen = Arc::clone(&seen);
+            async move {
+                let first = {
+                    let mut starts = seen.lock().unwrap();
+                    starts.push(Instant::now());
+                    starts.len() == 1
+                };
+                if first {
+                    tokio::time::sleep(Duration::from_millis(55)).await;
+                }
+            }
+        });
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        flusher.stop().await;
+        let starts = starts.lock().unwrap().clone();
+        let gaps: Vec<Duration> = starts.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(gaps.len() >= 5, "{gaps:?}");
+        assert!(gaps[0] >= Duration::from_millis(55), "{gaps:?}");
+        assert!(
+            gaps[1..].iter().all(|g| *g >= Duration::from_millis(10)),
+            "missed rounds ran back to back: {gaps:?}"
+        );
+    }
+
+    /// A usage meter whose batch write takes a while, announcing its start.
+    struct SlowMeter {
+        inner: MemoryAccounts,
+        writing: Notify,
+    }
+
+    #[async_trait]
+    impl UsageMeter for SlowMeter {
+        async fn add_usage(&self, customer_id: i64, month: Month, n: u64) -> Result<u64, AccountsError> {
+            self.inner.add_usage(customer_id, month, n).await
+        }
+        async fn add_usage_batch(&self, increments: &[(i64, Month, u64)]) -> Result<(), AccountsError> {
+            self.writing.notify_one();
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            self.inner.add_usage_batch(increments).await
+        }
+        async fn get_usage(&self, customer_id: i64, month: Month) -> Result<u64, AccountsError> {
+            self.inner.get_usage(customer_id, month).await
+        }
+        async fn try_consume_refresh(
+            &self,
+            customer_id: i64,
+            month: Month,
+            limit: u32,
+            now: DateTime<Utc>,
+        ) -> Result<Option<u32>, AccountsError> {
+            self.inner.try_consume_refresh(customer_id, month, limit, now).await
+        }
+        async fn refreshes_used(&self, customer_id: i64, month: Month) -> Result<u32, AccountsError> {
+            self.inner.refreshes_used(customer_id, month).await
+        }
+    }
+
+    /// Stopping while a slow batch is being written lets it land, and the
+    /// final flush after `stop` adds only what is still buffered: every
+    /// counted request is persisted exactly once.
+    #[tokio::test]
+    async fn stopping_during_a_slow_write_then_flushing_persists_each_count_once() {
+        let meter = Arc::new(SlowMeter {
+            inner: MemoryAccounts::new(),
+            writing: Notify::new(),
+        });
+        let limiter: Arc<dyn Limiter> = Arc::new(InProcessLimiter::new(meter.clone()));
+        let month = (2026, 11);
+        for _ in 0..7 {
+            limiter.try_count_month(1, month, 100).await.unwrap();
+        }
+        let flusher = spawn_flusher(Arc::clone(&limiter), Duration::from_millis(5));
+        meter.writing.notified().await;
+        // Counted while the first batch is in flight: left for the final flush.
+        for _ in 0..3 {
+            limiter.try_count_month(1, month, 100).await.unwrap();
+        }
+        flusher.stop().await;
+        limiter.flush().await.unwrap();
+        assert_eq!(meter.inner.persisted(1, month), 10);
+        limiter.flush().await.unwrap();
+        assert_eq!(meter.inner.persisted(1, month), 10);
+    }
 
     #[tokio::test]
     async fn stopping_lets_the_running_round_finish_and_starts_no_other() {

@@ -424,6 +424,75 @@ mod tests {
         assert!(w.access.authenticate(Some(&key), Policy::Subscriber).await.is_ok());
     }
 
+    /// With every refusal applying at once, the first in the order wins:
+    /// key, tier, subscription, usage staleness, limiter reachability, the
+    /// per-second limit, then the monthly quota. Each step removes one cause.
+    #[tokio::test]
+    async fn refusals_come_in_a_fixed_order_when_several_apply() {
+        let w = world_with(Duration::from_millis(30));
+        let (_, free) = customer_with_key(&w, "free", SubscriptionStatus::PastDue, 0).await;
+        let (_, lapsed) = customer_with_key(&w, "ai", SubscriptionStatus::PastDue, 0).await;
+        let (_, active) = customer_with_key(&w, "ai", SubscriptionStatus::Active, 0).await;
+        tokio::time::sleep(Duration::from_millis(40)).await;
+        w.limiter.set_down(true);
+        let refusal = |key: Option<String>| {
+            let access = &w.access;
+            async move {
+                access
+                    .authenticate(key.as_deref(), Policy::Subscriber)
+                    .await
+                    .unwrap_err()
+            }
+        };
+        assert_eq!(refusal(None).await, Refusal::MissingKey);
+        assert_eq!(refusal(Some(free)).await, Refusal::NoApiAccess { tier: "free".into() });
+        assert_eq!(
+            refusal(Some(lapsed)).await,
+            Refusal::NoSubscription {
+                status: SubscriptionStatus::PastDue
+            }
+        );
+        assert!(matches!(refusal(Some(active)).await, Refusal::UsageStale { .. }));
+        assert!(w.decisions.lock().unwrap().is_empty(), "no limiter was asked yet");
+
+        // Fresh usage, limiter still down: unavailable before any limit.
+        let w = world();
+        let (customer, first) = customer_with_key(&w, "ai", SubscriptionStatus::Active, 50).await;
+        w.limiter.set_down(true);
+        assert!(matches!(
+            w.access
+                .authenticate(Some(&first), Policy::Subscriber)
+                .await
+                .unwrap_err(),
+            Refusal::Unavailable { .. }
+        ));
+        w.limiter.set_down(false);
+        for _ in 0..50 {
+            w.access.authenticate(Some(&first), Policy::Subscriber).await.unwrap();
+        }
+        // Both the second and the month are used up: the second answers.
+        assert_eq!(
+            w.access
+                .authenticate(Some(&first), Policy::Subscriber)
+                .await
+                .unwrap_err(),
+            Refusal::TooManyPerSecond { retry_after_secs: 1 }
+        );
+        // Another key of the same customer has its own second: the month answers.
+        let second = Keys::new(w.accounts.clone(), 10)
+            .issue(&customer, "k2", None, "test", now())
+            .await
+            .unwrap()
+            .key;
+        assert!(matches!(
+            w.access
+                .authenticate(Some(&second), Policy::Subscriber)
+                .await
+                .unwrap_err(),
+            Refusal::QuotaExhausted { limit: 50, .. }
+        ));
+    }
+
     #[tokio::test]
     async fn the_per_second_limit_refuses_the_fifty_first_request_of_a_second() {
         let w = world();
