@@ -199,6 +199,59 @@ mod path {
 
 pub use path::{DatePath, SportMarketPath, SportModelPath, SportPath};
 
+/// The OpenAPI side of the path extractors: a route lists `params(SportModelPath)`
+/// instead of repeating each segment's schema, description and example.
+mod openapi {
+    use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
+    use utoipa::openapi::{Ref, Required};
+
+    use super::{SportMarketPath, SportModelPath, SportPath};
+
+    fn segment(name: &str, schema: &str, description: &str, example: &str) -> Parameter {
+        ParameterBuilder::new()
+            .name(name)
+            .parameter_in(ParameterIn::Path)
+            .description(Some(description))
+            .required(Required::True)
+            .schema(Some(Ref::from_schema_name(schema)))
+            .example(Some(serde_json::Value::from(example)))
+            .build()
+    }
+
+    fn sport() -> Parameter {
+        segment("sport", "SportCode", "mlb, nba, nfl, nhl, ncaaf, ncaab", "nba")
+    }
+
+    impl utoipa::IntoParams for SportPath {
+        fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+            vec![sport()]
+        }
+    }
+
+    impl utoipa::IntoParams for SportModelPath {
+        fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+            vec![
+                sport(),
+                segment(
+                    "model_type",
+                    "ModelTypeCode",
+                    "over_under, won_on_points, won_on_spread",
+                    "won_on_points",
+                ),
+            ]
+        }
+    }
+
+    impl utoipa::IntoParams for SportMarketPath {
+        fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+            vec![
+                sport(),
+                segment("market", "MarketCode", "over_under, moneyline, spread", "moneyline"),
+            ]
+        }
+    }
+}
+
 /// A JSON object body that may be absent: no body at all (no or zero
 /// `Content-Length`, no chunked transfer) is `None`; anything else is read
 /// by `web::Json` with the app's `JsonConfig` (size limit, content type,

@@ -272,6 +272,21 @@ pub struct SeasonRow {
 }
 
 impl SeasonRow {
+    /// The values of [`SEASON_TEXT_COLUMNS`], in that order.
+    pub fn texts(&self) -> [Option<&str>; 8] {
+        let p = &self.provenance;
+        [
+            self.quote_source.as_deref(),
+            self.settlement_status.as_deref(),
+            p.model_probability_source.as_deref(),
+            p.model_training_through.as_deref(),
+            p.model_reconstruction_method.as_deref(),
+            p.forecast_source.as_deref(),
+            p.forecast_run.as_deref(),
+            p.forecast_published_at.as_deref(),
+        ]
+    }
+
     /// True when both scores are present.
     pub fn has_final(&self) -> bool {
         self.away_score.is_some() && self.home_score.is_some()
@@ -281,6 +296,33 @@ impl SeasonRow {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_texts_of_a_row_line_up_with_the_season_text_columns() {
+        let own = |name: &str| Some(name.to_owned());
+        let row = SeasonRow {
+            key: crate::GameKey::new(chrono::NaiveDate::MIN, chrono::NaiveTime::MIN, "away", "home"),
+            season: SeasonLabel::parse(crate::Sport::Nba, "2025-26").unwrap_or_else(|e| panic!("{e}")),
+            season_type: SeasonType::Regular,
+            away_score: None,
+            home_score: None,
+            stored_outcome: None,
+            lines: Lines::default(),
+            models: ModelProbs::default(),
+            quote_source: own("quote_source"),
+            settlement_status: own("settlement_status"),
+            provenance: Provenance {
+                model_probability_source: own("model_probability_source"),
+                forecast_source: own("forecast_source"),
+                forecast_run: own("forecast_run"),
+                forecast_published_at: own("forecast_published_at"),
+                model_training_through: own("model_training_through"),
+                model_reconstruction_method: own("model_reconstruction_method"),
+            },
+            extras: Vec::new(),
+        };
+        assert_eq!(row.texts().map(Option::unwrap_or_default), SEASON_TEXT_COLUMNS);
+    }
 
     #[test]
     fn placeholder_zero_openers_are_served_as_null_but_current_zeros_are_kept() {

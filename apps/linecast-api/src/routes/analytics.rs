@@ -18,8 +18,7 @@ use crate::state::AppState;
 #[utoipa::path(
     operation_id = "summary", tag = "history",
     params(
-        ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
-        ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points")
+        crate::params::SportModelPath
     ),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
@@ -58,8 +57,7 @@ pub async fn summary(
 #[utoipa::path(
     operation_id = "model_tracking", tag = "history",
     params(
-        ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
-        ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points"),
+        crate::params::SportModelPath,
         ("season" = Option<String>, Query, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "Season label; default the current season")
     ),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
@@ -97,8 +95,7 @@ pub async fn tracking(
 #[utoipa::path(
     operation_id = "team_form", tag = "history",
     params(
-        ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
-        ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points")
+        crate::params::SportModelPath
     ),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
@@ -137,8 +134,7 @@ pub async fn team_form_route(
 #[utoipa::path(
     operation_id = "rolling", tag = "history",
     params(
-        ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
-        ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points")
+        crate::params::SportModelPath
     ),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
@@ -168,8 +164,7 @@ pub async fn rolling_route(
 #[utoipa::path(
     operation_id = "density", tag = "history",
     params(
-        ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
-        ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points")
+        crate::params::SportModelPath
     ),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(

@@ -10,7 +10,7 @@ use crate::state::AppState;
 
 #[utoipa::path(
     operation_id = "data_status", tag = "public",
-    params(("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba")),
+    params(crate::params::SportPath),
     responses(
         (status = 200, description = "Freshness of today's artifacts; storage errors give status unknown", body = DataStatusResponse),
         (status = 400, description = "Unknown sport", body = crate::error::ErrorBody),

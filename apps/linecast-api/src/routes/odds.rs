@@ -12,7 +12,7 @@ use crate::state::AppState;
 
 #[utoipa::path(
     operation_id = "odds", tag = "data",
-    params(("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba")),
+    params(crate::params::SportPath),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Current odds", body = OddsResponse),

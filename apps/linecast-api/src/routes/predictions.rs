@@ -15,8 +15,7 @@ use crate::state::AppState;
 #[utoipa::path(
     operation_id = "predictions", tag = "data",
     params(
-        ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
-        ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points"),
+        crate::params::SportModelPath,
         ("upcoming_only" = Option<bool>, Query, description = "Default true: leave out games before today's ET slate; the latest completed slate stays visible until today's run completes. false returns the whole artifact.")
     ),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),

@@ -15,8 +15,7 @@ use crate::state::AppState;
 #[utoipa::path(
     operation_id = "public_ml_picks", tag = "public",
     params(
-        ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
-        ("market" = crate::schema::MarketCode, Path, description = "over_under, moneyline, spread", example = "moneyline"),
+        crate::params::SportMarketPath,
         ("upcoming_only" = Option<bool>, Query, description = "Default true: leave out games before today's ET slate; the latest completed slate stays visible until today's run completes. false returns the whole artifact.")
     ),
     responses(

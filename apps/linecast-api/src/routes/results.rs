@@ -17,8 +17,7 @@ use crate::state::AppState;
 #[utoipa::path(
     operation_id = "results", tag = "history",
     params(
-        ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
-        ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points"),
+        crate::params::SportModelPath,
         ("limit" = Option<u32>, Query, description = "1 to 100000, default 100", minimum = 1, maximum = 100_000),
         ("season" = Option<String>, Query, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "Season label (YYYY for mlb, YYYY-YY otherwise); omitted: the current season newest first"),
         ("offset" = Option<i64>, Query, description = "First row of the page, default 0", minimum = 0),
@@ -93,8 +92,7 @@ pub async fn results(
 #[utoipa::path(
     operation_id = "result_seasons", tag = "history",
     params(
-        ("sport" = crate::schema::SportCode, Path, description = "mlb, nba, nfl, nhl, ncaaf, ncaab", example = "nba"),
-        ("model_type" = crate::schema::ModelTypeCode, Path, description = "over_under, won_on_points, won_on_spread", example = "won_on_points")
+        crate::params::SportModelPath
     ),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(

@@ -6,6 +6,7 @@
 //! openers are null.
 
 use linecast_domain::artifacts::SeasonTable;
+use linecast_domain::row::SEASON_TEXT_COLUMNS;
 use linecast_domain::{LineField, ModelColumn, ModelType, SeasonRow};
 use linecast_grading::GradedRow;
 use serde_json::value::RawValue;
@@ -25,14 +26,8 @@ enum Column<'a> {
     Line(LineField),
     Implied,
     Model(ModelColumn),
-    QuoteSource,
-    SettlementStatus,
-    ModelProbabilitySource,
-    ForecastSource,
-    ForecastRun,
-    ForecastPublishedAt,
-    TrainingThrough,
-    ReconstructionMethod,
+    /// Position in [`SEASON_TEXT_COLUMNS`].
+    Text(usize),
     Extra(&'a str),
 }
 
@@ -48,6 +43,9 @@ fn classify<'a>(name: &'a str, outcome: &str) -> Column<'a> {
         Ok(column) => return Column::Model(column),
         Err(_) => {}
     }
+    if let Some(i) = SEASON_TEXT_COLUMNS.iter().position(|c| *c == name) {
+        return Column::Text(i);
+    }
     match name {
         "date" => Column::Date,
         "time_est" => Column::Time,
@@ -57,14 +55,6 @@ fn classify<'a>(name: &'a str, outcome: &str) -> Column<'a> {
         "season_type" => Column::SeasonType,
         "away_score" => Column::AwayScore,
         "home_score" => Column::HomeScore,
-        "quote_source" => Column::QuoteSource,
-        "settlement_status" => Column::SettlementStatus,
-        "model_probability_source" => Column::ModelProbabilitySource,
-        "forecast_source" => Column::ForecastSource,
-        "forecast_run" => Column::ForecastRun,
-        "forecast_published_at" => Column::ForecastPublishedAt,
-        "model_training_through" => Column::TrainingThrough,
-        "model_reconstruction_method" => Column::ReconstructionMethod,
         other => Column::Extra(other),
     }
 }
@@ -78,8 +68,8 @@ pub fn number(x: Option<f64>) -> Value {
     }
 }
 
-fn text(s: Option<&String>) -> Value {
-    s.map_or(Value::Null, |s| Value::String(s.clone()))
+fn text(s: Option<&str>) -> Value {
+    s.map_or(Value::Null, |s| Value::String(s.to_owned()))
 }
 
 /// The recomputed IMPLIED, 6 decimals; null with a one-sided price.
@@ -90,7 +80,6 @@ fn implied_value(graded: &GradedRow) -> Value {
 }
 
 fn value(column: Column<'_>, row: &SeasonRow, graded: &GradedRow) -> Value {
-    let p = &row.provenance;
     match column {
         Column::Date => row.key.date_string().into(),
         Column::Time => row.key.time_string().into(),
@@ -105,14 +94,7 @@ fn value(column: Column<'_>, row: &SeasonRow, graded: &GradedRow) -> Value {
         Column::Line(field) => number(row.lines.served(field)),
         Column::Implied => implied_value(graded),
         Column::Model(column) => number(row.models.get(column)),
-        Column::QuoteSource => text(row.quote_source.as_ref()),
-        Column::SettlementStatus => text(row.settlement_status.as_ref()),
-        Column::ModelProbabilitySource => text(p.model_probability_source.as_ref()),
-        Column::ForecastSource => text(p.forecast_source.as_ref()),
-        Column::ForecastRun => text(p.forecast_run.as_ref()),
-        Column::ForecastPublishedAt => text(p.forecast_published_at.as_ref()),
-        Column::TrainingThrough => text(p.model_training_through.as_ref()),
-        Column::ReconstructionMethod => text(p.model_reconstruction_method.as_ref()),
+        Column::Text(i) => text(row.texts()[i]),
         Column::Extra(name) => row
             .extras
             .iter()
