@@ -4,7 +4,7 @@
 //! row; the JSON shapes are `presentation::history`.
 
 use actix_web::{HttpRequest, HttpResponse, get, web};
-use linecast_core::services::slate::et_date;
+use linecast_domain::time::et_date;
 
 use crate::error::ApiError;
 use crate::params::season as parse_season;

@@ -2,7 +2,7 @@
 //! comes from `Slate::odds`, the JSON shape from `presentation::slate`.
 
 use actix_web::{HttpRequest, HttpResponse, get, web};
-use linecast_core::services::slate;
+use linecast_domain::time::et_date;
 
 use crate::error::ApiError;
 use crate::params::SportPath;
@@ -25,7 +25,7 @@ use crate::state::AppState;
 pub async fn odds(req: HttpRequest, state: web::Data<AppState>, path: SportPath) -> Result<HttpResponse, ApiError> {
     let SportPath(sport) = path;
     let now = state.clock.now();
-    let resolution = Resolutions::key("odds", &[&sport], slate::et_date(now));
+    let resolution = Resolutions::key("odds", &[&sport], et_date(now));
     if let Some(body) = state.resolutions.get(&resolution) {
         return Ok(body.respond(&req, PRIVATE));
     }

@@ -4,7 +4,7 @@
 //! from `presentation::slate`.
 
 use actix_web::{HttpRequest, HttpResponse, get, web};
-use linecast_core::services::slate;
+use linecast_domain::time::et_date;
 
 use crate::error::ApiError;
 use crate::params::{self, RawQuery, SportModelPath};
@@ -36,11 +36,7 @@ pub async fn predictions(
     let SportModelPath { sport, model_type } = path;
     let upcoming_only = params::boolean(&query, "upcoming_only", true)?;
     let now = state.clock.now();
-    let resolution = Resolutions::key(
-        "predictions",
-        &[&sport, &model_type, &upcoming_only],
-        slate::et_date(now),
-    );
+    let resolution = Resolutions::key("predictions", &[&sport, &model_type, &upcoming_only], et_date(now));
     if let Some(body) = state.resolutions.get(&resolution) {
         return Ok(body.respond(&req, PRIVATE));
     }

@@ -4,7 +4,7 @@
 //! and formats are `presentation::slate`.
 
 use actix_web::{HttpRequest, HttpResponse, get, web};
-use linecast_core::services::slate;
+use linecast_domain::time::et_date;
 
 use crate::error::ApiError;
 use crate::params::{self, RawQuery, SportMarketPath};
@@ -37,7 +37,7 @@ pub async fn public_ml_picks(
     let SportMarketPath { sport, market } = path;
     let upcoming_only = params::boolean(&query, "upcoming_only", true)?;
     let now = state.clock.now();
-    let resolution = Resolutions::key("public", &[&sport, &market.code(), &upcoming_only], slate::et_date(now));
+    let resolution = Resolutions::key("public", &[&sport, &market.code(), &upcoming_only], et_date(now));
     if let Some(body) = state.resolutions.get(&resolution) {
         return Ok(body.respond(&req, PUBLIC));
     }

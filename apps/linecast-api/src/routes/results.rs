@@ -4,7 +4,7 @@
 
 use actix_web::{HttpRequest, HttpResponse, get, web};
 use linecast_core::services::history::PageError;
-use linecast_core::services::slate::et_date;
+use linecast_domain::time::et_date;
 use linecast_paging::Request;
 
 use crate::error::ApiError;

@@ -115,12 +115,13 @@ pub async fn strategies(
 pub async fn replay(
     req: HttpRequest,
     state: web::Data<AppState>,
-    path: web::Path<(String, String, String)>,
+    path: SportModelPath,
     query: web::Query<RawQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let (sport, model_type, strategy_id) = path.into_inner();
-    let sport = params::sport(&sport)?;
-    let model_type = params::model_type(&model_type)?;
+    let SportModelPath { sport, model_type } = path;
+    // Strategy ids are unreserved characters only, which the router has
+    // already percent-decoded; anything else is refused below.
+    let strategy_id = req.match_info().query("strategy_id").to_owned();
     if !strategy_ids().contains(&strategy_id.as_str()) {
         return Err(unknown_strategy(&strategy_id));
     }

@@ -11,8 +11,8 @@ use linecast_freshness::{
     ArtifactMetadata, FreshnessInputs, FreshnessReport, ObjectPresence, StorageFailure, evaluate,
 };
 
-use crate::services::slate::et_date;
 use crate::{ArtifactStore, StoreError};
+use linecast_domain::time::et_date;
 
 /// The data-status use case over the artifact store.
 pub struct Freshness {

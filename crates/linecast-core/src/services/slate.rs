@@ -19,7 +19,7 @@ use crate::{ArtifactStore, StoreError, Versioned};
 
 /// The calendar date in America/New_York at `now`.
 /// One definition, shared with the data-status state machine.
-pub use linecast_freshness::et_date;
+use linecast_domain::time::et_date;
 
 /// The slate that `upcoming_only=true` serves from: today's ET date when
 /// today's release manifest says the run completed; otherwise the newest

@@ -24,10 +24,10 @@ use linecast_grading::{Density, Rolling, density, rolling};
 use linecast_paging::{Order, PagingError, Plan, Request, plan};
 use serde_json::value::RawValue;
 
-use crate::services::slate::et_date;
 use crate::{ArtifactStore, StoreError};
 pub use cross_season::CrossSeason;
 use cross_season::CrossSeasonCache;
+use linecast_domain::time::et_date;
 pub use season::SeasonData;
 use team_form::TeamFormInputs;
 
