@@ -28,6 +28,18 @@ async fn openapi_lists_every_route_with_unique_operation_ids_and_the_error_schem
                 .as_str()
                 .unwrap_or_else(|| panic!("{method} {path} has no operationId"));
             assert!(ids.insert(id.to_owned()), "duplicate operationId {id}");
+            let mut seen = HashSet::new();
+            for param in op["parameters"].as_array().into_iter().flatten() {
+                let name = (param["name"].as_str().unwrap(), param["in"].as_str().unwrap());
+                assert!(seen.insert(name), "{method} {path} declares {name:?} twice");
+            }
+            for segment in path.split('/').filter(|s| s.starts_with('{')) {
+                let name = segment.trim_matches(|c| c == '{' || c == '}');
+                assert!(
+                    seen.contains(&(name, "path")),
+                    "{method} {path} does not document its path parameter {name}"
+                );
+            }
             for (code, response) in op["responses"].as_object().unwrap() {
                 assert!(
                     response["description"].as_str().is_some_and(|d| !d.is_empty()),
