@@ -245,7 +245,7 @@ mod tests {
 
     use super::*;
     use crate::FixedClock;
-    use crate::ports::accounts::{Accounts, NewCustomer};
+    use crate::ports::accounts::Accounts;
     use crate::services::keys::Keys;
     use crate::testing::{MemoryAccounts, MemoryLimiter};
 
@@ -304,19 +304,10 @@ mod tests {
     }
 
     async fn customer_with_key(w: &World, tier: &str, status: SubscriptionStatus, limit: u64) -> (Customer, String) {
+        let email = format!("{tier}-{status}@example.com");
         let customer = w
             .accounts
-            .create_customer(
-                NewCustomer {
-                    email: format!("{tier}-{status}@example.com"),
-                    name: "C".into(),
-                    tier: tier.into(),
-                    api_plan: None,
-                    subscription_status: status,
-                    monthly_limit: limit,
-                },
-                now(),
-            )
+            .seed_customer(&email, tier, status, limit, now())
             .await
             .unwrap();
         let keys = Keys::new(w.accounts.clone(), 10);

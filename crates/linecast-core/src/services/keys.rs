@@ -180,7 +180,7 @@ mod tests {
     use chrono::TimeZone;
 
     use super::*;
-    use crate::ports::accounts::{NewCustomer, SubscriptionStatus, parse_key_ref};
+    use crate::ports::accounts::{SubscriptionStatus, parse_key_ref};
     use crate::testing::MemoryAccounts;
 
     fn now() -> DateTime<Utc> {
@@ -190,17 +190,7 @@ mod tests {
     async fn setup(max: usize) -> (Arc<MemoryAccounts>, Keys, Customer) {
         let accounts = Arc::new(MemoryAccounts::new());
         let customer = accounts
-            .create_customer(
-                NewCustomer {
-                    email: "a@example.com".into(),
-                    name: "A".into(),
-                    tier: "ai".into(),
-                    api_plan: Some("ai".into()),
-                    subscription_status: SubscriptionStatus::Active,
-                    monthly_limit: 1000,
-                },
-                now(),
-            )
+            .seed_customer("a@example.com", "ai", SubscriptionStatus::Active, 1000, now())
             .await
             .unwrap();
         let keys = Keys::new(accounts.clone(), max);

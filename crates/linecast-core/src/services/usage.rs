@@ -125,7 +125,7 @@ mod tests {
     use chrono::TimeZone;
 
     use super::*;
-    use crate::ports::accounts::{NewCustomer, SubscriptionStatus};
+    use crate::ports::accounts::SubscriptionStatus;
     use crate::ports::limits::MonthDecision;
     use crate::services::keys::Keys;
     use crate::testing::{MemoryAccounts, MemoryLimiter};
@@ -137,17 +137,7 @@ mod tests {
     async fn world() -> (Arc<MemoryAccounts>, Arc<MemoryLimiter>, Usage, i64, i64) {
         let accounts = Arc::new(MemoryAccounts::new());
         let customer = accounts
-            .create_customer(
-                NewCustomer {
-                    email: "a@example.com".into(),
-                    name: "A".into(),
-                    tier: "ai".into(),
-                    api_plan: None,
-                    subscription_status: SubscriptionStatus::Active,
-                    monthly_limit: 100,
-                },
-                now(),
-            )
+            .seed_customer("a@example.com", "ai", SubscriptionStatus::Active, 100, now())
             .await
             .unwrap();
         let key = Keys::new(accounts.clone(), 5)

@@ -45,6 +45,26 @@ impl MemoryAccounts {
         self.lock_raw().down = down;
     }
 
+    /// Seeds a customer named after its email, with no API plan.
+    pub async fn seed_customer(
+        &self,
+        email: &str,
+        tier: &str,
+        status: SubscriptionStatus,
+        monthly_limit: u64,
+        now: DateTime<Utc>,
+    ) -> Result<Customer, AccountsError> {
+        let new = NewCustomer {
+            email: email.to_owned(),
+            name: email.to_owned(),
+            tier: tier.to_owned(),
+            api_plan: None,
+            subscription_status: status,
+            monthly_limit,
+        };
+        self.create_customer(new, now).await
+    }
+
     /// The stored usage count, whether or not the twin is down.
     pub fn persisted(&self, customer_id: i64, month: Month) -> u64 {
         self.lock_raw().usage.get(&(customer_id, month)).copied().unwrap_or(0)
