@@ -202,16 +202,18 @@ pub use path::{DatePath, SportMarketPath, SportModelPath, SportPath};
 /// The OpenAPI side of the path extractors: a route lists `params(SportModelPath)`
 /// instead of repeating each segment's schema, description and example.
 mod openapi {
+    use linecast_domain::{ModelType, PublicMarket, Sport};
     use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
     use utoipa::openapi::{Ref, Required};
 
     use super::{SportMarketPath, SportModelPath, SportPath};
 
-    fn segment(name: &str, schema: &str, description: &str, example: &str) -> Parameter {
+    /// A path segment; its description lists the allowed `codes`.
+    fn segment(name: &str, schema: &str, codes: impl Iterator<Item = &'static str>, example: &str) -> Parameter {
         ParameterBuilder::new()
             .name(name)
             .parameter_in(ParameterIn::Path)
-            .description(Some(description))
+            .description(Some(codes.collect::<Vec<_>>().join(", ")))
             .required(Required::True)
             .schema(Some(Ref::from_schema_name(schema)))
             .example(Some(serde_json::Value::from(example)))
@@ -219,7 +221,7 @@ mod openapi {
     }
 
     fn sport() -> Parameter {
-        segment("sport", "SportCode", "mlb, nba, nfl, nhl, ncaaf, ncaab", "nba")
+        segment("sport", "SportCode", Sport::ALL.iter().map(|s| s.code()), "nba")
     }
 
     impl utoipa::IntoParams for SportPath {
@@ -235,7 +237,7 @@ mod openapi {
                 segment(
                     "model_type",
                     "ModelTypeCode",
-                    "over_under, won_on_points, won_on_spread",
+                    ModelType::ALL.iter().map(|m| m.code()),
                     "won_on_points",
                 ),
             ]
@@ -246,7 +248,12 @@ mod openapi {
         fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
             vec![
                 sport(),
-                segment("market", "MarketCode", "over_under, moneyline, spread", "moneyline"),
+                segment(
+                    "market",
+                    "MarketCode",
+                    PublicMarket::ALL.iter().map(|m| m.code()),
+                    "moneyline",
+                ),
             ]
         }
     }
