@@ -470,3 +470,58 @@ pub struct ExcludedRowShape {
     side: Option<String>,
     reason: ExclusionReason,
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use linecast_grading::{ForecastSource, UngradedReason};
+    use linecast_strategies::{Exclusion, Outcome};
+    use serde_json::Value;
+
+    use super::*;
+
+    fn json<T: Serialize>(v: &T) -> Value {
+        serde_json::to_value(v).unwrap()
+    }
+
+    /// Each documented code is the value the pure crate serves for the
+    /// variant of the same meaning, pair by pair.
+    #[test]
+    fn documented_codes_are_the_served_values() {
+        let reasons = [
+            (UngradedReasonCode::NoFinal, UngradedReason::NoFinal),
+            (UngradedReasonCode::NoLine, UngradedReason::NoLine),
+            (UngradedReasonCode::Push, UngradedReason::Push),
+            (UngradedReasonCode::NoPrediction, UngradedReason::NoPrediction),
+        ];
+        for (doc, real) in &reasons {
+            assert_eq!(json(doc), real.as_str());
+        }
+        let sources = [
+            (ForecastSourceCode::Live, ForecastSource::Live),
+            (ForecastSourceCode::WalkForward, ForecastSource::WalkForward),
+            (ForecastSourceCode::Mixed, ForecastSource::Mixed),
+        ];
+        for (doc, real) in &sources {
+            assert_eq!(json(doc), json(real));
+        }
+        let outcomes = [
+            (OutcomeCode::Win, Outcome::Win),
+            (OutcomeCode::Loss, Outcome::Loss),
+            (OutcomeCode::Push, Outcome::Push),
+        ];
+        for (doc, real) in &outcomes {
+            assert_eq!(json(doc), json(real));
+        }
+        let exclusions = [
+            (ExclusionReason::Pass, Exclusion::Pass),
+            (ExclusionReason::MissingSignal, Exclusion::MissingSignal),
+            (ExclusionReason::MissingOrInvalidPrice, Exclusion::MissingOrInvalidPrice),
+            (ExclusionReason::UnverifiedFinal, Exclusion::UnverifiedFinal),
+        ];
+        for (doc, real) in &exclusions {
+            assert_eq!(json(doc), json(real));
+        }
+    }
+}
