@@ -448,3 +448,14 @@ async fn season_defaults_to_the_latest_season_in_the_store_and_is_validated() {
         }
     }
 }
+
+/// A strategy id sent percent-encoded names the same strategy: the replay
+/// answers exactly as for the plain id.
+#[tokio::test]
+async fn a_percent_encoded_strategy_id_is_the_same_strategy() {
+    let mut s = Session::start().await;
+    let plain = s.ok("/api/v1/strategies/nba/won_on_points/replay/line-pb").await;
+    let encoded = s.ok("/api/v1/strategies/nba/won_on_points/replay/line%2Dpb").await;
+    assert_eq!(plain, encoded);
+    assert_eq!(encoded["strategy"]["id"], "line-pb");
+}
