@@ -30,6 +30,9 @@ pub struct Settings {
     /// `LINECAST_REDIS_NAMESPACE`: prefix of every Redis key (default
     /// `linecast`); give each deployment sharing a Redis its own.
     pub redis_namespace: String,
+    /// `LINECAST_REDIS_TIMEOUT_MS`: longest wait for one Redis connection
+    /// attempt or reply (default 500); past it the request is a 503.
+    pub redis_timeout: std::time::Duration,
     /// `LINECAST_SIGNING_KEY`; a random per-process key when absent.
     pub signing_key: Option<String>,
     /// `LINECAST_NOW`: a frozen clock (RFC 3339).
@@ -90,6 +93,7 @@ struct FileSettings {
     database_url: Option<String>,
     store_url: Option<String>,
     redis_url: Option<String>,
+    redis_timeout_ms: Option<u64>,
     signing_key: Option<String>,
     now: Option<String>,
     log_format: Option<String>,
@@ -184,6 +188,8 @@ impl Settings {
         .map_err(|e| bad("LINECAST_MAX_KEYS_PER_CUSTOMER", e))?;
         let database_timeout =
             std::time::Duration::from_millis(number("LINECAST_DATABASE_TIMEOUT_MS", file.database_timeout_ms, 2000)?);
+        let redis_timeout =
+            std::time::Duration::from_millis(number("LINECAST_REDIS_TIMEOUT_MS", file.redis_timeout_ms, 500)?);
         let usage_stale_after = std::time::Duration::from_millis(number(
             "LINECAST_USAGE_STALE_AFTER_MS",
             file.usage_stale_after_ms,
@@ -240,6 +246,7 @@ impl Settings {
             metrics_bind,
             max_keys_per_customer,
             database_timeout,
+            redis_timeout,
             usage_stale_after,
         })
     }
@@ -265,6 +272,7 @@ impl Settings {
             metrics_bind: None,
             max_keys_per_customer: 25,
             database_timeout: std::time::Duration::from_secs(2),
+            redis_timeout: linecast_limits::DEFAULT_REDIS_TIMEOUT,
             usage_stale_after: std::time::Duration::from_secs(10),
             auth_enabled: true,
             freeze_rate_clock: true,
@@ -331,8 +339,10 @@ mod tests {
         assert_eq!((s.public_rate_per_second, s.max_keys_per_customer), (20, 25));
         assert_eq!(s.metrics_bind, None);
         assert_eq!(s.database_timeout, std::time::Duration::from_secs(2));
+        assert_eq!(s.redis_timeout, std::time::Duration::from_millis(500));
         let s = Settings::from_sources(&none, |k| match k {
             "LINECAST_PUBLIC_RATE" => Some("5".to_owned()),
+            "LINECAST_REDIS_TIMEOUT_MS" => Some("1500".to_owned()),
             "LINECAST_MAX_KEYS_PER_CUSTOMER" => Some("3".to_owned()),
             "LINECAST_METRICS_BIND" => Some("127.0.0.1:9100".to_owned()),
             _ => None,
@@ -340,6 +350,7 @@ mod tests {
         .unwrap();
         assert_eq!((s.public_rate_per_second, s.max_keys_per_customer), (5, 3));
         assert_eq!(s.metrics_bind.map(|a| a.port()), Some(9100));
+        assert_eq!(s.redis_timeout, std::time::Duration::from_millis(1500));
         let err =
             Settings::from_sources(&none, |k| (k == "LINECAST_PUBLIC_RATE").then(|| "lots".to_owned())).unwrap_err();
         assert_eq!(err.name, "LINECAST_PUBLIC_RATE");

@@ -76,7 +76,7 @@ pub use crate::accounting::FLUSH_EVERY;
 async fn build_limiter(settings: &Settings, usage: Arc<dyn UsageMeter>) -> anyhow::Result<Arc<dyn Limiter>> {
     Ok(match &settings.redis_url {
         Some(url) => Arc::new(
-            RedisLimiter::connect(url, usage, settings.redis_namespace.clone())
+            RedisLimiter::connect_with_timeout(url, usage, settings.redis_namespace.clone(), settings.redis_timeout)
                 .await
                 .map_err(|e| anyhow::anyhow!("connecting to Redis: {e}"))?,
         ),

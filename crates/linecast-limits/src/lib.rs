@@ -24,4 +24,4 @@ mod write_behind;
 pub use flusher::{DEFAULT_FLUSH_INTERVAL, Flusher, spawn_flusher};
 pub use in_process::InProcessLimiter;
 pub use linecast_core::ports::limits::{Limiter, LimitsError, MonthDecision, SecondDecision};
-pub use redis_limiter::RedisLimiter;
+pub use redis_limiter::{DEFAULT_REDIS_TIMEOUT, RedisLimiter};

@@ -78,16 +78,20 @@ pub struct RedisLimiter {
     buffer: WriteBehind,
 }
 
+/// The default bound of one Redis connection attempt and of one reply.
+pub const DEFAULT_REDIS_TIMEOUT: Duration = Duration::from_millis(500);
+
 /// Requests wait on a reconnecting manager, so an outage must turn into a
 /// quick 503 rather than stall every request through the library's default
-/// backoff (about nine seconds for a refused connection).
-fn connection_config() -> ConnectionManagerConfig {
+/// backoff (about nine seconds for a refused connection). `timeout` bounds
+/// one connection attempt and one reply.
+fn connection_config(timeout: Duration) -> ConnectionManagerConfig {
     ConnectionManagerConfig::new()
         .set_number_of_retries(2)
         .set_min_delay(Duration::from_millis(50))
         .set_max_delay(Duration::from_millis(250))
-        .set_connection_timeout(Some(Duration::from_millis(500)))
-        .set_response_timeout(Some(Duration::from_millis(500)))
+        .set_connection_timeout(Some(timeout))
+        .set_response_timeout(Some(timeout))
 }
 
 /// When a month's counter may go: the grace period after the month ends, but
@@ -109,8 +113,19 @@ impl RedisLimiter {
     /// Connects to `url` (`redis://host:port/db`). Keys are prefixed with
     /// `namespace`, so several deployments (or tests) can share one Redis.
     pub async fn connect(url: &str, meter: Arc<dyn UsageMeter>, namespace: String) -> Result<Self, LimitsError> {
+        Self::connect_with_timeout(url, meter, namespace, DEFAULT_REDIS_TIMEOUT).await
+    }
+
+    /// [`Self::connect`] with `timeout` bounding each connection attempt and
+    /// each reply (past it the call is `Unavailable`).
+    pub async fn connect_with_timeout(
+        url: &str,
+        meter: Arc<dyn UsageMeter>,
+        namespace: String,
+        timeout: Duration,
+    ) -> Result<Self, LimitsError> {
         let client = redis::Client::open(url).map_err(|e| unavailable(&e))?;
-        let conn = ConnectionManager::new_with_config(client, connection_config())
+        let conn = ConnectionManager::new_with_config(client, connection_config(timeout))
             .await
             .map_err(|e| unavailable(&e))?;
         Ok(Self {

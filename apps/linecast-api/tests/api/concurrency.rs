@@ -76,6 +76,9 @@ async fn spawn_configured(now: DateTime<Utc>, configure: impl FnOnce(&mut Settin
     // at once against a small pool on a loaded CI machine), not about the
     // fail-fast bound, which partition.rs pins: give lookups time to queue.
     settings.database_timeout = std::time::Duration::from_secs(30);
+    // Likewise for Redis: the whole suite running on 2 cores can delay a
+    // reply past the 500 ms production bound (partition.rs pins that one).
+    settings.redis_timeout = std::time::Duration::from_secs(30);
     configure(&mut settings);
     spawn_with_settings(settings, dir, store_dir).await
 }
@@ -234,6 +237,7 @@ async fn two_instances(redis: &str, database_url: Option<String>, now: DateTime<
     let dir = tempfile::tempdir().unwrap();
     let mut settings = Settings::for_tests(&format!("file://{}", first.store_dir.display()), &first.var_dir, now);
     settings.database_timeout = std::time::Duration::from_secs(30);
+    settings.redis_timeout = std::time::Duration::from_secs(30);
     settings.redis_url = Some(redis.to_owned());
     if let Some(url) = database_url {
         settings.database_url = url;
