@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
+use linecast_core::services::access::DEFAULT_BURST;
 use serde::Deserialize;
 
 /// How log lines are written.
@@ -53,10 +54,21 @@ pub struct Settings {
     /// `LINECAST_PUBLIC_RATE`: requests per second per client address on the
     /// public data routes (default 20; 0 turns the limit off).
     pub public_rate_per_second: u32,
-    /// `LINECAST_CLIENT_IP_HEADER`: a header set by a trusted load balancer
-    /// (e.g. `X-Forwarded-For`) whose last address is the client's. Unset:
-    /// the TCP peer.
+    /// `LINECAST_CLIENT_IP_HEADER`: a header set by trusted proxies (e.g.
+    /// `X-Forwarded-For`) naming the client. Unset: the TCP peer.
     pub client_ip_header: Option<String>,
+    /// `LINECAST_TRUSTED_PROXIES`: how many proxies in front of the server
+    /// append to that header (default 1): the client is the entry that many
+    /// places from the right (see `auth::client_address`).
+    pub trusted_proxies: u32,
+    /// `LINECAST_RATE_BURST`: calls one key may make at once (default 100;
+    /// the sustained rate stays 50 per second).
+    pub rate_burst: u32,
+    /// `LINECAST_AUTH_FAILURE_RATE` and `LINECAST_AUTH_FAILURE_BURST`: failed
+    /// key checks allowed per client address, per second sustained and at
+    /// once (defaults 20 and 40; a rate of 0 turns the limit off).
+    pub auth_failure_rate: u32,
+    pub auth_failure_burst: u32,
     /// `LINECAST_METRICS_BIND`: where Prometheus metrics are served at
     /// `/metrics` (off when unset).
     pub metrics_bind: Option<SocketAddr>,
@@ -73,7 +85,8 @@ pub struct Settings {
     /// `LINECAST_VAR_DIR`: where the SQLite file, demo key and default store live.
     pub var_dir: PathBuf,
     /// False only with `LINECAST_AUTH_DISABLED=true`: no keys, no limits.
-    /// For benchmarks that measure what auth costs; never in production.
+    /// For benchmarks that measure what auth costs; honoured only in demo
+    /// mode (in production mode the setting is refused).
     pub auth_enabled: bool,
     /// Per-second limit windows follow the frozen clock too (tests only:
     /// makes "51 requests in one second" deterministic).
@@ -102,6 +115,10 @@ struct FileSettings {
     var_dir: Option<String>,
     public_rate_per_second: Option<u32>,
     client_ip_header: Option<String>,
+    trusted_proxies: Option<u32>,
+    rate_burst: Option<u32>,
+    auth_failure_rate: Option<u32>,
+    auth_failure_burst: Option<u32>,
     metrics_bind: Option<String>,
     max_keys_per_customer: Option<usize>,
     database_timeout_ms: Option<u64>,
@@ -180,6 +197,29 @@ impl Settings {
             20,
         )?)
         .map_err(|e| bad("LINECAST_PUBLIC_RATE", e))?;
+        let small = |name: &'static str, from_file: Option<u32>, default: u32| -> Result<u32, SettingsError> {
+            u32::try_from(number(name, from_file.map(u64::from), u64::from(default))?).map_err(|e| bad(name, e))
+        };
+        let at_least_one = |name: &'static str, value: u32| -> Result<u32, SettingsError> {
+            if value == 0 {
+                Err(bad(name, "must be at least 1"))
+            } else {
+                Ok(value)
+            }
+        };
+        let trusted_proxies = at_least_one(
+            "LINECAST_TRUSTED_PROXIES",
+            small("LINECAST_TRUSTED_PROXIES", file.trusted_proxies, 1)?,
+        )?;
+        let rate_burst = at_least_one(
+            "LINECAST_RATE_BURST",
+            small("LINECAST_RATE_BURST", file.rate_burst, DEFAULT_BURST)?,
+        )?;
+        let auth_failure_rate = small("LINECAST_AUTH_FAILURE_RATE", file.auth_failure_rate, 20)?;
+        let auth_failure_burst = at_least_one(
+            "LINECAST_AUTH_FAILURE_BURST",
+            small("LINECAST_AUTH_FAILURE_BURST", file.auth_failure_burst, 40)?,
+        )?;
         let max_keys_per_customer = usize::try_from(number(
             "LINECAST_MAX_KEYS_PER_CUSTOMER",
             file.max_keys_per_customer.map(|n| n as u64),
@@ -212,9 +252,15 @@ impl Settings {
             Some(v) => v.parse().map_err(|e| bad("LINECAST_CACHE_BYTES", e))?,
             None => file.cache_bytes.unwrap_or(256 * 1024 * 1024),
         };
-        let auth_enabled = !matches!(env("LINECAST_AUTH_DISABLED").as_deref(), Some("1" | "true" | "yes"));
-        if !auth_enabled {
-            tracing::warn!("LINECAST_AUTH_DISABLED is set: every endpoint is open and unlimited");
+        let auth_enabled = match env("LINECAST_AUTH_DISABLED") {
+            Some(v) => !flag("LINECAST_AUTH_DISABLED", &v)?,
+            None => true,
+        };
+        if !auth_enabled && !demo {
+            return Err(bad(
+                "LINECAST_AUTH_DISABLED",
+                "honoured only in demo mode; unset it (production mode: a database or store URL is configured)",
+            ));
         }
         let markets_source = env("LINECAST_MARKETS").unwrap_or_else(|| "file".to_owned());
         if !matches!(markets_source.as_str(), "file" | "kalshi") {
@@ -243,6 +289,10 @@ impl Settings {
             var_dir,
             public_rate_per_second,
             client_ip_header: pick("LINECAST_CLIENT_IP_HEADER", &file.client_ip_header).filter(|s| !s.is_empty()),
+            trusted_proxies,
+            rate_burst,
+            auth_failure_rate,
+            auth_failure_burst,
             metrics_bind,
             max_keys_per_customer,
             database_timeout,
@@ -269,6 +319,12 @@ impl Settings {
             var_dir: var_dir.to_path_buf(),
             public_rate_per_second: 0,
             client_ip_header: None,
+            trusted_proxies: 1,
+            rate_burst: DEFAULT_BURST,
+            // Off: the suites present many made-up keys from one address;
+            // the tests of this limit turn it on.
+            auth_failure_rate: 0,
+            auth_failure_burst: 40,
             metrics_bind: None,
             max_keys_per_customer: 25,
             database_timeout: std::time::Duration::from_secs(2),
@@ -340,19 +396,46 @@ mod tests {
         assert_eq!(s.metrics_bind, None);
         assert_eq!(s.database_timeout, std::time::Duration::from_secs(2));
         assert_eq!(s.redis_timeout, std::time::Duration::from_millis(500));
+        assert_eq!((s.rate_burst, s.trusted_proxies), (100, 1));
+        assert_eq!((s.auth_failure_rate, s.auth_failure_burst), (20, 40));
         let s = Settings::from_sources(&none, |k| match k {
             "LINECAST_PUBLIC_RATE" => Some("5".to_owned()),
             "LINECAST_REDIS_TIMEOUT_MS" => Some("1500".to_owned()),
             "LINECAST_MAX_KEYS_PER_CUSTOMER" => Some("3".to_owned()),
             "LINECAST_METRICS_BIND" => Some("127.0.0.1:9100".to_owned()),
+            "LINECAST_RATE_BURST" => Some("7".to_owned()),
+            "LINECAST_TRUSTED_PROXIES" => Some("2".to_owned()),
+            "LINECAST_AUTH_FAILURE_RATE" => Some("0".to_owned()),
             _ => None,
         })
         .unwrap();
+        assert_eq!((s.rate_burst, s.trusted_proxies, s.auth_failure_rate), (7, 2, 0));
+        for name in ["LINECAST_RATE_BURST", "LINECAST_TRUSTED_PROXIES", "LINECAST_AUTH_FAILURE_BURST"] {
+            let err = Settings::from_sources(&none, |k| (k == name).then(|| "0".to_owned())).unwrap_err();
+            assert_eq!(err.name, name);
+        }
         assert_eq!((s.public_rate_per_second, s.max_keys_per_customer), (5, 3));
         assert_eq!(s.metrics_bind.map(|a| a.port()), Some(9100));
         assert_eq!(s.redis_timeout, std::time::Duration::from_millis(1500));
         let err =
             Settings::from_sources(&none, |k| (k == "LINECAST_PUBLIC_RATE").then(|| "lots".to_owned())).unwrap_err();
         assert_eq!(err.name, "LINECAST_PUBLIC_RATE");
+    }
+
+    #[test]
+    fn auth_disabled_is_refused_in_production_mode_and_honoured_only_in_demo_mode() {
+        let none = FileSettings::default();
+        let disabled_in_production = |k: &str| match k {
+            "LINECAST_AUTH_DISABLED" => Some("true".to_owned()),
+            "LINECAST_DATABASE_URL" => Some("postgres://db/x".to_owned()),
+            _ => None,
+        };
+        let err = Settings::from_sources(&none, disabled_in_production).unwrap_err();
+        assert_eq!(err.name, "LINECAST_AUTH_DISABLED");
+        let demo = Settings::from_sources(&none, |k| (k == "LINECAST_AUTH_DISABLED").then(|| "1".to_owned())).unwrap();
+        assert!(demo.demo && !demo.auth_enabled);
+        let err =
+            Settings::from_sources(&none, |k| (k == "LINECAST_AUTH_DISABLED").then(|| "perhaps".to_owned())).unwrap_err();
+        assert_eq!(err.name, "LINECAST_AUTH_DISABLED");
     }
 }

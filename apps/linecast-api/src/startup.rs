@@ -34,6 +34,7 @@ use utoipa_swagger_ui::SwaggerUi;
 
 use crate::auth::address_limiter::AddressLimiter;
 use crate::auth::cache::KeyCache;
+use crate::auth::client_address::ClientAddresses;
 use crate::error::{ApiError, error_response};
 use crate::probes::{HealthCache, Probe};
 use crate::routes;
@@ -157,10 +158,15 @@ impl Application {
         let keys = KeyCache::new(accounts.clone());
         let doc = openapi::document();
         let usage_health = Arc::new(UsageHealth::new(settings.usage_stale_after));
+        if !settings.auth_enabled {
+            // Written here, after logging has started (settings are read before).
+            tracing::warn!("LINECAST_AUTH_DISABLED is set (demo mode only): every endpoint is open and unlimited");
+        }
         let access = settings.auth_enabled.then(|| {
             Arc::new(Access::new(
                 Arc::new(keys.clone()),
                 limiter.clone(),
+                linecast_core::services::access::key_rate(settings.rate_burst),
                 clock.clone(),
                 if settings.freeze_rate_clock {
                     clock.clone()
@@ -227,9 +233,14 @@ impl Application {
             datasets,
             freshness: Arc::new(Freshness::new(artifacts.clone())),
             access,
+            clients: ClientAddresses::new(settings.client_ip_header.clone(), settings.trusted_proxies),
             addresses: Arc::new(AddressLimiter::new(
                 settings.public_rate_per_second,
-                settings.client_ip_header.clone(),
+                settings.public_rate_per_second,
+            )),
+            auth_failures: Arc::new(AddressLimiter::new(
+                settings.auth_failure_rate,
+                settings.auth_failure_burst,
             )),
             health: Arc::new(HealthCache::default()),
             api_keys,

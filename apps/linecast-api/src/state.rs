@@ -17,6 +17,7 @@ use linecast_core::services::usage::Usage;
 
 use crate::auth::address_limiter::AddressLimiter;
 use crate::auth::cache::KeyCache;
+use crate::auth::client_address::ClientAddresses;
 
 /// What every handler can reach.
 #[derive(Clone)]
@@ -41,8 +42,12 @@ pub struct AppState {
     pub freshness: Arc<Freshness>,
     /// `None` when auth and limits are disabled (benchmarks only).
     pub access: Option<Arc<linecast_core::services::access::Access>>,
+    /// Who a request comes from (the TCP peer or what trusted proxies say).
+    pub clients: ClientAddresses,
     /// The per-address limit of the public data routes.
     pub addresses: Arc<AddressLimiter>,
+    /// The per-address limit on failed key checks.
+    pub auth_failures: Arc<AddressLimiter>,
     /// Health probe results, cached for a second.
     pub health: Arc<crate::probes::HealthCache>,
     /// API keys: issue, list, rename, revoke (the key cap lives here).

@@ -14,6 +14,6 @@ pub use ports::accounts::{
     Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, Month, NewApiKey, NewCustomer,
     SubscriptionStatus, UsageMeter,
 };
-pub use ports::limits::{Limiter, LimitsError, MonthDecision, SecondDecision};
+pub use ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
 pub use ports::signer::{DOWNLOAD_TTL, DownloadTokens, GrantedDownload, SignerError, TokenRefused, UrlSigner};
 pub use ports::store::{ArtifactStore, ObjectVersion, StoreError, Versioned};

@@ -8,17 +8,17 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use linecast_core::ports::limits::{Limiter, LimitsError, MonthDecision, SecondDecision};
+use linecast_core::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
 use linecast_core::{Month, UsageMeter};
 
-use crate::seconds::SecondWindows;
+use crate::buckets::RateBuckets;
 use crate::write_behind::WriteBehind;
 
 /// A single instance's limiter. Correct only while one process serves a
 /// customer: two of them would each load the persisted count and count on
 /// their own (use `RedisLimiter` to scale out).
 pub struct InProcessLimiter {
-    seconds: SecondWindows,
+    rates: RateBuckets,
     months: Mutex<HashMap<(i64, Month), Arc<MonthSlot>>>,
     buffer: WriteBehind,
 }
@@ -43,7 +43,7 @@ struct SlotState {
 impl InProcessLimiter {
     pub fn new(meter: Arc<dyn UsageMeter>) -> Self {
         Self {
-            seconds: SecondWindows::new(),
+            rates: RateBuckets::new(),
             months: Mutex::new(HashMap::new()),
             buffer: WriteBehind::new(meter),
         }
@@ -119,8 +119,8 @@ impl InProcessLimiter {
 
 #[async_trait]
 impl Limiter for InProcessLimiter {
-    async fn check_second(&self, key_id: i64, limit: u32, now: DateTime<Utc>) -> Result<SecondDecision, LimitsError> {
-        Ok(self.seconds.check(key_id, limit, now))
+    async fn check_rate(&self, key_id: i64, rate: Rate, now: DateTime<Utc>) -> Result<RateDecision, LimitsError> {
+        Ok(self.rates.check(key_id, rate, now))
     }
 
     async fn try_count_month(&self, customer_id: i64, month: Month, limit: u64) -> Result<MonthDecision, LimitsError> {

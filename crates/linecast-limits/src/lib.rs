@@ -1,11 +1,11 @@
-//! linecast limits: the per-key per-second limit and the per-customer monthly
-//! quota behind the core `Limiter` port.
+//! linecast limits: the per-key rate limit (a GCRA token bucket, [`Gcra`])
+//! and the per-customer monthly quota behind the core `Limiter` port.
 //!
 //! Two adapters:
 //! - [`InProcessLimiter`]: counters in this process's memory, for a single
 //!   instance (the embedded default).
-//! - [`RedisLimiter`]: counters in Redis shared by every instance, each
-//!   decision one Lua script so check and increment cannot race.
+//! - [`RedisLimiter`]: state in Redis shared by every instance, each
+//!   decision one Lua script so check and update cannot race.
 //!
 //! Both persist counted requests write-behind to the `UsageMeter` (the
 //! database): increments are buffered and [`Limiter::flush`] moves them in one
@@ -14,14 +14,16 @@
 //! [`DEFAULT_FLUSH_INTERVAL`], while the database is reachable); call `flush`
 //! on graceful shutdown to lose none.
 
+mod buckets;
 mod calendar;
 mod flusher;
+mod gcra;
 mod in_process;
 mod redis_limiter;
-mod seconds;
 mod write_behind;
 
 pub use flusher::{DEFAULT_FLUSH_INTERVAL, Flusher, spawn_flusher};
+pub use gcra::{Gcra, Step};
 pub use in_process::InProcessLimiter;
-pub use linecast_core::ports::limits::{Limiter, LimitsError, MonthDecision, SecondDecision};
+pub use linecast_core::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
 pub use redis_limiter::{DEFAULT_REDIS_TIMEOUT, RedisLimiter};

@@ -12,8 +12,11 @@
 //! so concurrent seeders agree. Increments other instances had not flushed
 //! when Redis lost the key are not in the seed (at most one flush interval).
 //!
-//! Per-second windows use the caller's `now`, so instances whose clocks
-//! differ split a second slightly differently.
+//! The rate bucket is one key per API key holding its GCRA timestamp (see
+//! [`crate::Gcra`]); the script does the same state step as the in-process
+//! buckets and the answer is read by the same code. It uses the caller's
+//! `now`, so instances whose clocks differ by `d` can admit up to `d ×
+//! per_second` extra calls of one key while they alternate.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,29 +24,37 @@ use std::time::Duration;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use linecast_core::ports::accounts::month_key;
-use linecast_core::ports::limits::{Limiter, LimitsError, MonthDecision, SecondDecision};
+use linecast_core::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
 use linecast_core::{Month, UsageMeter};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{AsyncCommands, Script};
 
 use crate::calendar::next_month_start;
+use crate::gcra::{Gcra, Step};
 use crate::write_behind::WriteBehind;
 
-/// Lifetime of a per-second counter: its own second plus slack for clock
-/// differences between instances.
-const SECOND_KEY_TTL_SECS: u64 = 2;
+/// KEYS[1] the key's bucket (its TAT in µs); ARGV[1] now (µs), ARGV[2] the
+/// interval (µs), ARGV[3] the tolerance (burst × interval, µs). The step of
+/// `Gcra::step`: returns {1, ahead} when admitted (the new TAT is stored and
+/// expires when the bucket is full again, since a missing TAT is a full
+/// bucket) or {0, wait} when refused (nothing stored).
+const RATE_SCRIPT: &str = r"
+local now = tonumber(ARGV[1])
+local tat = tonumber(redis.call('GET', KEYS[1]) or ARGV[1])
+if tat < now then tat = now end
+local nxt = tat + tonumber(ARGV[2])
+local ahead = nxt - now
+local over = ahead - tonumber(ARGV[3])
+if over > 0 then
+  return {0, over}
+end
+redis.call('SET', KEYS[1], string.format('%d', nxt), 'PX', math.ceil(ahead / 1000))
+return {1, ahead}
+";
 
 /// Monthly counters outlive their month by this much, so late flushes and
 /// `/me/usage` for last month still read Redis rather than reseeding.
 const MONTH_KEY_GRACE_DAYS: i64 = 35;
-
-/// KEYS[1] the window counter; ARGV[1] its TTL. Returns the count including
-/// this call.
-const SECOND_SCRIPT: &str = r"
-local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
-return n
-";
 
 /// KEYS[1] the month counter; ARGV[1] the limit, ARGV[2] the seed or '' when
 /// none was fetched, ARGV[3] the EXPIREAT instant. Returns {status, count}:
@@ -73,7 +84,7 @@ return {1, used}
 pub struct RedisLimiter {
     conn: ConnectionManager,
     namespace: String,
-    second_script: Script,
+    rate_script: Script,
     month_script: Script,
     buffer: WriteBehind,
 }
@@ -131,7 +142,7 @@ impl RedisLimiter {
         Ok(Self {
             conn,
             namespace,
-            second_script: Script::new(SECOND_SCRIPT),
+            rate_script: Script::new(RATE_SCRIPT),
             month_script: Script::new(MONTH_SCRIPT),
             buffer: WriteBehind::new(meter),
         })
@@ -147,8 +158,8 @@ impl RedisLimiter {
         self.buffer.pending_total()
     }
 
-    fn second_key(&self, key_id: i64, unix_second: i64) -> String {
-        format!("{}:s:{key_id}:{unix_second}", self.namespace)
+    fn rate_key(&self, key_id: i64) -> String {
+        format!("{}:r:{key_id}", self.namespace)
     }
 
     fn month_key(&self, customer_id: i64, month: Month) -> String {
@@ -183,20 +194,26 @@ impl RedisLimiter {
 
 #[async_trait]
 impl Limiter for RedisLimiter {
-    async fn check_second(&self, key_id: i64, limit: u32, now: DateTime<Utc>) -> Result<SecondDecision, LimitsError> {
+    async fn check_rate(&self, key_id: i64, rate: Rate, now: DateTime<Utc>) -> Result<RateDecision, LimitsError> {
+        let gcra = Gcra::new(rate);
         let mut conn = self.conn.clone();
-        let seen: u64 = self
-            .second_script
-            .key(self.second_key(key_id, now.timestamp()))
-            .arg(SECOND_KEY_TTL_SECS)
+        let (admitted, micros): (i64, i64) = self
+            .rate_script
+            .key(self.rate_key(key_id))
+            .arg(now.timestamp_micros())
+            .arg(gcra.interval_us())
+            .arg(gcra.tolerance_us())
             .invoke_async(&mut conn)
             .await
             .map_err(|e| unavailable(&e))?;
-        Ok(if seen > u64::from(limit) {
-            SecondDecision::Refused { retry_after_secs: 1 }
+        Ok(gcra.decision(if admitted == 1 {
+            Step::Admit {
+                tat: now.timestamp_micros() + micros,
+                ahead_us: micros,
+            }
         } else {
-            SecondDecision::Allowed
-        })
+            Step::Refuse { wait_us: micros }
+        }))
     }
 
     async fn try_count_month(&self, customer_id: i64, month: Month, limit: u64) -> Result<MonthDecision, LimitsError> {

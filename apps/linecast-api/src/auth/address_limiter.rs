@@ -1,27 +1,26 @@
-//! Token buckets by client address: the per-address limit of the public
-//! data routes (see `auth::anonymous` for the middleware that applies it and
-//! for how the address is chosen).
+//! Token buckets by client address (`ClientKey`: an IPv4 address or an IPv6
+//! /64), in process, with the GCRA of linecast-limits. Two of them: the
+//! per-address limit of the public data routes (`auth::anonymous`) and the
+//! limit on failed key checks (`auth::middleware`). With N instances behind
+//! a balancer an address gets at most N times the rate (docs/operations.md).
 
-use std::net::IpAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use actix_web::dev::ServiceRequest;
+use linecast_core::{Rate, RateDecision};
+use linecast_limits::{Gcra, Step};
 use moka::sync::Cache;
+
+use super::client_address::ClientKey;
 
 /// Token buckets by client address.
 pub struct AddressLimiter {
-    /// Tokens added per second, and the bucket size (the allowed burst).
-    pub(crate) rate: f64,
-    /// Header naming the client address, set by a trusted balancer.
-    client_ip_header: Option<String>,
-    buckets: Cache<IpAddr, Arc<Mutex<Bucket>>>,
-}
-
-#[derive(Debug)]
-struct Bucket {
-    tokens: f64,
-    at: Instant,
+    /// `None` when the limit is off (a rate of 0).
+    rate: Option<Rate>,
+    /// The zero of the buckets' microsecond clock.
+    epoch: Instant,
+    /// Each address's TAT (µs since `epoch`).
+    buckets: Cache<ClientKey, Arc<Mutex<i64>>>,
 }
 
 /// One address's decision.
@@ -32,75 +31,84 @@ pub enum AddressDecision {
 }
 
 impl AddressLimiter {
-    /// `per_second` of 0 turns the limit off.
-    pub fn new(per_second: u32, client_ip_header: Option<String>) -> Self {
+    /// `per_second` calls sustained and `burst` at once; a `per_second` of 0
+    /// turns the limit off.
+    pub fn new(per_second: u32, burst: u32) -> Self {
         Self {
-            rate: f64::from(per_second),
-            client_ip_header: client_ip_header.map(|h| h.to_ascii_lowercase()),
+            rate: (per_second > 0).then_some(Rate {
+                per_second,
+                burst: burst.max(1),
+            }),
+            epoch: Instant::now(),
             buckets: Cache::builder()
                 .max_capacity(200_000)
-                // An idle bucket refills completely within a second or so;
-                // dropping it after a minute changes nothing.
+                // An idle bucket is full again within seconds; dropping it
+                // after a minute changes nothing.
                 .time_to_idle(Duration::from_mins(1))
                 .build(),
         }
     }
 
-    /// Takes one token from `addr`'s bucket at `now`.
-    pub fn check(&self, addr: IpAddr, now: Instant) -> AddressDecision {
-        if self.rate <= 0.0 {
-            return AddressDecision::Allowed;
-        }
-        let bucket = self.buckets.get_with(addr, || {
-            Arc::new(Mutex::new(Bucket {
-                tokens: self.rate,
-                at: now,
-            }))
-        });
-        let Ok(mut b) = bucket.lock() else {
+    /// The sustained rate, per second (0 when off).
+    pub fn per_second(&self) -> u32 {
+        self.rate.map_or(0, |r| r.per_second)
+    }
+
+    fn micros(&self, now: Instant) -> i64 {
+        i64::try_from(now.saturating_duration_since(self.epoch).as_micros()).unwrap_or(i64::MAX)
+    }
+
+    /// Takes one token from `client`'s bucket at `now`.
+    pub fn check(&self, client: ClientKey, now: Instant) -> AddressDecision {
+        let Some(rate) = self.rate else {
             return AddressDecision::Allowed;
         };
-        let elapsed = now.saturating_duration_since(b.at).as_secs_f64();
-        b.tokens = (b.tokens + elapsed * self.rate).min(self.rate);
-        b.at = now;
-        if b.tokens >= 1.0 {
-            b.tokens -= 1.0;
-            AddressDecision::Allowed
-        } else {
-            let wait = (1.0 - b.tokens) / self.rate;
-            AddressDecision::Refused {
-                retry_after_secs: (wait.ceil() as u64).max(1),
-            }
+        let gcra = Gcra::new(rate);
+        let now_us = self.micros(now);
+        let bucket = self.buckets.get_with(client, || Arc::new(Mutex::new(i64::MIN)));
+        let mut tat = bucket.lock().unwrap_or_else(PoisonError::into_inner);
+        let step = gcra.step((*tat != i64::MIN).then_some(*tat), now_us);
+        if let Step::Admit { tat: next, .. } = step {
+            *tat = next;
+        }
+        match gcra.decision(step) {
+            RateDecision::Allowed { .. } => AddressDecision::Allowed,
+            RateDecision::Refused { retry_after_secs } => AddressDecision::Refused { retry_after_secs },
         }
     }
 
-    /// The client address of `req` (see the module docs).
-    pub fn client_address(&self, req: &ServiceRequest) -> Option<IpAddr> {
-        if let Some(header) = &self.client_ip_header {
-            let last = req
-                .headers()
-                .get_all(header.as_str())
-                .filter_map(|v| v.to_str().ok())
-                .flat_map(|v| v.split(','))
-                .filter_map(|s| s.trim().parse::<IpAddr>().ok())
-                .last();
-            if last.is_some() {
-                return last;
-            }
+    /// Whether `client` has a token left at `now`, taking none; `Refused`
+    /// says when it will.
+    pub fn peek(&self, client: ClientKey, now: Instant) -> AddressDecision {
+        let Some(rate) = self.rate else {
+            return AddressDecision::Allowed;
+        };
+        let Some(bucket) = self.buckets.get(&client) else {
+            return AddressDecision::Allowed;
+        };
+        let gcra = Gcra::new(rate);
+        let tat = *bucket.lock().unwrap_or_else(PoisonError::into_inner);
+        match gcra.decision(gcra.step((tat != i64::MIN).then_some(tat), self.micros(now))) {
+            RateDecision::Allowed { .. } => AddressDecision::Allowed,
+            RateDecision::Refused { retry_after_secs } => AddressDecision::Refused { retry_after_secs },
         }
-        req.peer_addr().map(|a| a.ip())
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::net::IpAddr;
+
     use super::*;
+
+    fn key(s: &str) -> ClientKey {
+        ClientKey::from(s.parse::<IpAddr>().unwrap_or(IpAddr::from([0, 0, 0, 0])))
+    }
 
     #[test]
     fn an_address_gets_its_burst_then_waits_for_tokens_and_others_are_unaffected() {
-        let limiter = AddressLimiter::new(4, None);
-        let a: IpAddr = [10, 0, 0, 1].into();
-        let b: IpAddr = [10, 0, 0, 2].into();
+        let limiter = AddressLimiter::new(4, 4);
+        let (a, b) = (key("10.0.0.1"), key("10.0.0.2"));
         let t0 = Instant::now();
         for _ in 0..4 {
             assert_eq!(limiter.check(a, t0), AddressDecision::Allowed);
@@ -114,9 +122,34 @@ mod tests {
     }
 
     #[test]
+    fn peeking_takes_nothing() {
+        let limiter = AddressLimiter::new(20, 2);
+        let a = key("10.0.0.1");
+        let t0 = Instant::now();
+        assert_eq!(limiter.peek(a, t0), AddressDecision::Allowed);
+        limiter.check(a, t0);
+        assert_eq!(limiter.peek(a, t0), AddressDecision::Allowed);
+        assert_eq!(limiter.peek(a, t0), AddressDecision::Allowed);
+        limiter.check(a, t0);
+        assert_eq!(limiter.peek(a, t0), AddressDecision::Refused { retry_after_secs: 1 });
+    }
+
+    #[test]
+    fn addresses_of_one_ipv6_slash_64_share_a_bucket() {
+        let limiter = AddressLimiter::new(1, 1);
+        let t0 = Instant::now();
+        assert_eq!(limiter.check(key("2001:db8:0:1::1"), t0), AddressDecision::Allowed);
+        assert!(matches!(
+            limiter.check(key("2001:db8:0:1:ffff::2"), t0),
+            AddressDecision::Refused { .. }
+        ));
+        assert_eq!(limiter.check(key("2001:db8:0:2::1"), t0), AddressDecision::Allowed);
+    }
+
+    #[test]
     fn a_rate_of_zero_turns_the_limit_off() {
-        let limiter = AddressLimiter::new(0, None);
-        let a: IpAddr = [10, 0, 0, 1].into();
+        let limiter = AddressLimiter::new(0, 0);
+        let a = key("10.0.0.1");
         let t0 = Instant::now();
         assert!((0..1000).all(|_| limiter.check(a, t0) == AddressDecision::Allowed));
     }

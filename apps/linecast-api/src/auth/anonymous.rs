@@ -3,10 +3,8 @@
 //! address, in process: with N instances behind a balancer an address gets at
 //! most N times the rate (see docs/operations.md).
 //!
-//! The address is the TCP peer, or, when `LINECAST_CLIENT_IP_HEADER` names a
-//! header set by a trusted load balancer (such as `X-Forwarded-For`), the
-//! last address in that header: the one the balancer itself appended, which
-//! a client cannot forge.
+//! The address is the TCP peer or, behind trusted proxies, the one they
+//! name (see `auth::client_address`).
 
 use std::time::Instant;
 
@@ -25,14 +23,14 @@ pub async fn per_address(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     if let Some(state) = req.app_data::<web::Data<AppState>>()
-        && let Some(addr) = state.addresses.client_address(&req)
-        && let AddressDecision::Refused { retry_after_secs } = state.addresses.check(addr, Instant::now())
+        && let Some(addr) = state.clients.of(&req)
+        && let AddressDecision::Refused { retry_after_secs } = state.addresses.check(addr.into(), Instant::now())
     {
         crate::metrics::limiter_decision("address", "refused");
         let err = ApiError::TooManyRequests {
             detail: format!(
                 "Rate limit exceeded. Limit: {} requests per second per client address on public routes",
-                state.addresses.rate
+                state.addresses.per_second()
             ),
             retry_after: Some(retry_after_secs),
         };

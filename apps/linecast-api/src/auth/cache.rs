@@ -52,6 +52,13 @@ impl KeyCache {
             .map_err(|e: Arc<AccountsError>| (*e).clone())
     }
 
+    /// Whether `full_key` is cached as an existing key (whatever its state),
+    /// without a lookup: lets known keys through while their address is
+    /// refused further failed key checks.
+    pub async fn knows(&self, full_key: &str) -> bool {
+        matches!(self.cache.get(&linecast_core::ports::accounts::hash_key(full_key)).await, Some(Some(_)))
+    }
+
     /// Drops one key's entry (after revoke or rename on this instance).
     pub async fn invalidate(&self, key_hash: &str) {
         self.cache.invalidate(key_hash).await;

@@ -8,15 +8,20 @@
 //! where they are registered, so a route reached through any spelling of its
 //! path (percent-encoded, dot segments) is guarded all the same.
 
+use std::time::Instant;
+
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{HttpMessage, web};
-use linecast_core::AccountsError;
-use linecast_core::services::access::Refusal;
+use chrono::{DateTime, Utc};
+use linecast_core::{AccountsError, Rate};
+use linecast_core::services::access::{Bucket, Refusal};
 
 use super::{PER_SECOND_LIMIT, Policy, next_reset};
+use super::address_limiter::AddressDecision;
+use super::client_address::ClientKey;
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -86,31 +91,179 @@ async fn guarded<B: MessageBody + 'static>(
         return Err(ApiError::Internal("application state missing".to_owned()).into());
     };
     let Some(access) = state.access.clone() else {
-        // Only with LINECAST_AUTH_DISABLED (benchmarks): no keys, no limits.
+        // Only with LINECAST_AUTH_DISABLED (demo mode): no keys, no limits.
         return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
     };
     // Refusals are answered here (not returned as errors) so the request
     // context still logs them with the request id.
     let presented = super::credentials::presented_key(req.request());
+    let client = state.clients.of(&req).map(ClientKey::from);
+    if let (Some(key), Some(client)) = (&presented, client)
+        && let AddressDecision::Refused { retry_after_secs } = state.auth_failures.peek(client, Instant::now())
+        && !state.keys.knows(key).await
+    {
+        // This address has used up its failed key checks: only keys already
+        // known good still get through; nothing else costs a lookup.
+        crate::metrics::limiter_decision("auth_failure", "refused");
+        return Ok(req.error_response(ApiError::TooManyRequests {
+            detail: "Too many failed API key checks from this address; retry later".to_owned(),
+            retry_after: Some(retry_after_secs),
+        }));
+    }
     let ctx = match access.authenticate(presented.as_deref(), policy).await {
         Ok(ctx) => ctx,
-        Err(refused) => return Ok(req.error_response(refusal(refused))),
+        Err(refused) => {
+            if refused == Refusal::InvalidKey
+                && let Some(client) = client
+            {
+                state.auth_failures.check(client, Instant::now());
+            }
+            let headers = refusal_headers(&refused, access.rate(), state.clock.now());
+            let mut res = req.error_response(refusal(refused));
+            insert(res.headers_mut(), headers);
+            return Ok(res);
+        }
     };
     let now = state.clock.now();
     let limit = ctx.customer().monthly_limit;
     let remaining = limit.saturating_sub(ctx.month_used);
+    let reset = next_reset(now);
+    let bucket = ctx.bucket;
     req.extensions_mut().insert(ctx);
     let mut res = next.call(req).await?.map_into_boxed_body();
-    let headers = res.headers_mut();
-    for (name, value) in [
-        ("x-ratelimit-limit", limit.to_string()),
-        ("x-ratelimit-remaining", remaining.to_string()),
-        ("x-ratelimit-reset", next_reset(now).timestamp().to_string()),
-        ("x-ratelimit-tier", "ai".to_owned()),
-    ] {
+    let monthly = Monthly {
+        remaining,
+        reset_in_secs: seconds_until(reset, now),
+    };
+    insert(
+        res.headers_mut(),
+        [
+            ("x-ratelimit-limit", limit.to_string()),
+            ("x-ratelimit-remaining", remaining.to_string()),
+            ("x-ratelimit-reset", reset.timestamp().to_string()),
+            ("x-ratelimit-tier", "ai".to_owned()),
+            ("ratelimit-policy", policy_header(access.rate(), Some(limit))),
+            ("ratelimit", state_header(Some(bucket), Some(monthly))),
+        ],
+    );
+    Ok(res)
+}
+
+fn insert(headers: &mut HeaderMap, values: impl IntoIterator<Item = (&'static str, String)>) {
+    for (name, value) in values {
         if let Ok(v) = HeaderValue::from_str(&value) {
             headers.insert(HeaderName::from_static(name), v);
         }
     }
-    Ok(res)
+}
+
+fn seconds_until(then: DateTime<Utc>, now: DateTime<Utc>) -> u64 {
+    u64::try_from((then - now).num_seconds()).unwrap_or(0)
+}
+
+/// The standard headers of a 429: what is known of each limit at refusal.
+fn refusal_headers(refused: &Refusal, rate: Rate, now: DateTime<Utc>) -> Vec<(&'static str, String)> {
+    match *refused {
+        Refusal::TooManyPerSecond { retry_after_secs } => vec![
+            ("ratelimit-policy", policy_header(rate, None)),
+            (
+                "ratelimit",
+                state_header(
+                    Some(Bucket {
+                        remaining: 0,
+                        full_in_secs: retry_after_secs,
+                    }),
+                    None,
+                ),
+            ),
+        ],
+        Refusal::QuotaExhausted { limit, .. } => vec![
+            ("ratelimit-policy", policy_header(rate, Some(limit))),
+            (
+                "ratelimit",
+                state_header(
+                    None,
+                    Some(Monthly {
+                        remaining: 0,
+                        reset_in_secs: seconds_until(next_reset(now), now),
+                    }),
+                ),
+            ),
+        ],
+        // Refused before any limit was consulted.
+        _ => Vec::new(),
+    }
+}
+
+/// Window of the monthly quota in `RateLimit-Policy` (30 days).
+const MONTH_WINDOW_SECS: u64 = 2_592_000;
+
+/// The monthly quota's state at a response.
+struct Monthly {
+    remaining: u64,
+    reset_in_secs: u64,
+}
+
+/// `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers, structured
+/// fields): the burst bucket and, when known, the monthly quota.
+fn policy_header(rate: Rate, monthly_limit: Option<u64>) -> String {
+    let mut out = format!("\"burst\";q={};w=1", rate.burst);
+    if let Some(limit) = monthly_limit {
+        out.push_str(&format!(", \"monthly\";q={limit};w={MONTH_WINDOW_SECS}"));
+    }
+    out
+}
+
+/// `RateLimit`: remaining calls (`r`) and seconds until refilled or reset
+/// (`t`) of each limit known at this response.
+fn state_header(bucket: Option<Bucket>, monthly: Option<Monthly>) -> String {
+    let mut parts = Vec::with_capacity(2);
+    if let Some(b) = bucket {
+        parts.push(format!("\"burst\";r={};t={}", b.remaining, b.full_in_secs));
+    }
+    if let Some(m) = monthly {
+        parts.push(format!("\"monthly\";r={};t={}", m.remaining, m.reset_in_secs));
+    }
+    parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_standard_headers_read_as_the_draft_writes_them() {
+        let rate = Rate {
+            per_second: 50,
+            burst: 100,
+        };
+        assert_eq!(
+            policy_header(rate, Some(200_000)),
+            r#""burst";q=100;w=1, "monthly";q=200000;w=2592000"#
+        );
+        assert_eq!(policy_header(rate, None), r#""burst";q=100;w=1"#);
+        assert_eq!(
+            state_header(
+                Some(Bucket {
+                    remaining: 99,
+                    full_in_secs: 1
+                }),
+                Some(Monthly {
+                    remaining: 199_873,
+                    reset_in_secs: 691_200
+                })
+            ),
+            r#""burst";r=99;t=1, "monthly";r=199873;t=691200"#
+        );
+        assert_eq!(
+            state_header(
+                None,
+                Some(Monthly {
+                    remaining: 0,
+                    reset_in_secs: 10
+                })
+            ),
+            r#""monthly";r=0;t=10"#
+        );
+    }
 }

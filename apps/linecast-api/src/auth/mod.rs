@@ -8,6 +8,7 @@
 pub mod address_limiter;
 pub mod anonymous;
 pub mod cache;
+pub mod client_address;
 pub mod credentials;
 pub mod middleware;
 

@@ -99,7 +99,7 @@ pub fn reported_tier(stored: &str) -> String {
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct RenameKeyRequest {
     /// The full key or its masked form.
-    #[schema(pattern = r"^sk_service_[A-Za-z0-9]{4}(\*{5}|[A-Za-z0-9]{28,})$")]
+    #[schema(pattern = r"^sk_service_[A-Za-z0-9]{4}(\*{5}|[A-Za-z0-9]{28,60})$")]
     pub api_key_to_rename: String,
     /// 1 to 100 characters.
     #[schema(min_length = 1, max_length = 100, pattern = r"\S")]

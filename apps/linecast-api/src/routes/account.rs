@@ -209,7 +209,7 @@ pub async fn rename_key(
 
 #[utoipa::path(
     operation_id = "revoke_api_key", tag = "account",
-    params(("api_key" = String, Path, description = "The full key or its masked form", pattern = r"^sk_service_[A-Za-z0-9]{4}(\*{5}|[A-Za-z0-9]{28,})$")),
+    params(("api_key" = String, Path, description = "The full key or its masked form", pattern = r"^sk_service_[A-Za-z0-9]{4}(\*{5}|[A-Za-z0-9]{28,60})$")),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Revoked", body = MessageResponse),

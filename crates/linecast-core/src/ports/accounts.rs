@@ -272,11 +272,20 @@ pub fn generate_key() -> Result<String, AccountsError> {
     Ok(key)
 }
 
-/// The key body after the prefix, if `s` has the full-key shape
-/// (prefix, then at least 32 base62 characters).
+/// Shortest and longest key body accepted as a key (issued keys have
+/// `KEY_BODY_LEN`; the spec's keys have at least 32 characters).
+pub const KEY_BODY_CHARS: std::ops::RangeInclusive<usize> = 32..=64;
+
+/// The key body after the prefix, if `s` has the full-key shape: the
+/// prefix, then `KEY_BODY_CHARS` base62 characters.
 pub fn key_body(s: &str) -> Option<&str> {
     let body = s.strip_prefix(KEY_PREFIX)?;
-    (body.len() >= 32 && body.bytes().all(|b| b.is_ascii_alphanumeric())).then_some(body)
+    (KEY_BODY_CHARS.contains(&body.len()) && body.bytes().all(|b| b.is_ascii_alphanumeric())).then_some(body)
+}
+
+/// Whether `s` could be a key at all (checked before any lookup).
+pub fn has_key_shape(s: &str) -> bool {
+    key_body(s).is_some()
 }
 
 /// The first four body characters of a full key, stored as `display_prefix`.

@@ -1,12 +1,13 @@
-//! The limits port: the per-key per-second limit and the per-customer monthly
+//! The limits port: the per-key rate limit and the per-customer monthly
 //! quota, decided and counted atomically.
 //!
-//! Windows: per second, fixed windows of one Unix second taken from the
-//! caller's `now` (a burst may straddle two windows, so up to twice the limit
-//! can pass in any sliding second; the spec's "50 requests per second" is read
-//! as per calendar second). Per month, the UTC calendar month (`Month`).
+//! The rate limit is a token bucket in its GCRA form: `Rate::per_second`
+//! calls per second sustained, bursts of up to `Rate::burst`. Its time is the
+//! caller's `now`; an adapter stores one timestamp per key (the bucket's
+//! theoretical arrival time), never a counter per second. Per month, the UTC
+//! calendar month (`Month`).
 //!
-//! Order of use on a request: `check_second` first (a refusal is a 429 with
+//! Order of use on a request: `check_rate` first (a refusal is a 429 with
 //! `Retry-After` and is not counted), then `try_count_month` (an `Exhausted`
 //! answer is a 429 and is not counted). Counted requests reach the
 //! `UsageMeter` write-behind: `flush` persists them, and must be called on
@@ -17,15 +18,25 @@ use chrono::{DateTime, Utc};
 
 use super::accounts::{AccountsError, Month};
 
-/// Outcome of the per-second check for one request.
+/// A per-key rate: `per_second` calls per second sustained, and up to
+/// `burst` calls at once after a quiet spell. Both are at least 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SecondDecision {
-    Allowed,
-    /// The key used its allowance for this second; `retry_after_secs` is the
-    /// `Retry-After` value (whole seconds until the next window, at least 1).
-    Refused {
-        retry_after_secs: u64,
-    },
+pub struct Rate {
+    pub per_second: u32,
+    pub burst: u32,
+}
+
+/// Outcome of the rate check for one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RateDecision {
+    /// Admitted. `remaining`: calls the key could make right now after this
+    /// one; `full_in_secs`: whole seconds (rounded up) until the bucket is
+    /// full again if no other call comes.
+    Allowed { remaining: u32, full_in_secs: u64 },
+    /// The bucket is empty; nothing was taken. `retry_after_secs` is the
+    /// `Retry-After` value: whole seconds (rounded up, at least 1) until the
+    /// next call would be admitted.
+    Refused { retry_after_secs: u64 },
 }
 
 /// Outcome of counting one request against the monthly quota.
@@ -56,9 +67,10 @@ impl From<AccountsError> for LimitsError {
 /// Per-second limits and the monthly quota.
 #[async_trait]
 pub trait Limiter: Send + Sync {
-    /// Counts one request of `key_id` in the one-second window holding `now`
-    /// and refuses it once more than `limit` were seen in that window.
-    async fn check_second(&self, key_id: i64, limit: u32, now: DateTime<Utc>) -> Result<SecondDecision, LimitsError>;
+    /// Takes one call from `key_id`'s bucket at `now` under `rate`, or
+    /// refuses it (taking nothing) when the bucket is empty. Check and take
+    /// are one atomic step, shared by every instance using the same store.
+    async fn check_rate(&self, key_id: i64, rate: Rate, now: DateTime<Utc>) -> Result<RateDecision, LimitsError>;
 
     /// Counts one request for the customer's month if fewer than `limit` were
     /// counted; check and increment are one atomic step, so concurrent callers

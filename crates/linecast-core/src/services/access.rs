@@ -1,12 +1,16 @@
 //! Who may call a key-gated route: the access decision for one request, and
 //! the quota calendar. Owns the rules, in the order a request meets them:
 //! a key must be presented (else 401 `API key required`); it must exist, match
-//! in constant time and be usable (else 401 `Invalid or expired API key`); the
+//! have the key shape (prefix, length, alphabet: checked before any lookup),
+//! exist, match in constant time and be usable (else 401 `Invalid or expired
+//! API key`); the
 //! key's and the customer's tiers must include API access (403); a
 //! `Subscriber` route needs an active subscription (403); counting that could
 //! not be persisted for longer than the bound refuses (503); then the
-//! per-second limit (429, not counted) and the monthly quota (429, not
-//! counted). A request that passes is counted exactly once.
+//! per-key rate, a token bucket of `PER_SECOND_LIMIT` per second sustained
+//! and bursts of up to the configured burst (429, not counted), and the
+//! monthly quota (429, not counted). A request that passes is counted
+//! exactly once.
 //!
 //! The key directory (a cache in front of the accounts port) and the
 //! limiter are ports; this module knows nothing of HTTP, headers or metrics
@@ -19,9 +23,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 use chrono::{DateTime, Datelike, TimeZone, Utc};
 
-use crate::ports::accounts::hash_key;
+use crate::ports::accounts::{has_key_shape, hash_key};
 use crate::ports::accounts::{AccountsError, ApiKeyRecord, Customer, Month, SubscriptionStatus, constant_time_eq};
-use crate::ports::limits::{Limiter, LimitsError, MonthDecision, SecondDecision};
+use crate::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
 use crate::{Clock, services::usage::UsageHealth};
 
 /// What a gated route asks of its caller's key. Set where the route is
@@ -35,8 +39,20 @@ pub enum Policy {
     Subscriber,
 }
 
-/// Per-second limit per key.
+/// Sustained calls per second per key (the spec's "50 requests per second").
 pub const PER_SECOND_LIMIT: u32 = 50;
+
+/// Default burst per key: calls a key may make at once after a quiet spell
+/// (`LINECAST_RATE_BURST`).
+pub const DEFAULT_BURST: u32 = 100;
+
+/// The spec's per-key rate with a burst of `burst` (at least 1).
+pub fn key_rate(burst: u32) -> Rate {
+    Rate {
+        per_second: PER_SECOND_LIMIT,
+        burst: burst.max(1),
+    }
+}
 
 /// Tiers that resolve to the `ai` product access.
 pub const ACCEPTED_TIERS: [&str; 4] = ["ai", "data", "basic", "premium"];
@@ -73,6 +89,17 @@ pub struct Grant {
     pub entry: KeyEntry,
     /// Requests counted this month, this one included.
     pub month_used: u64,
+    /// The key's rate bucket after this request.
+    pub bucket: Bucket,
+}
+
+/// A key's rate bucket as the rate-limit headers report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bucket {
+    /// Calls the key could make right now.
+    pub remaining: u32,
+    /// Whole seconds until the bucket is full again.
+    pub full_in_secs: u64,
 }
 
 impl Grant {
@@ -130,6 +157,8 @@ pub type DecisionObserver = Arc<dyn Fn(&'static str, &'static str) + Send + Sync
 pub struct Access {
     keys: Arc<dyn KeyDirectory>,
     limiter: Arc<dyn Limiter>,
+    /// The per-key rate (`key_rate`).
+    rate: Rate,
     /// The data clock (quota months, key expiry).
     clock: Arc<dyn Clock>,
     /// The clock of the per-second windows: the system clock even when the
@@ -145,6 +174,7 @@ impl Access {
     pub fn new(
         keys: Arc<dyn KeyDirectory>,
         limiter: Arc<dyn Limiter>,
+        rate: Rate,
         clock: Arc<dyn Clock>,
         rate_clock: Arc<dyn Clock>,
         usage_health: Arc<UsageHealth>,
@@ -153,12 +183,18 @@ impl Access {
         Self {
             keys,
             limiter,
+            rate,
             clock,
             rate_clock,
             usage_health,
             observer,
             used_keys: Mutex::new(HashSet::new()),
         }
+    }
+
+    /// The per-key rate this decision applies.
+    pub fn rate(&self) -> Rate {
+        self.rate
     }
 
     /// Takes the set of keys used since the last call (for `last_used_at`).
@@ -173,6 +209,10 @@ impl Access {
     /// route of `policy`; see the module docs for the order of the checks.
     pub async fn authenticate(&self, presented: Option<&str>, policy: Policy) -> Result<Grant, Refusal> {
         let presented = presented.ok_or(Refusal::MissingKey)?;
+        // A string that cannot be a key costs no lookup.
+        if !has_key_shape(presented) {
+            return Err(Refusal::InvalidKey);
+        }
         let now = self.clock.now();
         let hash = hash_key(presented);
         let entry = self.keys.lookup(&hash).await?.ok_or(Refusal::InvalidKey)?;
@@ -196,18 +236,27 @@ impl Access {
             });
         }
         let unavailable = |e: LimitsError| Refusal::Unavailable { cause: e.to_string() };
-        let second = self
+        let bucket = match self
             .limiter
-            .check_second(key.id, PER_SECOND_LIMIT, self.rate_clock.now())
+            .check_rate(key.id, self.rate, self.rate_clock.now())
             .await
             .inspect_err(|_| (self.observer)("second", "error"))
-            .map_err(unavailable)?;
-        if let SecondDecision::Refused { retry_after_secs } = second {
-            (self.observer)("second", "refused");
-            return Err(Refusal::TooManyPerSecond {
-                retry_after_secs: retry_after_secs.max(1),
-            });
-        }
+            .map_err(unavailable)?
+        {
+            RateDecision::Allowed {
+                remaining,
+                full_in_secs,
+            } => Bucket {
+                remaining,
+                full_in_secs,
+            },
+            RateDecision::Refused { retry_after_secs } => {
+                (self.observer)("second", "refused");
+                return Err(Refusal::TooManyPerSecond {
+                    retry_after_secs: retry_after_secs.max(1),
+                });
+            }
+        };
         (self.observer)("second", "allowed");
         let month = self
             .limiter
@@ -233,6 +282,7 @@ impl Access {
         Ok(Grant {
             entry: Arc::clone(&entry),
             month_used,
+            bucket,
         })
     }
 }
@@ -289,6 +339,7 @@ mod tests {
         let access = Access::new(
             Arc::new(Direct(Arc::clone(&accounts))),
             limiter.clone(),
+            key_rate(DEFAULT_BURST),
             Arc::clone(&clock),
             clock,
             Arc::clone(&health),
@@ -448,7 +499,7 @@ mod tests {
 
         // Fresh usage, limiter still down: unavailable before any limit.
         let w = world();
-        let (customer, first) = customer_with_key(&w, "ai", SubscriptionStatus::Active, 50).await;
+        let (customer, first) = customer_with_key(&w, "ai", SubscriptionStatus::Active, 100).await;
         w.limiter.set_down(true);
         assert!(matches!(
             w.access
@@ -458,10 +509,10 @@ mod tests {
             Refusal::Unavailable { .. }
         ));
         w.limiter.set_down(false);
-        for _ in 0..50 {
+        for _ in 0..100 {
             w.access.authenticate(Some(&first), Policy::Subscriber).await.unwrap();
         }
-        // Both the second and the month are used up: the second answers.
+        // Both the burst and the month are used up: the burst answers.
         assert_eq!(
             w.access
                 .authenticate(Some(&first), Policy::Subscriber)
@@ -469,7 +520,7 @@ mod tests {
                 .unwrap_err(),
             Refusal::TooManyPerSecond { retry_after_secs: 1 }
         );
-        // Another key of the same customer has its own second: the month answers.
+        // Another key of the same customer has its own bucket: the month answers.
         let second = Keys::new(w.accounts.clone(), 10)
             .issue(&customer, "k2", None, "test", now())
             .await
@@ -480,21 +531,75 @@ mod tests {
                 .authenticate(Some(&second), Policy::Subscriber)
                 .await
                 .unwrap_err(),
-            Refusal::QuotaExhausted { limit: 50, .. }
+            Refusal::QuotaExhausted { limit: 100, .. }
         ));
     }
 
     #[tokio::test]
-    async fn the_per_second_limit_refuses_the_fifty_first_request_of_a_second() {
+    async fn a_key_gets_its_burst_of_one_hundred_at_once_then_is_refused_and_the_grant_reports_the_bucket() {
         let w = world();
         let (_, key) = customer_with_key(&w, "ai", SubscriptionStatus::Active, 1000).await;
-        for _ in 0..50 {
+        let first = w.access.authenticate(Some(&key), Policy::Subscriber).await.unwrap();
+        assert_eq!(first.bucket.remaining, 99);
+        for _ in 1..100 {
             w.access.authenticate(Some(&key), Policy::Subscriber).await.unwrap();
         }
         assert_eq!(
             w.access.authenticate(Some(&key), Policy::Subscriber).await.unwrap_err(),
             Refusal::TooManyPerSecond { retry_after_secs: 1 }
         );
+        assert_eq!(w.access.rate(), Rate { per_second: 50, burst: 100 });
+    }
+
+    /// Counts lookups that reach the directory.
+    struct Counting(Arc<MemoryAccounts>, std::sync::atomic::AtomicUsize);
+
+    #[async_trait]
+    impl KeyDirectory for Counting {
+        async fn lookup(&self, key_hash: &str) -> Result<Option<KeyEntry>, AccountsError> {
+            self.1.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Ok(self.0.find_key_by_hash(key_hash).await?.map(Arc::new))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_string_without_the_key_shape_is_refused_without_a_lookup() {
+        let accounts = Arc::new(MemoryAccounts::new());
+        let directory = Arc::new(Counting(Arc::clone(&accounts), Default::default()));
+        let clock: Arc<dyn Clock> = Arc::new(FixedClock(now()));
+        let access = Access::new(
+            directory.clone(),
+            Arc::new(MemoryLimiter::new()),
+            key_rate(DEFAULT_BURST),
+            Arc::clone(&clock),
+            clock,
+            Arc::new(UsageHealth::new(Duration::from_hours(1))),
+            Arc::new(|_, _| {}),
+        );
+        let forty = "a".repeat(40);
+        for bad in [
+            "x".to_owned(),
+            format!("sk_live_{forty}"),
+            format!("sk_service_{}", "a".repeat(31)),
+            format!("sk_service_{}", "a".repeat(65)),
+            format!("sk_service_{}-", "a".repeat(39)),
+            format!("sk_service_{}é", "a".repeat(39)),
+            format!("SK_SERVICE_{forty}"),
+        ] {
+            assert_eq!(
+                access.authenticate(Some(&bad), Policy::AnyKey).await.unwrap_err(),
+                Refusal::InvalidKey,
+                "{bad}"
+            );
+        }
+        assert_eq!(directory.1.load(std::sync::atomic::Ordering::SeqCst), 0);
+        // A well-shaped unknown key is looked up (and refused).
+        let unknown = format!("sk_service_{forty}");
+        assert_eq!(
+            access.authenticate(Some(&unknown), Policy::AnyKey).await.unwrap_err(),
+            Refusal::InvalidKey
+        );
+        assert_eq!(directory.1.load(std::sync::atomic::Ordering::SeqCst), 1);
     }
 
     #[test]

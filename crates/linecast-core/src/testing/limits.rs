@@ -1,5 +1,7 @@
-//! `MemoryLimiter`: the limiter port in memory: fixed one-second windows per
-//! key and monthly counts per customer, with no write-behind.
+//! `MemoryLimiter`: the limiter port in memory: per key, a burst of calls per
+//! instant of `now` (the rate at a frozen clock; the real bucket is
+//! linecast-limits' GCRA), and monthly counts per customer, with no
+//! write-behind.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -8,16 +10,17 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use crate::ports::accounts::Month;
-use crate::ports::limits::{Limiter, LimitsError, MonthDecision, SecondDecision};
+use crate::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
 
 #[derive(Default)]
 struct Inner {
-    seconds: HashMap<(i64, i64), u32>,
+    /// Calls per (key, instant in µs).
+    calls: HashMap<(i64, i64), u32>,
     months: HashMap<(i64, Month), u64>,
     down: bool,
 }
 
-/// Per-second windows and monthly counts in memory.
+/// Rate bursts and monthly counts in memory.
 #[derive(Default)]
 pub struct MemoryLimiter {
     inner: Mutex<Inner>,
@@ -53,14 +56,17 @@ impl MemoryLimiter {
 
 #[async_trait]
 impl Limiter for MemoryLimiter {
-    async fn check_second(&self, key_id: i64, limit: u32, now: DateTime<Utc>) -> Result<SecondDecision, LimitsError> {
+    async fn check_rate(&self, key_id: i64, rate: Rate, now: DateTime<Utc>) -> Result<RateDecision, LimitsError> {
         let mut inner = self.lock()?;
-        let count = inner.seconds.entry((key_id, now.timestamp())).or_default();
-        if *count >= limit {
-            return Ok(SecondDecision::Refused { retry_after_secs: 1 });
+        let count = inner.calls.entry((key_id, now.timestamp_micros())).or_default();
+        if *count >= rate.burst {
+            return Ok(RateDecision::Refused { retry_after_secs: 1 });
         }
         *count += 1;
-        Ok(SecondDecision::Allowed)
+        Ok(RateDecision::Allowed {
+            remaining: rate.burst - *count,
+            full_in_secs: u64::from(count.div_ceil(rate.per_second.max(1))),
+        })
     }
 
     async fn try_count_month(&self, customer_id: i64, month: Month, limit: u64) -> Result<MonthDecision, LimitsError> {

@@ -2,9 +2,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use linecast_core::testing::MemoryAccounts;
-use linecast_limits::{InProcessLimiter, Limiter, LimitsError, MonthDecision, SecondDecision};
+use linecast_limits::{InProcessLimiter, Limiter, LimitsError, MonthDecision, RateDecision};
 
-use crate::support::{HIGH_LIMIT, MONTH, at, count_concurrently, counted_values};
+use crate::support::{HIGH_LIMIT, MONTH, RATE, assert_rate_script, at, count_concurrently, counted_values, flood};
 
 fn limiter(meter: &Arc<MemoryAccounts>) -> Arc<InProcessLimiter> {
     Arc::new(InProcessLimiter::new(Arc::clone(meter) as _))
@@ -50,39 +50,32 @@ async fn with_a_limit_of_100_exactly_100_of_500_concurrent_attempts_are_counted(
 }
 
 #[tokio::test]
-async fn the_51st_call_in_one_second_is_refused_and_the_next_second_allows_again() {
+async fn the_rate_bucket_answers_the_shared_script() {
     let limiter = limiter(&Arc::new(MemoryAccounts::new()));
-    for _ in 0..50 {
-        assert_eq!(
-            limiter.check_second(3, 50, at(10)).await.unwrap(),
-            SecondDecision::Allowed
-        );
-    }
-    assert_eq!(
-        limiter.check_second(3, 50, at(10)).await.unwrap(),
-        SecondDecision::Refused { retry_after_secs: 1 }
-    );
-    assert_eq!(
-        limiter.check_second(4, 50, at(10)).await.unwrap(),
-        SecondDecision::Allowed,
-        "keys are independent"
-    );
-    assert_eq!(
-        limiter.check_second(3, 50, at(11)).await.unwrap(),
-        SecondDecision::Allowed
-    );
+    assert_rate_script(limiter.as_ref()).await;
 }
 
 #[tokio::test]
-async fn a_call_stamped_in_an_earlier_second_counts_against_the_current_window() {
+async fn a_three_second_flood_on_one_key_is_served_at_most_burst_plus_three_seconds_of_rate() {
     let limiter = limiter(&Arc::new(MemoryAccounts::new()));
-    for _ in 0..50 {
-        limiter.check_second(3, 50, at(11)).await.unwrap();
+    assert_eq!(flood(&[limiter as _]).await, 249);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_callers_at_one_instant_get_exactly_the_burst() {
+    let limiter = limiter(&Arc::new(MemoryAccounts::new()));
+    let mut handles = Vec::new();
+    for _ in 0..160 {
+        let limiter = Arc::clone(&limiter);
+        handles.push(tokio::spawn(async move { limiter.check_rate(3, RATE, at(20)).await.unwrap() }));
     }
-    assert_eq!(
-        limiter.check_second(3, 50, at(10)).await.unwrap(),
-        SecondDecision::Refused { retry_after_secs: 1 }
-    );
+    let mut admitted = 0;
+    for h in handles {
+        if let RateDecision::Allowed { .. } = h.await.unwrap() {
+            admitted += 1;
+        }
+    }
+    assert_eq!(admitted, 100);
 }
 
 #[tokio::test]

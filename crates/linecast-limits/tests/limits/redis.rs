@@ -7,10 +7,10 @@ use std::sync::Arc;
 use chrono::{Datelike, Utc};
 use linecast_core::Month;
 use linecast_core::testing::MemoryAccounts;
-use linecast_limits::{Limiter, LimitsError, MonthDecision, RedisLimiter, SecondDecision};
+use linecast_limits::{Limiter, LimitsError, MonthDecision, RateDecision, RedisLimiter};
 use rand::Rng;
 
-use crate::support::{HIGH_LIMIT, at, count_concurrently, counted_values};
+use crate::support::{HIGH_LIMIT, RATE, assert_rate_script, at, count_concurrently, counted_values, flood};
 
 fn redis_url() -> Option<String> {
     let url = std::env::var("LINECAST_TEST_REDIS_URL").ok().filter(|u| !u.is_empty());
@@ -94,30 +94,69 @@ async fn two_instances_count_a_shared_month_exactly_and_their_flushes_sum_to_it(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_instances_allow_at_most_50_calls_of_one_key_in_one_second() {
+async fn two_instances_give_one_key_exactly_its_burst_at_one_instant() {
     let Some(url) = redis_url() else { return };
     let pair = Pair::new(url).await;
     let mut handles = Vec::new();
     for limiter in pair.both() {
-        for _ in 0..60 {
+        for _ in 0..80 {
             let limiter = Arc::clone(&limiter);
-            handles.push(tokio::spawn(async move {
-                limiter.check_second(3, 50, at(20)).await.unwrap()
-            }));
+            handles.push(tokio::spawn(async move { limiter.check_rate(3, RATE, at(20)).await.unwrap() }));
         }
     }
     let mut allowed = 0;
     for h in handles {
         match h.await.unwrap() {
-            SecondDecision::Allowed => allowed += 1,
-            SecondDecision::Refused { retry_after_secs } => assert_eq!(retry_after_secs, 1),
+            RateDecision::Allowed { .. } => allowed += 1,
+            RateDecision::Refused { retry_after_secs } => assert_eq!(retry_after_secs, 1),
         }
     }
-    assert_eq!(allowed, 50);
+    assert_eq!(allowed, 100);
+    // Two seconds later the bucket is full again, on either instance.
     assert_eq!(
-        pair.b.check_second(3, 50, at(21)).await.unwrap(),
-        SecondDecision::Allowed
+        pair.b.check_rate(3, RATE, at(22)).await.unwrap(),
+        RateDecision::Allowed {
+            remaining: 99,
+            full_in_secs: 1
+        }
     );
+    pair.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_answers_the_shared_rate_script_exactly_as_the_in_process_bucket_does() {
+    let Some(url) = redis_url() else { return };
+    let pair = Pair::new(url).await;
+    assert_rate_script(pair.a.as_ref()).await;
+    pair.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_three_second_flood_across_two_instances_is_served_at_most_burst_plus_three_seconds_of_rate() {
+    let Some(url) = redis_url() else { return };
+    let pair = Pair::new(url).await;
+    assert_eq!(flood(&pair.both()).await, 249);
+    pair.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_s_bucket_is_one_redis_key_that_expires_once_the_bucket_is_full() {
+    let Some(url) = redis_url() else { return };
+    let pair = Pair::new(url.clone()).await;
+    for _ in 0..10 {
+        pair.a.check_rate(5, RATE, Utc::now()).await.unwrap();
+    }
+    let client = redis::Client::open(url.as_str()).unwrap();
+    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{}:r:*", pair.namespace))
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(keys, vec![format!("{}:r:5", pair.namespace)]);
+    // Ten calls put the bucket 200 ms ahead: it expires within that.
+    let ttl: i64 = redis::cmd("PTTL").arg(&keys[0]).query_async(&mut conn).await.unwrap();
+    assert!((1..=200).contains(&ttl), "PTTL {ttl}");
     pair.cleanup().await;
 }
 
