@@ -2,8 +2,9 @@
 //! listener (`LINECAST_METRICS_BIND`) at `/metrics`, never on the public port.
 //!
 //! Requests are labelled by route template (`/api/v1/predictions/{sport}/
-//! {model_type}`), never by raw path, so a scan of random paths cannot grow
-//! the series without bound.
+//! {model_type}`), never by raw path, and by a standard method or `OTHER`,
+//! never the method as sent: no client input becomes a label, so a scan of
+//! random paths or made-up methods cannot grow the series without bound.
 
 use std::net::{SocketAddr, TcpListener};
 use std::sync::OnceLock;
@@ -41,10 +42,26 @@ pub fn installed() -> bool {
     HANDLE.get().is_some_and(Option::is_some)
 }
 
+/// The `method` label: one of HTTP's standard methods, else `OTHER`.
+pub fn method_label(method: &str) -> &'static str {
+    match method {
+        "GET" => "GET",
+        "HEAD" => "HEAD",
+        "POST" => "POST",
+        "PUT" => "PUT",
+        "DELETE" => "DELETE",
+        "PATCH" => "PATCH",
+        "OPTIONS" => "OPTIONS",
+        "CONNECT" => "CONNECT",
+        "TRACE" => "TRACE",
+        _ => "OTHER",
+    }
+}
+
 /// One served request.
 pub fn request(route: &str, method: &str, status: u16, elapsed: Duration) {
     let status = status.to_string();
-    metrics::counter!("linecast_http_requests_total", "route" => route.to_owned(), "method" => method.to_owned(), "status" => status).increment(1);
+    metrics::counter!("linecast_http_requests_total", "route" => route.to_owned(), "method" => method_label(method), "status" => status).increment(1);
     metrics::histogram!("linecast_http_request_duration_seconds", "route" => route.to_owned())
         .record(elapsed.as_secs_f64());
 }

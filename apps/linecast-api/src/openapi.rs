@@ -49,9 +49,42 @@ struct GatedErrorResponses;
 pub const GATED_ERRORS: [(&str, &str); 4] = [
     ("401", "Missing, invalid, expired or revoked key"),
     ("403", "No active subscription"),
-    ("429", "Per-second limit or monthly quota exceeded"),
+    (
+        "429",
+        "Rate limit exceeded, not counted. Per key: 50 requests per second sustained, bursts of up to 100 \
+         (a token bucket; the burst is the server's LINECAST_RATE_BURST); detail `Rate limit exceeded. Limit: 50 \
+         requests per second`. Per customer: the monthly quota (UTC calendar month); detail `Rate limit exceeded. \
+         Limit: <n> requests per month`. Per client address: too many failed key checks (LINECAST_AUTH_FAILURE_RATE, \
+         default 20 per second, bursts of 40). `Retry-After` is the whole number of seconds until a call would be \
+         admitted. `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers) describe the `burst` \
+         bucket and the `monthly` quota on every limited response, for example `RateLimit-Policy: \"burst\";q=100;w=1, \
+         \"monthly\";q=200000;w=2592000` and `RateLimit: \"burst\";r=99;t=1, \"monthly\";r=199873;t=691200`.",
+    ),
     ("503", "Object storage or the accounts database unavailable"),
 ];
+
+/// The headers of a 429 (and, but for `Retry-After`, of every limited response).
+const LIMIT_HEADERS: [(&str, &str); 3] = [
+    (
+        "Retry-After",
+        "Whole seconds (at least 1) until a call would be admitted",
+    ),
+    (
+        "RateLimit-Policy",
+        "The limits: `\"burst\";q=<burst>;w=1` and, once known, `\"monthly\";q=<quota>;w=2592000`",
+    ),
+    (
+        "RateLimit",
+        "What is left of each limit known at this response: `r` calls, `t` seconds until refilled or reset",
+    ),
+];
+
+fn string_header(description: &str) -> utoipa::openapi::header::Header {
+    utoipa::openapi::header::HeaderBuilder::new()
+        .schema(utoipa::openapi::schema::Object::with_type(utoipa::openapi::schema::Type::String).into())
+        .description(Some(description))
+        .build()
+}
 
 impl Modify for GatedErrorResponses {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
@@ -79,16 +112,18 @@ impl Modify for GatedErrorResponses {
                         .responses
                         .entry(status.to_owned())
                         .or_insert_with(|| {
-                            ResponseBuilder::new()
-                                .description(description)
-                                .content(
-                                    "application/json",
-                                    ContentBuilder::new()
-                                        .schema(Some(Ref::from_schema_name("ErrorBody")))
-                                        .build(),
-                                )
-                                .build()
-                                .into()
+                            let mut response = ResponseBuilder::new().description(description).content(
+                                "application/json",
+                                ContentBuilder::new()
+                                    .schema(Some(Ref::from_schema_name("ErrorBody")))
+                                    .build(),
+                            );
+                            if status == "429" {
+                                for (name, about) in LIMIT_HEADERS {
+                                    response = response.header(name, string_header(about));
+                                }
+                            }
+                            response.build().into()
                         });
                 }
             }

@@ -410,7 +410,11 @@ mod tests {
         })
         .unwrap();
         assert_eq!((s.rate_burst, s.trusted_proxies, s.auth_failure_rate), (7, 2, 0));
-        for name in ["LINECAST_RATE_BURST", "LINECAST_TRUSTED_PROXIES", "LINECAST_AUTH_FAILURE_BURST"] {
+        for name in [
+            "LINECAST_RATE_BURST",
+            "LINECAST_TRUSTED_PROXIES",
+            "LINECAST_AUTH_FAILURE_BURST",
+        ] {
             let err = Settings::from_sources(&none, |k| (k == name).then(|| "0".to_owned())).unwrap_err();
             assert_eq!(err.name, name);
         }
@@ -434,8 +438,8 @@ mod tests {
         assert_eq!(err.name, "LINECAST_AUTH_DISABLED");
         let demo = Settings::from_sources(&none, |k| (k == "LINECAST_AUTH_DISABLED").then(|| "1".to_owned())).unwrap();
         assert!(demo.demo && !demo.auth_enabled);
-        let err =
-            Settings::from_sources(&none, |k| (k == "LINECAST_AUTH_DISABLED").then(|| "perhaps".to_owned())).unwrap_err();
+        let err = Settings::from_sources(&none, |k| (k == "LINECAST_AUTH_DISABLED").then(|| "perhaps".to_owned()))
+            .unwrap_err();
         assert_eq!(err.name, "LINECAST_AUTH_DISABLED");
     }
 }

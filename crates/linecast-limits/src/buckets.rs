@@ -68,10 +68,19 @@ mod tests {
         for _ in 0..100 {
             assert!(matches!(b.check(1, RATE, at_ms(0)), RateDecision::Allowed { .. }));
         }
-        assert_eq!(b.check(1, RATE, at_ms(0)), RateDecision::Refused { retry_after_secs: 1 });
-        assert!(matches!(b.check(2, RATE, at_ms(0)), RateDecision::Allowed { remaining: 99, .. }));
+        assert_eq!(
+            b.check(1, RATE, at_ms(0)),
+            RateDecision::Refused { retry_after_secs: 1 }
+        );
+        assert!(matches!(
+            b.check(2, RATE, at_ms(0)),
+            RateDecision::Allowed { remaining: 99, .. }
+        ));
         // 40 ms later two tokens are back for key 1.
-        assert!(matches!(b.check(1, RATE, at_ms(40)), RateDecision::Allowed { remaining: 1, .. }));
+        assert!(matches!(
+            b.check(1, RATE, at_ms(40)),
+            RateDecision::Allowed { remaining: 1, .. }
+        ));
     }
 
     #[test]
@@ -84,8 +93,14 @@ mod tests {
         assert_eq!(b.shards[0].lock().unwrap().len(), PRUNE_AT);
         // Ten seconds on, every stored bucket is full again: a new key prunes them.
         let late = at_ms(10_000);
-        assert!(matches!(b.check(-16, RATE, late), RateDecision::Allowed { remaining: 99, .. }));
+        assert!(matches!(
+            b.check(-16, RATE, late),
+            RateDecision::Allowed { remaining: 99, .. }
+        ));
         assert_eq!(b.shards[0].lock().unwrap().len(), 1);
-        assert!(matches!(b.check(0, RATE, late), RateDecision::Allowed { remaining: 99, .. }));
+        assert!(matches!(
+            b.check(0, RATE, late),
+            RateDecision::Allowed { remaining: 99, .. }
+        ));
     }
 }

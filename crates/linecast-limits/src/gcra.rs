@@ -173,7 +173,13 @@ mod tests {
         let mut instants = vec![0; 100];
         instants.extend([19_999, 20_000, 20_000, 40_000]);
         let d = run(&g, &instants);
-        assert_eq!(&d[100..].iter().map(|d| matches!(d, RateDecision::Allowed { .. })).collect::<Vec<_>>(), &[false, true, false, true]);
+        assert_eq!(
+            &d[100..]
+                .iter()
+                .map(|d| matches!(d, RateDecision::Allowed { .. }))
+                .collect::<Vec<_>>(),
+            &[false, true, false, true]
+        );
     }
 
     #[test]
@@ -192,13 +198,16 @@ mod tests {
         assert_eq!(d[2], RateDecision::Refused { retry_after_secs: 1 });
         // 1 per 4 s is not expressible; 1 per second with the bucket run
         // far ahead is: a refused call waits for exactly one token.
-        assert_eq!(run(&g, &[0, 0, 999_999, 1_000_000])[2..], [
-            RateDecision::Refused { retry_after_secs: 1 },
-            RateDecision::Allowed {
-                remaining: 0,
-                full_in_secs: 2
-            }
-        ]);
+        assert_eq!(
+            run(&g, &[0, 0, 999_999, 1_000_000])[2..],
+            [
+                RateDecision::Refused { retry_after_secs: 1 },
+                RateDecision::Allowed {
+                    remaining: 0,
+                    full_in_secs: 2
+                }
+            ]
+        );
     }
 
     #[test]

@@ -33,11 +33,18 @@ use crate::calendar::next_month_start;
 use crate::gcra::{Gcra, Step};
 use crate::write_behind::WriteBehind;
 
+/// How long a rate bucket's key outlives the instant its bucket is full.
+const RATE_KEY_SLACK_MS: u64 = 60_000;
+
 /// KEYS[1] the key's bucket (its TAT in µs); ARGV[1] now (µs), ARGV[2] the
-/// interval (µs), ARGV[3] the tolerance (burst × interval, µs). The step of
-/// `Gcra::step`: returns {1, ahead} when admitted (the new TAT is stored and
-/// expires when the bucket is full again, since a missing TAT is a full
-/// bucket) or {0, wait} when refused (nothing stored).
+/// interval (µs), ARGV[3] the tolerance (burst × interval, µs), ARGV[4] the
+/// expiry slack (ms). The step of
+/// `Gcra::step`: returns {1, ahead} when admitted or {0, wait} when refused
+/// (nothing stored). An admitted call stores the new TAT to expire
+/// `RATE_KEY_SLACK_MS` after the bucket is full again: a missing TAT and a
+/// past one both read as a full bucket, so the expiry only frees memory.
+/// The slack keeps it from firing early when the caller's clock does not
+/// run with Redis's (a frozen test clock, a clock stepped back).
 const RATE_SCRIPT: &str = r"
 local now = tonumber(ARGV[1])
 local tat = tonumber(redis.call('GET', KEYS[1]) or ARGV[1])
@@ -48,7 +55,7 @@ local over = ahead - tonumber(ARGV[3])
 if over > 0 then
   return {0, over}
 end
-redis.call('SET', KEYS[1], string.format('%d', nxt), 'PX', math.ceil(ahead / 1000))
+redis.call('SET', KEYS[1], string.format('%d', nxt), 'PX', math.ceil(ahead / 1000) + tonumber(ARGV[4]))
 return {1, ahead}
 ";
 
@@ -203,6 +210,7 @@ impl Limiter for RedisLimiter {
             .arg(now.timestamp_micros())
             .arg(gcra.interval_us())
             .arg(gcra.tolerance_us())
+            .arg(RATE_KEY_SLACK_MS)
             .invoke_async(&mut conn)
             .await
             .map_err(|e| unavailable(&e))?;

@@ -56,7 +56,12 @@ impl KeyCache {
     /// without a lookup: lets known keys through while their address is
     /// refused further failed key checks.
     pub async fn knows(&self, full_key: &str) -> bool {
-        matches!(self.cache.get(&linecast_core::ports::accounts::hash_key(full_key)).await, Some(Some(_)))
+        matches!(
+            self.cache
+                .get(&linecast_core::ports::accounts::hash_key(full_key))
+                .await,
+            Some(Some(_))
+        )
     }
 
     /// Drops one key's entry (after revoke or rename on this instance).

@@ -133,7 +133,14 @@ mod tests {
         ] {
             assert_eq!(parse_entry(entry).unwrap().to_string(), ip, "{entry}");
         }
-        for bad in ["", "unknown", "203.0.113.7:port", "[2001:db8::1", "2001:db8::1]:1", "_hidden"] {
+        for bad in [
+            "",
+            "unknown",
+            "203.0.113.7:port",
+            "[2001:db8::1",
+            "2001:db8::1]:1",
+            "_hidden",
+        ] {
             assert_eq!(parse_entry(bad), None, "{bad}");
         }
     }
@@ -143,7 +150,10 @@ mod tests {
         // The review's case: a client-chosen first entry, then the address
         // the balancer appended with a port.
         assert_eq!(client(1, &["10.1.7.1, 127.0.0.1:5555"]).as_deref(), Some("127.0.0.1"));
-        assert_eq!(client(1, &["10.1.7.1", "[2001:db8::5]:80"]).as_deref(), Some("2001:db8::5"));
+        assert_eq!(
+            client(1, &["10.1.7.1", "[2001:db8::5]:80"]).as_deref(),
+            Some("2001:db8::5")
+        );
     }
 
     #[test]
@@ -153,7 +163,10 @@ mod tests {
             Some("203.0.113.7")
         );
         // Across header lines, in order.
-        assert_eq!(client(2, &["6.6.6.6, 203.0.113.7", "10.0.0.2"]).as_deref(), Some("203.0.113.7"));
+        assert_eq!(
+            client(2, &["6.6.6.6, 203.0.113.7", "10.0.0.2"]).as_deref(),
+            Some("203.0.113.7")
+        );
     }
 
     #[test]

@@ -16,12 +16,12 @@ use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{HttpMessage, web};
 use chrono::{DateTime, Utc};
-use linecast_core::{AccountsError, Rate};
 use linecast_core::services::access::{Bucket, Refusal};
+use linecast_core::{AccountsError, Rate};
 
-use super::{PER_SECOND_LIMIT, Policy, next_reset};
 use super::address_limiter::AddressDecision;
 use super::client_address::ClientKey;
+use super::{PER_SECOND_LIMIT, Policy, next_reset};
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -207,11 +207,11 @@ struct Monthly {
 /// `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers, structured
 /// fields): the burst bucket and, when known, the monthly quota.
 fn policy_header(rate: Rate, monthly_limit: Option<u64>) -> String {
-    let mut out = format!("\"burst\";q={};w=1", rate.burst);
-    if let Some(limit) = monthly_limit {
-        out.push_str(&format!(", \"monthly\";q={limit};w={MONTH_WINDOW_SECS}"));
+    let burst = format!("\"burst\";q={};w=1", rate.burst);
+    match monthly_limit {
+        Some(limit) => format!("{burst}, \"monthly\";q={limit};w={MONTH_WINDOW_SECS}"),
+        None => burst,
     }
-    out
 }
 
 /// `RateLimit`: remaining calls (`r`) and seconds until refilled or reset

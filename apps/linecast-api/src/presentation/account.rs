@@ -133,3 +133,12 @@ pub fn customer_view(c: &Customer, monthly_requests: u64) -> CustomerResponse {
         created_at: rfc3339(c.created_at),
     }
 }
+
+/// An account payload: 200 with `Cache-Control: no-store`, so no cache on
+/// the way (a proxy, a browser, a client library) keeps a customer's
+/// account, usage, keys or signed links.
+pub fn no_store_json<T: serde::Serialize>(body: &T) -> actix_web::HttpResponse {
+    actix_web::HttpResponse::Ok()
+        .insert_header((actix_web::http::header::CACHE_CONTROL, "no-store"))
+        .json(body)
+}

@@ -11,7 +11,7 @@ use crate::error::ApiError;
 use crate::params::OptionalJson;
 use crate::presentation::account::{
     ApiKeyView, CreateKeyRequest, CreatedKeyResponse, CustomerResponse, DEFAULT_KEY_NAME, MessageResponse,
-    RenameKeyRequest, UsageResponse, customer_view, reported_tier, view,
+    RenameKeyRequest, UsageResponse, customer_view, no_store_json, reported_tier, view,
 };
 use crate::state::AppState;
 
@@ -73,7 +73,7 @@ pub async fn me(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthContext
             detail: "Usage is temporarily unavailable".into(),
             cause: e.to_string(),
         })?;
-    Ok(HttpResponse::Ok().json(customer_view(ctx.customer(), used)))
+    Ok(no_store_json(&customer_view(ctx.customer(), used)))
 }
 
 #[utoipa::path(
@@ -100,7 +100,7 @@ pub async fn usage(
             detail: "Usage is temporarily unavailable".into(),
             cause: e.to_string(),
         })?;
-    Ok(HttpResponse::Ok().json(UsageResponse {
+    Ok(no_store_json(&UsageResponse {
         monthly_requests: used,
         monthly_limit: c.monthly_limit,
         requests_remaining: c.monthly_limit.saturating_sub(used),
@@ -131,7 +131,9 @@ pub async fn list_keys(
         .list(ctx.customer().customer_id)
         .await
         .map_err(|e| key_error(e, "api_key", ""))?;
-    Ok(HttpResponse::Ok().json(keys.iter().map(|k| view(k, state.clock.now())).collect::<Vec<_>>()))
+    Ok(no_store_json(
+        &keys.iter().map(|k| view(k, state.clock.now())).collect::<Vec<_>>(),
+    ))
 }
 
 #[utoipa::path(
@@ -164,14 +166,11 @@ pub async fn create_key(
         .await
         .map_err(|e| key_error(e, "name", &name))?;
     let (key, name) = (issued.key, issued.record.name);
-    // The only response that carries a full key: no cache may keep it.
-    Ok(HttpResponse::Ok()
-        .insert_header((actix_web::http::header::CACHE_CONTROL, "no-store"))
-        .json(CreatedKeyResponse {
-            api_key: key,
-            message: format!("API key '{name}' created"),
-            warning: "Store this key now: it is shown only once and cannot be recovered.".to_owned(),
-        }))
+    Ok(no_store_json(&CreatedKeyResponse {
+        api_key: key,
+        message: format!("API key '{name}' created"),
+        warning: "Store this key now: it is shown only once and cannot be recovered.".to_owned(),
+    }))
 }
 
 #[utoipa::path(
@@ -202,7 +201,7 @@ pub async fn rename_key(
         .await
         .map_err(|e| key_error(e, "new_name", &body.new_name))?;
     state.keys.invalidate(&key.key_hash).await;
-    Ok(HttpResponse::Ok().json(MessageResponse {
+    Ok(no_store_json(&MessageResponse {
         message: format!("API key {} renamed to '{new_name}'", key.masked()),
     }))
 }
@@ -245,7 +244,7 @@ pub async fn revoke_key(
         .await
         .map_err(|e| key_error(e, "api_key", &path))?;
     state.keys.invalidate(&key.key_hash).await;
-    Ok(HttpResponse::Ok().json(MessageResponse {
+    Ok(no_store_json(&MessageResponse {
         message: format!("API key {} revoked", key.masked()),
     }))
 }

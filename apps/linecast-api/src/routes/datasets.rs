@@ -10,6 +10,7 @@ use actix_web::{HttpResponse, get, post, web};
 use super::account::caller;
 use crate::auth::AuthContext;
 use crate::error::ApiError;
+use crate::presentation::account::no_store_json;
 use crate::presentation::datasets::{EntitlementResponse, RefreshResponse};
 use crate::state::AppState;
 
@@ -31,7 +32,7 @@ pub async fn status(
         .datasets
         .status(ctx.customer().customer_id, state.clock.now())
         .await?;
-    Ok(HttpResponse::Ok().json(EntitlementResponse::from(status)))
+    Ok(no_store_json(&EntitlementResponse::from(status)))
 }
 
 #[utoipa::path(
@@ -54,7 +55,7 @@ pub async fn refresh(
         .datasets
         .refresh(ctx.customer().customer_id, state.clock.now())
         .await?;
-    Ok(HttpResponse::Ok().json(RefreshResponse::from(refresh)))
+    Ok(no_store_json(&RefreshResponse::from(refresh)))
 }
 
 #[utoipa::path(

@@ -12,7 +12,7 @@ use crate::state::AppState;
     operation_id = "health", tag = "service",
     responses((status = 200, description = "Dependency status; `degraded` when one is down", body = HealthResponse))
 )]
-#[get("/api/v1/health")]
+#[get("")]
 pub async fn health(state: web::Data<AppState>) -> HttpResponse {
     let round = state.health.current(&state.probes).await;
     let dependencies = &round.dependencies;
@@ -32,7 +32,7 @@ pub async fn health(state: web::Data<AppState>) -> HttpResponse {
         (status = 503, description = "A dependency is down", body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/readiness")]
+#[get("")]
 pub async fn readiness(state: web::Data<AppState>) -> HttpResponse {
     let round = state.health.current(&state.probes).await;
     let down: Vec<&str> = round
@@ -55,7 +55,7 @@ pub async fn readiness(state: web::Data<AppState>) -> HttpResponse {
     operation_id = "liveness", tag = "service",
     responses((status = 200, description = "The process serves requests", body = ProbeResponse))
 )]
-#[get("/api/v1/liveness")]
+#[get("")]
 pub async fn liveness() -> HttpResponse {
     HttpResponse::Ok().json(ProbeResponse { status: "alive".into() })
 }

@@ -18,6 +18,7 @@ pub mod root;
 pub mod strategies;
 
 use actix_web::dev::{ServiceFactory, ServiceRequest};
+use actix_web::guard;
 use actix_web::middleware::from_fn;
 use utoipa_actix_web::{UtoipaApp, scope};
 
@@ -32,7 +33,8 @@ use crate::auth::middleware::gate;
 /// - the public routes are the ones registered before the protected scopes,
 ///   and only these: root, health, readiness, liveness, data-status, the
 ///   public feed, the edge-picks family and signed downloads (`/docs` and
-///   `/openapi.json` are added by `startup`);
+///   `/openapi.json` are added by `startup`). Each sits in a scope of its
+///   own prefix, so a wrong method on one is a 405 without a key;
 /// - everything else under `/api/v1` sits in a scope wrapped by the access
 ///   gate. The last scope, `/api/v1` itself, takes every route not placed
 ///   elsewhere, so a route added without being declared public needs an
@@ -46,11 +48,13 @@ where
 {
     app
         // Public: service identity and probes (never rate-limited, so a load
-        // balancer's probes always get through).
+        // balancer's probes always get through). Each probe is its own
+        // scope so a wrong method stays inside it (405 from the fallback)
+        // instead of falling through to the gated `/api/v1` scope (401).
         .service(root::root)
-        .service(health::health)
-        .service(health::readiness)
-        .service(health::liveness)
+        .service(scope("/api/v1/health").service(health::health))
+        .service(scope("/api/v1/readiness").service(health::readiness))
+        .service(scope("/api/v1/liveness").service(health::liveness))
         // Public data: rate-limited per client address.
         .service(
             scope("/api/v1/public")
@@ -87,13 +91,22 @@ where
                 .service(compat::picks_performance)
                 .service(compat::picks_for_date),
         )
-        // Key management is an "AI" route; it comes before the account scope
-        // below, whose prefix it shares.
+        // Key management comes before the account scope below, whose prefix
+        // it shares. Creating a key is an "AI" route (an active
+        // subscription); listing, renaming and revoking need only a valid
+        // key, so a customer whose subscription lapsed can still clean up.
+        // The POST-only scope is tried first; other methods fall through
+        // its guard to the any-key scope.
         .service(
             scope("/api/v1/customers/me/api-keys")
+                .guard(guard::Post())
                 .wrap(from_fn(gate(Policy::Subscriber)))
+                .service(account::create_key),
+        )
+        .service(
+            scope("/api/v1/customers/me/api-keys")
+                .wrap(from_fn(gate(Policy::AnyKey)))
                 .service(account::list_keys)
-                .service(account::create_key)
                 .service(account::rename_key)
                 .service(account::revoke_key),
         )

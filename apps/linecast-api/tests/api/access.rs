@@ -294,8 +294,9 @@ async fn a_customer_without_an_active_subscription_is_403() {
         assert_eq!(r.body["api_subscription_status"], status.code());
         let r = get_with(&app, "/api/v1/customers/me/usage", &key).await;
         assert_eq!(r.status, 200, "{}", r.body);
+        // And so do their keys (list, rename, revoke; see limits.rs).
         let r = get_with(&app, "/api/v1/customers/me/api-keys", &key).await;
-        assert_error_shape(r.status, &r.body, 403);
+        assert_eq!(r.status, 200, "{}", r.body);
     }
 }
 
@@ -367,36 +368,52 @@ async fn a_successful_call_carries_the_rate_limit_headers() {
         .unwrap()
         .timestamp()
         .to_string();
-    for (r, remaining) in [(&first, "199999"), (&second, "199998")] {
+    // The fixture clock is 2026-11-15T17:00Z: the quota resets 15 days and
+    // 7 hours later (1,321,200 s).
+    for (r, remaining, burst) in [(&first, "199999", 99), (&second, "199998", 98)] {
         assert_eq!(r.header("x-ratelimit-limit"), Some("200000"));
         assert_eq!(r.header("x-ratelimit-remaining"), Some(remaining));
         assert_eq!(r.header("x-ratelimit-reset"), Some(reset.as_str()));
         assert_eq!(r.header("x-ratelimit-tier"), Some("ai"));
+        assert_eq!(
+            r.header("ratelimit-policy"),
+            Some(r#""burst";q=100;w=1, "monthly";q=200000;w=2592000"#)
+        );
+        assert_eq!(
+            r.header("ratelimit"),
+            Some(format!(r#""burst";r={burst};t=1, "monthly";r={remaining};t=1321200"#).as_str())
+        );
     }
     // Unauthenticated routes carry none.
     let r = send(&app, Method::GET, "/api/v1/health", Via::Nothing, None).await;
     assert_eq!(r.header("x-ratelimit-limit"), None);
+    assert_eq!(r.header("ratelimit-policy"), None);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn more_than_50_requests_on_one_key_in_one_second_get_429_with_retry_after_and_are_not_counted() {
+async fn more_than_the_burst_of_100_at_one_instant_get_429_with_retry_after_and_the_standard_headers_and_are_not_counted()
+ {
     let app = spawn_app().await;
     let demo = demo_customer(&app).await;
-    let replies = futures::future::join_all((0..70).map(|_| get_with(&app, "/api/v1/sports", &app.api_key))).await;
+    let replies = futures::future::join_all((0..140).map(|_| get_with(&app, "/api/v1/sports", &app.api_key))).await;
     let ok = replies.iter().filter(|r| r.status == 200).count();
-    assert_eq!(ok, 50, "exactly the per-second limit passes in the frozen second");
+    assert_eq!(ok, 100, "exactly the burst passes at the frozen instant");
     for r in replies.iter().filter(|r| r.status != 200) {
         let detail = assert_error_shape(r.status, &r.body, 429);
         assert_eq!(detail, "Rate limit exceeded. Limit: 50 requests per second");
-        let retry: u64 = r.header("retry-after").expect("Retry-After").parse().unwrap();
-        assert!(retry >= 1);
+        // The next token is 20 ms away: Retry-After rounds up to 1 s.
+        assert_eq!(r.header("retry-after"), Some("1"));
+        assert_eq!(r.header("ratelimit-policy"), Some(r#""burst";q=100;w=1"#));
+        assert_eq!(r.header("ratelimit"), Some(r#""burst";r=0;t=1"#));
+        // The legacy headers describe a counted call: a refusal has none.
+        assert_eq!(r.header("x-ratelimit-remaining"), None);
     }
-    // Another key of the same customer has its own per-second allowance, and
-    // the usage shows the 50 served plus this call: the 20 refusals are not counted.
+    // Another key of the same customer has its own bucket, and the usage
+    // shows the 100 served plus this call: the 40 refusals are not counted.
     let other = issue_key(&app, &demo).await;
     let r = get_with(&app, "/api/v1/customers/me/usage", &other).await;
     assert_eq!(r.status, 200, "{}", r.body);
-    assert_eq!(r.body["monthly_requests"], 51);
+    assert_eq!(r.body["monthly_requests"], 101);
 }
 
 #[tokio::test]
@@ -418,7 +435,12 @@ async fn a_monthly_limit_of_5_serves_exactly_5_requests_then_429_without_countin
         let r = get_with(&app, path, &key).await;
         let detail = assert_error_shape(r.status, &r.body, 429);
         assert_eq!(detail, "Rate limit exceeded. Limit: 5 requests per month");
-        assert!(r.header("retry-after").is_some());
+        assert_eq!(r.header("retry-after"), Some("1321200"));
+        assert_eq!(
+            r.header("ratelimit-policy"),
+            Some(r#""burst";q=100;w=1, "monthly";q=5;w=2592000"#)
+        );
+        assert_eq!(r.header("ratelimit"), Some(r#""monthly";r=0;t=1321200"#));
     }
     assert_eq!(
         app.ports

@@ -195,6 +195,7 @@ async fn a_lapsed_subscription_keeps_the_any_key_routes_and_loses_the_ai_routes(
             "/api/v1/picks/performance",
             "/api/v1/customers/me",
             "/api/v1/customers/me/usage",
+            "/api/v1/customers/me/api-keys",
         ] {
             let r = get_with(&app, path, &key).await;
             assert_eq!(r.status, 200, "{status} {path}: {}", r.body);
@@ -207,7 +208,6 @@ async fn a_lapsed_subscription_keeps_the_any_key_routes_and_loses_the_ai_routes(
             "/api/v1/results/nba/won_on_points",
             "/api/v1/summary/nba/won_on_points",
             "/api/v1/strategies/nba/won_on_points",
-            "/api/v1/customers/me/api-keys",
             "/api/v1/service-sports-data/status",
         ] {
             let r = get_with(&app, path, &key).await;
@@ -481,6 +481,32 @@ async fn metrics_are_served_on_their_own_listener_by_route_template() {
         assert!(text.contains(name), "{name} missing from\n{text}");
     }
     assert!(text.contains(r#"status="401""#));
+
+    // Made-up methods never become labels: 200 of them, 40 letters each,
+    // and one of 7,000 letters, all count as OTHER.
+    let address = app.address.clone();
+    for i in 0..200 {
+        let method = format!("X{i:03}{}", "Q".repeat(36));
+        raw_request(&address, &method, "/api/v1/health", &[]).await;
+    }
+    raw_request(
+        &address,
+        &"M".repeat(7000),
+        "/api/v1/predictions/nba/won_on_points",
+        &[],
+    )
+    .await;
+    let text = reqwest::get(format!("http://127.0.0.1:{port}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        !text.contains("QQQQQQ") && !text.contains("MMMMMM"),
+        "a made-up method became a label"
+    );
+    assert!(text.contains(r#"method="OTHER""#), "{text}");
 }
 
 #[tokio::test]

@@ -15,6 +15,7 @@ mod errors;
 mod fail_closed;
 mod faults;
 mod helpers;
+mod limits;
 mod markets;
 mod odds;
 mod openapi;

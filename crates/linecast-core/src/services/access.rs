@@ -23,8 +23,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use chrono::{DateTime, Datelike, TimeZone, Utc};
 
-use crate::ports::accounts::{has_key_shape, hash_key};
 use crate::ports::accounts::{AccountsError, ApiKeyRecord, Customer, Month, SubscriptionStatus, constant_time_eq};
+use crate::ports::accounts::{has_key_shape, hash_key};
 use crate::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
 use crate::{Clock, services::usage::UsageHealth};
 
@@ -548,7 +548,13 @@ mod tests {
             w.access.authenticate(Some(&key), Policy::Subscriber).await.unwrap_err(),
             Refusal::TooManyPerSecond { retry_after_secs: 1 }
         );
-        assert_eq!(w.access.rate(), Rate { per_second: 50, burst: 100 });
+        assert_eq!(
+            w.access.rate(),
+            Rate {
+                per_second: 50,
+                burst: 100
+            }
+        );
     }
 
     /// Counts lookups that reach the directory.
@@ -565,7 +571,10 @@ mod tests {
     #[tokio::test]
     async fn a_string_without_the_key_shape_is_refused_without_a_lookup() {
         let accounts = Arc::new(MemoryAccounts::new());
-        let directory = Arc::new(Counting(Arc::clone(&accounts), Default::default()));
+        let directory = Arc::new(Counting(
+            Arc::clone(&accounts),
+            std::sync::atomic::AtomicUsize::default(),
+        ));
         let clock: Arc<dyn Clock> = Arc::new(FixedClock(now()));
         let access = Access::new(
             directory.clone(),

@@ -67,7 +67,9 @@ async fn concurrent_callers_at_one_instant_get_exactly_the_burst() {
     let mut handles = Vec::new();
     for _ in 0..160 {
         let limiter = Arc::clone(&limiter);
-        handles.push(tokio::spawn(async move { limiter.check_rate(3, RATE, at(20)).await.unwrap() }));
+        handles.push(tokio::spawn(async move {
+            limiter.check_rate(3, RATE, at(20)).await.unwrap()
+        }));
     }
     let mut admitted = 0;
     for h in handles {
