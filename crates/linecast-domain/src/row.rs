@@ -134,6 +134,14 @@ impl LineField {
     }
 }
 
+/// An opener as a real line: an opener of exactly zero is the placeholder
+/// feeds write when they had no opener (data contract), so it is `None`.
+/// The one home of that rule: served rows, the strategies' line move and
+/// the replay's opening lines all read openers through it.
+pub fn real_opener(value: Option<f64>) -> Option<f64> {
+    value.filter(|v| *v != 0.0)
+}
+
 impl Lines {
     /// The recorded prices of a market's two sides, positive side first:
     /// home then away money line (won_on_points), home then away spread
@@ -166,15 +174,11 @@ impl Lines {
         }
     }
 
-    /// The value as served to clients: an opener of exactly zero is a
-    /// placeholder written by feeds that had no real opener, so it is `None`.
+    /// The value as served to clients: an opener goes through
+    /// [`real_opener`] (a placeholder zero is `None`).
     pub fn served(&self, field: LineField) -> Option<f64> {
         let value = self.get(field);
-        if field.is_opener() && value == Some(0.0) {
-            None
-        } else {
-            value
-        }
+        if field.is_opener() { real_opener(value) } else { value }
     }
 
     /// The opener for `field` when a real one exists (placeholder zeros removed).

@@ -44,6 +44,13 @@ pub fn bin_of(p: f64) -> usize {
     ((p * BINS as f64 + 1e-9).floor().max(0.0) as usize).min(BINS - 1)
 }
 
+/// Whether `season` is a row of `current`'s grid: `current` itself or one
+/// of the `PREVIOUS_SEASONS` before it (the one home of the window; callers
+/// use it to load only these seasons).
+pub fn on_grid(season: SeasonLabel, current: SeasonLabel) -> bool {
+    (current.start_year() - PREVIOUS_SEASONS..=current.start_year()).contains(&season.start_year())
+}
+
 /// The grid for `current` and up to ten seasons before it, from the seasons
 /// given (others are ignored).
 pub fn density(
@@ -52,11 +59,7 @@ pub fn density(
     sport: Sport,
     model_type: ModelType,
 ) -> Density {
-    let oldest = current.start_year() - PREVIOUS_SEASONS;
-    let mut chosen: Vec<&(SeasonLabel, &[SeasonRow])> = seasons
-        .iter()
-        .filter(|(l, _)| (oldest..=current.start_year()).contains(&l.start_year()))
-        .collect();
+    let mut chosen: Vec<&(SeasonLabel, &[SeasonRow])> = seasons.iter().filter(|(l, _)| on_grid(*l, current)).collect();
     chosen.sort_by_key(|(l, _)| *l);
     chosen.dedup_by_key(|(l, _)| *l);
 

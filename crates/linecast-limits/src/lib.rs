@@ -15,7 +15,6 @@
 //! on graceful shutdown to lose none.
 
 mod buckets;
-mod calendar;
 mod flusher;
 mod gcra;
 mod in_process;

@@ -29,9 +29,9 @@ use linecast_core::{Month, UsageMeter};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{AsyncCommands, Script};
 
-use crate::calendar::next_month_start;
 use crate::gcra::{Gcra, Step};
 use crate::write_behind::WriteBehind;
+use linecast_core::services::access::next_month_start;
 
 /// How long a rate bucket's key outlives the instant its bucket is full.
 const RATE_KEY_SLACK_MS: u64 = 60_000;

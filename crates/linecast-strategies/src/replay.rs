@@ -1,6 +1,7 @@
 //! Builds a strategy's replay: every bet oldest first with its running units,
 //! and every candidate game it did not bet with the reason.
 
+use linecast_domain::row::real_opener;
 use linecast_domain::{ModelType, SeasonRow, Side};
 
 use crate::accounting::Outcome;
@@ -61,23 +62,18 @@ pub fn walk(season: &Season<'_>, strategy: &Strategy) -> Walk {
     Walk { games, excluded, tally }
 }
 
-/// An opener of `0` is the feed's placeholder for "no opener".
-fn opener(v: Option<f64>) -> Option<f64> {
-    v.filter(|x| *x != 0.0)
-}
-
 /// The side bet's (opening, recorded) line: its money line, its spread (the
 /// away spread falls back to the negated home spread) or the total.
 fn lines(row: &SeasonRow, mt: ModelType, side: Side) -> (Option<f64>, Option<f64>) {
     let l = &row.lines;
     match (mt, side) {
-        (ModelType::WonOnPoints, Side::Positive) => (opener(l.open_home_money_line), l.home_money_line),
-        (ModelType::WonOnPoints, Side::Negative) => (opener(l.open_away_money_line), l.away_money_line),
-        (ModelType::WonOnSpread, Side::Positive) => (opener(l.open_home_point_spread), l.home_point_spread),
+        (ModelType::WonOnPoints, Side::Positive) => (real_opener(l.open_home_money_line), l.home_money_line),
+        (ModelType::WonOnPoints, Side::Negative) => (real_opener(l.open_away_money_line), l.away_money_line),
+        (ModelType::WonOnSpread, Side::Positive) => (real_opener(l.open_home_point_spread), l.home_point_spread),
         (ModelType::WonOnSpread, Side::Negative) => (
-            opener(l.open_away_point_spread).or_else(|| opener(l.open_home_point_spread).map(|h| -h)),
+            real_opener(l.open_away_point_spread).or_else(|| real_opener(l.open_home_point_spread).map(|h| -h)),
             l.away_point_spread.or_else(|| l.home_point_spread.map(|h| -h)),
         ),
-        (ModelType::OverUnder, _) => (opener(l.open_over_under), l.over_under),
+        (ModelType::OverUnder, _) => (real_opener(l.open_over_under), l.over_under),
     }
 }

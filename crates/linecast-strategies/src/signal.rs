@@ -4,6 +4,7 @@
 //! A signal is `None` when an input is missing; the caller turns that into a
 //! `missing_signal` exclusion. It knows nothing about bets or accounting.
 
+use linecast_domain::row::real_opener;
 use linecast_domain::{AmericanOdds, ModelColumn, ModelType, SeasonRow, Side};
 
 use crate::catalog::{Rule, SignalKind};
@@ -11,11 +12,6 @@ use crate::catalog::{Rule, SignalKind};
 /// Signals this close to zero are treated as zero: recomputed probabilities
 /// carry float noise, and a move of 1e-9 is no move.
 const ZERO: f64 = 1e-9;
-
-/// An opener of `0` is the feed's placeholder for "no opener" (data contract).
-fn opener(value: Option<f64>) -> Option<f64> {
-    value.filter(|v| *v != 0.0 && v.is_finite())
-}
 
 fn single_price_implied(price: Option<f64>) -> Option<f64> {
     AmericanOdds::new(price?).ok().map(AmericanOdds::implied_probability)
@@ -31,11 +27,11 @@ pub fn line_move(row: &SeasonRow, model_type: ModelType) -> Option<f64> {
     let l = &row.lines;
     match model_type {
         ModelType::WonOnPoints => {
-            let open = single_price_implied(opener(l.open_home_money_line))?;
+            let open = single_price_implied(real_opener(l.open_home_money_line))?;
             Some(single_price_implied(l.home_money_line)? - open)
         }
-        ModelType::WonOnSpread => Some(opener(l.open_home_point_spread)? - l.home_point_spread?),
-        ModelType::OverUnder => Some(l.over_under? - opener(l.open_over_under)?),
+        ModelType::WonOnSpread => Some(real_opener(l.open_home_point_spread)? - l.home_point_spread?),
+        ModelType::OverUnder => Some(l.over_under? - real_opener(l.open_over_under)?),
     }
 }
 

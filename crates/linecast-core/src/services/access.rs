@@ -64,12 +64,19 @@ pub fn month_of(now: DateTime<Utc>) -> Month {
 
 /// First instant of the next UTC month: when quotas and refresh counts reset.
 pub fn next_reset(now: DateTime<Utc>) -> DateTime<Utc> {
-    let (y, m) = if now.month() == 12 {
-        (now.year() + 1, 1)
+    next_month_start(month_of(now)).unwrap_or(now)
+}
+
+/// The first instant of the month after `month`, UTC (the one home of the
+/// month rollover: quota resets and the Redis counters' expiry). `None` only
+/// for a month outside chrono's range.
+pub fn next_month_start((year, month): Month) -> Option<DateTime<Utc>> {
+    let (y, m) = if month >= 12 {
+        (year.checked_add(1)?, 1)
     } else {
-        (now.year(), now.month() + 1)
+        (year, month + 1)
     };
-    Utc.with_ymd_and_hms(y, m, 1, 0, 0, 0).single().unwrap_or(now)
+    Utc.with_ymd_and_hms(y, m, 1, 0, 0, 0).single()
 }
 
 /// A key and its customer, shared with the directory's cache.
@@ -616,5 +623,7 @@ mod tests {
         assert_eq!(next_reset(at("2026-12-31T23:59:59Z")), at("2027-01-01T00:00:00Z"));
         assert_eq!(next_reset(at("2026-02-01T00:00:00Z")), at("2026-03-01T00:00:00Z"));
         assert_eq!(month_of(at("2026-11-30T23:59:59Z")), (2026, 11));
+        assert_eq!(next_month_start((2026, 12)), Some(at("2027-01-01T00:00:00Z")));
+        assert_eq!(next_month_start((2026, 2)), Some(at("2026-03-01T00:00:00Z")));
     }
 }

@@ -222,7 +222,7 @@ impl History {
             .seasons(sport, model_type)
             .await?
             .into_iter()
-            .filter(|s| *s <= current && s.start_year() >= current.start_year() - 10)
+            .filter(|s| linecast_grading::density::on_grid(*s, current))
             .collect();
         let data = self.load_all(sport, model_type, &seasons).await?;
         let mut versions: Vec<String> = data.iter().map(|d| d.version.version.clone()).collect();
