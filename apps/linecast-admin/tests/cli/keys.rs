@@ -1,5 +1,5 @@
 use linecast_core::ports::accounts::{display_prefix, hash_key};
-use linecast_core::{Accounts, NewApiKey};
+use linecast_core::{Accounts, KeyIssue, KeyIssued, NewApiKey};
 
 use crate::support::Admin;
 
@@ -115,7 +115,16 @@ async fn a_masked_form_shared_by_two_keys_is_refused_asking_for_the_full_key() {
             tier: "ai".into(),
             expires_at: None,
         };
-        db.insert_key(new, chrono::Utc::now()).await.unwrap();
+        let issue = KeyIssue {
+            key: new,
+            max_active: None,
+            audit_action: "issue".into(),
+            audit_detail: "seeded by a test".into(),
+        };
+        assert!(matches!(
+            db.issue_key(issue, chrono::Utc::now()).await.unwrap(),
+            KeyIssued::Stored(_)
+        ));
     }
     let run = admin.fails(&[
         "keys",

@@ -84,7 +84,7 @@ pub async fn issue_demo_key(app: &TestApp) -> String {
         tier: "ai".to_owned(),
         expires_at: None,
     };
-    app.ports.accounts.insert_key(new, fixture_now()).await.unwrap();
+    crate::helpers::seed_key(app.ports.accounts.as_ref(), new, fixture_now()).await;
     key
 }
 
