@@ -283,14 +283,14 @@ impl ArtifactRef {
     }
 
     fn parse_loose(key: &str) -> Option<Self> {
-        if key == keys::PRODUCT_CATALOG {
-            return Some(Self::ProductCatalog);
-        }
         fn sport(code: &str) -> Option<Sport> {
             Sport::parse(code).ok()
         }
         fn csv(file: &str) -> Option<&str> {
             file.strip_suffix(".csv")
+        }
+        if key == keys::PRODUCT_CATALOG {
+            return Some(Self::ProductCatalog);
         }
         if let Some(rest) = key.strip_prefix("datasets/") {
             let (code, filename) = rest.split_once('/')?;

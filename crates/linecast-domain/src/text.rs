@@ -32,14 +32,14 @@ mod tests {
             '\u{61C}', '\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}', '\u{2067}', '\u{2068}',
             '\u{2069}',
         ] {
-            assert!(is_unprintable(c), "{:?}", c);
+            assert!(is_unprintable(c), "{c:?}");
         }
     }
 
     #[test]
     fn letters_digits_punctuation_spaces_and_emoji_are_printable() {
         for c in "aZ09 -_.'\"\\/ÉüßΩ日本語🙂\u{A0}\u{200D}\u{2065}\u{2070}".chars() {
-            assert!(!is_unprintable(c), "{:?}", c);
+            assert!(!is_unprintable(c), "{c:?}");
         }
     }
 }
