@@ -7,6 +7,7 @@ use actix_web::http::header::{ALLOW, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use actix_web::{HttpResponse, ResponseError};
 use chrono::{SecondsFormat, Utc};
 use linecast_core::StoreError;
+use linecast_domain::artifacts::ArtifactRef;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -115,11 +116,16 @@ pub fn error_response(status: StatusCode, detail: &str) -> HttpResponse {
 }
 
 /// Storage failures are errors, never empty data: a missing artifact is a
-/// 404, anything else a 503 whose cause (object, row, column) is logged.
+/// 404 that names what is missing by sport, model type and season or date
+/// (the object key, a storage path, goes to the debug log only), anything
+/// else a 503 whose cause (object, row, column) is logged.
 impl From<StoreError> for ApiError {
     fn from(err: StoreError) -> Self {
         match err {
-            StoreError::NotFound { object } => ApiError::NotFound(format!("Data artifact not available: {object}")),
+            StoreError::NotFound { object } => {
+                tracing::debug!(%object, "data artifact not found");
+                ApiError::NotFound(ArtifactRef::describe_missing(&object))
+            }
             StoreError::Unavailable { .. } => ApiError::Unavailable {
                 detail: "Object storage is temporarily unavailable; retry with backoff".to_owned(),
                 cause: err.to_string(),

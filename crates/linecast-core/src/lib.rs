@@ -11,8 +11,8 @@ pub mod testing;
 
 pub use clock::{Clock, FixedClock, ManualClock, SystemClock};
 pub use ports::accounts::{
-    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, Month, NewApiKey, NewCustomer,
-    SubscriptionStatus, UsageMeter,
+    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, KeyIssue, KeyIssued, Month, NewApiKey,
+    NewCustomer, SubscriptionStatus, UsageMeter,
 };
 pub use ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
 pub use ports::signer::{DOWNLOAD_TTL, DownloadTokens, GrantedDownload, SignerError, TokenRefused, UrlSigner};

@@ -1,17 +1,23 @@
 //! `Accounts` for `SeaAccounts`: customers, keys, the audit log and
 //! entitlements, with entity rows converted to the core's domain types.
+//! Issuing a key is one write transaction (cap count, insert, audit line):
+//! SQLite serializes it with `BEGIN IMMEDIATE`, PostgreSQL by locking the
+//! customer's row first.
 
 use std::collections::BTreeSet;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use linecast_core::{
-    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, NewApiKey, NewCustomer,
+    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, KeyIssue, KeyIssued, NewCustomer,
     SubscriptionStatus,
 };
 use linecast_domain::Sport;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, DatabaseTransaction, EntityTrait, QueryFilter,
+    QueryOrder, QuerySelect, Select,
+};
 
 use crate::SeaAccounts;
 use crate::connect::begin_write;
@@ -71,6 +77,61 @@ fn to_entitlement(m: &entitlements::Model) -> Result<Entitlement, AccountsError>
         owned_sports,
         expires_at: m.expires_at,
     })
+}
+
+/// `SELECT ... FROM customers WHERE id = $1 FOR UPDATE` on PostgreSQL; the
+/// plain select on SQLite, whose dialect has no row locks.
+fn customer_for_update(customer_id: i64) -> Select<customers::Entity> {
+    customers::Entity::find_by_id(customer_id).lock_exclusive()
+}
+
+/// The body of `issue_key`, inside its write transaction.
+async fn issue_in(txn: &DatabaseTransaction, issue: KeyIssue, now: DateTime<Utc>) -> Result<KeyIssued, AccountsError> {
+    let new = issue.key;
+    // PostgreSQL: `FOR UPDATE` makes concurrent issues for one customer wait
+    // here until the holder commits, so each counts the keys before it.
+    // SQLite: sea-query writes no lock clause; `BEGIN IMMEDIATE` already
+    // holds the database's write lock.
+    let customer = customer_for_update(new.customer_id).one(txn).await.map_err(db_err)?;
+    if customer.is_none() {
+        return Err(AccountsError::NotFound);
+    }
+    if let Some(max) = issue.max_active {
+        let keys = api_keys::Entity::find()
+            .filter(api_keys::Column::CustomerId.eq(new.customer_id))
+            .all(txn)
+            .await
+            .map_err(db_err)?;
+        // Counted with the port's own definition, not a SQL date comparison.
+        let usable = keys.into_iter().map(to_key).filter(|k| k.is_usable(now)).count();
+        if usable >= max {
+            return Ok(KeyIssued::LimitReached);
+        }
+    }
+    let row = api_keys::ActiveModel {
+        customer_id: Set(new.customer_id),
+        key_hash: Set(new.key_hash),
+        display_prefix: Set(new.display_prefix),
+        name: Set(new.name),
+        tier: Set(new.tier),
+        created_at: Set(now),
+        is_active: Set(true),
+        expires_at: Set(new.expires_at),
+        revoked_at: Set(None),
+        last_used_at: Set(None),
+        ..Default::default()
+    };
+    let record = to_key(row.insert(txn).await.map_err(db_err)?);
+    let line = key_audit_log::ActiveModel {
+        customer_id: Set(record.customer_id),
+        key_id: Set(Some(record.id)),
+        action: Set(issue.audit_action),
+        detail: Set(issue.audit_detail),
+        at: Set(now),
+        ..Default::default()
+    };
+    key_audit_log::Entity::insert(line).exec(txn).await.map_err(db_err)?;
+    Ok(KeyIssued::Stored(record))
 }
 
 #[async_trait]
@@ -136,21 +197,27 @@ impl Accounts for SeaAccounts {
             .ok_or(AccountsError::NotFound)
     }
 
-    async fn insert_key(&self, new: NewApiKey, now: DateTime<Utc>) -> Result<ApiKeyRecord, AccountsError> {
-        let row = api_keys::ActiveModel {
-            customer_id: Set(new.customer_id),
-            key_hash: Set(new.key_hash),
-            display_prefix: Set(new.display_prefix),
-            name: Set(new.name),
-            tier: Set(new.tier),
-            created_at: Set(now),
-            is_active: Set(true),
-            expires_at: Set(new.expires_at),
-            revoked_at: Set(None),
-            last_used_at: Set(None),
-            ..Default::default()
-        };
-        Ok(to_key(row.insert(&self.db).await.map_err(db_err)?))
+    async fn issue_key(&self, issue: KeyIssue, now: DateTime<Utc>) -> Result<KeyIssued, AccountsError> {
+        let txn = begin_write(&self.db).await.map_err(db_err)?;
+        match issue_in(&txn, issue, now).await {
+            Ok(KeyIssued::Stored(record)) => {
+                txn.commit().await.map_err(db_err)?;
+                Ok(KeyIssued::Stored(record))
+            }
+            Ok(KeyIssued::LimitReached) => {
+                txn.rollback().await.map_err(db_err)?;
+                Ok(KeyIssued::LimitReached)
+            }
+            Err(e) => {
+                // A failed step (the audit line included) undoes the key. The
+                // step's error is the one to report; if the rollback fails
+                // too, dropping the transaction still rolls it back.
+                if let Err(rollback) = txn.rollback().await {
+                    tracing::warn!(error = %rollback, "rolling back a failed key issue");
+                }
+                Err(e)
+            }
+        }
     }
 
     async fn find_key_by_hash(&self, key_hash: &str) -> Result<Option<(ApiKeyRecord, Customer)>, AccountsError> {
@@ -330,5 +397,20 @@ impl Accounts for SeaAccounts {
             .ping()
             .await
             .map_err(|e| AccountsError::Unavailable(e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use sea_orm::{DbBackend, QueryTrait};
+
+    use super::customer_for_update;
+
+    #[test]
+    fn the_customer_row_is_locked_on_postgres_and_sqlite_gets_valid_sql() {
+        let pg = customer_for_update(7).build(DbBackend::Postgres).to_string();
+        assert!(pg.ends_with("FOR UPDATE"), "{pg}");
+        let sqlite = customer_for_update(7).build(DbBackend::Sqlite).to_string();
+        assert!(!sqlite.contains("FOR"), "{sqlite}");
     }
 }

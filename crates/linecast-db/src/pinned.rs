@@ -11,7 +11,7 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use linecast_core::{
-    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, Month, NewApiKey, NewCustomer,
+    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, KeyIssue, KeyIssued, Month, NewCustomer,
     SubscriptionStatus, UsageMeter,
 };
 use linecast_domain::Sport;
@@ -116,8 +116,8 @@ impl Accounts for PinnedAccounts {
         self.run(move |a| async move { a.set_subscription(&email, status).await })
             .await
     }
-    async fn insert_key(&self, new: NewApiKey, now: DateTime<Utc>) -> Result<ApiKeyRecord, AccountsError> {
-        self.run(move |a| async move { a.insert_key(new, now).await }).await
+    async fn issue_key(&self, issue: KeyIssue, now: DateTime<Utc>) -> Result<KeyIssued, AccountsError> {
+        self.run(move |a| async move { a.issue_key(issue, now).await }).await
     }
     async fn find_key_by_hash(&self, key_hash: &str) -> Result<Option<(ApiKeyRecord, Customer)>, AccountsError> {
         let key_hash = key_hash.to_owned();

@@ -1,7 +1,7 @@
 //! linecast domain vocabulary: the catalog of sports, model types and model
 //! columns, season labels, the canonical game key, typed artifact rows and the
 //! odds math every other crate shares, and the shared rules of time (ET
-//! dates) and rounding.
+//! dates), rounding and printable text.
 //!
 //! This crate is pure. It must not know about storage, HTTP, async runtimes or
 //! the system clock; time always comes in as an argument.
@@ -13,6 +13,7 @@ pub mod odds;
 pub mod round;
 pub mod row;
 pub mod season;
+pub mod text;
 pub mod time;
 
 pub use catalog::{ModelColumn, ModelType, PublicMarket, Side, Sport, UnknownCode};

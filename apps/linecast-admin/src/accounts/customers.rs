@@ -7,7 +7,7 @@ use linecast_core::SubscriptionStatus;
 use linecast_core::services::customers::{CustomerError, CustomerInput, DEFAULT_MONTHLY_LIMIT, Overview};
 use serde_json::json;
 
-use super::output::{instant, instant_or_dash, table};
+use super::output::{escaped, instant, instant_or_dash, table};
 use super::subscription::parse_status;
 use super::{Common, Session, views};
 
@@ -94,10 +94,10 @@ async fn create(session: &Session, input: &CustomerInput) -> anyhow::Result<()> 
     session.out.emit(&views::customer(&customer), || {
         format!(
             "created customer {} <{}> (id {}, tier {}, {} requests/month, {})",
-            customer.name,
-            customer.email,
+            escaped(&customer.name),
+            escaped(&customer.email),
             customer.customer_id,
-            customer.tier,
+            escaped(&customer.tier),
             customer.monthly_limit,
             customer.subscription_status
         )
@@ -116,10 +116,12 @@ async fn list(session: &Session) -> anyhow::Result<()> {
             .map(|c| {
                 vec![
                     c.customer_id.to_string(),
-                    c.email.clone(),
-                    c.name.clone(),
-                    c.tier.clone(),
-                    c.api_plan.clone().unwrap_or_else(|| "-".to_owned()),
+                    escaped(&c.email).into_owned(),
+                    escaped(&c.name).into_owned(),
+                    escaped(&c.tier).into_owned(),
+                    c.api_plan
+                        .as_deref()
+                        .map_or_else(|| "-".to_owned(), |p| escaped(p).into_owned()),
                     c.subscription_status.to_string(),
                     c.monthly_limit.to_string(),
                     instant(c.created_at),
@@ -186,11 +188,15 @@ async fn show(session: &Session, email: &str) -> anyhow::Result<()> {
     );
     session.out.emit(&value, || {
         let mut lines = vec![
-            format!("customer {} <{}> (id {id})", customer.name, customer.email),
+            format!(
+                "customer {} <{}> (id {id})",
+                escaped(&customer.name),
+                escaped(&customer.email)
+            ),
             format!(
                 "  tier {}, plan {}, subscription {} (api {}), created {}",
-                customer.tier,
-                customer.api_plan.as_deref().unwrap_or("-"),
+                escaped(&customer.tier),
+                escaped(customer.api_plan.as_deref().unwrap_or("-")),
                 customer.subscription_status,
                 customer.api_subscription_status,
                 instant(customer.created_at),
@@ -232,7 +238,7 @@ async fn show(session: &Session, email: &str) -> anyhow::Result<()> {
 fn key_row(k: &linecast_core::ApiKeyRecord) -> Vec<String> {
     vec![
         k.masked(),
-        k.name.clone(),
+        escaped(&k.name).into_owned(),
         if k.is_active && k.revoked_at.is_none() {
             "yes"
         } else {
@@ -247,7 +253,7 @@ fn key_row(k: &linecast_core::ApiKeyRecord) -> Vec<String> {
 }
 
 fn join_or_dash<'a>(items: impl Iterator<Item = &'a str>) -> String {
-    let joined = items.collect::<Vec<_>>().join(",");
+    let joined = items.map(escaped).collect::<Vec<_>>().join(",");
     if joined.is_empty() { "-".to_owned() } else { joined }
 }
 

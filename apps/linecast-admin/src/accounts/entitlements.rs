@@ -8,7 +8,7 @@ use anyhow::anyhow;
 use linecast_core::services::customers::products_to_grant;
 use linecast_domain::Sport;
 
-use super::output::instant_or_dash;
+use super::output::{escaped, instant_or_dash};
 use super::{Common, Session, parse_instant, views};
 
 #[derive(Debug, clap::Args)]
@@ -65,15 +65,15 @@ pub async fn run(args: EntitlementsArgs) -> anyhow::Result<ExitCode> {
     session.out.emit(&value, || {
         format!(
             "granted {} to {}\n  now owns sports {}; products {}; expires {}",
-            products.join(","),
-            customer.email,
+            escaped(&products.join(",")),
+            escaped(&customer.email),
             granted
                 .owned_sports
                 .iter()
                 .map(|s| s.code())
                 .collect::<Vec<_>>()
                 .join(","),
-            granted.owned_products.join(","),
+            escaped(&granted.owned_products.join(",")),
             instant_or_dash(granted.expires_at),
         )
     })?;

@@ -10,7 +10,7 @@ use linecast_core::ports::accounts::parse_key_ref;
 use linecast_core::services::keys::KeyError;
 use serde_json::json;
 
-use super::output::instant;
+use super::output::{escaped, instant};
 use super::{Common, Session, parse_instant, views};
 
 /// Where an audit line says a change came from.
@@ -31,7 +31,7 @@ pub enum KeysCommand {
         /// The customer's email (case-insensitive).
         #[arg(long)]
         customer_email: String,
-        /// A label for the key (1 to 100 characters).
+        /// A label for the key (1 to 100 printable characters).
         #[arg(long, default_value = "default")]
         name: String,
         /// When the key stops working (RFC 3339, in the future); never by default.
@@ -75,7 +75,9 @@ async fn issue(session: &Session, email: &str, name: String, expires_at: Option<
         .issue(&customer, &name, expires_at, ORIGIN, session.now)
         .await
         .map_err(|e| match e {
-            KeyError::InvalidName => anyhow!("--name must be 1 to 100 characters"),
+            KeyError::InvalidName => anyhow!(
+                "--name must be 1 to 100 printable characters (no control characters, line breaks or bidi overrides)"
+            ),
             other => anyhow!(other),
         })?;
     let (key, record) = (issued.key, issued.record);
@@ -92,9 +94,9 @@ async fn issue(session: &Session, email: &str, name: String, expires_at: Option<
     session.out.emit(&value, || {
         format!(
             "issued key '{}' ({}) for {}{}\n\n  {key}\n\nThis is the only time the full key is shown. Store it securely.",
-            record.name,
+            escaped(&record.name),
             record.masked(),
-            customer.email,
+            escaped(&customer.email),
             record.expires_at.map(|at| format!(", expires {}", instant(at))).unwrap_or_default(),
         )
     })
@@ -124,16 +126,16 @@ async fn revoke(session: &Session, email: &str, raw: &str) -> anyhow::Result<()>
     session.out.emit(&value, || match already {
         Some(at) => format!(
             "key '{}' ({}) of {} was already revoked at {}",
-            key.name,
+            escaped(&key.name),
             key.masked(),
-            customer.email,
+            escaped(&customer.email),
             instant(at)
         ),
         None => format!(
             "revoked key '{}' ({}) of {}; running servers stop accepting it within their key-cache TTL (10 s)",
-            key.name,
+            escaped(&key.name),
             key.masked(),
-            customer.email
+            escaped(&customer.email)
         ),
     })
 }

@@ -55,7 +55,7 @@ impl Session {
         let accounts = Arc::new(accounts);
         Ok(Self {
             customers: Customers::new(accounts.clone(), accounts.clone()),
-            keys: Keys::new(accounts, usize::MAX),
+            keys: Keys::uncapped(accounts),
             out: Output::new(common.json),
             now: now()?,
         })

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use linecast_core::SubscriptionStatus;
 
+use super::output::escaped;
 use super::{Common, Session, views};
 
 #[derive(Debug, clap::Args)]
@@ -40,7 +41,8 @@ pub async fn run(args: SubscriptionArgs) -> anyhow::Result<ExitCode> {
     session.out.emit(&views::customer(&customer), || {
         format!(
             "subscription of {} is now {}",
-            customer.email, customer.subscription_status
+            escaped(&customer.email),
+            customer.subscription_status
         )
     })?;
     Ok(ExitCode::SUCCESS)

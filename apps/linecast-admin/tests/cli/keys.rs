@@ -1,5 +1,5 @@
 use linecast_core::ports::accounts::{display_prefix, hash_key};
-use linecast_core::{Accounts, NewApiKey};
+use linecast_core::{Accounts, KeyIssue, KeyIssued, NewApiKey};
 
 use crate::support::Admin;
 
@@ -115,7 +115,16 @@ async fn a_masked_form_shared_by_two_keys_is_refused_asking_for_the_full_key() {
             tier: "ai".into(),
             expires_at: None,
         };
-        db.insert_key(new, chrono::Utc::now()).await.unwrap();
+        let issue = KeyIssue {
+            key: new,
+            max_active: None,
+            audit_action: "issue".into(),
+            audit_detail: "seeded by a test".into(),
+        };
+        assert!(matches!(
+            db.issue_key(issue, chrono::Utc::now()).await.unwrap(),
+            KeyIssued::Stored(_)
+        ));
     }
     let run = admin.fails(&[
         "keys",
@@ -209,4 +218,53 @@ fn issuing_for_an_unknown_customer_fails() {
         "{}",
         run.stderr
     );
+}
+
+/// A key name stored before names were held to printable characters (the
+/// port stores whatever it is given) is printed escaped: it cannot add a
+/// line to `customers show` or `keys revoke`, nor reorder what follows it.
+#[tokio::test]
+async fn a_stored_name_with_a_line_break_or_bidi_override_prints_escaped_on_its_own_line() {
+    let admin = Admin::new();
+    let id = admin.customer("old@example.com");
+    let full = format!("sk_service_OlDn{}", "q".repeat(36));
+    let name = "laptop\n[audit] forged\u{202E}txt.exe";
+    let issue = KeyIssue {
+        key: NewApiKey {
+            customer_id: id,
+            key_hash: hash_key(&full),
+            display_prefix: display_prefix(&full).unwrap().to_owned(),
+            name: name.to_owned(),
+            tier: "ai".into(),
+            expires_at: None,
+        },
+        max_active: None,
+        audit_action: "issue".into(),
+        audit_detail: format!("issued key '{name}' (sk_service_OlDn*****) via an old release"),
+    };
+    let db = admin.db().await;
+    assert!(matches!(
+        db.issue_key(issue, chrono::Utc::now()).await.unwrap(),
+        KeyIssued::Stored(_)
+    ));
+
+    let shown = admin.ok(&["customers", "show", "--email", "old@example.com"]).stdout;
+    let escaped = r"laptop\u{a}[audit] forged\u{202e}txt.exe";
+    assert!(shown.contains(escaped), "{shown}");
+    assert!(!shown.lines().any(|l| l.starts_with("[audit]")), "{shown}");
+    assert!(!shown.contains('\u{202E}'), "{shown}");
+
+    let json = admin
+        .ok(&["customers", "show", "--email", "old@example.com", "--json"])
+        .stdout;
+    assert!(!json.contains('\u{202E}'), "{json}");
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(value["keys"][0]["name"], name, "JSON carries the exact name");
+    assert!(value["audit"][0]["detail"].as_str().unwrap().contains(name));
+
+    let revoked = admin
+        .ok(&["keys", "revoke", "--customer-email", "old@example.com", "--key", &full])
+        .stdout;
+    assert_eq!(revoked.trim_end().lines().count(), 1, "{revoked}");
+    assert!(revoked.contains(escaped), "{revoked}");
 }

@@ -28,7 +28,9 @@ const ORIGIN: &str = "api";
 /// field or path segment the refusal is about, `raw` the value sent.
 fn key_error(err: KeyError, field: &str, raw: &str) -> ApiError {
     match err {
-        KeyError::InvalidName => ApiError::BadRequest(format!("Invalid {field}: must be 1 to 100 characters")),
+        KeyError::InvalidName => ApiError::BadRequest(format!(
+            "Invalid {field}: must be 1 to 100 printable characters (no control characters, line breaks or bidi overrides)"
+        )),
         KeyError::LimitReached { max } => ApiError::BadRequest(format!(
             "Key limit reached: a customer may hold at most {max} active API keys; revoke one before creating another"
         )),

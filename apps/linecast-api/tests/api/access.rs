@@ -122,21 +122,19 @@ pub async fn store_key(
     full_key: String,
     expires_at: Option<DateTime<Utc>>,
 ) -> String {
-    app.ports
-        .accounts
-        .insert_key(
-            NewApiKey {
-                customer_id: customer.customer_id,
-                key_hash: hash_key(&full_key),
-                display_prefix: display_prefix(&full_key).unwrap().to_owned(),
-                name: "seeded".to_owned(),
-                tier: customer.tier.clone(),
-                expires_at,
-            },
-            app.state.clock.now(),
-        )
-        .await
-        .unwrap();
+    crate::helpers::seed_key(
+        app.ports.accounts.as_ref(),
+        NewApiKey {
+            customer_id: customer.customer_id,
+            key_hash: hash_key(&full_key),
+            display_prefix: display_prefix(&full_key).unwrap().to_owned(),
+            name: "seeded".to_owned(),
+            tier: customer.tier.clone(),
+            expires_at,
+        },
+        app.state.clock.now(),
+    )
+    .await;
     full_key
 }
 

@@ -138,6 +138,26 @@ async fn a_key_name_must_be_1_to_100_characters_and_the_body_json() {
 }
 
 #[tokio::test]
+async fn a_key_name_with_a_line_break_or_bidi_override_is_refused_with_400_naming_the_parameter() {
+    let app = spawn_app().await;
+    for name in ["ci\n[audit] forged", "\u{202E}gpj.exe", "tab\there", "x\u{0085}y"] {
+        let body = json!({ "name": name });
+        let r = send(&app, Method::POST, KEYS, Via::Header(&app.api_key), Some(body)).await;
+        let detail = assert_error_shape(r.status, &r.body, 400);
+        assert!(
+            detail.contains("name") && detail.contains("printable"),
+            "{name:?}: {detail}"
+        );
+    }
+    assert_eq!(list(&app, &app.api_key).await.len(), 1, "nothing was created");
+    let full = create(&app, &app.api_key, "first").await;
+    let r = rename(&app, &app.api_key, &full, "a\r\nb").await;
+    let detail = assert_error_shape(r.status, &r.body, 400);
+    assert!(detail.contains("new_name"), "{detail}");
+    assert!(list(&app, &app.api_key).await.iter().any(|k| k["name"] == "first"));
+}
+
+#[tokio::test]
 async fn a_key_is_renamed_by_its_full_value_and_by_its_masked_form() {
     let app = spawn_app().await;
     let full = create(&app, &app.api_key, "first").await;

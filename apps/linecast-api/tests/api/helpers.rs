@@ -273,7 +273,7 @@ impl<'a> KeyRing<'a> {
             tier: "ai".to_owned(),
             expires_at: None,
         };
-        accounts.insert_key(new, fixture_now()).await.unwrap();
+        seed_key(accounts.as_ref(), new, fixture_now()).await;
         key
     }
 
@@ -324,6 +324,24 @@ pub fn capture_logs() {
             .finish();
         let _ = tracing::subscriber::set_global_default(subscriber);
     });
+}
+
+/// Stores `new` through the accounts port, uncapped, with a `seeded` audit line.
+pub async fn seed_key(
+    accounts: &dyn linecast_core::Accounts,
+    new: linecast_core::NewApiKey,
+    now: DateTime<Utc>,
+) -> linecast_core::ApiKeyRecord {
+    let issue = linecast_core::KeyIssue {
+        key: new,
+        max_active: None,
+        audit_action: "issue".to_owned(),
+        audit_detail: "seeded by a test".to_owned(),
+    };
+    match accounts.issue_key(issue, now).await.unwrap() {
+        linecast_core::KeyIssued::Stored(record) => record,
+        linecast_core::KeyIssued::LimitReached => panic!("an uncapped issue reached a limit"),
+    }
 }
 
 /// Everything logged so far.

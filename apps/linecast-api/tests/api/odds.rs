@@ -121,7 +121,7 @@ async fn a_sport_without_an_odds_artifact_is_a_404_and_an_unknown_sport_a_400() 
     .await;
     let (status, body) = app.get_authed_json("/api/v1/odds/nhl").await;
     let detail = assert_error_shape(status, &body, 404);
-    assert!(detail.contains("odds/nhl.csv"), "{detail}");
+    assert_eq!(detail, "No nhl odds", "names the sport, not the object key");
     let (status, body) = app.get_authed_json("/api/v1/odds/curling").await;
     let detail = assert_error_shape(status, &body, 400);
     assert!(detail.contains("sport") && detail.contains("curling"), "{detail}");

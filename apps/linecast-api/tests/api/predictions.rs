@@ -503,7 +503,10 @@ async fn a_missing_artifact_is_a_404_in_the_error_shape() {
     let mut ring = KeyRing::new(&app);
     let (status, body) = ring.get_json("/api/v1/predictions/nba/over_under").await;
     let detail = assert_error_shape(status, &body, 404);
-    assert!(detail.contains("predictions/nba/over_under.csv"), "{detail}");
+    assert_eq!(
+        detail, "No nba predictions for over_under",
+        "names the sport and model type, not the object key"
+    );
     let (status, _) = ring.get_json("/api/v1/predictions/nba/won_on_points").await;
     assert_eq!(status, 200, "other model types are unaffected");
 }

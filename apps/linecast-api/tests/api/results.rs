@@ -84,7 +84,7 @@ pub async fn issue_demo_key(app: &TestApp) -> String {
         tier: "ai".to_owned(),
         expires_at: None,
     };
-    app.ports.accounts.insert_key(new, fixture_now()).await.unwrap();
+    crate::helpers::seed_key(app.ports.accounts.as_ref(), new, fixture_now()).await;
     key
 }
 
@@ -492,6 +492,33 @@ async fn a_new_season_generation_between_pages_is_a_409_telling_the_client_to_re
     assert_eq!(s.ok(&format!("{base}&offset=0")).await["snapshot"], new);
     let (status, body) = s.json(&format!("{base}&offset=37")).await;
     assert!(assert_error_shape(status, &body, 400).contains("snapshot"));
+}
+
+/// A well-formed season without a store is a 404 that names the sport, the
+/// model type and the season, and never the object key it was read from.
+#[tokio::test]
+async fn a_season_without_a_store_is_a_404_naming_sport_model_type_and_season_but_no_storage_path() {
+    let mut s = Session::start().await;
+    let cases = [
+        (
+            "/api/v1/results/nba/over_under?season=9999-00",
+            ["nba", "over_under", "9999-00"],
+        ),
+        (
+            "/api/v1/results/mlb/won_on_points?season=2031",
+            ["mlb", "won_on_points", "2031"],
+        ),
+    ];
+    for (path, names) in cases {
+        let (status, body) = s.json(path).await;
+        let detail = assert_error_shape(status, &body, 404);
+        for name in names {
+            assert!(detail.contains(name), "{path}: {detail}");
+        }
+        for leak in [".csv", "seasons/", "/"] {
+            assert!(!detail.contains(leak), "{path} leaks {leak:?}: {detail}");
+        }
+    }
 }
 
 #[tokio::test]

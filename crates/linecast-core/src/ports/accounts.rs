@@ -134,7 +134,7 @@ impl ApiKeyRecord {
     }
 }
 
-/// What `insert_key` stores; the id, `created_at` and state come from the store.
+/// The key `issue_key` stores; the id, `created_at` and state come from the store.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewApiKey {
     pub customer_id: i64,
@@ -145,6 +145,30 @@ pub struct NewApiKey {
     pub name: String,
     pub tier: String,
     pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// A key to issue: stored together with its audit line, in one transaction,
+/// and only while the customer holds fewer than `max_active` usable keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyIssue {
+    pub key: NewApiKey,
+    /// The cap on the customer's usable keys (`ApiKeyRecord::is_usable` at
+    /// `now`), counted in the same transaction as the insert; `None` for an
+    /// operator, who is not capped.
+    pub max_active: Option<usize>,
+    /// The audit line's verb (`issue`).
+    pub audit_action: String,
+    /// The audit line's text; everything in it is known before the insert.
+    pub audit_detail: String,
+}
+
+/// What `Accounts::issue_key` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyIssued {
+    /// The key and its audit line are stored.
+    Stored(ApiKeyRecord),
+    /// The customer already holds `max_active` usable keys; nothing was written.
+    LimitReached,
 }
 
 /// One append-only line of the key audit log.
@@ -180,8 +204,12 @@ pub trait Accounts: Send + Sync {
     /// Sets both the API and the account subscription status.
     async fn set_subscription(&self, email: &str, status: SubscriptionStatus) -> Result<Customer, AccountsError>;
 
-    /// Stores a new active key. `Conflict` if the hash already exists.
-    async fn insert_key(&self, new: NewApiKey, now: DateTime<Utc>) -> Result<ApiKeyRecord, AccountsError>;
+    /// Counts the customer's usable keys, stores the new active key and
+    /// appends its audit line (with the new key's id), as one transaction:
+    /// concurrent calls never take the customer past `max_active`, and if any
+    /// step fails nothing is stored. `NotFound` if the customer does not
+    /// exist, `Conflict` if the hash already exists.
+    async fn issue_key(&self, issue: KeyIssue, now: DateTime<Utc>) -> Result<KeyIssued, AccountsError>;
     /// The key with that hash and its customer, whatever the key's state:
     /// the caller decides with `ApiKeyRecord::is_usable`.
     async fn find_key_by_hash(&self, key_hash: &str) -> Result<Option<(ApiKeyRecord, Customer)>, AccountsError>;

@@ -1,9 +1,11 @@
 //! API keys: issue, list, find, rename and revoke, for the customer's own
 //! key routes, the admin CLI and the demo bootstrap alike. Owns the rules:
-//! a key name is 1 to 100 characters after trimming; a customer holds at most
-//! `max_active` usable keys; only the key's SHA-256 hash and the four
-//! characters of its mask are stored; a key named by its mask must match
-//! exactly one of the customer's keys; every change writes one audit line.
+//! a key name is 1 to 100 printable characters after trimming (no control
+//! characters, line breaks or bidi controls); a customer holds at most
+//! `max_active` usable keys (operators are not capped); only the key's
+//! SHA-256 hash and the four characters of its mask are stored; a key named
+//! by its mask must match exactly one of the customer's keys; every change
+//! writes one audit line, and an issued key is stored only with its line.
 //! It knows nothing of HTTP or of the key cache (callers drop a renamed or
 //! revoked key from their cache).
 
@@ -11,9 +13,11 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
+use linecast_domain::text::is_unprintable;
+
 use crate::ports::accounts::{
-    Accounts, AccountsError, ApiKeyRecord, Customer, KeyRef, NewApiKey, constant_time_eq, display_prefix, generate_key,
-    hash_key,
+    Accounts, AccountsError, ApiKeyRecord, Customer, KeyIssue, KeyIssued, KeyRef, NewApiKey, constant_time_eq,
+    display_prefix, generate_key, hash_key, masked_from_prefix,
 };
 
 /// Longest key name, in characters.
@@ -22,7 +26,7 @@ pub const MAX_NAME_CHARS: usize = 100;
 /// Why a key operation was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum KeyError {
-    #[error("a key name must be 1 to {MAX_NAME_CHARS} characters")]
+    #[error("a key name must be 1 to {MAX_NAME_CHARS} printable characters")]
     InvalidName,
     #[error("a customer may hold at most {max} active API keys")]
     LimitReached { max: usize },
@@ -44,31 +48,49 @@ pub struct IssuedKey {
 /// The key use cases over the accounts port.
 pub struct Keys {
     accounts: Arc<dyn Accounts>,
-    max_active: usize,
+    /// `None` for operators.
+    max_active: Option<usize>,
 }
 
 impl Keys {
-    /// `max_active`: the most usable keys one customer may hold.
+    /// Customer-facing keys: `max_active` is the most usable keys one
+    /// customer may hold.
     pub fn new(accounts: Arc<dyn Accounts>, max_active: usize) -> Self {
-        Self { accounts, max_active }
+        Self {
+            accounts,
+            max_active: Some(max_active),
+        }
     }
 
-    /// The most usable keys one customer may hold.
-    pub fn max_active(&self) -> usize {
+    /// An operator's keys: not held to the active-key cap.
+    pub fn uncapped(accounts: Arc<dyn Accounts>) -> Self {
+        Self {
+            accounts,
+            max_active: None,
+        }
+    }
+
+    /// The most usable keys one customer may hold; `None` when uncapped.
+    pub fn max_active(&self) -> Option<usize> {
         self.max_active
     }
 
-    /// A key name as stored: trimmed, 1 to 100 characters.
+    /// A key name as stored: trimmed, then 1 to 100 characters, none of them
+    /// unprintable (`linecast_domain::text::is_unprintable`), so a name can
+    /// neither break an audit line or a listing nor reorder its text.
     pub fn valid_name(raw: &str) -> Result<String, KeyError> {
         let trimmed = raw.trim();
-        if trimmed.is_empty() || trimmed.chars().count() > MAX_NAME_CHARS {
+        if trimmed.is_empty() || trimmed.chars().count() > MAX_NAME_CHARS || trimmed.chars().any(is_unprintable) {
             return Err(KeyError::InvalidName);
         }
         Ok(trimmed.to_owned())
     }
 
     /// Issues a key on the customer's tier. `origin` says in the audit line
-    /// where the request came from (`api`, `linecast-admin`, `demo`).
+    /// where the request came from (`api`, `linecast-admin`, `demo`). The cap
+    /// check, the key and its audit line are one port call (one transaction),
+    /// so concurrent issues cannot pass the cap and a key whose audit line
+    /// failed is not stored.
     pub async fn issue(
         &self,
         customer: &Customer,
@@ -78,36 +100,28 @@ impl Keys {
         now: DateTime<Utc>,
     ) -> Result<IssuedKey, KeyError> {
         let name = Self::valid_name(name)?;
-        let active = self
-            .accounts
-            .list_keys(customer.customer_id)
-            .await?
-            .iter()
-            .filter(|k| k.is_usable(now))
-            .count();
-        if active >= self.max_active {
-            return Err(KeyError::LimitReached { max: self.max_active });
-        }
         let key = generate_key()?;
-        let record = self
-            .accounts
-            .insert_key(
-                NewApiKey {
-                    customer_id: customer.customer_id,
-                    key_hash: hash_key(&key),
-                    display_prefix: display_prefix(&key).unwrap_or_default().to_owned(),
-                    name,
-                    tier: customer.tier.clone(),
-                    expires_at,
-                },
-                now,
-            )
-            .await?;
-        let detail = format!("issued key '{}' ({}) via {origin}", record.name, record.masked());
-        self.accounts
-            .audit(customer.customer_id, Some(record.id), "issue", &detail, now)
-            .await?;
-        Ok(IssuedKey { key, record })
+        let prefix = display_prefix(&key).unwrap_or_default().to_owned();
+        let audit_detail = format!("issued key '{name}' ({}) via {origin}", masked_from_prefix(&prefix));
+        let issue = KeyIssue {
+            key: NewApiKey {
+                customer_id: customer.customer_id,
+                key_hash: hash_key(&key),
+                display_prefix: prefix,
+                name,
+                tier: customer.tier.clone(),
+                expires_at,
+            },
+            max_active: self.max_active,
+            audit_action: "issue".to_owned(),
+            audit_detail,
+        };
+        match self.accounts.issue_key(issue, now).await? {
+            KeyIssued::Stored(record) => Ok(IssuedKey { key, record }),
+            KeyIssued::LimitReached => Err(KeyError::LimitReached {
+                max: self.max_active.unwrap_or(usize::MAX),
+            }),
+        }
     }
 
     /// The customer's keys, revoked ones included, oldest first.
@@ -221,6 +235,115 @@ mod tests {
         assert_eq!(Keys::valid_name(&"a".repeat(101)), Err(KeyError::InvalidName));
     }
 
+    #[test]
+    fn names_with_line_breaks_control_characters_separators_or_bidi_controls_are_refused() {
+        for bad in [
+            "a\nb",
+            "a\rb",
+            "tab\there",
+            "\u{202E}evil",
+            "\u{2066}x",
+            "x\u{0085}y",
+            "\u{2028}",
+            "para\u{2029}graph",
+            "nul\u{0}",
+            "del\u{7F}",
+            "mark\u{200E}",
+            "mark\u{200F}",
+            "arabic\u{061C}mark",
+            "\u{202A}embed",
+            "pop\u{202C}",
+            "\u{2069}isolate",
+            "[ok]\n[audit] forged",
+        ] {
+            assert_eq!(Keys::valid_name(bad), Err(KeyError::InvalidName), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn names_in_any_script_with_emoji_up_to_a_hundred_characters_are_accepted() {
+        for good in [
+            "Équipe ü 日本",
+            "deploy 🚀 bot",
+            "family 👩\u{200D}👩\u{200D}👧",
+            "O'Brien \"prod\" \\ key/1",
+            "Ελληνικά Кириллица עברית",
+        ] {
+            assert_eq!(Keys::valid_name(good).as_deref(), Ok(good), "{good:?}");
+        }
+        let hundred = "日".repeat(100);
+        assert_eq!(Keys::valid_name(&format!("  {hundred}\t")), Ok(hundred));
+    }
+
+    #[tokio::test]
+    async fn a_key_whose_audit_line_cannot_be_written_is_not_stored() {
+        let (accounts, keys, customer) = setup(5).await;
+        accounts.set_audit_failing(true);
+        let refused = keys.issue(&customer, "one", None, "api", now()).await;
+        assert!(
+            matches!(refused, Err(KeyError::Accounts(AccountsError::Unavailable(_)))),
+            "{refused:?}"
+        );
+        accounts.set_audit_failing(false);
+        assert_eq!(keys.list(customer.customer_id).await.unwrap(), []);
+        assert_eq!(accounts.audit_log(customer.customer_id).await.unwrap(), []);
+    }
+
+    #[tokio::test]
+    async fn the_issue_audit_line_names_the_key_its_mask_and_the_origin() {
+        let (accounts, keys, customer) = setup(5).await;
+        let issued = keys
+            .issue(&customer, "ci", None, "linecast-admin", now())
+            .await
+            .unwrap();
+        let log = accounts.audit_log(customer.customer_id).await.unwrap();
+        let mask = format!("sk_service_{}*****", &issued.key[11..15]);
+        assert_eq!(log[0].detail, format!("issued key 'ci' ({mask}) via linecast-admin"));
+        assert_eq!(log[0].key_id, Some(issued.record.id));
+    }
+
+    #[tokio::test]
+    async fn an_operator_is_not_held_to_the_cap() {
+        let (accounts, _, customer) = setup(1).await;
+        let operator = Keys::uncapped(accounts.clone());
+        for name in ["one", "two", "three"] {
+            operator
+                .issue(&customer, name, None, "linecast-admin", now())
+                .await
+                .unwrap();
+        }
+        assert_eq!(keys_usable(&accounts, &customer).await, 3);
+        let capped = Keys::new(accounts.clone(), 3);
+        assert_eq!(
+            capped.issue(&customer, "four", None, "api", now()).await,
+            Err(KeyError::LimitReached { max: 3 })
+        );
+    }
+
+    #[tokio::test]
+    async fn expired_keys_do_not_count_towards_the_cap() {
+        let (accounts, keys, customer) = setup(1).await;
+        let soon = now() + chrono::Duration::minutes(1);
+        keys.issue(&customer, "short", Some(soon), "api", now()).await.unwrap();
+        assert_eq!(
+            keys.issue(&customer, "next", None, "api", now()).await,
+            Err(KeyError::LimitReached { max: 1 })
+        );
+        // At the expiry instant the key is no longer usable.
+        assert!(keys.issue(&customer, "next", None, "api", soon).await.is_ok());
+        assert_eq!(accounts.audit_log(customer.customer_id).await.unwrap().len(), 2);
+    }
+
+    async fn keys_usable(accounts: &MemoryAccounts, customer: &Customer) -> usize {
+        accounts
+            .list_keys(customer.customer_id)
+            .await
+            .unwrap()
+            .iter()
+            .filter(|k| k.is_usable(now()))
+            .count()
+    }
+
     #[tokio::test]
     async fn the_active_key_cap_counts_usable_keys_only() {
         let (_, keys, customer) = setup(2).await;
@@ -282,20 +405,23 @@ mod tests {
 
     /// Stores a key with a chosen value, so two keys can share a mask.
     async fn stored(accounts: &MemoryAccounts, customer: &Customer, full_key: &str) -> ApiKeyRecord {
-        accounts
-            .insert_key(
-                NewApiKey {
-                    customer_id: customer.customer_id,
-                    key_hash: hash_key(full_key),
-                    display_prefix: display_prefix(full_key).unwrap().to_owned(),
-                    name: "k".into(),
-                    tier: "ai".into(),
-                    expires_at: None,
-                },
-                now(),
-            )
-            .await
-            .unwrap()
+        let issue = KeyIssue {
+            key: NewApiKey {
+                customer_id: customer.customer_id,
+                key_hash: hash_key(full_key),
+                display_prefix: display_prefix(full_key).unwrap().to_owned(),
+                name: "k".into(),
+                tier: "ai".into(),
+                expires_at: None,
+            },
+            max_active: None,
+            audit_action: "issue".into(),
+            audit_detail: "seeded".into(),
+        };
+        match accounts.issue_key(issue, now()).await.unwrap() {
+            KeyIssued::Stored(record) => record,
+            KeyIssued::LimitReached => panic!("uncapped"),
+        }
     }
 
     #[tokio::test]

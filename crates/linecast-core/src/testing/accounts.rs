@@ -1,8 +1,10 @@
 //! `MemoryAccounts`: the accounts and usage ports in memory, with the
 //! adapters' contracts (unique emails and key hashes, revoking twice keeps
 //! the first instant, append-only audit, atomic refresh ledger, all-or-
-//! nothing usage batches). The one usage-meter twin: the limiters' tests use
-//! it too, with `set_down` to exercise the write-behind's keep-on-failure rule.
+//! nothing usage batches, a key issued with its cap check and audit line
+//! under one lock or not at all). The one usage-meter twin: the limiters'
+//! tests use it too, with `set_down` to exercise the write-behind's
+//! keep-on-failure rule; `set_audit_failing` makes audit writes fail.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -12,7 +14,7 @@ use chrono::{DateTime, Utc};
 use linecast_domain::Sport;
 
 use crate::ports::accounts::{
-    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, Month, NewApiKey, NewCustomer,
+    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, KeyIssue, KeyIssued, Month, NewCustomer,
     SubscriptionStatus, UsageMeter,
 };
 
@@ -27,6 +29,7 @@ struct Inner {
     /// `get_usage` calls, failed ones included.
     usage_reads: u64,
     down: bool,
+    audit_failing: bool,
 }
 
 /// Customers, keys, audit, entitlements and usage in memory.
@@ -43,6 +46,12 @@ impl MemoryAccounts {
     /// Every call fails with `Unavailable` while `down`.
     pub fn set_down(&self, down: bool) {
         self.lock_raw().down = down;
+    }
+
+    /// Every audit write fails with `Unavailable` while `failing` (and so
+    /// does issuing a key, which writes one); reads still answer.
+    pub fn set_audit_failing(&self, failing: bool) {
+        self.lock_raw().audit_failing = failing;
     }
 
     /// Seeds a customer named after its email, with no API plan.
@@ -150,10 +159,28 @@ impl Accounts for MemoryAccounts {
         Ok(customer.clone())
     }
 
-    async fn insert_key(&self, new: NewApiKey, now: DateTime<Utc>) -> Result<ApiKeyRecord, AccountsError> {
+    async fn issue_key(&self, issue: KeyIssue, now: DateTime<Utc>) -> Result<KeyIssued, AccountsError> {
         let mut inner = self.lock()?;
+        let new = issue.key;
+        if !inner.customers.iter().any(|c| c.customer_id == new.customer_id) {
+            return Err(AccountsError::NotFound);
+        }
+        if let Some(max) = issue.max_active {
+            let usable = inner
+                .keys
+                .iter()
+                .filter(|k| k.customer_id == new.customer_id && k.is_usable(now))
+                .count();
+            if usable >= max {
+                return Ok(KeyIssued::LimitReached);
+            }
+        }
         if inner.keys.iter().any(|k| k.key_hash == new.key_hash) {
             return Err(AccountsError::Conflict("key hash exists".to_owned()));
+        }
+        // Checked before anything is written: the key and its line go in together.
+        if inner.audit_failing {
+            return Err(AccountsError::Unavailable("memory audit log is failing".to_owned()));
         }
         let record = ApiKeyRecord {
             id: inner.keys.len() as i64 + 1,
@@ -169,7 +196,16 @@ impl Accounts for MemoryAccounts {
             last_used_at: None,
         };
         inner.keys.push(record.clone());
-        Ok(record)
+        let id = inner.audit.len() as i64 + 1;
+        inner.audit.push(AuditEntry {
+            id,
+            customer_id: record.customer_id,
+            key_id: Some(record.id),
+            action: issue.audit_action,
+            detail: issue.audit_detail,
+            at: now,
+        });
+        Ok(KeyIssued::Stored(record))
     }
 
     async fn find_key_by_hash(&self, key_hash: &str) -> Result<Option<(ApiKeyRecord, Customer)>, AccountsError> {
@@ -233,6 +269,9 @@ impl Accounts for MemoryAccounts {
         now: DateTime<Utc>,
     ) -> Result<(), AccountsError> {
         let mut inner = self.lock()?;
+        if inner.audit_failing {
+            return Err(AccountsError::Unavailable("memory audit log is failing".to_owned()));
+        }
         let id = inner.audit.len() as i64 + 1;
         inner.audit.push(AuditEntry {
             id,

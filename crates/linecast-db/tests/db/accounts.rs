@@ -1,10 +1,17 @@
 //! Customers, keys, the audit log and entitlements.
 
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use linecast_core::ports::accounts::{display_prefix, generate_key, hash_key};
-use linecast_core::{Accounts, AccountsError, NewApiKey, NewCustomer, SubscriptionStatus};
+use linecast_core::services::keys::{KeyError, Keys};
+use linecast_core::{
+    Accounts, AccountsError, ApiKeyRecord, KeyIssue, KeyIssued, NewApiKey, NewCustomer, SubscriptionStatus,
+};
 use linecast_db::SeaAccounts;
 use linecast_domain::Sport;
+use sea_orm::ConnectionTrait;
 
 pub fn t0() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 3, 14, 12, 0, 0).unwrap()
@@ -32,6 +39,24 @@ fn new_key(customer_id: i64, name: &str) -> (String, NewApiKey) {
         expires_at: None,
     };
     (full, key)
+}
+
+/// `issue_key` with no cap and the audit detail `detail`.
+fn uncapped(key: NewApiKey, detail: &str) -> KeyIssue {
+    KeyIssue {
+        key,
+        max_active: None,
+        audit_action: "issue".to_owned(),
+        audit_detail: detail.to_owned(),
+    }
+}
+
+/// Stores `key` uncapped and returns its record.
+async fn insert_key(db: &SeaAccounts, key: NewApiKey, now: DateTime<Utc>) -> Result<ApiKeyRecord, AccountsError> {
+    match db.issue_key(uncapped(key, "seeded"), now).await? {
+        KeyIssued::Stored(record) => Ok(record),
+        KeyIssued::LimitReached => panic!("an uncapped issue reached a limit"),
+    }
 }
 
 pub async fn a_second_customer_with_the_same_email_is_a_conflict(url: String) {
@@ -89,7 +114,15 @@ pub async fn a_missing_customer_or_key_is_not_found(url: String) {
     assert_eq!(db.find_key_by_hash(&hash_key("sk_service_nope")).await, Ok(None));
     // A key for a customer that does not exist breaks the foreign key.
     let (_, orphan) = new_key(4242, "orphan");
-    assert_eq!(db.insert_key(orphan, t0()).await, Err(AccountsError::NotFound));
+    assert_eq!(
+        insert_key(&db, orphan.clone(), t0()).await,
+        Err(AccountsError::NotFound)
+    );
+    let capped = KeyIssue {
+        max_active: Some(5),
+        ..uncapped(orphan, "orphan")
+    };
+    assert_eq!(db.issue_key(capped, t0()).await, Err(AccountsError::NotFound));
 }
 
 pub async fn a_key_is_found_by_hash_listed_renamed_and_revoked(url: String) {
@@ -98,24 +131,24 @@ pub async fn a_key_is_found_by_hash_listed_renamed_and_revoked(url: String) {
     let bob = db.create_customer(new_customer("bob@example.com"), t0()).await.unwrap();
     let (full, first) = new_key(ada.customer_id, "laptop");
     let expiry = t0() + Duration::days(30);
-    let stored = db
-        .insert_key(
-            NewApiKey {
-                expires_at: Some(expiry),
-                ..first.clone()
-            },
-            t0(),
-        )
-        .await
-        .unwrap();
+    let stored = insert_key(
+        &db,
+        NewApiKey {
+            expires_at: Some(expiry),
+            ..first.clone()
+        },
+        t0(),
+    )
+    .await
+    .unwrap();
     assert_eq!(stored.key_hash, first.key_hash);
     assert_eq!(stored.display_prefix, &full["sk_service_".len()..][..4]);
     assert!(stored.is_active && stored.revoked_at.is_none() && stored.last_used_at.is_none());
     assert_eq!(stored.expires_at, Some(expiry));
     let (_, second) = new_key(ada.customer_id, "server");
-    let second = db.insert_key(second, t0()).await.unwrap();
+    let second = insert_key(&db, second, t0()).await.unwrap();
     let (_, bobs) = new_key(bob.customer_id, "bob");
-    db.insert_key(bobs, t0()).await.unwrap();
+    insert_key(&db, bobs, t0()).await.unwrap();
 
     let (found, owner) = db.find_key_by_hash(&hash_key(&full)).await.unwrap().unwrap();
     assert_eq!(found, stored);
@@ -152,11 +185,13 @@ pub async fn a_duplicate_key_hash_is_a_conflict(url: String) {
     let db = SeaAccounts::connect(&url).await.unwrap();
     let ada = db.create_customer(new_customer("ada@example.com"), t0()).await.unwrap();
     let (_, key) = new_key(ada.customer_id, "one");
-    db.insert_key(key.clone(), t0()).await.unwrap();
+    insert_key(&db, key.clone(), t0()).await.unwrap();
     assert!(matches!(
-        db.insert_key(key, t0()).await,
+        insert_key(&db, key, t0()).await,
         Err(AccountsError::Conflict(_))
     ));
+    // The failed insert left no audit line behind.
+    assert_eq!(db.audit_log(ada.customer_id).await.unwrap().len(), 1);
 }
 
 pub async fn last_used_is_touched_in_one_batch_and_never_moves_back(url: String) {
@@ -164,7 +199,12 @@ pub async fn last_used_is_touched_in_one_batch_and_never_moves_back(url: String)
     let ada = db.create_customer(new_customer("ada@example.com"), t0()).await.unwrap();
     let mut ids = Vec::new();
     for name in ["a", "b", "c"] {
-        ids.push(db.insert_key(new_key(ada.customer_id, name).1, t0()).await.unwrap().id);
+        ids.push(
+            insert_key(&db, new_key(ada.customer_id, name).1, t0())
+                .await
+                .unwrap()
+                .id,
+        );
     }
     let later = t0() + Duration::minutes(5);
     db.touch_last_used(&ids[..2], later).await.unwrap();
@@ -184,10 +224,13 @@ pub async fn the_audit_log_keeps_every_line_in_order(url: String) {
     let db = SeaAccounts::connect(&url).await.unwrap();
     let ada = db.create_customer(new_customer("ada@example.com"), t0()).await.unwrap();
     let bob = db.create_customer(new_customer("bob@example.com"), t0()).await.unwrap();
-    let key = db.insert_key(new_key(ada.customer_id, "k").1, t0()).await.unwrap();
-    db.audit(ada.customer_id, Some(key.id), "issue", "name=k", t0())
+    let issued = db
+        .issue_key(uncapped(new_key(ada.customer_id, "k").1, "name=k"), t0())
         .await
         .unwrap();
+    let KeyIssued::Stored(key) = issued else {
+        panic!("{issued:?}")
+    };
     db.audit(bob.customer_id, None, "subscription", "active", t0())
         .await
         .unwrap();
@@ -244,4 +287,66 @@ pub async fn two_instances_starting_at_once_both_migrate_and_connect(url: String
     let (a, b) = (a.unwrap(), b.unwrap());
     let ada = a.create_customer(new_customer("ada@example.com"), t0()).await.unwrap();
     assert_eq!(b.get_customer(ada.customer_id).await.unwrap(), ada);
+}
+
+/// The cap holds under concurrency: 40 issues started at once for one
+/// customer with a cap of 25 store exactly 25 keys, each with exactly one
+/// `issue` audit line, and refuse the other 15.
+pub async fn concurrent_issues_never_pass_the_cap_and_every_key_has_its_audit_line(url: String) {
+    const CAP: usize = 25;
+    const ATTEMPTS: usize = 40;
+    let db = SeaAccounts::connect(&url).await.unwrap();
+    let ada = db.create_customer(new_customer("ada@example.com"), t0()).await.unwrap();
+    let keys = Arc::new(Keys::new(Arc::new(db.clone()), CAP));
+    let start = Arc::new(tokio::sync::Barrier::new(ATTEMPTS));
+    let tasks: Vec<_> = (0..ATTEMPTS)
+        .map(|i| {
+            let (keys, start, ada) = (keys.clone(), start.clone(), ada.clone());
+            tokio::spawn(async move {
+                start.wait().await;
+                keys.issue(&ada, &format!("key {i}"), None, "api", t0()).await
+            })
+        })
+        .collect();
+    let (mut issued, mut refused) = (0, 0);
+    for task in tasks {
+        match task.await.unwrap() {
+            Ok(_) => issued += 1,
+            Err(KeyError::LimitReached { max: CAP }) => refused += 1,
+            Err(other) => panic!("an issue failed: {other:?}"),
+        }
+    }
+    assert_eq!((issued, refused), (CAP, ATTEMPTS - CAP));
+    let stored = db.list_keys(ada.customer_id).await.unwrap();
+    assert_eq!(stored.iter().filter(|k| k.is_usable(t0())).count(), CAP);
+    assert_eq!(stored.len(), CAP, "no refused issue left a key behind");
+    let log = db.audit_log(ada.customer_id).await.unwrap();
+    let issue_lines: Vec<_> = log.iter().filter(|l| l.action == "issue").collect();
+    assert_eq!(issue_lines.len(), CAP);
+    let audited: BTreeSet<_> = issue_lines.iter().map(|l| l.key_id).collect();
+    let stored_ids: BTreeSet<_> = stored.iter().map(|k| Some(k.id)).collect();
+    assert_eq!(audited, stored_ids, "each stored key has its own line");
+}
+
+/// The key and its audit line are one transaction: when the line cannot be
+/// written (here its table is renamed away), no key is stored either.
+pub async fn a_key_whose_audit_line_fails_is_rolled_back(url: String) {
+    let db = SeaAccounts::connect(&url).await.unwrap();
+    let ada = db.create_customer(new_customer("ada@example.com"), t0()).await.unwrap();
+    let conn = db.connection();
+    conn.execute_unprepared("ALTER TABLE key_audit_log RENAME TO key_audit_log_away")
+        .await
+        .unwrap();
+    let (_, key) = new_key(ada.customer_id, "lost");
+    let capped = KeyIssue {
+        max_active: Some(25),
+        ..uncapped(key, "issued key 'lost'")
+    };
+    let failed = db.issue_key(capped, t0()).await;
+    assert!(matches!(failed, Err(AccountsError::Unavailable(_))), "{failed:?}");
+    conn.execute_unprepared("ALTER TABLE key_audit_log_away RENAME TO key_audit_log")
+        .await
+        .unwrap();
+    assert_eq!(db.list_keys(ada.customer_id).await.unwrap(), []);
+    assert_eq!(db.audit_log(ada.customer_id).await.unwrap(), []);
 }

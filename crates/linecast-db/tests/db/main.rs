@@ -45,6 +45,8 @@ on_every_backend!(
     accounts::entitlements_accumulate_products_and_sports,
     accounts::the_database_answers_a_ping,
     accounts::two_instances_starting_at_once_both_migrate_and_connect,
+    accounts::concurrent_issues_never_pass_the_cap_and_every_key_has_its_audit_line,
+    accounts::a_key_whose_audit_line_fails_is_rolled_back,
     usage::concurrent_usage_increments_are_never_lost_or_doubled,
     usage::a_usage_batch_merges_increments_and_keeps_months_apart,
     usage::usage_counts_survive_a_reconnect,
