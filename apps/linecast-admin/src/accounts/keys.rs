@@ -32,7 +32,7 @@ pub enum KeysCommand {
         #[arg(long)]
         customer_email: String,
         /// A label for the key (1 to 100 printable characters).
-        #[arg(long, default_value = "default")]
+        #[arg(long, default_value = linecast_core::services::keys::DEFAULT_NAME)]
         name: String,
         /// When the key stops working (RFC 3339, in the future); never by default.
         #[arg(long, value_name = "RFC3339")]

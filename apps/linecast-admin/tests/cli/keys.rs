@@ -50,7 +50,7 @@ fn json_issue_carries_the_full_key_and_its_mask() {
     let key = issued["api_key"].as_str().unwrap();
     assert!(is_key(key), "{key}");
     assert_eq!(issued["masked"], format!("sk_service_{}*****", &key[11..15]));
-    assert_eq!(issued["name"], "default");
+    assert_eq!(issued["name"], "API key", "the same default name as the API gives");
     assert_eq!(issued["expires_at"], "2998-12-31T23:00:00Z");
     let shown = admin.json(&["customers", "show", "--email", "j@example.com"]);
     assert_eq!(shown["keys"][0]["masked"], issued["masked"]);

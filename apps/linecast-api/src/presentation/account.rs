@@ -76,14 +76,14 @@ pub struct MessageResponse {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateKeyRequest {
-    /// A label for the key (1 to 100 characters); default `API key`.
+    /// A label for the key (1 to 100 printable characters: no control characters, line breaks or bidi overrides); default `API key`.
     #[schema(min_length = 1, max_length = 100, pattern = r"\S")]
     #[serde(default)]
     pub name: Option<String>,
 }
 
-/// The name of a key created without one.
-pub const DEFAULT_KEY_NAME: &str = "API key";
+/// The name of a key created without one (core's rule).
+pub use linecast_core::services::keys::DEFAULT_NAME as DEFAULT_KEY_NAME;
 
 /// The tier clients see: every tier with the product's access (`ai` and the
 /// legacy `data`, `basic`, `premium`) is reported as `ai`, as
@@ -101,7 +101,7 @@ pub struct RenameKeyRequest {
     /// The full key or its masked form.
     #[schema(pattern = r"^sk_service_[A-Za-z0-9]{4}(\*{5}|[A-Za-z0-9]{28,60})$")]
     pub api_key_to_rename: String,
-    /// 1 to 100 characters.
+    /// 1 to 100 printable characters (no control characters, line breaks or bidi overrides).
     #[schema(min_length = 1, max_length = 100, pattern = r"\S")]
     pub new_name: String,
 }

@@ -20,6 +20,9 @@ use crate::ports::accounts::{
     display_prefix, generate_key, hash_key, masked_from_prefix,
 };
 
+/// The name of a key issued without one (the API and the admin CLI alike).
+pub const DEFAULT_NAME: &str = "API key";
+
 /// Longest key name, in characters.
 pub const MAX_NAME_CHARS: usize = 100;
 
