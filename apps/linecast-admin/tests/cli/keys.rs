@@ -68,7 +68,7 @@ fn revoking_by_the_masked_form_deactivates_the_key_and_both_changes_are_audited(
     let out = admin
         .ok(&["keys", "revoke", "--customer-email", "r@example.com", "--key", &masked])
         .stdout;
-    assert!(out.contains(&format!("revoked key 'default' ({masked})")), "{out}");
+    assert!(out.contains(&format!("revoked key 'API key' ({masked})")), "{out}");
     let shown = admin.json(&["customers", "show", "--email", "r@example.com"]);
     assert_eq!(shown["keys"][0]["is_active"], false);
     assert!(shown["keys"][0]["revoked_at"].is_string());
