@@ -62,6 +62,7 @@ pub mod grade;
 pub mod market;
 pub mod model;
 pub mod rolling;
+pub mod signal;
 pub mod summary;
 pub mod tally;
 pub mod team_form;
@@ -74,6 +75,7 @@ pub use grade::{ENSEMBLE_QUORUM, GradedRow, Pick, UngradedReason, grade_row, gra
 pub use market::{Decision, decide, implied, line_posted, push, side_prices};
 pub use model::Model;
 pub use rolling::{Rolling, RollingPoint, RollingSeason, rolling};
+pub use signal::line_move;
 pub use summary::{FieldValue, GRADING_RULES, Summary, SummaryEntry, summarize, summarize_graded};
 pub use team_form::{TeamForm, team_form};
 pub use tracking::{ForecastSource, Tracking, track, track_graded};
