@@ -1,12 +1,12 @@
-//! Grade + summary of a synthetic ncaab-size season (6000 rows), cold: no
-//! state is reused between iterations. Target: < 20 ms per season.
+//! Grade + summary, tracking and calibration of a synthetic ncaab-size
+//! season (6000 rows), cold: no state is reused between iterations. Target: < 20 ms per season.
 
 use chrono::{Days, NaiveDate, NaiveTime};
 use criterion::{Criterion, black_box, criterion_group, criterion_main};
 use linecast_domain::{
     GameKey, Lines, ModelColumn, ModelProbs, ModelType, Provenance, SeasonLabel, SeasonRow, SeasonType, Sport,
 };
-use linecast_grading::{grade_rows, summarize_graded, track_graded};
+use linecast_grading::{CalibrationSource, calibrate_graded, grade_rows, summarize_graded, track_graded};
 
 /// A deterministic linear congruential generator, so every run grades the
 /// same season.
@@ -89,6 +89,12 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let graded = grade_rows(black_box(&rows), Sport::Ncaab, ModelType::WonOnSpread);
             track_graded(&rows, &graded)
+        });
+    });
+    c.bench_function("grade + calibration, 6000-row ncaab season", |b| {
+        b.iter(|| {
+            let graded = grade_rows(black_box(&rows), Sport::Ncaab, ModelType::WonOnSpread);
+            calibrate_graded(&rows, &graded, ModelType::WonOnSpread, CalibrationSource::All)
         });
     });
 }

@@ -39,9 +39,17 @@ pub struct Density {
 
 /// The bin of a probability; lower edges are inclusive.
 pub fn bin_of(p: f64) -> usize {
+    equal_width_bin(p, BINS)
+}
+
+/// The bin of a probability among `bins` equal bins of [0, 1]: bin k holds
+/// k/bins ≤ p < (k+1)/bins, 1 falls in the last bin, values outside [0, 1]
+/// in the nearest end bin. The one home of the binning rule (density and
+/// calibration's reliability bins).
+pub fn equal_width_bin(p: f64, bins: usize) -> usize {
     // The epsilon keeps exact edges such as 0.15 in their upper bin despite
     // binary rounding (0.15 * 20 = 2.9999999999999996).
-    ((p * BINS as f64 + 1e-9).floor().max(0.0) as usize).min(BINS - 1)
+    ((p * bins as f64 + 1e-9).floor().max(0.0) as usize).min(bins.saturating_sub(1))
 }
 
 /// Whether `season` is a row of `current`'s grid: `current` itself or one

@@ -1,5 +1,5 @@
 //! Grading rules shared by results, summary, model tracking, team form,
-//! rolling curves, density grids and strategies.
+//! rolling curves, density grids, calibration and strategies.
 //!
 //! Pure: no async runtime, no I/O, no web types; time is an argument. The
 //! `serde` feature adds `Serialize` to every payload type, with the public
@@ -55,6 +55,7 @@
 //! assert!(fields.iter().any(|(k, _)| *k == "home % 1W"));
 //! ```
 
+pub mod calibration;
 pub mod daily;
 pub mod density;
 pub mod ev;
@@ -62,18 +63,24 @@ pub mod grade;
 pub mod market;
 pub mod model;
 pub mod rolling;
+pub mod signal;
 pub mod summary;
 pub mod tally;
 pub mod team_form;
 pub mod tracking;
 pub mod window;
 
+pub use calibration::{
+    CALIBRATION_RULES, Calibration, CalibrationSource, Clv, ClvUnit, ModelCalibration, ReliabilityBin, Skill,
+    calibrate, calibrate_graded, calibration_grading_rules,
+};
 pub use daily::{PerModel, WinPct};
 pub use density::{Density, DensityCell, density};
 pub use grade::{ENSEMBLE_QUORUM, GradedRow, Pick, UngradedReason, grade_row, grade_rows, in_scope, pick_for};
 pub use market::{Decision, decide, implied, line_posted, push, side_prices};
 pub use model::Model;
 pub use rolling::{Rolling, RollingPoint, RollingSeason, rolling};
+pub use signal::line_move;
 pub use summary::{FieldValue, GRADING_RULES, Summary, SummaryEntry, summarize, summarize_graded};
 pub use team_form::{TeamForm, team_form};
 pub use tracking::{ForecastSource, Tracking, track, track_graded};

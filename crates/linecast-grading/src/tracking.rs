@@ -34,6 +34,21 @@ pub enum ForecastSource {
     Mixed,
 }
 
+impl ForecastSource {
+    /// The kind of one provenance value (`model_probability_source` or
+    /// `forecast_source`): `live` is [`ForecastSource::Live`], `walk_forward`
+    /// and `reconstructed_oos` are [`ForecastSource::WalkForward`], anything
+    /// else is unknown. The one home of that mapping (tracking's `source`,
+    /// calibration's `source` filter).
+    pub fn classify(value: &str) -> Option<Self> {
+        match value {
+            "live" => Some(ForecastSource::Live),
+            "walk_forward" | "reconstructed_oos" => Some(ForecastSource::WalkForward),
+            _ => None,
+        }
+    }
+}
+
 /// `snapshot`: season, last 4 weeks and last week per model.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
@@ -111,11 +126,7 @@ pub fn track(rows: &[SeasonRow], sport: Sport, model_type: ModelType) -> Trackin
 
 fn source_kind(row: &SeasonRow) -> Option<ForecastSource> {
     let p = &row.provenance;
-    match p.forecast_source.as_deref().or(p.model_probability_source.as_deref())? {
-        "live" => Some(ForecastSource::Live),
-        "walk_forward" | "reconstructed_oos" => Some(ForecastSource::WalkForward),
-        _ => None,
-    }
+    ForecastSource::classify(p.forecast_source.as_deref().or(p.model_probability_source.as_deref())?)
 }
 
 /// Builds the tracking record from rows graded by [`crate::grade_rows`].

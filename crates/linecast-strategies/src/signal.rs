@@ -4,36 +4,16 @@
 //! A signal is `None` when an input is missing; the caller turns that into a
 //! `missing_signal` exclusion. It knows nothing about bets or accounting.
 
-use linecast_domain::row::real_opener;
-use linecast_domain::{AmericanOdds, ModelColumn, ModelType, SeasonRow, Side};
+use linecast_domain::{ModelColumn, ModelType, SeasonRow, Side};
+/// The Line Move signal. Its one home is [`linecast_grading::signal`]
+/// (calibration signs it by each model's pick); this path stays for embedders.
+pub use linecast_grading::signal::line_move;
 
 use crate::catalog::{Rule, SignalKind};
 
 /// Signals this close to zero are treated as zero: recomputed probabilities
 /// carry float noise, and a move of 1e-9 is no move.
 const ZERO: f64 = 1e-9;
-
-fn single_price_implied(price: Option<f64>) -> Option<f64> {
-    AmericanOdds::new(price?).ok().map(AmericanOdds::implied_probability)
-}
-
-/// How the line moved from the opener to the recorded line.
-/// - moneyline: implied(home_money_line) − implied(open_home_money_line),
-///   each the single-price implied probability (vig included);
-/// - spread: open_home_point_spread − home_point_spread (the home side got
-///   more expensive when its spread shrank);
-/// - totals: over_under − open_over_under.
-pub fn line_move(row: &SeasonRow, model_type: ModelType) -> Option<f64> {
-    let l = &row.lines;
-    match model_type {
-        ModelType::WonOnPoints => {
-            let open = single_price_implied(real_opener(l.open_home_money_line))?;
-            Some(single_price_implied(l.home_money_line)? - open)
-        }
-        ModelType::WonOnSpread => Some(real_opener(l.open_home_point_spread)? - l.home_point_spread?),
-        ModelType::OverUnder => Some(l.over_under? - real_opener(l.open_over_under)?),
-    }
-}
 
 /// BLEND minus IMPLIED, with IMPLIED recomputed as the no-vig probability of
 /// both recorded prices (so a one-sided price has no edge).

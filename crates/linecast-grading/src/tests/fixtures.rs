@@ -35,6 +35,8 @@ pub trait RowExt: Sized {
     fn all(self, p: f64) -> Self;
     fn kind(self, season_type: SeasonType) -> Self;
     fn source(self, source: &str) -> Self;
+    /// Sets any line field, openers included.
+    fn line(self, field: linecast_domain::LineField, value: f64) -> Self;
 }
 
 impl RowExt for SeasonRow {
@@ -79,6 +81,10 @@ impl RowExt for SeasonRow {
     fn source(mut self, source: &str) -> Self {
         self.provenance.model_probability_source = Some(source.to_owned());
         self.provenance.forecast_source = Some(source.to_owned());
+        self
+    }
+    fn line(mut self, field: linecast_domain::LineField, value: f64) -> Self {
+        self.lines.set(field, Some(value));
         self
     }
 }

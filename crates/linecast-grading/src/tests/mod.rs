@@ -3,8 +3,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod aggregates;
+mod calibration;
+mod calibration_props;
 mod fixtures;
 mod issue12;
 mod props;
 mod rules;
+mod signal;
 mod summary;

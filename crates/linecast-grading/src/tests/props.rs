@@ -24,7 +24,7 @@ fn price() -> impl Strategy<Value = Option<f64>> {
 prop_compose! {
     /// A random row: small scores so pushes are common, any subset of
     /// lines, prices and probabilities, any game type.
-    fn row()(
+    pub(super) fn row()(
         day in 0u64..60,
         scores in prop::option::weighted(0.8, (0u8..6, 0u8..6)),
         spread in prop::option::of(prop::sample::select(vec![-1.5, -1.0, 0.0, 1.0, 2.5])),
@@ -57,14 +57,14 @@ prop_compose! {
     }
 }
 
-fn context() -> impl Strategy<Value = (Sport, ModelType)> {
+pub(super) fn context() -> impl Strategy<Value = (Sport, ModelType)> {
     (
         prop::sample::select(Sport::ALL.to_vec()),
         prop::sample::select(ModelType::ALL.to_vec()),
     )
 }
 
-fn season() -> impl Strategy<Value = Vec<SeasonRow>> {
+pub(super) fn season() -> impl Strategy<Value = Vec<SeasonRow>> {
     prop::collection::vec(row(), 0..60)
 }
 

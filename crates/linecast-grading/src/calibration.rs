@@ -1,0 +1,610 @@
+//! Model quality: how well each model's probabilities are calibrated over a
+//! season's graded games. Reliability bins with Wilson intervals, the Brier
+//! score and its Murphy decomposition, log loss, expected calibration error,
+//! skill against the no-vig market and the closing-line value of the picks.
+//!
+//! It owns these statistics and nothing else. Which rows count comes from
+//! [`crate::grade_row`] (a graded row: an included game type, a final, a
+//! posted line, no push, `ungraded_reason` null), IMPLIED from
+//! [`crate::implied`], a pick from [`crate::pick_for`], the line move from
+//! [`crate::signal::line_move`], the binning from
+//! [`crate::density::equal_width_bin`] and rounding from the domain. It knows
+//! nothing about HTTP, caching or drawing the diagram.
+//!
+//! Everything is computed in full precision and rounded once, when the
+//! payload is built: `brier`, `log_loss`, `reliability`, `resolution`,
+//! `uncertainty` and `ece` to 6 decimals, bins, skill and CLV to 4.
+//!
+//! Decisions the spec leaves open, written down here:
+//! - Probabilities are taken as stored: the store only admits values in
+//!   [0, 1], so nothing is clipped except inside the log loss.
+//! - A forecast of exactly 0.5 counts in every score (it is a probability)
+//!   but makes no pick, so it has no CLV.
+//! - IMPLIED's CLV is computed like any model's, its pick being the side the
+//!   no-vig market favours. IMPLIED is priced from the recorded line the move
+//!   ends at, so its CLV is a baseline (what following the market's favourite
+//!   earns), not a forecast's skill.
+//! - The `source` filter reads `model_probability_source` only (tracking's
+//!   `source` falls back from `forecast_source`); the value mapping is
+//!   [`ForecastSource::classify`]. Rows without a known source are kept by
+//!   `all` only.
+
+use linecast_domain::{ModelColumn, ModelType, SeasonRow, Side, Sport, UnknownCode};
+
+use crate::density::equal_width_bin;
+use crate::grade::{GradedRow, Pick, grade_rows, pick_for, probability};
+use crate::model::Model;
+use crate::signal::line_move;
+use crate::tally::round_to;
+use crate::tracking::ForecastSource;
+
+/// Number of reliability bins, each 0.1 wide.
+pub const BINS: usize = 10;
+/// z of the two-sided 95% Wilson interval.
+pub const WILSON_Z: f64 = 1.959_963_984_540_054;
+/// Log loss clips p to [`LOG_LOSS_CLIP`, 1 − `LOG_LOSS_CLIP`].
+pub const LOG_LOSS_CLIP: f64 = 1e-15;
+/// The models calibrated, in payload order. ENSEMBLE has no probability of
+/// its own and is never listed.
+pub const MODELS: [ModelColumn; 9] = [
+    ModelColumn::Implied,
+    ModelColumn::Blend,
+    ModelColumn::Ai,
+    ModelColumn::Catb,
+    ModelColumn::Rf,
+    ModelColumn::Lgb,
+    ModelColumn::Logr,
+    ModelColumn::Xgb,
+    ModelColumn::Xt,
+];
+
+/// Which rows calibration reads: the `source` query value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum CalibrationSource {
+    /// Every row.
+    #[default]
+    All,
+    /// Rows whose `model_probability_source` is `live`.
+    Live,
+    /// Rows whose `model_probability_source` is `walk_forward` or `reconstructed_oos`.
+    Reconstructed,
+}
+
+impl CalibrationSource {
+    /// Every source, default first.
+    pub const ALL: [CalibrationSource; 3] = [
+        CalibrationSource::All,
+        CalibrationSource::Live,
+        CalibrationSource::Reconstructed,
+    ];
+
+    /// The `source` query value.
+    pub const fn code(self) -> &'static str {
+        match self {
+            CalibrationSource::All => "all",
+            CalibrationSource::Live => "live",
+            CalibrationSource::Reconstructed => "reconstructed",
+        }
+    }
+
+    /// Parses the `source` query value exactly.
+    pub fn parse(value: &str) -> Result<Self, UnknownCode> {
+        Self::ALL
+            .into_iter()
+            .find(|s| s.code() == value)
+            .ok_or_else(|| UnknownCode {
+                kind: "source",
+                value: value.to_owned(),
+                allowed: "all, live, reconstructed".to_owned(),
+            })
+    }
+
+    /// Whether the filter keeps `row`.
+    pub fn admits(self, row: &SeasonRow) -> bool {
+        let kind = || {
+            let value = row.provenance.model_probability_source.as_deref()?;
+            ForecastSource::classify(value)
+        };
+        match self {
+            CalibrationSource::All => true,
+            CalibrationSource::Live => kind() == Some(ForecastSource::Live),
+            CalibrationSource::Reconstructed => kind() == Some(ForecastSource::WalkForward),
+        }
+    }
+}
+
+/// The unit of a market's CLV.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum ClvUnit {
+    /// Moneyline: implied-probability points (the move × 100).
+    ProbabilityPoints,
+    /// Spread and totals: points of the line.
+    Points,
+}
+
+impl ClvUnit {
+    /// The unit of `model_type`'s line move.
+    pub const fn of(model_type: ModelType) -> Self {
+        match model_type {
+            ModelType::WonOnPoints => ClvUnit::ProbabilityPoints,
+            ModelType::WonOnSpread | ModelType::OverUnder => ClvUnit::Points,
+        }
+    }
+
+    /// The public value (`probability_points`, `points`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ClvUnit::ProbabilityPoints => "probability_points",
+            ClvUnit::Points => "points",
+        }
+    }
+
+    /// What one unit of the raw line move is worth in this unit.
+    const fn scale(self) -> f64 {
+        match self {
+            ClvUnit::ProbabilityPoints => 100.0,
+            ClvUnit::Points => 1.0,
+        }
+    }
+}
+
+/// One reliability bin: the forecasts with `lower ≤ p < upper` (the last bin
+/// also holds p = 1). Values have 4 decimals; every `Option` is null exactly
+/// when `n` is 0.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct ReliabilityBin {
+    pub lower: f64,
+    pub upper: f64,
+    pub n: usize,
+    /// Mean forecast p̄ of the bin.
+    pub mean_predicted: Option<f64>,
+    /// Share ō of the bin's games the positive side won.
+    pub observed_rate: Option<f64>,
+    /// Wilson 95% interval of `observed_rate`; it contains it and lies in [0, 1].
+    pub ci_low: Option<f64>,
+    pub ci_high: Option<f64>,
+}
+
+/// Skill against the no-vig market on the paired games (the model and
+/// IMPLIED both have a probability): 1 − the model's score over IMPLIED's.
+/// Positive beats the market. 4 decimals.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Skill {
+    /// Paired games.
+    pub n: usize,
+    /// Null when `n` is 0 or IMPLIED's Brier score is 0.
+    pub brier_skill: Option<f64>,
+    /// Null when `n` is 0 or IMPLIED's log loss is 0.
+    pub log_loss_skill: Option<f64>,
+}
+
+/// Closing-line value of a model's picks: the Line Move signed +1 for a
+/// positive-side pick and −1 for a negative-side one. 4 decimals.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Clv {
+    /// Picks (p ≠ 0.5) with a line move.
+    pub n: usize,
+    /// Mean CLV; null when `n` is 0.
+    pub mean: Option<f64>,
+    /// Share of the picks with CLV > 0, 0 to 1; null when `n` is 0.
+    pub positive_share: Option<f64>,
+    pub unit: ClvUnit,
+}
+
+/// One model's calibration over its population (the graded games where it
+/// has a probability of the positive side).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct ModelCalibration {
+    /// Serialized as its code (`IMPLIED`, `BLEND`, ...).
+    pub model: ModelColumn,
+    /// Size of the population, at least 1.
+    pub n: usize,
+    /// Mean of (p − y)², in [0, 1].
+    pub brier: f64,
+    /// −mean(y ln p + (1 − y) ln(1 − p)), p clipped to [1e-15, 1 − 1e-15]; ≥ 0.
+    pub log_loss: f64,
+    /// Always [`BINS`] bins; their `n` sum to `n`.
+    pub reliability_bins: Vec<ReliabilityBin>,
+    /// Σ n_k (p̄_k − ō_k)² / n.
+    pub reliability: f64,
+    /// Σ n_k (ō_k − ō)² / n, ō the model's mean outcome.
+    pub resolution: f64,
+    /// ō (1 − ō).
+    pub uncertainty: f64,
+    /// Σ n_k |p̄_k − ō_k| / n.
+    pub ece: f64,
+    /// Null on the IMPLIED entry (the market against itself).
+    pub skill_vs_market: Option<Skill>,
+    pub clv: Clv,
+}
+
+/// The calibration payload of one season, model type and source (the
+/// caller adds `sport`, `model`, `season`, `source` and `grading`).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Calibration {
+    /// Graded games after the source filter.
+    pub games: usize,
+    /// Number of reliability bins: [`BINS`].
+    pub bins: usize,
+    /// Models with a non-empty population, in [`MODELS`] order; empty when
+    /// `games` is 0.
+    pub models: Vec<ModelCalibration>,
+}
+
+/// Grades `rows` and calibrates them. See [`calibrate_graded`].
+pub fn calibrate(rows: &[SeasonRow], sport: Sport, model_type: ModelType, source: CalibrationSource) -> Calibration {
+    let graded = grade_rows(rows, sport, model_type);
+    calibrate_graded(rows, &graded, model_type, source)
+}
+
+/// Calibrates rows already graded by [`crate::grade_rows`] (`graded[i]`
+/// grades `rows[i]`): the source filter first, then the graded rows, then
+/// each model's population.
+pub fn calibrate_graded(
+    rows: &[SeasonRow],
+    graded: &[GradedRow],
+    model_type: ModelType,
+    source: CalibrationSource,
+) -> Calibration {
+    let population: Vec<Game<'_>> = rows
+        .iter()
+        .zip(graded)
+        .filter(|(row, _)| source.admits(row))
+        .filter_map(|(row, g)| Game::of(row, g, model_type))
+        .collect();
+    let unit = ClvUnit::of(model_type);
+    let models = MODELS
+        .into_iter()
+        .filter_map(|column| calibrate_model(column, &population, model_type, unit))
+        .collect();
+    Calibration {
+        games: population.len(),
+        bins: BINS,
+        models,
+    }
+}
+
+/// A graded game of the population.
+struct Game<'a> {
+    row: &'a SeasonRow,
+    /// True when the positive side won.
+    y: bool,
+    implied: Option<f64>,
+    line_move: Option<f64>,
+}
+
+impl<'a> Game<'a> {
+    fn of(row: &'a SeasonRow, g: &GradedRow, model_type: ModelType) -> Option<Self> {
+        if !g.graded {
+            return None;
+        }
+        Some(Self {
+            row,
+            y: g.outcome? == 1,
+            implied: g.implied,
+            line_move: line_move(row, model_type),
+        })
+    }
+
+    fn probability(&self, column: ModelColumn, model_type: ModelType) -> Option<f64> {
+        match column {
+            ModelColumn::Implied => self.implied,
+            _ => probability(self.row, model_type, Model::Column(column)),
+        }
+    }
+}
+
+fn calibrate_model(
+    column: ModelColumn,
+    population: &[Game<'_>],
+    model_type: ModelType,
+    unit: ClvUnit,
+) -> Option<ModelCalibration> {
+    let mut forecasts = Vec::new();
+    let (mut model_paired, mut market_paired) = (Vec::new(), Vec::new());
+    let mut clv = ClvTally::default();
+    for game in population {
+        let Some(p) = game.probability(column, model_type) else {
+            continue;
+        };
+        let f = Forecast { p, y: game.y };
+        forecasts.push(f);
+        if let Some(market) = game.implied {
+            model_paired.push(f);
+            market_paired.push(Forecast { p: market, y: game.y });
+        }
+        if let Some(value) = pick_clv(p, game.line_move, unit) {
+            clv.record(value);
+        }
+    }
+    let scores = Scores::of(&forecasts)?;
+    let skill = skill(&model_paired, &market_paired);
+    Some(ModelCalibration {
+        model: column,
+        n: forecasts.len(),
+        brier: round_to(scores.brier, 6),
+        log_loss: round_to(scores.log_loss, 6),
+        reliability_bins: scores.bins.iter().enumerate().map(|(k, b)| b.rounded(k)).collect(),
+        reliability: round_to(scores.reliability, 6),
+        resolution: round_to(scores.resolution, 6),
+        uncertainty: round_to(scores.uncertainty, 6),
+        ece: round_to(scores.ece, 6),
+        skill_vs_market: (column != ModelColumn::Implied).then(|| Skill {
+            n: skill.n,
+            brier_skill: skill.brier_skill.map(|s| round_to(s, 4)),
+            log_loss_skill: skill.log_loss_skill.map(|s| round_to(s, 4)),
+        }),
+        clv: clv.rounded(unit),
+    })
+}
+
+/// One forecast of the positive side and whether that side won.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Forecast {
+    pub p: f64,
+    pub y: bool,
+}
+
+impl Forecast {
+    fn y(self) -> f64 {
+        f64::from(u8::from(self.y))
+    }
+
+    fn squared_error(self) -> f64 {
+        (self.p - self.y()).powi(2)
+    }
+
+    /// −(y ln p + (1 − y) ln(1 − p)) with p clipped to [ε, 1 − ε]: only the
+    /// term of the outcome that happened is non-zero, so this is −ln of that
+    /// outcome's probability clipped to [ε, 1 − ε]. The same number, but a
+    /// certain miss costs exactly −ln ε: 1 − (1 − ε) in floats is not ε.
+    fn log_loss(self) -> f64 {
+        let happened = if self.y { self.p } else { 1.0 - self.p };
+        -happened.clamp(LOG_LOSS_CLIP, 1.0 - LOG_LOSS_CLIP).ln()
+    }
+}
+
+fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
+    let (sum, n) = values.fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
+    (n > 0).then(|| sum / n as f64)
+}
+
+/// Mean of (p − y)²; `None` without forecasts.
+pub(crate) fn brier(forecasts: &[Forecast]) -> Option<f64> {
+    mean(forecasts.iter().map(|f| f.squared_error()))
+}
+
+/// Mean log loss; `None` without forecasts.
+pub(crate) fn log_loss(forecasts: &[Forecast]) -> Option<f64> {
+    mean(forecasts.iter().map(|f| f.log_loss()))
+}
+
+/// The forecasts of one reliability bin, in full precision.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct BinTally {
+    pub n: usize,
+    pub sum_p: f64,
+    pub hits: usize,
+}
+
+impl BinTally {
+    fn mean_predicted(&self) -> Option<f64> {
+        (self.n > 0).then(|| self.sum_p / self.n as f64)
+    }
+
+    fn observed_rate(&self) -> Option<f64> {
+        (self.n > 0).then(|| self.hits as f64 / self.n as f64)
+    }
+
+    fn rounded(&self, k: usize) -> ReliabilityBin {
+        let r4 = |x: Option<f64>| x.map(|v| round_to(v, 4));
+        let ci = wilson(self.hits, self.n);
+        ReliabilityBin {
+            lower: round_to(k as f64 / BINS as f64, 4),
+            upper: round_to((k + 1) as f64 / BINS as f64, 4),
+            n: self.n,
+            mean_predicted: r4(self.mean_predicted()),
+            observed_rate: r4(self.observed_rate()),
+            ci_low: r4(ci.map(|c| c.0)),
+            ci_high: r4(ci.map(|c| c.1)),
+        }
+    }
+}
+
+/// The [`BINS`] reliability bins of `forecasts`.
+pub(crate) fn tally_bins(forecasts: &[Forecast]) -> [BinTally; BINS] {
+    let mut bins = [BinTally::default(); BINS];
+    for f in forecasts {
+        let bin = &mut bins[equal_width_bin(f.p, BINS)];
+        bin.n += 1;
+        bin.sum_p += f.p;
+        bin.hits += usize::from(f.y);
+    }
+    bins
+}
+
+/// Wilson's 95% score interval of `hits` successes in `n` trials; `None`
+/// when `n` is 0. It always contains hits / n and lies in [0, 1]: the ends
+/// are exactly 0 with no hit and exactly 1 with no miss, where float
+/// rounding could otherwise cross the observed rate.
+pub(crate) fn wilson(hits: usize, n: usize) -> Option<(f64, f64)> {
+    if n == 0 {
+        return None;
+    }
+    let (hits_f, n_f) = (hits as f64, n as f64);
+    let rate = hits_f / n_f;
+    let z2 = WILSON_Z * WILSON_Z;
+    let denominator = 1.0 + z2 / n_f;
+    let center = (rate + z2 / (2.0 * n_f)) / denominator;
+    let half = WILSON_Z / denominator * (rate * (1.0 - rate) / n_f + z2 / (4.0 * n_f * n_f)).sqrt();
+    let low = if hits == 0 { 0.0 } else { (center - half).max(0.0) };
+    let high = if hits >= n { 1.0 } else { (center + half).min(1.0) };
+    Some((low, high))
+}
+
+/// Every score of one model's population, in full precision.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Scores {
+    pub brier: f64,
+    pub log_loss: f64,
+    pub bins: [BinTally; BINS],
+    pub reliability: f64,
+    pub resolution: f64,
+    pub uncertainty: f64,
+    pub ece: f64,
+}
+
+impl Scores {
+    /// `None` for an empty population.
+    pub(crate) fn of(forecasts: &[Forecast]) -> Option<Self> {
+        let brier = brier(forecasts)?;
+        let log_loss = log_loss(forecasts)?;
+        let n = forecasts.len() as f64;
+        let base_rate = mean(forecasts.iter().map(|f| f.y()))?;
+        let bins = tally_bins(forecasts);
+        let (mut reliability, mut resolution, mut ece) = (0.0, 0.0, 0.0);
+        for bin in &bins {
+            let (Some(p), Some(o)) = (bin.mean_predicted(), bin.observed_rate()) else {
+                continue;
+            };
+            let weight = bin.n as f64;
+            reliability += weight * (p - o).powi(2);
+            resolution += weight * (o - base_rate).powi(2);
+            ece += weight * (p - o).abs();
+        }
+        Some(Self {
+            brier,
+            log_loss,
+            bins,
+            reliability: reliability / n,
+            resolution: resolution / n,
+            uncertainty: base_rate * (1.0 - base_rate),
+            ece: ece / n,
+        })
+    }
+}
+
+/// [`Skill`] in full precision.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct RawSkill {
+    pub n: usize,
+    pub brier_skill: Option<f64>,
+    pub log_loss_skill: Option<f64>,
+}
+
+/// Skill of `model` against `market`, aligned game by game (`model[i]` and
+/// `market[i]` forecast the same game). Every model's `skill_vs_market` goes
+/// through here.
+pub(crate) fn skill(model: &[Forecast], market: &[Forecast]) -> RawSkill {
+    debug_assert_eq!(model.len(), market.len());
+    let score = |own: Option<f64>, reference: Option<f64>| {
+        let (own, reference) = (own?, reference?);
+        (reference != 0.0).then(|| 1.0 - own / reference)
+    };
+    RawSkill {
+        n: model.len(),
+        brier_skill: score(brier(model), brier(market)),
+        log_loss_skill: score(log_loss(model), log_loss(market)),
+    }
+}
+
+/// The CLV of one forecast: the line move signed by the side `p` picks, in
+/// `unit`. `None` without a pick (p = 0.5) or without a line move.
+pub(crate) fn pick_clv(p: f64, line_move: Option<f64>, unit: ClvUnit) -> Option<f64> {
+    let sign = match pick_for(p)? {
+        Pick::Side(Side::Positive) => 1.0,
+        Pick::Side(Side::Negative) => -1.0,
+        Pick::Abstain => return None,
+    };
+    Some(sign * line_move? * unit.scale())
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct ClvTally {
+    n: usize,
+    sum: f64,
+    positive: usize,
+}
+
+impl ClvTally {
+    fn record(&mut self, clv: f64) {
+        self.n += 1;
+        self.sum += clv;
+        self.positive += usize::from(clv > 0.0);
+    }
+
+    fn rounded(self, unit: ClvUnit) -> Clv {
+        let share = |x: usize| (self.n > 0).then(|| round_to(x as f64 / self.n as f64, 4));
+        Clv {
+            n: self.n,
+            mean: (self.n > 0).then(|| round_to(self.sum / self.n as f64, 4)),
+            positive_share: share(self.positive),
+            unit,
+        }
+    }
+}
+
+/// The calibration rules, served in the calibration payload's `grading`
+/// object after [`crate::GRADING_RULES`] (see [`calibration_grading_rules`]):
+/// (rule name, the rule in one sentence). No name repeats one of
+/// `GRADING_RULES`.
+pub const CALIBRATION_RULES: &[(&str, &str)] = &[
+    (
+        "source",
+        "source all reads every row, live the rows whose model_probability_source is live, reconstructed those \
+whose model_probability_source is walk_forward or reconstructed_oos; the filter applies before everything else.",
+    ),
+    (
+        "population",
+        "Calibration reads the graded games (an included game type, a final, a posted line, no push, no ungraded \
+reason); a model's population is the games where it has a probability of the home or over side, IMPLIED's the \
+games priced on both sides.",
+    ),
+    (
+        "outcome",
+        "The outcome y is 1 when the home or over side won (home won, home covered, over), else 0.",
+    ),
+    ("brier", "brier is the mean of (p - y)^2 over the model's population."),
+    (
+        "log_loss",
+        "log_loss is -mean(y ln p + (1 - y) ln(1 - p)), with p clipped to [1e-15, 1 - 1e-15].",
+    ),
+    (
+        "reliability_bins",
+        "Ten bins of width 0.1 on p (k/10 <= p < (k+1)/10, p = 1 in the last bin) give each bin's count, mean \
+forecast, observed rate and its Wilson 95% interval (z = 1.959963984540054); an empty bin has nulls.",
+    ),
+    (
+        "decomposition",
+        "reliability is sum n_k (mean p_k - rate_k)^2 / n, resolution sum n_k (rate_k - rate)^2 / n and uncertainty \
+rate (1 - rate), rate being the model's mean outcome; with one forecast per bin, brier = reliability - resolution \
++ uncertainty.",
+    ),
+    ("ece", "ece is sum n_k |mean p_k - rate_k| / n over the ten bins."),
+    (
+        "skill_vs_market",
+        "skill_vs_market compares a model with IMPLIED on the games where both have a probability: 1 minus the \
+model's score over IMPLIED's, for brier and log loss; null without such games or when IMPLIED's score is 0.",
+    ),
+    (
+        "clv",
+        "clv is the line move from the opener to the recorded line (an opener of 0 is none), signed +1 for a home \
+or over pick and -1 for an away or under pick, over the picks (p not 0.5) with a move: probability points (x 100) \
+on moneyline, points on spread and totals; IMPLIED picks the side the market favors.",
+    ),
+];
+
+/// The calibration payload's `grading` object: [`crate::GRADING_RULES`],
+/// then [`CALIBRATION_RULES`].
+pub fn calibration_grading_rules() -> impl Iterator<Item = &'static (&'static str, &'static str)> {
+    crate::GRADING_RULES.iter().chain(CALIBRATION_RULES)
+}

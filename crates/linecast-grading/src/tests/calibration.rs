@@ -1,0 +1,554 @@
+//! Calibration on hand-built seasons: every expectation is worked out by
+//! hand in the comments, never with the module's own helpers.
+
+use linecast_domain::{LineField, ModelColumn, ModelType, SeasonRow, SeasonType, Sport};
+
+use super::fixtures::{RowExt, game};
+use crate::calibration::{Forecast, log_loss, skill, wilson};
+use crate::{
+    CALIBRATION_RULES, Calibration, CalibrationSource, Clv, ClvUnit, GRADING_RULES, ModelCalibration, ReliabilityBin,
+    Skill, calibrate, calibration_grading_rules, grade_rows,
+};
+
+const ML: ModelType = ModelType::WonOnPoints;
+
+fn entry(c: &Calibration, model: ModelColumn) -> &ModelCalibration {
+    c.models
+        .iter()
+        .find(|m| m.model == model)
+        .unwrap_or_else(|| panic!("{} is not listed", model.code()))
+}
+
+fn codes(c: &Calibration) -> Vec<&'static str> {
+    c.models.iter().map(|m| m.model.code()).collect()
+}
+
+/// A decided moneyline game at −110/−110 (IMPLIED exactly 0.5) with BLEND at `p`.
+fn ml_game(day: &str, home_wins: bool, p: f64) -> SeasonRow {
+    let (away, home) = if home_wins { (100.0, 110.0) } else { (110.0, 100.0) };
+    game(day, "away", "home")
+        .score(away, home)
+        .ml(-110.0, -110.0)
+        .prob(ModelColumn::Blend, p)
+}
+
+fn empty_bin(k: u32) -> ReliabilityBin {
+    ReliabilityBin {
+        lower: f64::from(k) / 10.0,
+        upper: f64::from(k + 1) / 10.0,
+        n: 0,
+        mean_predicted: None,
+        observed_rate: None,
+        ci_low: None,
+        ci_high: None,
+    }
+}
+
+fn bin(k: u32, n: usize, mean: f64, rate: f64, ci: (f64, f64)) -> ReliabilityBin {
+    ReliabilityBin {
+        n,
+        mean_predicted: Some(mean),
+        observed_rate: Some(rate),
+        ci_low: Some(ci.0),
+        ci_high: Some(ci.1),
+        ..empty_bin(k)
+    }
+}
+
+/// The season of docs/calibration-worked-example.md.
+fn worked_example_season() -> Vec<SeasonRow> {
+    let open = |r: SeasonRow, price: f64| r.line(LineField::OpenHomeMoneyLine, price);
+    vec![
+        open(ml_game("2026-11-01", true, 0.72), 100.0),
+        open(ml_game("2026-11-02", false, 0.65), -120.0),
+        open(ml_game("2026-11-03", true, 0.68), -120.0),
+        open(ml_game("2026-11-04", false, 0.31), -120.0),
+        // The placeholder opener 0 is no opener: no line move.
+        open(ml_game("2026-11-05", true, 0.38), 0.0),
+        // No opener at all: no line move either.
+        ml_game("2026-11-06", true, 0.55),
+        // Not played yet: no final, so not graded and not counted.
+        game("2026-11-07", "away", "home")
+            .ml(-110.0, -110.0)
+            .prob(ModelColumn::Blend, 0.60),
+    ]
+}
+
+/// The worked example of docs/calibration-worked-example.md, number by number.
+#[test]
+#[expect(
+    clippy::approx_constant,
+    reason = "IMPLIED's served log loss is ln 2 rounded to 6 places"
+)]
+fn worked_example_for_payloads_md() {
+    let c = calibrate(&worked_example_season(), Sport::Nba, ML, CalibrationSource::All);
+    // Six graded games; the seventh has no final.
+    assert_eq!(c.games, 6);
+    assert_eq!(c.bins, 10);
+    // −110/−110 on every game prices IMPLIED at 0.5, so IMPLIED is listed;
+    // no other column has a probability.
+    assert_eq!(codes(&c), ["IMPLIED", "BLEND"]);
+
+    // BLEND: p = 0.72 0.65 0.68 0.31 0.38 0.55, y = 1 0 1 0 1 1.
+    //
+    // brier: (0.28² + 0.65² + 0.32² + 0.31² + 0.62² + 0.45²) / 6
+    //      = (0.0784 + 0.4225 + 0.1024 + 0.0961 + 0.3844 + 0.2025) / 6 = 1.2863 / 6 = 0.2143833.
+    // log_loss: −(ln 0.72 + ln 0.35 + ln 0.68 + ln 0.69 + ln 0.38 + ln 0.55) / 6
+    //      = (0.328504 + 1.049822 + 0.385662 + 0.371064 + 0.967584 + 0.597837) / 6
+    //      = 3.700473 / 6 = 0.616746.
+    //
+    // Bins (Wilson 95%, z² = 3.841459):
+    // - bin 3 [0.3, 0.4): 0.31 (y 0), 0.38 (y 1): n 2, p̄ 0.345, ō 0.5;
+    //   Wilson(1 of 2): centre 0.5, half-width z / (1 + z²/2) × √(0.25/2 + z²/16)
+    //   = 1.959964 / 2.920729 × √(0.125 + 0.240091) = 0.671055 × 0.604228 = 0.405469,
+    //   so [0.094531, 0.905469] → [0.0945, 0.9055].
+    // - bin 5 [0.5, 0.6): 0.55 (y 1): n 1, ō 1; Wilson(1 of 1): centre (1 + z²/2) / (1 + z²),
+    //   half-width z / (1 + z²) × √(z²/4) = (z²/2) / (1 + z²), so low = 1 / (1 + z²)
+    //   = 1 / 4.841459 = 0.206549 → 0.2065 and high 1.
+    // - bin 6 [0.6, 0.7): 0.65 (y 0), 0.68 (y 1): n 2, p̄ 0.665, ō 0.5, Wilson as bin 3.
+    // - bin 7 [0.7, 0.8): 0.72 (y 1): n 1, ō 1, Wilson as bin 5.
+    //
+    // ō = 4/6. reliability = (2 × 0.155² + 1 × 0.45² + 2 × 0.165² + 1 × 0.28²) / 6
+    //   = (0.04805 + 0.2025 + 0.05445 + 0.0784) / 6 = 0.3834 / 6 = 0.0639.
+    // resolution = (2 × (1/2 − 2/3)² + (1 − 2/3)² + 2 × (1/2 − 2/3)² + (1 − 2/3)²) / 6
+    //   = (1/18 + 1/9 + 1/18 + 1/9) / 6 = (1/3) / 6 = 1/18 = 0.0555556.
+    // uncertainty = 2/3 × 1/3 = 2/9 = 0.2222222.
+    // (Forecasts vary inside bins 3 and 6, so brier 0.214383 ≠ 0.0639 − 0.055556 + 0.222222.)
+    // ece = (2 × 0.155 + 0.45 + 2 × 0.165 + 0.28) / 6 = 1.37 / 6 = 0.2283333.
+    //
+    // skill: IMPLIED is 0.5 on all six games: Brier 0.25, log loss ln 2 = 0.693147.
+    // brier_skill = 1 − 0.2143833 / 0.25 = 0.1424667 → 0.1425;
+    // log_loss_skill = 1 − 0.616746 / 0.693147 = 0.110224 → 0.1102.
+    //
+    // clv (moneyline, probability points): recorded home −110 is 110/210 = 0.523810.
+    // - game 1 opened +100 (0.5): move +0.023810, BLEND picks home → +2.380952;
+    // - game 2 opened −120 (120/220 = 0.545455): move −0.021645, home pick → −2.164502;
+    // - game 3 the same → −2.164502;
+    // - game 4 the same move, away pick (0.31) → +2.164502;
+    // - games 5 and 6 have no opener.
+    // n 4, mean (2.380952 − 2.164502) / 4 = 0.054113 → 0.0541, positive share 2/4 = 0.5.
+    let blend = entry(&c, ModelColumn::Blend);
+    let wide = (0.0945, 0.9055);
+    let certain = (0.2065, 1.0);
+    let expected_bins = vec![
+        empty_bin(0),
+        empty_bin(1),
+        empty_bin(2),
+        bin(3, 2, 0.345, 0.5, wide),
+        empty_bin(4),
+        bin(5, 1, 0.55, 1.0, certain),
+        bin(6, 2, 0.665, 0.5, wide),
+        bin(7, 1, 0.72, 1.0, certain),
+        empty_bin(8),
+        empty_bin(9),
+    ];
+    assert_eq!(
+        *blend,
+        ModelCalibration {
+            model: ModelColumn::Blend,
+            n: 6,
+            brier: 0.214_383,
+            log_loss: 0.616_746,
+            reliability_bins: expected_bins,
+            reliability: 0.0639,
+            resolution: 0.055_556,
+            uncertainty: 0.222_222,
+            ece: 0.228_333,
+            skill_vs_market: Some(Skill {
+                n: 6,
+                brier_skill: Some(0.1425),
+                log_loss_skill: Some(0.1102),
+            }),
+            clv: Clv {
+                n: 4,
+                mean: Some(0.0541),
+                positive_share: Some(0.5),
+                unit: ClvUnit::ProbabilityPoints,
+            },
+        }
+    );
+
+    // IMPLIED: 0.5 on the six games, four home wins. All in bin 5: p̄ 0.5,
+    // ō 4/6 = 0.6667; Wilson(4 of 6): centre (2/3 + z²/12) / (1 + z²/6)
+    // = 0.986788 / 1.640243 = 0.601611, half-width 1.959964 / 1.640243
+    // × √((2/9)/6 + z²/144) = 1.194921 × 0.252417 = 0.301618 → [0.3000, 0.9032].
+    // reliability (0.5 − 2/3)² = 1/36 = 0.027778, resolution 0 (one bin),
+    // uncertainty 2/9; brier 0.25 = 0.027778 − 0 + 0.222222 (one forecast per bin).
+    // ece |0.5 − 2/3| = 0.166667. No pick at 0.5, so no CLV; no skill against itself.
+    // Its log loss is ln 2 = 0.693147 whatever the outcome.
+    let implied = entry(&c, ModelColumn::Implied);
+    let mut implied_bins: Vec<_> = (0..10).map(empty_bin).collect();
+    implied_bins[5] = bin(5, 6, 0.5, 0.6667, (0.3, 0.9032));
+    assert_eq!(
+        *implied,
+        ModelCalibration {
+            model: ModelColumn::Implied,
+            n: 6,
+            brier: 0.25,
+            log_loss: 0.693_147,
+            reliability_bins: implied_bins,
+            reliability: 0.027_778,
+            resolution: 0.0,
+            uncertainty: 0.222_222,
+            ece: 0.166_667,
+            skill_vs_market: None,
+            clv: Clv {
+                n: 0,
+                mean: None,
+                positive_share: None,
+                unit: ClvUnit::ProbabilityPoints,
+            },
+        }
+    );
+}
+
+#[test]
+fn only_graded_rows_are_in_the_population() {
+    let rows = vec![
+        ml_game("2026-11-01", true, 0.7),
+        // No final.
+        game("2026-11-02", "a", "b")
+            .ml(-110.0, -110.0)
+            .prob(ModelColumn::Blend, 0.7),
+        // No line.
+        game("2026-11-03", "a", "b")
+            .score(1.0, 2.0)
+            .prob(ModelColumn::Blend, 0.7),
+        // Push.
+        game("2026-11-04", "a", "b")
+            .score(2.0, 2.0)
+            .ml(-110.0, -110.0)
+            .prob(ModelColumn::Blend, 0.7),
+        // Preseason: outside the NBA season.
+        ml_game("2026-10-01", true, 0.7).kind(SeasonType::Preseason),
+        // no_prediction: BLEND exactly 0.5 and nobody else, so nobody's record,
+        // though BLEND and IMPLIED have probabilities.
+        ml_game("2026-11-05", true, 0.5),
+    ];
+    let c = calibrate(&rows, Sport::Nba, ML, CalibrationSource::All);
+    assert_eq!(c.games, 1);
+    assert_eq!(entry(&c, ModelColumn::Blend).n, 1);
+    assert_eq!(entry(&c, ModelColumn::Implied).n, 1);
+    // College leagues grade every game type: the preseason row counts.
+    let college = calibrate(&rows, Sport::Ncaab, ML, CalibrationSource::All);
+    assert_eq!(college.games, 2);
+}
+
+#[test]
+fn models_are_listed_in_payload_order_and_only_with_a_population() {
+    // CATB, XT and AI have probabilities (the catalog puts AI before BLEND;
+    // calibration lists BLEND first); RF, LGB, LOGR and XGB have none; the
+    // away price is missing, so IMPLIED has none either; ENSEMBLE never.
+    let mut row = ml_game("2026-11-01", true, 0.7)
+        .prob(ModelColumn::Xt, 0.6)
+        .prob(ModelColumn::Catb, 0.6)
+        .prob(ModelColumn::Ai, 0.55);
+    row.lines.away_money_line = None;
+    let c = calibrate(&[row.clone()], Sport::Nba, ML, CalibrationSource::All);
+    assert_eq!(codes(&c), ["BLEND", "AI", "CATB", "XT"]);
+    // Without a market price there is no pair to compare with.
+    let skill = entry(&c, ModelColumn::Blend).skill_vs_market;
+    assert_eq!(
+        skill,
+        Some(Skill {
+            n: 0,
+            brier_skill: None,
+            log_loss_skill: None
+        })
+    );
+
+    // Every model column, and five agreeing individual models (ENSEMBLE
+    // picks, but has no probability): the nine columns, ENSEMBLE absent.
+    let mut full = ml_game("2026-11-02", true, 0.7);
+    for column in ModelColumn::ALL {
+        if *column != ModelColumn::Implied {
+            full.models.set(*column, Some(0.6));
+        }
+    }
+    let c = calibrate(&[full], Sport::Nba, ML, CalibrationSource::All);
+    assert_eq!(
+        codes(&c),
+        ["IMPLIED", "BLEND", "AI", "CATB", "RF", "LGB", "LOGR", "XGB", "XT"]
+    );
+}
+
+#[test]
+fn a_season_without_graded_games_has_no_models() {
+    let unplayed = game("2026-11-01", "a", "b")
+        .ml(-110.0, -110.0)
+        .prob(ModelColumn::Blend, 0.7);
+    for rows in [vec![], vec![unplayed]] {
+        let c = calibrate(&rows, Sport::Nba, ML, CalibrationSource::All);
+        assert_eq!((c.games, c.bins, c.models.len()), (0, 10, 0));
+    }
+}
+
+#[test]
+#[expect(clippy::float_cmp, reason = "served values are rounded, so exact")]
+fn the_source_filter_reads_model_probability_source_before_anything_else() {
+    let mut forecast_live = ml_game("2026-11-06", true, 0.7).source("walk_forward");
+    // forecast_source says live, model_probability_source walk_forward: the
+    // filter reads model_probability_source.
+    forecast_live.provenance.forecast_source = Some("live".into());
+    let rows = vec![
+        ml_game("2026-11-01", true, 0.7).source("live"),
+        ml_game("2026-11-02", true, 0.7).source("walk_forward"),
+        ml_game("2026-11-03", false, 0.7).source("reconstructed_oos"),
+        ml_game("2026-11-04", true, 0.7),
+        ml_game("2026-11-05", true, 0.7).source("something_else"),
+        forecast_live,
+        // A live row that does not grade (push) is filtered and then dropped.
+        game("2026-11-07", "a", "b")
+            .score(1.0, 1.0)
+            .ml(-110.0, -110.0)
+            .prob(ModelColumn::Blend, 0.7)
+            .source("live"),
+    ];
+    let games = |source| calibrate(&rows, Sport::Nba, ML, source).games;
+    assert_eq!(games(CalibrationSource::All), 6);
+    assert_eq!(games(CalibrationSource::Live), 1);
+    assert_eq!(games(CalibrationSource::Reconstructed), 3);
+    // The reconstructed rows: home won twice of three; BLEND 0.7 each time,
+    // so brier = (0.09 + 0.09 + 0.49) / 3 = 0.223333.
+    let c = calibrate(&rows, Sport::Nba, ML, CalibrationSource::Reconstructed);
+    assert_eq!(entry(&c, ModelColumn::Blend).brier, 0.223_333);
+}
+
+#[test]
+fn source_codes_parse_exactly() {
+    for s in CalibrationSource::ALL {
+        assert_eq!(CalibrationSource::parse(s.code()), Ok(s));
+    }
+    let err = CalibrationSource::parse("Live").unwrap_err();
+    assert_eq!(err.allowed, "all, live, reconstructed");
+    assert_eq!(CalibrationSource::default(), CalibrationSource::All);
+}
+
+#[test]
+fn spread_and_totals_clv_is_in_points_signed_by_the_pick() {
+    let spread = |day: &str, p: f64, open: f64| {
+        // Home −3.5 wins by 10: covered.
+        game(day, "a", "b")
+            .score(100.0, 110.0)
+            .spread(-3.5, -110.0, -110.0)
+            .line(LineField::OpenHomePointSpread, open)
+            .prob(ModelColumn::Blend, p)
+    };
+    let rows = [
+        // Opened −2.5, now −3.5: move = −2.5 − (−3.5) = +1 toward home; home pick → +1.
+        spread("2026-11-01", 0.6, -2.5),
+        // Same move, away pick → −1.
+        spread("2026-11-02", 0.4, -2.5),
+        // Opened −6: move −6 + 3.5 = −2.5; away pick → +2.5.
+        spread("2026-11-03", 0.3, -6.0),
+        // Opener 0 is no opener: no CLV.
+        spread("2026-11-04", 0.3, 0.0),
+    ];
+    let c = calibrate(&rows, Sport::Nba, ModelType::WonOnSpread, CalibrationSource::All);
+    // n 3, mean (1 − 1 + 2.5) / 3 = 0.833333 → 0.8333, positive 2 of 3 = 0.6667.
+    assert_eq!(
+        entry(&c, ModelColumn::Blend).clv,
+        Clv {
+            n: 3,
+            mean: Some(0.8333),
+            positive_share: Some(0.6667),
+            unit: ClvUnit::Points,
+        }
+    );
+
+    let total = |day: &str, p: f64, open: f64| {
+        game(day, "a", "b")
+            .score(100.0, 110.0)
+            .total(220.5, -110.0, -110.0)
+            .line(LineField::OpenOverUnder, open)
+            .prob(ModelColumn::Blend, p)
+    };
+    let rows = [
+        // 218 → 220.5: move +2.5 toward the over; under pick → −2.5.
+        total("2026-11-01", 0.3, 218.0),
+        // 222 → 220.5: move −1.5; under pick → +1.5.
+        total("2026-11-02", 0.2, 222.0),
+    ];
+    let c = calibrate(&rows, Sport::Nba, ModelType::OverUnder, CalibrationSource::All);
+    // n 2, mean (−2.5 + 1.5) / 2 = −0.5, positive 1 of 2.
+    assert_eq!(
+        entry(&c, ModelColumn::Blend).clv,
+        Clv {
+            n: 2,
+            mean: Some(-0.5),
+            positive_share: Some(0.5),
+            unit: ClvUnit::Points,
+        }
+    );
+}
+
+#[test]
+fn moneyline_clv_is_in_probability_points_and_implied_picks_the_favourite() {
+    // Home −150 / away +130: IMPLIED = 0.6 / (0.6 + 0.434783) = 0.579832, a
+    // home pick. Opened −130: 130/230 = 0.565217; now 150/250 = 0.6; move
+    // +0.034783 → +3.478261 points for a home pick, −3.478261 for an away pick.
+    let row = |day: &str, p: f64| {
+        game(day, "a", "b")
+            .score(1.0, 2.0)
+            .ml(-150.0, 130.0)
+            .line(LineField::OpenHomeMoneyLine, -130.0)
+            .prob(ModelColumn::Blend, p)
+    };
+    let rows = [
+        row("2026-11-01", 0.7),
+        row("2026-11-02", 0.45),
+        // BLEND 0.5 picks no side (CATB's pick grades the row): no BLEND CLV.
+        row("2026-11-03", 0.5).prob(ModelColumn::Catb, 0.7),
+    ];
+    let c = calibrate(&rows, Sport::Nba, ML, CalibrationSource::All);
+    assert_eq!(entry(&c, ModelColumn::Blend).n, 3);
+    // BLEND: +3.478261 and −3.478261 → mean 0, one positive of two.
+    let blend = entry(&c, ModelColumn::Blend).clv;
+    assert_eq!(
+        (blend.n, blend.mean, blend.positive_share, blend.unit),
+        (2, Some(0.0), Some(0.5), ClvUnit::ProbabilityPoints)
+    );
+    // IMPLIED picks home all three times: +3.478261 → 3.4783, all positive.
+    let implied = entry(&c, ModelColumn::Implied).clv;
+    assert_eq!(
+        (implied.n, implied.mean, implied.positive_share),
+        (3, Some(3.4783), Some(1.0))
+    );
+}
+
+#[test]
+fn a_certain_forecast_lands_in_the_last_bin_and_its_log_loss_is_clipped() {
+    // BLEND 1.0 on a game the home side lost: (1 − 0)² = 1. The outcome that
+    // happened had probability 1 − 1 = 0, clipped to 1e-15: log loss
+    // −ln(1e-15) = 15 ln 10 = 34.538776.
+    let lost = game("2026-11-01", "a", "b")
+        .score(2.0, 1.0)
+        .ml(-110.0, -110.0)
+        .prob(ModelColumn::Blend, 1.0);
+    let c = calibrate(&[lost], Sport::Nba, ML, CalibrationSource::All);
+    let blend = entry(&c, ModelColumn::Blend);
+    assert_eq!((blend.brier, blend.log_loss), (1.0, 34.538_776));
+    // Wilson(0 of 1): centre (z²/2) / (1 + z²) and half-width z / (1 + z²) × √(z²/4)
+    // = (z²/2) / (1 + z²), so low 0 and high z² / (1 + z²) = 3.841459 / 4.841459 = 0.793451.
+    assert_eq!(blend.reliability_bins[9], bin(9, 1, 1.0, 0.0, (0.0, 0.7935)));
+    // A forecast of 0 on a game the home side lost costs −ln(1 − 1e-15) ≈ 1e-15.
+    assert!(log_loss(&[Forecast { p: 0.0, y: false }]).unwrap() < 1e-14);
+}
+
+#[test]
+fn each_bin_holds_its_lower_edge_but_not_its_upper_edge() {
+    // p = k/10 lands in bin k for k < 10; just under an edge stays below it.
+    let rows: Vec<SeasonRow> = (0..10u32)
+        .map(|k| ml_game(&format!("2026-11-{:02}", k + 1), true, f64::from(k) / 10.0))
+        .chain([ml_game("2026-11-20", true, 0.299_999)])
+        // CATB picks, so the BLEND 0.5 row is graded (not no_prediction).
+        .map(|r| r.prob(ModelColumn::Catb, 0.9))
+        .collect();
+    let c = calibrate(&rows, Sport::Nba, ML, CalibrationSource::All);
+    let counts: Vec<usize> = entry(&c, ModelColumn::Blend)
+        .reliability_bins
+        .iter()
+        .map(|b| b.n)
+        .collect();
+    assert_eq!(counts, [1, 1, 2, 1, 1, 1, 1, 1, 1, 1]);
+}
+
+#[test]
+fn wilson_matches_hand_computed_intervals() {
+    // 2 of 3: p̂ 2/3, z² = 3.841459, z²/3 = 1.280486.
+    // centre = (p̂ + z²/6) / (1 + z²/3) = (0.666667 + 0.640243) / 2.280486 = 0.573084;
+    // half-width = z / (1 + z²/3) × √(p̂(1 − p̂)/3 + z²/36)
+    //            = 0.859450 × √(0.074074 + 0.106707) = 0.859450 × 0.425184 = 0.365424;
+    // so [0.207660, 0.938508].
+    let (low, high) = wilson(2, 3).unwrap();
+    assert!((low - 0.207_660).abs() < 1e-6, "{low}");
+    assert!((high - 0.938_508).abs() < 1e-6, "{high}");
+    assert_eq!(wilson(0, 0), None);
+}
+
+#[test]
+fn skill_is_null_without_pairs_or_when_the_market_scores_zero() {
+    let none = skill(&[], &[]);
+    assert_eq!((none.n, none.brier_skill, none.log_loss_skill), (0, None, None));
+    // A market that was certain and right scores a Brier of 0: no skill
+    // ratio. Its log loss is clipped to about 1e-15, not 0.
+    let model = [Forecast { p: 0.8, y: true }];
+    let market = [Forecast { p: 1.0, y: true }];
+    let s = skill(&model, &market);
+    assert_eq!((s.n, s.brier_skill), (1, None));
+    assert!(s.log_loss_skill.is_some());
+}
+
+#[test]
+fn calibrating_pre_graded_rows_equals_calibrating_the_rows() {
+    let rows = worked_example_season();
+    let graded = grade_rows(&rows, Sport::Nba, ML);
+    for source in CalibrationSource::ALL {
+        assert_eq!(
+            crate::calibrate_graded(&rows, &graded, ML, source),
+            calibrate(&rows, Sport::Nba, ML, source)
+        );
+    }
+}
+
+#[test]
+fn calibration_rules_are_named_sentences_that_extend_the_grading_rules() {
+    let names: Vec<&str> = calibration_grading_rules().map(|(k, _)| *k).collect();
+    assert_eq!(names.len(), GRADING_RULES.len() + CALIBRATION_RULES.len());
+    let mut unique = names.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), names.len(), "rule names are map keys");
+    for name in [
+        "source",
+        "population",
+        "outcome",
+        "brier",
+        "log_loss",
+        "reliability_bins",
+        "decomposition",
+        "ece",
+        "skill_vs_market",
+        "clv",
+    ] {
+        assert!(CALIBRATION_RULES.iter().any(|(k, _)| *k == name), "{name}");
+    }
+    assert!(CALIBRATION_RULES.iter().all(|(_, v)| v.ends_with('.')));
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn the_payload_serializes_with_the_public_spellings() {
+    let c = calibrate(&worked_example_season(), Sport::Nba, ML, CalibrationSource::All);
+    let json = serde_json::to_value(&c).unwrap();
+    let blend = &json["models"][1];
+    assert_eq!(json["games"], 6);
+    assert_eq!(json["bins"], 10);
+    assert_eq!(json["models"][0]["model"], "IMPLIED");
+    assert_eq!(json["models"][0]["skill_vs_market"], serde_json::Value::Null);
+    assert_eq!(blend["model"], "BLEND");
+    assert_eq!(blend["clv"]["unit"], "probability_points");
+    assert_eq!(blend["reliability_bins"][0]["ci_low"], serde_json::Value::Null);
+    let keys: Vec<&str> = blend.as_object().unwrap().keys().map(String::as_str).collect();
+    let mut expected = [
+        "model",
+        "n",
+        "brier",
+        "log_loss",
+        "reliability_bins",
+        "reliability",
+        "resolution",
+        "uncertainty",
+        "ece",
+        "skill_vs_market",
+        "clv",
+    ];
+    let mut keys = keys;
+    keys.sort_unstable();
+    expected.sort_unstable();
+    assert_eq!(keys, expected);
+    assert_eq!(
+        serde_json::to_value(CalibrationSource::Reconstructed).unwrap(),
+        "reconstructed"
+    );
+}
