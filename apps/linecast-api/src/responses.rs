@@ -63,6 +63,8 @@ impl CacheKey {
 #[derive(Debug)]
 pub struct Rendered {
     identity: Bytes,
+    /// `application/json`, or the media type of a non-JSON body.
+    content_type: &'static str,
     tag: String,
     gzip: OnceLock<Bytes>,
     br: OnceLock<Bytes>,
@@ -85,17 +87,23 @@ impl Rendered {
 
     /// Tags already serialized JSON.
     pub fn from_json(identity: Bytes) -> Self {
+        Self::from_bytes(identity, "application/json")
+    }
+
+    /// Tags a body of another media type (an SVG picture).
+    pub fn from_bytes(identity: Bytes, content_type: &'static str) -> Self {
         let digest = Sha256::digest(&identity);
         let tag = hex::encode(&digest[..16]);
         Self {
             identity,
+            content_type,
             tag,
             gzip: OnceLock::new(),
             br: OnceLock::new(),
         }
     }
 
-    /// The JSON bytes.
+    /// The uncompressed bytes (JSON unless made `from_bytes`).
     pub fn json(&self) -> &Bytes {
         &self.identity
     }
@@ -149,7 +157,7 @@ impl Rendered {
         headers.insert(VARY, HeaderValue::from_static("Accept-Encoding"));
         headers.insert(CACHE_CONTROL, HeaderValue::from_static(cache_control));
         if !not_modified {
-            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            headers.insert(CONTENT_TYPE, HeaderValue::from_static(self.content_type));
             match coding {
                 Coding::Identity => {}
                 Coding::Gzip => {

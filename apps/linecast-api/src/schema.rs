@@ -172,36 +172,77 @@ pub struct GradingRules;
 
 impl Serialize for GradingRules {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let rules = linecast_grading::GRADING_RULES;
-        let mut map = s.serialize_map(Some(rules.len()))?;
-        for (name, sentence) in rules {
-            map.serialize_entry(name, sentence)?;
-        }
-        map.end()
+        serialize_rules(s, linecast_grading::GRADING_RULES.iter())
     }
 }
 
 impl utoipa::PartialSchema for GradingRules {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Type};
-        let mut object = ObjectBuilder::new().schema_type(Type::Object).description(Some(
+        rules_schema(
             "The grading rules shared by results, summary and tracking: rule name → the rule in one sentence.",
-        ));
-        for (name, sentence) in linecast_grading::GRADING_RULES {
-            object = object
-                .property(
-                    *name,
-                    ObjectBuilder::new()
-                        .schema_type(Type::String)
-                        .description(Some(*sentence)),
-                )
-                .required(*name);
-        }
-        object
-            .additional_properties(Some(AdditionalProperties::FreeForm(false)))
-            .into()
+            linecast_grading::GRADING_RULES.iter(),
+        )
     }
+}
+
+/// The grading rules of calibration: the shared ones, then one per
+/// calibration definition.
+#[derive(Debug, Clone, Copy)]
+pub struct CalibrationRules;
+
+impl Serialize for CalibrationRules {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serialize_rules(s, linecast_grading::calibration::calibration_grading_rules())
+    }
+}
+
+impl utoipa::PartialSchema for CalibrationRules {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        rules_schema(
+            "The grading rules shared by results, summary and tracking, then one per calibration definition: rule \
+             name → the rule in one sentence.",
+            linecast_grading::calibration::calibration_grading_rules(),
+        )
+    }
+}
+
+impl ToSchema for CalibrationRules {}
+
+fn serialize_rules<'a, S: serde::Serializer>(
+    s: S,
+    rules: impl Iterator<Item = &'a (&'a str, &'a str)>,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let rules: Vec<_> = rules.collect();
+    let mut map = s.serialize_map(Some(rules.len()))?;
+    for (name, sentence) in rules {
+        map.serialize_entry(name, sentence)?;
+    }
+    map.end()
+}
+
+/// A closed object with one required string property per rule.
+fn rules_schema<'a>(
+    description: &str,
+    rules: impl Iterator<Item = &'a (&'a str, &'a str)>,
+) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Type};
+    let mut object = ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .description(Some(description));
+    for (name, sentence) in rules {
+        object = object
+            .property(
+                *name,
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .description(Some(*sentence)),
+            )
+            .required(*name);
+    }
+    object
+        .additional_properties(Some(AdditionalProperties::FreeForm(false)))
+        .into()
 }
 
 impl ToSchema for GradingRules {}

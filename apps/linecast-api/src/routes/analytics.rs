@@ -1,18 +1,21 @@
-//! Per-season aggregates: summary, model tracking, team form, rolling
-//! curves and density grids: HTTP only. All come from the core history
+//! Per-season aggregates: summary, model tracking, calibration, team form,
+//! rolling curves and density grids: HTTP only. All come from the core history
 //! service's graded season cache, so they agree with `/results` row for
 //! row; the JSON shapes are `presentation::history`.
 
 use actix_web::{HttpRequest, HttpResponse, get, web};
+use linecast_domain::ModelColumn;
 use linecast_domain::time::et_date;
+use linecast_grading::calibration::{CalibrationSource, MODELS};
 
 use crate::error::ApiError;
 use crate::params::season as parse_season;
 use crate::params::{RawQuery, SportModelPath};
+use crate::presentation::calibration::{CalibrationResponse, DEFAULT_DIAGRAM_MODELS, reliability_svg};
 use crate::presentation::history::{
     DensityResponse, RollingResponse, SummaryResponse, TeamFormResponse, TrackingResponse,
 };
-use crate::responses::{CacheKey, PRIVATE, Resolutions};
+use crate::responses::{CacheKey, PRIVATE, Rendered, Resolutions};
 use crate::state::AppState;
 
 #[utoipa::path(
@@ -190,4 +193,93 @@ pub async fn density_route(
         .responses
         .serve(&req, None, key, || DensityResponse::new(sport, model_type, &cross))
         .await
+}
+
+#[utoipa::path(
+    operation_id = "model_calibration", tag = "history",
+    params(
+        crate::params::SportModelPath,
+        ("season" = Option<String>, Query, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "Season label; default the current season (the same choice as summary)"),
+        ("source" = Option<String>, Query, description = "`all` (default), `live` (model_probability_source = live) or `reconstructed` (walk_forward or reconstructed_oos)"),
+        ("format" = Option<String>, Query, description = "`json` (default) or `svg` (a reliability diagram)"),
+        ("models" = Option<String>, Query, description = "With `format=svg`: comma-separated model columns to draw (IMPLIED, BLEND, AI, CATB, RF, LGB, LOGR, XGB, XT); default BLEND,IMPLIED")
+    ),
+    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
+    responses(
+        (status = 200, description = "Calibration, proper scores, skill against the market and closing-line value per model; `format=svg` answers `image/svg+xml`", body = CalibrationResponse,
+            content(
+                (CalibrationResponse = "application/json"),
+                (String = "image/svg+xml")
+            )
+        ),
+        (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
+        (status = 400, description = "Unknown sport or model type, a malformed season, or a bad source, format or models value", body = crate::error::ErrorBody),
+        (status = 404, description = "No season store for that season", body = crate::error::ErrorBody)
+    )
+)]
+#[get("/{sport}/{model_type}/calibration")]
+pub async fn calibration(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    path: SportModelPath,
+    query: web::Query<RawQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let SportModelPath { sport, model_type } = path;
+    let named = query.get("season").map(|raw| parse_season(sport, raw)).transpose()?;
+    let source = query
+        .get("source")
+        .map_or(Ok(CalibrationSource::All), |raw| CalibrationSource::parse(raw))
+        .map_err(|e| ApiError::invalid_param("source", &e.value, &e.allowed))?;
+    let svg = match query.get("format").map(String::as_str) {
+        None | Some("json") => false,
+        Some("svg") => true,
+        Some(other) => return Err(ApiError::invalid_param("format", other, "json, svg")),
+    };
+    let models = query.get("models").map(|raw| diagram_models(raw)).transpose()?;
+    let data = state
+        .history
+        .chosen_season(sport, model_type, named, state.clock.now())
+        .await?;
+    let calibration = data.calibration(source);
+    let key = CacheKey::new("calibration")
+        .with(sport)
+        .with(model_type)
+        .with(data.season)
+        .with(&data.version.version)
+        .with(source.code());
+    if !svg {
+        return state
+            .responses
+            .serve(&req, None, key.with("json"), || {
+                CalibrationResponse::new(&data, source, &calibration)
+            })
+            .await;
+    }
+    let drawn = models.unwrap_or_else(|| DEFAULT_DIAGRAM_MODELS.to_vec());
+    let names: Vec<&str> = drawn.iter().map(|m| m.code()).collect();
+    let body = state
+        .responses
+        .get_or_insert(key.with("svg").with(names.join(",")), || {
+            reliability_svg(&data, source, &calibration, &drawn)
+                .map(|svg| Rendered::from_bytes(svg.into(), "image/svg+xml"))
+        })
+        .await?;
+    Ok(body.respond(&req, PRIVATE))
+}
+
+/// The `models` of a diagram: model columns with a probability, each once,
+/// in the order given.
+fn diagram_models(raw: &str) -> Result<Vec<ModelColumn>, ApiError> {
+    let allowed = || MODELS.iter().map(|m| m.code()).collect::<Vec<_>>().join(", ");
+    let mut models = Vec::new();
+    for name in raw.split(',').map(str::trim) {
+        let model = MODELS
+            .into_iter()
+            .find(|m| m.code() == name)
+            .ok_or_else(|| ApiError::invalid_param("models", name, &allowed()))?;
+        if !models.contains(&model) {
+            models.push(model);
+        }
+    }
+    Ok(models)
 }

@@ -143,7 +143,8 @@ where
         .service(
             scope("/api/v1/models")
                 .wrap(from_fn(gate(Policy::Subscriber)))
-                .service(analytics::tracking),
+                .service(analytics::tracking)
+                .service(analytics::calibration),
         )
         .service(
             scope("/api/v1/strategies")

@@ -1,6 +1,7 @@
 //! One generation of one season store, graded: the rows, their grades and
 //! served order, and every per-season aggregate (summary, tracking,
-//! leaderboards, replays, rendered rows) computed once on first use. Knows
+//! calibration, leaderboards, replays, rendered rows) computed once on first
+//! use. Knows
 //! nothing of the cache that holds it ([`super::History`]).
 
 use std::collections::HashMap;
@@ -9,6 +10,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use chrono::NaiveDate;
 use linecast_domain::artifacts::SeasonTable;
 use linecast_domain::{ModelType, SeasonLabel, Sport};
+use linecast_grading::calibration::{Calibration, CalibrationSource, calibrate_graded};
 use linecast_grading::window::is_decided;
 use linecast_grading::{GradedRow, Summary, Tracking, grade_rows, summarize_graded, track_graded};
 use linecast_strategies::{Accounting, Leaderboard, Replay, UnknownStrategy, leaderboard};
@@ -35,6 +37,8 @@ pub struct SeasonData {
     pub order: Vec<usize>,
     summary: OnceLock<Arc<Summary>>,
     tracking: OnceLock<Arc<Tracking>>,
+    /// One per `CalibrationSource`, in `CalibrationSource::ALL` order.
+    calibration: [OnceLock<Arc<Calibration>>; 3],
     strategies: [OnceLock<Arc<Leaderboard>>; 2],
     /// Keyed by accounting, strategy id and whether excluded rows are kept.
     replays: Mutex<HashMap<(usize, String, bool), Arc<Replay>>>,
@@ -71,6 +75,7 @@ impl SeasonData {
             order,
             summary: OnceLock::new(),
             tracking: OnceLock::new(),
+            calibration: [OnceLock::new(), OnceLock::new(), OnceLock::new()],
             strategies: [OnceLock::new(), OnceLock::new()],
             replays: Mutex::new(HashMap::new()),
             rendered: OnceLock::new(),
@@ -129,6 +134,25 @@ impl SeasonData {
         self.tracking
             .get_or_init(|| Arc::new(track_graded(&self.table.rows, &self.graded)))
             .clone()
+    }
+
+    /// Calibration, scores and skill of each model over the rows of
+    /// `source`, computed once per generation and source.
+    pub fn calibration(&self, source: CalibrationSource) -> Arc<Calibration> {
+        let slot = match source {
+            CalibrationSource::All => &self.calibration[0],
+            CalibrationSource::Live => &self.calibration[1],
+            CalibrationSource::Reconstructed => &self.calibration[2],
+        };
+        slot.get_or_init(|| {
+            Arc::new(calibrate_graded(
+                &self.table.rows,
+                &self.graded,
+                self.model_type,
+                source,
+            ))
+        })
+        .clone()
     }
 
     pub fn strategies(&self, accounting: Accounting) -> Arc<Leaderboard> {

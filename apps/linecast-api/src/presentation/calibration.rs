@@ -1,0 +1,276 @@
+//! The calibration payload (`/models/{sport}/{model_type}/calibration`):
+//! its JSON shape and its reliability diagram (`format=svg`, drawn with
+//! plotters' SVG backend). The numbers are `linecast_grading::calibration`'s,
+//! computed once per season generation and source by core.
+
+use linecast_core::services::history::SeasonData;
+use linecast_domain::ModelColumn;
+use linecast_grading::calibration::{Calibration, CalibrationSource, ModelCalibration};
+use plotters::prelude::*;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::time::rfc3339;
+use crate::error::ApiError;
+use crate::schema::CalibrationRules;
+
+/// How well a model's probabilities match outcomes on one season: proper
+/// scores, reliability bins, skill against the no-vig market and
+/// closing-line value, per model.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CalibrationResponse {
+    pub sport: String,
+    pub model_type: String,
+    pub season: String,
+    /// `all`, `live` or `reconstructed`: which rows were read.
+    #[schema(value_type = CalibrationSourceCode)]
+    pub source: &'static str,
+    /// Reliability bins per model (always 10, of width 0.1).
+    pub bins: usize,
+    /// Graded games of the source (the population before each model's own
+    /// filter).
+    pub games: usize,
+    /// Publication time of the season store.
+    pub last_updated: String,
+    /// IMPLIED, BLEND, AI, CATB, RF, LGB, LOGR, XGB, XT, each only when it has
+    /// a probability on at least one graded game.
+    #[schema(value_type = Vec<ModelCalibrationShape>)]
+    pub models: Vec<ModelCalibration>,
+    /// The grading rules, with one per calibration definition.
+    pub grading: CalibrationRules,
+}
+
+impl CalibrationResponse {
+    pub fn new(data: &SeasonData, source: CalibrationSource, calibration: &Calibration) -> Self {
+        Self {
+            sport: data.sport.code().to_owned(),
+            model_type: data.model_type.code().to_owned(),
+            season: data.season.to_string(),
+            source: source.code(),
+            bins: calibration.bins,
+            games: calibration.games,
+            last_updated: rfc3339(data.version.last_modified),
+            models: calibration.models.clone(),
+            grading: CalibrationRules,
+        }
+    }
+}
+
+/// The `source` values.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CalibrationSourceCode {
+    All,
+    Live,
+    Reconstructed,
+}
+
+/// One model's calibration, as `linecast_grading` serializes it.
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = ModelCalibration)]
+pub struct ModelCalibrationShape {
+    /// The model column: IMPLIED, BLEND, AI, CATB, RF, LGB, LOGR, XGB or XT.
+    pub model: String,
+    /// Graded games where the model has a probability of the positive side.
+    pub n: usize,
+    /// Mean of (p − y)², 6 decimals.
+    pub brier: f64,
+    /// −mean(y ln p + (1 − y) ln(1 − p)), p clipped to [1e-15, 1 − 1e-15]; 6 decimals.
+    pub log_loss: f64,
+    /// Always 10 bins of width 0.1: bin k holds k/10 ≤ p < (k+1)/10 (p = 1 in the last).
+    pub reliability_bins: Vec<ReliabilityBinShape>,
+    /// Σ n_k (p̄_k − ō_k)² / n; 6 decimals.
+    pub reliability: f64,
+    /// Σ n_k (ō_k − ō)² / n; 6 decimals.
+    pub resolution: f64,
+    /// ō (1 − ō); 6 decimals.
+    pub uncertainty: f64,
+    /// Expected calibration error Σ n_k |p̄_k − ō_k| / n; 6 decimals.
+    pub ece: f64,
+    /// Against IMPLIED on the games both priced; null on the IMPLIED entry.
+    #[schema(required = true)]
+    pub skill_vs_market: Option<SkillShape>,
+    pub clv: ClvShape,
+}
+
+/// One reliability bin; an empty bin has n = 0 and nulls. 4 decimals.
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = ReliabilityBin)]
+pub struct ReliabilityBinShape {
+    pub lower: f64,
+    pub upper: f64,
+    pub n: usize,
+    /// Mean forecast in the bin.
+    #[schema(required = true)]
+    pub mean_predicted: Option<f64>,
+    /// Share of the bin's games whose positive side won.
+    #[schema(required = true)]
+    pub observed_rate: Option<f64>,
+    /// Wilson 95% interval of the observed rate (z = 1.959963984540054).
+    #[schema(required = true)]
+    pub ci_low: Option<f64>,
+    #[schema(required = true)]
+    pub ci_high: Option<f64>,
+}
+
+/// Skill against the no-vig market over the paired games. 4 decimals; a
+/// metric is null when n is 0 or the market's score is 0.
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = Skill)]
+pub struct SkillShape {
+    pub n: usize,
+    /// 1 − Brier(model) / Brier(IMPLIED).
+    #[schema(required = true)]
+    pub brier_skill: Option<f64>,
+    /// 1 − log loss(model) / log loss(IMPLIED).
+    #[schema(required = true)]
+    pub log_loss_skill: Option<f64>,
+}
+
+/// Closing-line value of the model's picks (p ≠ 0.5) with a line-move
+/// signal: the strategies' Line Move signed by the pick. 4 decimals.
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = Clv)]
+pub struct ClvShape {
+    pub n: usize,
+    /// Mean CLV; null when n is 0.
+    #[schema(required = true)]
+    pub mean: Option<f64>,
+    /// Share of picks with CLV > 0; null when n is 0.
+    #[schema(required = true)]
+    pub positive_share: Option<f64>,
+    /// `probability_points` (moneyline, × 100) or `points` (spread, totals).
+    #[schema(value_type = ClvUnitCode)]
+    pub unit: String,
+}
+
+/// The CLV units.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ClvUnitCode {
+    ProbabilityPoints,
+    Points,
+}
+
+/// The models drawn when `models` is not given.
+pub const DEFAULT_DIAGRAM_MODELS: [ModelColumn; 2] = [ModelColumn::Blend, ModelColumn::Implied];
+
+/// Colours of the drawn models, in order.
+const PALETTE: [RGBColor; 9] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+    RGBColor(255, 127, 14),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(23, 190, 207),
+    RGBColor(188, 189, 34),
+];
+
+/// The reliability diagram of `models` (those without a population are
+/// left out): the diagonal, one line with a point per non-empty bin for each
+/// model, and under it the bin counts of the first model drawn. Rendered
+/// with plotters' SVG backend.
+pub fn reliability_svg(
+    data: &SeasonData,
+    source: CalibrationSource,
+    calibration: &Calibration,
+    models: &[ModelColumn],
+) -> Result<String, ApiError> {
+    let drawn: Vec<&ModelCalibration> = models
+        .iter()
+        .filter_map(|m| calibration.models.iter().find(|c| c.model == *m))
+        .collect();
+    let mut svg = String::new();
+    draw(&mut svg, data, source, calibration, &drawn).map_err(|e| ApiError::Internal(format!("drawing: {e}")))?;
+    Ok(svg)
+}
+
+fn draw(
+    svg: &mut String,
+    data: &SeasonData,
+    source: CalibrationSource,
+    calibration: &Calibration,
+    drawn: &[&ModelCalibration],
+) -> Result<(), Box<dyn std::error::Error>> {
+    let root = SVGBackend::with_string(svg, (720, 720)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let (upper, lower) = root.split_vertically(560);
+    let title = format!(
+        "Reliability: {} {} {} ({}, {} games)",
+        data.sport.code(),
+        data.model_type.code(),
+        data.season,
+        source.code(),
+        calibration.games
+    );
+    let mut chart = ChartBuilder::on(&upper)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(48)
+        .build_cartesian_2d(0f64..1f64, 0f64..1f64)?;
+    chart
+        .configure_mesh()
+        .x_desc("forecast probability")
+        .y_desc("observed rate")
+        .draw()?;
+    chart
+        .draw_series(LineSeries::new([(0.0, 0.0), (1.0, 1.0)], BLACK.mix(0.4)))?
+        .label("perfect calibration")
+        .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], BLACK.mix(0.4)));
+    for (i, model) in drawn.iter().enumerate() {
+        let colour = PALETTE[i % PALETTE.len()];
+        let points: Vec<(f64, f64)> = model
+            .reliability_bins
+            .iter()
+            .filter_map(|b| Some((b.mean_predicted?, b.observed_rate?)))
+            .collect();
+        chart
+            .draw_series(LineSeries::new(points.iter().copied(), colour.stroke_width(2)))?
+            .label(format!(
+                "{} (n = {}, Brier {})",
+                model.model.code(),
+                model.n,
+                model.brier
+            ))
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], colour.stroke_width(2)));
+        chart.draw_series(points.iter().map(|&(x, y)| Circle::new((x, y), 4, colour.filled())))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK.mix(0.3))
+        .draw()?;
+
+    // The bin counts of the first model drawn.
+    let counts: Vec<(f64, usize)> = drawn.first().map_or_else(Vec::new, |m| {
+        m.reliability_bins.iter().map(|b| (b.lower, b.n)).collect()
+    });
+    let most = counts.iter().map(|(_, n)| *n).max().unwrap_or(0).max(1);
+    let caption = drawn.first().map_or_else(
+        || "games per bin".to_owned(),
+        |m| format!("{} games per bin", m.model.code()),
+    );
+    let mut bars = ChartBuilder::on(&lower)
+        .caption(caption, ("sans-serif", 14))
+        .margin(12)
+        .x_label_area_size(24)
+        .y_label_area_size(48)
+        .build_cartesian_2d(0f64..1f64, 0usize..most)?;
+    bars.configure_mesh().disable_x_mesh().draw()?;
+    bars.draw_series(
+        counts
+            .iter()
+            .map(|&(lower, n)| Rectangle::new([(lower + 0.005, 0), (lower + 0.095, n)], PALETTE[0].mix(0.5).filled())),
+    )?;
+    root.present()?;
+    Ok(())
+}
