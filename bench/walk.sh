@@ -15,21 +15,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 STORE=${1:-/tmp/full}
-TARGET=${CARGO_TARGET_DIR:-target}
 PORT=${PORT:-18290}
-cargo build --release -q -p linecast-api -p linecast-admin --bins || exit 1
-API=$TARGET/release/linecast-api
-ADMIN=$TARGET/release/linecast-admin
-[ -d "$STORE/seasons" ] || "$ADMIN" fixtures generate --profile full --out "$STORE" --today 2026-11-21 || exit 1
-WORK=$(mktemp -d)
-DB="sqlite://$WORK/walk.db?mode=rwc"
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$WORK"' EXIT
-LINECAST_STORE_URL="file://$STORE" LINECAST_DATABASE_URL="$DB" LINECAST_NOW=2026-11-21T17:00:00Z \
-  LINECAST_BIND=127.0.0.1:$PORT RUST_LOG=warn taskset -c 0 "$API" >"$WORK/server.log" 2>&1 &
-for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/api/v1/liveness" >/dev/null && break; sleep 0.2; done
-"$ADMIN" customers create --database-url "$DB" --email walk@linecast.local --name Walk >/dev/null || exit 1
-KEY=$("$ADMIN" keys issue --database-url "$DB" --customer-email walk@linecast.local --json \
-  | python3 -c 'import json,sys; print(json.load(sys.stdin)["api_key"])') || exit 1
+source bench/lib/full_server.sh
 status=0
 walk() { taskset -c 1 python3 bench/walk.py "http://127.0.0.1:$PORT" "$KEY" ncaab won_on_points 2025-26 100 "$1" || status=1; }
 echo "cold:"; walk 1

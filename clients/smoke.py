@@ -14,6 +14,7 @@ from linecast_client.api.account import create_api_key, list_api_keys, rename_ap
 from linecast_client.api.data import predictions  # noqa: E402
 from linecast_client.api.history import (  # noqa: E402
     density,
+    model_calibration,
     model_tracking,
     result_seasons,
     results,
@@ -24,6 +25,8 @@ from linecast_client.api.history import (  # noqa: E402
 from linecast_client.api.strategies import strategies, strategy_replay  # noqa: E402
 from linecast_client.models import (  # noqa: E402
     AccountingCode,
+    CalibrationResponse,
+    CalibrationSourceCode,
     CreateKeyRequest,
     DensityResponse,
     ModelTypeCode,
@@ -75,6 +78,16 @@ for mt in (ModelTypeCode.OVER_UNDER, ModelTypeCode.WON_ON_POINTS):
     check(side is not None, f"summary {mt.value} carries its side rate as a typed field")
 tracking = model_tracking.sync(SportCode.NBA, ModelTypeCode.WON_ON_POINTS, client=client)
 check(isinstance(tracking, TrackingResponse) and tracking.archive_games >= tracking.total_games, "tracking parses")
+for source in CalibrationSourceCode:
+    cal = model_calibration.sync(SportCode.NBA, ModelTypeCode.WON_ON_SPREAD, client=client, source=source)
+    check(isinstance(cal, CalibrationResponse) and cal.bins == 10, f"calibration {source.value} parses")
+    check(
+        all(len(m.reliability_bins) == 10 and m.clv.unit.value == "points" for m in cal.models),
+        f"calibration {source.value} carries typed bins and CLV",
+    )
+cal = model_calibration.sync(SportCode.NBA, ModelTypeCode.WON_ON_SPREAD, client=client)
+blend = next(m for m in cal.models if m.model == "BLEND")
+check(blend.skill_vs_market is not None and blend.skill_vs_market.n <= blend.n, "calibration skill parses")
 form = team_form.sync(SportCode.NBA, ModelTypeCode.WON_ON_POINTS, client=client)
 check(isinstance(form, TeamFormResponse) and all(0 <= t.win_pct <= 1 for t in form.teams), "team form parses")
 curves = rolling.sync(SportCode.NBA, ModelTypeCode.WON_ON_POINTS, client=client)

@@ -146,7 +146,8 @@ impl Modify for GatedErrorResponses {
         crate::schema::AccountingCode,
         crate::schema::LegacySportCode,
         crate::schema::LegacyMarketCode,
-        crate::schema::StrategyId
+        crate::schema::StrategyId,
+        crate::presentation::calibration::CalibrationFormatCode
     )),
     modifiers(&SecuritySchemes),
     tags(

@@ -66,6 +66,14 @@ pub enum CalibrationSourceCode {
     Reconstructed,
 }
 
+/// The `format` values: the JSON payload or the SVG reliability diagram.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CalibrationFormatCode {
+    Json,
+    Svg,
+}
+
 /// One model's calibration, as `linecast_grading` serializes it.
 #[derive(Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -218,6 +226,7 @@ fn draw(
         .build_cartesian_2d(0f64..1f64, 0f64..1f64)?;
     chart
         .configure_mesh()
+        .max_light_lines(1)
         .x_desc("forecast probability")
         .y_desc("observed rate")
         .draw()?;
@@ -265,7 +274,7 @@ fn draw(
         .x_label_area_size(24)
         .y_label_area_size(48)
         .build_cartesian_2d(0f64..1f64, 0usize..most)?;
-    bars.configure_mesh().disable_x_mesh().draw()?;
+    bars.configure_mesh().disable_x_mesh().max_light_lines(1).draw()?;
     bars.draw_series(
         counts
             .iter()

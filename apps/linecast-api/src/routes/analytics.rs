@@ -11,7 +11,9 @@ use linecast_grading::calibration::{CalibrationSource, MODELS};
 use crate::error::ApiError;
 use crate::params::season as parse_season;
 use crate::params::{RawQuery, SportModelPath};
-use crate::presentation::calibration::{CalibrationResponse, DEFAULT_DIAGRAM_MODELS, reliability_svg};
+use crate::presentation::calibration::{
+    CalibrationFormatCode, CalibrationResponse, CalibrationSourceCode, DEFAULT_DIAGRAM_MODELS, reliability_svg,
+};
 use crate::presentation::history::{
     DensityResponse, RollingResponse, SummaryResponse, TeamFormResponse, TrackingResponse,
 };
@@ -200,8 +202,8 @@ pub async fn density_route(
     params(
         crate::params::SportModelPath,
         ("season" = Option<String>, Query, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "Season label; default the current season (the same choice as summary)"),
-        ("source" = Option<String>, Query, description = "`all` (default), `live` (model_probability_source = live) or `reconstructed` (walk_forward or reconstructed_oos)"),
-        ("format" = Option<String>, Query, description = "`json` (default) or `svg` (a reliability diagram)"),
+        ("source" = Option<CalibrationSourceCode>, Query, description = "`all` (default), `live` (model_probability_source = live) or `reconstructed` (walk_forward or reconstructed_oos)"),
+        ("format" = Option<CalibrationFormatCode>, Query, description = "`json` (default) or `svg` (a reliability diagram)"),
         ("models" = Option<String>, Query, description = "With `format=svg`: comma-separated model columns to draw (IMPLIED, BLEND, AI, CATB, RF, LGB, LOGR, XGB, XT); default BLEND,IMPLIED")
     ),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),

@@ -193,10 +193,16 @@ async fn the_svg_reliability_diagram_parses_and_draws_one_line_per_model() {
                 .count();
             assert_eq!(labels, 1, "{query}: legend of {model}");
         }
-        // One polyline per model with at least two filled bins, plus the
-        // diagonal: at least one line per model here.
-        let lines = doc.descendants().filter(|n| n.has_tag_name("polyline")).count();
-        assert!(lines > models.len(), "{query}: {lines} lines");
+        // One line per model (drawn 2 px wide), and its legend swatch.
+        let model_lines = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke-width") == Some("2"))
+            .count();
+        assert_eq!(
+            model_lines,
+            2 * models.len(),
+            "{query}: a line and a legend swatch per model"
+        );
         // Rendered once: the same request gets the same tag.
         let again = s.response(&format!("{BASE}?{query}")).await;
         assert_eq!(again.headers().get("etag").unwrap().to_str().unwrap(), etag);

@@ -55,7 +55,7 @@ fn bin(k: u32, n: usize, mean: f64, rate: f64, ci: (f64, f64)) -> ReliabilityBin
     }
 }
 
-/// The season of docs/calibration-worked-example.md.
+/// The season of docs/payloads.md ("Calibration", worked example).
 fn worked_example_season() -> Vec<SeasonRow> {
     let open = |r: SeasonRow, price: f64| r.line(LineField::OpenHomeMoneyLine, price);
     vec![
@@ -74,7 +74,7 @@ fn worked_example_season() -> Vec<SeasonRow> {
     ]
 }
 
-/// The worked example of docs/calibration-worked-example.md, number by number.
+/// The worked example of docs/payloads.md ("Calibration", worked example), number by number.
 #[test]
 #[expect(
     clippy::approx_constant,
