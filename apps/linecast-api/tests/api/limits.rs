@@ -344,3 +344,20 @@ async fn the_auth_disabled_warning_is_logged_once_logging_has_started() {
     assert_eq!(r.status, 200);
     assert_eq!(r.header("ratelimit"), None);
 }
+
+#[tokio::test]
+async fn an_unknown_key_is_remembered_as_unknown_so_asking_again_costs_no_lookup() {
+    let app = spawn_app().await;
+    let unknown = generate_key().unwrap();
+    let r = get_with(&app, "/api/v1/sports", &unknown).await;
+    assert_error_shape(r.status, &r.body, 401);
+    // With the keys table gone, a lookup would fail (503): the remembered
+    // answer is still 401, while a key never seen before needs a lookup.
+    let db = app.var_dir.join("linecast.db");
+    crate::access::sqlite_rename_table(&db, "api_keys", "api_keys_away");
+    let again = get_with(&app, "/api/v1/sports", &unknown).await;
+    let fresh = get_with(&app, "/api/v1/sports", &generate_key().unwrap()).await;
+    crate::access::sqlite_rename_table(&db, "api_keys_away", "api_keys");
+    assert_error_shape(again.status, &again.body, 401);
+    assert_error_shape(fresh.status, &fresh.body, 503);
+}
