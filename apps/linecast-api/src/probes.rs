@@ -1,6 +1,7 @@
 //! Dependency probes and the health cache: each probe checks one dependency
-//! (database, cache, object storage); one round of them runs at most once a
-//! second whatever the number of health calls.
+//! (database, cache, object storage; the three adapters' probes are here
+//! too); one round of them runs at most once a second whatever the number
+//! of health calls.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -8,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use futures::future::join_all;
+use linecast_core::{Accounts, ArtifactStore};
+use linecast_store::ObjectArtifactStore;
 
 use crate::presentation::health::DependencyStatus;
 
@@ -86,4 +89,53 @@ async fn probe_all(probes: &[Arc<dyn Probe>]) -> BTreeMap<String, DependencyStat
         (probe.name().to_owned(), status)
     });
     join_all(checks).await.into_iter().collect()
+}
+
+/// The accounts database answers.
+pub struct DatabaseProbe(pub Arc<dyn Accounts>);
+
+#[async_trait]
+impl Probe for DatabaseProbe {
+    fn name(&self) -> &'static str {
+        "database"
+    }
+    async fn check(&self) -> Result<serde_json::Value, String> {
+        self.0.ping().await.map_err(|e| e.to_string())?;
+        Ok(serde_json::json!({}))
+    }
+}
+
+/// The object store answers and holds at least one object.
+pub struct StoreProbe(pub Arc<ObjectArtifactStore>);
+
+#[async_trait]
+impl Probe for StoreProbe {
+    fn name(&self) -> &'static str {
+        "object_storage"
+    }
+    async fn check(&self) -> Result<serde_json::Value, String> {
+        self.0.ping().await.map_err(|e| e.to_string())?;
+        // A reachable but empty root (a missing data folder reads as empty
+        // on the local filesystem) serves nothing: report it as down.
+        if self.0.is_empty().await.map_err(|e| e.to_string())? {
+            return Err("the store is empty: no artifact has been published".to_owned());
+        }
+        Ok(serde_json::json!({}))
+    }
+}
+
+/// The parsed-artifact cache (always up; reports its parse count).
+pub struct CacheProbe(pub Arc<ObjectArtifactStore>);
+
+#[async_trait]
+impl Probe for CacheProbe {
+    fn name(&self) -> &'static str {
+        "cache"
+    }
+    async fn check(&self) -> Result<serde_json::Value, String> {
+        Ok(serde_json::json!({
+            "kind": "in-process (moka), parsed artifacts by object version",
+            "parses": self.0.parse_count(),
+        }))
+    }
 }

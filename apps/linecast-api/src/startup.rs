@@ -11,7 +11,6 @@ use actix_web::http::StatusCode;
 use actix_web::middleware::{Compress, from_fn};
 use actix_web::{App, HttpResponse, HttpServer, web};
 use anyhow::Context;
-use async_trait::async_trait;
 use linecast_core::ports::limits::Limiter;
 use linecast_core::ports::markets::PredictionMarkets;
 use linecast_core::ports::signer::UrlSigner;
@@ -22,7 +21,6 @@ use linecast_core::services::markets::Markets;
 use linecast_core::services::slate::Slate;
 use linecast_core::services::strategies::Strategies;
 use linecast_core::{Accounts, ArtifactStore, Clock, FixedClock, SystemClock, UsageMeter};
-use linecast_core::{DownloadTokens, GrantedDownload, TokenRefused};
 use linecast_db::{PinnedAccounts, SeaAccounts};
 use linecast_domain::time::et_date;
 use linecast_limits::{InProcessLimiter, RedisLimiter};
@@ -36,7 +34,7 @@ use crate::auth::address_limiter::AddressLimiter;
 use crate::auth::cache::KeyCache;
 use crate::auth::client_address::ClientAddresses;
 use crate::error::{ApiError, error_response};
-use crate::probes::{HealthCache, Probe};
+use crate::probes::{CacheProbe, DatabaseProbe, HealthCache, Probe, StoreProbe};
 use crate::routes;
 use crate::settings::Settings;
 use crate::state::AppState;
@@ -83,19 +81,6 @@ async fn build_limiter(settings: &Settings, usage: Arc<dyn UsageMeter>) -> anyho
         ),
         None => Arc::new(InProcessLimiter::new(usage)),
     })
-}
-
-struct DatabaseProbe(Arc<dyn Accounts>);
-
-#[async_trait]
-impl Probe for DatabaseProbe {
-    fn name(&self) -> &'static str {
-        "database"
-    }
-    async fn check(&self) -> Result<serde_json::Value, String> {
-        self.0.ping().await.map_err(|e| e.to_string())?;
-        Ok(serde_json::json!({}))
-    }
 }
 
 impl Application {
@@ -209,7 +194,7 @@ impl Application {
             usage.clone(),
             artifacts.clone(),
             signer,
-            Arc::new(HmacTokens(hmac.clone())),
+            hmac.clone(),
         ));
         let api_keys = Arc::new(linecast_core::services::keys::Keys::new(
             accounts.clone(),
@@ -313,57 +298,8 @@ impl Application {
     }
 }
 
-/// The download-token port over the embedded store's HMAC signer.
-struct HmacTokens(Arc<HmacSigner>);
-
-impl DownloadTokens for HmacTokens {
-    fn verify(&self, token: &str, now: chrono::DateTime<chrono::Utc>) -> Result<GrantedDownload, TokenRefused> {
-        self.0
-            .verify(token, now)
-            .map(|v| GrantedDownload {
-                object_key: v.object_key,
-                filename: v.filename,
-                expires_at: v.expires_at,
-            })
-            .map_err(|e| TokenRefused { reason: e.to_string() })
-    }
-}
-
 fn local_store_dir(store_url: &str) -> Option<PathBuf> {
     store_url.strip_prefix("file://").map(PathBuf::from)
-}
-
-struct StoreProbe(Arc<ObjectArtifactStore>);
-
-#[async_trait]
-impl Probe for StoreProbe {
-    fn name(&self) -> &'static str {
-        "object_storage"
-    }
-    async fn check(&self) -> Result<serde_json::Value, String> {
-        self.0.ping().await.map_err(|e| e.to_string())?;
-        // A reachable but empty root (a missing data folder reads as empty
-        // on the local filesystem) serves nothing: report it as down.
-        if self.0.is_empty().await.map_err(|e| e.to_string())? {
-            return Err("the store is empty: no artifact has been published".to_owned());
-        }
-        Ok(serde_json::json!({}))
-    }
-}
-
-struct CacheProbe(Arc<ObjectArtifactStore>);
-
-#[async_trait]
-impl Probe for CacheProbe {
-    fn name(&self) -> &'static str {
-        "cache"
-    }
-    async fn check(&self) -> Result<serde_json::Value, String> {
-        Ok(serde_json::json!({
-            "kind": "in-process (moka), parsed artifacts by object version",
-            "parses": self.0.parse_count(),
-        }))
-    }
 }
 
 fn run(listener: TcpListener, state: AppState, doc: utoipa::openapi::OpenApi) -> anyhow::Result<Server> {

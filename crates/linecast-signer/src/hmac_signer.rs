@@ -7,7 +7,7 @@ use std::fmt;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use hmac::Mac;
-use linecast_core::{SignerError, UrlSigner};
+use linecast_core::{DownloadTokens, GrantedDownload, SignerError, TokenRefused, UrlSigner};
 
 use crate::token::{self, HmacSha256, TokenError, VerifiedDownload};
 
@@ -63,5 +63,18 @@ impl UrlSigner for HmacSigner {
     async fn sign(&self, object_key: &str, filename: &str, expires_at: DateTime<Utc>) -> Result<String, SignerError> {
         let token = self.token(object_key, filename, expires_at);
         Ok(format!("{}/api/v1/downloads/{token}", self.base_url))
+    }
+}
+
+/// The download route's side of the same tokens: core's `DownloadTokens`.
+impl DownloadTokens for HmacSigner {
+    fn verify(&self, token: &str, now: DateTime<Utc>) -> Result<GrantedDownload, TokenRefused> {
+        HmacSigner::verify(self, token, now)
+            .map(|v| GrantedDownload {
+                object_key: v.object_key,
+                filename: v.filename,
+                expires_at: v.expires_at,
+            })
+            .map_err(|e| TokenRefused { reason: e.to_string() })
     }
 }

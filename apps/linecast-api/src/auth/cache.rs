@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use linecast_core::services::access::KeyDirectory;
+use linecast_core::ports::key_directory::KeyDirectory;
 use linecast_core::{Accounts, AccountsError, ApiKeyRecord, Customer};
 use moka::future::Cache;
 
@@ -72,10 +72,6 @@ impl KeyCache {
     /// Drops every entry (after a change to a customer, e.g. subscription).
     pub fn invalidate_all(&self) {
         self.cache.invalidate_all();
-    }
-
-    pub fn accounts(&self) -> &Arc<dyn Accounts> {
-        &self.accounts
     }
 }
 

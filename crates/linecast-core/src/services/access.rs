@@ -20,11 +20,11 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use async_trait::async_trait;
 use chrono::{DateTime, Datelike, TimeZone, Utc};
 
 use crate::ports::accounts::{AccountsError, ApiKeyRecord, Customer, Month, SubscriptionStatus, constant_time_eq};
 use crate::ports::accounts::{has_key_shape, hash_key};
+use crate::ports::key_directory::{KeyDirectory, KeyEntry};
 use crate::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
 use crate::{Clock, services::usage::UsageHealth};
 
@@ -77,17 +77,6 @@ pub fn next_month_start((year, month): Month) -> Option<DateTime<Utc>> {
         (year, month + 1)
     };
     Utc.with_ymd_and_hms(y, m, 1, 0, 0, 0).single()
-}
-
-/// A key and its customer, shared with the directory's cache.
-pub type KeyEntry = Arc<(ApiKeyRecord, Customer)>;
-
-/// Key lookups by hash (the adapter caches them).
-#[async_trait]
-pub trait KeyDirectory: Send + Sync {
-    /// The key and its customer, whatever the key's state; `None` when no
-    /// key has that hash. A database failure is an error, never `None`.
-    async fn lookup(&self, key_hash: &str) -> Result<Option<KeyEntry>, AccountsError>;
 }
 
 /// An admitted request.
@@ -298,6 +287,7 @@ impl Access {
 mod tests {
     #![allow(clippy::unwrap_used)]
 
+    use async_trait::async_trait;
     use chrono::TimeZone;
 
     use super::*;

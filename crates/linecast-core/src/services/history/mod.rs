@@ -84,10 +84,6 @@ impl History {
         }
     }
 
-    pub fn store(&self) -> &Arc<dyn ArtifactStore> {
-        &self.store
-    }
-
     /// The graded season; recomputed only when the object version changed.
     pub async fn season(
         &self,
