@@ -196,10 +196,10 @@ impl Application {
             signer,
             hmac.clone(),
         ));
-        let api_keys = Arc::new(linecast_core::services::keys::Keys::new(
-            accounts.clone(),
-            settings.max_keys_per_customer,
-        ));
+        let api_keys = Arc::new(
+            linecast_core::services::keys::Keys::new(accounts.clone(), settings.max_keys_per_customer)
+                .with_directory(Arc::new(keys.clone())),
+        );
         let adapters = Adapters {
             accounts: accounts.clone(),
             usage: usage.clone(),

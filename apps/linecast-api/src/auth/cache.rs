@@ -80,4 +80,8 @@ impl KeyDirectory for KeyCache {
     async fn lookup(&self, key_hash: &str) -> Result<Entry, AccountsError> {
         KeyCache::lookup(self, key_hash).await
     }
+
+    async fn forget(&self, key_hash: &str) {
+        self.invalidate(key_hash).await;
+    }
 }

@@ -2,9 +2,7 @@
 //! sees, renames or revokes their own keys; a key not among theirs is 404.
 
 use actix_web::{HttpResponse, delete, get, patch, post, web};
-use linecast_core::ApiKeyRecord;
-use linecast_core::ports::accounts::parse_key_ref;
-use linecast_core::services::keys::{KeyError, Keys};
+use linecast_core::services::keys::KeyError;
 
 use crate::auth::{AuthContext, next_reset};
 use crate::error::ApiError;
@@ -21,39 +19,50 @@ pub(crate) fn caller(ctx: Option<web::ReqData<AuthContext>>) -> Result<AuthConte
         .ok_or_else(|| ApiError::Unauthorized("API key required".to_owned()))
 }
 
+/// The fields of key creation and listing (no key reference).
+const KEY_LIST: Fields<'static> = Fields {
+    name: "name",
+    reference: "api_key",
+    raw_reference: "",
+};
+
 /// Where the key routes' audit lines say a change came from.
 const ORIGIN: &str = "api";
 
-/// A refused key operation as the spec words it; `field` names the body
-/// field or path segment the refusal is about, `raw` the value sent.
-fn key_error(err: KeyError, field: &str, raw: &str) -> ApiError {
+/// The request fields a key operation reads: the name's, and the key
+/// reference's with the value sent.
+struct Fields<'a> {
+    name: &'a str,
+    reference: &'a str,
+    raw_reference: &'a str,
+}
+
+/// A refused key operation as the spec words it, naming the field it is about.
+fn key_error(err: KeyError, fields: &Fields<'_>) -> ApiError {
+    let Fields {
+        name,
+        reference,
+        raw_reference,
+    } = fields;
     match err {
         KeyError::InvalidName => ApiError::BadRequest(format!(
-            "Invalid {field}: must be 1 to 100 printable characters (no control characters, line breaks or bidi overrides)"
+            "Invalid {name}: must be 1 to 100 printable characters (no control characters, line breaks or bidi overrides)"
+        )),
+        KeyError::BadReference => ApiError::BadRequest(format!(
+            "Invalid {reference}: expected a full key (sk_service_...) or its masked form (sk_service_XXXX*****)"
         )),
         KeyError::LimitReached { max } => ApiError::BadRequest(format!(
             "Key limit reached: a customer may hold at most {max} active API keys; revoke one before creating another"
         )),
         KeyError::NotFound => ApiError::NotFound("API key not found among your keys".to_owned()),
         KeyError::Ambiguous { .. } => ApiError::BadRequest(format!(
-            "The masked key {raw} matches several of your keys; send the full key instead"
+            "The masked key {raw_reference} matches several of your keys; send the full key instead"
         )),
+        KeyError::OwnKey => {
+            ApiError::BadRequest("Cannot revoke the API key used to authenticate this request".to_owned())
+        }
         KeyError::Accounts(e) => e.into(),
     }
-}
-
-/// Finds one of the caller's keys by full or masked value.
-async fn find_own_key(state: &AppState, ctx: &AuthContext, field: &str, raw: &str) -> Result<ApiKeyRecord, ApiError> {
-    let reference = parse_key_ref(raw).ok_or_else(|| {
-        ApiError::BadRequest(format!(
-            "Invalid {field}: expected a full key (sk_service_...) or its masked form (sk_service_XXXX*****)"
-        ))
-    })?;
-    state
-        .api_keys
-        .find(ctx.customer().customer_id, &reference)
-        .await
-        .map_err(|e| key_error(e, field, raw))
 }
 
 #[utoipa::path(
@@ -132,7 +141,7 @@ pub async fn list_keys(
         .api_keys
         .list(ctx.customer().customer_id)
         .await
-        .map_err(|e| key_error(e, "api_key", ""))?;
+        .map_err(|e| key_error(e, &KEY_LIST))?;
     Ok(no_store_json(
         &keys.iter().map(|k| view(k, state.clock.now())).collect::<Vec<_>>(),
     ))
@@ -166,7 +175,7 @@ pub async fn create_key(
         .api_keys
         .issue(ctx.customer(), &name, None, ORIGIN, state.clock.now())
         .await
-        .map_err(|e| key_error(e, "name", &name))?;
+        .map_err(|e| key_error(e, &KEY_LIST))?;
     let (key, name) = (issued.key, issued.record.name);
     Ok(no_store_json(&CreatedKeyResponse {
         api_key: key,
@@ -195,14 +204,26 @@ pub async fn rename_key(
     body: web::Json<RenameKeyRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let ctx = caller(ctx)?;
-    Keys::valid_name(&body.new_name).map_err(|e| key_error(e, "new_name", &body.new_name))?;
-    let key = find_own_key(&state, &ctx, "api_key_to_rename", &body.api_key_to_rename).await?;
-    let new_name = state
+    let (key, new_name) = state
         .api_keys
-        .rename(&key, &body.new_name, ORIGIN, state.clock.now())
+        .rename_own(
+            ctx.customer().customer_id,
+            &body.api_key_to_rename,
+            &body.new_name,
+            ORIGIN,
+            state.clock.now(),
+        )
         .await
-        .map_err(|e| key_error(e, "new_name", &body.new_name))?;
-    state.keys.invalidate(&key.key_hash).await;
+        .map_err(|e| {
+            key_error(
+                e,
+                &Fields {
+                    name: "new_name",
+                    reference: "api_key_to_rename",
+                    raw_reference: &body.api_key_to_rename,
+                },
+            )
+        })?;
     Ok(no_store_json(&MessageResponse {
         message: format!("API key {} renamed to '{new_name}'", key.masked()),
     }))
@@ -234,18 +255,26 @@ pub async fn revoke_key(
             allow: "PATCH",
         });
     }
-    let key = find_own_key(&state, &ctx, "api_key", &path).await?;
-    if key.id == ctx.key().id {
-        return Err(ApiError::BadRequest(
-            "Cannot revoke the API key used to authenticate this request".to_owned(),
-        ));
-    }
-    state
+    let key = state
         .api_keys
-        .revoke(&key, ORIGIN, state.clock.now())
+        .revoke_own(
+            ctx.customer().customer_id,
+            &path,
+            ctx.key().id,
+            ORIGIN,
+            state.clock.now(),
+        )
         .await
-        .map_err(|e| key_error(e, "api_key", &path))?;
-    state.keys.invalidate(&key.key_hash).await;
+        .map_err(|e| {
+            key_error(
+                e,
+                &Fields {
+                    name: "name",
+                    reference: "api_key",
+                    raw_reference: &path,
+                },
+            )
+        })?;
     Ok(no_store_json(&MessageResponse {
         message: format!("API key {} revoked", key.masked()),
     }))

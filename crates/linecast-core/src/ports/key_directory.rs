@@ -17,4 +17,8 @@ pub trait KeyDirectory: Send + Sync {
     /// The key and its customer, whatever the key's state; `None` when no
     /// key has that hash. A database failure is an error, never `None`.
     async fn lookup(&self, key_hash: &str) -> Result<Option<KeyEntry>, AccountsError>;
+
+    /// Drops what is known of `key_hash` (after a rename or a revoke), so
+    /// the next request with that key is looked up again.
+    async fn forget(&self, key_hash: &str);
 }

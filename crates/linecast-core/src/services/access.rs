@@ -312,6 +312,8 @@ mod tests {
         async fn lookup(&self, key_hash: &str) -> Result<Option<KeyEntry>, AccountsError> {
             Ok(self.0.find_key_by_hash(key_hash).await?.map(Arc::new))
         }
+
+        async fn forget(&self, _key_hash: &str) {}
     }
 
     struct World {
@@ -563,6 +565,8 @@ mod tests {
             self.1.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             Ok(self.0.find_key_by_hash(key_hash).await?.map(Arc::new))
         }
+
+        async fn forget(&self, _key_hash: &str) {}
     }
 
     #[tokio::test]

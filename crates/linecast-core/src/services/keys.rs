@@ -17,8 +17,9 @@ use linecast_domain::text::is_unprintable;
 
 use crate::ports::accounts::{
     Accounts, AccountsError, ApiKeyRecord, Customer, KeyIssue, KeyIssued, KeyRef, NewApiKey, constant_time_eq,
-    display_prefix, generate_key, hash_key, masked_from_prefix,
+    display_prefix, generate_key, hash_key, masked_from_prefix, parse_key_ref,
 };
+use crate::ports::key_directory::KeyDirectory;
 
 /// The name of a key issued without one (the API and the admin CLI alike).
 pub const DEFAULT_NAME: &str = "API key";
@@ -37,6 +38,10 @@ pub enum KeyError {
     NotFound,
     #[error("the masked key matches {count} of the customer's keys")]
     Ambiguous { count: usize },
+    #[error("the key authenticating the request cannot revoke itself")]
+    OwnKey,
+    #[error("not a full key nor a masked one")]
+    BadReference,
     #[error(transparent)]
     Accounts(#[from] AccountsError),
 }
@@ -53,6 +58,9 @@ pub struct Keys {
     accounts: Arc<dyn Accounts>,
     /// `None` for operators.
     max_active: Option<usize>,
+    /// The request path's key directory, told to forget a renamed or
+    /// revoked key at once (other instances follow within its lifetime).
+    directory: Option<Arc<dyn KeyDirectory>>,
 }
 
 impl Keys {
@@ -62,7 +70,16 @@ impl Keys {
         Self {
             accounts,
             max_active: Some(max_active),
+            directory: None,
         }
+    }
+
+    /// The same, telling `directory` to forget each key it renames or
+    /// revokes (the API's key cache).
+    #[must_use]
+    pub fn with_directory(mut self, directory: Arc<dyn KeyDirectory>) -> Self {
+        self.directory = Some(directory);
+        self
     }
 
     /// An operator's keys: not held to the active-key cap.
@@ -70,6 +87,7 @@ impl Keys {
         Self {
             accounts,
             max_active: None,
+            directory: None,
         }
     }
 
@@ -167,7 +185,51 @@ impl Keys {
         self.accounts
             .audit(key.customer_id, Some(key.id), "rename", &detail, now)
             .await?;
+        self.forget(key).await;
         Ok(new_name)
+    }
+
+    /// A customer renaming one of its own keys, named by its full or masked
+    /// form (`reference` as sent): the name is checked first, then the
+    /// reference; returns the key (as it was) and the new name.
+    pub async fn rename_own(
+        &self,
+        customer_id: i64,
+        reference: &str,
+        new_name: &str,
+        origin: &str,
+        now: DateTime<Utc>,
+    ) -> Result<(ApiKeyRecord, String), KeyError> {
+        Self::valid_name(new_name)?;
+        let reference = parse_key_ref(reference).ok_or(KeyError::BadReference)?;
+        let key = self.find(customer_id, &reference).await?;
+        let name = self.rename(&key, new_name, origin, now).await?;
+        Ok((key, name))
+    }
+
+    /// A customer revoking one of its own keys with another: the key that
+    /// authenticates the request (`by_key_id`) cannot revoke itself.
+    pub async fn revoke_own(
+        &self,
+        customer_id: i64,
+        reference: &str,
+        by_key_id: i64,
+        origin: &str,
+        now: DateTime<Utc>,
+    ) -> Result<ApiKeyRecord, KeyError> {
+        let reference = parse_key_ref(reference).ok_or(KeyError::BadReference)?;
+        let key = self.find(customer_id, &reference).await?;
+        if key.id == by_key_id {
+            return Err(KeyError::OwnKey);
+        }
+        self.revoke(&key, origin, now).await?;
+        Ok(key)
+    }
+
+    async fn forget(&self, key: &ApiKeyRecord) {
+        if let Some(directory) = &self.directory {
+            directory.forget(&key.key_hash).await;
+        }
     }
 
     /// Revokes a key. Revoking a revoked key changes nothing and writes no
@@ -186,6 +248,7 @@ impl Keys {
         self.accounts
             .audit(key.customer_id, Some(key.id), "revoke", &detail, now)
             .await?;
+        self.forget(key).await;
         Ok((now, false))
     }
 }
@@ -441,5 +504,76 @@ mod tests {
         );
         let full = parse_key_ref(&b).unwrap();
         assert_eq!(keys.find(customer.customer_id, &full).await.unwrap().id, second.id);
+    }
+
+    /// Records what the key directory is told to forget.
+    #[derive(Default)]
+    struct Forgetful(std::sync::Mutex<Vec<String>>);
+
+    #[async_trait::async_trait]
+    impl KeyDirectory for Forgetful {
+        async fn lookup(
+            &self,
+            _key_hash: &str,
+        ) -> Result<Option<crate::ports::key_directory::KeyEntry>, AccountsError> {
+            Ok(None)
+        }
+
+        async fn forget(&self, key_hash: &str) {
+            self.0.lock().unwrap().push(key_hash.to_owned());
+        }
+    }
+
+    #[tokio::test]
+    async fn a_customer_renames_and_revokes_its_own_keys_and_the_directory_forgets_each_at_once() {
+        let accounts = Arc::new(MemoryAccounts::new());
+        let customer = accounts
+            .seed_customer("own@example.com", "ai", SubscriptionStatus::Active, 1000, now())
+            .await
+            .unwrap();
+        let directory = Arc::new(Forgetful::default());
+        let keys = Keys::new(accounts.clone(), 5).with_directory(directory.clone());
+        let using = keys.issue(&customer, "laptop", None, "test", now()).await.unwrap();
+        let other = keys.issue(&customer, "server", None, "test", now()).await.unwrap();
+        let id = customer.customer_id;
+
+        // The name is checked before the reference, and a malformed
+        // reference is its own refusal.
+        assert_eq!(
+            keys.rename_own(id, "not-a-key", "a\nb", "test", now())
+                .await
+                .unwrap_err(),
+            KeyError::InvalidName
+        );
+        assert_eq!(
+            keys.rename_own(id, "not-a-key", "fine", "test", now())
+                .await
+                .unwrap_err(),
+            KeyError::BadReference
+        );
+        let (renamed, name) = keys
+            .rename_own(id, &other.record.masked(), "  old server ", "test", now())
+            .await
+            .unwrap();
+        assert_eq!((renamed.id, name.as_str()), (other.record.id, "old server"));
+
+        // The key authenticating the request cannot revoke itself.
+        assert_eq!(
+            keys.revoke_own(id, &using.key, using.record.id, "test", now())
+                .await
+                .unwrap_err(),
+            KeyError::OwnKey
+        );
+        let revoked = keys
+            .revoke_own(id, &other.key, using.record.id, "test", now())
+            .await
+            .unwrap();
+        assert_eq!(revoked.id, other.record.id);
+        assert!(!accounts.list_keys(id).await.unwrap()[1].is_usable(now()));
+        // Renamed, then revoked: forgotten twice, the self-revoke never.
+        assert_eq!(
+            directory.0.lock().unwrap().as_slice(),
+            [other.record.key_hash.clone(), other.record.key_hash.clone()]
+        );
     }
 }
