@@ -164,10 +164,9 @@ impl std::error::Error for UnknownStrategy {}
     reason = "serde's serialize_with passes a reference"
 )]
 fn number<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
-    if x.fract() == 0.0 && x.abs() < 9.0e15 {
-        s.serialize_i64(*x as i64)
-    } else {
-        s.serialize_f64(*x)
+    match linecast_domain::round::as_whole(*x) {
+        Some(whole) => s.serialize_i64(whole),
+        None => s.serialize_f64(*x),
     }
 }
 

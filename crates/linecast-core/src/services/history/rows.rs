@@ -59,11 +59,11 @@ fn classify<'a>(name: &'a str, outcome: &str) -> Column<'a> {
     }
 }
 
-/// Whole numbers as JSON integers (`-110`, `3`), others as floats.
+/// Whole numbers as JSON integers (`-110`, `3`; `round::as_whole`), others
+/// as floats.
 pub fn number(x: Option<f64>) -> Value {
     match x {
-        Some(v) if v.fract() == 0.0 && v.abs() < 1e15 => Value::from(v as i64),
-        Some(v) => Value::from(v),
+        Some(v) => linecast_domain::round::as_whole(v).map_or_else(|| Value::from(v), Value::from),
         None => Value::Null,
     }
 }
