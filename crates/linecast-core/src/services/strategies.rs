@@ -79,6 +79,14 @@ impl Strategies {
         strategy_id: &str,
         include_excluded: bool,
     ) -> Result<(Arc<SeasonData>, Arc<Replay>), StrategiesError> {
+        // The id is checked before any season is read: an unknown id is the
+        // caller's error whatever the store holds.
+        if !linecast_strategies::strategy_ids().contains(&strategy_id) {
+            return Err(StrategiesError::UnknownStrategy(UnknownStrategy {
+                id: strategy_id.to_owned(),
+                valid: linecast_strategies::strategy_ids(),
+            }));
+        }
         let data = self.season(sport, model_type, named).await?;
         let replay = if include_excluded {
             data.replay(accounting, strategy_id)
