@@ -1,13 +1,22 @@
-//! The one error type of the HTTP layer. Every error, from every layer
-//! (extractors, unknown routes, wrong methods, payload limits, use cases)
-//! renders as `{error: "HTTP_<status>", detail, timestamp}`.
+//! The one error type of the HTTP layer, and the one table from domain
+//! errors to it: store, paging, accounts, access refusals, keys,
+//! strategies, dataset refresh and downloads each map here to a status and
+//! a detail. Every error, from every layer (extractors, unknown routes,
+//! wrong methods, payload limits, use cases) renders as `{error:
+//! "HTTP_<status>", detail, timestamp}`.
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{ALLOW, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use actix_web::{HttpResponse, ResponseError};
 use chrono::{SecondsFormat, Utc};
-use linecast_core::StoreError;
+use linecast_core::services::access::{PER_SECOND_LIMIT, Refusal};
+use linecast_core::services::datasets::{DownloadError, RefreshError};
+use linecast_core::services::history::PageError;
+use linecast_core::services::keys::KeyError;
+use linecast_core::services::strategies::StrategiesError;
+use linecast_core::{AccountsError, StoreError};
 use linecast_domain::artifacts::ArtifactRef;
+use linecast_domain::{ModelType, Sport};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -145,6 +154,152 @@ impl From<linecast_paging::PagingError> for ApiError {
             ApiError::Conflict(err.to_string())
         } else {
             ApiError::BadRequest(format!("Invalid {}: {err}", err.parameter()))
+        }
+    }
+}
+
+impl From<RefreshError> for ApiError {
+    fn from(e: RefreshError) -> Self {
+        let detail = e.to_string();
+        match e {
+            RefreshError::NotEntitled | RefreshError::NoCatalog | RefreshError::NothingRefreshable => {
+                ApiError::Forbidden(detail)
+            }
+            RefreshError::Exhausted { retry_after_secs } => ApiError::TooManyRequests {
+                detail,
+                retry_after: Some(retry_after_secs),
+            },
+            RefreshError::CatalogUnavailable(cause) => ApiError::Unavailable {
+                detail,
+                cause: cause.to_string(),
+            },
+            RefreshError::SigningUnavailable(cause) => ApiError::Unavailable {
+                detail,
+                cause: cause.to_string(),
+            },
+            RefreshError::Accounts(e) => e.into(),
+        }
+    }
+}
+
+impl From<DownloadError> for ApiError {
+    fn from(e: DownloadError) -> Self {
+        match e {
+            DownloadError::Refused(_) => ApiError::Forbidden(e.to_string()),
+            DownloadError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<AccountsError> for ApiError {
+    fn from(err: AccountsError) -> Self {
+        match err {
+            AccountsError::NotFound => ApiError::NotFound("Not found".to_owned()),
+            AccountsError::Conflict(detail) => ApiError::BadRequest(detail),
+            AccountsError::Unavailable(cause) => ApiError::Unavailable {
+                detail: "The accounts service is temporarily unavailable; retry with backoff".to_owned(),
+                cause,
+            },
+        }
+    }
+}
+
+/// A refusal of the access decision as the spec words it.
+impl From<Refusal> for ApiError {
+    fn from(refusal: Refusal) -> Self {
+        match refusal {
+            Refusal::MissingKey => ApiError::Unauthorized("API key required".to_owned()),
+            Refusal::InvalidKey => ApiError::Unauthorized("Invalid or expired API key".to_owned()),
+            Refusal::NoApiAccess { tier } => {
+                ApiError::Forbidden(format!("The '{tier}' plan does not include API access"))
+            }
+            Refusal::NoSubscription { status } => ApiError::Forbidden(format!(
+                "An active API subscription is required (subscription status: {status})"
+            )),
+            Refusal::UsageStale { lag } => ApiError::Unavailable {
+                detail: "Usage accounting is temporarily unavailable; retry with backoff".to_owned(),
+                cause: format!("usage has not reached the database for {} ms", lag.as_millis()),
+            },
+            Refusal::Unavailable { cause } => ApiError::Unavailable {
+                detail: "The accounts service is temporarily unavailable; retry with backoff".to_owned(),
+                cause,
+            },
+            Refusal::TooManyPerSecond { retry_after_secs } => ApiError::TooManyRequests {
+                detail: format!("Rate limit exceeded. Limit: {PER_SECOND_LIMIT} requests per second"),
+                retry_after: Some(retry_after_secs),
+            },
+            Refusal::QuotaExhausted {
+                limit,
+                retry_after_secs,
+            } => ApiError::TooManyRequests {
+                detail: format!("Rate limit exceeded. Limit: {limit} requests per month"),
+                retry_after: Some(retry_after_secs),
+            },
+        }
+    }
+}
+
+/// The fields of key creation and listing (no key reference).
+pub const KEY_LIST: KeyFields<'static> = KeyFields {
+    name: "name",
+    reference: "api_key",
+    raw_reference: "",
+};
+
+/// The request fields a key operation reads: the name's, and the key
+/// reference's with the value sent.
+pub struct KeyFields<'a> {
+    pub name: &'a str,
+    pub reference: &'a str,
+    pub raw_reference: &'a str,
+}
+
+/// A refused key operation as the spec words it, naming the field it is about.
+pub fn key_error(err: KeyError, fields: &KeyFields<'_>) -> ApiError {
+    let KeyFields {
+        name,
+        reference,
+        raw_reference,
+    } = fields;
+    match err {
+        KeyError::InvalidName => ApiError::BadRequest(format!(
+            "Invalid {name}: must be 1 to 100 printable characters (no control characters, line breaks or bidi overrides)"
+        )),
+        KeyError::BadReference => ApiError::BadRequest(format!(
+            "Invalid {reference}: expected a full key (sk_service_...) or its masked form (sk_service_XXXX*****)"
+        )),
+        KeyError::LimitReached { max } => ApiError::BadRequest(format!(
+            "Key limit reached: a customer may hold at most {max} active API keys; revoke one before creating another"
+        )),
+        KeyError::NotFound => ApiError::NotFound("API key not found among your keys".to_owned()),
+        KeyError::Ambiguous { .. } => ApiError::BadRequest(format!(
+            "The masked key {raw_reference} matches several of your keys; send the full key instead"
+        )),
+        KeyError::OwnKey => {
+            ApiError::BadRequest("Cannot revoke the API key used to authenticate this request".to_owned())
+        }
+        KeyError::Accounts(e) => e.into(),
+    }
+}
+
+fn unknown_strategy(id: &str) -> ApiError {
+    ApiError::invalid_param("strategy_id", id, &linecast_strategies::strategy_ids().join(", "))
+}
+
+/// A refused strategies use case, naming the sport and model type.
+pub fn strategies_error(e: StrategiesError, sport: Sport, model_type: ModelType) -> ApiError {
+    match e {
+        StrategiesError::Store(e) => e.into(),
+        StrategiesError::NoSeason => ApiError::NotFound(format!("No season store for {sport} {model_type}")),
+        StrategiesError::UnknownStrategy(e) => unknown_strategy(&e.id),
+    }
+}
+
+impl From<PageError> for ApiError {
+    fn from(e: PageError) -> Self {
+        match e {
+            PageError::Store(e) => e.into(),
+            PageError::Paging(e) => e.into(),
         }
     }
 }

@@ -16,58 +16,14 @@ use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{HttpMessage, web};
 use chrono::{DateTime, Utc};
+use linecast_core::Rate;
 use linecast_core::services::access::{Bucket, Refusal};
-use linecast_core::{AccountsError, Rate};
 
 use super::address_limiter::AddressDecision;
 use super::client_address::ClientKey;
-use super::{PER_SECOND_LIMIT, Policy, next_reset};
+use super::{Policy, next_reset};
 use crate::error::ApiError;
 use crate::state::AppState;
-
-impl From<AccountsError> for ApiError {
-    fn from(err: AccountsError) -> Self {
-        match err {
-            AccountsError::NotFound => ApiError::NotFound("Not found".to_owned()),
-            AccountsError::Conflict(detail) => ApiError::BadRequest(detail),
-            AccountsError::Unavailable(cause) => ApiError::Unavailable {
-                detail: "The accounts service is temporarily unavailable; retry with backoff".to_owned(),
-                cause,
-            },
-        }
-    }
-}
-
-/// A refusal of the access decision as the spec words it.
-fn refusal(refusal: Refusal) -> ApiError {
-    match refusal {
-        Refusal::MissingKey => ApiError::Unauthorized("API key required".to_owned()),
-        Refusal::InvalidKey => ApiError::Unauthorized("Invalid or expired API key".to_owned()),
-        Refusal::NoApiAccess { tier } => ApiError::Forbidden(format!("The '{tier}' plan does not include API access")),
-        Refusal::NoSubscription { status } => ApiError::Forbidden(format!(
-            "An active API subscription is required (subscription status: {status})"
-        )),
-        Refusal::UsageStale { lag } => ApiError::Unavailable {
-            detail: "Usage accounting is temporarily unavailable; retry with backoff".to_owned(),
-            cause: format!("usage has not reached the database for {} ms", lag.as_millis()),
-        },
-        Refusal::Unavailable { cause } => ApiError::Unavailable {
-            detail: "The accounts service is temporarily unavailable; retry with backoff".to_owned(),
-            cause,
-        },
-        Refusal::TooManyPerSecond { retry_after_secs } => ApiError::TooManyRequests {
-            detail: format!("Rate limit exceeded. Limit: {PER_SECOND_LIMIT} requests per second"),
-            retry_after: Some(retry_after_secs),
-        },
-        Refusal::QuotaExhausted {
-            limit,
-            retry_after_secs,
-        } => ApiError::TooManyRequests {
-            detail: format!("Rate limit exceeded. Limit: {limit} requests per month"),
-            retry_after: Some(retry_after_secs),
-        },
-    }
-}
 
 /// The gate middleware for one protected scope: every request that reaches
 /// the scope needs a key that satisfies `policy`, whatever its path spelling
@@ -119,7 +75,7 @@ async fn guarded<B: MessageBody + 'static>(
                 state.auth_failures.check(client, Instant::now());
             }
             let headers = refusal_headers(&refused, access.rate(), state.clock.now());
-            let mut res = req.error_response(refusal(refused));
+            let mut res = req.error_response(ApiError::from(refused));
             insert(res.headers_mut(), headers);
             return Ok(res);
         }

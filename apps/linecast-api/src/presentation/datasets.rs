@@ -3,11 +3,10 @@
 //! entitlement, quota and signing rules live in
 //! `linecast_core::services::datasets`.
 
-use linecast_core::services::datasets::{DatasetStatus, DownloadError, Refresh, RefreshError};
+use linecast_core::services::datasets::{DatasetStatus, Refresh};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::error::ApiError;
 use crate::presentation::time::rfc3339;
 
 /// What the customer owns and how many refreshes are left.
@@ -72,39 +71,6 @@ impl From<Refresh> for RefreshResponse {
                     expires_at: rfc3339(d.expires_at),
                 })
                 .collect(),
-        }
-    }
-}
-
-impl From<RefreshError> for ApiError {
-    fn from(e: RefreshError) -> Self {
-        let detail = e.to_string();
-        match e {
-            RefreshError::NotEntitled | RefreshError::NoCatalog | RefreshError::NothingRefreshable => {
-                ApiError::Forbidden(detail)
-            }
-            RefreshError::Exhausted { retry_after_secs } => ApiError::TooManyRequests {
-                detail,
-                retry_after: Some(retry_after_secs),
-            },
-            RefreshError::CatalogUnavailable(cause) => ApiError::Unavailable {
-                detail,
-                cause: cause.to_string(),
-            },
-            RefreshError::SigningUnavailable(cause) => ApiError::Unavailable {
-                detail,
-                cause: cause.to_string(),
-            },
-            RefreshError::Accounts(e) => e.into(),
-        }
-    }
-}
-
-impl From<DownloadError> for ApiError {
-    fn from(e: DownloadError) -> Self {
-        match e {
-            DownloadError::Refused(_) => ApiError::Forbidden(e.to_string()),
-            DownloadError::Store(e) => e.into(),
         }
     }
 }

@@ -2,10 +2,9 @@
 //! sees, renames or revokes their own keys; a key not among theirs is 404.
 
 use actix_web::{HttpResponse, delete, get, patch, post, web};
-use linecast_core::services::keys::KeyError;
 
 use crate::auth::{AuthContext, next_reset};
-use crate::error::ApiError;
+use crate::error::{ApiError, KEY_LIST, KeyFields, key_error};
 use crate::params::OptionalJson;
 use crate::presentation::account::{
     ApiKeyView, CreateKeyRequest, CreatedKeyResponse, CustomerResponse, DEFAULT_KEY_NAME, MessageResponse,
@@ -19,51 +18,8 @@ pub(crate) fn caller(ctx: Option<web::ReqData<AuthContext>>) -> Result<AuthConte
         .ok_or_else(|| ApiError::Unauthorized("API key required".to_owned()))
 }
 
-/// The fields of key creation and listing (no key reference).
-const KEY_LIST: Fields<'static> = Fields {
-    name: "name",
-    reference: "api_key",
-    raw_reference: "",
-};
-
 /// Where the key routes' audit lines say a change came from.
 const ORIGIN: &str = "api";
-
-/// The request fields a key operation reads: the name's, and the key
-/// reference's with the value sent.
-struct Fields<'a> {
-    name: &'a str,
-    reference: &'a str,
-    raw_reference: &'a str,
-}
-
-/// A refused key operation as the spec words it, naming the field it is about.
-fn key_error(err: KeyError, fields: &Fields<'_>) -> ApiError {
-    let Fields {
-        name,
-        reference,
-        raw_reference,
-    } = fields;
-    match err {
-        KeyError::InvalidName => ApiError::BadRequest(format!(
-            "Invalid {name}: must be 1 to 100 printable characters (no control characters, line breaks or bidi overrides)"
-        )),
-        KeyError::BadReference => ApiError::BadRequest(format!(
-            "Invalid {reference}: expected a full key (sk_service_...) or its masked form (sk_service_XXXX*****)"
-        )),
-        KeyError::LimitReached { max } => ApiError::BadRequest(format!(
-            "Key limit reached: a customer may hold at most {max} active API keys; revoke one before creating another"
-        )),
-        KeyError::NotFound => ApiError::NotFound("API key not found among your keys".to_owned()),
-        KeyError::Ambiguous { .. } => ApiError::BadRequest(format!(
-            "The masked key {raw_reference} matches several of your keys; send the full key instead"
-        )),
-        KeyError::OwnKey => {
-            ApiError::BadRequest("Cannot revoke the API key used to authenticate this request".to_owned())
-        }
-        KeyError::Accounts(e) => e.into(),
-    }
-}
 
 #[utoipa::path(
     operation_id = "get_me", tag = "account",
@@ -217,7 +173,7 @@ pub async fn rename_key(
         .map_err(|e| {
             key_error(
                 e,
-                &Fields {
+                &KeyFields {
                     name: "new_name",
                     reference: "api_key_to_rename",
                     raw_reference: &body.api_key_to_rename,
@@ -268,7 +224,7 @@ pub async fn revoke_key(
         .map_err(|e| {
             key_error(
                 e,
-                &Fields {
+                &KeyFields {
                     name: "name",
                     reference: "api_key",
                     raw_reference: &path,

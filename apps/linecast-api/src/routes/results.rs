@@ -3,7 +3,6 @@
 //! `presentation::history`.
 
 use actix_web::{HttpRequest, HttpResponse, get, web};
-use linecast_core::services::history::PageError;
 use linecast_domain::time::et_date;
 use linecast_paging::Request;
 
@@ -62,11 +61,7 @@ pub async fn results(
     let page = state
         .history
         .results_page(sport, model_type, named, &request, now)
-        .await
-        .map_err(|e| match e {
-            PageError::Store(e) => ApiError::from(e),
-            PageError::Paging(e) => ApiError::from(e),
-        })?;
+        .await?;
     let plan = &page.plan;
     // The page is a pure function of the season generation and the plan.
     let key = CacheKey::new("results")

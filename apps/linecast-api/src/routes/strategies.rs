@@ -5,11 +5,10 @@
 
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, get, web};
-use linecast_core::services::strategies::StrategiesError;
-use linecast_domain::{ModelType, SeasonLabel, Sport};
-use linecast_strategies::{Accounting, strategy_ids};
+use linecast_domain::{SeasonLabel, Sport};
+use linecast_strategies::Accounting;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, strategies_error};
 use crate::params::season as parse_season;
 use crate::params::{self, RawQuery, SportModelPath};
 use crate::presentation::strategies::{ReplayResponse, StrategiesResponse, deprecation_header_value};
@@ -27,18 +26,6 @@ fn accounting(query: &RawQuery) -> Result<Accounting, ApiError> {
 
 fn named_season(sport: Sport, query: &RawQuery) -> Result<Option<SeasonLabel>, ApiError> {
     query.get("season").map(|raw| parse_season(sport, raw)).transpose()
-}
-
-fn unknown_strategy(id: &str) -> ApiError {
-    ApiError::invalid_param("strategy_id", id, &strategy_ids().join(", "))
-}
-
-fn api_error(e: StrategiesError, sport: Sport, model_type: ModelType) -> ApiError {
-    match e {
-        StrategiesError::Store(e) => e.into(),
-        StrategiesError::NoSeason => ApiError::NotFound(format!("No season store for {sport} {model_type}")),
-        StrategiesError::UnknownStrategy(e) => unknown_strategy(&e.id),
-    }
 }
 
 /// Adds the deprecation header of legacy_v1.
@@ -80,7 +67,7 @@ pub async fn strategies(
         .strategies
         .leaderboard(sport, model_type, named, accounting)
         .await
-        .map_err(|e| api_error(e, sport, model_type))?;
+        .map_err(|e| strategies_error(e, sport, model_type))?;
     let key = CacheKey::new("strategies")
         .with(sport)
         .with(model_type)
@@ -129,7 +116,7 @@ pub async fn replay(
         .strategies
         .replay(sport, model_type, named, accounting, &strategy_id, include_excluded)
         .await
-        .map_err(|e| api_error(e, sport, model_type))?;
+        .map_err(|e| strategies_error(e, sport, model_type))?;
     let key = CacheKey::new("replay")
         .with(sport)
         .with(model_type)
