@@ -4,6 +4,7 @@
 //! limit on failed key checks (`auth::middleware`). With N instances behind
 //! a balancer an address gets at most N times the rate (docs/operations.md).
 
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -21,6 +22,11 @@ pub struct AddressLimiter {
     epoch: Instant,
     /// Each address's TAT (µs since `epoch`).
     buckets: Cache<ClientKey, Arc<Mutex<i64>>>,
+    /// When a token was last taken from any bucket (µs since `epoch`): a
+    /// bucket is full again at most `burst / rate` after its last token, so
+    /// past that every bucket is full and `peek` needs no lookup (the gate
+    /// peeks on every keyed request; failures are rare).
+    last_taken_us: AtomicI64,
 }
 
 /// One address's decision.
@@ -40,6 +46,7 @@ impl AddressLimiter {
                 burst: burst.max(1),
             }),
             epoch: Instant::now(),
+            last_taken_us: AtomicI64::new(i64::MIN / 2),
             buckets: Cache::builder()
                 .max_capacity(200_000)
                 // An idle bucket is full again within seconds; dropping it
@@ -70,6 +77,7 @@ impl AddressLimiter {
         let step = gcra.step((*tat != i64::MIN).then_some(*tat), now_us);
         if let Step::Admit { tat: next, .. } = step {
             *tat = next;
+            self.last_taken_us.fetch_max(now_us, Ordering::Relaxed);
         }
         match gcra.decision(step) {
             RateDecision::Allowed { .. } => AddressDecision::Allowed,
@@ -83,12 +91,16 @@ impl AddressLimiter {
         let Some(rate) = self.rate else {
             return AddressDecision::Allowed;
         };
+        let gcra = Gcra::new(rate);
+        let now_us = self.micros(now);
+        if now_us - self.last_taken_us.load(Ordering::Relaxed) > gcra.tolerance_us() {
+            return AddressDecision::Allowed;
+        }
         let Some(bucket) = self.buckets.get(&client) else {
             return AddressDecision::Allowed;
         };
-        let gcra = Gcra::new(rate);
         let tat = *bucket.lock().unwrap_or_else(PoisonError::into_inner);
-        match gcra.decision(gcra.step((tat != i64::MIN).then_some(tat), self.micros(now))) {
+        match gcra.decision(gcra.step((tat != i64::MIN).then_some(tat), now_us)) {
             RateDecision::Allowed { .. } => AddressDecision::Allowed,
             RateDecision::Refused { retry_after_secs } => AddressDecision::Refused { retry_after_secs },
         }
@@ -132,6 +144,20 @@ mod tests {
         assert_eq!(limiter.peek(a, t0), AddressDecision::Allowed);
         limiter.check(a, t0);
         assert_eq!(limiter.peek(a, t0), AddressDecision::Refused { retry_after_secs: 1 });
+        // A token comes back every 50 ms; once every bucket is full again
+        // (100 ms after the last token taken) peeking needs no lookup.
+        assert_eq!(
+            limiter.peek(a, t0 + Duration::from_millis(49)),
+            AddressDecision::Refused { retry_after_secs: 1 }
+        );
+        assert_eq!(
+            limiter.peek(a, t0 + Duration::from_millis(50)),
+            AddressDecision::Allowed
+        );
+        assert_eq!(
+            limiter.peek(a, t0 + Duration::from_millis(101)),
+            AddressDecision::Allowed
+        );
     }
 
     #[test]
