@@ -4,12 +4,14 @@
 //! This crate must not name sea-orm, object_store, moka, reqwest or actix.
 
 pub mod clock;
+pub mod derived;
 pub mod ports;
 pub mod services;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
 pub use clock::{Clock, FixedClock, ManualClock, SystemClock};
+pub use derived::{Deps, Derived};
 pub use ports::accounts::{
     Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, KeyIssue, KeyIssued, Month, NewApiKey,
     NewCustomer, SubscriptionStatus, UsageMeter,

@@ -15,7 +15,7 @@ use linecast_domain::artifacts::{OddsRow, PredictionRow, PredictionTable, TeamTa
 use linecast_domain::odds::{AmericanOdds, ev_percent, no_vig_from_raw};
 use linecast_domain::{GameKey, ModelColumn, ModelType, PublicMarket, Side, Sport};
 
-use crate::{ArtifactStore, StoreError, Versioned};
+use crate::{ArtifactStore, Deps, Derived, StoreError, Versioned};
 
 /// The calendar date in America/New_York at `now`.
 /// One definition, shared with the data-status state machine.
@@ -117,6 +117,17 @@ impl PredictionSlate {
     /// The model columns every game carries (IMPLIED and the artifact's).
     pub fn models(&self) -> Vec<ModelColumn> {
         served_models(&self.predictions.value.models_present)
+    }
+
+    /// What the served games depend on: the artifact's version and, for the
+    /// slate view, the slate date (the whole artifact depends on no date).
+    pub fn deps(&self) -> Deps {
+        let deps = Deps::new().object(&self.predictions.version);
+        if self.upcoming_only {
+            deps.param("slate", self.slate_date)
+        } else {
+            deps.param("slate", "all")
+        }
     }
 }
 
@@ -277,27 +288,32 @@ impl Slate {
         model_type: ModelType,
         upcoming_only: bool,
         now: DateTime<Utc>,
-    ) -> Result<PredictionSlate, StoreError> {
+    ) -> Result<Derived<PredictionSlate>, StoreError> {
         let predictions = self.store.predictions(sport, model_type).await?;
         let slate_date = self.slate_date(sport, upcoming_only, now).await?;
-        Ok(PredictionSlate {
+        let slate = PredictionSlate {
             sport,
             model_type,
             predictions,
             slate_date,
             upcoming_only,
-        })
+        };
+        Ok(Derived::new(slate.clone(), slate.deps()))
     }
 
     /// `/odds`: the artifact, then the served slate date.
-    pub async fn odds(&self, sport: Sport, now: DateTime<Utc>) -> Result<OddsSlate, StoreError> {
+    pub async fn odds(&self, sport: Sport, now: DateTime<Utc>) -> Result<Derived<OddsSlate>, StoreError> {
         let odds = self.store.odds(sport).await?;
         let slate_date = served_slate(self.store.as_ref(), sport, now).await?;
-        Ok(OddsSlate {
-            sport,
-            odds,
-            slate_date,
-        })
+        let deps = Deps::new().object(&odds.version).param("slate", slate_date);
+        Ok(Derived::new(
+            OddsSlate {
+                sport,
+                odds,
+                slate_date,
+            },
+            deps,
+        ))
     }
 
     /// The public feed: the market's predictions, the team table (a missing
@@ -309,7 +325,7 @@ impl Slate {
         market: PublicMarket,
         upcoming_only: bool,
         now: DateTime<Utc>,
-    ) -> Result<PublicSlate, StoreError> {
+    ) -> Result<Derived<PublicSlate>, StoreError> {
         let model_type = market.model_type();
         let predictions = self.store.predictions(sport, model_type).await?;
         let teams = match self.store.teams(sport).await {
@@ -321,17 +337,18 @@ impl Slate {
             Err(e) => return Err(e),
         };
         let slate_date = self.slate_date(sport, upcoming_only, now).await?;
-        Ok(PublicSlate {
-            market,
-            slate: PredictionSlate {
-                sport,
-                model_type,
-                predictions,
-                slate_date,
-                upcoming_only,
-            },
-            teams,
-        })
+        let slate = PredictionSlate {
+            sport,
+            model_type,
+            predictions,
+            slate_date,
+            upcoming_only,
+        };
+        let deps = match &teams {
+            Some(teams) => slate.deps().object(&teams.version),
+            None => slate.deps().absent(linecast_domain::artifacts::keys::teams(sport)),
+        };
+        Ok(Derived::new(PublicSlate { market, slate, teams }, deps))
     }
 
     /// `/picks/today`: today's ET date, no picks.
@@ -497,14 +514,16 @@ mod service_tests {
         let served = slate
             .predictions(Sport::Nba, ModelType::WonOnPoints, true, now())
             .await
-            .unwrap();
+            .unwrap()
+            .value;
         assert_eq!(served.slate_date, day(21));
         assert_eq!(served_dates(&served), ["2026-11-21", "2026-11-22"]);
         store.put_release(Sport::Nba, day(22), manifest(22, true));
         let served = slate
             .predictions(Sport::Nba, ModelType::WonOnPoints, true, now())
             .await
-            .unwrap();
+            .unwrap()
+            .value;
         assert_eq!(served.slate_date, day(22));
         assert_eq!(served_dates(&served), ["2026-11-22"]);
     }
@@ -517,7 +536,8 @@ mod service_tests {
         let served = Slate::new(store.clone())
             .predictions(Sport::Nba, ModelType::WonOnPoints, false, now())
             .await
-            .unwrap();
+            .unwrap()
+            .value;
         assert_eq!(store.reads() - reads_before, 1, "only the predictions were read");
         assert_eq!(served.slate_date, day(22));
         assert_eq!(served_dates(&served), ["2026-11-20", "2026-11-21", "2026-11-22"]);
@@ -554,7 +574,7 @@ mod service_tests {
                 odds_row(20, "mia", "2026-11-22 14:30:00"),
             ],
         );
-        let served = Slate::new(store).odds(Sport::Nba, now()).await.unwrap();
+        let served = Slate::new(store).odds(Sport::Nba, now()).await.unwrap().value;
         assert_eq!(served.slate_date, day(22));
         let ids: Vec<&str> = served.games().iter().map(|r| r.match_id.as_str()).collect();
         assert_eq!(ids, ["m-mia", "m-nyk"]);
@@ -658,10 +678,11 @@ mod service_tests {
             ),
         );
         let slate = Slate::new(store.clone());
-        let feed = slate
+        let read = slate
             .public_picks(Sport::Nba, PublicMarket::Moneyline, true, now())
             .await
             .unwrap();
+        let (feed, without_teams) = (read.value, read.deps);
         assert!(feed.teams.is_none());
         assert_eq!(feed.slate.model_type, ModelType::WonOnPoints);
         assert_eq!(feed.picks().len(), 1, "the game without BLEND is left out");
@@ -675,11 +696,12 @@ mod service_tests {
                 }],
             },
         );
-        let feed = slate
+        let read = slate
             .public_picks(Sport::Nba, PublicMarket::Moneyline, true, now())
             .await
             .unwrap();
-        assert_eq!(feed.teams.unwrap().value.teams.len(), 1);
+        assert_ne!(read.deps, without_teams, "names depend on the team table");
+        assert_eq!(read.value.teams.unwrap().value.teams.len(), 1);
         store.fail_with(StoreError::Unavailable { reason: "down".into() });
         assert!(
             slate

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use linecast_domain::{ModelType, SeasonLabel, Sport};
 use linecast_strategies::{Accounting, Leaderboard, Replay, UnknownStrategy};
 
-use crate::StoreError;
+use crate::{Derived, StoreError};
 use crate::services::history::{History, SeasonData};
 
 /// Why a leaderboard or replay could not be served.
@@ -62,10 +62,11 @@ impl Strategies {
         model_type: ModelType,
         named: Option<SeasonLabel>,
         accounting: Accounting,
-    ) -> Result<(Arc<SeasonData>, Arc<Leaderboard>), StrategiesError> {
+    ) -> Result<Derived<(Arc<SeasonData>, Arc<Leaderboard>)>, StrategiesError> {
         let data = self.season(sport, model_type, named).await?;
         let board = data.strategies(accounting);
-        Ok((data, board))
+        let deps = data.deps().param("accounting", accounting.code());
+        Ok(Derived::new((data, board), deps))
     }
 
     /// One strategy replayed over a season, with `excluded_rows` only when
@@ -78,7 +79,7 @@ impl Strategies {
         accounting: Accounting,
         strategy_id: &str,
         include_excluded: bool,
-    ) -> Result<(Arc<SeasonData>, Arc<Replay>), StrategiesError> {
+    ) -> Result<Derived<(Arc<SeasonData>, Arc<Replay>)>, StrategiesError> {
         // The id is checked before any season is read: an unknown id is the
         // caller's error whatever the store holds.
         if !linecast_strategies::strategy_ids().contains(&strategy_id) {
@@ -94,7 +95,12 @@ impl Strategies {
             data.replay_without_excluded(accounting, strategy_id)
         }
         .map_err(StrategiesError::UnknownStrategy)?;
-        Ok((data, replay))
+        let deps = data
+            .deps()
+            .param("accounting", accounting.code())
+            .param("strategy", strategy_id)
+            .param("excluded", include_excluded);
+        Ok(Derived::new((data, replay), deps))
     }
 }
 
@@ -138,7 +144,8 @@ mod tests {
         let (data, board) = service(&store)
             .leaderboard(NBA, ML, None, Accounting::RecordedV2)
             .await
-            .unwrap();
+            .unwrap()
+            .value;
 
         assert_eq!(data.season, newest);
         assert_eq!(board.accounting, Accounting::RecordedV2);
@@ -172,9 +179,15 @@ mod tests {
         let strategies = service(&store);
         let replay = |include| strategies.replay(NBA, ML, None, Accounting::LegacyV1, "edge-pb", include);
 
-        let (_, with) = replay(true).await.unwrap();
-        let (_, without) = replay(false).await.unwrap();
-        let (_, again) = replay(false).await.unwrap();
+        let (_, with) = replay(true).await.unwrap().value;
+        let (_, without) = replay(false).await.unwrap().value;
+        let read = replay(false).await.unwrap();
+        let (_, again) = read.value;
+        assert_ne!(
+            read.deps,
+            replay(true).await.unwrap().deps,
+            "the excluded rows are part of what the replay depends on"
+        );
 
         assert_eq!(with.excluded_rows, Some(Vec::new()));
         assert_eq!(without.excluded_rows, None);

@@ -18,20 +18,16 @@ pub struct CrossSeason<T> {
     pub last_updated: Option<DateTime<Utc>>,
     /// The newest season used.
     pub current: Option<SeasonLabel>,
-    /// The generations the value was computed from (object versions, and
-    /// for density the current season): equal generations, equal value.
-    pub generations: String,
 }
 
 impl<T> CrossSeason<T> {
     /// The aggregate over `data` (oldest first), with the newest season's
-    /// publication time, `current` and the generations it depends on.
-    pub fn new(value: Arc<T>, data: &[Arc<SeasonData>], current: Option<SeasonLabel>, generations: &[String]) -> Self {
+    /// publication time and `current`.
+    pub fn new(value: Arc<T>, data: &[Arc<SeasonData>], current: Option<SeasonLabel>) -> Self {
         Self {
             value,
             last_updated: data.iter().map(|d| d.version.last_modified).max(),
             current,
-            generations: generations.join(","),
         }
     }
 }

@@ -6,7 +6,9 @@
 //! Owns the season cache ([`History`]) and the history use cases (season
 //! choice, results pages, team form, cross-season aggregates). Must not
 //! touch HTTP or shape JSON responses (the API's presentation does); the
-//! row rendering in [`rows`] is the one served shape of a stored row.
+//! typed row in [`rows`] is the one served shape of a stored row. Every
+//! use case returns a [`Derived`] value: what it computed and what that
+//! depends on.
 
 pub mod cross_season;
 pub mod rows;
@@ -20,11 +22,11 @@ use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Duration, Utc};
 use linecast_domain::{ModelType, SeasonLabel, Sport};
+use linecast_grading::calibration::{Calibration, CalibrationSource};
 use linecast_grading::{Density, Rolling, density, rolling};
 use linecast_paging::{Order, PagingError, Plan, Request, plan};
-use serde_json::value::RawValue;
 
-use crate::{ArtifactStore, StoreError};
+use crate::{ArtifactStore, Deps, Derived, StoreError};
 pub use cross_season::CrossSeason;
 use cross_season::CrossSeasonCache;
 use linecast_domain::time::et_date;
@@ -139,6 +141,25 @@ impl History {
         sport: Sport,
         model_type: ModelType,
         now: DateTime<Utc>,
+    ) -> Result<Derived<SeasonList>, StoreError> {
+        let list = self.list_seasons(sport, model_type, now).await?;
+        // The list is what it computed from the seasons and the ET date: equal
+        // lists, equal bodies.
+        let deps = Deps::new()
+            .param(
+                "seasons",
+                list.seasons.iter().map(ToString::to_string).collect::<Vec<_>>().join(","),
+            )
+            .param("current", list.current_season.map(|s| s.to_string()).unwrap_or_default())
+            .param("live", list.live);
+        Ok(Derived::new(list, deps))
+    }
+
+    async fn list_seasons(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        now: DateTime<Utc>,
     ) -> Result<SeasonList, StoreError> {
         let seasons = self.seasons(sport, model_type).await?;
         let today = et_date(now);
@@ -169,7 +190,7 @@ impl History {
         model_type: ModelType,
         now: DateTime<Utc>,
     ) -> Result<SeasonLabel, StoreError> {
-        self.season_list(sport, model_type, now)
+        self.list_seasons(sport, model_type, now)
             .await?
             .current_season
             .ok_or_else(|| StoreError::NotFound {
@@ -196,14 +217,21 @@ impl History {
 
     /// Rolling curves over every archived season, recomputed only when a
     /// season's generation changed.
-    pub async fn rolling(&self, sport: Sport, model_type: ModelType) -> Result<CrossSeason<Rolling>, StoreError> {
+    pub async fn rolling(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+    ) -> Result<Derived<CrossSeason<Rolling>>, StoreError> {
         let seasons = self.seasons(sport, model_type).await?;
         let data = self.load_all(sport, model_type, &seasons).await?;
         let versions: Vec<String> = data.iter().map(|d| d.version.version.clone()).collect();
         let value = self.rolling.get_or_compute((sport, model_type), &versions, || {
             rolling(&season_slices(&data), sport, model_type)
         });
-        Ok(CrossSeason::new(value, &data, data.last().map(|d| d.season), &versions))
+        Ok(Derived::new(
+            CrossSeason::new(value, &data, data.last().map(|d| d.season)),
+            all_deps(&data),
+        ))
     }
 
     /// Density grids of the current season against the previous ten.
@@ -212,7 +240,7 @@ impl History {
         sport: Sport,
         model_type: ModelType,
         now: DateTime<Utc>,
-    ) -> Result<CrossSeason<Density>, StoreError> {
+    ) -> Result<Derived<CrossSeason<Density>>, StoreError> {
         let current = self.current(sport, model_type, now).await?;
         let seasons: Vec<SeasonLabel> = self
             .seasons(sport, model_type)
@@ -226,8 +254,16 @@ impl History {
         let value = self.density.get_or_compute((sport, model_type), &versions, || {
             density(current, &season_slices(&data), sport, model_type)
         });
-        Ok(CrossSeason::new(value, &data, Some(current), &versions))
+        Ok(Derived::new(
+            CrossSeason::new(value, &data, Some(current)),
+            all_deps(&data).param("current", current),
+        ))
     }
+}
+
+/// Every season's store version, oldest first.
+fn all_deps(data: &[Arc<SeasonData>]) -> Deps {
+    data.iter().fold(Deps::new(), |deps, d| deps.and(&d.deps()))
 }
 
 /// Each season's label and rows, in the order given.
@@ -257,15 +293,29 @@ pub struct ResultsPage {
 }
 
 impl ResultsPage {
-    /// The page's rows out of `rendered` (the season's rendered rows, oldest
-    /// first), in the plan's order.
-    pub fn rows<'a>(&self, rendered: &'a [Box<RawValue>]) -> Vec<&'a RawValue> {
-        let total = rendered.len();
+    /// The page's rows as positions among the season's served rows (oldest
+    /// first, as [`SeasonData::served_rows`] yields them), in the plan's order.
+    pub fn positions(&self) -> Vec<usize> {
+        let total = self.data.total();
         let range = self.plan.page.range();
         match self.plan.order {
-            Order::OldestFirst => rendered[range].iter().map(AsRef::as_ref).collect(),
-            Order::NewestFirst => range.map(|i| rendered[total - 1 - i].as_ref()).collect(),
+            Order::OldestFirst => range.collect(),
+            Order::NewestFirst => range.map(|i| total - 1 - i).collect(),
         }
+    }
+
+    /// What the page depends on: the season's version and the plan.
+    fn deps(&self) -> Deps {
+        let order = match self.plan.order {
+            Order::OldestFirst => "oldest",
+            Order::NewestFirst => "newest",
+        };
+        self.data
+            .deps()
+            .param("order", order)
+            .param("offset", self.plan.page.offset)
+            .param("returned", self.plan.page.range().len())
+            .param("snapshot", self.plan.snapshot.as_deref().unwrap_or(""))
     }
 }
 
@@ -294,9 +344,30 @@ impl History {
         model_type: ModelType,
         named: Option<SeasonLabel>,
         now: DateTime<Utc>,
-    ) -> Result<Arc<SeasonData>, StoreError> {
+    ) -> Result<Derived<Arc<SeasonData>>, StoreError> {
         let season = self.season_or_current(sport, model_type, named, now).await?;
-        self.season(sport, model_type, season).await
+        let data = self.season(sport, model_type, season).await?;
+        let deps = data.deps();
+        Ok(Derived::new(data, deps))
+    }
+
+    /// Calibration of the chosen season over the rows of `source`, with the
+    /// season it was computed from.
+    pub async fn calibration(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        named: Option<SeasonLabel>,
+        source: CalibrationSource,
+        now: DateTime<Utc>,
+    ) -> Result<Derived<(Arc<SeasonData>, Arc<Calibration>)>, StoreError> {
+        Ok(self.chosen_season(sport, model_type, named, now).await?.map(
+            |deps| deps.param("source", source.code()),
+            |data| {
+                let calibration = data.calibration(source);
+                (data, calibration)
+            },
+        ))
     }
 
     /// The newest season with a store, whether or not a game was played.
@@ -313,14 +384,16 @@ impl History {
         named: Option<SeasonLabel>,
         request: &Request,
         now: DateTime<Utc>,
-    ) -> Result<ResultsPage, PageError> {
-        let data = self.chosen_season(sport, model_type, named, now).await?;
+    ) -> Result<Derived<ResultsPage>, PageError> {
+        let data = self.chosen_season(sport, model_type, named, now).await?.value;
         let plan = plan(request, data.total(), &data.version.version).map_err(PageError::Paging)?;
-        Ok(ResultsPage {
+        let page = ResultsPage {
             season: data.season,
             data,
             plan,
-        })
+        };
+        let deps = page.deps();
+        Ok(Derived::new(page, deps))
     }
 
     /// What team form of the current season is computed from: the graded
@@ -330,18 +403,26 @@ impl History {
         sport: Sport,
         model_type: ModelType,
         now: DateTime<Utc>,
-    ) -> Result<TeamFormInputs, StoreError> {
-        let data = self.chosen_season(sport, model_type, None, now).await?;
-        let tape = match self.store.scores(sport).await {
-            Ok(tape) => Some(tape),
-            Err(StoreError::NotFound { .. }) => None,
+    ) -> Result<Derived<TeamFormInputs>, StoreError> {
+        let Derived { value: data, deps } = self.chosen_season(sport, model_type, None, now).await?;
+        let (tape, deps) = match self.store.scores(sport).await {
+            Ok(tape) => {
+                let deps = deps.object(&tape.version);
+                (Some(tape), deps)
+            }
+            Err(StoreError::NotFound { object }) => (None, deps.absent(object)),
             Err(e) => return Err(e),
         };
-        Ok(TeamFormInputs {
-            season: data.season,
-            data,
-            tape,
-            today: et_date(now),
-        })
+        // Next game dates are on or after today.
+        let today = et_date(now);
+        Ok(Derived::new(
+            TeamFormInputs {
+                season: data.season,
+                data,
+                tape,
+                today,
+            },
+            deps.param("today", today),
+        ))
     }
 }

@@ -1,19 +1,24 @@
-//! Result rows as served (owned by the history area; knows nothing of the
-//! season cache, so the cache can use it without a module cycle): every stored column in artifact order (unknown
-//! extras included, verbatim), with the outcome column and IMPLIED
-//! recomputed by the grading rules (both appended when the store lacks
-//! them), then `push`, `graded` and `ungraded_reason`. Placeholder zero
-//! openers are null.
+//! Result rows as served, typed (owned by the history area; knows nothing of
+//! the season cache, so the cache can use it without a module cycle): every
+//! stored column in artifact order (unknown extras included, verbatim), with
+//! the outcome column and IMPLIED recomputed by the grading rules (both
+//! appended when the store lacks them), then `push`, `graded` and
+//! `ungraded_reason`. Placeholder zero openers are null.
+//!
+//! This module says which columns a row has and what each cell holds; how a
+//! cell is written (JSON, CSV, Parquet, rounding) is the API's presentation.
 
+use std::borrow::Cow;
+
+use chrono::{NaiveDate, NaiveTime};
 use linecast_domain::artifacts::SeasonTable;
 use linecast_domain::row::SEASON_TEXT_COLUMNS;
 use linecast_domain::{LineField, ModelColumn, ModelType, SeasonRow};
 use linecast_grading::GradedRow;
-use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 
-#[derive(Debug, Clone, Copy)]
-enum Column<'a> {
+/// What a served column holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Column<'a> {
     Date,
     Time,
     Away,
@@ -22,13 +27,69 @@ enum Column<'a> {
     SeasonType,
     AwayScore,
     HomeScore,
+    /// The recomputed outcome column of the model type (0/1).
     Outcome,
     Line(LineField),
+    /// The recomputed no-vig IMPLIED (unrounded here).
     Implied,
     Model(ModelColumn),
     /// Position in [`SEASON_TEXT_COLUMNS`].
     Text(usize),
+    /// A column the contract does not name, served verbatim as text.
     Extra(&'a str),
+    Push,
+    Graded,
+    UngradedReason,
+}
+
+/// The type of a column's cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A calendar date.
+    Date,
+    /// An ET wall-clock time.
+    Time,
+    /// UTF-8 text.
+    Text,
+    /// A score, price or line (a contract "number").
+    Number,
+    /// A probability in [0, 1].
+    Probability,
+    /// A recomputed 0/1 outcome.
+    Outcome,
+    /// true or false.
+    Flag,
+}
+
+impl Column<'_> {
+    pub fn kind(self) -> Kind {
+        match self {
+            Self::Date => Kind::Date,
+            Self::Time => Kind::Time,
+            Self::Away
+            | Self::Home
+            | Self::Season
+            | Self::SeasonType
+            | Self::Text(_)
+            | Self::Extra(_)
+            | Self::UngradedReason => Kind::Text,
+            Self::AwayScore | Self::HomeScore | Self::Line(_) => Kind::Number,
+            Self::Implied | Self::Model(_) => Kind::Probability,
+            Self::Outcome => Kind::Outcome,
+            Self::Push | Self::Graded => Kind::Flag,
+        }
+    }
+}
+
+/// One cell of a served row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell<'a> {
+    Null,
+    Text(Cow<'a, str>),
+    Date(NaiveDate),
+    Time(NaiveTime),
+    Number(f64),
+    Flag(bool),
 }
 
 fn classify<'a>(name: &'a str, outcome: &str) -> Column<'a> {
@@ -55,98 +116,84 @@ fn classify<'a>(name: &'a str, outcome: &str) -> Column<'a> {
         "season_type" => Column::SeasonType,
         "away_score" => Column::AwayScore,
         "home_score" => Column::HomeScore,
+        "push" => Column::Push,
+        "graded" => Column::Graded,
+        "ungraded_reason" => Column::UngradedReason,
         other => Column::Extra(other),
     }
 }
 
-/// Whole numbers as JSON integers (`-110`, `3`; `round::as_whole`), others
-/// as floats.
-pub fn number(x: Option<f64>) -> Value {
-    match x {
-        Some(v) => linecast_domain::round::as_whole(v).map_or_else(|| Value::from(v), Value::from),
-        None => Value::Null,
+/// One served column: its name and what it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServedColumn<'a> {
+    pub name: &'a str,
+    pub column: Column<'a>,
+}
+
+impl ServedColumn<'_> {
+    /// The cell of this column in `row`, graded as `graded`.
+    pub fn cell<'r>(&self, row: &'r SeasonRow, graded: &GradedRow) -> Cell<'r> {
+        let number = |x: Option<f64>| x.map_or(Cell::Null, Cell::Number);
+        let text = |s: Option<&'r str>| s.map_or(Cell::Null, |s| Cell::Text(Cow::Borrowed(s)));
+        match self.column {
+            Column::Date => Cell::Date(row.key.date),
+            Column::Time => Cell::Time(row.key.time_est),
+            Column::Away => text(Some(&row.key.away_team)),
+            Column::Home => text(Some(&row.key.home_team)),
+            Column::Season => Cell::Text(Cow::Owned(row.season.to_string())),
+            Column::SeasonType => text(Some(row.season_type.as_str())),
+            Column::AwayScore => number(row.away_score),
+            Column::HomeScore => number(row.home_score),
+            Column::Outcome => number(graded.outcome.map(f64::from)),
+            // Placeholder zero openers are null here as on /predictions (D5).
+            Column::Line(field) => number(row.lines.served(field)),
+            Column::Implied => number(graded.implied),
+            Column::Model(column) => number(row.models.get(column)),
+            Column::Text(i) => text(row.texts()[i]),
+            Column::Extra(name) => row
+                .extras
+                .iter()
+                .find(|(n, _)| n.as_ref() == name)
+                .map_or(Cell::Null, |(_, v)| {
+                    if v.is_empty() {
+                        Cell::Null
+                    } else {
+                        Cell::Text(Cow::Borrowed(v.as_str()))
+                    }
+                }),
+            Column::Push => graded.push.map_or(Cell::Null, Cell::Flag),
+            Column::Graded => Cell::Flag(graded.graded),
+            Column::UngradedReason => text(graded.ungraded_reason.map(|r| r.as_str())),
+        }
     }
 }
 
-fn text(s: Option<&str>) -> Value {
-    s.map_or(Value::Null, |s| Value::String(s.to_owned()))
-}
-
-/// The recomputed IMPLIED, 6 decimals; null with a one-sided price.
-fn implied_value(graded: &GradedRow) -> Value {
-    graded
-        .implied
-        .map_or(Value::Null, |v| Value::from(linecast_domain::round::to_places(v, 6)))
-}
-
-fn value(column: Column<'_>, row: &SeasonRow, graded: &GradedRow) -> Value {
-    match column {
-        Column::Date => row.key.date_string().into(),
-        Column::Time => row.key.time_string().into(),
-        Column::Away => row.key.away_team.clone().into(),
-        Column::Home => row.key.home_team.clone().into(),
-        Column::Season => row.season.to_string().into(),
-        Column::SeasonType => row.season_type.as_str().into(),
-        Column::AwayScore => number(row.away_score),
-        Column::HomeScore => number(row.home_score),
-        Column::Outcome => graded.outcome.map_or(Value::Null, Value::from),
-        // Placeholder zero openers are null here as on /predictions (D5).
-        Column::Line(field) => number(row.lines.served(field)),
-        Column::Implied => implied_value(graded),
-        Column::Model(column) => number(row.models.get(column)),
-        Column::Text(i) => text(row.texts()[i]),
-        Column::Extra(name) => row
-            .extras
-            .iter()
-            .find(|(n, _)| n.as_ref() == name)
-            .map_or(Value::Null, |(_, v)| {
-                if v.is_empty() {
-                    Value::Null
-                } else {
-                    Value::String(v.clone())
-                }
-            }),
-    }
-}
-
-/// One served row (`table.rows[index]`, graded as `graded`) as a JSON object.
-pub fn row_json(table: &SeasonTable, model_type: ModelType, index: usize, graded: &GradedRow) -> Map<String, Value> {
+/// The columns of every served row of `table`, in served order: the
+/// artifact's columns (each name once, at its first position), then the
+/// outcome column and IMPLIED when the store lacks them, then `push`,
+/// `graded` and `ungraded_reason` unless stored. Recomputed columns are
+/// served recomputed wherever they stand.
+pub fn served_columns(table: &SeasonTable, model_type: ModelType) -> Vec<ServedColumn<'_>> {
     let outcome = model_type.outcome_column();
-    let row = &table.rows[index];
-    let mut map = Map::new();
+    let mut columns: Vec<ServedColumn<'_>> = Vec::with_capacity(table.columns.len() + 5);
     for name in &table.columns {
-        map.insert(name.to_string(), value(classify(name, outcome), row, graded));
+        if !columns.iter().any(|c| c.name == name.as_ref()) {
+            columns.push(ServedColumn {
+                name,
+                column: classify(name, outcome),
+            });
+        }
     }
-    if !map.contains_key(outcome) {
-        map.insert(outcome.to_owned(), graded.outcome.map_or(Value::Null, Value::from));
+    for (name, column) in [
+        (outcome, Column::Outcome),
+        (ModelColumn::Implied.code(), Column::Implied),
+        ("push", Column::Push),
+        ("graded", Column::Graded),
+        ("ungraded_reason", Column::UngradedReason),
+    ] {
+        if !columns.iter().any(|c| c.name == name) {
+            columns.push(ServedColumn { name, column });
+        }
     }
-    // Every row carries the recomputed IMPLIED, whether or not the store has the column.
-    let implied = ModelColumn::Implied.code();
-    if !map.contains_key(implied) {
-        map.insert(implied.to_owned(), implied_value(graded));
-    }
-    map.insert("push".to_owned(), graded.push.map_or(Value::Null, Value::from));
-    map.insert("graded".to_owned(), graded.graded.into());
-    map.insert(
-        "ungraded_reason".to_owned(),
-        graded.ungraded_reason.map_or(Value::Null, |r| Value::from(r.as_str())),
-    );
-    map
-}
-
-/// The rows at `order` (indices into `table.rows`, aligned with `graded`),
-/// in that order, as raw JSON.
-pub fn render_rows(
-    table: &SeasonTable,
-    model_type: ModelType,
-    graded: &[GradedRow],
-    order: &[usize],
-) -> Vec<Box<RawValue>> {
-    order
-        .iter()
-        .filter_map(|i| {
-            let json = serde_json::to_string(&Value::Object(row_json(table, model_type, *i, &graded[*i]))).ok()?;
-            RawValue::from_string(json).ok()
-        })
-        .collect()
+    columns
 }

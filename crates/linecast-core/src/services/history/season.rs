@@ -1,8 +1,8 @@
 //! One generation of one season store, graded: the rows, their grades and
 //! served order, and every per-season aggregate (summary, tracking,
-//! calibration, leaderboards, replays, rendered rows) computed once on first
-//! use. Knows
-//! nothing of the cache that holds it ([`super::History`]).
+//! calibration, leaderboards, replays) computed once on first use. Knows
+//! nothing of the cache that holds it ([`super::History`]) nor of how its
+//! rows are written (the API renders them once per generation).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -14,14 +14,14 @@ use linecast_grading::calibration::{Calibration, CalibrationSource, calibrate_gr
 use linecast_grading::window::is_decided;
 use linecast_grading::{GradedRow, Summary, Tracking, grade_rows, summarize_graded, track_graded};
 use linecast_strategies::{Accounting, Leaderboard, Replay, UnknownStrategy, leaderboard};
-use serde_json::value::RawValue;
 
-use super::rows;
-use crate::ObjectVersion;
+use super::rows::{self, ServedColumn};
+use crate::{Deps, ObjectVersion};
 
-/// Memory per byte of CSV once a season is parsed (about 3x), graded and
-/// rendered to JSON (about 4x): the weight used against the budget.
-const WEIGHT_PER_OBJECT_BYTE: u64 = 8;
+/// Memory per byte of CSV once a season is parsed (about 3x) and graded
+/// (about 1x): the weight used against the budget. Its rendered rows are the
+/// API's, weighed in its own cache.
+const WEIGHT_PER_OBJECT_BYTE: u64 = 4;
 
 /// One generation of one season store, graded.
 pub struct SeasonData {
@@ -42,7 +42,6 @@ pub struct SeasonData {
     strategies: [OnceLock<Arc<Leaderboard>>; 2],
     /// Keyed by accounting, strategy id and whether excluded rows are kept.
     replays: Mutex<HashMap<(usize, String, bool), Arc<Replay>>>,
-    rendered: OnceLock<Arc<Vec<Box<RawValue>>>>,
 }
 
 impl std::fmt::Debug for SeasonData {
@@ -78,12 +77,18 @@ impl SeasonData {
             calibration: [OnceLock::new(), OnceLock::new(), OnceLock::new()],
             strategies: [OnceLock::new(), OnceLock::new()],
             replays: Mutex::new(HashMap::new()),
-            rendered: OnceLock::new(),
         }
     }
 
-    /// Approximate memory held for this season: the parsed rows, grading,
-    /// aggregates and rendered JSON, estimated from the object size.
+    /// What every value computed from this season depends on: the season
+    /// store's key and version (the key names the sport, model type and
+    /// season).
+    pub fn deps(&self) -> Deps {
+        Deps::new().object(&self.version)
+    }
+
+    /// Approximate memory held for this season: the parsed rows, grading
+    /// and aggregates, estimated from the object size.
     pub fn weight(&self) -> u64 {
         self.version
             .size
@@ -207,17 +212,13 @@ impl SeasonData {
         replay
     }
 
-    /// Every served row as JSON, oldest first, rendered once per generation.
-    pub fn rendered_rows(&self) -> Arc<Vec<Box<RawValue>>> {
-        self.rendered
-            .get_or_init(|| {
-                Arc::new(rows::render_rows(
-                    &self.table,
-                    self.model_type,
-                    &self.graded,
-                    &self.order,
-                ))
-            })
-            .clone()
+    /// The columns of every served row, in served order.
+    pub fn served_columns(&self) -> Vec<ServedColumn<'_>> {
+        rows::served_columns(&self.table, self.model_type)
+    }
+
+    /// The served rows with their grades, oldest first.
+    pub fn served_rows(&self) -> impl ExactSizeIterator<Item = (&linecast_domain::SeasonRow, &GradedRow)> + '_ {
+        self.order.iter().map(|i| (&self.table.rows[*i], &self.graded[*i]))
     }
 }

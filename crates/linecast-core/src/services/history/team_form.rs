@@ -33,11 +33,6 @@ pub struct TeamFormReport {
 }
 
 impl TeamFormInputs {
-    /// The tape's object version, empty without a tape.
-    pub fn tape_version(&self) -> &str {
-        self.tape.as_ref().map_or("", |t| t.version.version.as_str())
-    }
-
     /// Computes the form of every team.
     pub fn assemble(&self) -> TeamFormReport {
         assemble(

@@ -9,7 +9,8 @@ use linecast_domain::{GameKey, ModelColumn, ModelType, SeasonLabel, SeasonRow, S
 use linecast_grading::TeamForm;
 
 use super::History;
-use crate::StoreError;
+use super::rows::Cell;
+use crate::{Derived, StoreError};
 use crate::testing::MemoryStore;
 
 const NBA: Sport = Sport::Nba;
@@ -184,12 +185,12 @@ async fn rolling_is_reused_until_one_season_changes_and_then_follows_it() {
     let first = history.rolling(NBA, ML).await.unwrap();
     let again = history.rolling(NBA, ML).await.unwrap();
     assert!(
-        Arc::ptr_eq(&first.value, &again.value),
+        Arc::ptr_eq(&first.value.value, &again.value.value),
         "unchanged seasons reuse the curves"
     );
-    assert_eq!(first.generations, again.generations);
-    assert_eq!(first.current, Some(season(2024)));
-    assert_eq!(first.value.seasons.len(), 2);
+    assert_eq!(first.deps, again.deps);
+    assert_eq!(first.value.current, Some(season(2024)));
+    assert_eq!(first.value.value.seasons.len(), 2);
 
     let label = season(2023);
     store.put_season(
@@ -200,14 +201,14 @@ async fn rolling_is_reused_until_one_season_changes_and_then_follows_it() {
     );
     let changed = history.rolling(NBA, ML).await.unwrap();
 
-    assert!(!Arc::ptr_eq(&first.value, &changed.value));
-    assert_ne!(first.generations, changed.generations);
+    assert!(!Arc::ptr_eq(&first.value.value, &changed.value.value));
+    assert_ne!(first.deps, changed.deps);
     let fresh = History::new(store.clone()).rolling(NBA, ML).await.unwrap();
     assert_eq!(
-        *changed.value, *fresh.value,
+        *changed.value.value, *fresh.value.value,
         "the cached curves equal curves computed from scratch"
     );
-    assert_eq!(changed.generations, fresh.generations);
+    assert_eq!(changed.deps, fresh.deps);
 }
 
 #[tokio::test]
@@ -219,15 +220,15 @@ async fn density_follows_the_current_season_and_a_changed_season() {
     let now = noon("2024-11-05");
 
     let first = history.density(NBA, ML, now).await.unwrap();
-    assert_eq!(first.current, Some(season(2024)));
-    assert!(first.generations.ends_with(",2024-25"), "{}", first.generations);
+    assert_eq!(first.value.current, Some(season(2024)));
+    assert!(first.deps.as_str().ends_with("current=2024-25"), "{}", first.deps);
 
     two_games(&store, 2024, "2024-11-03", "2024-11-04");
     let changed = history.density(NBA, ML, now).await.unwrap();
     let fresh = History::new(store.clone()).density(NBA, ML, now).await.unwrap();
 
-    assert_ne!(first.generations, changed.generations);
-    assert_eq!(*changed.value, *fresh.value);
+    assert_ne!(first.deps, changed.deps);
+    assert_eq!(*changed.value.value, *fresh.value.value);
 }
 
 #[tokio::test]
@@ -244,7 +245,7 @@ async fn without_a_named_season_the_current_one_is_the_latest_with_a_played_game
     let history = history(&store, History::DEFAULT_BUDGET_BYTES);
     let now = noon("2023-11-10");
 
-    let list = history.season_list(NBA, ML, now).await.unwrap();
+    let list = history.season_list(NBA, ML, now).await.unwrap().value;
     assert_eq!(list.seasons, vec![season(2024), season(2023)]);
     assert_eq!(list.current_season, Some(season(2023)));
     assert!(list.live, "a decided game 8 days ago keeps the season live");
@@ -270,8 +271,8 @@ async fn a_season_is_no_longer_live_fifteen_days_after_its_last_decided_game() {
     two_games(&store, 2023, "2023-11-01", "2023-11-02");
     let history = history(&store, History::DEFAULT_BUDGET_BYTES);
 
-    assert!(history.season_list(NBA, ML, noon("2023-11-16")).await.unwrap().live);
-    let later = history.season_list(NBA, ML, noon("2023-11-17")).await.unwrap();
+    assert!(history.season_list(NBA, ML, noon("2023-11-16")).await.unwrap().value.live);
+    let later = history.season_list(NBA, ML, noon("2023-11-17")).await.unwrap().value;
     assert!(!later.live);
     assert_eq!(
         later.current_season,
@@ -307,19 +308,42 @@ async fn a_results_page_of_the_current_season_is_newest_first() {
     let history = history(&store, History::DEFAULT_BUDGET_BYTES);
     let request = linecast_paging::Request::parse(false, Some("1"), None, None).unwrap();
 
-    let page = history
+    let read = history
         .results_page(NBA, ML, None, &request, noon("2024-11-03"))
         .await
         .unwrap();
-    let rendered = page.data.rendered_rows();
-    let rows = page.rows(&rendered);
+    let page = &read.value;
+    let positions = page.positions();
 
     assert_eq!(page.season, season(2024));
-    assert_eq!(rows.len(), 1);
+    assert_eq!(positions, vec![1], "the newest of two rows");
+    let (row, graded) = page.data.served_rows().nth(positions[0]).unwrap();
+    let cells: Vec<(&str, Cell<'_>)> = page
+        .data
+        .served_columns()
+        .iter()
+        .map(|c| (c.name, c.cell(row, graded)))
+        .collect();
+    let implied = match &cells[4] {
+        ("IMPLIED", Cell::Number(p)) => *p,
+        other => panic!("{other:?}"),
+    };
+    // -150 / +130, no vig: (150/250) / (150/250 + 100/230).
+    assert!((implied - 0.579_832).abs() < 5e-7, "{implied}");
     assert_eq!(
-        rows[0].get(),
-        r#"{"date":"2024-11-02","away_team":"nyk","home_team":"bos","won_on_points":0,"IMPLIED":0.579832,"push":false,"graded":true,"ungraded_reason":null}"#
+        cells,
+        vec![
+            ("date", Cell::Date(date("2024-11-02"))),
+            ("away_team", Cell::Text("nyk".into())),
+            ("home_team", Cell::Text("bos".into())),
+            ("won_on_points", Cell::Number(0.0)),
+            ("IMPLIED", Cell::Number(implied)),
+            ("push", Cell::Flag(false)),
+            ("graded", Cell::Flag(true)),
+            ("ungraded_reason", Cell::Null),
+        ]
     );
+    assert!(read.deps.as_str().contains("order=newest"), "{}", read.deps);
     assert_eq!(page.plan.page.next_offset, Some(1));
 }
 
@@ -347,12 +371,12 @@ async fn team_form_counts_decided_games_and_reads_next_games_from_the_score_tape
     );
     let history = history(&store, History::DEFAULT_BUDGET_BYTES);
 
-    let inputs = history.team_form_inputs(NBA, ML, noon("2024-11-05")).await.unwrap();
+    let Derived { value: inputs, deps } = history.team_form_inputs(NBA, ML, noon("2024-11-05")).await.unwrap();
     let report = inputs.assemble();
 
     assert_eq!(inputs.season, label);
     assert_eq!(inputs.today, date("2024-11-05"));
-    assert_eq!(inputs.tape_version(), inputs.tape.as_ref().unwrap().version.version);
+    assert!(deps.as_str().contains(&inputs.tape.as_ref().unwrap().version.version), "{deps}");
     assert_eq!(
         report.season_end,
         Some(date("2024-11-08")),
@@ -391,10 +415,10 @@ async fn team_form_without_a_score_tape_ends_the_season_on_its_last_stored_game(
     two_games(&store, 2024, "2024-11-01", "2024-11-02");
     let history = history(&store, History::DEFAULT_BUDGET_BYTES);
 
-    let inputs = history.team_form_inputs(NBA, ML, noon("2024-11-05")).await.unwrap();
+    let Derived { value: inputs, deps } = history.team_form_inputs(NBA, ML, noon("2024-11-05")).await.unwrap();
     let report = inputs.assemble();
 
-    assert_eq!(inputs.tape_version(), "");
+    assert!(deps.as_str().contains("absent=scores/nba.csv"), "{deps}");
     assert_eq!(report.season_end, Some(date("2024-11-02")));
     assert_eq!(
         report.teams.iter().map(|t| t.next_game_date).collect::<Vec<_>>(),
