@@ -16,7 +16,6 @@ use linecast_core::services::keys::KeyError;
 use linecast_core::services::strategies::StrategiesError;
 use linecast_core::{AccountsError, StoreError};
 use linecast_domain::artifacts::ArtifactRef;
-use linecast_domain::{ModelType, Sport};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -286,12 +285,17 @@ fn unknown_strategy(id: &str) -> ApiError {
     ApiError::invalid_param("strategy_id", id, &linecast_strategies::strategy_ids().join(", "))
 }
 
-/// A refused strategies use case, naming the sport and model type.
-pub fn strategies_error(e: StrategiesError, sport: Sport, model_type: ModelType) -> ApiError {
-    match e {
-        StrategiesError::Store(e) => e.into(),
-        StrategiesError::NoSeason => ApiError::NotFound(format!("No season store for {sport} {model_type}")),
-        StrategiesError::UnknownStrategy(e) => unknown_strategy(&e.id),
+/// A refused strategies use case (a missing season names the sport and
+/// model type).
+impl From<StrategiesError> for ApiError {
+    fn from(e: StrategiesError) -> Self {
+        match e {
+            StrategiesError::Store(e) => e.into(),
+            StrategiesError::NoSeason { sport, model_type } => {
+                ApiError::NotFound(format!("No season store for {sport} {model_type}"))
+            }
+            StrategiesError::UnknownStrategy(e) => unknown_strategy(&e.id),
+        }
     }
 }
 

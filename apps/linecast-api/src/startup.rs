@@ -232,6 +232,9 @@ impl Application {
             // Half the cache budget: parsed artifacts and graded seasons
             // each have the whole budget, rendered bodies are smaller.
             responses: Arc::new(crate::responses::ResponseCache::new(settings.cache_bytes / 2)),
+            // Rendered season rows: a quarter (a season's JSON is about its
+            // CSV's size).
+            rows: Arc::new(crate::responses::rows::RowCache::new(settings.cache_bytes / 4)),
             resolutions: Arc::new(crate::responses::Resolutions::new()),
         };
         if settings.demo {

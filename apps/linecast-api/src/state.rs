@@ -54,6 +54,9 @@ pub struct AppState {
     pub api_keys: Arc<linecast_core::services::keys::Keys>,
     /// Rendered bodies of the read endpoints (render once, serve bytes).
     pub responses: Arc<crate::responses::ResponseCache>,
+    /// Each season generation's rows rendered once (results pages are cut
+    /// from them).
+    pub rows: Arc<crate::responses::rows::RowCache>,
     /// Request parameters (and ET date) to the body they resolved to, for a
     /// second: the hot path's shortcut past the store lookups.
     pub resolutions: Arc<crate::responses::Resolutions>,

@@ -5,13 +5,14 @@
 
 use linecast_core::services::history::SeasonData;
 use linecast_domain::ModelColumn;
-use linecast_grading::calibration::{Calibration, CalibrationSource, ModelCalibration};
+use linecast_grading::calibration::{Calibration, CalibrationSource, MODELS, ModelCalibration};
 use plotters::prelude::*;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::time::rfc3339;
 use crate::error::ApiError;
+use crate::responses::Rendered;
 use crate::schema::CalibrationRules;
 
 /// How well a model's probabilities match outcomes on one season: proper
@@ -167,6 +168,63 @@ pub enum ClvUnitCode {
 
 /// The models drawn when `models` is not given.
 pub const DEFAULT_DIAGRAM_MODELS: [ModelColumn; 2] = [ModelColumn::Blend, ModelColumn::Implied];
+
+/// How a calibration is written: the JSON payload, or the reliability
+/// diagram of some models.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CalibrationView {
+    Json,
+    Svg(Vec<ModelColumn>),
+}
+
+impl CalibrationView {
+    /// The view of `format` (`json`, the default, or `svg`) and `models`
+    /// (checked whatever the format; default BLEND, IMPLIED).
+    pub fn parse(format: Option<&String>, models: Option<&String>) -> Result<Self, ApiError> {
+        let svg = match format.map(String::as_str) {
+            None | Some("json") => false,
+            Some("svg") => true,
+            Some(other) => return Err(ApiError::invalid_param("format", other, "json, svg")),
+        };
+        let models = models.map(|raw| diagram_models(raw)).transpose()?;
+        Ok(if svg {
+            Self::Svg(models.unwrap_or_else(|| DEFAULT_DIAGRAM_MODELS.to_vec()))
+        } else {
+            Self::Json
+        })
+    }
+
+    /// The body of this view.
+    pub fn render(
+        &self,
+        data: &SeasonData,
+        source: CalibrationSource,
+        calibration: &Calibration,
+    ) -> Result<Rendered, ApiError> {
+        match self {
+            Self::Json => Rendered::new(&CalibrationResponse::new(data, source, calibration)),
+            Self::Svg(models) => reliability_svg(data, source, calibration, models)
+                .map(|svg| Rendered::from_bytes(svg.into(), "image/svg+xml")),
+        }
+    }
+}
+
+/// The `models` of a diagram: model columns with a probability, each once,
+/// in the order given.
+fn diagram_models(raw: &str) -> Result<Vec<ModelColumn>, ApiError> {
+    let allowed = || MODELS.iter().map(|m| m.code()).collect::<Vec<_>>().join(", ");
+    let mut models = Vec::new();
+    for name in raw.split(',').map(str::trim) {
+        let model = MODELS
+            .into_iter()
+            .find(|m| m.code() == name)
+            .ok_or_else(|| ApiError::invalid_param("models", name, &allowed()))?;
+        if !models.contains(&model) {
+            models.push(model);
+        }
+    }
+    Ok(models)
+}
 
 /// Colours of the drawn models, in order.
 const PALETTE: [RGBColor; 9] = [

@@ -58,10 +58,11 @@ pub struct ResultsResponse<'a> {
 }
 
 impl<'a> ResultsResponse<'a> {
-    /// The page's body; `rendered` is the season's rendered rows.
+    /// The page's body; `rendered` is the season's rendered rows, oldest
+    /// first (`result_rows::render_rows`).
     pub fn new(sport: Sport, model_type: ModelType, page: &ResultsPage, rendered: &'a [Box<RawValue>]) -> Self {
         let data = &page.data;
-        let rows = page.rows(rendered);
+        let rows: Vec<&RawValue> = page.positions().into_iter().map(|i| rendered[i].as_ref()).collect();
         Self {
             sport: sport.code().to_owned(),
             model_type: model_type.code().to_owned(),

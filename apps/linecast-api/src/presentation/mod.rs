@@ -11,6 +11,7 @@ pub mod freshness;
 pub mod health;
 pub mod history;
 pub mod markets;
+pub mod result_rows;
 pub mod rounding;
 pub mod shapes;
 pub mod slate;

@@ -296,7 +296,7 @@ pub(crate) fn probabilities(row: &PredictionRow, model_type: ModelType, columns:
     for column in columns {
         let mut value = model_probability(row, model_type, *column);
         if *column == ModelColumn::Implied {
-            value = value.map(|p| linecast_domain::round::to_places(p, 6));
+            value = value.map(crate::presentation::rounding::implied);
         }
         map.insert(column.code().to_owned(), value.into());
     }

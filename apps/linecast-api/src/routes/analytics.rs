@@ -4,20 +4,18 @@
 //! row; the JSON shapes are `presentation::history`.
 
 use actix_web::{HttpRequest, HttpResponse, get, web};
-use linecast_domain::ModelColumn;
-use linecast_domain::time::et_date;
-use linecast_grading::calibration::{CalibrationSource, MODELS};
+use linecast_grading::calibration::CalibrationSource;
 
 use crate::error::ApiError;
 use crate::params::season as parse_season;
 use crate::params::{RawQuery, SportModelPath};
 use crate::presentation::calibration::{
-    CalibrationFormatCode, CalibrationResponse, CalibrationSourceCode, DEFAULT_DIAGRAM_MODELS, reliability_svg,
+    CalibrationFormatCode, CalibrationResponse, CalibrationSourceCode, CalibrationView,
 };
 use crate::presentation::history::{
     DensityResponse, RollingResponse, SummaryResponse, TeamFormResponse, TrackingResponse,
 };
-use crate::responses::{CacheKey, PRIVATE, Rendered, Resolutions};
+use crate::responses::{Rendered, Route, serve};
 use crate::state::AppState;
 
 #[utoipa::path(
@@ -40,23 +38,15 @@ pub async fn summary(
     path: SportModelPath,
 ) -> Result<HttpResponse, ApiError> {
     let SportModelPath { sport, model_type } = path;
-    let now = state.clock.now();
-    let resolution = Resolutions::key("summary", &[&sport, &model_type], et_date(now));
-    if let Some(body) = state.resolutions.get(&resolution) {
-        return Ok(body.respond(&req, PRIVATE));
-    }
-    let data = state.history.chosen_season(sport, model_type, None, now).await?;
-    let key = CacheKey::new("summary")
-        .with(sport)
-        .with(model_type)
-        .with(data.season)
-        .with(&data.version.version);
-    state
-        .responses
-        .serve(&req, Some((&state.resolutions, resolution)), key, || {
-            SummaryResponse::new(&data)
-        })
-        .await
+    serve(
+        &req,
+        &state,
+        Route::private("summary"),
+        &(sport, model_type),
+        |now| state.history.chosen_season(sport, model_type, None, now),
+        |data| Rendered::new(&SummaryResponse::new(data)),
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -82,19 +72,15 @@ pub async fn tracking(
 ) -> Result<HttpResponse, ApiError> {
     let SportModelPath { sport, model_type } = path;
     let named = query.get("season").map(|raw| parse_season(sport, raw)).transpose()?;
-    let data = state
-        .history
-        .chosen_season(sport, model_type, named, state.clock.now())
-        .await?;
-    let key = CacheKey::new("tracking")
-        .with(sport)
-        .with(model_type)
-        .with(data.season)
-        .with(&data.version.version);
-    state
-        .responses
-        .serve(&req, None, key, || TrackingResponse::new(&data))
-        .await
+    serve(
+        &req,
+        &state,
+        Route::private("tracking"),
+        &(sport, model_type, named),
+        |now| state.history.chosen_season(sport, model_type, named, now),
+        |data| Rendered::new(&TrackingResponse::new(data)),
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -117,23 +103,15 @@ pub async fn team_form_route(
     path: SportModelPath,
 ) -> Result<HttpResponse, ApiError> {
     let SportModelPath { sport, model_type } = path;
-    let inputs = state
-        .history
-        .team_form_inputs(sport, model_type, state.clock.now())
-        .await?;
-    // Next game dates depend on the ET date; everything else on the season
-    // generation and the score tape's.
-    let key = CacheKey::new("team-form")
-        .with(sport)
-        .with(model_type)
-        .with(inputs.season)
-        .with(&inputs.data.version.version)
-        .with(inputs.tape_version())
-        .with(inputs.today);
-    state
-        .responses
-        .serve(&req, None, key, || TeamFormResponse::new(&inputs, inputs.assemble()))
-        .await
+    serve(
+        &req,
+        &state,
+        Route::private("team-form"),
+        &(sport, model_type),
+        |now| state.history.team_form_inputs(sport, model_type, now),
+        |inputs| Rendered::new(&TeamFormResponse::new(inputs, inputs.assemble())),
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -155,15 +133,15 @@ pub async fn rolling_route(
     path: SportModelPath,
 ) -> Result<HttpResponse, ApiError> {
     let SportModelPath { sport, model_type } = path;
-    let cross = state.history.rolling(sport, model_type).await?;
-    let key = CacheKey::new("rolling")
-        .with(sport)
-        .with(model_type)
-        .with(&cross.generations);
-    state
-        .responses
-        .serve(&req, None, key, || RollingResponse::new(sport, model_type, &cross))
-        .await
+    serve(
+        &req,
+        &state,
+        Route::private("rolling"),
+        &(sport, model_type),
+        |_| state.history.rolling(sport, model_type),
+        |cross| Rendered::new(&RollingResponse::new(sport, model_type, cross)),
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -186,15 +164,15 @@ pub async fn density_route(
     path: SportModelPath,
 ) -> Result<HttpResponse, ApiError> {
     let SportModelPath { sport, model_type } = path;
-    let cross = state.history.density(sport, model_type, state.clock.now()).await?;
-    let key = CacheKey::new("density")
-        .with(sport)
-        .with(model_type)
-        .with(&cross.generations);
-    state
-        .responses
-        .serve(&req, None, key, || DensityResponse::new(sport, model_type, &cross))
-        .await
+    serve(
+        &req,
+        &state,
+        Route::private("density"),
+        &(sport, model_type),
+        |now| state.history.density(sport, model_type, now),
+        |cross| Rendered::new(&DensityResponse::new(sport, model_type, cross)),
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -232,56 +210,14 @@ pub async fn calibration(
         .get("source")
         .map_or(Ok(CalibrationSource::All), |raw| CalibrationSource::parse(raw))
         .map_err(|e| ApiError::invalid_param("source", &e.value, &e.allowed))?;
-    let svg = match query.get("format").map(String::as_str) {
-        None | Some("json") => false,
-        Some("svg") => true,
-        Some(other) => return Err(ApiError::invalid_param("format", other, "json, svg")),
-    };
-    let models = query.get("models").map(|raw| diagram_models(raw)).transpose()?;
-    let data = state
-        .history
-        .chosen_season(sport, model_type, named, state.clock.now())
-        .await?;
-    let calibration = data.calibration(source);
-    let key = CacheKey::new("calibration")
-        .with(sport)
-        .with(model_type)
-        .with(data.season)
-        .with(&data.version.version)
-        .with(source.code());
-    if !svg {
-        return state
-            .responses
-            .serve(&req, None, key.with("json"), || {
-                CalibrationResponse::new(&data, source, &calibration)
-            })
-            .await;
-    }
-    let drawn = models.unwrap_or_else(|| DEFAULT_DIAGRAM_MODELS.to_vec());
-    let names: Vec<&str> = drawn.iter().map(|m| m.code()).collect();
-    let body = state
-        .responses
-        .get_or_insert(key.with("svg").with(names.join(",")), || {
-            reliability_svg(&data, source, &calibration, &drawn)
-                .map(|svg| Rendered::from_bytes(svg.into(), "image/svg+xml"))
-        })
-        .await?;
-    Ok(body.respond(&req, PRIVATE))
-}
-
-/// The `models` of a diagram: model columns with a probability, each once,
-/// in the order given.
-fn diagram_models(raw: &str) -> Result<Vec<ModelColumn>, ApiError> {
-    let allowed = || MODELS.iter().map(|m| m.code()).collect::<Vec<_>>().join(", ");
-    let mut models = Vec::new();
-    for name in raw.split(',').map(str::trim) {
-        let model = MODELS
-            .into_iter()
-            .find(|m| m.code() == name)
-            .ok_or_else(|| ApiError::invalid_param("models", name, &allowed()))?;
-        if !models.contains(&model) {
-            models.push(model);
-        }
-    }
-    Ok(models)
+    let view = CalibrationView::parse(query.get("format"), query.get("models"))?;
+    serve(
+        &req,
+        &state,
+        Route::private("calibration"),
+        &(sport, model_type, named, source, &view),
+        |now| state.history.calibration(sport, model_type, named, source, now),
+        |(data, calibration)| view.render(data, source, calibration),
+    )
+    .await
 }

@@ -2,12 +2,11 @@
 //! comes from `Slate::odds`, the JSON shape from `presentation::slate`.
 
 use actix_web::{HttpRequest, HttpResponse, get, web};
-use linecast_domain::time::et_date;
 
 use crate::error::ApiError;
 use crate::params::SportPath;
 use crate::presentation::slate::OddsResponse;
-use crate::responses::{CacheKey, PRIVATE, Resolutions};
+use crate::responses::{Rendered, Route, serve};
 use crate::state::AppState;
 
 #[utoipa::path(
@@ -24,20 +23,13 @@ use crate::state::AppState;
 #[get("/{sport}")]
 pub async fn odds(req: HttpRequest, state: web::Data<AppState>, path: SportPath) -> Result<HttpResponse, ApiError> {
     let SportPath(sport) = path;
-    let now = state.clock.now();
-    let resolution = Resolutions::key("odds", &[&sport], et_date(now));
-    if let Some(body) = state.resolutions.get(&resolution) {
-        return Ok(body.respond(&req, PRIVATE));
-    }
-    let served = state.slate.odds(sport, now).await?;
-    let key = CacheKey::new("odds")
-        .with(sport)
-        .with(&served.odds.version.version)
-        .with(served.slate_date);
-    let rendered = state
-        .responses
-        .get_or_render(key, || Ok(OddsResponse::from(&served)))
-        .await?;
-    state.resolutions.put(resolution, rendered.clone());
-    Ok(rendered.respond(&req, PRIVATE))
+    serve(
+        &req,
+        &state,
+        Route::private("odds"),
+        &sport,
+        |now| state.slate.odds(sport, now),
+        |slate| Rendered::new(&OddsResponse::from(slate)),
+    )
+    .await
 }

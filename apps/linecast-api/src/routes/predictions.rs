@@ -4,12 +4,11 @@
 //! from `presentation::slate`.
 
 use actix_web::{HttpRequest, HttpResponse, get, web};
-use linecast_domain::time::et_date;
 
 use crate::error::ApiError;
 use crate::params::{self, RawQuery, SportModelPath};
 use crate::presentation::slate::PredictionsResponse;
-use crate::responses::{CacheKey, PRIVATE, Resolutions};
+use crate::responses::{Rendered, Route, serve};
 use crate::state::AppState;
 
 #[utoipa::path(
@@ -35,27 +34,13 @@ pub async fn predictions(
 ) -> Result<HttpResponse, ApiError> {
     let SportModelPath { sport, model_type } = path;
     let upcoming_only = params::boolean(&query, "upcoming_only", true)?;
-    let now = state.clock.now();
-    let resolution = Resolutions::key("predictions", &[&sport, &model_type, &upcoming_only], et_date(now));
-    if let Some(body) = state.resolutions.get(&resolution) {
-        return Ok(body.respond(&req, PRIVATE));
-    }
-    let served = state.slate.predictions(sport, model_type, upcoming_only, now).await?;
-    // The body depends on the artifact's generation and, for the slate view,
-    // on the served slate date; nothing else.
-    let key = CacheKey::new("predictions")
-        .with(sport)
-        .with(model_type)
-        .with(&served.predictions.version.version)
-        .with(if upcoming_only {
-            served.slate_date.to_string()
-        } else {
-            "all".to_owned()
-        });
-    let body = state
-        .responses
-        .get_or_render(key, || Ok(PredictionsResponse::from(&served)))
-        .await?;
-    state.resolutions.put(resolution, body.clone());
-    Ok(body.respond(&req, PRIVATE))
+    serve(
+        &req,
+        &state,
+        Route::private("predictions"),
+        &(sport, model_type, upcoming_only),
+        |now| state.slate.predictions(sport, model_type, upcoming_only, now),
+        |slate| Rendered::new(&PredictionsResponse::from(slate)),
+    )
+    .await
 }

@@ -4,12 +4,11 @@
 //! and formats are `presentation::slate`.
 
 use actix_web::{HttpRequest, HttpResponse, get, web};
-use linecast_domain::time::et_date;
 
 use crate::error::ApiError;
 use crate::params::{self, RawQuery, SportMarketPath};
 use crate::presentation::slate::PublicPicksResponse;
-use crate::responses::{CacheKey, PUBLIC, Resolutions};
+use crate::responses::{Rendered, Route, serve};
 use crate::state::AppState;
 
 #[utoipa::path(
@@ -36,26 +35,13 @@ pub async fn public_ml_picks(
 ) -> Result<HttpResponse, ApiError> {
     let SportMarketPath { sport, market } = path;
     let upcoming_only = params::boolean(&query, "upcoming_only", true)?;
-    let now = state.clock.now();
-    let resolution = Resolutions::key("public", &[&sport, &market.code(), &upcoming_only], et_date(now));
-    if let Some(body) = state.resolutions.get(&resolution) {
-        return Ok(body.respond(&req, PUBLIC));
-    }
-    let feed = state.slate.public_picks(sport, market, upcoming_only, now).await?;
-    let key = CacheKey::new("public-picks")
-        .with(sport)
-        .with(market.code())
-        .with(&feed.slate.predictions.version.version)
-        .with(feed.teams.as_ref().map_or("", |t| t.version.version.as_str()))
-        .with(if upcoming_only {
-            feed.slate.slate_date.to_string()
-        } else {
-            "all".to_owned()
-        });
-    let body = state
-        .responses
-        .get_or_render(key, || Ok(PublicPicksResponse::from(&feed)))
-        .await?;
-    state.resolutions.put(resolution, body.clone());
-    Ok(body.respond(&req, PUBLIC))
+    serve(
+        &req,
+        &state,
+        Route::public("public-picks"),
+        &(sport, market, upcoming_only),
+        |now| state.slate.public_picks(sport, market, upcoming_only, now),
+        |feed| Rendered::new(&PublicPicksResponse::from(feed)),
+    )
+    .await
 }

@@ -3,14 +3,14 @@
 //! `presentation::history`.
 
 use actix_web::{HttpRequest, HttpResponse, get, web};
-use linecast_domain::time::et_date;
 use linecast_paging::Request;
 
 use crate::error::ApiError;
 use crate::params::season as parse_season;
 use crate::params::{RawQuery, SportModelPath};
 use crate::presentation::history::{ResultsResponse, SeasonsResponse};
-use crate::responses::{CacheKey, PRIVATE, Rendered, Resolutions};
+use crate::presentation::result_rows::render_rows;
+use crate::responses::{Rendered, Route, serve};
 use crate::state::AppState;
 
 #[utoipa::path(
@@ -41,47 +41,19 @@ pub async fn results(
     let SportModelPath { sport, model_type } = path;
     let named = query.get("season").map(|s| parse_season(sport, s)).transpose()?;
     let raw = |name: &str| query.get(name).map(String::as_str);
-    let now = state.clock.now();
-    let resolution = Resolutions::key(
-        "results",
-        &[
-            &sport,
-            &model_type,
-            &named.map(|s| s.to_string()).unwrap_or_default(),
-            &raw("limit").unwrap_or_default(),
-            &raw("offset").unwrap_or_default(),
-            &raw("snapshot").unwrap_or_default(),
-        ],
-        et_date(now),
-    );
-    if let Some(body) = state.resolutions.get(&resolution) {
-        return Ok(body.respond(&req, PRIVATE));
-    }
     let request = Request::parse(named.is_some(), raw("limit"), raw("offset"), raw("snapshot"))?;
-    let page = state
-        .history
-        .results_page(sport, model_type, named, &request, now)
-        .await?;
-    let plan = &page.plan;
-    // The page is a pure function of the season generation and the plan.
-    let key = CacheKey::new("results")
-        .with(sport)
-        .with(model_type)
-        .with(page.season)
-        .with(&page.data.version.version)
-        .with(format!("{:?}", plan.order))
-        .with(plan.page.offset)
-        .with(plan.page.range().len())
-        .with(plan.snapshot.as_deref().unwrap_or(""));
-    let body = state
-        .responses
-        .get_or_insert(key, || {
-            let rendered = page.data.rendered_rows();
-            Rendered::new(&ResultsResponse::new(sport, model_type, &page, &rendered))
-        })
-        .await?;
-    state.resolutions.put(resolution, body.clone());
-    Ok(body.respond(&req, PRIVATE))
+    serve(
+        &req,
+        &state,
+        Route::private("results"),
+        &(sport, model_type, named, &request),
+        |now| state.history.results_page(sport, model_type, named, &request, now),
+        |page| {
+            let rows = state.rows.get_or_render(&page.data.deps(), || render_rows(&page.data));
+            Rendered::new(&ResultsResponse::new(sport, model_type, page, &rows))
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -103,23 +75,13 @@ pub async fn seasons(
     path: SportModelPath,
 ) -> Result<HttpResponse, ApiError> {
     let SportModelPath { sport, model_type } = path;
-    // The list is computed from the graded-season cache and the ET date;
-    // the key is what it computed, so the body can never lag behind it.
-    let list = state.history.season_list(sport, model_type, state.clock.now()).await?;
-    let key = CacheKey::new("seasons")
-        .with(sport)
-        .with(model_type)
-        .with(
-            list.seasons
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(","),
-        )
-        .with(list.current_season.map(|s| s.to_string()).unwrap_or_default())
-        .with(list.live);
-    state
-        .responses
-        .serve(&req, None, key, || SeasonsResponse::new(sport, model_type, &list))
-        .await
+    serve(
+        &req,
+        &state,
+        Route::private("seasons"),
+        &(sport, model_type),
+        |now| state.history.season_list(sport, model_type, now),
+        |list| Rendered::new(&SeasonsResponse::new(sport, model_type, list)),
+    )
+    .await
 }

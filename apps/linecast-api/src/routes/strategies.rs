@@ -8,11 +8,11 @@ use actix_web::{HttpRequest, HttpResponse, get, web};
 use linecast_domain::{SeasonLabel, Sport};
 use linecast_strategies::Accounting;
 
-use crate::error::{ApiError, strategies_error};
+use crate::error::ApiError;
 use crate::params::season as parse_season;
 use crate::params::{self, RawQuery, SportModelPath};
 use crate::presentation::strategies::{ReplayResponse, StrategiesResponse, deprecation_header_value};
-use crate::responses::CacheKey;
+use crate::responses::{Rendered, Route, serve};
 use crate::state::AppState;
 
 fn accounting(query: &RawQuery) -> Result<Accounting, ApiError> {
@@ -63,21 +63,15 @@ pub async fn strategies(
     let SportModelPath { sport, model_type } = path;
     let accounting = accounting(&query)?;
     let named = named_season(sport, &query)?;
-    let (data, board) = state
-        .strategies
-        .leaderboard(sport, model_type, named, accounting)
-        .await
-        .map_err(|e| strategies_error(e, sport, model_type))?;
-    let key = CacheKey::new("strategies")
-        .with(sport)
-        .with(model_type)
-        .with(data.season)
-        .with(&data.version.version)
-        .with(accounting.code());
-    let res = state
-        .responses
-        .serve(&req, None, key, || StrategiesResponse::new(&data, &board))
-        .await?;
+    let res = serve(
+        &req,
+        &state,
+        Route::private("strategies"),
+        &(sport, model_type, named, accounting),
+        |_| state.strategies.leaderboard(sport, model_type, named, accounting),
+        |(data, board)| Rendered::new(&StrategiesResponse::new(data, board)),
+    )
+    .await?;
     Ok(announce(res, accounting))
 }
 
@@ -112,22 +106,17 @@ pub async fn replay(
     let accounting = accounting(&query)?;
     let include_excluded = params::boolean(&query, "include_excluded", false)?;
     let named = named_season(sport, &query)?;
-    let (data, replay) = state
-        .strategies
-        .replay(sport, model_type, named, accounting, &strategy_id, include_excluded)
-        .await
-        .map_err(|e| strategies_error(e, sport, model_type))?;
-    let key = CacheKey::new("replay")
-        .with(sport)
-        .with(model_type)
-        .with(data.season)
-        .with(&data.version.version)
-        .with(accounting.code())
-        .with(&strategy_id)
-        .with(include_excluded);
-    let res = state
-        .responses
-        .serve(&req, None, key, || ReplayResponse::new(&data, &replay))
-        .await?;
+    let res = serve(
+        &req,
+        &state,
+        Route::private("replay"),
+        &(sport, model_type, named, accounting, &strategy_id, include_excluded),
+        |_| {
+            let service = &state.strategies;
+            service.replay(sport, model_type, named, accounting, &strategy_id, include_excluded)
+        },
+        |(data, replay)| Rendered::new(&ReplayResponse::new(data, replay)),
+    )
+    .await?;
     Ok(announce(res, accounting))
 }

@@ -16,7 +16,7 @@ use crate::services::history::{History, SeasonData};
 pub enum StrategiesError {
     Store(StoreError),
     /// No season was named and the store has no season for the pair.
-    NoSeason,
+    NoSeason { sport: Sport, model_type: ModelType },
     UnknownStrategy(UnknownStrategy),
 }
 
@@ -50,7 +50,7 @@ impl Strategies {
                 .history
                 .latest_season(sport, model_type)
                 .await?
-                .ok_or(StrategiesError::NoSeason)?,
+                .ok_or(StrategiesError::NoSeason { sport, model_type })?,
         };
         Ok(self.history.season(sport, model_type, season).await?)
     }
@@ -169,7 +169,7 @@ mod tests {
 
         let err = service(&store).season(NBA, ML, None).await.unwrap_err();
 
-        assert!(matches!(err, StrategiesError::NoSeason), "{err:?}");
+        assert!(matches!(err, StrategiesError::NoSeason { .. }), "{err:?}");
     }
 
     #[tokio::test]

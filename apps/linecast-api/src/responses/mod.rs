@@ -1,12 +1,13 @@
-//! Render once, serve bytes: the response cache of the read endpoints.
+//! Render once, serve bytes: the read pipeline and its caches.
 //!
-//! A cacheable body is a pure function of its route, its normalized
-//! parameters, the generations (object versions) of the artifacts it reads
-//! and, for slate-dependent routes, the served slate date. Handlers name
-//! those inputs in a `CacheKey`; the first request renders and serializes
-//! the body, later ones with the same key get the stored bytes. A hit does
-//! no parsing, no serialization and no compression: gzip and brotli variants
-//! are made once per body, on first demand.
+//! A cacheable body is a pure function of its route, its parsed parameters
+//! and what the core read it came from depends on (`linecast_core::Deps`:
+//! object versions, the slate or ET date, the choices core made). A read
+//! handler hands those to [`pipeline::serve`], the one way a read is
+//! served; no handler builds a key. The first request renders and
+//! serializes the body, later ones with the same key get the stored bytes.
+//! A hit does no parsing, no serialization and no compression: gzip and
+//! brotli variants are made once per body, on first demand.
 //!
 //! Every body has a strong `ETag` (a hash of its JSON bytes; the gzip and
 //! brotli variants carry their own tag, suffixed `-gz` and `-br`). An
@@ -30,32 +31,33 @@ use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
 
+pub mod pipeline;
+pub mod rows;
+
+pub use pipeline::{Route, serve};
+
 /// `Cache-Control` of authenticated data: only the caller's own cache may
 /// keep it, and must revalidate (cheaply, with the ETag) before reuse.
 pub const PRIVATE: &str = "private, no-cache";
 /// `Cache-Control` of the free public feed.
 pub const PUBLIC: &str = "public, max-age=30";
 
-/// Everything a body depends on, as one string: the route, then each input.
+/// Everything a body depends on, as one string: the route, then each
+/// input. Built only by the pipeline.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct CacheKey(String);
+struct CacheKey(String);
 
 impl CacheKey {
     /// A key for `route` (a stable name, e.g. `predictions`).
-    pub fn new(route: &str) -> Self {
+    fn new(route: &str) -> Self {
         Self(route.to_owned())
     }
 
-    /// Adds one input (a parameter, an artifact generation, a date). Inputs
-    /// are separated by a byte no input contains.
+    /// Adds one input. Inputs are separated by a byte no input contains.
     #[must_use]
-    pub fn with(mut self, input: impl std::fmt::Display) -> Self {
-        let _ = write!(self.0, "\u{1f}{input}");
+    fn with(mut self, input: impl std::fmt::Display) -> Self {
+        let _ = write!(self.0, "\u{1e}{input}");
         self
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
     }
 }
 
@@ -267,25 +269,19 @@ impl Resolutions {
         }
     }
 
-    pub fn get(&self, key: &str) -> Option<Arc<Rendered>> {
+    fn get(&self, key: &str) -> Option<Arc<Rendered>> {
         self.cache.get(key)
     }
 
-    pub fn put(&self, key: String, body: Arc<Rendered>) {
+    fn put(&self, key: String, body: Arc<Rendered>) {
         self.cache.insert(key, body);
     }
 
-    /// The memo key of one request: the endpoint, its parsed parameters in
-    /// order, and the ET date of the request instant (a bare request's slate
-    /// moves at ET midnight, so the date is part of what it resolves to).
-    pub fn key(endpoint: &str, parts: &[&dyn std::fmt::Display], et_date: chrono::NaiveDate) -> String {
-        use std::fmt::Write as _;
-        let mut key = endpoint.to_owned();
-        for part in parts {
-            let _ = write!(key, "|{part}");
-        }
-        let _ = write!(key, "|{et_date}");
-        key
+    /// The memo key of one request: the route, its parsed parameters, and
+    /// the ET date of the request instant (a bare request's slate moves at
+    /// ET midnight, so the date is part of what it resolves to).
+    fn key(route: &str, params: &str, et_date: chrono::NaiveDate) -> String {
+        format!("{route}\u{1e}{params}\u{1e}{et_date}")
     }
 }
 
@@ -313,38 +309,7 @@ impl ResponseCache {
 
     /// The body for `key`, rendering it with `render` on a miss (concurrent
     /// misses of one key render once). Errors are not cached.
-    pub async fn get_or_render<T, F>(&self, key: CacheKey, render: F) -> Result<Arc<Rendered>, ApiError>
-    where
-        T: Serialize,
-        F: FnOnce() -> Result<T, ApiError>,
-    {
-        self.get_or_insert(key, || render().and_then(|value| Rendered::new(&value)))
-            .await
-    }
-
-    /// `get_or_render` answered as a private 200/304; with a resolution-memo
-    /// entry (`memo`), the body is also remembered under that key.
-    pub async fn serve<T, F>(
-        &self,
-        req: &HttpRequest,
-        memo: Option<(&Resolutions, String)>,
-        key: CacheKey,
-        render: F,
-    ) -> Result<HttpResponse, ApiError>
-    where
-        T: Serialize,
-        F: FnOnce() -> T,
-    {
-        let body = self.get_or_render(key, || Ok(render())).await?;
-        if let Some((resolutions, resolution)) = memo {
-            resolutions.put(resolution, body.clone());
-        }
-        Ok(body.respond(req, PRIVATE))
-    }
-
-    /// Like `get_or_render`, for a body the caller serializes itself (one
-    /// that borrows what it is made of).
-    pub async fn get_or_insert<F>(&self, key: CacheKey, render: F) -> Result<Arc<Rendered>, ApiError>
+    async fn get_or_render<F>(&self, key: CacheKey, render: F) -> Result<Arc<Rendered>, ApiError>
     where
         F: FnOnce() -> Result<Rendered, ApiError>,
     {
