@@ -41,6 +41,10 @@ pub struct Settings {
     /// Tests only: a clock the test moves while the app runs (wins over
     /// `now`). Never read from the environment.
     pub manual_clock: Option<std::sync::Arc<linecast_core::ManualClock>>,
+    /// Tests only: how long a seen object version is trusted (2 s) and how
+    /// long a request's resolution is memoized (1 s); zero turns each off.
+    /// Never read from the environment.
+    pub freshness_windows: FreshnessWindows,
     /// `LINECAST_LOG_FORMAT`: `human` (default) or `json`.
     pub log_format: LogFormat,
     /// `LINECAST_CACHE_BYTES`: parsed-artifact cache budget, default 256 MiB.
@@ -123,6 +127,23 @@ struct FileSettings {
     max_keys_per_customer: Option<usize>,
     database_timeout_ms: Option<u64>,
     usage_stale_after_ms: Option<u64>,
+}
+
+/// How long the store trusts a seen object version and the pipeline a
+/// request's resolution (see `responses::RESOLUTION_TTL`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FreshnessWindows {
+    pub version_ttl: std::time::Duration,
+    pub resolution_ttl: std::time::Duration,
+}
+
+impl Default for FreshnessWindows {
+    fn default() -> Self {
+        Self {
+            version_ttl: linecast_store::StoreOptions::default().version_ttl,
+            resolution_ttl: crate::responses::RESOLUTION_TTL,
+        }
+    }
 }
 
 /// A setting that could not be read.
@@ -283,6 +304,7 @@ impl Settings {
             signing_key: pick("LINECAST_SIGNING_KEY", &file.signing_key).filter(|s| !s.is_empty()),
             now,
             manual_clock: None,
+            freshness_windows: FreshnessWindows::default(),
             log_format,
             cache_bytes,
             demo,
@@ -311,6 +333,7 @@ impl Settings {
             signing_key: Some("test-signing-key".to_owned()),
             now: Some(now),
             manual_clock: None,
+            freshness_windows: FreshnessWindows::default(),
             log_format: LogFormat::Human,
             cache_bytes: 64 * 1024 * 1024,
             // The in-process suites start from the demo customer (its key is

@@ -117,6 +117,7 @@ impl Application {
                 &settings.store_url,
                 StoreOptions {
                     cache_bytes: settings.cache_bytes,
+                    version_ttl: settings.freshness_windows.version_ttl,
                     ..StoreOptions::default()
                 },
             )
@@ -235,7 +236,9 @@ impl Application {
             // Rendered season rows: a quarter (a season's JSON is about its
             // CSV's size).
             rows: Arc::new(crate::responses::rows::RowCache::new(settings.cache_bytes / 4)),
-            resolutions: Arc::new(crate::responses::Resolutions::new()),
+            resolutions: Arc::new(crate::responses::Resolutions::new(
+                settings.freshness_windows.resolution_ttl,
+            )),
         };
         if settings.demo {
             let customers = Customers::new(accounts, usage);

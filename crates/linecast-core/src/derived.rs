@@ -115,10 +115,19 @@ mod tests {
     fn deps_differ_when_any_input_differs_and_not_otherwise() {
         let base = || Deps::new().object(&version("a.csv", "1")).param("season", "2025-26");
         assert_eq!(base(), base());
-        assert_ne!(base(), Deps::new().object(&version("a.csv", "2")).param("season", "2025-26"));
-        assert_ne!(base(), Deps::new().object(&version("b.csv", "1")).param("season", "2025-26"));
+        assert_ne!(
+            base(),
+            Deps::new().object(&version("a.csv", "2")).param("season", "2025-26")
+        );
+        assert_ne!(
+            base(),
+            Deps::new().object(&version("b.csv", "1")).param("season", "2025-26")
+        );
         assert_ne!(base(), base().param("slate", "2026-11-15"));
-        assert_ne!(base(), Deps::new().object(&version("a.csv", "1")).param("season", "2024-25"));
+        assert_ne!(
+            base(),
+            Deps::new().object(&version("a.csv", "1")).param("season", "2024-25")
+        );
         // A parameter is named: the same value under another name differs.
         assert_ne!(
             Deps::new().param("slate", "2026-11-15"),

@@ -256,25 +256,32 @@ pub const RESOLUTION_TTL: std::time::Duration = std::time::Duration::from_secs(1
 /// access gate and the bytes. Keys include the ET date, so a slate that
 /// follows the calendar changes exactly at ET midnight.
 pub struct Resolutions {
-    cache: moka::sync::Cache<String, Arc<Rendered>>,
+    /// `None` when the memo is off (a zero TTL).
+    cache: Option<moka::sync::Cache<String, Arc<Rendered>>>,
 }
 
 impl Resolutions {
-    pub fn new() -> Self {
+    /// A memo keeping each resolution for `ttl` ([`RESOLUTION_TTL`] in
+    /// service); zero keeps none.
+    pub fn new(ttl: std::time::Duration) -> Self {
         Self {
-            cache: moka::sync::Cache::builder()
-                .max_capacity(50_000)
-                .time_to_live(RESOLUTION_TTL)
-                .build(),
+            cache: (!ttl.is_zero()).then(|| {
+                moka::sync::Cache::builder()
+                    .max_capacity(50_000)
+                    .time_to_live(ttl)
+                    .build()
+            }),
         }
     }
 
     fn get(&self, key: &str) -> Option<Arc<Rendered>> {
-        self.cache.get(key)
+        self.cache.as_ref()?.get(key)
     }
 
     fn put(&self, key: String, body: Arc<Rendered>) {
-        self.cache.insert(key, body);
+        if let Some(cache) = &self.cache {
+            cache.insert(key, body);
+        }
     }
 
     /// The memo key of one request: the route, its parsed parameters, and
@@ -287,7 +294,7 @@ impl Resolutions {
 
 impl Default for Resolutions {
     fn default() -> Self {
-        Self::new()
+        Self::new(RESOLUTION_TTL)
     }
 }
 

@@ -33,7 +33,6 @@ impl RowCache {
     /// The rows of the season generation `deps`, rendered by `render` on a
     /// miss (concurrent misses render once).
     pub fn get_or_render(&self, deps: &Deps, render: impl FnOnce() -> Vec<Box<RawValue>>) -> SeasonRows {
-        self.cache
-            .get_with_by_ref(deps.as_str(), || Arc::new(render()))
+        self.cache.get_with_by_ref(deps.as_str(), || Arc::new(render()))
     }
 }

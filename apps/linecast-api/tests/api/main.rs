@@ -24,6 +24,7 @@ mod partition;
 mod predictions;
 mod public_picks;
 mod render_once;
+mod rerender;
 mod results;
 mod service;
 mod strategies;

@@ -8,15 +8,18 @@ use std::sync::Arc;
 use linecast_domain::{ModelType, SeasonLabel, Sport};
 use linecast_strategies::{Accounting, Leaderboard, Replay, UnknownStrategy};
 
-use crate::{Derived, StoreError};
 use crate::services::history::{History, SeasonData};
+use crate::{Derived, StoreError};
 
 /// Why a leaderboard or replay could not be served.
 #[derive(Debug)]
 pub enum StrategiesError {
     Store(StoreError),
     /// No season was named and the store has no season for the pair.
-    NoSeason { sport: Sport, model_type: ModelType },
+    NoSeason {
+        sport: Sport,
+        model_type: ModelType,
+    },
     UnknownStrategy(UnknownStrategy),
 }
 

@@ -148,9 +148,16 @@ impl History {
         let deps = Deps::new()
             .param(
                 "seasons",
-                list.seasons.iter().map(ToString::to_string).collect::<Vec<_>>().join(","),
+                list.seasons
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(","),
             )
-            .param("current", list.current_season.map(|s| s.to_string()).unwrap_or_default())
+            .param(
+                "current",
+                list.current_season.map(|s| s.to_string()).unwrap_or_default(),
+            )
             .param("live", list.live);
         Ok(Derived::new(list, deps))
     }

@@ -10,8 +10,8 @@ use linecast_grading::TeamForm;
 
 use super::History;
 use super::rows::Cell;
-use crate::{Derived, StoreError};
 use crate::testing::MemoryStore;
+use crate::{Derived, StoreError};
 
 const NBA: Sport = Sport::Nba;
 const ML: ModelType = ModelType::WonOnPoints;
@@ -271,7 +271,14 @@ async fn a_season_is_no_longer_live_fifteen_days_after_its_last_decided_game() {
     two_games(&store, 2023, "2023-11-01", "2023-11-02");
     let history = history(&store, History::DEFAULT_BUDGET_BYTES);
 
-    assert!(history.season_list(NBA, ML, noon("2023-11-16")).await.unwrap().value.live);
+    assert!(
+        history
+            .season_list(NBA, ML, noon("2023-11-16"))
+            .await
+            .unwrap()
+            .value
+            .live
+    );
     let later = history.season_list(NBA, ML, noon("2023-11-17")).await.unwrap().value;
     assert!(!later.live);
     assert_eq!(
@@ -376,7 +383,10 @@ async fn team_form_counts_decided_games_and_reads_next_games_from_the_score_tape
 
     assert_eq!(inputs.season, label);
     assert_eq!(inputs.today, date("2024-11-05"));
-    assert!(deps.as_str().contains(&inputs.tape.as_ref().unwrap().version.version), "{deps}");
+    assert!(
+        deps.as_str().contains(&inputs.tape.as_ref().unwrap().version.version),
+        "{deps}"
+    );
     assert_eq!(
         report.season_end,
         Some(date("2024-11-08")),

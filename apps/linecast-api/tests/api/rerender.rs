@@ -1,0 +1,176 @@
+//! A cached body is re-rendered when an object it depends on changes, for
+//! every cached route. The routes are generated from the route table (every
+//! GET operation of the OpenAPI document, which is built from the route
+//! registration, that documents a 304), so a cached route added later is
+//! covered without listing it here. The oracle is a fresh instance over the
+//! same store: after each change of each object, a warm instance that
+//! served (and cached) every route before the change must serve exactly
+//! what a fresh one serves. Nothing here knows which route reads which
+//! object.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use linecast_api::settings::{FreshnessWindows, Settings};
+
+use crate::helpers::{TestApp, copy_fixture, fixture_now, fixtures_dir, spawn_with_settings};
+
+/// A value for each path parameter the cached routes take.
+fn path_value(name: &str) -> &'static str {
+    match name {
+        "sport" => "nba",
+        "model_type" => "won_on_points",
+        "market" => "moneyline",
+        "strategy_id" => "edge-pb",
+        other => panic!("no test value for path parameter {other}: add one here"),
+    }
+}
+
+/// Every cached GET route of the document, with its path parameters filled.
+fn cached_routes() -> Vec<String> {
+    let doc = serde_json::to_value(linecast_api::openapi::document()).unwrap();
+    let mut routes = Vec::new();
+    for (template, item) in doc["paths"].as_object().unwrap() {
+        let Some(get) = item.get("get") else { continue };
+        if get["responses"].get("304").is_none() {
+            continue;
+        }
+        let path: Vec<String> = template
+            .split('/')
+            .map(
+                |segment| match segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+                    Some(name) => path_value(name).to_owned(),
+                    None => segment.to_owned(),
+                },
+            )
+            .collect();
+        routes.push(path.join("/"));
+    }
+    routes
+}
+
+/// The app over `store` with no version or resolution window, so a change
+/// is visible to the next request (the windows are timing, not what this
+/// test is about).
+async fn instance(store: &Path) -> TestApp {
+    let dir = tempfile::tempdir().unwrap();
+    let mut settings = Settings::for_tests(&format!("file://{}", store.display()), dir.path(), fixture_now());
+    settings.freshness_windows = FreshnessWindows {
+        version_ttl: std::time::Duration::ZERO,
+        resolution_ttl: std::time::Duration::ZERO,
+    };
+    // Thousands of calls on one frozen clock: a burst that never runs out.
+    settings.rate_burst = 1_000_000;
+    spawn_with_settings(settings, dir, store.to_path_buf()).await
+}
+
+/// Status and body; an error body only by status (it carries a timestamp).
+async fn served(app: &TestApp, path: &str) -> (u16, Vec<u8>) {
+    let res = app.get_authed(path).await;
+    let status = res.status().as_u16();
+    let body = res.bytes().await.unwrap().to_vec();
+    (status, if status == 200 { body } else { Vec::new() })
+}
+
+async fn serve_all(app: &TestApp, routes: &[String]) -> Vec<(u16, Vec<u8>)> {
+    let mut out = Vec::with_capacity(routes.len());
+    for route in routes {
+        out.push(served(app, route).await);
+    }
+    out
+}
+
+/// The objects the nba `won_on_points` routes could read (every nba object
+/// but other markets' predictions and seasons).
+fn nba_objects(store: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    let mut all = Vec::new();
+    walk(store, &mut all);
+    let mut objects: Vec<PathBuf> = all
+        .into_iter()
+        .filter(|p| {
+            let key = p.strip_prefix(store).unwrap().to_string_lossy().into_owned();
+            let nba = key.contains("nba");
+            let other_market = ["over_under", "won_on_spread"].iter().any(|m| key.contains(m));
+            nba && !other_market && !key.starts_with("datasets/")
+        })
+        .collect();
+    objects.sort();
+    objects
+}
+
+/// A new version of the object with other content: a CSV loses its last
+/// row; a release manifest loses its completion (its run is in progress).
+fn republish(object: &Path) {
+    let text = std::fs::read_to_string(object).unwrap();
+    let changed = if object.extension().is_some_and(|e| e == "json") {
+        let mut manifest: serde_json::Value = serde_json::from_str(&text).unwrap();
+        manifest["run_completed_at"] = serde_json::Value::Null;
+        serde_json::to_string_pretty(&manifest).unwrap()
+    } else {
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines.len() > 2, "{} has a row to drop", object.display());
+        lines[..lines.len() - 1].join("\n") + "\n"
+    };
+    assert_ne!(changed, text);
+    std::fs::write(object, changed).unwrap();
+}
+
+#[tokio::test]
+async fn every_cached_route_serves_a_fresh_body_after_any_object_it_reads_changes() {
+    let routes = cached_routes();
+    assert!(routes.len() >= 13, "the cached routes: {routes:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    copy_fixture(&fixtures_dir(), &store);
+    let warm = instance(&store).await;
+    let objects = nba_objects(&store);
+    assert!(objects.len() >= 15, "{objects:?}");
+    // Per route, the changes that changed its body (the check is only as
+    // good as the changes that reach each route).
+    let mut reached: BTreeMap<&str, usize> = routes.iter().map(|r| (r.as_str(), 0)).collect();
+
+    for object in &objects {
+        let original = std::fs::read(object).unwrap();
+        for change in ["republished", "deleted"] {
+            let before = serve_all(&warm, &routes).await;
+            if change == "deleted" {
+                std::fs::remove_file(object).unwrap();
+            } else {
+                republish(object);
+            }
+            let after = serve_all(&warm, &routes).await;
+            let fresh = instance(&store).await;
+            let expected = serve_all(&fresh, &routes).await;
+            fresh.handle.stop(false).await;
+            for (i, route) in routes.iter().enumerate() {
+                assert_eq!(
+                    after[i].0,
+                    expected[i].0,
+                    "{route} after {} was {change}: status",
+                    object.display()
+                );
+                assert!(
+                    after[i].1 == expected[i].1,
+                    "{route} after {} was {change}: a stale body was served",
+                    object.display()
+                );
+                if expected[i] != before[i] {
+                    *reached.get_mut(route.as_str()).unwrap() += 1;
+                }
+            }
+            std::fs::write(object, &original).unwrap();
+        }
+    }
+    let unreached: Vec<_> = reached.iter().filter(|(_, n)| **n == 0).collect();
+    assert!(unreached.is_empty(), "no change reached {unreached:?}");
+}
