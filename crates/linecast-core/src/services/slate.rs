@@ -298,7 +298,8 @@ impl Slate {
             slate_date,
             upcoming_only,
         };
-        Ok(Derived::new(slate.clone(), slate.deps()))
+        let deps = slate.deps();
+        Ok(Derived::new(slate, deps))
     }
 
     /// `/odds`: the artifact, then the served slate date.
@@ -316,9 +317,9 @@ impl Slate {
         ))
     }
 
-    /// The public feed: the market's predictions, the team table (a missing
-    /// one degrades names to slugs and never fails the feed; an unreadable
-    /// one does), then the slate date.
+    /// The public feed: the market's predictions slate, then the team table
+    /// (a missing one degrades names to slugs and never fails the feed; an
+    /// unreadable one does).
     pub async fn public_picks(
         &self,
         sport: Sport,
@@ -326,27 +327,19 @@ impl Slate {
         upcoming_only: bool,
         now: DateTime<Utc>,
     ) -> Result<Derived<PublicSlate>, StoreError> {
-        let model_type = market.model_type();
-        let predictions = self.store.predictions(sport, model_type).await?;
-        let teams = match self.store.teams(sport).await {
-            Ok(teams) => Some(teams),
+        let Derived { value: slate, deps } = self
+            .predictions(sport, market.model_type(), upcoming_only, now)
+            .await?;
+        let (teams, deps) = match self.store.teams(sport).await {
+            Ok(teams) => {
+                let deps = deps.object(&teams.version);
+                (Some(teams), deps)
+            }
             Err(StoreError::NotFound { object }) => {
                 tracing::warn!(%object, "team table missing; the public feed serves slugs");
-                None
+                (None, deps.absent(object))
             }
             Err(e) => return Err(e),
-        };
-        let slate_date = self.slate_date(sport, upcoming_only, now).await?;
-        let slate = PredictionSlate {
-            sport,
-            model_type,
-            predictions,
-            slate_date,
-            upcoming_only,
-        };
-        let deps = match &teams {
-            Some(teams) => slate.deps().object(&teams.version),
-            None => slate.deps().absent(linecast_domain::artifacts::keys::teams(sport)),
         };
         Ok(Derived::new(PublicSlate { market, slate, teams }, deps))
     }

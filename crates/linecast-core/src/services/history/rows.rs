@@ -163,7 +163,7 @@ impl ServedColumn<'_> {
                 }),
             Column::Push => graded.push.map_or(Cell::Null, Cell::Flag),
             Column::Graded => Cell::Flag(graded.graded),
-            Column::UngradedReason => text(graded.ungraded_reason.map(|r| r.as_str())),
+            Column::UngradedReason => text(graded.ungraded_reason.map(linecast_grading::UngradedReason::as_str)),
         }
     }
 }
