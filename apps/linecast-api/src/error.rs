@@ -14,7 +14,7 @@ use linecast_core::services::datasets::{DownloadError, RefreshError};
 use linecast_core::services::history::PageError;
 use linecast_core::services::keys::KeyError;
 use linecast_core::services::strategies::StrategiesError;
-use linecast_core::{AccountsError, StoreError};
+use linecast_core::{AccountsError, LimitsError, StoreError};
 use linecast_domain::artifacts::ArtifactRef;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -295,6 +295,16 @@ impl From<StrategiesError> for ApiError {
                 ApiError::NotFound(format!("No season store for {sport} {model_type}"))
             }
             StrategiesError::UnknownStrategy(e) => unknown_strategy(&e.id),
+        }
+    }
+}
+
+/// The usage counts (held by the limiter) could not be read.
+impl From<LimitsError> for ApiError {
+    fn from(e: LimitsError) -> Self {
+        ApiError::Unavailable {
+            detail: "Usage is temporarily unavailable".into(),
+            cause: e.to_string(),
         }
     }
 }

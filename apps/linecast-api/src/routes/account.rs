@@ -35,11 +35,7 @@ pub async fn me(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthContext
     let used = state
         .usage
         .month_count(ctx.customer().customer_id, state.clock.now())
-        .await
-        .map_err(|e| ApiError::Unavailable {
-            detail: "Usage is temporarily unavailable".into(),
-            cause: e.to_string(),
-        })?;
+        .await?;
     Ok(no_store_json(&customer_view(ctx.customer(), used)))
 }
 
@@ -62,11 +58,7 @@ pub async fn usage(
     let used = state
         .usage
         .month_count(c.customer_id, now)
-        .await
-        .map_err(|e| ApiError::Unavailable {
-            detail: "Usage is temporarily unavailable".into(),
-            cause: e.to_string(),
-        })?;
+        .await?;
     Ok(no_store_json(&UsageResponse {
         monthly_requests: used,
         monthly_limit: c.monthly_limit,
