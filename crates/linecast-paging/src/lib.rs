@@ -38,4 +38,4 @@ mod snapshot;
 
 pub use page::{Order, Page, page, sort_for};
 pub use request::{DEFAULT_LIMIT, Limit, MAX_LIMIT, MAX_OFFSET, PagingError, Plan, Request, parse_offset, plan};
-pub use snapshot::{Snapshot, snapshot_token};
+pub use snapshot::{Snapshot, combined_snapshot, snapshot_token};

@@ -17,6 +17,18 @@ pub fn snapshot_token(object_version: &str, row_count: usize) -> String {
     hex::encode(h.finalize())
 }
 
+/// The snapshot of several season generations together (a whole-history
+/// export): SHA-256 over their snapshot tokens in order, as 64 lowercase
+/// hex characters. Any season's new generation changes it.
+pub fn combined_snapshot<'a>(tokens: impl IntoIterator<Item = &'a str>) -> String {
+    let mut h = Sha256::new();
+    for token in tokens {
+        h.update(token.as_bytes());
+        h.update([0u8]);
+    }
+    hex::encode(h.finalize())
+}
+
 /// A syntactically valid snapshot query value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshot(String);
@@ -43,6 +55,20 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_combined_snapshot_follows_every_season_and_their_order() {
+        let a = snapshot_token("v1", 10);
+        let b = snapshot_token("v2", 12);
+        let both = combined_snapshot([a.as_str(), b.as_str()]);
+        assert_eq!(both.len(), 64);
+        assert_eq!(both, combined_snapshot([a.as_str(), b.as_str()]));
+        assert_ne!(both, combined_snapshot([b.as_str(), a.as_str()]));
+        let republished = snapshot_token("v3", 12);
+        assert_ne!(both, combined_snapshot([a.as_str(), republished.as_str()]));
+        // Not just the last season's token.
+        assert_ne!(combined_snapshot([a.as_str()]), a);
+    }
 
     #[test]
     fn tokens_are_64_lowercase_hex_and_change_with_version_or_count() {

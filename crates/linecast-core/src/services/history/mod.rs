@@ -11,6 +11,7 @@
 //! depends on.
 
 pub mod cross_season;
+pub mod export;
 pub mod rows;
 pub mod season;
 pub mod team_form;

@@ -435,3 +435,54 @@ async fn team_form_without_a_score_tape_ends_the_season_on_its_last_stored_game(
         vec![None, None]
     );
 }
+
+#[tokio::test]
+async fn an_export_of_all_history_holds_every_season_oldest_first_under_a_combined_snapshot() {
+    use super::export::{ExportSeasons, season_snapshot};
+    let store = Arc::new(MemoryStore::new());
+    two_games(&store, 2024, "2024-11-01", "2024-11-02");
+    two_games(&store, 2023, "2023-11-01", "2023-11-02");
+    let history = history(&store, History::DEFAULT_BUDGET_BYTES);
+    let now = noon("2024-11-05");
+
+    let all = history.export(NBA, ML, ExportSeasons::All, now).await.unwrap();
+    let seasons: Vec<SeasonLabel> = all.value.seasons.iter().map(|d| d.season).collect();
+    assert_eq!(seasons, vec![season(2023), season(2024)]);
+    assert_eq!(all.value.label, "all");
+    assert_eq!(all.value.total(), 4);
+    let tokens: Vec<String> = all.value.seasons.iter().map(|d| season_snapshot(d)).collect();
+    assert_eq!(
+        all.value.snapshot,
+        linecast_paging::combined_snapshot(tokens.iter().map(String::as_str))
+    );
+
+    let current = history.export(NBA, ML, ExportSeasons::Current, now).await.unwrap();
+    assert_eq!(current.value.label, "2024-25");
+    // The snapshot /results gives for the season: its version and row count.
+    let data = &current.value.seasons[0];
+    assert_eq!(
+        current.value.snapshot,
+        linecast_paging::snapshot_token(&data.version.version, 2)
+    );
+    assert_ne!(current.deps, all.deps);
+
+    // A republished older season changes the whole-history export only.
+    two_games(&store, 2023, "2023-11-03", "2023-11-04");
+    let again = history.export(NBA, ML, ExportSeasons::All, now).await.unwrap();
+    assert_ne!(again.value.snapshot, all.value.snapshot);
+    assert_ne!(again.deps, all.deps);
+    let current_again = history.export(NBA, ML, ExportSeasons::Current, now).await.unwrap();
+    assert_eq!(current_again.deps, current.deps);
+}
+
+#[tokio::test]
+async fn an_export_of_a_season_or_a_history_without_a_store_is_not_found() {
+    use super::export::ExportSeasons;
+    let store = Arc::new(MemoryStore::new());
+    let history = history(&store, History::DEFAULT_BUDGET_BYTES);
+    let now = noon("2024-11-05");
+    for asked in [ExportSeasons::All, ExportSeasons::Named(season(2020))] {
+        let err = history.export(NBA, ML, asked, now).await.unwrap_err();
+        assert!(matches!(err, StoreError::NotFound { .. }), "{asked:?}: {err:?}");
+    }
+}
