@@ -147,7 +147,8 @@ impl Modify for GatedErrorResponses {
         crate::schema::LegacySportCode,
         crate::schema::LegacyMarketCode,
         crate::schema::StrategyId,
-        crate::presentation::calibration::CalibrationFormatCode
+        crate::presentation::calibration::CalibrationFormatCode,
+        crate::presentation::export::ExportFormat
     )),
     modifiers(&SecuritySchemes),
     tags(

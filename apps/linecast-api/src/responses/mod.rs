@@ -21,7 +21,7 @@ use std::sync::{Arc, OnceLock};
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{
-    ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, ETAG, HeaderValue, IF_NONE_MATCH, VARY,
+    ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, ETAG, HeaderName, HeaderValue, IF_NONE_MATCH, VARY,
 };
 use actix_web::{HttpRequest, HttpResponse};
 use bytes::Bytes;
@@ -67,6 +67,10 @@ pub struct Rendered {
     identity: Bytes,
     /// `application/json`, or the media type of a non-JSON body.
     content_type: &'static str,
+    /// False for a body already compressed (Parquet): served as is.
+    compressible: bool,
+    /// Headers of this body beyond the usual (a download's file name).
+    headers: Vec<(HeaderName, HeaderValue)>,
     tag: String,
     gzip: OnceLock<Bytes>,
     br: OnceLock<Bytes>,
@@ -92,17 +96,35 @@ impl Rendered {
         Self::from_bytes(identity, "application/json")
     }
 
-    /// Tags a body of another media type (an SVG picture).
+    /// Tags a body of another media type (an SVG picture, a CSV file).
     pub fn from_bytes(identity: Bytes, content_type: &'static str) -> Self {
         let digest = Sha256::digest(&identity);
         let tag = hex::encode(&digest[..16]);
         Self {
             identity,
             content_type,
+            compressible: true,
+            headers: Vec::new(),
             tag,
             gzip: OnceLock::new(),
             br: OnceLock::new(),
         }
+    }
+
+    /// Tags a body that is compressed already (a Parquet file): every
+    /// request gets it as is, whatever `Accept-Encoding` says.
+    pub fn precompressed(identity: Bytes, content_type: &'static str) -> Self {
+        Self {
+            compressible: false,
+            ..Self::from_bytes(identity, content_type)
+        }
+    }
+
+    /// Adds a header sent with this body (on 200 and 304 alike).
+    #[must_use]
+    pub fn with_header(mut self, name: HeaderName, value: HeaderValue) -> Self {
+        self.headers.push((name, value));
+        self
     }
 
     /// The uncompressed bytes (JSON unless made `from_bytes`).
@@ -141,7 +163,11 @@ impl Rendered {
     /// The response to `req`: 304 on a matching `If-None-Match`, otherwise
     /// 200 with the variant `Accept-Encoding` prefers.
     pub fn respond(&self, req: &HttpRequest, cache_control: &'static str) -> HttpResponse {
-        let coding = negotiate(req.headers().get(ACCEPT_ENCODING).and_then(|v| v.to_str().ok()));
+        let coding = if self.compressible {
+            negotiate(req.headers().get(ACCEPT_ENCODING).and_then(|v| v.to_str().ok()))
+        } else {
+            Coding::Identity
+        };
         let not_modified = req
             .headers()
             .get(IF_NONE_MATCH)
@@ -158,9 +184,17 @@ impl Rendered {
         }
         headers.insert(VARY, HeaderValue::from_static("Accept-Encoding"));
         headers.insert(CACHE_CONTROL, HeaderValue::from_static(cache_control));
+        for (name, value) in &self.headers {
+            headers.insert(name.clone(), value.clone());
+        }
         if !not_modified {
             headers.insert(CONTENT_TYPE, HeaderValue::from_static(self.content_type));
             match coding {
+                // Said outright, so the shell's compression middleware
+                // leaves a precompressed body as it is.
+                Coding::Identity if !self.compressible => {
+                    headers.insert(CONTENT_ENCODING, HeaderValue::from_static("identity"));
+                }
                 Coding::Identity => {}
                 Coding::Gzip => {
                     headers.insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
@@ -177,7 +211,8 @@ impl Rendered {
     /// before they exist, so a cached body's weight does not change).
     fn weight(&self) -> u32 {
         let n = self.identity.len() as u64;
-        u32::try_from(n + n / 2 + 256).unwrap_or(u32::MAX)
+        let variants = if self.compressible { n / 2 } else { 0 };
+        u32::try_from(n + variants + 256).unwrap_or(u32::MAX)
     }
 }
 

@@ -55,10 +55,7 @@ pub async fn usage(
     let ctx = caller(ctx)?;
     let now = state.clock.now();
     let c = &ctx.customer();
-    let used = state
-        .usage
-        .month_count(c.customer_id, now)
-        .await?;
+    let used = state.usage.month_count(c.customer_id, now).await?;
     Ok(no_store_json(&UsageResponse {
         monthly_requests: used,
         monthly_limit: c.monthly_limit,

@@ -130,6 +130,7 @@ where
             scope("/api/v1/results")
                 .wrap(from_fn(gate(Policy::Subscriber)))
                 .service(results::seasons)
+                .service(results::export)
                 .service(analytics::team_form_route)
                 .service(analytics::rolling_route)
                 .service(analytics::density_route)

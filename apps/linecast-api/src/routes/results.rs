@@ -3,11 +3,13 @@
 //! `presentation::history`.
 
 use actix_web::{HttpRequest, HttpResponse, get, web};
+use linecast_core::services::history::export::ExportSeasons;
 use linecast_paging::Request;
 
 use crate::error::ApiError;
 use crate::params::season as parse_season;
 use crate::params::{RawQuery, SportModelPath};
+use crate::presentation::export::ExportFormat;
 use crate::presentation::history::{ResultsResponse, SeasonsResponse};
 use crate::presentation::result_rows::render_rows;
 use crate::responses::{Rendered, Route, serve};
@@ -82,6 +84,56 @@ pub async fn seasons(
         &(sport, model_type),
         |now| state.history.season_list(sport, model_type, now),
         |list| Rendered::new(&SeasonsResponse::new(sport, model_type, list)),
+    )
+    .await
+}
+
+#[utoipa::path(
+    operation_id = "results_export", tag = "history",
+    params(
+        crate::params::SportModelPath,
+        ("season" = Option<String>, Query, pattern = r"^([0-9]{4}(-[0-9]{2})?|all)$", description = "A season label (YYYY for mlb, YYYY-YY otherwise), or `all` for every archived season oldest first; default the current season"),
+        ("format" = ExportFormat, Query, description = "`csv` or `parquet`")
+    ),
+    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
+    responses(
+        (status = 200, description = "Every row `/results` serves for the season(s), oldest first, as a file (counted as one request). CSV: one header row, null as an empty cell; gzip/br by Accept-Encoding. Parquet: typed columns, Snappy, the snapshot and columns version in the key-value metadata.",
+            headers(
+                ("Content-Disposition" = String, description = "attachment; filename=\"{sport}_{model_type}_{season or all}.{csv|parquet}\""),
+                ("X-Linecast-Snapshot" = String, description = "The 64-hex snapshot /results gives for the season; with season=all a hash over every season's snapshot"),
+                ("ETag" = String, description = "Strong tag of the file")
+            ),
+            content(
+                (String = "text/csv"),
+                (Vec<u8> = "application/vnd.apache.parquet")
+            )
+        ),
+        (status = 304, description = "Not modified: If-None-Match named this file's ETag; no body"),
+        (status = 400, description = "Unknown sport or model type, a malformed season, or a missing or unknown format", body = crate::error::ErrorBody),
+        (status = 404, description = "No season store for that season (or none at all with season=all)", body = crate::error::ErrorBody)
+    )
+)]
+#[get("/{sport}/{model_type}/export")]
+pub async fn export(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    path: SportModelPath,
+    query: web::Query<RawQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let SportModelPath { sport, model_type } = path;
+    let asked = match query.get("season").map(String::as_str) {
+        None => ExportSeasons::Current,
+        Some("all") => ExportSeasons::All,
+        Some(raw) => ExportSeasons::Named(parse_season(sport, raw)?),
+    };
+    let format = ExportFormat::parse(query.get("format"))?;
+    serve(
+        &req,
+        &state,
+        Route::private("export"),
+        &(sport, model_type, asked, format),
+        |now| state.history.export(sport, model_type, asked, now),
+        |export| format.render(export),
     )
     .await
 }

@@ -26,7 +26,21 @@ fn path_value(name: &str) -> &'static str {
     }
 }
 
-/// Every cached GET route of the document, with its path parameters filled.
+/// The first value a required query parameter's schema allows (its enum,
+/// through a component reference).
+fn first_allowed(doc: &serde_json::Value, schema: &serde_json::Value) -> String {
+    let schema = match schema["$ref"].as_str() {
+        Some(reference) => &doc["components"]["schemas"][reference.trim_start_matches("#/components/schemas/")],
+        None => schema,
+    };
+    schema["enum"][0]
+        .as_str()
+        .unwrap_or_else(|| panic!("no value for a required query parameter of schema {schema}"))
+        .to_owned()
+}
+
+/// Every cached GET route of the document, with its path parameters and
+/// required query parameters filled.
 fn cached_routes() -> Vec<String> {
     let doc = serde_json::to_value(linecast_api::openapi::document()).unwrap();
     let mut routes = Vec::new();
@@ -44,7 +58,19 @@ fn cached_routes() -> Vec<String> {
                 },
             )
             .collect();
-        routes.push(path.join("/"));
+        let query: Vec<String> = get["parameters"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|p| p["in"] == "query" && p["required"] == true)
+            .map(|p| format!("{}={}", p["name"].as_str().unwrap(), first_allowed(&doc, &p["schema"])))
+            .collect();
+        let path = path.join("/");
+        routes.push(if query.is_empty() {
+            path
+        } else {
+            format!("{path}?{}", query.join("&"))
+        });
     }
     routes
 }

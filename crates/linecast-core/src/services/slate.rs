@@ -327,9 +327,7 @@ impl Slate {
         upcoming_only: bool,
         now: DateTime<Utc>,
     ) -> Result<Derived<PublicSlate>, StoreError> {
-        let Derived { value: slate, deps } = self
-            .predictions(sport, market.model_type(), upcoming_only, now)
-            .await?;
+        let Derived { value: slate, deps } = self.predictions(sport, market.model_type(), upcoming_only, now).await?;
         let (teams, deps) = match self.store.teams(sport).await {
             Ok(teams) => {
                 let deps = deps.object(&teams.version);

@@ -82,7 +82,9 @@ impl History {
         };
         let deps = seasons
             .iter()
-            .fold(crate::Deps::new().param("seasons", &label), |deps, d| deps.and(&d.deps()));
+            .fold(crate::Deps::new().param("seasons", &label), |deps, d| {
+                deps.and(&d.deps())
+            });
         Ok(Derived::new(
             Export {
                 sport,

@@ -1,0 +1,267 @@
+//! The bulk export bodies: one season, or all of history, as CSV or typed
+//! Parquet, holding the very rows, columns and values `/results` serves
+//! (through `result_rows::served`, the one home of the value rules).
+//!
+//! Columns: the union of the seasons' served columns, in first-seen order
+//! oldest season first, with `push`, `graded` and `ungraded_reason` last as
+//! on every result row; a season without a column has null there.
+
+use std::sync::Arc;
+
+use actix_web::http::header::{CONTENT_DISPOSITION, HeaderName, HeaderValue};
+use arrow_array::builder::{BooleanBuilder, Date32Builder, Float64Builder, Int64Builder, StringBuilder};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema};
+use chrono::NaiveDate;
+use linecast_core::services::history::export::Export;
+use linecast_core::services::history::rows::{Cell, Kind, ServedColumn};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::WriterProperties;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::result_rows::{Served, served};
+use crate::error::ApiError;
+use crate::responses::Rendered;
+
+/// The version of the export's column mapping (names, order and types);
+/// bumped when any of them changes.
+pub const COLUMNS_VERSION: &str = "1";
+
+/// The response header naming the snapshot of the exported seasons.
+pub const SNAPSHOT_HEADER: &str = "x-linecast-snapshot";
+
+/// The `format` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    Csv,
+    Parquet,
+}
+
+impl ExportFormat {
+    /// `csv` or `parquet`; required.
+    pub fn parse(raw: Option<&String>) -> Result<Self, ApiError> {
+        match raw.map(String::as_str) {
+            Some("csv") => Ok(Self::Csv),
+            Some("parquet") => Ok(Self::Parquet),
+            Some(other) => Err(ApiError::invalid_param("format", other, "csv, parquet")),
+            None => Err(ApiError::BadRequest("Missing format. Allowed: csv, parquet".to_owned())),
+        }
+    }
+
+    fn extension(self) -> &'static str {
+        match self {
+            Self::Csv => "csv",
+            Self::Parquet => "parquet",
+        }
+    }
+
+    /// The body of `export` in this format, with its download headers.
+    pub fn render(self, export: &Export) -> Result<Rendered, ApiError> {
+        let columns = union_columns(export);
+        let body = match self {
+            Self::Csv => Rendered::from_bytes(csv(export, &columns)?.into(), "text/csv; charset=utf-8"),
+            Self::Parquet => {
+                Rendered::precompressed(parquet(export, &columns)?.into(), "application/vnd.apache.parquet")
+            }
+        };
+        let filename = format!(
+            "{}_{}_{}.{}",
+            export.sport.code(),
+            export.model_type.code(),
+            export.label,
+            self.extension()
+        );
+        let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{filename}\""))
+            .map_err(|e| ApiError::Internal(format!("content disposition: {e}")))?;
+        let snapshot =
+            HeaderValue::from_str(&export.snapshot).map_err(|e| ApiError::Internal(format!("snapshot header: {e}")))?;
+        Ok(body
+            .with_header(CONTENT_DISPOSITION, disposition)
+            .with_header(HeaderName::from_static(SNAPSHOT_HEADER), snapshot))
+    }
+}
+
+/// Columns recomputed on every row and served last.
+const TAIL: [&str; 3] = ["push", "graded", "ungraded_reason"];
+
+/// The union of the seasons' served columns (see the module doc).
+fn union_columns(export: &Export) -> Vec<ServedColumn<'_>> {
+    let mut union: Vec<ServedColumn<'_>> = Vec::new();
+    let mut tail: Vec<ServedColumn<'_>> = Vec::new();
+    for data in &export.seasons {
+        for column in data.served_columns() {
+            let list = if TAIL.contains(&column.name) {
+                &mut tail
+            } else {
+                &mut union
+            };
+            if !list.iter().any(|c| c.name == column.name) {
+                list.push(column);
+            }
+        }
+    }
+    tail.sort_by_key(|c| TAIL.iter().position(|t| *t == c.name));
+    union.extend(tail);
+    union
+}
+
+/// Each season's rows as cells under `columns` (null where the season has
+/// no such column), oldest season first.
+fn for_each_row<'a>(export: &'a Export, columns: &[ServedColumn<'a>], mut each: impl FnMut(Vec<Cell<'a>>)) {
+    for data in &export.seasons {
+        let own = data.served_columns();
+        let mine: Vec<Option<&ServedColumn<'_>>> =
+            columns.iter().map(|c| own.iter().find(|o| o.name == c.name)).collect();
+        for (row, graded) in data.served_rows() {
+            each(
+                mine.iter()
+                    .map(|c| c.map_or(Cell::Null, |c| c.cell(row, graded)))
+                    .collect(),
+            );
+        }
+    }
+}
+
+/// One CSV cell: null is empty, booleans `true`/`false`, numbers as the
+/// JSON of `/results` writes them.
+fn csv_text(value: Served<'_>) -> String {
+    match value {
+        Served::Null => String::new(),
+        Served::Text(text) => text.into_owned(),
+        Served::Int(n) => n.to_string(),
+        Served::Float(x) => serde_json::Number::from_f64(x)
+            .map(|n| n.to_string())
+            .unwrap_or_default(),
+        Served::Bool(b) => b.to_string(),
+    }
+}
+
+fn csv(export: &Export, columns: &[ServedColumn<'_>]) -> Result<Vec<u8>, ApiError> {
+    let failed = |e: csv::Error| ApiError::Internal(format!("writing CSV: {e}"));
+    let mut out = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::with_capacity(export.total() * 256));
+    out.write_record(columns.iter().map(|c| c.name)).map_err(failed)?;
+    let mut result = Ok(());
+    for_each_row(export, columns, |cells| {
+        if result.is_ok() {
+            let record = columns.iter().zip(cells).map(|(c, cell)| csv_text(served(c, cell)));
+            result = out.write_record(record).map_err(failed);
+        }
+    });
+    result?;
+    out.into_inner()
+        .map_err(|e| ApiError::Internal(format!("writing CSV: {e}")))
+}
+
+/// The Arrow type of a column's cells.
+pub fn data_type(kind: Kind) -> DataType {
+    match kind {
+        Kind::Date => DataType::Date32,
+        Kind::Time | Kind::Text => DataType::Utf8,
+        Kind::Number | Kind::Probability => DataType::Float64,
+        Kind::Outcome => DataType::Int64,
+        Kind::Flag => DataType::Boolean,
+    }
+}
+
+/// A typed column under construction.
+enum Builder {
+    Date(Date32Builder),
+    Text(StringBuilder),
+    Float(Float64Builder),
+    Int(Int64Builder),
+    Flag(BooleanBuilder),
+}
+
+impl Builder {
+    fn new(kind: Kind, rows: usize) -> Self {
+        match data_type(kind) {
+            DataType::Date32 => Self::Date(Date32Builder::with_capacity(rows)),
+            DataType::Float64 => Self::Float(Float64Builder::with_capacity(rows)),
+            DataType::Int64 => Self::Int(Int64Builder::with_capacity(rows)),
+            DataType::Boolean => Self::Flag(BooleanBuilder::with_capacity(rows)),
+            _ => Self::Text(StringBuilder::with_capacity(rows, rows * 8)),
+        }
+    }
+
+    /// Appends `cell` of `column`, as `/results` serves it, in this type.
+    fn push(&mut self, column: &ServedColumn<'_>, cell: Cell<'_>) {
+        if let (Self::Date(b), Cell::Date(date)) = (&mut *self, &cell) {
+            b.append_value(days_since_epoch(*date));
+            return;
+        }
+        match (self, served(column, cell)) {
+            (Self::Text(b), Served::Text(text)) => b.append_value(text),
+            (Self::Float(b), Served::Float(x)) => b.append_value(x),
+            #[expect(clippy::cast_precision_loss, reason = "whole numbers served are below 2^53")]
+            (Self::Float(b), Served::Int(n)) => b.append_value(n as f64),
+            (Self::Int(b), Served::Int(n)) => b.append_value(n),
+            (Self::Flag(b), Served::Bool(flag)) => b.append_value(flag),
+            (Self::Date(b), _) => b.append_null(),
+            (Self::Text(b), _) => b.append_null(),
+            (Self::Float(b), _) => b.append_null(),
+            (Self::Int(b), _) => b.append_null(),
+            (Self::Flag(b), _) => b.append_null(),
+        }
+    }
+
+    fn finish(self) -> ArrayRef {
+        match self {
+            Self::Date(mut b) => Arc::new(b.finish()),
+            Self::Text(mut b) => Arc::new(b.finish()),
+            Self::Float(mut b) => Arc::new(b.finish()),
+            Self::Int(mut b) => Arc::new(b.finish()),
+            Self::Flag(mut b) => Arc::new(b.finish()),
+        }
+    }
+}
+
+fn days_since_epoch(date: NaiveDate) -> i32 {
+    let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default();
+    i32::try_from((date - epoch).num_days()).unwrap_or(i32::MAX)
+}
+
+fn parquet(export: &Export, columns: &[ServedColumn<'_>]) -> Result<Vec<u8>, ApiError> {
+    let failed = |e: parquet::errors::ParquetError| ApiError::Internal(format!("writing Parquet: {e}"));
+    let schema = Arc::new(Schema::new(
+        columns
+            .iter()
+            .map(|c| Field::new(c.name, data_type(c.column.kind()), true))
+            .collect::<Vec<_>>(),
+    ));
+    let mut builders: Vec<Builder> = columns
+        .iter()
+        .map(|c| Builder::new(c.column.kind(), export.total()))
+        .collect();
+    for_each_row(export, columns, |cells| {
+        for ((builder, column), cell) in builders.iter_mut().zip(columns).zip(cells) {
+            builder.push(column, cell);
+        }
+    });
+    let arrays: Vec<ArrayRef> = builders.into_iter().map(Builder::finish).collect();
+    let batch =
+        RecordBatch::try_new(schema.clone(), arrays).map_err(|e| ApiError::Internal(format!("export batch: {e}")))?;
+    let metadata = [
+        ("linecast.snapshot", export.snapshot.clone()),
+        ("linecast.sport", export.sport.code().to_owned()),
+        ("linecast.model_type", export.model_type.code().to_owned()),
+        ("linecast.season", export.label.clone()),
+        ("linecast.columns_version", COLUMNS_VERSION.to_owned()),
+    ]
+    .into_iter()
+    .map(|(k, v)| KeyValue::new(k.to_owned(), v))
+    .collect();
+    let properties = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_dictionary_enabled(true)
+        .set_key_value_metadata(Some(metadata))
+        .build();
+    let mut writer = ArrowWriter::try_new(Vec::new(), schema, Some(properties)).map_err(failed)?;
+    writer.write(&batch).map_err(failed)?;
+    writer.into_inner().map_err(failed)
+}

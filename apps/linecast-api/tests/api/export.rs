@@ -1,0 +1,402 @@
+//! Bulk export: the CSV and Parquet files hold exactly the rows `/results`
+//! serves when paged through (read back with the csv crate and the parquet
+//! crate's own reader), typed as the contract says, counted once, tagged
+//! and re-tagged when a season is republished.
+
+use std::io::Read;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Date32Type, Float64Type, Int64Type};
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::DataType;
+use bytes::Bytes;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::basic::{Compression, Encoding};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::helpers::{TestApp, fixture_now, spawn_app, spawn_app_configured};
+
+const BASE: &str = "/api/v1/results/nba/won_on_points";
+
+async fn get(app: &TestApp, path: &str, headers: &[(&str, &str)]) -> reqwest::Response {
+    let mut req = app
+        .client
+        .get(format!("{}{path}", app.address))
+        .header("X-API-Key", &app.api_key);
+    for (name, value) in headers {
+        req = req.header(*name, *value);
+    }
+    req.send().await.unwrap()
+}
+
+/// Every row of a named season as `/results` serves it, paged 37 at a time
+/// under the first page's snapshot, and that snapshot.
+async fn paged_season(app: &TestApp, season: &str) -> (Vec<serde_json::Map<String, Value>>, String) {
+    let (status, first) = app.get_authed_json(&format!("{BASE}?season={season}&limit=37")).await;
+    assert_eq!(status, 200, "{first}");
+    let snapshot = first["snapshot"].as_str().unwrap().to_owned();
+    let mut rows: Vec<serde_json::Map<String, Value>> = Vec::new();
+    let mut page = first;
+    loop {
+        rows.extend(
+            page["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r.as_object().unwrap().clone()),
+        );
+        let Some(next) = page["next_offset"].as_u64() else {
+            break;
+        };
+        let (status, body) = app
+            .get_authed_json(&format!(
+                "{BASE}?season={season}&limit=37&offset={next}&snapshot={snapshot}"
+            ))
+            .await;
+        assert_eq!(status, 200, "{body}");
+        page = body;
+    }
+    assert_eq!(rows.len() as u64, page["total"].as_u64().unwrap());
+    (rows, snapshot)
+}
+
+/// The archived seasons, oldest first.
+async fn seasons_oldest_first(app: &TestApp) -> Vec<String> {
+    let (_, list) = app.get_authed_json(&format!("{BASE}/seasons")).await;
+    let mut seasons: Vec<String> = list["seasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_owned())
+        .collect();
+    seasons.reverse();
+    seasons
+}
+
+/// A JSON value of a result row as a CSV cell: null empty, booleans
+/// true/false, numbers and strings as the JSON writes them.
+fn as_cell(value: Option<&Value>) -> String {
+    match value {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    }
+}
+
+fn read_csv(bytes: &[u8]) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut reader = csv::Reader::from_reader(bytes);
+    let header = reader.headers().unwrap().iter().map(str::to_owned).collect();
+    let rows = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_owned).collect())
+        .collect();
+    (header, rows)
+}
+
+fn assert_csv_equals_rows(header: &[String], csv_rows: &[Vec<String>], rows: &[serde_json::Map<String, Value>]) {
+    assert_eq!(csv_rows.len(), rows.len(), "one CSV row per result row");
+    for (i, (cells, row)) in csv_rows.iter().zip(rows).enumerate() {
+        for key in row.keys() {
+            assert!(header.contains(key), "row {i}: {key} is a column");
+        }
+        for (name, cell) in header.iter().zip(cells) {
+            assert_eq!(*cell, as_cell(row.get(name)), "row {i} column {name}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_season_as_csv_is_the_paged_results_rows_in_results_key_order() {
+    let app = spawn_app().await;
+    let (rows, snapshot) = paged_season(&app, "2025-26").await;
+    let res = get(&app, &format!("{BASE}/export?season=2025-26&format=csv"), &[]).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["content-type"], "text/csv; charset=utf-8");
+    assert_eq!(
+        res.headers()["content-disposition"],
+        "attachment; filename=\"nba_won_on_points_2025-26.csv\""
+    );
+    assert_eq!(res.headers()["x-linecast-snapshot"].to_str().unwrap(), snapshot);
+    let body = res.bytes().await.unwrap();
+    let (header, csv_rows) = read_csv(&body);
+    let keys: Vec<&String> = rows[0].keys().collect();
+    assert_eq!(header.iter().collect::<Vec<_>>(), keys, "/results key order");
+    assert_csv_equals_rows(&header, &csv_rows, &rows);
+    // The season has the cases that matter: nulls, booleans, fractions.
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    assert!(text.contains(",true,") && text.contains(",false,"));
+    assert!(text.contains(",,"), "a null is an empty cell");
+
+    // The default season is the current one, like /results.
+    let (_, current) = app.get_authed_json(BASE).await;
+    let res = get(&app, &format!("{BASE}/export?format=csv"), &[]).await;
+    let season = current["season"].as_str().unwrap();
+    assert_eq!(
+        res.headers()["content-disposition"],
+        format!("attachment; filename=\"nba_won_on_points_{season}.csv\"").as_str()
+    );
+}
+
+#[tokio::test]
+async fn all_history_as_csv_concatenates_every_season_oldest_first_under_the_union_of_columns() {
+    let app = spawn_app().await;
+    let seasons = seasons_oldest_first(&app).await;
+    assert!(seasons.len() >= 2);
+    let mut rows = Vec::new();
+    let mut snapshots = Vec::new();
+    for season in &seasons {
+        let (season_rows, snapshot) = paged_season(&app, season).await;
+        rows.extend(season_rows);
+        snapshots.push(snapshot);
+    }
+    let res = get(&app, &format!("{BASE}/export?season=all&format=csv"), &[]).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(
+        res.headers()["content-disposition"],
+        "attachment; filename=\"nba_won_on_points_all.csv\""
+    );
+    // A hash over every season's snapshot, oldest first.
+    let mut h = Sha256::new();
+    for s in &snapshots {
+        h.update(s.as_bytes());
+        h.update([0u8]);
+    }
+    assert_eq!(
+        res.headers()["x-linecast-snapshot"].to_str().unwrap(),
+        hex::encode(h.finalize())
+    );
+    let (header, csv_rows) = read_csv(&res.bytes().await.unwrap());
+    assert_eq!(&header[header.len() - 3..], ["push", "graded", "ungraded_reason"]);
+    let season_at = header.iter().position(|h| h == "season").unwrap();
+    let order: Vec<&str> = csv_rows.iter().map(|r| r[season_at].as_str()).collect();
+    assert!(order.windows(2).all(|w| w[0] <= w[1]), "oldest season first");
+    assert_csv_equals_rows(&header, &csv_rows, &rows);
+}
+
+fn read_parquet(bytes: Bytes) -> (Vec<RecordBatch>, parquet::file::metadata::ParquetMetaData) {
+    let builder = ParquetRecordBatchReaderBuilder::try_new(bytes).unwrap();
+    let metadata = builder.metadata().as_ref().clone();
+    let batches = builder.build().unwrap().map(Result::unwrap).collect();
+    (batches, metadata)
+}
+
+/// A Parquet cell as the JSON value `/results` serves.
+fn as_json(array: &dyn Array, i: usize) -> Value {
+    if array.is_null(i) {
+        return Value::Null;
+    }
+    match array.data_type() {
+        DataType::Date32 => {
+            let days = array.as_primitive::<Date32Type>().value(i);
+            let date = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap() + chrono::Duration::days(days.into());
+            Value::String(date.format("%Y-%m-%d").to_string())
+        }
+        DataType::Utf8 => Value::String(array.as_string::<i32>().value(i).to_owned()),
+        DataType::Float64 => serde_json::json!(array.as_primitive::<Float64Type>().value(i)),
+        DataType::Int64 => serde_json::json!(array.as_primitive::<Int64Type>().value(i)),
+        DataType::Boolean => Value::Bool(array.as_boolean().value(i)),
+        other => panic!("unexpected type {other}"),
+    }
+}
+
+/// Numbers compared as numbers (the JSON writes -110 where Parquet holds -110.0).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+#[tokio::test]
+async fn a_season_as_parquet_reads_back_typed_with_the_results_values_and_its_metadata() {
+    let app = spawn_app().await;
+    let (rows, snapshot) = paged_season(&app, "2025-26").await;
+    let res = get(
+        &app,
+        &format!("{BASE}/export?season=2025-26&format=parquet"),
+        &[("Accept-Encoding", "gzip, br")],
+    )
+    .await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["content-type"], "application/vnd.apache.parquet");
+    assert!(
+        res.headers().get("content-encoding").is_none_or(|e| e == "identity"),
+        "Parquet is compressed already"
+    );
+    assert_eq!(
+        res.headers()["content-disposition"],
+        "attachment; filename=\"nba_won_on_points_2025-26.parquet\""
+    );
+    let (batches, metadata) = read_parquet(res.bytes().await.unwrap());
+    let schema = batches[0].schema();
+    let types: std::collections::HashMap<&str, &DataType> = schema
+        .fields()
+        .iter()
+        .map(|f| (f.name().as_str(), f.data_type()))
+        .collect();
+    for (column, expected) in [
+        ("date", DataType::Date32),
+        ("time_est", DataType::Utf8),
+        ("away_team", DataType::Utf8),
+        ("season", DataType::Utf8),
+        ("away_score", DataType::Float64),
+        ("home_money_line", DataType::Float64),
+        ("home_point_spread", DataType::Float64),
+        ("won_on_points", DataType::Int64),
+        ("BLEND", DataType::Float64),
+        ("IMPLIED", DataType::Float64),
+        ("push", DataType::Boolean),
+        ("graded", DataType::Boolean),
+        ("ungraded_reason", DataType::Utf8),
+    ] {
+        assert_eq!(types.get(column), Some(&&expected), "{column}");
+    }
+    let names: Vec<&String> = schema.fields().iter().map(|f| f.name()).collect();
+    assert_eq!(names, rows[0].keys().collect::<Vec<_>>(), "/results key order");
+
+    let mut n = 0;
+    for batch in &batches {
+        for i in 0..batch.num_rows() {
+            let row = &rows[n];
+            for (field, column) in schema.fields().iter().zip(batch.columns()) {
+                let got = as_json(column.as_ref(), i);
+                let want = row.get(field.name()).cloned().unwrap_or(Value::Null);
+                assert!(same(&got, &want), "row {n} column {}: {got} vs {want}", field.name());
+            }
+            n += 1;
+        }
+    }
+    assert_eq!(n, rows.len());
+
+    let kv: std::collections::HashMap<String, String> = metadata
+        .file_metadata()
+        .key_value_metadata()
+        .unwrap()
+        .iter()
+        .map(|kv| (kv.key.clone(), kv.value.clone().unwrap_or_default()))
+        .collect();
+    assert_eq!(kv["linecast.snapshot"], snapshot);
+    assert_eq!(kv["linecast.sport"], "nba");
+    assert_eq!(kv["linecast.model_type"], "won_on_points");
+    assert_eq!(kv["linecast.season"], "2025-26");
+    assert_eq!(kv["linecast.columns_version"], "1");
+    let group = metadata.row_group(0);
+    let team = group
+        .columns()
+        .iter()
+        .find(|c| c.column_path().string() == "home_team")
+        .unwrap();
+    assert_eq!(team.compression(), Compression::SNAPPY);
+    assert!(
+        team.encodings()
+            .any(|e| e == Encoding::RLE_DICTIONARY || e == Encoding::PLAIN_DICTIONARY),
+        "text is dictionary-encoded"
+    );
+}
+
+#[tokio::test]
+async fn an_export_counts_once_answers_304_to_its_etag_and_csv_follows_accept_encoding() {
+    let app = spawn_app().await;
+    let path = format!("{BASE}/export?season=all&format=csv");
+    let remaining =
+        |r: &reqwest::Response| -> u64 { r.headers()["x-ratelimit-remaining"].to_str().unwrap().parse().unwrap() };
+    let first = get(&app, &path, &[]).await;
+    let before = remaining(&first);
+    let etag = first.headers()["etag"].to_str().unwrap().to_owned();
+    let csv = first.bytes().await.unwrap();
+    assert!(csv.len() > 10_000, "a whole history");
+    let again = get(&app, &path, &[]).await;
+    assert_eq!(
+        remaining(&again),
+        before - 1,
+        "one export, one request, whatever its size"
+    );
+    let not_modified = get(&app, &path, &[("If-None-Match", &etag)]).await;
+    assert_eq!(not_modified.status(), 304);
+    assert_eq!(remaining(&not_modified), before - 2);
+    assert!(not_modified.bytes().await.unwrap().is_empty());
+
+    let gz = get(&app, &path, &[("Accept-Encoding", "gzip")]).await;
+    assert_eq!(gz.headers()["content-encoding"], "gzip");
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(&gz.bytes().await.unwrap()[..])
+        .read_to_end(&mut out)
+        .unwrap();
+    assert_eq!(out, csv);
+}
+
+#[tokio::test]
+async fn a_republished_season_changes_the_etag_and_the_snapshot_of_its_exports() {
+    let app = spawn_app_configured(
+        fixture_now(),
+        |_| {},
+        |s| {
+            s.freshness_windows.version_ttl = std::time::Duration::ZERO;
+            s.freshness_windows.resolution_ttl = std::time::Duration::ZERO;
+        },
+    )
+    .await;
+    let tags = |r: &reqwest::Response| {
+        (
+            r.headers()["etag"].to_str().unwrap().to_owned(),
+            r.headers()["x-linecast-snapshot"].to_str().unwrap().to_owned(),
+        )
+    };
+    let mut before = Vec::new();
+    for query in [
+        "season=2024-25&format=parquet",
+        "season=all&format=csv",
+        "season=2025-26&format=csv",
+    ] {
+        before.push(tags(&get(&app, &format!("{BASE}/export?{query}"), &[]).await));
+    }
+    let csv = app.store_dir.join("seasons/nba/won_on_points/2024-25.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    std::fs::write(&csv, lines[..lines.len() - 1].join("\n") + "\n").unwrap();
+    let mut after = Vec::new();
+    for query in [
+        "season=2024-25&format=parquet",
+        "season=all&format=csv",
+        "season=2025-26&format=csv",
+    ] {
+        after.push(tags(&get(&app, &format!("{BASE}/export?{query}"), &[]).await));
+    }
+    assert_ne!(after[0].0, before[0].0, "the season's own export");
+    assert_ne!(after[0].1, before[0].1);
+    assert_ne!(after[1].0, before[1].0, "all history includes it");
+    assert_ne!(after[1].1, before[1].1);
+    assert_eq!(after[2], before[2], "another season's export is unchanged");
+}
+
+#[tokio::test]
+async fn bad_export_parameters_are_400s_naming_them_and_a_season_without_a_store_is_404() {
+    let app = spawn_app().await;
+    for (query, named) in [
+        ("season=2025-26", "format"),
+        ("season=2025-26&format=xlsx", "format"),
+        ("season=2025&format=csv", "season"),
+        ("season=ALL&format=csv", "season"),
+    ] {
+        let (status, body) = app.get_authed_json(&format!("{BASE}/export?{query}")).await;
+        assert_eq!(status, 400, "{query}: {body}");
+        assert!(body["detail"].as_str().unwrap().contains(named), "{query}: {body}");
+    }
+    let (status, body) = app
+        .get_authed_json("/api/v1/results/nba/no_such/export?format=csv")
+        .await;
+    assert_eq!(status, 400, "{body}");
+    let (status, body) = app
+        .get_authed_json(&format!("{BASE}/export?season=2030-31&format=csv"))
+        .await;
+    assert_eq!(status, 404, "{body}");
+    assert!(body["detail"].as_str().unwrap().contains("2030-31"), "{body}");
+    let res = app
+        .client
+        .get(format!("{}{BASE}/export?format=csv", app.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 401);
+}
