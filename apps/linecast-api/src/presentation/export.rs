@@ -16,6 +16,7 @@ use chrono::NaiveDate;
 use linecast_core::services::history::export::Export;
 use linecast_core::services::history::rows::{Cell, Kind, ServedColumn};
 use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_writer::ArrowWriterOptions;
 use parquet::basic::Compression;
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
@@ -246,6 +247,10 @@ fn parquet(export: &Export, columns: &[ServedColumn<'_>]) -> Result<Vec<u8>, Api
     let arrays: Vec<ArrayRef> = builders.into_iter().map(Builder::finish).collect();
     let batch =
         RecordBatch::try_new(schema.clone(), arrays).map_err(|e| ApiError::Internal(format!("export batch: {e}")))?;
+    // In the footer's key-value metadata, in a fixed order (the bytes, and
+    // so the ETag, are the same on every instance). The Arrow schema is not
+    // stored: every type is plain in Parquet's own schema, and readers
+    // (pyarrow, polars) then show this metadata on the schema they read.
     let metadata = [
         ("linecast.snapshot", export.snapshot.clone()),
         ("linecast.sport", export.sport.code().to_owned()),
@@ -261,7 +266,10 @@ fn parquet(export: &Export, columns: &[ServedColumn<'_>]) -> Result<Vec<u8>, Api
         .set_dictionary_enabled(true)
         .set_key_value_metadata(Some(metadata))
         .build();
-    let mut writer = ArrowWriter::try_new(Vec::new(), schema, Some(properties)).map_err(failed)?;
+    let options = ArrowWriterOptions::new()
+        .with_properties(properties)
+        .with_skip_arrow_metadata(true);
+    let mut writer = ArrowWriter::try_new_with_options(Vec::new(), schema, options).map_err(failed)?;
     writer.write(&batch).map_err(failed)?;
     writer.into_inner().map_err(failed)
 }
