@@ -299,6 +299,19 @@ impl From<StrategiesError> for ApiError {
     }
 }
 
+/// A customer opening one event stream more than allowed.
+impl From<linecast_core::services::events::TooManyStreams> for ApiError {
+    fn from(e: linecast_core::services::events::TooManyStreams) -> Self {
+        ApiError::TooManyRequests {
+            detail: format!(
+                "Too many event streams: at most {} concurrent streams per customer (LINECAST_MAX_STREAMS_PER_CUSTOMER); close one first",
+                e.cap
+            ),
+            retry_after: None,
+        }
+    }
+}
+
 /// The usage counts (held by the limiter) could not be read.
 impl From<LimitsError> for ApiError {
     fn from(e: LimitsError) -> Self {

@@ -6,6 +6,7 @@ pub mod accounting;
 pub mod auth;
 pub mod demo;
 pub mod error;
+pub mod events;
 pub mod metrics;
 pub mod openapi;
 pub mod params;

@@ -148,7 +148,10 @@ impl Modify for GatedErrorResponses {
         crate::schema::LegacyMarketCode,
         crate::schema::StrategyId,
         crate::presentation::calibration::CalibrationFormatCode,
-        crate::presentation::export::ExportFormat
+        crate::presentation::export::ExportFormat,
+        crate::presentation::events::ReleaseEventData,
+        crate::presentation::events::StatusEventData,
+        crate::presentation::events::ResyncEventData
     )),
     modifiers(&SecuritySchemes),
     tags(

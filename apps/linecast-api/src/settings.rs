@@ -78,6 +78,12 @@ pub struct Settings {
     pub metrics_bind: Option<SocketAddr>,
     /// `LINECAST_MAX_KEYS_PER_CUSTOMER`: most active keys per customer (25).
     pub max_keys_per_customer: usize,
+    /// `LINECAST_WATCH_INTERVAL`: seconds between the change-stream
+    /// watcher's rounds (decimals allowed), default 5.
+    pub watch_interval: std::time::Duration,
+    /// `LINECAST_MAX_STREAMS_PER_CUSTOMER`: concurrent event streams a
+    /// customer may hold, default 5.
+    pub max_streams_per_customer: u32,
     /// `LINECAST_DATABASE_TIMEOUT_MS`: longest wait for a pooled connection
     /// and for one accounts statement (default 2000); past it the request is
     /// a 503.
@@ -125,6 +131,8 @@ struct FileSettings {
     auth_failure_burst: Option<u32>,
     metrics_bind: Option<String>,
     max_keys_per_customer: Option<usize>,
+    watch_interval: Option<f64>,
+    max_streams_per_customer: Option<u32>,
     database_timeout_ms: Option<u64>,
     usage_stale_after_ms: Option<u64>,
 }
@@ -247,6 +255,20 @@ impl Settings {
             25,
         )?)
         .map_err(|e| bad("LINECAST_MAX_KEYS_PER_CUSTOMER", e))?;
+        let watch_interval = match env("LINECAST_WATCH_INTERVAL") {
+            Some(v) => v
+                .parse::<f64>()
+                .map_err(|e| bad("LINECAST_WATCH_INTERVAL", format!("'{v}': {e}")))?,
+            None => file.watch_interval.unwrap_or(5.0),
+        };
+        let watch_interval = std::time::Duration::try_from_secs_f64(watch_interval)
+            .ok()
+            .filter(|d| *d >= std::time::Duration::from_millis(10))
+            .ok_or_else(|| bad("LINECAST_WATCH_INTERVAL", "seconds, at least 0.01"))?;
+        let max_streams_per_customer = at_least_one(
+            "LINECAST_MAX_STREAMS_PER_CUSTOMER",
+            small("LINECAST_MAX_STREAMS_PER_CUSTOMER", file.max_streams_per_customer, 5)?,
+        )?;
         let database_timeout =
             std::time::Duration::from_millis(number("LINECAST_DATABASE_TIMEOUT_MS", file.database_timeout_ms, 2000)?);
         let redis_timeout =
@@ -317,6 +339,8 @@ impl Settings {
             auth_failure_burst,
             metrics_bind,
             max_keys_per_customer,
+            watch_interval,
+            max_streams_per_customer,
             database_timeout,
             redis_timeout,
             usage_stale_after,
@@ -350,6 +374,8 @@ impl Settings {
             auth_failure_burst: 40,
             metrics_bind: None,
             max_keys_per_customer: 25,
+            watch_interval: std::time::Duration::from_secs(5),
+            max_streams_per_customer: 5,
             database_timeout: std::time::Duration::from_secs(2),
             redis_timeout: linecast_limits::DEFAULT_REDIS_TIMEOUT,
             usage_stale_after: std::time::Duration::from_secs(10),

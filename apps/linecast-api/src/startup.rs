@@ -65,6 +65,8 @@ pub struct Application {
     pub state: AppState,
     pub adapters: Adapters,
     flusher: linecast_limits::Flusher,
+    /// The change stream's watcher (one per instance).
+    watcher: crate::events::WatcherTask,
     /// The metrics listener, when `LINECAST_METRICS_BIND` is set.
     metrics: Option<(u16, Server)>,
     var_dir: PathBuf,
@@ -218,6 +220,11 @@ impl Application {
             markets: Arc::new(Markets::new(artifacts.clone(), markets)),
             datasets,
             freshness: Arc::new(Freshness::new(artifacts.clone())),
+            events: Arc::new(crate::events::EventHub::new(
+                Arc::new(linecast_core::services::events::Watcher::new(artifacts.clone())),
+                settings.max_streams_per_customer,
+                crate::events::BACKLOG,
+            )),
             access,
             clients: ClientAddresses::new(settings.client_ip_header.clone(), settings.trusted_proxies),
             addresses: Arc::new(AddressLimiter::new(
@@ -245,6 +252,13 @@ impl Application {
             crate::demo::ensure_demo_customer(&customers, &state, &settings.var_dir).await?;
         }
         let flusher = crate::accounting::spawn_flusher(state.clone());
+        let resolutions = state.resolutions.clone();
+        let watcher = crate::events::spawn_watcher(
+            state.events.clone(),
+            state.clock.clone(),
+            settings.watch_interval,
+            move || resolutions.clear(),
+        );
         let listener = TcpListener::bind(settings.bind).with_context(|| format!("binding {}", settings.bind))?;
         let port = listener.local_addr()?.port();
         let server = run(listener, state.clone(), doc)?;
@@ -262,6 +276,7 @@ impl Application {
             state,
             adapters,
             flusher,
+            watcher,
             metrics,
             var_dir: settings.var_dir.clone(),
         })
@@ -288,7 +303,17 @@ impl Application {
             let handle = server.handle();
             (tokio::spawn(server), handle)
         });
+        // A stop signal ends the event streams first, so the graceful
+        // shutdown does not wait on connections that never finish.
+        let events = self.state.events.clone();
+        let closer = tokio::spawn(async move {
+            shutdown_signal().await;
+            events.close();
+        });
         let served = self.server.await;
+        closer.abort();
+        self.state.events.close();
+        self.watcher.stop().await;
         if let Some((task, handle)) = metrics {
             handle.stop(true).await;
             let _ = task.await;
@@ -301,6 +326,24 @@ impl Application {
     /// A handle that can stop the server gracefully (tests use it).
     pub fn handle(&self) -> actix_web::dev::ServerHandle {
         self.server.handle()
+    }
+}
+
+/// SIGINT or SIGTERM (what actix itself stops on).
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        let Ok(mut term) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }
 

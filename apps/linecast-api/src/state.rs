@@ -40,6 +40,8 @@ pub struct AppState {
     pub datasets: Arc<Datasets>,
     /// Data status.
     pub freshness: Arc<Freshness>,
+    /// The change stream: watcher, broadcast and stream slots.
+    pub events: Arc<crate::events::EventHub>,
     /// `None` when auth and limits are disabled (benchmarks only).
     pub access: Option<Arc<linecast_core::services::access::Access>>,
     /// Who a request comes from (the TCP peer or what trusted proxies say).

@@ -86,4 +86,8 @@ impl ArtifactStore for ObjectArtifactStore {
     async fn ping(&self) -> Result<(), StoreError> {
         self.ping_root().await
     }
+
+    async fn watched(&self, sport: Sport) -> Result<Vec<linecast_core::ObjectVersion>, StoreError> {
+        self.list_watched(sport).await
+    }
 }

@@ -275,6 +275,48 @@ impl ObjectArtifactStore {
             .map_err(|e| (*e).clone())
     }
 
+    /// Every watched object of `sport` with its current version: one
+    /// listing per watched prefix (the odds file is one HEAD), bypassing the
+    /// version window. Each version seen replaces the remembered one, so
+    /// the next read uses it (and parses it once, if new).
+    pub(crate) async fn list_watched(&self, sport: linecast_domain::Sport) -> Result<Vec<ObjectVersion>, StoreError> {
+        use futures::TryStreamExt as _;
+        let mut versions = Vec::new();
+        for prefix in linecast_core::ports::store::watched_prefixes(sport) {
+            if prefix.ends_with('/') {
+                let path = path_of(prefix.trim_end_matches('/'))?;
+                let metas: Vec<ObjectMeta> = self
+                    .store
+                    .list(Some(&path))
+                    .try_collect()
+                    .await
+                    .map_err(|e| from_object_store(&prefix, e))?;
+                versions.extend(metas.iter().map(|m| object_version(m.location.as_ref(), m)));
+            } else {
+                match self.store.head(&path_of(&prefix)?).await {
+                    Ok(meta) => versions.push(object_version(&prefix, &meta)),
+                    Err(object_store::Error::NotFound { .. }) => {}
+                    Err(e) => return Err(from_object_store(&prefix, e)),
+                }
+            }
+        }
+        for version in &versions {
+            self.versions.insert(version.key.clone(), Ok(version.clone())).await;
+        }
+        // Directory listings are read again on next use, so a new season or
+        // release file is listed as soon as the watcher has seen it.
+        for model_type in linecast_domain::ModelType::ALL {
+            self.listings
+                .invalidate(&linecast_domain::artifacts::keys::seasons_prefix(sport, *model_type))
+                .await;
+        }
+        self.listings
+            .invalidate(&linecast_domain::artifacts::keys::releases_prefix(sport))
+            .await;
+        versions.sort_by(|a, b| a.key.cmp(&b.key));
+        Ok(versions)
+    }
+
     /// One listing of the root: proves the store answers.
     pub(crate) async fn ping_root(&self) -> Result<(), StoreError> {
         self.store

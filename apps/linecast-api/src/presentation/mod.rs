@@ -7,6 +7,7 @@ pub mod account;
 pub mod calibration;
 pub mod compat;
 pub mod datasets;
+pub mod events;
 pub mod export;
 pub mod freshness;
 pub mod health;

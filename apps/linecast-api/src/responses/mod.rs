@@ -319,6 +319,14 @@ impl Resolutions {
         }
     }
 
+    /// Forgets every resolution (the change-stream watcher saw a new
+    /// object version: the next request resolves against it).
+    pub fn clear(&self) {
+        if let Some(cache) = &self.cache {
+            cache.invalidate_all();
+        }
+    }
+
     /// The memo key of one request: the route, its parsed parameters, and
     /// the ET date of the request instant (a bare request's slate moves at
     /// ET midnight, so the date is part of what it resolves to).

@@ -8,6 +8,7 @@ pub mod compat;
 pub mod data_status;
 pub mod datasets;
 pub mod edge_picks;
+pub mod events;
 pub mod health;
 pub mod markets;
 pub mod odds;
@@ -83,6 +84,11 @@ where
             scope("/api/v1/markets")
                 .wrap(from_fn(gate(Policy::AnyKey)))
                 .service(markets::markets),
+        )
+        .service(
+            scope("/api/v1/events")
+                .wrap(from_fn(gate(Policy::AnyKey)))
+                .service(events::events),
         )
         .service(
             scope("/api/v1/picks")

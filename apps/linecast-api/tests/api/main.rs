@@ -13,6 +13,7 @@ mod contract;
 mod data_status;
 mod datasets;
 mod errors;
+mod events;
 mod export;
 mod fail_closed;
 mod faults;

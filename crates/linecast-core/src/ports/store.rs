@@ -81,4 +81,21 @@ pub trait ArtifactStore: Send + Sync {
     async fn dataset_bytes(&self, key: &str) -> Result<bytes::Bytes, StoreError>;
     /// A cheap reachability check for health reporting.
     async fn ping(&self) -> Result<(), StoreError>;
+    /// The current version of every object of `sport` the change stream
+    /// watches (its predictions, odds, season stores and release manifests),
+    /// read by listing, never from the version window. The versions seen
+    /// become the ones reads use, so a read after a change sees it.
+    async fn watched(&self, sport: Sport) -> Result<Vec<ObjectVersion>, StoreError>;
+}
+
+/// The key prefixes the change stream watches for `sport` (an object counts
+/// when its key starts with one of them).
+pub fn watched_prefixes(sport: Sport) -> [String; 4] {
+    use linecast_domain::artifacts::keys;
+    [
+        format!("predictions/{}/", sport.code()),
+        keys::odds(sport),
+        format!("seasons/{}/", sport.code()),
+        format!("{}/", keys::releases_prefix(sport).trim_end_matches('/')),
+    ]
 }

@@ -34,6 +34,13 @@ impl Freshness {
 /// The freshness report of `sport` at `now`. Storage errors never fail the
 /// call: they make the report `unknown` with operational false.
 pub async fn data_status(store: &dyn ArtifactStore, sport: Sport, now: DateTime<Utc>) -> FreshnessReport {
+    evaluate(&data_status_inputs(store, sport, now).await, now)
+}
+
+/// What the state machine reads for `sport` on the ET date of `now`: the
+/// release manifests and which predictions exist. The report is a pure
+/// function of these and the instant (`linecast_freshness::evaluate`).
+pub async fn data_status_inputs(store: &dyn ArtifactStore, sport: Sport, now: DateTime<Utc>) -> FreshnessInputs {
     let slate_date = et_date(now);
     let failure = |e: StoreError| StorageFailure { reason: e.to_string() };
     let (today, previous) = match store.release_dates(sport).await {
@@ -72,15 +79,14 @@ pub async fn data_status(store: &dyn ArtifactStore, sport: Sport, now: DateTime<
             }
         }
     }
-    let inputs = FreshnessInputs {
+    FreshnessInputs {
         sport,
         slate_date,
         today,
         previous,
         expected_markets: ModelType::ALL.to_vec(),
         artifacts: ArtifactMetadata { predictions },
-    };
-    evaluate(&inputs, now)
+    }
 }
 
 #[cfg(test)]

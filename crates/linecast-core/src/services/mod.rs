@@ -3,6 +3,7 @@
 pub mod access;
 pub mod customers;
 pub mod datasets;
+pub mod events;
 pub mod freshness;
 pub mod history;
 pub mod keys;

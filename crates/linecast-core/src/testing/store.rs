@@ -234,6 +234,23 @@ impl ArtifactStore for MemoryStore {
             None => Ok(()),
         }
     }
+
+    async fn watched(&self, sport: Sport) -> Result<Vec<ObjectVersion>, StoreError> {
+        let prefixes = crate::ports::store::watched_prefixes(sport);
+        let mut inner = self.lock();
+        inner.reads += 1;
+        if let Some(failure) = &inner.failure {
+            return Err(failure.clone());
+        }
+        let mut versions: Vec<ObjectVersion> = inner
+            .objects
+            .iter()
+            .filter(|(k, _)| prefixes.iter().any(|p| k.starts_with(p.as_str())))
+            .map(|(_, (v, _))| v.clone())
+            .collect();
+        versions.sort_by(|a, b| a.key.cmp(&b.key));
+        Ok(versions)
+    }
 }
 
 #[cfg(test)]

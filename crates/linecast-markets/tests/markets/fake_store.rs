@@ -103,4 +103,8 @@ impl ArtifactStore for FakeStore {
     async fn ping(&self) -> Result<(), StoreError> {
         Ok(())
     }
+
+    async fn watched(&self, _sport: Sport) -> Result<Vec<ObjectVersion>, StoreError> {
+        Ok(Vec::new())
+    }
 }

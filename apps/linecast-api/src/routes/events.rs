@@ -1,0 +1,68 @@
+//! `GET /api/v1/events`: the change stream (server-sent events) of model
+//! releases and data-status transitions. Opening it is one request; events
+//! are free. The events and their ids are core's `services::events`; the
+//! stream is `crate::events`, the wire format `presentation::events`.
+
+use actix_web::http::header::{CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE};
+use actix_web::{HttpRequest, HttpResponse, get, web};
+
+use super::account::caller;
+use crate::auth::AuthContext;
+use crate::auth::cache::KEY_CACHE_TTL;
+use crate::error::ApiError;
+use crate::events::{EventFilter, KeyCheck, open};
+use crate::params::RawQuery;
+use crate::state::AppState;
+
+#[utoipa::path(
+    operation_id = "events", tag = "data",
+    params(
+        ("sport" = Option<String>, Query, description = "Comma-separated sports to receive (mlb, nba, nfl, nhl, ncaaf, ncaab); default all"),
+        ("types" = Option<String>, Query, description = "Comma-separated event types: release, status; default both (resync is always sent)"),
+        ("last_event_id" = Option<String>, Query, description = "For clients that cannot set the Last-Event-ID header: the id of the last event received"),
+        ("Last-Event-ID" = Option<String>, Header, description = "The id of the last event received: the events after it are replayed (from a window of at least an hour), or a resync is sent")
+    ),
+    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
+    responses(
+        (status = 200, description = "A server-sent event stream: `release` (ReleaseEventData), `status` (StatusEventData) and `resync` (ResyncEventData) events, each with an id, and `: ping` every 15 s. Opening counts as one request.", content_type = "text/event-stream", body = String),
+        (status = 400, description = "An unknown sport or type", body = crate::error::ErrorBody),
+        (status = 429, description = "The customer already holds LINECAST_MAX_STREAMS_PER_CUSTOMER streams (default 5), or the request limits are exceeded", body = crate::error::ErrorBody)
+    )
+)]
+#[get("")]
+pub async fn events(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    ctx: Option<web::ReqData<AuthContext>>,
+    query: web::Query<RawQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let ctx = caller(ctx)?;
+    let filter = EventFilter::parse(query.get("sport"), query.get("types"))?;
+    let last = req
+        .headers()
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .or_else(|| query.get("last_event_id").map(String::as_str));
+    let slot = state.events.slots.open(ctx.customer().customer_id)?;
+    let (keys, clock, hash) = (state.keys.clone(), state.clock.clone(), ctx.key().key_hash.clone());
+    // A revoked or expired key ends the stream; a database that cannot
+    // answer does not (the key was valid, an outage is not a revocation).
+    let key_check: KeyCheck = Box::new(move || {
+        let (keys, clock, hash) = (keys.clone(), clock.clone(), hash.clone());
+        Box::pin(async move {
+            match keys.lookup(&hash).await {
+                Ok(Some(entry)) => entry.0.is_usable(clock.now()),
+                Ok(None) => false,
+                Err(_) => true,
+            }
+        })
+    });
+    let stream = open(&state.events, slot, filter, last, key_check, KEY_CACHE_TTL);
+    Ok(HttpResponse::Ok()
+        .insert_header((CONTENT_TYPE, "text/event-stream"))
+        .insert_header((CACHE_CONTROL, "no-cache"))
+        // Said outright, so the compression middleware leaves the stream as is.
+        .insert_header((CONTENT_ENCODING, "identity"))
+        .insert_header(("x-accel-buffering", "no"))
+        .streaming(stream))
+}

@@ -1,0 +1,221 @@
+//! The change stream over HTTP: a republished object is one `release`
+//! event and the next request serves it, two instances name it alike, a
+//! stale `Last-Event-ID` gets `resync`, the sixth stream is refused, a
+//! revoked key's stream ends, and bad filters are 400s. (The watcher's own
+//! rules, the status transition at the deadline and the replay window are
+//! core's tests, on the in-memory store with a clock the tests move.)
+
+use std::time::Duration;
+
+use linecast_api::settings::Settings;
+
+use crate::helpers::{TestApp, copy_fixture, fixture_now, fixtures_dir, spawn_app, spawn_with_settings};
+
+const EVENTS: &str = "/api/v1/events";
+
+/// Frames of one stream, read as they arrive.
+struct Frames {
+    res: reqwest::Response,
+    buffer: String,
+}
+
+impl Frames {
+    async fn open(app: &TestApp, path: &str, key: &str, headers: &[(&str, &str)]) -> Self {
+        let mut req = app
+            .client
+            .get(format!("{}{path}", app.address))
+            .header("X-API-Key", key);
+        for (name, value) in headers {
+            req = req.header(*name, *value);
+        }
+        let res = req.send().await.unwrap();
+        assert_eq!(res.status(), 200, "{path}");
+        Self {
+            res,
+            buffer: String::new(),
+        }
+    }
+
+    /// The next frame, or `None` when the stream ends or nothing comes in
+    /// `wait`.
+    async fn next(&mut self, wait: Duration) -> Option<String> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let frame = self.buffer[..end].to_owned();
+                self.buffer.drain(..end + 2);
+                return Some(frame);
+            }
+            match tokio::time::timeout_at(deadline, self.res.chunk()).await {
+                Ok(Ok(Some(bytes))) => self.buffer.push_str(&String::from_utf8_lossy(&bytes)),
+                _ => return None,
+            }
+        }
+    }
+
+    /// The next frame naming `event`, skipping pings and others.
+    async fn until(&mut self, event: &str, wait: Duration) -> Option<String> {
+        let deadline = tokio::time::Instant::now() + wait;
+        while let Some(frame) = self.next(deadline - tokio::time::Instant::now()).await {
+            if frame.contains(&format!("event: {event}")) {
+                return Some(frame);
+            }
+        }
+        None
+    }
+}
+
+fn field<'a>(frame: &'a str, name: &str) -> Option<&'a str> {
+    frame.lines().find_map(|l| l.strip_prefix(&format!("{name}: ")))
+}
+
+/// An app over `store` whose watcher runs every 50 ms.
+async fn watching(store: &std::path::Path) -> TestApp {
+    let dir = tempfile::tempdir().unwrap();
+    let mut settings = Settings::for_tests(&format!("file://{}", store.display()), dir.path(), fixture_now());
+    settings.watch_interval = Duration::from_millis(50);
+    spawn_with_settings(settings, dir, store.to_path_buf()).await
+}
+
+const WAIT: Duration = Duration::from_secs(20);
+
+#[tokio::test]
+async fn a_republished_predictions_file_is_one_release_event_on_every_instance_and_the_next_request_serves_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    copy_fixture(&fixtures_dir(), &store);
+    let (a, b) = (watching(&store).await, watching(&store).await);
+    let path = "/api/v1/predictions/nba/won_on_points?upcoming_only=false";
+    let (_, before) = a.get_authed_json(path).await;
+    let mut on_a = Frames::open(&a, &format!("{EVENTS}?sport=nba&types=release"), &a.api_key, &[]).await;
+    let mut on_b = Frames::open(&b, EVENTS, &b.api_key, &[]).await;
+    assert_eq!(on_a.res.headers()["content-type"], "text/event-stream");
+    assert_eq!(on_a.res.headers()["cache-control"], "no-cache");
+    // Both watchers have learned the store before it changes.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    let csv = store.join("predictions/nba/won_on_points.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let blend = before["games"][0]["predictions"]["BLEND"].as_f64().unwrap();
+    std::fs::write(&csv, text.replacen(&format!("{blend:.4}"), "0.1234", 1)).unwrap();
+
+    let frame = on_a.until("release", WAIT).await.expect("a release event");
+    let data: serde_json::Value = serde_json::from_str(field(&frame, "data").unwrap()).unwrap();
+    assert_eq!(data["sport"], "nba");
+    assert_eq!(data["model_type"], "won_on_points");
+    assert_eq!(data["artifact"], "predictions");
+    let id = field(&frame, "id").unwrap().to_owned();
+    assert!(
+        on_a.until("release", Duration::from_millis(500)).await.is_none(),
+        "one event"
+    );
+    let (_, after) = a.get_authed_json(path).await;
+    assert_eq!(
+        after["games"][0]["predictions"]["BLEND"], 0.1234,
+        "the next request serves it"
+    );
+
+    let frame = on_b.until("release", WAIT).await.expect("the other instance's event");
+    assert_eq!(field(&frame, "id"), Some(id.as_str()), "the same id on every instance");
+
+    // A client that resumes after that id on either instance misses nothing.
+    let mut resumed = Frames::open(&b, EVENTS, &b.api_key, &[("Last-Event-ID", &id)]).await;
+    assert!(resumed.until("resync", Duration::from_millis(500)).await.is_none());
+}
+
+#[tokio::test]
+async fn an_unknown_last_event_id_gets_resync_first() {
+    let app = spawn_app().await;
+    for (path, headers) in [
+        (
+            EVENTS.to_owned(),
+            vec![("Last-Event-ID", "0000000000001-r-0123456789abcdef")],
+        ),
+        (format!("{EVENTS}?last_event_id=garbage"), vec![]),
+    ] {
+        let mut frames = Frames::open(&app, &path, &app.api_key, &headers).await;
+        let first = frames.next(WAIT).await.expect("a frame");
+        assert!(first.contains("event: resync"), "{first}");
+        let data: serde_json::Value = serde_json::from_str(field(&first, "data").unwrap()).unwrap();
+        assert!(data["reason"].as_str().unwrap().contains("Last-Event-ID"));
+    }
+}
+
+#[tokio::test]
+async fn opening_a_stream_counts_once_and_a_customer_holds_at_most_five() {
+    let app = spawn_app().await;
+    let remaining =
+        |r: &reqwest::Response| -> u64 { r.headers()["x-ratelimit-remaining"].to_str().unwrap().parse().unwrap() };
+    let mut open = Vec::new();
+    for _ in 0..5 {
+        open.push(Frames::open(&app, EVENTS, &app.api_key, &[("Accept-Encoding", "gzip")]).await);
+    }
+    assert!(
+        open[0]
+            .res
+            .headers()
+            .get("content-encoding")
+            .is_none_or(|e| e == "identity")
+    );
+    let counted = remaining(&open[3].res) - remaining(&open[4].res);
+    assert_eq!(counted, 1, "one request per stream");
+    let (status, body) = app.get_authed_json(EVENTS).await;
+    assert_eq!(status, 429, "{body}");
+    assert!(
+        body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("LINECAST_MAX_STREAMS_PER_CUSTOMER")
+    );
+    drop(open);
+}
+
+#[tokio::test]
+async fn a_revoked_key_ends_its_stream_within_the_key_cache_lifetime() {
+    let app = spawn_app().await;
+    let res = app
+        .client
+        .post(format!("{}/api/v1/customers/me/api-keys", app.address))
+        .header("X-API-Key", &app.api_key)
+        .json(&serde_json::json!({"name": "streamer"}))
+        .send()
+        .await
+        .unwrap();
+    let created: serde_json::Value = res.json().await.unwrap();
+    let key = created["api_key"].as_str().unwrap().to_owned();
+    let mut frames = Frames::open(&app, EVENTS, &key, &[]).await;
+    let res = app
+        .client
+        .delete(format!("{}/api/v1/customers/me/api-keys/{key}", app.address))
+        .header("X-API-Key", &app.api_key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let started = std::time::Instant::now();
+    // Pings aside, nothing comes, and the stream ends at the next re-check.
+    while let Some(frame) = frames.next(Duration::from_secs(40)).await {
+        assert!(frame.starts_with(": ping"), "{frame}");
+    }
+    assert!(started.elapsed() < Duration::from_secs(35), "{:?}", started.elapsed());
+}
+
+#[tokio::test]
+async fn shutting_down_ends_open_streams() {
+    let app = spawn_app().await;
+    let mut frames = Frames::open(&app, EVENTS, &app.api_key, &[]).await;
+    app.state.events.close();
+    assert!(frames.next(WAIT).await.is_none(), "the stream ended");
+}
+
+#[tokio::test]
+async fn unknown_sports_and_types_are_400s_naming_the_parameter_and_a_key_is_required() {
+    let app = spawn_app().await;
+    for (query, named) in [("sport=nba,xfl", "sport"), ("types=release,odds", "types")] {
+        let (status, body) = app.get_authed_json(&format!("{EVENTS}?{query}")).await;
+        assert_eq!(status, 400, "{body}");
+        assert!(body["detail"].as_str().unwrap().contains(named), "{body}");
+    }
+    let (status, _) = app.get_json(EVENTS).await;
+    assert_eq!(status, 401);
+}
