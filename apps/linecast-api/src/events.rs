@@ -277,6 +277,23 @@ mod tests {
         Box::new(|| Box::pin(async { true }))
     }
 
+    /// A stream of customer 1 with no filter and no resume.
+    fn stream_of(
+        hub: &EventHub,
+        key_check: KeyCheck,
+        recheck_every: Duration,
+    ) -> impl Stream<Item = Result<Bytes, Infallible>> + use<> {
+        let slot = hub.slots.open(1).unwrap();
+        open(
+            hub,
+            slot,
+            EventFilter::parse(None, None).unwrap(),
+            None,
+            key_check,
+            recheck_every,
+        )
+    }
+
     fn release(n: i64) -> Arc<Event> {
         use linecast_core::services::events::{Artifact, EventData, ReleaseEvent};
         let at = chrono::DateTime::<chrono::Utc>::UNIX_EPOCH + chrono::Duration::seconds(n);
@@ -296,15 +313,7 @@ mod tests {
     #[tokio::test]
     async fn a_consumer_too_slow_to_keep_up_gets_resync_and_its_stream_ends() {
         let hub = hub(4);
-        let slot = hub.slots.open(1).unwrap();
-        let stream = open(
-            &hub,
-            slot,
-            EventFilter::parse(None, None).unwrap(),
-            None,
-            allowed(),
-            PING_EVERY,
-        );
+        let stream = stream_of(&hub, allowed(), PING_EVERY);
         // Ten events while the client reads nothing: more than the backlog.
         hub.publish((1..=10).map(release).collect());
         let frames: Vec<Bytes> = stream.map(Result::unwrap).collect().await;
@@ -318,15 +327,7 @@ mod tests {
     #[tokio::test]
     async fn closing_the_hub_ends_every_stream() {
         let hub = hub(16);
-        let slot = hub.slots.open(1).unwrap();
-        let stream = open(
-            &hub,
-            slot,
-            EventFilter::parse(None, None).unwrap(),
-            None,
-            allowed(),
-            PING_EVERY,
-        );
+        let stream = stream_of(&hub, allowed(), PING_EVERY);
         hub.publish(vec![release(1)]);
         hub.close();
         let frames: Vec<Bytes> = stream.map(Result::unwrap).collect().await;
@@ -336,16 +337,8 @@ mod tests {
     #[tokio::test]
     async fn a_key_that_fails_its_recheck_ends_the_stream() {
         let hub = hub(16);
-        let slot = hub.slots.open(1).unwrap();
         let denied: KeyCheck = Box::new(|| Box::pin(async { false }));
-        let stream = open(
-            &hub,
-            slot,
-            EventFilter::parse(None, None).unwrap(),
-            None,
-            denied,
-            Duration::from_millis(20),
-        );
+        let stream = stream_of(&hub, denied, Duration::from_millis(20));
         let frames: Vec<Bytes> = tokio::time::timeout(Duration::from_secs(30), stream.map(Result::unwrap).collect())
             .await
             .unwrap();
