@@ -97,7 +97,11 @@ async fn a_republished_predictions_file_is_one_release_event_on_every_instance_a
     let csv = store.join("predictions/nba/won_on_points.csv");
     let text = std::fs::read_to_string(&csv).unwrap();
     let blend = before["games"][0]["predictions"]["BLEND"].as_f64().unwrap();
-    std::fs::write(&csv, text.replacen(&format!("{blend:.4}"), "0.1234", 1)).unwrap();
+    // Published as a pipeline does: written aside, then renamed into place,
+    // so a watcher never lists a half-written file.
+    let aside = store.join("predictions/nba/.won_on_points.csv.tmp");
+    std::fs::write(&aside, text.replacen(&format!("{blend:.4}"), "0.1234", 1)).unwrap();
+    std::fs::rename(&aside, &csv).unwrap();
 
     let frame = on_a.until("release", WAIT).await.expect("a release event");
     let data: serde_json::Value = serde_json::from_str(field(&frame, "data").unwrap()).unwrap();
