@@ -237,12 +237,12 @@ impl Application {
             )),
             health: Arc::new(HealthCache::default()),
             api_keys,
-            // Half the cache budget: parsed artifacts and graded seasons
-            // each have the whole budget, rendered bodies are smaller.
-            responses: Arc::new(crate::responses::ResponseCache::new(settings.cache_bytes / 2)),
-            // Rendered season rows: a quarter (a season's JSON is about its
-            // CSV's size).
-            rows: Arc::new(crate::responses::rows::RowCache::new(settings.cache_bytes / 4)),
+            // Parsed artifacts and graded seasons each have the whole
+            // budget; rendered bodies and rendered season rows share half of
+            // it (three eighths and one eighth), as bodies alone had before
+            // the rows moved here from the graded seasons.
+            responses: Arc::new(crate::responses::ResponseCache::new(settings.cache_bytes / 8 * 3)),
+            rows: Arc::new(crate::responses::rows::RowCache::new(settings.cache_bytes / 8)),
             resolutions: Arc::new(crate::responses::Resolutions::new(
                 settings.freshness_windows.resolution_ttl,
             )),

@@ -18,10 +18,12 @@ use linecast_strategies::{Accounting, Leaderboard, Replay, UnknownStrategy, lead
 use super::rows::{self, ServedColumn};
 use crate::{Deps, ObjectVersion};
 
-/// Memory per byte of CSV once a season is parsed (about 3x) and graded
-/// (about 1x): the weight used against the budget. Its rendered rows are the
-/// API's, weighed in its own cache.
-const WEIGHT_PER_OBJECT_BYTE: u64 = 4;
+/// Memory per byte of CSV once a season is parsed, graded and aggregated:
+/// the weight used against the budget. Its rendered rows are the API's,
+/// weighed in its own cache; 8x is kept from when they were counted here
+/// (a full-profile sweep peaked 100 MB higher at 4x, issue 23 measures the
+/// real sizes).
+const WEIGHT_PER_OBJECT_BYTE: u64 = 8;
 
 /// One generation of one season store, graded.
 pub struct SeasonData {
