@@ -21,7 +21,7 @@ use crate::{Deps, ObjectVersion};
 /// Memory per byte of CSV once a season is parsed, graded and aggregated:
 /// the weight used against the budget. Its rendered rows are the API's,
 /// weighed in its own cache; 8x is kept from when they were counted here
-/// (a full-profile sweep peaked 100 MB higher at 4x, issue 23 measures the
+/// (a full-profile sweep peaked 29 MB higher at 4x; issue 23 measures the
 /// real sizes).
 const WEIGHT_PER_OBJECT_BYTE: u64 = 8;
 
