@@ -21,14 +21,7 @@ struct Frames {
 
 impl Frames {
     async fn open(app: &TestApp, path: &str, key: &str, headers: &[(&str, &str)]) -> Self {
-        let mut req = app
-            .client
-            .get(format!("{}{path}", app.address))
-            .header("X-API-Key", key);
-        for (name, value) in headers {
-            req = req.header(*name, *value);
-        }
-        let res = req.send().await.unwrap();
+        let res = app.get_keyed(path, key, headers).await;
         assert_eq!(res.status(), 200, "{path}");
         Self {
             res,

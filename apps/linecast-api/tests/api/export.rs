@@ -20,14 +20,7 @@ use crate::helpers::{TestApp, fixture_now, spawn_app, spawn_app_configured};
 const BASE: &str = "/api/v1/results/nba/won_on_points";
 
 async fn get(app: &TestApp, path: &str, headers: &[(&str, &str)]) -> reqwest::Response {
-    let mut req = app
-        .client
-        .get(format!("{}{path}", app.address))
-        .header("X-API-Key", &app.api_key);
-    for (name, value) in headers {
-        req = req.header(*name, *value);
-    }
-    req.send().await.unwrap()
+    app.get_keyed(path, &app.api_key, headers).await
 }
 
 /// Every row of a named season as `/results` serves it, paged 37 at a time

@@ -53,6 +53,18 @@ impl TestApp {
             .expect("request failed")
     }
 
+    /// GET with `key` in `X-API-Key` and `headers`.
+    pub async fn get_keyed(&self, path: &str, key: &str, headers: &[(&str, &str)]) -> reqwest::Response {
+        let mut req = self
+            .client
+            .get(format!("{}{path}", self.address))
+            .header("X-API-Key", key);
+        for (name, value) in headers {
+            req = req.header(*name, *value);
+        }
+        req.send().await.expect("request failed")
+    }
+
     /// GET with the demo key, returning status and JSON body.
     pub async fn get_authed_json(&self, path: &str) -> (u16, serde_json::Value) {
         let res = self.get_authed(path).await;

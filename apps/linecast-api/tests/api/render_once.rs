@@ -19,14 +19,7 @@ use crate::helpers::{
 const PREDICTIONS: &str = "/api/v1/predictions/nba/won_on_points";
 
 async fn get(app: &TestApp, path: &str, headers: &[(&str, &str)]) -> reqwest::Response {
-    let mut req = app
-        .client
-        .get(format!("{}{path}", app.address))
-        .header("X-API-Key", &app.api_key);
-    for (name, value) in headers {
-        req = req.header(*name, *value);
-    }
-    req.send().await.unwrap()
+    app.get_keyed(path, &app.api_key, headers).await
 }
 
 #[tokio::test]

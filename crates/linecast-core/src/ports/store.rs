@@ -96,6 +96,6 @@ pub fn watched_prefixes(sport: Sport) -> [String; 4] {
         format!("predictions/{}/", sport.code()),
         keys::odds(sport),
         format!("seasons/{}/", sport.code()),
-        format!("{}/", keys::releases_prefix(sport).trim_end_matches('/')),
+        format!("{}/", keys::releases_prefix(sport)),
     ]
 }
