@@ -18,6 +18,7 @@ from linecast_client.api.history import (  # noqa: E402
     model_tracking,
     result_seasons,
     results,
+    results_export,
     rolling,
     summary,
     team_form,
@@ -29,6 +30,7 @@ from linecast_client.models import (  # noqa: E402
     CalibrationSourceCode,
     CreateKeyRequest,
     DensityResponse,
+    ExportFormat,
     ModelTypeCode,
     PredictionsResponse,
     RenameKeyRequest,
@@ -70,6 +72,12 @@ while offset is not None:
     rows.extend(page.results)
     offset = page.next_offset
 check(len(rows) == total, f"paged season {season} to the end: {len(rows)} rows == total {total}")
+for fmt, magic in ((ExportFormat.CSV, b"date,"), (ExportFormat.PARQUET, b"PAR1")):
+    exported = results_export.sync_detailed(
+        SportCode.NBA, ModelTypeCode.WON_ON_SPREAD, client=client, season=season, format_=fmt
+    )
+    check(exported.status_code == 200 and exported.content.startswith(magic), f"export {fmt.value} through the client")
+    check(exported.headers.get("x-linecast-snapshot") == snapshot, f"export {fmt.value} names the paged snapshot")
 
 for mt in (ModelTypeCode.OVER_UNDER, ModelTypeCode.WON_ON_POINTS):
     summ = summary.sync(SportCode.NBA, mt, client=client)
