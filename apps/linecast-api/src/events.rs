@@ -154,6 +154,22 @@ impl EventFilter {
 /// lifetime).
 pub type KeyCheck = Box<dyn Fn() -> Pin<Box<dyn Future<Output = bool> + Send>> + Send>;
 
+/// The re-check of one key through the key cache: a revoked, expired or
+/// deleted key ends its stream; a database that cannot answer does not (the
+/// key was valid, an outage is not a revocation).
+pub fn key_still_usable(keys: crate::auth::cache::KeyCache, clock: Arc<dyn Clock>, key_hash: String) -> KeyCheck {
+    Box::new(move || {
+        let (keys, clock, hash) = (keys.clone(), clock.clone(), key_hash.clone());
+        Box::pin(async move {
+            match keys.lookup(&hash).await {
+                Ok(Some(entry)) => entry.0.is_usable(clock.now()),
+                Ok(None) => false,
+                Err(_) => true,
+            }
+        })
+    })
+}
+
 /// One client's stream.
 struct Sse {
     queue: VecDeque<Bytes>,

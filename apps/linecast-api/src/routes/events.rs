@@ -10,7 +10,7 @@ use super::account::caller;
 use crate::auth::AuthContext;
 use crate::auth::cache::KEY_CACHE_TTL;
 use crate::error::ApiError;
-use crate::events::{EventFilter, KeyCheck, open};
+use crate::events::{EventFilter, key_still_usable, open};
 use crate::params::RawQuery;
 use crate::state::AppState;
 
@@ -44,19 +44,7 @@ pub async fn events(
         .and_then(|v| v.to_str().ok())
         .or_else(|| query.get("last_event_id").map(String::as_str));
     let slot = state.events.slots.open(ctx.customer().customer_id)?;
-    let (keys, clock, hash) = (state.keys.clone(), state.clock.clone(), ctx.key().key_hash.clone());
-    // A revoked or expired key ends the stream; a database that cannot
-    // answer does not (the key was valid, an outage is not a revocation).
-    let key_check: KeyCheck = Box::new(move || {
-        let (keys, clock, hash) = (keys.clone(), clock.clone(), hash.clone());
-        Box::pin(async move {
-            match keys.lookup(&hash).await {
-                Ok(Some(entry)) => entry.0.is_usable(clock.now()),
-                Ok(None) => false,
-                Err(_) => true,
-            }
-        })
-    });
+    let key_check = key_still_usable(state.keys.clone(), state.clock.clone(), ctx.key().key_hash.clone());
     let stream = open(&state.events, slot, filter, last, key_check, KEY_CACHE_TTL);
     Ok(HttpResponse::Ok()
         .insert_header((CONTENT_TYPE, "text/event-stream"))
