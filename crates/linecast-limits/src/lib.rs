@@ -6,6 +6,8 @@
 //!   instance (the embedded default).
 //! - [`RedisLimiter`]: state in Redis shared by every instance, each
 //!   decision one Lua script so check and update cannot race.
+//! - [`LeasedRedisLimiter`]: the same shared state, borrowed in blocks so a
+//!   request does not wait for Redis ([`leases`] is its quota protocol).
 //!
 //! Both persist counted requests write-behind to the `UsageMeter` (the
 //! database): increments are buffered and [`Limiter::flush`] moves them in one
@@ -18,11 +20,14 @@ mod buckets;
 mod flusher;
 mod gcra;
 mod in_process;
+mod leased;
+pub mod leases;
 mod redis_limiter;
 mod write_behind;
 
 pub use flusher::{DEFAULT_FLUSH_INTERVAL, Flusher, spawn_flusher};
 pub use gcra::{Gcra, Step};
 pub use in_process::InProcessLimiter;
+pub use leased::{LEASE_TTL, LeasedRedisLimiter, TOKEN_TTL};
 pub use linecast_core::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
 pub use redis_limiter::{DEFAULT_REDIS_TIMEOUT, RedisLimiter};

@@ -112,18 +112,27 @@ fn connection_config(timeout: Duration) -> ConnectionManagerConfig {
         .set_response_timeout(Some(timeout))
 }
 
+/// A reconnecting connection to `url` with `timeout` bounding each attempt
+/// and reply.
+pub(crate) async fn connect_manager(url: &str, timeout: Duration) -> Result<ConnectionManager, LimitsError> {
+    let client = redis::Client::open(url).map_err(|e| unavailable(&e))?;
+    ConnectionManager::new_with_config(client, connection_config(timeout))
+        .await
+        .map_err(|e| unavailable(&e))
+}
+
 /// When a month's counter may go: the grace period after the month ends, but
 /// never less than the grace period from the wall clock. A frozen demo clock
 /// (`LINECAST_NOW`) may count an old month, and an EXPIREAT in the past would
 /// delete the counter at once, reseeding it from the database on every call.
-fn month_expiry(month: Month, wall_clock: DateTime<Utc>) -> Result<i64, LimitsError> {
+pub(crate) fn month_expiry(month: Month, wall_clock: DateTime<Utc>) -> Result<i64, LimitsError> {
     let end =
         next_month_start(month).ok_or_else(|| LimitsError::Unavailable(format!("month out of range: {month:?}")))?;
     let grace = chrono::Duration::days(MONTH_KEY_GRACE_DAYS);
     Ok((end.max(wall_clock) + grace).timestamp())
 }
 
-fn unavailable(e: &redis::RedisError) -> LimitsError {
+pub(crate) fn unavailable(e: &redis::RedisError) -> LimitsError {
     LimitsError::Unavailable(format!("redis: {e}"))
 }
 
@@ -142,10 +151,7 @@ impl RedisLimiter {
         namespace: String,
         timeout: Duration,
     ) -> Result<Self, LimitsError> {
-        let client = redis::Client::open(url).map_err(|e| unavailable(&e))?;
-        let conn = ConnectionManager::new_with_config(client, connection_config(timeout))
-            .await
-            .map_err(|e| unavailable(&e))?;
+        let conn = connect_manager(url, timeout).await?;
         Ok(Self {
             conn,
             namespace,

@@ -46,6 +46,10 @@ pub enum MonthDecision {
     Counted { used: u64 },
     /// The month is used up; nothing was counted. `used` is the count so far.
     Exhausted { used: u64 },
+    /// Nothing was counted: what is left of the month is leased to other
+    /// instances (a shared limiter), which give unused allowance back within
+    /// `retry_after_secs`.
+    Held { used: u64, retry_after_secs: u64 },
 }
 
 /// Failure of a limits operation. A limiter that cannot decide never allows
@@ -85,4 +89,11 @@ pub trait Limiter: Send + Sync {
     /// Persists pending increments to the usage meter. Called periodically
     /// and on graceful shutdown; on failure the increments stay pending.
     async fn flush(&self) -> Result<(), LimitsError>;
+
+    /// Gives back whatever this instance holds of shared limits (leased
+    /// allowance), on graceful shutdown before the last `flush`. Limiters
+    /// that lease nothing have nothing to do.
+    async fn release(&self) -> Result<(), LimitsError> {
+        Ok(())
+    }
 }

@@ -269,6 +269,15 @@ impl Access {
                     retry_after_secs: (next_reset(now) - now).num_seconds().max(1) as u64,
                 });
             }
+            // The rest of the month sits in other instances' leases, which
+            // give it back when idle: retry soon, not next month.
+            MonthDecision::Held { retry_after_secs, .. } => {
+                (self.observer)("month", "refused");
+                return Err(Refusal::QuotaExhausted {
+                    limit: customer.monthly_limit,
+                    retry_after_secs: retry_after_secs.max(1),
+                });
+            }
         };
         (self.observer)("month", "allowed");
         self.used_keys
