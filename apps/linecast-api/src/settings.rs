@@ -34,6 +34,10 @@ pub struct Settings {
     /// `LINECAST_REDIS_TIMEOUT_MS`: longest wait for one Redis connection
     /// attempt or reply (default 500); past it the request is a 503.
     pub redis_timeout: std::time::Duration,
+    /// `LINECAST_REDIS_LEASES`: with Redis, borrow quota and rate tokens in
+    /// blocks rather than asking Redis on every request (default true;
+    /// `false` makes every decision one Redis round trip, exact to the call).
+    pub redis_leases: bool,
     /// `LINECAST_SIGNING_KEY`; a random per-process key when absent.
     pub signing_key: Option<String>,
     /// `LINECAST_NOW`: a frozen clock (RFC 3339).
@@ -305,6 +309,10 @@ impl Settings {
                 "honoured only in demo mode; unset it (production mode: a database or store URL is configured)",
             ));
         }
+        let redis_leases = match env("LINECAST_REDIS_LEASES") {
+            Some(v) => flag("LINECAST_REDIS_LEASES", &v)?,
+            None => true,
+        };
         let markets_source = env("LINECAST_MARKETS").unwrap_or_else(|| "file".to_owned());
         if !matches!(markets_source.as_str(), "file" | "kalshi") {
             return Err(bad(
@@ -343,6 +351,7 @@ impl Settings {
             max_streams_per_customer,
             database_timeout,
             redis_timeout,
+            redis_leases,
             usage_stale_after,
         })
     }
@@ -378,6 +387,7 @@ impl Settings {
             max_streams_per_customer: 5,
             database_timeout: std::time::Duration::from_secs(2),
             redis_timeout: linecast_limits::DEFAULT_REDIS_TIMEOUT,
+            redis_leases: true,
             usage_stale_after: std::time::Duration::from_secs(10),
             auth_enabled: true,
             freeze_rate_clock: true,

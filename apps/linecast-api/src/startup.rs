@@ -23,7 +23,7 @@ use linecast_core::services::strategies::Strategies;
 use linecast_core::{Accounts, ArtifactStore, Clock, FixedClock, SystemClock, UsageMeter};
 use linecast_db::{PinnedAccounts, SeaAccounts};
 use linecast_domain::time::et_date;
-use linecast_limits::{InProcessLimiter, RedisLimiter};
+use linecast_limits::{InProcessLimiter, LeasedRedisLimiter, RedisLimiter};
 use linecast_markets::{CachedMarkets, FileSnapshotMarkets, KalshiConfig, KalshiMarkets};
 use linecast_signer::HmacSigner;
 use linecast_store::{ObjectArtifactStore, StoreOptions};
@@ -76,6 +76,11 @@ pub use crate::accounting::FLUSH_EVERY;
 
 async fn build_limiter(settings: &Settings, usage: Arc<dyn UsageMeter>) -> anyhow::Result<Arc<dyn Limiter>> {
     Ok(match &settings.redis_url {
+        Some(url) if settings.redis_leases => Arc::new(
+            LeasedRedisLimiter::connect(url, usage, settings.redis_namespace.clone(), settings.redis_timeout)
+                .await
+                .map_err(|e| anyhow::anyhow!("connecting to Redis: {e}"))?,
+        ),
         Some(url) => Arc::new(
             RedisLimiter::connect_with_timeout(url, usage, settings.redis_namespace.clone(), settings.redis_timeout)
                 .await
@@ -319,6 +324,10 @@ impl Application {
             let _ = task.await;
         }
         self.flusher.stop().await;
+        // Leased allowance goes back before the last flush reports it.
+        if let Err(e) = self.adapters.limiter.release().await {
+            tracing::warn!(error = %e, "giving back leased limits failed; they stay reserved for the month");
+        }
         crate::accounting::flush_once(&self.state).await;
         served
     }

@@ -59,7 +59,7 @@ const HELD_RETRY_SECS: u64 = 2;
 /// EXPIREAT instant. Returns {status, granted, served, served_total,
 /// reserved}; status -1 (nothing done) when the ledger is missing and no seed
 /// was given. `Ledger::lease` in `leases.rs` is this script in Rust.
-const LEASE_SCRIPT: &str = r"
+pub const LEASE_SCRIPT: &str = r"
 local h = KEYS[1]
 if redis.call('EXISTS', h) == 0 then
   if ARGV[7] == '' then return {-1, 0, 0, 0, 0} end
@@ -222,12 +222,6 @@ impl LeasedRedisLimiter {
         })
     }
 
-    /// Shortens the lease lifetime (tests of the fail-closed bound).
-    pub fn with_lease_ttl(mut self, ttl: Duration) -> Self {
-        self.lease_ttl = ttl;
-        self
-    }
-
     /// Spawns the periodic flush, which is also the sync round.
     pub fn spawn_flusher(self: Arc<Self>, every: Duration) -> crate::Flusher {
         crate::spawn_flusher(self, every)
@@ -313,7 +307,9 @@ impl LeasedRedisLimiter {
                 return Ok(reply);
             }
             if seed.is_some() {
-                return Err(LimitsError::Unavailable(format!("lease script status {status} with a seed")));
+                return Err(LimitsError::Unavailable(format!(
+                    "lease script status {status} with a seed"
+                )));
             }
             let persisted = self.buffer.meter().get_usage(customer_id, month).await?;
             seed = Some(persisted.saturating_add(self.buffer.pending_for(customer_id, month)));
@@ -446,7 +442,11 @@ fn ms(d: Duration) -> u64 {
 fn instance_nonce() -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
     h.write_u32(std::process::id());
     h.finish()
 }
@@ -486,7 +486,11 @@ impl Limiter for LeasedRedisLimiter {
         }
         let n = u32::try_from(n).unwrap_or(u32::MAX);
         let allowed = gcra.admitted(micros);
-        let RateDecision::Allowed { remaining, full_in_secs } = allowed else {
+        let RateDecision::Allowed {
+            remaining,
+            full_in_secs,
+        } = allowed
+        else {
             return Ok(allowed);
         };
         t.left = n - 1;

@@ -84,11 +84,15 @@ impl Ledger {
     }
 
     pub fn reserved(&self) -> u64 {
-        self.entries.values().fold(self.closed, |a, e| a.saturating_add(e.granted))
+        self.entries
+            .values()
+            .fold(self.closed, |a, e| a.saturating_add(e.granted))
     }
 
     pub fn served(&self) -> u64 {
-        self.entries.values().fold(self.closed, |a, e| a.saturating_add(e.served))
+        self.entries
+            .values()
+            .fold(self.closed, |a, e| a.saturating_add(e.served))
     }
 
     /// One call of instance `id` under `limit`.
@@ -96,7 +100,10 @@ impl Ledger {
         let mut entry = self.entries.remove(id).unwrap_or_default();
         let (others_reserved, others_served) = (self.reserved(), self.served());
         entry.served = entry.served.max(call.served);
-        entry.granted = entry.granted.min(entry.served.saturating_add(call.keep)).max(entry.served);
+        entry.granted = entry
+            .granted
+            .min(entry.served.saturating_add(call.keep))
+            .max(entry.served);
         if call.close {
             self.closed = self.closed.saturating_add(entry.served);
             return LeaseReply {

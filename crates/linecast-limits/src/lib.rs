@@ -28,6 +28,6 @@ mod write_behind;
 pub use flusher::{DEFAULT_FLUSH_INTERVAL, Flusher, spawn_flusher};
 pub use gcra::{Gcra, Step};
 pub use in_process::InProcessLimiter;
-pub use leased::{LEASE_TTL, LeasedRedisLimiter, TOKEN_TTL};
+pub use leased::{LEASE_SCRIPT, LEASE_TTL, LeasedRedisLimiter, TOKEN_TTL};
 pub use linecast_core::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
 pub use redis_limiter::{DEFAULT_REDIS_TIMEOUT, RedisLimiter};

@@ -222,9 +222,15 @@ fn unique_now() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(year, month, 10, 12, 0, 0).unwrap()
 }
 
-/// Two instances on one Redis and one database (SQLite file or a PG schema);
-/// the first creates the demo customer.
-async fn two_instances(redis: &str, database_url: Option<String>, now: DateTime<Utc>) -> (TestApp, TestApp) {
+/// Two instances on one Redis and one database (SQLite file or a PG schema),
+/// leasing their limits or asking Redis on every request; the first creates
+/// the demo customer.
+async fn two_instances(
+    redis: &str,
+    database_url: Option<String>,
+    now: DateTime<Utc>,
+    leases: bool,
+) -> (TestApp, TestApp) {
     let redis_a = redis.to_owned();
     let db_a = database_url.clone();
     // Rate buckets are keyed by key id, which every fresh database reuses:
@@ -234,6 +240,7 @@ async fn two_instances(redis: &str, database_url: Option<String>, now: DateTime<
     let first = spawn_configured(now, move |s| {
         s.redis_url = Some(redis_a);
         s.redis_namespace = namespace_a;
+        s.redis_leases = leases;
         if let Some(url) = db_a {
             s.database_url = url;
         }
@@ -245,6 +252,7 @@ async fn two_instances(redis: &str, database_url: Option<String>, now: DateTime<
     settings.redis_timeout = std::time::Duration::from_secs(30);
     settings.redis_url = Some(redis.to_owned());
     settings.redis_namespace = namespace;
+    settings.redis_leases = leases;
     if let Some(url) = database_url {
         settings.database_url = url;
     }
@@ -310,23 +318,115 @@ async fn two_instances_share_one_count_and_one_rate_bucket(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn two_instances_on_one_redis_and_one_sqlite_file_keep_one_exact_count_and_limit() {
+async fn two_unleased_instances_on_one_redis_and_one_sqlite_file_keep_one_exact_count_and_limit() {
     let Some(redis) = crate::partition::external_url("LINECAST_TEST_REDIS_URL") else {
         return;
     };
     let now = unique_now();
-    let (first, second) = two_instances(&redis, None, now).await;
+    let (first, second) = two_instances(&redis, None, now, false).await;
     two_instances_share_one_count_and_one_rate_bucket(first, second, now, Backend::Sqlite).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn two_instances_on_one_redis_and_one_postgresql_schema_keep_one_exact_count_and_limit() {
+async fn two_unleased_instances_on_one_redis_and_one_postgresql_schema_keep_one_exact_count_and_limit() {
     let Some(redis) = crate::partition::external_url("LINECAST_TEST_REDIS_URL") else {
         return;
     };
     let Some(schema) = PgSchema::create() else { return };
     let now = unique_now();
-    let (first, second) = two_instances(&redis, Some(schema.url()), now).await;
+    let (first, second) = two_instances(&redis, Some(schema.url()), now, false).await;
     two_instances_share_one_count_and_one_rate_bucket(first, second, now, Backend::Postgres).await;
+    schema.drop_schema();
+}
+
+/// The quota of the leasing tests: a few blocks per instance.
+const LEASED_QUOTA: u64 = 600;
+
+/// 64 clients, each with its own key of one customer with a monthly quota of
+/// `LEASED_QUOTA`, alternate between two leasing instances until each is
+/// told the month is used up; a refusal whose `Retry-After` is short (the
+/// rest sits in the other instance's lease) is retried. Exactly the quota
+/// is served, and exactly it reaches the database.
+async fn two_leasing_instances_serve_the_quota_exactly(
+    first: TestApp,
+    second: TestApp,
+    now: DateTime<Utc>,
+    backend: Backend,
+) {
+    let month = (now.year(), now.month());
+    let customer = crate::access::seed_customer(&first, "quota@example.com", "ai", LEASED_QUOTA).await;
+    let keys = keys_for(&first, &customer, CLIENTS).await;
+    let addresses = [first.address.clone(), second.address.clone()];
+    let tasks = keys.iter().enumerate().map(|(i, key)| {
+        let client = first.client.clone();
+        let addresses = addresses.clone();
+        let key = key.clone();
+        tokio::spawn(async move {
+            let (mut ok, mut turn) = (0_u64, i);
+            loop {
+                turn += 1;
+                let r = send_to(
+                    &client,
+                    &addresses[turn % 2],
+                    Method::GET,
+                    "/api/v1/sports",
+                    Via::Header(&key),
+                    None,
+                )
+                .await;
+                match r.status {
+                    200 => ok += 1,
+                    429 => {
+                        let retry: u64 = r.header("retry-after").unwrap().parse().unwrap();
+                        if retry > 2 {
+                            return ok;
+                        }
+                        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    }
+                    other => panic!("{other}: {}", r.body),
+                }
+            }
+        })
+    });
+    let served: u64 = join_all(tasks).await.into_iter().map(Result::unwrap).sum();
+    assert_eq!(
+        served, LEASED_QUOTA,
+        "exactly the quota is served across both instances"
+    );
+    assert_eq!(
+        persisted_usage_while_running(&first, customer.customer_id, month, LEASED_QUOTA).await,
+        LEASED_QUOTA
+    );
+    if backend == Backend::Sqlite {
+        // A graceful stop gives the leases back and persists the rest.
+        second.handle.stop(true).await;
+        first.handle.stop(true).await;
+        persisted_usage_after_stop(&second, customer.customer_id, month).await;
+        assert_eq!(
+            persisted_usage_after_stop(&first, customer.customer_id, month).await,
+            LEASED_QUOTA
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_leasing_instances_on_one_redis_and_one_sqlite_file_serve_the_monthly_quota_exactly() {
+    let Some(redis) = crate::partition::external_url("LINECAST_TEST_REDIS_URL") else {
+        return;
+    };
+    let now = unique_now();
+    let (first, second) = two_instances(&redis, None, now, true).await;
+    two_leasing_instances_serve_the_quota_exactly(first, second, now, Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_leasing_instances_on_one_redis_and_one_postgresql_schema_serve_the_monthly_quota_exactly() {
+    let Some(redis) = crate::partition::external_url("LINECAST_TEST_REDIS_URL") else {
+        return;
+    };
+    let Some(schema) = PgSchema::create() else { return };
+    let now = unique_now();
+    let (first, second) = two_instances(&redis, Some(schema.url()), now, true).await;
+    two_leasing_instances_serve_the_quota_exactly(first, second, now, Backend::Postgres).await;
     schema.drop_schema();
 }

@@ -197,6 +197,52 @@ async fn redis_down_fails_closed_with_503_and_recovers_without_restart() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_redis_cut_a_leasing_instance_serves_what_it_holds_then_fails_closed_with_503() {
+    let Some(redis) = external_url("LINECAST_TEST_REDIS_URL") else {
+        return;
+    };
+    let (_, upstream) = through(&redis, "127.0.0.1:1".parse().unwrap());
+    let partition = Partition::to(upstream).await;
+    let (url, _) = through(&redis, partition.addr);
+    let namespace = format!("partition-leases-{}", std::process::id());
+    let app = app_with(|s| {
+        s.redis_url = Some(url);
+        s.redis_namespace = namespace;
+        s.redis_leases = true;
+    })
+    .await;
+    // A busy key: the instance now holds a block of quota and of tokens.
+    for _ in 0..60 {
+        assert_eq!(get_with(&app, "/api/v1/sports", &app.api_key).await.status, 200);
+    }
+    partition.pause(true);
+    let mut served_after_cut = 0;
+    let refused = loop {
+        let started = Instant::now();
+        let r = get_with(&app, "/api/v1/sports", &app.api_key).await;
+        assert!(started.elapsed() < Duration::from_secs(5), "every answer is fast");
+        if r.status == 200 {
+            served_after_cut += 1;
+            assert!(served_after_cut <= 100, "what it holds is bounded by one burst");
+            continue;
+        }
+        break r;
+    };
+    assert_error_shape(refused.status, &refused.body, 503);
+    assert!(served_after_cut >= 1, "held tokens and quota are served without Redis");
+    partition.pause(false);
+    let mut recovered = false;
+    for _ in 0..50 {
+        if get_with(&app, "/api/v1/sports", &app.api_key).await.status == 200 {
+            recovered = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(recovered);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn while_usage_cannot_be_persisted_counting_stops_after_the_crash_bound_and_nothing_is_lost() {
     let app = app_with(|s| s.usage_stale_after = Duration::from_millis(1500)).await;
     let demo = demo_customer(&app).await;

@@ -86,7 +86,9 @@ impl World {
                 }
             }
             Op::Deliver(i, fate) => {
-                let Some((call, sent)) = self.in_flight[i].take() else { return };
+                let Some((call, sent)) = self.in_flight[i].take() else {
+                    return;
+                };
                 let reply = match fate {
                     Fate::RequestLost => None,
                     Fate::Answered | Fate::ReplyLost => Some(self.ledger.lease(&Self::id(i), call, self.limit)),
@@ -121,13 +123,19 @@ impl World {
             self.limit
         );
         prop_assert!(self.ledger.reserved() <= self.limit.max(seed));
-        prop_assert!(self.ledger.served() <= seed + self.served(), "the ledger never counts more than was served");
+        prop_assert!(
+            self.ledger.served() <= seed + self.served(),
+            "the ledger never counts more than was served"
+        );
         for (i, h) in self.holdings.iter().enumerate() {
             if let Some(h) = h {
                 prop_assert_eq!(h.served, self.actual[i]);
                 prop_assert!(h.served <= h.granted);
                 if let Some(e) = self.ledger.entries.get(&Self::id(i)) {
-                    prop_assert!(h.granted <= e.granted || self.in_flight[i].is_some(), "a side never holds more than the ledger granted it");
+                    prop_assert!(
+                        h.granted <= e.granted || self.in_flight[i].is_some(),
+                        "a side never holds more than the ledger granted it"
+                    );
                 }
             }
         }
@@ -262,8 +270,10 @@ fn a_lost_reply_is_given_back_on_the_next_call() {
 #[test]
 fn an_idle_holding_gives_its_grant_back_at_the_sync() {
     let mut ledger = Ledger::default();
-    let mut h = Holding::default();
-    h.block = 8;
+    let mut h = Holding {
+        block: 8,
+        ..Holding::default()
+    };
     let call = h.call(Purpose::Refill, 0);
     h.reply(ledger.lease("a", call, 1_000), 0, TTL);
     assert!(h.try_serve(1));
@@ -280,8 +290,10 @@ fn an_idle_holding_gives_its_grant_back_at_the_sync() {
 #[test]
 fn a_grant_dies_at_its_deadline_and_is_then_given_back() {
     let mut ledger = Ledger::default();
-    let mut h = Holding::default();
-    h.block = 4;
+    let mut h = Holding {
+        block: 4,
+        ..Holding::default()
+    };
     let call = h.call(Purpose::Refill, 0);
     h.reply(ledger.lease("a", call, 100), 0, TTL);
     assert!(h.try_serve(TTL - 1));
@@ -289,5 +301,9 @@ fn a_grant_dies_at_its_deadline_and_is_then_given_back() {
     let call = h.call(Purpose::Refill, TTL);
     assert_eq!(call.keep, 0);
     let reply = ledger.lease("a", call, 100);
-    assert_eq!(reply.granted, 1 + 8, "the dead three came back; a fresh block of 8 was granted");
+    assert_eq!(
+        reply.granted,
+        1 + 8,
+        "the dead three came back; a fresh block of 8 was granted"
+    );
 }

@@ -4,5 +4,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod in_process;
+mod leased;
 mod redis;
 mod support;

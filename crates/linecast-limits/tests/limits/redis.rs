@@ -12,7 +12,7 @@ use rand::Rng;
 
 use crate::support::{HIGH_LIMIT, RATE, assert_rate_script, at, count_concurrently, counted_values, flood};
 
-fn redis_url() -> Option<String> {
+pub fn redis_url() -> Option<String> {
     let url = std::env::var("LINECAST_TEST_REDIS_URL").ok().filter(|u| !u.is_empty());
     if url.is_none() {
         assert!(
@@ -24,7 +24,7 @@ fn redis_url() -> Option<String> {
     url
 }
 
-fn this_month() -> Month {
+pub fn this_month() -> Month {
     let now = Utc::now();
     (now.year(), now.month())
 }
@@ -62,16 +62,21 @@ impl Pair {
     }
 
     async fn cleanup(self) {
-        let client = redis::Client::open(self.url.as_str()).unwrap();
-        let mut conn = client.get_multiplexed_async_connection().await.unwrap();
-        let keys: Vec<String> = redis::cmd("KEYS")
-            .arg(format!("{}:*", self.namespace))
-            .query_async(&mut conn)
-            .await
-            .unwrap();
-        if !keys.is_empty() {
-            let _: () = redis::cmd("DEL").arg(keys).query_async(&mut conn).await.unwrap();
-        }
+        cleanup(&self.url, &self.namespace).await;
+    }
+}
+
+/// Deletes every key of `namespace`.
+pub async fn cleanup(url: &str, namespace: &str) {
+    let client = redis::Client::open(url).unwrap();
+    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{namespace}:*"))
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    if !keys.is_empty() {
+        let _: () = redis::cmd("DEL").arg(keys).query_async(&mut conn).await.unwrap();
     }
 }
 

@@ -49,7 +49,7 @@ pub fn counted_values(decisions: &[MonthDecision]) -> Vec<u64> {
         .iter()
         .filter_map(|d| match d {
             MonthDecision::Counted { used } => Some(*used),
-            MonthDecision::Exhausted { .. } => None,
+            MonthDecision::Exhausted { .. } | MonthDecision::Held { .. } => None,
         })
         .collect();
     used.sort_unstable();
