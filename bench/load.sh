@@ -5,7 +5,8 @@
 #   304        the same linecast server, each request sending If-None-Match
 #              with the ETag of its body (fetched first with curl)
 #   bare       a bare actix-web handler returning the same precomputed bytes,
-#              no middleware (apps/linecast-api/examples/bare.rs)
+#              no middleware (apps/linecast-api/examples/bare.rs); with
+#              Accept-Encoding: gzip, the same gzip bytes linecast sends
 #   bare-gz    the bare handler behind actix's Compress middleware, which
 #              compresses each response again (the old "ceiling")
 # then a flood on ONE key (only 200/429; at most the burst of 100 plus 50/s)
@@ -118,7 +119,10 @@ for i in "${!path_list[@]}"; do
   p=${path_list[$i]}
   code=$(curl -s -o "$WORK/body-$i.json" -w '%{http_code}' -H "X-API-Key: $one" "http://127.0.0.1:$PORT_AUTH$p")
   [ "$code" = 200 ] || fail "GET $p answered $code"
-  printf '%s\t%s\n' "$p" "$WORK/body-$i.json" >>"$WORK/manifest.tsv"
+  # The gzip bytes linecast serves, so the bare server's gzip run sends the
+  # very same bytes.
+  curl -s -o "$WORK/body-$i.json.gz" -H 'Accept-Encoding: gzip' -H "X-API-Key: $one" "http://127.0.0.1:$PORT_AUTH$p"
+  printf '%s\t%s\t%s\n' "$p" "$WORK/body-$i.json" "$WORK/body-$i.json.gz" >>"$WORK/manifest.tsv"
   for enc in identity gzip; do
     ae=(); [ $enc = gzip ] && ae=(-H 'Accept-Encoding: gzip')
     tag=$(curl -s -o /dev/null -D - "${ae[@]}" -H "X-API-Key: $one" "http://127.0.0.1:$PORT_AUTH$p" \
@@ -186,6 +190,7 @@ for label in auth-identity auth-gzip 304-identity 304-gzip local-identity open-i
 done
 ratio() { python3 -c "print(round($1/$2, 3))"; }
 echo "ratio auth identity / bare identity       = $(ratio "${RPS[auth-identity]}" "${RPS[bare-identity]}")  (target >= 0.8; auth identity p99 ${P99[auth-identity]} ms, target <= 5 ms at 64 connections)"
+echo "ratio auth gzip / bare gzip (same bytes)  = $(ratio "${RPS[auth-gzip]}" "${RPS[bare-gzip]}")  (target >= 0.6)"
 echo "ratio auth gzip / bare compressing gzip   = $(ratio "${RPS[auth-gzip]}" "${RPS[bare-gz-gzip]}")  (target >= 1.0)"
 echo "ratio 304 identity / bare identity        = $(ratio "${RPS[304-identity]}" "${RPS[bare-identity]}")  (target >= 0.8)"
 echo "ratio 304 gzip / bare identity            = $(ratio "${RPS[304-gzip]}" "${RPS[bare-identity]}")"
@@ -197,6 +202,8 @@ for label in 304-identity 304-gzip; do
 done
 [ -z "${RPS[local-identity]:-}" ] \
   || echo "ratio auth identity with Redis limits / in-process limits = $(ratio "${RPS[auth-identity]}" "${RPS[local-identity]}")"
+[ -z "${RPS[local-identity]:-}" ] \
+  || echo "ratio in-process limits identity / bare identity = $(ratio "${RPS[local-identity]}" "${RPS[bare-identity]}")"
 [ -z "${RPS[open-identity]:-}" ] \
   || echo "ratio auth identity / open identity      = $(ratio "${RPS[auth-identity]}" "${RPS[open-identity]}")"
 echo "peak RSS (VmHWM) of the auth server: $(awk '/VmHWM/ {print $2}' "/proc/${PID[$PORT_AUTH]}/status") KiB"
@@ -211,7 +218,9 @@ other=$(echo "$burst" | sed -n 's/.*other=\([0-9]*\).*/\1/p')
 # A token bucket of 100 refilled at 50/s admits at most 100 + 50 x 3 = 250 in
 # 3 s; wrk may run a few ms past its 3 s (one more token per 20 ms), hence 255.
 # (The exact bound is pinned by the limiter tests on a simulated clock.)
-if [ "$other" != 0 ] || [ "$ok_count" -gt 255 ]; then fail "flood let through $ok_count or answered other statuses ($other)"; fi
+# Leased Redis limits use a taken token up to 250 ms later: within 10%.
+max_ok=255; [ -n "${REDIS_URL:-}" ] && max_ok=275
+if [ "$other" != 0 ] || [ "$ok_count" -gt "$max_ok" ]; then fail "flood let through $ok_count or answered other statuses ($other)"; fi
 sleep 2  # one flush interval, so the database has every count
 echo "usage counted for the bench customer: $("$ADMIN" customers show --database-url "$DB" --email bench@linecast.local --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["usage"]["monthly_requests"])')"
 if grep -l -E 'panicked|ERROR' "$WORK"/server-*.log >/dev/null 2>&1; then fail "a server logged errors"; fi

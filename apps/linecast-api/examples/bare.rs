@@ -2,9 +2,12 @@
 //! JSON bytes. `bench/load.sh` compares linecast against it in one run.
 //!
 //! Bodies, read once at start:
-//! - `BARE_MANIFEST`: a file of `<path and query>\t<body file>` lines; a
-//!   request whose path and query match a line gets that body, any other
-//!   request the first body (so a mix of paths gets each path's own bytes);
+//! - `BARE_MANIFEST`: a file of `<path and query>\t<body file>[\t<gzip
+//!   file>]` lines; a request whose path and query match a line gets that
+//!   body, any other request the first body (so a mix of paths gets each
+//!   path's own bytes); with a gzip file, a request accepting gzip gets
+//!   those precomputed gzip bytes (`Content-Encoding: gzip`), as linecast
+//!   serves its own;
 //! - otherwise `BARE_BODY_FILE` (default `body.json`) for every request.
 //!
 //! `BARE_COMPRESS=1` wraps the app in actix's `Compress` middleware, which
@@ -18,9 +21,16 @@ use std::sync::Arc;
 use actix_web::middleware::Compress;
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
 
+/// One path's body, and its gzip bytes when the manifest names them.
+#[derive(Clone)]
+struct Body {
+    identity: web::Bytes,
+    gzip: Option<web::Bytes>,
+}
+
 struct Bodies {
-    by_path: HashMap<String, web::Bytes>,
-    default: web::Bytes,
+    by_path: HashMap<String, Body>,
+    default: Body,
 }
 
 impl Bodies {
@@ -29,10 +39,18 @@ impl Bodies {
         let mut default = None;
         if let Ok(manifest) = std::env::var("BARE_MANIFEST") {
             for line in std::fs::read_to_string(&manifest)?.lines() {
-                let Some((path, file)) = line.split_once('\t') else {
+                let mut fields = line.split('\t');
+                let (Some(path), Some(file)) = (fields.next(), fields.next()) else {
                     continue;
                 };
-                let body = web::Bytes::from(std::fs::read(file)?);
+                let gzip = match fields.next() {
+                    Some(gz) => Some(web::Bytes::from(std::fs::read(gz)?)),
+                    None => None,
+                };
+                let body = Body {
+                    identity: web::Bytes::from(std::fs::read(file)?),
+                    gzip,
+                };
                 default.get_or_insert_with(|| body.clone());
                 by_path.insert(path.to_owned(), body);
             }
@@ -41,14 +59,17 @@ impl Bodies {
             body
         } else {
             let path = std::env::var("BARE_BODY_FILE").unwrap_or_else(|_| "body.json".to_owned());
-            web::Bytes::from(std::fs::read(&path)?)
+            Body {
+                identity: web::Bytes::from(std::fs::read(&path)?),
+                gzip: None,
+            }
         };
         Ok(Self { by_path, default })
     }
 
-    fn get(&self, req: &HttpRequest) -> web::Bytes {
+    fn get(&self, req: &HttpRequest) -> &Body {
         let key = req.uri().path_and_query().map_or("", |p| p.as_str());
-        self.by_path.get(key).unwrap_or(&self.default).clone()
+        self.by_path.get(key).unwrap_or(&self.default)
     }
 }
 
@@ -64,7 +85,21 @@ async fn main() -> std::io::Result<()> {
     );
     let handler = move |req: HttpRequest| {
         let body = bodies.get(&req);
-        async move { HttpResponse::Ok().content_type("application/json").body(body) }
+        let accepts_gzip = req
+            .headers()
+            .get("accept-encoding")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.contains("gzip"));
+        let response = match (&body.gzip, accepts_gzip) {
+            (Some(gz), true) => HttpResponse::Ok()
+                .content_type("application/json")
+                .insert_header(("content-encoding", "gzip"))
+                .body(gz.clone()),
+            _ => HttpResponse::Ok()
+                .content_type("application/json")
+                .body(body.identity.clone()),
+        };
+        async move { response }
     };
     // Two apps rather than a `Condition`, so the plain one has no middleware at all.
     if compress {

@@ -19,3 +19,9 @@ pub mod settings;
 pub mod startup;
 pub mod state;
 pub mod telemetry;
+
+/// Every program linking the server (the binary, its tests and benches)
+/// counts heap per thread, so caches weigh what they hold by measurement
+/// (`linecast-heap`; core's `memory` has the budget).
+#[global_allocator]
+static ALLOCATOR: linecast_heap::Counting = linecast_heap::Counting;

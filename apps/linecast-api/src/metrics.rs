@@ -96,26 +96,35 @@ pub fn dependency_up(dependency: &str, up: bool) {
 
 /// Copies the artifact store's cache counters (the store counts them itself)
 /// into the exposition when metrics are scraped.
-fn artifact_cache((hits, misses): (u64, u64)) {
+pub fn artifact_cache((hits, misses): (u64, u64)) {
     metrics::gauge!("linecast_artifact_cache_hits").set(hits as f64);
     metrics::gauge!("linecast_artifact_cache_misses").set(misses as f64);
 }
 
+/// Each cache's share of the memory budget, what it holds and how many
+/// entries it evicted (`cache`: `artifacts`, `seasons`, `bodies`, `rows`),
+/// copied when metrics are scraped.
+pub fn caches(stats: &[(&'static str, linecast_core::memory::CacheStats)]) {
+    for (cache, s) in stats {
+        metrics::gauge!("linecast_cache_budget_bytes", "cache" => *cache).set(s.budget as f64);
+        metrics::gauge!("linecast_cache_bytes", "cache" => *cache).set(s.bytes as f64);
+        metrics::gauge!("linecast_cache_entries", "cache" => *cache).set(s.entries as f64);
+        metrics::gauge!("linecast_cache_evictions", "cache" => *cache).set(s.evictions as f64);
+    }
+}
+
 /// Starts the metrics listener on `bind`; returns its port and server.
-pub fn serve(
-    bind: SocketAddr,
-    artifact_counts: impl Fn() -> (u64, u64) + Clone + Send + 'static,
-) -> anyhow::Result<(u16, Server)> {
+/// `scrape` runs before each exposition (it copies gauges kept elsewhere).
+pub fn serve(bind: SocketAddr, scrape: impl Fn() + Clone + Send + 'static) -> anyhow::Result<(u16, Server)> {
     let listener = TcpListener::bind(bind).with_context(|| format!("binding the metrics listener {bind}"))?;
     let port = listener.local_addr()?.port();
     let server = HttpServer::new(move || {
-        let counts = artifact_counts.clone();
+        let scrape = scrape.clone();
         App::new().route(
             "/metrics",
             web::get().to(move || {
-                let counts = counts();
+                scrape();
                 async move {
-                    artifact_cache(counts);
                     match handle() {
                         Some(h) => HttpResponse::Ok()
                             .content_type("text/plain; version=0.0.4")

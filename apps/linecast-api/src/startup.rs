@@ -123,7 +123,7 @@ impl Application {
             ObjectArtifactStore::from_url(
                 &settings.store_url,
                 StoreOptions {
-                    cache_bytes: settings.cache_bytes,
+                    cache_bytes: linecast_core::memory::Budget::new(settings.cache_bytes).artifacts(),
                     version_ttl: settings.freshness_windows.version_ttl,
                     ..StoreOptions::default()
                 },
@@ -175,7 +175,8 @@ impl Application {
             Arc::new(StoreProbe(store.clone())),
             Arc::new(CacheProbe(store.clone())),
         ];
-        let history = Arc::new(History::with_budget(store.clone(), settings.cache_bytes));
+        let budget = linecast_core::memory::Budget::new(settings.cache_bytes);
+        let history = Arc::new(History::with_budget(store.clone(), budget.seasons()));
         let hmac = Arc::new(match &settings.signing_key {
             Some(secret) => HmacSigner::new(secret.as_bytes(), settings.public_url.clone()),
             None => HmacSigner::with_random_secret(settings.public_url.clone()),
@@ -183,6 +184,7 @@ impl Application {
         let signer: Arc<dyn UrlSigner> = hmac.clone();
         let artifacts: Arc<dyn ArtifactStore> = store.clone();
         let store_for_metrics = store.clone();
+        let history_for_metrics = history.clone();
         let source: Arc<dyn PredictionMarkets> = if settings.markets_source == "kalshi" {
             let mut config = KalshiConfig::default();
             if let Some(base) = &settings.kalshi_base_url {
@@ -242,12 +244,9 @@ impl Application {
             )),
             health: Arc::new(HealthCache::default()),
             api_keys,
-            // Parsed artifacts and graded seasons each have the whole
-            // budget; rendered bodies and rendered season rows share half of
-            // it (three eighths and one eighth), as bodies alone had before
-            // the rows moved here from the graded seasons.
-            responses: Arc::new(crate::responses::ResponseCache::new(settings.cache_bytes / 8 * 3)),
-            rows: Arc::new(crate::responses::rows::RowCache::new(settings.cache_bytes / 8)),
+            // Each cache takes its share of the one budget (core's `memory`).
+            responses: Arc::new(crate::responses::ResponseCache::new(budget.bodies())),
+            rows: Arc::new(crate::responses::rows::RowCache::new(budget.rows())),
             resolutions: Arc::new(crate::responses::Resolutions::new(
                 settings.freshness_windows.resolution_ttl,
             )),
@@ -270,8 +269,17 @@ impl Application {
         let metrics = match settings.metrics_bind {
             Some(bind) => {
                 crate::metrics::handle();
-                let counted = store_for_metrics;
-                Some(crate::metrics::serve(bind, move || counted.cache_counts())?)
+                let (store, history) = (store_for_metrics, history_for_metrics);
+                let (responses, rows) = (state.responses.clone(), state.rows.clone());
+                Some(crate::metrics::serve(bind, move || {
+                    crate::metrics::artifact_cache(store.cache_counts());
+                    crate::metrics::caches(&[
+                        ("artifacts", store.cache_stats()),
+                        ("seasons", history.cache_stats()),
+                        ("bodies", responses.stats()),
+                        ("rows", rows.stats()),
+                    ]);
+                })?)
             }
             None => None,
         };

@@ -5,6 +5,7 @@
 
 pub mod clock;
 pub mod derived;
+pub mod memory;
 pub mod ports;
 pub mod services;
 #[cfg(any(test, feature = "testing"))]

@@ -5,7 +5,9 @@ use std::time::Duration;
 /// Options of an `ObjectArtifactStore`.
 #[derive(Debug, Clone)]
 pub struct StoreOptions {
-    /// Upper bound of the parsed-artifact cache, in approximate bytes.
+    /// Upper bound of the parsed-artifact cache, in bytes of measured heap
+    /// (the artifacts share of the memory budget; season stores are parsed
+    /// for their caller and not kept here).
     pub cache_bytes: u64,
     /// How long a seen object version (and a listing) is trusted without
     /// asking the store again. Within it, repeated reads do no I/O.
@@ -18,7 +20,7 @@ pub struct StoreOptions {
 impl Default for StoreOptions {
     fn default() -> Self {
         Self {
-            cache_bytes: 256 * 1024 * 1024,
+            cache_bytes: linecast_core::memory::Budget::default().artifacts(),
             version_ttl: Duration::from_secs(2),
             s3: S3Options::default(),
         }

@@ -4,34 +4,35 @@
 use async_trait::async_trait;
 use bytes::Bytes;
 use chrono::NaiveDate;
-use linecast_core::{ArtifactStore, StoreError, Versioned};
+use linecast_core::{ArtifactStore, ObjectVersion, StoreError, Versioned};
 use linecast_domain::artifacts::{
     MarketPriceRow, OddsRow, PredictionTable, ProductCatalog, ReleaseManifest, ScoreRow, SeasonTable, TeamTable, keys,
 };
 use linecast_domain::{ModelType, SeasonLabel, Sport};
 
 use crate::parse;
-use crate::store::ObjectArtifactStore;
+use crate::store::{Keep, ObjectArtifactStore};
 
 #[async_trait]
 impl ArtifactStore for ObjectArtifactStore {
     async fn teams(&self, sport: Sport) -> Result<Versioned<TeamTable>, StoreError> {
-        self.load(keys::teams(sport), parse::teams).await
+        self.load(keys::teams(sport), Keep::Value, parse::teams).await
     }
 
     async fn scores(&self, sport: Sport) -> Result<Versioned<Vec<ScoreRow>>, StoreError> {
-        self.load(keys::scores(sport), |o, b| parse::scores(o, sport, b)).await
+        self.load(keys::scores(sport), Keep::Value, |o, b| parse::scores(o, sport, b))
+            .await
     }
 
     async fn predictions(&self, sport: Sport, model_type: ModelType) -> Result<Versioned<PredictionTable>, StoreError> {
-        self.load(keys::predictions(sport, model_type), |o, b| {
+        self.load(keys::predictions(sport, model_type), Keep::Value, |o, b| {
             parse::predictions(o, sport, model_type, b)
         })
         .await
     }
 
     async fn odds(&self, sport: Sport) -> Result<Versioned<Vec<OddsRow>>, StoreError> {
-        self.load(keys::odds(sport), parse::odds).await
+        self.load(keys::odds(sport), Keep::Value, parse::odds).await
     }
 
     async fn seasons(&self, sport: Sport, model_type: ModelType) -> Result<Vec<SeasonLabel>, StoreError> {
@@ -52,14 +53,23 @@ impl ArtifactStore for ObjectArtifactStore {
         model_type: ModelType,
         season: SeasonLabel,
     ) -> Result<Versioned<SeasonTable>, StoreError> {
-        self.load(keys::season(sport, model_type, season), |o, b| {
+        self.load(keys::season(sport, model_type, season), Keep::FailureOnly, |o, b| {
             parse::season(o, sport, model_type, season, b)
         })
         .await
     }
 
+    async fn season_version(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        season: SeasonLabel,
+    ) -> Result<ObjectVersion, StoreError> {
+        self.version(&keys::season(sport, model_type, season)).await
+    }
+
     async fn market_prices(&self, sport: Sport) -> Result<Versioned<Vec<MarketPriceRow>>, StoreError> {
-        self.load(keys::markets(sport), parse::market_prices).await
+        self.load(keys::markets(sport), Keep::Value, parse::market_prices).await
     }
 
     async fn release_dates(&self, sport: Sport) -> Result<Vec<NaiveDate>, StoreError> {
@@ -68,14 +78,15 @@ impl ArtifactStore for ObjectArtifactStore {
     }
 
     async fn release(&self, sport: Sport, slate_date: NaiveDate) -> Result<Versioned<ReleaseManifest>, StoreError> {
-        self.load(keys::release(sport, slate_date), |o, b| {
+        self.load(keys::release(sport, slate_date), Keep::Value, |o, b| {
             parse::release(o, sport, slate_date, b)
         })
         .await
     }
 
     async fn product_catalog(&self) -> Result<Versioned<ProductCatalog>, StoreError> {
-        self.load(keys::PRODUCT_CATALOG.to_owned(), parse::catalog).await
+        self.load(keys::PRODUCT_CATALOG.to_owned(), Keep::Value, parse::catalog)
+            .await
     }
 
     /// Not cached: downloads are rare and datasets large.

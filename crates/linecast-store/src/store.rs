@@ -20,8 +20,9 @@ use crate::errors::from_object_store;
 use crate::open::store_for_url;
 use crate::options::StoreOptions;
 
-/// Parsed forms are larger than the CSV they came from; this factor turns
-/// object size into the cache weight.
+/// Parsed forms are larger than the CSV they came from; without a measured
+/// heap size (no counting allocator) this factor turns object size into the
+/// cache weight.
 const PARSED_BYTES_PER_OBJECT_BYTE: u64 = 3;
 /// How often a read retries when the object changes between HEAD and GET.
 const CHANGED_RETRIES: usize = 3;
@@ -36,6 +37,35 @@ struct Parsed {
     version: ObjectVersion,
     /// A corrupt object is remembered too, so it is parsed once per version.
     value: Result<AnyArc, StoreError>,
+    /// The heap the parsed value holds, measured at parse.
+    heap_bytes: Option<u64>,
+    /// Handed over, not kept (`Keep::FailureOnly`): it passes through the
+    /// cache only so concurrent first reads share one parse, and weighs
+    /// nothing while it does.
+    handed_over: bool,
+}
+
+impl Parsed {
+    /// The cache weight: the measured heap, else an estimate from the size.
+    fn weight(&self) -> u64 {
+        if self.handed_over && self.value.is_ok() {
+            return 256;
+        }
+        self.heap_bytes
+            .unwrap_or_else(|| self.version.size.saturating_mul(PARSED_BYTES_PER_OBJECT_BYTE))
+            .saturating_add(256)
+    }
+}
+
+/// Whether a parsed value stays in the store's cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keep {
+    /// Kept until evicted (small artifacts read on every request).
+    Value,
+    /// Handed to a caller that keeps it itself (season stores: `History`);
+    /// concurrent first reads still share one parse, and a parse failure is
+    /// remembered, so it is not parsed again.
+    FailureOnly,
 }
 
 enum LoadError {
@@ -59,6 +89,9 @@ pub struct ObjectArtifactStore {
     release_dates: std::sync::Mutex<std::collections::HashMap<linecast_domain::Sport, ParsedListing>>,
     parses: AtomicU64,
     loads: AtomicU64,
+    /// Parsed artifacts dropped to stay within the budget share.
+    evictions: Arc<AtomicU64>,
+    budget: u64,
 }
 
 impl std::fmt::Debug for ObjectArtifactStore {
@@ -90,16 +123,16 @@ impl ObjectArtifactStore {
         let versions = Cache::builder().time_to_live(version_ttl).build();
         let listings = Cache::builder().time_to_live(version_ttl).build();
         let root_empty = Cache::builder().time_to_live(version_ttl).build();
+        let evictions = Arc::new(AtomicU64::new(0));
+        let counted = Arc::clone(&evictions);
         let parsed = Cache::builder()
             .max_capacity(cache_bytes)
-            .weigher(|_key: &(String, String), value: &Parsed| {
-                let bytes = value
-                    .version
-                    .size
-                    .saturating_mul(PARSED_BYTES_PER_OBJECT_BYTE)
-                    .saturating_add(256);
-                u32::try_from(bytes).unwrap_or(u32::MAX)
+            .eviction_listener(move |_key, _value, cause| {
+                if cause == moka::notification::RemovalCause::Size {
+                    counted.fetch_add(1, Ordering::Relaxed);
+                }
             })
+            .weigher(|_key: &(String, String), value: &Parsed| u32::try_from(value.weight()).unwrap_or(u32::MAX))
             .build();
         Self {
             store,
@@ -110,12 +143,24 @@ impl ObjectArtifactStore {
             release_dates: std::sync::Mutex::new(std::collections::HashMap::new()),
             parses: AtomicU64::new(0),
             loads: AtomicU64::new(0),
+            evictions,
+            budget: cache_bytes,
         }
     }
 
     /// The underlying object store, scoped to the data root (for tests and tools).
     pub fn object_store(&self) -> Arc<dyn ObjectStore> {
         Arc::clone(&self.store)
+    }
+
+    /// The parsed-artifact cache's state, for metrics.
+    pub fn cache_stats(&self) -> linecast_core::memory::CacheStats {
+        linecast_core::memory::CacheStats {
+            entries: self.parsed.entry_count(),
+            bytes: self.parsed.weighted_size(),
+            budget: self.budget,
+            evictions: self.evictions.load(Ordering::Relaxed),
+        }
     }
 
     /// How many times a parser has run (each is one object version read).
@@ -171,8 +216,9 @@ impl ObjectArtifactStore {
         self.root_empty.try_get_with((), init).await.map_err(|e| (*e).clone())
     }
 
-    /// Reads `key` through the caches, parsing it with `parse` on a new version.
-    pub(crate) async fn load<T, F>(&self, key: String, parse: F) -> Result<Versioned<T>, StoreError>
+    /// Reads `key` through the caches, parsing it with `parse` on a new
+    /// version; `keep` says whether the parsed value stays cached here.
+    pub(crate) async fn load<T, F>(&self, key: String, keep: Keep, parse: F) -> Result<Versioned<T>, StoreError>
     where
         T: Send + Sync + 'static,
         F: Fn(&str, &[u8]) -> Result<T, StoreError>,
@@ -187,10 +233,23 @@ impl ObjectArtifactStore {
                     return Err(LoadError::Changed(got));
                 }
                 self.parses.fetch_add(1, Ordering::Relaxed);
-                let value = parse(&key, &bytes).map(|v| Arc::new(v) as AnyArc);
-                Ok(Parsed { version: got, value })
+                let (value, heap_bytes) =
+                    linecast_heap::measured(|| parse(&key, &bytes).map(|v| Arc::new(v) as AnyArc));
+                Ok(Parsed {
+                    version: got,
+                    value,
+                    heap_bytes,
+                    handed_over: keep == Keep::FailureOnly,
+                })
             };
-            match self.parsed.try_get_with(slot, init).await {
+            let parsed = self.parsed.try_get_with(slot.clone(), init).await;
+            if keep == Keep::FailureOnly
+                && let Ok(handed) = &parsed
+                && handed.value.is_ok()
+            {
+                self.parsed.invalidate(&slot).await;
+            }
+            match parsed {
                 Ok(parsed) => {
                     let value = parsed.value?.downcast::<T>().map_err(|_| StoreError::Unavailable {
                         reason: format!("{key}: cached artifact has an unexpected type"),
@@ -198,6 +257,7 @@ impl ObjectArtifactStore {
                     return Ok(Versioned {
                         version: parsed.version,
                         value,
+                        heap_bytes: parsed.heap_bytes,
                     });
                 }
                 Err(err) => match &*err {

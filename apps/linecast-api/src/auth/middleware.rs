@@ -91,18 +91,50 @@ async fn guarded<B: MessageBody + 'static>(
         remaining,
         reset_in_secs: seconds_until(reset, now),
     };
-    insert(
-        res.headers_mut(),
-        [
-            ("x-ratelimit-limit", limit.to_string()),
-            ("x-ratelimit-remaining", remaining.to_string()),
-            ("x-ratelimit-reset", reset.timestamp().to_string()),
-            ("x-ratelimit-tier", "ai".to_owned()),
-            ("ratelimit-policy", policy_header(access.rate(), Some(limit))),
-            ("ratelimit", state_header(Some(bucket), Some(monthly))),
-        ],
+    // Numbers are written straight into header values; the policy, the same
+    // for every customer of a limit, is written once.
+    let headers = res.headers_mut();
+    headers.insert(HeaderName::from_static("x-ratelimit-limit"), HeaderValue::from(limit));
+    headers.insert(
+        HeaderName::from_static("x-ratelimit-remaining"),
+        HeaderValue::from(remaining),
     );
+    headers.insert(
+        HeaderName::from_static("x-ratelimit-reset"),
+        HeaderValue::from(reset.timestamp()),
+    );
+    headers.insert(
+        HeaderName::from_static("x-ratelimit-tier"),
+        HeaderValue::from_static("ai"),
+    );
+    if let Some(policy) = policy_value(access.rate(), limit) {
+        headers.insert(HeaderName::from_static("ratelimit-policy"), policy);
+    }
+    if let Ok(v) = HeaderValue::from_maybe_shared(bytes::Bytes::from(state_header(Some(bucket), Some(monthly)))) {
+        headers.insert(HeaderName::from_static("ratelimit"), v);
+    }
     Ok(res)
+}
+
+/// `RateLimit-Policy` of a served request, written once per (rate, monthly
+/// limit) and then shared: customers on one plan share one value.
+fn policy_value(rate: Rate, limit: u64) -> Option<HeaderValue> {
+    type Memo = std::sync::RwLock<std::collections::HashMap<(u32, u32, u64), HeaderValue>>;
+    static MEMO: std::sync::OnceLock<Memo> = std::sync::OnceLock::new();
+    let memo = MEMO.get_or_init(Memo::default);
+    let key = (rate.per_second, rate.burst, limit);
+    if let Some(hit) = memo.read().ok().and_then(|m| m.get(&key).cloned()) {
+        return Some(hit);
+    }
+    let value = HeaderValue::from_str(&policy_header(rate, Some(limit))).ok()?;
+    if let Ok(mut m) = memo.write() {
+        // Limits come from plans: a handful. Past that, start over.
+        if m.len() >= 1024 {
+            m.clear();
+        }
+        m.insert(key, value.clone());
+    }
+    Some(value)
 }
 
 fn insert(headers: &mut HeaderMap, values: impl IntoIterator<Item = (&'static str, String)>) {
@@ -173,14 +205,18 @@ fn policy_header(rate: Rate, monthly_limit: Option<u64>) -> String {
 /// `RateLimit`: remaining calls (`r`) and seconds until refilled or reset
 /// (`t`) of each limit known at this response.
 fn state_header(bucket: Option<Bucket>, monthly: Option<Monthly>) -> String {
-    let mut parts = Vec::with_capacity(2);
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(64);
     if let Some(b) = bucket {
-        parts.push(format!("\"burst\";r={};t={}", b.remaining, b.full_in_secs));
+        let _ = write!(out, "\"burst\";r={};t={}", b.remaining, b.full_in_secs);
     }
     if let Some(m) = monthly {
-        parts.push(format!("\"monthly\";r={};t={}", m.remaining, m.reset_in_secs));
+        if !out.is_empty() {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "\"monthly\";r={};t={}", m.remaining, m.reset_in_secs);
     }
-    parts.join(", ")
+    out
 }
 
 #[cfg(test)]

@@ -71,7 +71,8 @@ pub struct Rendered {
     compressible: bool,
     /// Headers of this body beyond the usual (a download's file name).
     headers: Vec<(HeaderName, HeaderValue)>,
-    tag: String,
+    /// The strong ETag of each coding (identity, gzip, brotli), written once.
+    etags: [HeaderValue; 3],
     gzip: OnceLock<Bytes>,
     br: OnceLock<Bytes>,
 }
@@ -79,9 +80,10 @@ pub struct Rendered {
 /// A content coding of a response body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Coding {
-    Identity,
-    Gzip,
-    Brotli,
+    /// The discriminants index `Rendered::etags`.
+    Identity = 0,
+    Gzip = 1,
+    Brotli = 2,
 }
 
 impl Rendered {
@@ -100,12 +102,15 @@ impl Rendered {
     pub fn from_bytes(identity: Bytes, content_type: &'static str) -> Self {
         let digest = Sha256::digest(&identity);
         let tag = hex::encode(&digest[..16]);
+        let etag = |suffix: &str| {
+            HeaderValue::from_str(&format!("\"{tag}{suffix}\"")).unwrap_or_else(|_| HeaderValue::from_static("\"\""))
+        };
         Self {
             identity,
             content_type,
             compressible: true,
             headers: Vec::new(),
-            tag,
+            etags: [etag(""), etag("-gz"), etag("-br")],
             gzip: OnceLock::new(),
             br: OnceLock::new(),
         }
@@ -133,12 +138,8 @@ impl Rendered {
     }
 
     /// The strong ETag of one variant (quoted).
-    pub fn etag(&self, coding: Coding) -> String {
-        match coding {
-            Coding::Identity => format!("\"{}\"", self.tag),
-            Coding::Gzip => format!("\"{}-gz\"", self.tag),
-            Coding::Brotli => format!("\"{}-br\"", self.tag),
-        }
+    pub fn etag(&self, coding: Coding) -> &HeaderValue {
+        &self.etags[coding as usize]
     }
 
     /// The body in `coding`, compressing it the first time it is asked for.
@@ -152,12 +153,10 @@ impl Rendered {
 
     /// Whether `If-None-Match` names one of this body's tags exactly (or is `*`).
     pub fn matches(&self, if_none_match: &str) -> bool {
-        if_none_match.split(',').map(str::trim).any(|candidate| {
-            candidate == "*"
-                || [Coding::Identity, Coding::Gzip, Coding::Brotli]
-                    .iter()
-                    .any(|c| candidate == self.etag(*c))
-        })
+        if_none_match
+            .split(',')
+            .map(str::trim)
+            .any(|candidate| candidate == "*" || self.etags.iter().any(|tag| candidate.as_bytes() == tag.as_bytes()))
     }
 
     /// The response to `req`: 304 on a matching `If-None-Match`, otherwise
@@ -179,9 +178,7 @@ impl Rendered {
             HttpResponse::with_body(StatusCode::OK, self.body(coding)).map_into_boxed_body()
         };
         let headers = res.headers_mut();
-        if let Ok(v) = HeaderValue::from_str(&self.etag(coding)) {
-            headers.insert(ETAG, v);
-        }
+        headers.insert(ETAG, self.etag(coding).clone());
         headers.insert(VARY, HeaderValue::from_static("Accept-Encoding"));
         headers.insert(CACHE_CONTROL, HeaderValue::from_static(cache_control));
         for (name, value) in &self.headers {
@@ -344,16 +341,32 @@ impl Default for Resolutions {
 /// Rendered bodies by key, LRU, weighed in bytes.
 pub struct ResponseCache {
     cache: Cache<CacheKey, Arc<Rendered>>,
+    budget: u64,
+    evictions: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl ResponseCache {
     /// A cache holding at most `budget_bytes` of bodies.
     pub fn new(budget_bytes: u64) -> Self {
+        let evictions = Arc::new(std::sync::atomic::AtomicU64::new(0));
         Self {
             cache: Cache::builder()
                 .max_capacity(budget_bytes)
                 .weigher(|_k: &CacheKey, v: &Arc<Rendered>| v.weight())
+                .eviction_listener(rows::count_evictions(&evictions))
                 .build(),
+            budget: budget_bytes,
+            evictions,
+        }
+    }
+
+    /// The cache's state, for metrics.
+    pub fn stats(&self) -> linecast_core::memory::CacheStats {
+        linecast_core::memory::CacheStats {
+            entries: self.cache.entry_count(),
+            bytes: self.cache.weighted_size(),
+            budget: self.budget,
+            evictions: self.evictions.load(std::sync::atomic::Ordering::Relaxed),
         }
     }
 
@@ -406,9 +419,9 @@ mod tests {
     #[test]
     fn only_an_exact_tag_matches() {
         let r = Rendered::from_json(Bytes::from_static(b"{\"a\":1}"));
-        let tag = r.etag(Coding::Identity);
+        let tag = r.etag(Coding::Identity).to_str().unwrap_or_default().to_owned();
         assert!(r.matches(&tag));
-        assert!(r.matches(&r.etag(Coding::Gzip)));
+        assert!(r.matches(r.etag(Coding::Gzip).to_str().unwrap_or_default()));
         assert!(r.matches(&format!("\"other\", {tag}")));
         assert!(r.matches("*"));
         assert!(!r.matches(&tag[..tag.len() - 2]));

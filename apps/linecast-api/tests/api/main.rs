@@ -20,6 +20,7 @@ mod faults;
 mod helpers;
 mod limits;
 mod markets;
+mod memory;
 mod odds;
 mod openapi;
 mod partition;

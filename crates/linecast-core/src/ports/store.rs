@@ -46,6 +46,20 @@ pub struct ObjectVersion {
 pub struct Versioned<T> {
     pub version: ObjectVersion,
     pub value: Arc<T>,
+    /// The heap the parsed value holds, as measured when it was parsed
+    /// (`None` when the program does not measure: see `linecast-heap`).
+    pub heap_bytes: Option<u64>,
+}
+
+impl<T> Versioned<T> {
+    /// A value whose heap was not measured.
+    pub fn unmeasured(version: ObjectVersion, value: Arc<T>) -> Self {
+        Self {
+            version,
+            value,
+            heap_bytes: None,
+        }
+    }
 }
 
 impl<T> Clone for Versioned<T> {
@@ -53,6 +67,7 @@ impl<T> Clone for Versioned<T> {
         Self {
             version: self.version.clone(),
             value: Arc::clone(&self.value),
+            heap_bytes: self.heap_bytes,
         }
     }
 }
@@ -66,12 +81,26 @@ pub trait ArtifactStore: Send + Sync {
     async fn odds(&self, sport: Sport) -> Result<Versioned<Vec<OddsRow>>, StoreError>;
     /// Season labels with a season store, newest first.
     async fn seasons(&self, sport: Sport, model_type: ModelType) -> Result<Vec<SeasonLabel>, StoreError>;
+    /// One season store, parsed. The graded-season cache (`History`) holds
+    /// it from then on, so an adapter need not keep it.
     async fn season(
         &self,
         sport: Sport,
         model_type: ModelType,
         season: SeasonLabel,
     ) -> Result<Versioned<SeasonTable>, StoreError>;
+    /// The current version of one season store without reading it: what
+    /// `History` asks before deciding whether its graded copy is current.
+    /// By default it reads the season (an adapter that can ask for a version
+    /// alone overrides it).
+    async fn season_version(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        season: SeasonLabel,
+    ) -> Result<ObjectVersion, StoreError> {
+        self.season(sport, model_type, season).await.map(|v| v.version)
+    }
     async fn market_prices(&self, sport: Sport) -> Result<Versioned<Vec<MarketPriceRow>>, StoreError>;
     /// Slate dates with a release manifest, newest first.
     async fn release_dates(&self, sport: Sport) -> Result<Vec<NaiveDate>, StoreError>;

@@ -99,10 +99,7 @@ impl MemoryStore {
             column: String::new(),
             reason: "held a value of another type".to_owned(),
         })?;
-        Ok(Versioned {
-            version: version.clone(),
-            value,
-        })
+        Ok(Versioned::unmeasured(version.clone(), value))
     }
 
     fn keys_under(&self, prefix: &str) -> Result<Vec<String>, StoreError> {

@@ -28,10 +28,7 @@ fn versioned<T>(key: &str, value: T) -> Versioned<T> {
         last_modified: DateTime::<Utc>::UNIX_EPOCH,
         size: 0,
     };
-    Versioned {
-        version,
-        value: Arc::new(value),
-    }
+    Versioned::unmeasured(version, Arc::new(value))
 }
 
 fn not_found<T>(object: &str) -> Result<T, StoreError> {

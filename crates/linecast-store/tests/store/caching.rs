@@ -34,17 +34,11 @@ async fn repeated_reads_within_the_ttl_do_no_io_and_parse_once() {
 async fn after_the_ttl_an_unchanged_object_costs_one_head_and_no_parse() {
     let raw = Instrumented::new();
     let store = ObjectArtifactStore::new(raw.clone(), options(Duration::from_millis(50)));
-    put(&store.object_store(), "seasons/nba/over_under/2025-26.csv", SEASON).await;
-    store
-        .season(Sport::Nba, ModelType::OverUnder, nba_2025())
-        .await
-        .unwrap();
+    put(&store.object_store(), "teams/nba.csv", TEAMS).await;
+    store.teams(Sport::Nba).await.unwrap();
     tokio::time::sleep(Duration::from_millis(120)).await;
     let before = raw.requests();
-    store
-        .season(Sport::Nba, ModelType::OverUnder, nba_2025())
-        .await
-        .unwrap();
+    store.teams(Sport::Nba).await.unwrap();
     assert_eq!(raw.requests(), before + 1, "only a HEAD");
     assert_eq!(store.parse_count(), 1);
 }
@@ -53,36 +47,24 @@ async fn after_the_ttl_an_unchanged_object_costs_one_head_and_no_parse() {
 async fn a_new_put_is_seen_after_the_ttl_and_parsed_once() {
     let store = ObjectArtifactStore::from_url("memory://", options(Duration::from_millis(50))).unwrap();
     let raw = store.object_store();
-    put(&raw, "seasons/nba/over_under/2025-26.csv", SEASON).await;
-    let v1 = store
-        .season(Sport::Nba, ModelType::OverUnder, nba_2025())
-        .await
-        .unwrap();
-    assert_eq!(v1.value.rows.len(), 2);
+    put(&raw, "teams/nba.csv", TEAMS).await;
+    let v1 = store.teams(Sport::Nba).await.unwrap();
+    assert_eq!(v1.value.teams.len(), 2);
 
-    let one_row = SEASON.lines().take(2).collect::<Vec<_>>().join("\n") + "\n";
-    put(&raw, "seasons/nba/over_under/2025-26.csv", &one_row).await;
-    let within_ttl = store
-        .season(Sport::Nba, ModelType::OverUnder, nba_2025())
-        .await
-        .unwrap();
+    let one_row = TEAMS.lines().take(2).collect::<Vec<_>>().join("\n") + "\n";
+    put(&raw, "teams/nba.csv", &one_row).await;
+    let within_ttl = store.teams(Sport::Nba).await.unwrap();
     assert_eq!(
         within_ttl.version, v1.version,
         "the seen version is trusted for the TTL"
     );
 
     tokio::time::sleep(Duration::from_millis(120)).await;
-    let v2 = store
-        .season(Sport::Nba, ModelType::OverUnder, nba_2025())
-        .await
-        .unwrap();
+    let v2 = store.teams(Sport::Nba).await.unwrap();
     assert_ne!(v2.version.version, v1.version.version);
-    assert_eq!(v2.value.rows.len(), 1);
+    assert_eq!(v2.value.teams.len(), 1);
     assert_eq!(store.parse_count(), 2);
-    let v2_again = store
-        .season(Sport::Nba, ModelType::OverUnder, nba_2025())
-        .await
-        .unwrap();
+    let v2_again = store.teams(Sport::Nba).await.unwrap();
     assert!(Arc::ptr_eq(&v2.value, &v2_again.value));
     assert_eq!(store.parse_count(), 2);
 }
@@ -90,22 +72,45 @@ async fn a_new_put_is_seen_after_the_ttl_and_parsed_once() {
 #[tokio::test]
 async fn concurrent_first_reads_share_one_parse() {
     let store = Arc::new(ObjectArtifactStore::from_url("memory://", options(Duration::from_mins(1))).unwrap());
-    put(&store.object_store(), "seasons/nba/over_under/2025-26.csv", SEASON).await;
+    put(&store.object_store(), "teams/nba.csv", TEAMS).await;
     let tasks: Vec<_> = (0..16)
         .map(|_| {
             let store = Arc::clone(&store);
-            tokio::spawn(async move {
-                store
-                    .season(Sport::Nba, ModelType::OverUnder, nba_2025())
-                    .await
-                    .unwrap()
-            })
+            tokio::spawn(async move { store.teams(Sport::Nba).await.unwrap() })
         })
         .collect();
     for t in tasks {
         t.await.unwrap();
     }
     assert_eq!(store.parse_count(), 1);
+}
+
+#[tokio::test]
+async fn a_season_store_is_handed_over_not_kept_and_its_version_alone_costs_no_get() {
+    let raw = Instrumented::new();
+    let store = ObjectArtifactStore::new(raw.clone(), options(Duration::from_mins(1)));
+    put(&store.object_store(), "seasons/nba/over_under/2025-26.csv", SEASON).await;
+    let first = store
+        .season(Sport::Nba, ModelType::OverUnder, nba_2025())
+        .await
+        .unwrap();
+    assert!(first.heap_bytes.is_none(), "this test binary does not count the heap");
+    let before = raw.requests();
+    let version = store
+        .season_version(Sport::Nba, ModelType::OverUnder, nba_2025())
+        .await
+        .unwrap();
+    assert_eq!(version, first.version);
+    assert_eq!(raw.requests(), before, "a known version costs no I/O within the TTL");
+    // The graded-season cache keeps seasons: the store parses one again.
+    let again = store
+        .season(Sport::Nba, ModelType::OverUnder, nba_2025())
+        .await
+        .unwrap();
+    assert!(!Arc::ptr_eq(&first.value, &again.value));
+    assert_eq!(raw.requests(), before + 1, "one GET");
+    assert_eq!(store.parse_count(), 2);
+    assert_eq!(store.cache_stats().entries, 0);
 }
 
 #[tokio::test]

@@ -55,6 +55,7 @@ pub struct History {
     cache: Mutex<HashMap<Key, (Arc<SeasonData>, u64)>>,
     budget_bytes: u64,
     tick: std::sync::atomic::AtomicU64,
+    evictions: std::sync::atomic::AtomicU64,
     rolling: CrossSeasonCache<Rolling>,
     density: CrossSeasonCache<Density>,
 }
@@ -66,12 +67,9 @@ impl std::fmt::Debug for History {
 }
 
 impl History {
-    /// Default budget of graded seasons: 256 MiB.
-    pub const DEFAULT_BUDGET_BYTES: u64 = 256 * 1024 * 1024;
-
-    /// A graded-season cache of [`Self::DEFAULT_BUDGET_BYTES`].
+    /// A graded-season cache of the default budget's seasons share.
     pub fn new(store: Arc<dyn ArtifactStore>) -> Self {
-        Self::with_budget(store, Self::DEFAULT_BUDGET_BYTES)
+        Self::with_budget(store, crate::memory::Budget::default().seasons())
     }
 
     /// A cache holding graded seasons up to about `budget_bytes`; the least
@@ -82,35 +80,32 @@ impl History {
             cache: Mutex::new(HashMap::new()),
             budget_bytes,
             tick: std::sync::atomic::AtomicU64::new(0),
+            evictions: std::sync::atomic::AtomicU64::new(0),
             rolling: CrossSeasonCache::default(),
             density: CrossSeasonCache::default(),
         }
     }
 
-    /// The graded season; recomputed only when the object version changed.
+    /// The graded season; recomputed only when the object version changed
+    /// (the season store is read only then).
     pub async fn season(
         &self,
         sport: Sport,
         model_type: ModelType,
         season: SeasonLabel,
     ) -> Result<Arc<SeasonData>, StoreError> {
-        let artifact = self.store.season(sport, model_type, season).await?;
+        let version = self.store.season_version(sport, model_type, season).await?;
         let key = (sport, model_type, season);
         let now = self.tick.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if let Ok(mut cache) = self.cache.lock()
             && let Some((hit, used)) = cache.get_mut(&key)
-            && hit.version == artifact.version
+            && hit.version == version
         {
             *used = now;
             return Ok(hit.clone());
         }
-        let data = Arc::new(SeasonData::build(
-            sport,
-            model_type,
-            season,
-            artifact.version,
-            artifact.value,
-        ));
+        let artifact = self.store.season(sport, model_type, season).await?;
+        let data = Arc::new(SeasonData::build(sport, model_type, season, artifact));
         if let Ok(mut cache) = self.cache.lock() {
             cache.insert(key, (data.clone(), now));
             let mut total: u64 = cache.values().map(|(d, _)| d.weight()).sum();
@@ -120,10 +115,25 @@ impl History {
                 };
                 if let Some((gone, _)) = cache.remove(&oldest) {
                     total = total.saturating_sub(gone.weight());
+                    self.evictions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
             }
         }
         Ok(data)
+    }
+
+    /// What the graded-season cache holds now: (entries, weight in bytes,
+    /// evictions so far), for metrics.
+    pub fn cache_stats(&self) -> crate::memory::CacheStats {
+        let (entries, bytes) = self.cache.lock().map_or((0, 0), |cache| {
+            (cache.len() as u64, cache.values().map(|(d, _)| d.weight()).sum())
+        });
+        crate::memory::CacheStats {
+            entries,
+            bytes,
+            budget: self.budget_bytes,
+            evictions: self.evictions.load(std::sync::atomic::Ordering::Relaxed),
+        }
     }
 
     /// Season labels with a store, newest first.

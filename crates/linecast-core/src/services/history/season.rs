@@ -5,6 +5,7 @@
 //! rows are written (the API renders them once per generation).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use chrono::NaiveDate;
@@ -16,13 +17,11 @@ use linecast_grading::{GradedRow, Summary, Tracking, grade_rows, summarize_grade
 use linecast_strategies::{Accounting, Leaderboard, Replay, UnknownStrategy, leaderboard};
 
 use super::rows::{self, ServedColumn};
-use crate::{Deps, ObjectVersion};
+use crate::{Deps, ObjectVersion, Versioned};
 
-/// Memory per byte of CSV once a season is parsed, graded and aggregated:
-/// the weight used against the budget. Its rendered rows are the API's,
-/// weighed in its own cache; 8x is kept from when they were counted here
-/// (a full-profile sweep peaked 29 MB higher at 4x; issue 23 measures the
-/// real sizes).
+/// Memory per byte of CSV once a season is parsed, graded and aggregated,
+/// used as the weight only where heap sizes are not measured (a program
+/// without the counting allocator of `linecast-heap`, such as core's tests).
 const WEIGHT_PER_OBJECT_BYTE: u64 = 8;
 
 /// One generation of one season store, graded.
@@ -44,6 +43,9 @@ pub struct SeasonData {
     strategies: [OnceLock<Arc<Leaderboard>>; 2],
     /// Keyed by accounting, strategy id and whether excluded rows are kept.
     replays: Mutex<HashMap<(usize, String, bool), Arc<Replay>>>,
+    /// Measured heap of the parsed table and the grading, then of every
+    /// aggregate as it is computed; `None` when not measured.
+    heap_bytes: Option<AtomicU64>,
 }
 
 impl std::fmt::Debug for SeasonData {
@@ -60,17 +62,24 @@ impl SeasonData {
         sport: Sport,
         model_type: ModelType,
         season: SeasonLabel,
-        version: ObjectVersion,
-        table: Arc<SeasonTable>,
+        artifact: Versioned<SeasonTable>,
     ) -> Self {
-        let graded = grade_rows(&table.rows, sport, model_type);
-        let mut order: Vec<usize> = (0..table.rows.len()).filter(|i| graded[*i].in_scope).collect();
-        order.sort_by(|a, b| table.rows[*a].key.cmp(&table.rows[*b].key));
+        let table = artifact.value;
+        let ((graded, order), grading_bytes) = linecast_heap::measured(|| {
+            let graded = grade_rows(&table.rows, sport, model_type);
+            let mut order: Vec<usize> = (0..table.rows.len()).filter(|i| graded[*i].in_scope).collect();
+            order.sort_by(|a, b| table.rows[*a].key.cmp(&table.rows[*b].key));
+            (graded, order)
+        });
+        let heap_bytes = artifact
+            .heap_bytes
+            .zip(grading_bytes)
+            .map(|(t, g)| AtomicU64::new(t.saturating_add(g)));
         Self {
             sport,
             model_type,
             season,
-            version,
+            version: artifact.version,
             table,
             graded,
             order,
@@ -79,7 +88,18 @@ impl SeasonData {
             calibration: [OnceLock::new(), OnceLock::new(), OnceLock::new()],
             strategies: [OnceLock::new(), OnceLock::new()],
             replays: Mutex::new(HashMap::new()),
+            heap_bytes,
         }
+    }
+
+    /// Runs `f` (an aggregate being computed) and adds the heap it keeps
+    /// to this season's weight.
+    fn weighed<T>(&self, f: impl FnOnce() -> T) -> T {
+        let (out, bytes) = linecast_heap::measured(f);
+        if let (Some(total), Some(bytes)) = (&self.heap_bytes, bytes) {
+            total.fetch_add(bytes, Ordering::Relaxed);
+        }
+        out
     }
 
     /// What every value computed from this season depends on: the season
@@ -89,13 +109,15 @@ impl SeasonData {
         Deps::new().object(&self.version)
     }
 
-    /// Approximate memory held for this season: the parsed rows, grading
-    /// and aggregates, estimated from the object size.
+    /// Memory held for this season: the parsed rows, the grading and the
+    /// aggregates computed so far, as measured (else estimated from the
+    /// object size).
     pub fn weight(&self) -> u64 {
-        self.version
-            .size
-            .saturating_mul(WEIGHT_PER_OBJECT_BYTE)
-            .saturating_add(4096)
+        let heap = match &self.heap_bytes {
+            Some(measured) => measured.load(Ordering::Relaxed),
+            None => self.version.size.saturating_mul(WEIGHT_PER_OBJECT_BYTE),
+        };
+        heap.saturating_add(4096)
     }
 
     /// Rows served by `/results`: in scope, every row of the season.
@@ -133,13 +155,15 @@ impl SeasonData {
 
     pub fn summary(&self) -> Arc<Summary> {
         self.summary
-            .get_or_init(|| Arc::new(summarize_graded(&self.table.rows, &self.graded, self.model_type)))
+            .get_or_init(|| {
+                self.weighed(|| Arc::new(summarize_graded(&self.table.rows, &self.graded, self.model_type)))
+            })
             .clone()
     }
 
     pub fn tracking(&self) -> Arc<Tracking> {
         self.tracking
-            .get_or_init(|| Arc::new(track_graded(&self.table.rows, &self.graded)))
+            .get_or_init(|| self.weighed(|| Arc::new(track_graded(&self.table.rows, &self.graded))))
             .clone()
     }
 
@@ -152,12 +176,14 @@ impl SeasonData {
             CalibrationSource::Reconstructed => &self.calibration[2],
         };
         slot.get_or_init(|| {
-            Arc::new(calibrate_graded(
-                &self.table.rows,
-                &self.graded,
-                self.model_type,
-                source,
-            ))
+            self.weighed(|| {
+                Arc::new(calibrate_graded(
+                    &self.table.rows,
+                    &self.graded,
+                    self.model_type,
+                    source,
+                ))
+            })
         })
         .clone()
     }
@@ -167,8 +193,10 @@ impl SeasonData {
             Accounting::LegacyV1 => &self.strategies[0],
             Accounting::RecordedV2 => &self.strategies[1],
         };
-        slot.get_or_init(|| Arc::new(leaderboard(&self.table.rows, self.sport, self.model_type, accounting)))
-            .clone()
+        slot.get_or_init(|| {
+            self.weighed(|| Arc::new(leaderboard(&self.table.rows, self.sport, self.model_type, accounting)))
+        })
+        .clone()
     }
 
     /// One strategy's replay (with excluded rows), computed once per
@@ -178,13 +206,9 @@ impl SeasonData {
         if let Some(hit) = self.cached_replay(&slot) {
             return Ok(hit);
         }
-        let replay = Arc::new(linecast_strategies::replay(
-            &self.table.rows,
-            self.sport,
-            self.model_type,
-            accounting,
-            strategy_id,
-        )?);
+        let replay = Arc::new(self.weighed(|| {
+            linecast_strategies::replay(&self.table.rows, self.sport, self.model_type, accounting, strategy_id)
+        })?);
         Ok(self.cache_replay(slot, replay))
     }
 
@@ -199,7 +223,8 @@ impl SeasonData {
         if let Some(hit) = self.cached_replay(&slot) {
             return Ok(hit);
         }
-        let trimmed = Arc::new((*self.replay(accounting, strategy_id)?).clone().without_excluded());
+        let full = self.replay(accounting, strategy_id)?;
+        let trimmed = self.weighed(|| Arc::new((*full).clone().without_excluded()));
         Ok(self.cache_replay(slot, trimmed))
     }
 

@@ -100,17 +100,22 @@ fn history(store: &Arc<MemoryStore>, budget_bytes: u64) -> History {
 async fn a_season_is_graded_once_per_object_version_though_every_request_reads_its_version() {
     let store = Arc::new(MemoryStore::new());
     two_games(&store, 2024, "2024-11-01", "2024-11-02");
-    let history = history(&store, History::DEFAULT_BUDGET_BYTES);
+    let history = history(&store, crate::memory::Budget::default().seasons());
     let before = store.reads();
 
     let first = history.season(NBA, ML, season(2024)).await.unwrap();
+    assert_eq!(store.reads() - before, 2, "the version, then the season");
     let second = history.season(NBA, ML, season(2024)).await.unwrap();
 
     assert!(
         Arc::ptr_eq(&first, &second),
         "the second request reuses the graded season"
     );
-    assert_eq!(store.reads() - before, 2, "one version read per request");
+    assert_eq!(
+        store.reads() - before,
+        3,
+        "a request on a graded season reads its version only"
+    );
     assert_eq!(first.total(), 2);
 }
 
@@ -118,7 +123,7 @@ async fn a_season_is_graded_once_per_object_version_though_every_request_reads_i
 async fn a_new_object_version_is_graded_again() {
     let store = Arc::new(MemoryStore::new());
     two_games(&store, 2024, "2024-11-01", "2024-11-02");
-    let history = history(&store, History::DEFAULT_BUDGET_BYTES);
+    let history = history(&store, crate::memory::Budget::default().seasons());
     let old = history.season(NBA, ML, season(2024)).await.unwrap();
 
     let label = season(2024);
@@ -180,7 +185,7 @@ async fn rolling_is_reused_until_one_season_changes_and_then_follows_it() {
     let store = Arc::new(MemoryStore::new());
     two_games(&store, 2023, "2023-11-01", "2023-11-02");
     two_games(&store, 2024, "2024-11-01", "2024-11-02");
-    let history = history(&store, History::DEFAULT_BUDGET_BYTES);
+    let history = history(&store, crate::memory::Budget::default().seasons());
 
     let first = history.rolling(NBA, ML).await.unwrap();
     let again = history.rolling(NBA, ML).await.unwrap();
@@ -216,7 +221,7 @@ async fn density_follows_the_current_season_and_a_changed_season() {
     let store = Arc::new(MemoryStore::new());
     two_games(&store, 2023, "2023-11-01", "2023-11-02");
     two_games(&store, 2024, "2024-11-01", "2024-11-02");
-    let history = history(&store, History::DEFAULT_BUDGET_BYTES);
+    let history = history(&store, crate::memory::Budget::default().seasons());
     let now = noon("2024-11-05");
 
     let first = history.density(NBA, ML, now).await.unwrap();
@@ -242,7 +247,7 @@ async fn without_a_named_season_the_current_one_is_the_latest_with_a_played_game
         upcoming,
         table(upcoming, vec![game(upcoming, "2024-10-25", "bos", "nyk", None)]),
     );
-    let history = history(&store, History::DEFAULT_BUDGET_BYTES);
+    let history = history(&store, crate::memory::Budget::default().seasons());
     let now = noon("2023-11-10");
 
     let list = history.season_list(NBA, ML, now).await.unwrap().value;
@@ -269,7 +274,7 @@ async fn without_a_named_season_the_current_one_is_the_latest_with_a_played_game
 async fn a_season_is_no_longer_live_fifteen_days_after_its_last_decided_game() {
     let store = Arc::new(MemoryStore::new());
     two_games(&store, 2023, "2023-11-01", "2023-11-02");
-    let history = history(&store, History::DEFAULT_BUDGET_BYTES);
+    let history = history(&store, crate::memory::Budget::default().seasons());
 
     assert!(
         history
@@ -298,7 +303,7 @@ async fn with_no_played_game_anywhere_there_is_no_current_season() {
         label,
         table(label, vec![game(label, "2024-10-25", "bos", "nyk", None)]),
     );
-    let history = history(&store, History::DEFAULT_BUDGET_BYTES);
+    let history = history(&store, crate::memory::Budget::default().seasons());
 
     let err = history
         .season_or_current(NBA, ML, None, noon("2024-10-01"))
@@ -312,7 +317,7 @@ async fn with_no_played_game_anywhere_there_is_no_current_season() {
 async fn a_results_page_of_the_current_season_is_newest_first() {
     let store = Arc::new(MemoryStore::new());
     two_games(&store, 2024, "2024-11-01", "2024-11-02");
-    let history = history(&store, History::DEFAULT_BUDGET_BYTES);
+    let history = history(&store, crate::memory::Budget::default().seasons());
     let request = linecast_paging::Request::parse(false, Some("1"), None, None).unwrap();
 
     let read = history
@@ -376,7 +381,7 @@ async fn team_form_counts_decided_games_and_reads_next_games_from_the_score_tape
             tape_game("2024-11-07", "bos", "mia", GameStatus::Postponed),
         ],
     );
-    let history = history(&store, History::DEFAULT_BUDGET_BYTES);
+    let history = history(&store, crate::memory::Budget::default().seasons());
 
     let Derived { value: inputs, deps } = history.team_form_inputs(NBA, ML, noon("2024-11-05")).await.unwrap();
     let report = inputs.assemble();
@@ -423,7 +428,7 @@ async fn team_form_counts_decided_games_and_reads_next_games_from_the_score_tape
 async fn team_form_without_a_score_tape_ends_the_season_on_its_last_stored_game() {
     let store = Arc::new(MemoryStore::new());
     two_games(&store, 2024, "2024-11-01", "2024-11-02");
-    let history = history(&store, History::DEFAULT_BUDGET_BYTES);
+    let history = history(&store, crate::memory::Budget::default().seasons());
 
     let Derived { value: inputs, deps } = history.team_form_inputs(NBA, ML, noon("2024-11-05")).await.unwrap();
     let report = inputs.assemble();
@@ -442,7 +447,7 @@ async fn an_export_of_all_history_holds_every_season_oldest_first_under_a_combin
     let store = Arc::new(MemoryStore::new());
     two_games(&store, 2024, "2024-11-01", "2024-11-02");
     two_games(&store, 2023, "2023-11-01", "2023-11-02");
-    let history = history(&store, History::DEFAULT_BUDGET_BYTES);
+    let history = history(&store, crate::memory::Budget::default().seasons());
     let now = noon("2024-11-05");
 
     let all = history.export(NBA, ML, ExportSeasons::All, now).await.unwrap();
@@ -479,7 +484,7 @@ async fn an_export_of_all_history_holds_every_season_oldest_first_under_a_combin
 async fn an_export_of_a_season_or_a_history_without_a_store_is_not_found() {
     use super::export::ExportSeasons;
     let store = Arc::new(MemoryStore::new());
-    let history = history(&store, History::DEFAULT_BUDGET_BYTES);
+    let history = history(&store, crate::memory::Budget::default().seasons());
     let now = noon("2024-11-05");
     for asked in [ExportSeasons::All, ExportSeasons::Named(season(2020))] {
         let err = history.export(NBA, ML, asked, now).await.unwrap_err();

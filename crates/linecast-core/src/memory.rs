@@ -1,0 +1,86 @@
+//! The one memory budget (`LINECAST_CACHE_BYTES`): every cache of parsed,
+//! graded or rendered data takes a fixed share of it, weighs its entries by
+//! measured heap size (`linecast-heap`) or byte length, and evicts the least
+//! recently used past its share. The shares sum to the budget.
+//!
+//! | cache | share | holds |
+//! |---|---|---|
+//! | artifacts | 1/8 | parsed small artifacts (predictions, odds, teams, scores, releases) |
+//! | seasons | 1/2 | graded seasons: parsed rows, grades, aggregates |
+//! | bodies | 1/4 | rendered response bodies, each encoding |
+//! | rows | 1/8 | rendered result rows of a season generation |
+//!
+//! Season stores are parsed for the seasons cache only (the artifacts cache
+//! does not keep them), so no parsed row is held twice.
+
+/// The budget and its shares, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    total: u64,
+}
+
+impl Budget {
+    /// The default: 256 MiB.
+    pub const DEFAULT_BYTES: u64 = 256 * 1024 * 1024;
+
+    pub fn new(total: u64) -> Self {
+        Self { total }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    pub fn artifacts(&self) -> u64 {
+        self.total / 8
+    }
+
+    pub fn seasons(&self) -> u64 {
+        self.total / 2
+    }
+
+    pub fn bodies(&self) -> u64 {
+        self.total / 4
+    }
+
+    /// What is left of the total: an eighth.
+    pub fn rows(&self) -> u64 {
+        self.total - self.artifacts() - self.seasons() - self.bodies()
+    }
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Self::new(Self::DEFAULT_BYTES)
+    }
+}
+
+/// One cache's state, for metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CacheStats {
+    pub entries: u64,
+    /// Weight held, in bytes.
+    pub bytes: u64,
+    /// The cache's share of the budget.
+    pub budget: u64,
+    /// Entries dropped to stay within the share, so far.
+    pub evictions: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shares_sum_to_the_budget_whatever_it_is() {
+        for total in [0, 1, 7, 1_000, 256 * 1024 * 1024, 123_456_789] {
+            let b = Budget::new(total);
+            assert_eq!(b.artifacts() + b.seasons() + b.bodies() + b.rows(), total);
+        }
+        let b = Budget::new(256 * 1024 * 1024);
+        assert_eq!(
+            (b.artifacts(), b.seasons(), b.bodies(), b.rows()),
+            (32 << 20, 128 << 20, 64 << 20, 32 << 20)
+        );
+    }
+}
