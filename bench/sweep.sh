@@ -36,7 +36,7 @@ else
 fi
 WORK=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$WORK"' EXIT
-export LINECAST_VAR_DIR="$WORK/var" LINECAST_NOW="$NOW" RUST_LOG=warn LINECAST_BIND=127.0.0.1:$PORT LINECAST_PUBLIC_RATE=0
+export LINECAST_VAR_DIR="$WORK/var" LINECAST_NOW="$NOW" RUST_LOG=warn LINECAST_BIND=127.0.0.1:$PORT LINECAST_PUBLIC_RATE=0 LINECAST_METRICS_BIND=127.0.0.1:$((PORT + 1))
 case $PROFILE_DATA in
   demo) LAT_SPORT=mlb ;;
   full)
@@ -105,4 +105,7 @@ for s in mlb nba nfl nhl ncaaf ncaab; do
 done
 echo "requests in sweep: $n ($bad not 200) in $(( $(date +%s) - sweep_start )) s"
 echo "RSS after sweep: $(rss VmRSS) KiB; peak (VmHWM): $(rss VmHWM) KiB (cache budget: ${LINECAST_CACHE_BYTES:-default})"
+# What each share of the budget holds now (linecast_cache_* gauges).
+curl -s "http://127.0.0.1:$((PORT + 1))/metrics" | python3 bench/cache_shares.py
+
 latency "after the sweep"

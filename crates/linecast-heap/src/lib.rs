@@ -11,14 +11,17 @@
 //!
 //! Requested sizes are counted, not the allocator's rounding or its own
 //! bookkeeping: the process's resident memory is the budget plus that
-//! overhead (measured in `bench/sweep.sh`).
+//! overhead (measured in `bench/sweep.sh`), which [`tune_allocator`] keeps
+//! small.
 
 mod counting;
+mod tuning;
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use counting::Counting;
+pub use tuning::{ARENA_MAX, MMAP_THRESHOLD, tune_allocator};
 
 thread_local! {
     /// Net bytes allocated minus freed by this thread. Const-initialised

@@ -43,3 +43,17 @@ fn another_thread_s_allocations_are_not_seen() {
     assert_eq!(big.len(), 1 << 20);
     assert!(bytes.unwrap() < 1 << 16, "{bytes:?}");
 }
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn the_allocator_is_tuned_unless_the_environment_tunes_it() {
+    let expected: Vec<&str> = [
+        ("MALLOC_ARENA_MAX", "arena_max"),
+        ("MALLOC_MMAP_THRESHOLD_", "mmap_threshold"),
+    ]
+    .into_iter()
+    .filter(|(var, _)| std::env::var_os(var).is_none())
+    .map(|(_, applied)| applied)
+    .collect();
+    assert_eq!(linecast_heap::tune_allocator(), expected);
+}

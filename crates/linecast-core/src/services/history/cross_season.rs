@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use chrono::{DateTime, Utc};
 use linecast_domain::{ModelType, SeasonLabel, Sport};
 
-use super::season::SeasonData;
+use crate::ObjectVersion;
 
 /// A cross-season aggregate with the seasons it was computed from.
 #[derive(Debug, Clone)]
@@ -21,12 +21,12 @@ pub struct CrossSeason<T> {
 }
 
 impl<T> CrossSeason<T> {
-    /// The aggregate over `data` (oldest first), with the newest season's
-    /// publication time and `current`.
-    pub fn new(value: Arc<T>, data: &[Arc<SeasonData>], current: Option<SeasonLabel>) -> Self {
+    /// The aggregate over the seasons of `versions` (oldest first), with
+    /// the newest publication time among them and `current`.
+    pub fn new(value: Arc<T>, versions: &[(SeasonLabel, ObjectVersion)], current: Option<SeasonLabel>) -> Self {
         Self {
             value,
-            last_updated: data.iter().map(|d| d.version.last_modified).max(),
+            last_updated: versions.iter().map(|(_, v)| v.last_modified).max(),
             current,
         }
     }
@@ -50,6 +50,15 @@ impl<T> Default for CrossSeasonCache<T> {
 }
 
 impl<T> CrossSeasonCache<T> {
+    /// The cached value for these generations, if any.
+    pub fn get(&self, key: (Sport, ModelType), generations: &[String]) -> Option<Arc<T>> {
+        self.values.lock().ok().and_then(|c| {
+            c.get(&key)
+                .filter(|(g, _)| g.as_slice() == generations)
+                .map(|(_, v)| v.clone())
+        })
+    }
+
     /// The cached value for these generations, or `compute()` stored for them.
     pub fn get_or_compute(
         &self,
@@ -57,12 +66,7 @@ impl<T> CrossSeasonCache<T> {
         generations: &[String],
         compute: impl FnOnce() -> T,
     ) -> Arc<T> {
-        let cached = self.values.lock().ok().and_then(|c| {
-            c.get(&key)
-                .filter(|(g, _)| g.as_slice() == generations)
-                .map(|(_, v)| v.clone())
-        });
-        if let Some(hit) = cached {
+        if let Some(hit) = self.get(key, generations) {
             return hit;
         }
         let value = Arc::new(compute());

@@ -22,12 +22,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Duration, Utc};
+use linecast_domain::artifacts::SeasonTable;
 use linecast_domain::{ModelType, SeasonLabel, Sport};
 use linecast_grading::calibration::{Calibration, CalibrationSource};
 use linecast_grading::{Density, Rolling, density, rolling};
 use linecast_paging::{Order, PagingError, Plan, Request, plan};
 
-use crate::{ArtifactStore, Deps, Derived, StoreError};
+use crate::{ArtifactStore, Deps, Derived, ObjectVersion, StoreError};
 pub use cross_season::CrossSeason;
 use cross_season::CrossSeasonCache;
 use linecast_domain::time::et_date;
@@ -218,6 +219,7 @@ impl History {
 }
 
 impl History {
+    /// Each of `seasons` graded, oldest first.
     async fn load_all(
         &self,
         sport: Sport,
@@ -228,8 +230,51 @@ impl History {
         for season in seasons {
             out.push(self.season(sport, model_type, *season).await?);
         }
-        // Oldest first.
         out.sort_by_key(|d| d.season);
+        Ok(out)
+    }
+
+    /// The current version of each of `seasons`, oldest first; no season
+    /// is read.
+    async fn versions(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        seasons: &[SeasonLabel],
+    ) -> Result<Vec<(SeasonLabel, ObjectVersion)>, StoreError> {
+        let mut out = Vec::with_capacity(seasons.len());
+        for season in seasons {
+            out.push((*season, self.store.season_version(sport, model_type, *season).await?));
+        }
+        out.sort_by_key(|(season, _)| *season);
+        Ok(out)
+    }
+
+    /// The rows of each season in `versions` (oldest first), for an
+    /// aggregate over several seasons: a graded copy's rows when this cache
+    /// holds the version, else the season store parsed for this computation
+    /// only (neither graded nor kept, so a cross-season aggregate never
+    /// pushes the graded seasons out of the budget).
+    async fn tables(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        versions: &[(SeasonLabel, ObjectVersion)],
+    ) -> Result<Vec<(SeasonLabel, Arc<SeasonTable>)>, StoreError> {
+        let mut out = Vec::with_capacity(versions.len());
+        for (season, version) in versions {
+            let held = self.cache.lock().ok().and_then(|cache| {
+                cache
+                    .get(&(sport, model_type, *season))
+                    .filter(|(d, _)| d.version == *version)
+                    .map(|(d, _)| d.table.clone())
+            });
+            let table = match held {
+                Some(table) => table,
+                None => self.store.season(sport, model_type, *season).await?.value,
+            };
+            out.push((*season, table));
+        }
         Ok(out)
     }
 
@@ -241,14 +286,19 @@ impl History {
         model_type: ModelType,
     ) -> Result<Derived<CrossSeason<Rolling>>, StoreError> {
         let seasons = self.seasons(sport, model_type).await?;
-        let data = self.load_all(sport, model_type, &seasons).await?;
-        let versions: Vec<String> = data.iter().map(|d| d.version.version.clone()).collect();
-        let value = self.rolling.get_or_compute((sport, model_type), &versions, || {
-            rolling(&season_slices(&data), sport, model_type)
-        });
+        let versions = self.versions(sport, model_type, &seasons).await?;
+        let generations: Vec<String> = versions.iter().map(|(_, v)| v.version.clone()).collect();
+        let key = (sport, model_type);
+        let value = if let Some(hit) = self.rolling.get(key, &generations) {
+            hit
+        } else {
+            let tables = self.tables(sport, model_type, &versions).await?;
+            self.rolling
+                .get_or_compute(key, &generations, || rolling(&slices(&tables), sport, model_type))
+        };
         Ok(Derived::new(
-            CrossSeason::new(value, &data, data.last().map(|d| d.season)),
-            all_deps(&data),
+            CrossSeason::new(value, &versions, versions.last().map(|(s, _)| *s)),
+            all_deps(&versions),
         ))
     }
 
@@ -266,27 +316,33 @@ impl History {
             .into_iter()
             .filter(|s| linecast_grading::density::on_grid(*s, current))
             .collect();
-        let data = self.load_all(sport, model_type, &seasons).await?;
-        let mut versions: Vec<String> = data.iter().map(|d| d.version.version.clone()).collect();
-        versions.push(current.to_string());
-        let value = self.density.get_or_compute((sport, model_type), &versions, || {
-            density(current, &season_slices(&data), sport, model_type)
-        });
+        let versions = self.versions(sport, model_type, &seasons).await?;
+        let mut generations: Vec<String> = versions.iter().map(|(_, v)| v.version.clone()).collect();
+        generations.push(current.to_string());
+        let key = (sport, model_type);
+        let value = if let Some(hit) = self.density.get(key, &generations) {
+            hit
+        } else {
+            let tables = self.tables(sport, model_type, &versions).await?;
+            self.density.get_or_compute(key, &generations, || {
+                density(current, &slices(&tables), sport, model_type)
+            })
+        };
         Ok(Derived::new(
-            CrossSeason::new(value, &data, Some(current)),
-            all_deps(&data).param("current", current),
+            CrossSeason::new(value, &versions, Some(current)),
+            all_deps(&versions).param("current", current),
         ))
     }
 }
 
 /// Every season's store version, oldest first.
-fn all_deps(data: &[Arc<SeasonData>]) -> Deps {
-    data.iter().fold(Deps::new(), |deps, d| deps.and(&d.deps()))
+fn all_deps(versions: &[(SeasonLabel, ObjectVersion)]) -> Deps {
+    versions.iter().fold(Deps::new(), |deps, (_, v)| deps.object(v))
 }
 
 /// Each season's label and rows, in the order given.
-fn season_slices(data: &[Arc<SeasonData>]) -> Vec<(SeasonLabel, &[linecast_domain::SeasonRow])> {
-    data.iter().map(|d| (d.season, d.table.rows.as_slice())).collect()
+fn slices(tables: &[(SeasonLabel, Arc<SeasonTable>)]) -> Vec<(SeasonLabel, &[linecast_domain::SeasonRow])> {
+    tables.iter().map(|(s, t)| (*s, t.rows.as_slice())).collect()
 }
 
 /// Why a results page could not be planned.

@@ -196,6 +196,11 @@ async fn rolling_is_reused_until_one_season_changes_and_then_follows_it() {
     assert_eq!(first.deps, again.deps);
     assert_eq!(first.value.current, Some(season(2024)));
     assert_eq!(first.value.value.seasons.len(), 2);
+    assert_eq!(
+        history.cache_stats().entries,
+        0,
+        "a cross-season aggregate reads rows without grading or keeping the seasons"
+    );
 
     let label = season(2023);
     store.put_season(
