@@ -51,7 +51,8 @@ pub struct Settings {
     pub freshness_windows: FreshnessWindows,
     /// `LINECAST_LOG_FORMAT`: `human` (default) or `json`.
     pub log_format: LogFormat,
-    /// `LINECAST_CACHE_BYTES`: parsed-artifact cache budget, default 256 MiB.
+    /// `LINECAST_CACHE_BYTES`: the one memory budget of everything cached,
+    /// default `linecast_core::memory::Budget::DEFAULT_BYTES` (160 MiB).
     pub cache_bytes: u64,
     /// Demo mode: on when neither a database URL nor a store URL is
     /// configured (environment or file), or with `LINECAST_DEMO=true`. It
@@ -297,7 +298,7 @@ impl Settings {
         };
         let cache_bytes = match env("LINECAST_CACHE_BYTES") {
             Some(v) => v.parse().map_err(|e| bad("LINECAST_CACHE_BYTES", e))?,
-            None => file.cache_bytes.unwrap_or(256 * 1024 * 1024),
+            None => file.cache_bytes.unwrap_or(linecast_core::memory::Budget::DEFAULT_BYTES),
         };
         let auth_enabled = match env("LINECAST_AUTH_DISABLED") {
             Some(v) => !flag("LINECAST_AUTH_DISABLED", &v)?,

@@ -67,6 +67,8 @@ pub struct Application {
     flusher: linecast_limits::Flusher,
     /// The change stream's watcher (one per instance).
     watcher: crate::events::WatcherTask,
+    /// Gives freed heap back to the system once a second (`linecast-heap`).
+    trimmer: linecast_limits::Flusher,
     /// The metrics listener, when `LINECAST_METRICS_BIND` is set.
     metrics: Option<(u16, Server)>,
     var_dir: PathBuf,
@@ -290,6 +292,7 @@ impl Application {
             adapters,
             flusher,
             watcher,
+            trimmer: spawn_trimmer(),
             metrics,
             var_dir: settings.var_dir.clone(),
         })
@@ -327,6 +330,7 @@ impl Application {
         closer.abort();
         self.state.events.close();
         self.watcher.stop().await;
+        self.trimmer.stop().await;
         if let Some((task, handle)) = metrics {
             handle.stop(true).await;
             let _ = task.await;
@@ -344,6 +348,15 @@ impl Application {
     pub fn handle(&self) -> actix_web::dev::ServerHandle {
         self.server.handle()
     }
+}
+
+/// Once a second, the allocator gives the free memory in its arenas back
+/// to the system (on a blocking thread: it walks the arenas), so what a
+/// burst left behind does not stay resident.
+fn spawn_trimmer() -> linecast_limits::Flusher {
+    linecast_limits::Flusher::spawn(std::time::Duration::from_secs(1), || async {
+        let _ = tokio::task::spawn_blocking(linecast_heap::release_free_memory).await;
+    })
 }
 
 /// SIGINT or SIGTERM (what actix itself stops on).

@@ -20,8 +20,12 @@ pub struct Budget {
 }
 
 impl Budget {
-    /// The default: 256 MiB.
-    pub const DEFAULT_BYTES: u64 = 256 * 1024 * 1024;
+    /// The default: 160 MiB. A full-profile sweep (every sport, model type
+    /// and season through every history endpoint) peaks at about the budget
+    /// plus 200 MB resident: the running server, the allocator's overhead
+    /// and one season parsed for a cross-season aggregate. 160 MiB keeps
+    /// that peak under 400 MB (D35).
+    pub const DEFAULT_BYTES: u64 = 160 * 1024 * 1024;
 
     pub fn new(total: u64) -> Self {
         Self { total }

@@ -71,33 +71,44 @@ pub fn density(
     chosen.sort_by_key(|(l, _)| *l);
     chosen.dedup_by_key(|(l, _)| *l);
 
-    let blend = Model::Column(ModelColumn::Blend);
-    let cells = chosen
+    let parts = chosen
         .iter()
-        .map(|(_, rows)| {
-            let mut counts = [(0usize, 0usize); BINS];
-            for (row, g) in rows.iter().zip(grade_rows(rows, sport, model_type)) {
-                let (Some(hit), Some(p)) = (g.hit(blend), row.models.get(ModelColumn::Blend)) else {
-                    continue;
-                };
-                let cell = &mut counts[bin_of(p)];
-                cell.0 += 1;
-                cell.1 += usize::from(hit);
-            }
-            counts
-                .iter()
-                .map(|&(n, hits)| DensityCell {
-                    n,
-                    hit_rate: (n > 0).then(|| round_to(hits as f64 / n as f64, 4)),
-                })
-                .collect()
-        })
+        .map(|(label, rows)| (*label, season_cells(rows, sport, model_type)))
         .collect();
+    from_seasons(parts)
+}
+
+/// One season's row of the grid: BLEND's hit rate in each probability bin.
+pub fn season_cells(rows: &[SeasonRow], sport: Sport, model_type: ModelType) -> Vec<DensityCell> {
+    let blend = Model::Column(ModelColumn::Blend);
+    let mut counts = [(0usize, 0usize); BINS];
+    for (row, g) in rows.iter().zip(grade_rows(rows, sport, model_type)) {
+        let (Some(hit), Some(p)) = (g.hit(blend), row.models.get(ModelColumn::Blend)) else {
+            continue;
+        };
+        let cell = &mut counts[bin_of(p)];
+        cell.0 += 1;
+        cell.1 += usize::from(hit);
+    }
+    counts
+        .iter()
+        .map(|&(n, hits)| DensityCell {
+            n,
+            hit_rate: (n > 0).then(|| round_to(hits as f64 / n as f64, 4)),
+        })
+        .collect()
+}
+
+/// The grid from each season's row ([`season_cells`]), oldest first: lets a
+/// caller read one season at a time (the seasons must be on the grid of the
+/// current season, sorted and distinct, as [`density`] picks them).
+pub fn from_seasons(parts: Vec<(SeasonLabel, Vec<DensityCell>)>) -> Density {
+    let (y_labels, cells) = parts.into_iter().unzip();
     Density {
         x_labels: (0..BINS)
             .map(|i| format!("{:.2}-{:.2}", i as f64 * BIN_WIDTH, (i + 1) as f64 * BIN_WIDTH))
             .collect(),
-        y_labels: chosen.iter().map(|(l, _)| *l).collect(),
+        y_labels,
         cells,
     }
 }

@@ -85,11 +85,21 @@ pub fn rolling_season(
 
 /// Rolling curves of every season given.
 pub fn rolling(seasons: &[(SeasonLabel, &[SeasonRow])], sport: Sport, model_type: ModelType) -> Rolling {
+    pooled(
+        seasons
+            .iter()
+            .map(|(label, rows)| rolling_season(*label, rows, sport, model_type)),
+    )
+}
+
+/// The rolling curves from each season's part ([`rolling_season`]), in the
+/// order given, with the historical average pooled over all of them: lets a
+/// caller read one season at a time and keep only its part.
+pub fn pooled(parts: impl IntoIterator<Item = (RollingSeason, [WinLoss; MODEL_COUNT])>) -> Rolling {
     let mut pooled = [WinLoss::default(); MODEL_COUNT];
-    let seasons = seasons
-        .iter()
-        .map(|(label, rows)| {
-            let (curves, totals) = rolling_season(*label, rows, sport, model_type);
+    let seasons = parts
+        .into_iter()
+        .map(|(curves, totals)| {
             for (p, t) in pooled.iter_mut().zip(totals) {
                 p.wins += t.wins;
                 p.losses += t.losses;

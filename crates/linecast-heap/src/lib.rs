@@ -21,7 +21,7 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use counting::Counting;
-pub use tuning::{ARENA_MAX, MMAP_THRESHOLD, tune_allocator};
+pub use tuning::{ARENA_MAX, MMAP_THRESHOLD, release_free_memory, tune_allocator};
 
 thread_local! {
     /// Net bytes allocated minus freed by this thread. Const-initialised

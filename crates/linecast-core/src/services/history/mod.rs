@@ -25,7 +25,9 @@ use chrono::{DateTime, Duration, Utc};
 use linecast_domain::artifacts::SeasonTable;
 use linecast_domain::{ModelType, SeasonLabel, Sport};
 use linecast_grading::calibration::{Calibration, CalibrationSource};
-use linecast_grading::{Density, Rolling, density, rolling};
+use linecast_grading::density::{from_seasons, season_cells};
+use linecast_grading::rolling::{pooled, rolling_season};
+use linecast_grading::{Density, Rolling};
 use linecast_paging::{Order, PagingError, Plan, Request, plan};
 
 use crate::{ArtifactStore, Deps, Derived, ObjectVersion, StoreError};
@@ -250,32 +252,29 @@ impl History {
         Ok(out)
     }
 
-    /// The rows of each season in `versions` (oldest first), for an
-    /// aggregate over several seasons: a graded copy's rows when this cache
-    /// holds the version, else the season store parsed for this computation
-    /// only (neither graded nor kept, so a cross-season aggregate never
-    /// pushes the graded seasons out of the budget).
-    async fn tables(
+    /// The rows of one season at `version`, for an aggregate over several
+    /// seasons: the graded copy's when this cache holds that version, else
+    /// the season store parsed for this computation only (neither graded
+    /// nor kept, so such an aggregate never pushes graded seasons out of the
+    /// budget). Callers take one season at a time and drop it before the
+    /// next, so at most one extra season is in memory.
+    async fn rows_of(
         &self,
         sport: Sport,
         model_type: ModelType,
-        versions: &[(SeasonLabel, ObjectVersion)],
-    ) -> Result<Vec<(SeasonLabel, Arc<SeasonTable>)>, StoreError> {
-        let mut out = Vec::with_capacity(versions.len());
-        for (season, version) in versions {
-            let held = self.cache.lock().ok().and_then(|cache| {
-                cache
-                    .get(&(sport, model_type, *season))
-                    .filter(|(d, _)| d.version == *version)
-                    .map(|(d, _)| d.table.clone())
-            });
-            let table = match held {
-                Some(table) => table,
-                None => self.store.season(sport, model_type, *season).await?.value,
-            };
-            out.push((*season, table));
+        season: SeasonLabel,
+        version: &ObjectVersion,
+    ) -> Result<Arc<SeasonTable>, StoreError> {
+        let held = self.cache.lock().ok().and_then(|cache| {
+            cache
+                .get(&(sport, model_type, season))
+                .filter(|(d, _)| d.version == *version)
+                .map(|(d, _)| d.table.clone())
+        });
+        match held {
+            Some(table) => Ok(table),
+            None => Ok(self.store.season(sport, model_type, season).await?.value),
         }
-        Ok(out)
     }
 
     /// Rolling curves over every archived season, recomputed only when a
@@ -292,9 +291,12 @@ impl History {
         let value = if let Some(hit) = self.rolling.get(key, &generations) {
             hit
         } else {
-            let tables = self.tables(sport, model_type, &versions).await?;
-            self.rolling
-                .get_or_compute(key, &generations, || rolling(&slices(&tables), sport, model_type))
+            let mut parts = Vec::with_capacity(versions.len());
+            for (season, version) in &versions {
+                let table = self.rows_of(sport, model_type, *season, version).await?;
+                parts.push(rolling_season(*season, &table.rows, sport, model_type));
+            }
+            self.rolling.get_or_compute(key, &generations, || pooled(parts))
         };
         Ok(Derived::new(
             CrossSeason::new(value, &versions, versions.last().map(|(s, _)| *s)),
@@ -323,10 +325,12 @@ impl History {
         let value = if let Some(hit) = self.density.get(key, &generations) {
             hit
         } else {
-            let tables = self.tables(sport, model_type, &versions).await?;
-            self.density.get_or_compute(key, &generations, || {
-                density(current, &slices(&tables), sport, model_type)
-            })
+            let mut parts = Vec::with_capacity(versions.len());
+            for (season, version) in &versions {
+                let table = self.rows_of(sport, model_type, *season, version).await?;
+                parts.push((*season, season_cells(&table.rows, sport, model_type)));
+            }
+            self.density.get_or_compute(key, &generations, || from_seasons(parts))
         };
         Ok(Derived::new(
             CrossSeason::new(value, &versions, Some(current)),
@@ -338,11 +342,6 @@ impl History {
 /// Every season's store version, oldest first.
 fn all_deps(versions: &[(SeasonLabel, ObjectVersion)]) -> Deps {
     versions.iter().fold(Deps::new(), |deps, (_, v)| deps.object(v))
-}
-
-/// Each season's label and rows, in the order given.
-fn slices(tables: &[(SeasonLabel, Arc<SeasonTable>)]) -> Vec<(SeasonLabel, &[linecast_domain::SeasonRow])> {
-    tables.iter().map(|(s, t)| (*s, t.rows.as_slice())).collect()
 }
 
 /// Why a results page could not be planned.
