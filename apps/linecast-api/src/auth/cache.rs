@@ -26,7 +26,42 @@ type Entry = Option<Arc<(ApiKeyRecord, Customer)>>;
 const MAX_ENTRIES: usize = 100_000;
 
 /// Entries answering hits, with the instant each expires.
-type Front = RwLock<HashMap<String, (Entry, Instant)>>;
+type Front = RwLock<HashMap<String, (Entry, Instant), DigestHash>>;
+
+/// Hashes a key hash (hex SHA-256) by its first 16 characters only, with
+/// the standard keyed hasher: 64 bits no client can choose, and a random
+/// key per process, so nobody can aim keys at one bucket.
+#[derive(Clone, Default)]
+struct DigestHash(std::collections::hash_map::RandomState);
+
+impl std::hash::BuildHasher for DigestHash {
+    type Hasher = FirstBytes;
+
+    fn build_hasher(&self) -> FirstBytes {
+        FirstBytes {
+            inner: self.0.build_hasher(),
+            seen: 0,
+        }
+    }
+}
+
+/// Feeds at most the first 16 bytes written to the keyed hasher.
+struct FirstBytes {
+    inner: std::collections::hash_map::DefaultHasher,
+    seen: usize,
+}
+
+impl std::hash::Hasher for FirstBytes {
+    fn finish(&self) -> u64 {
+        self.inner.finish()
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let take = 16usize.saturating_sub(self.seen).min(bytes.len());
+        self.inner.write(&bytes[..take]);
+        self.seen += bytes.len();
+    }
+}
 
 /// Key lookups by hash, cached (unknown keys too, so a flood of bad keys
 /// does not reach the database on every request).
@@ -41,7 +76,7 @@ impl KeyCache {
     pub fn new(accounts: Arc<dyn Accounts>) -> Self {
         Self {
             accounts,
-            front: Arc::new(RwLock::new(HashMap::new())),
+            front: Arc::new(RwLock::new(HashMap::with_hasher(DigestHash::default()))),
             cache: Cache::builder()
                 .max_capacity(MAX_ENTRIES as u64)
                 .time_to_live(KEY_CACHE_TTL)
