@@ -11,9 +11,9 @@
 //! - otherwise `BARE_BODY_FILE` (default `body.json`) for every request.
 //!
 //! `BARE_COMPRESS=1` wraps the app in actix's `Compress` middleware, which
-//! compresses each response again on every request that accepts it; without
-//! it the bytes go out as they are (identity), whatever `Accept-Encoding`
-//! says. `BARE_BIND` is the address (default `127.0.0.1:18183`).
+//! compresses the identity bytes again on every request that accepts it
+//! (the gzip files are not used); without it the bytes go out as they are:
+//! the gzip file to a request accepting gzip, else the identity bytes. `BARE_BIND` is the address (default `127.0.0.1:18183`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -85,7 +85,9 @@ async fn main() -> std::io::Result<()> {
     );
     let handler = move |req: HttpRequest| {
         let body = bodies.get(&req);
-        let accepts_gzip = req
+        // The compressing variant compresses identity bytes on every request.
+        let accepts_gzip = !compress
+            && req
             .headers()
             .get("accept-encoding")
             .and_then(|v| v.to_str().ok())
