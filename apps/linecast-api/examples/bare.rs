@@ -88,10 +88,10 @@ async fn main() -> std::io::Result<()> {
         // The compressing variant compresses identity bytes on every request.
         let accepts_gzip = !compress
             && req
-            .headers()
-            .get("accept-encoding")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.contains("gzip"));
+                .headers()
+                .get("accept-encoding")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.contains("gzip"));
         let response = match (&body.gzip, accepts_gzip) {
             (Some(gz), true) => HttpResponse::Ok()
                 .content_type("application/json")

@@ -162,20 +162,39 @@ async fn a_partitioned_accounts_database_gives_a_fast_503_and_recovers_without_r
     psql(&base, &format!("DROP SCHEMA {schema} CASCADE"));
 }
 
+/// An app whose Redis sits behind a partition the test can pause, leasing
+/// its limits or asking Redis on every request.
+async fn app_behind_redis(redis: &str, leases: bool) -> (crate::helpers::TestApp, Partition) {
+    let (_, upstream) = through(redis, "127.0.0.1:1".parse().unwrap());
+    let partition = Partition::to(upstream).await;
+    let (url, _) = through(redis, partition.addr);
+    let namespace = format!("partition-{leases}-{}", std::process::id());
+    let app = app_with(|s| {
+        s.redis_url = Some(url);
+        s.redis_namespace = namespace;
+        s.redis_leases = leases;
+    })
+    .await;
+    (app, partition)
+}
+
+/// Once Redis answers again, the same process serves the key again.
+async fn recovers(app: &crate::helpers::TestApp) {
+    for _ in 0..50 {
+        if get_with(app, "/api/v1/sports", &app.api_key).await.status == 200 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!("not served again after Redis came back");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_down_fails_closed_with_503_and_recovers_without_restart() {
     let Some(redis) = external_url("LINECAST_TEST_REDIS_URL") else {
         return;
     };
-    let (_, upstream) = through(&redis, "127.0.0.1:1".parse().unwrap());
-    let partition = Partition::to(upstream).await;
-    let (url, _) = through(&redis, partition.addr);
-    let namespace = format!("partition-{}", std::process::id());
-    let app = app_with(|s| {
-        s.redis_url = Some(url);
-        s.redis_namespace = namespace;
-    })
-    .await;
+    let (app, partition) = app_behind_redis(&redis, false).await;
     assert_eq!(get_with(&app, "/api/v1/sports", &app.api_key).await.status, 200);
     partition.pause(true);
     let started = Instant::now();
@@ -185,15 +204,7 @@ async fn redis_down_fails_closed_with_503_and_recovers_without_restart() {
     let (status, _) = app.get_json("/api/v1/public/ml-picks/nba/moneyline").await;
     assert_eq!(status, 200, "public routes do not need Redis");
     partition.pause(false);
-    let mut recovered = false;
-    for _ in 0..50 {
-        if get_with(&app, "/api/v1/sports", &app.api_key).await.status == 200 {
-            recovered = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    assert!(recovered);
+    recovers(&app).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -201,16 +212,7 @@ async fn with_redis_cut_a_leasing_instance_serves_what_it_holds_then_fails_close
     let Some(redis) = external_url("LINECAST_TEST_REDIS_URL") else {
         return;
     };
-    let (_, upstream) = through(&redis, "127.0.0.1:1".parse().unwrap());
-    let partition = Partition::to(upstream).await;
-    let (url, _) = through(&redis, partition.addr);
-    let namespace = format!("partition-leases-{}", std::process::id());
-    let app = app_with(|s| {
-        s.redis_url = Some(url);
-        s.redis_namespace = namespace;
-        s.redis_leases = true;
-    })
-    .await;
+    let (app, partition) = app_behind_redis(&redis, true).await;
     // A busy key: the instance now holds a block of quota and of tokens.
     for _ in 0..60 {
         assert_eq!(get_with(&app, "/api/v1/sports", &app.api_key).await.status, 200);
@@ -231,15 +233,7 @@ async fn with_redis_cut_a_leasing_instance_serves_what_it_holds_then_fails_close
     assert_error_shape(refused.status, &refused.body, 503);
     assert!(served_after_cut >= 1, "held tokens and quota are served without Redis");
     partition.pause(false);
-    let mut recovered = false;
-    for _ in 0..50 {
-        if get_with(&app, "/api/v1/sports", &app.api_key).await.status == 200 {
-            recovered = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    assert!(recovered);
+    recovers(&app).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
