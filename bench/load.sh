@@ -31,6 +31,8 @@
 #                          namespace per run); one more server with in-process
 #                          limits is measured too, so the cost shows
 #   OPEN=1                 also measure linecast with LINECAST_AUTH_DISABLED
+#   PAIRS=3                rounds of linecast then bare, back to back, identity and
+#                          gzip: each round one ratio; the median is printed
 #   CARGO_TARGET_DIR       where cargo puts binaries (default target)
 #
 # Needs wrk, curl and python3. Prints one RESULT line per run (wrk: non2xx
@@ -176,6 +178,17 @@ if [ "${OPEN:-0}" = 1 ]; then
 fi
 start_bare $PORT_BARE
 for enc in identity gzip; do measure "bare-$enc" $PORT_BARE $enc; done
+# Paired rounds: linecast and the bare handler back to back, PAIRS times,
+# so each ratio compares runs a few seconds apart (the bare handler's own
+# figure drifts by a quarter between runs on a shared machine).
+PAIRED=()
+for round in $(seq 1 "${PAIRS:-3}"); do
+  for enc in identity gzip; do
+    measure "pair$round-auth-$enc" $PORT_AUTH $enc >/dev/null
+    measure "pair$round-bare-$enc" $PORT_BARE $enc >/dev/null
+    PAIRED+=("$enc $(python3 -c "print(round(${RPS[pair$round-auth-$enc]}/${RPS[pair$round-bare-$enc]}, 3))")")
+  done
+done
 stop $PORT_BARE
 start_bare $PORT_BARE_GZ BARE_COMPRESS=1
 for enc in identity gzip; do measure "bare-gz-$enc" $PORT_BARE_GZ $enc; done
@@ -194,6 +207,12 @@ echo "ratio auth gzip / bare gzip (same bytes)  = $(ratio "${RPS[auth-gzip]}" "$
 echo "ratio auth gzip / bare compressing gzip   = $(ratio "${RPS[auth-gzip]}" "${RPS[bare-gz-gzip]}")  (target >= 1.0)"
 echo "ratio 304 identity / bare identity        = $(ratio "${RPS[304-identity]}" "${RPS[bare-identity]}")  (target >= 0.8)"
 echo "ratio 304 gzip / bare identity            = $(ratio "${RPS[304-gzip]}" "${RPS[bare-identity]}")"
+if [ "${#PAIRED[@]}" -gt 0 ]; then
+  for enc in identity gzip; do
+    printf '%s\n' "${PAIRED[@]}" | awk -v e=$enc '$1 == e {print $2}' | sort -n | tr '\n' ' ' \
+      | awk -v e=$enc '{printf "paired ratio auth %s / bare %s over %d rounds: %s(median %s)\n", e, e, NF, $0, $(int((NF + 1) / 2))}'
+  done
+fi
 for label in 304-identity 304-gzip; do
   s304=$(echo "${STATUS[$label]}" | sed -n 's/.*s304=\([0-9]*\).*/\1/p')
   s200=$(echo "${STATUS[$label]}" | sed -n 's/.*s200=\([0-9]*\).*/\1/p')
