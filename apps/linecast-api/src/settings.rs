@@ -449,6 +449,21 @@ mod tests {
     }
 
     #[test]
+    fn redis_limits_are_leased_unless_turned_off_and_the_budget_defaults_to_160_mib() {
+        let none = FileSettings::default();
+        let s = Settings::from_sources(&none, |_| None).unwrap();
+        assert!(s.redis_leases);
+        assert_eq!(s.cache_bytes, 160 * 1024 * 1024);
+        let off = |k: &str| (k == "LINECAST_REDIS_LEASES").then(|| "false".to_owned());
+        assert!(!Settings::from_sources(&none, off).unwrap().redis_leases);
+        let err = Settings::from_sources(&none, |k| {
+            (k == "LINECAST_REDIS_LEASES").then(|| "sometimes".to_owned())
+        })
+        .unwrap_err();
+        assert_eq!(err.name, "LINECAST_REDIS_LEASES");
+    }
+
+    #[test]
     fn limits_and_the_metrics_listener_are_read_and_bad_values_name_the_setting() {
         let none = FileSettings::default();
         let s = Settings::from_sources(&none, |_| None).unwrap();
