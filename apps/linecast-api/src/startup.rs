@@ -11,6 +11,7 @@ use actix_web::http::StatusCode;
 use actix_web::middleware::{Compress, from_fn};
 use actix_web::{App, HttpResponse, HttpServer, web};
 use anyhow::Context;
+use linecast_core::memory::CacheStats;
 use linecast_core::ports::limits::Limiter;
 use linecast_core::ports::markets::PredictionMarkets;
 use linecast_core::ports::signer::UrlSigner;
@@ -187,6 +188,7 @@ impl Application {
         let artifacts: Arc<dyn ArtifactStore> = store.clone();
         let store_for_metrics = store.clone();
         let history_for_metrics = history.clone();
+        let (store_for_trim, history_for_trim) = (store.clone(), history.clone());
         let source: Arc<dyn PredictionMarkets> = if settings.markets_source == "kalshi" {
             let mut config = KalshiConfig::default();
             if let Some(base) = &settings.kalshi_base_url {
@@ -285,6 +287,17 @@ impl Application {
             }
             None => None,
         };
+        let trimmer = {
+            let (responses, rows) = (state.responses.clone(), state.rows.clone());
+            spawn_trimmer(move || {
+                vec![
+                    store_for_trim.cache_stats(),
+                    history_for_trim.cache_stats(),
+                    responses.stats(),
+                    rows.stats(),
+                ]
+            })
+        };
         Ok(Self {
             port,
             server,
@@ -292,7 +305,7 @@ impl Application {
             adapters,
             flusher,
             watcher,
-            trimmer: spawn_trimmer(),
+            trimmer,
             metrics,
             var_dir: settings.var_dir.clone(),
         })
@@ -350,12 +363,29 @@ impl Application {
     }
 }
 
-/// Once a second, the allocator gives the free memory in its arenas back
-/// to the system (on a blocking thread: it walks the arenas), so what a
-/// burst left behind does not stay resident.
-fn spawn_trimmer() -> linecast_limits::Flusher {
-    linecast_limits::Flusher::spawn(std::time::Duration::from_secs(1), || async {
-        let _ = tokio::task::spawn_blocking(linecast_heap::release_free_memory).await;
+/// Once a second, after the caches let go of memory (an eviction, fewer
+/// bytes held: `memory::released`), the allocator gives the free memory in
+/// its arenas back to the system (on a blocking thread), so what a burst
+/// left behind does not stay resident. `malloc_trim` locks each arena
+/// while it walks it, so a round with nothing released does not trim: on
+/// a steady hit path it would only stall requests.
+fn spawn_trimmer(caches: impl Fn() -> Vec<CacheStats> + Send + Sync + 'static) -> linecast_limits::Flusher {
+    let caches = Arc::new(caches);
+    let last: Arc<std::sync::Mutex<Option<Vec<CacheStats>>>> = Arc::default();
+    linecast_limits::Flusher::spawn(std::time::Duration::from_secs(1), move || {
+        let (caches, last) = (caches.clone(), last.clone());
+        async move {
+            let now = caches();
+            let released = {
+                let mut last = last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                let released = linecast_core::memory::released(last.as_deref(), &now);
+                *last = Some(now);
+                released
+            };
+            if released {
+                let _ = tokio::task::spawn_blocking(linecast_heap::release_free_memory).await;
+            }
+        }
     })
 }
 
@@ -400,13 +430,21 @@ fn run(listener: TcpListener, state: AppState, doc: utoipa::openapi::OpenApi) ->
                 .into_utoipa_app(),
         )
         .split_for_parts();
-        app.service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", doc.clone()))
-            .default_service(web::to(move |req: actix_web::HttpRequest| {
-                let templates = templates.clone();
-                async move { fallback(&req, &templates) }
-            }))
-            .wrap(Compress::default())
-            .wrap(from_fn(telemetry::request_context))
+        // Registered last, the empty scope takes every path no route above
+        // owns: the OpenAPI document, Swagger UI and unknown routes (its
+        // default is the app's fallback). Their bodies are made per request,
+        // so it compresses them; the routes above decide their own
+        // compression (`routes::register`).
+        app.service(
+            web::scope("")
+                .wrap(Compress::default())
+                .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", doc.clone())),
+        )
+        .default_service(web::to(move |req: actix_web::HttpRequest| {
+            let templates = templates.clone();
+            async move { fallback(&req, &templates) }
+        }))
+        .wrap(from_fn(telemetry::request_context))
     })
     .listen(listener)?
     .shutdown_timeout(10)

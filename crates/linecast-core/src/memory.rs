@@ -71,9 +71,44 @@ pub struct CacheStats {
     pub evictions: u64,
 }
 
+/// Whether the caches let go of memory between two readings of their
+/// stats (the same caches, in the same order): an entry evicted, or fewer
+/// bytes held by any of them. Only then is there freed memory worth handing
+/// back to the system; trimming without it walks (and locks) the
+/// allocator's arenas for nothing, stalling requests on the hot path.
+/// With no earlier reading, yes (what start-up freed).
+pub fn released(before: Option<&[CacheStats]>, now: &[CacheStats]) -> bool {
+    let Some(before) = before else {
+        return true;
+    };
+    before.len() != now.len()
+        || before
+            .iter()
+            .zip(now)
+            .any(|(b, n)| n.evictions > b.evictions || n.bytes < b.bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn memory_counts_as_released_only_after_an_eviction_or_a_smaller_cache() {
+        let held = |bytes, evictions| CacheStats {
+            entries: 1,
+            bytes,
+            budget: 1_000,
+            evictions,
+        };
+        let before = [held(100, 0), held(50, 2)];
+        assert!(released(None, &before));
+        // Steady, or only growing: nothing to give back.
+        assert!(!released(Some(&before), &before));
+        assert!(!released(Some(&before), &[held(300, 0), held(50, 2)]));
+        // One cache shrank, or evicted while it grew.
+        assert!(released(Some(&before), &[held(99, 0), held(50, 2)]));
+        assert!(released(Some(&before), &[held(100, 0), held(60, 3)]));
+    }
 
     #[test]
     fn the_shares_sum_to_the_budget_whatever_it_is() {

@@ -240,7 +240,7 @@ pub fn negotiate(accept: Option<&str>) -> Coding {
     let (mut br, mut gz, mut id, mut star) = (None::<f32>, None::<f32>, None::<f32>, None::<f32>);
     for item in accept.split(',') {
         let mut parts = item.split(';');
-        let name = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let name = parts.next().unwrap_or("").trim();
         let mut q = 1.0_f32;
         for param in parts {
             if let Some(v) = param
@@ -251,12 +251,15 @@ pub fn negotiate(accept: Option<&str>) -> Coding {
                 q = v.trim().parse().unwrap_or(0.0);
             }
         }
-        match name.as_str() {
-            "br" => br = Some(q),
-            "gzip" | "x-gzip" => gz = Some(q),
-            "identity" => id = Some(q),
-            "*" => star = Some(q),
-            _ => {}
+        let is = |coding: &str| name.eq_ignore_ascii_case(coding);
+        if is("br") {
+            br = Some(q);
+        } else if is("gzip") || is("x-gzip") {
+            gz = Some(q);
+        } else if is("identity") {
+            id = Some(q);
+        } else if name == "*" {
+            star = Some(q);
         }
     }
     let br = br.or(star).unwrap_or(0.0);
@@ -327,8 +330,13 @@ impl Resolutions {
     /// The memo key of one request: the route, its parsed parameters, and
     /// the ET date of the request instant (a bare request's slate moves at
     /// ET midnight, so the date is part of what it resolves to).
-    fn key(route: &str, params: &str, et_date: chrono::NaiveDate) -> String {
-        format!("{route}\u{1e}{params}\u{1e}{et_date}")
+    fn key(route: &str, params: &(impl std::fmt::Debug + ?Sized), et_date: chrono::NaiveDate) -> String {
+        use chrono::Datelike as _;
+        let mut key = String::with_capacity(route.len() + 48);
+        // The date as its day number: the same information as the
+        // calendar form, written without the date formatter.
+        let _ = write!(key, "{route}\u{1e}{params:?}\u{1e}{}", et_date.num_days_from_ce());
+        key
     }
 }
 

@@ -20,7 +20,7 @@ pub mod strategies;
 
 use actix_web::dev::{ServiceFactory, ServiceRequest};
 use actix_web::guard;
-use actix_web::middleware::from_fn;
+use actix_web::middleware::{Compress, from_fn};
 use utoipa_actix_web::{UtoipaApp, scope};
 
 use crate::auth::Policy;
@@ -43,6 +43,14 @@ use crate::auth::middleware::gate;
 ///
 /// Order matters: actix tries services in registration order and a scope
 /// owns every path under its prefix.
+///
+/// Compression is decided here too. Bodies of the read pipeline
+/// (`responses::serve`) carry their own coding, gzip and brotli made once
+/// per body, so their scopes have no compression layer: a hot read is not
+/// negotiated twice. Every scope whose handlers build their body on each
+/// request is wrapped in actix's `Compress` (`startup` does the same for
+/// the OpenAPI document, Swagger UI and unknown routes). The change stream
+/// says `Content-Encoding: identity` and is never compressed.
 pub fn register<T>(app: UtoipaApp<T>) -> UtoipaApp<T>
 where
     T: ServiceFactory<ServiceRequest, Config = (), Error = actix_web::Error, InitError = ()>,
@@ -64,11 +72,13 @@ where
         )
         .service(
             scope("/api/v1/data-status")
+                .wrap(Compress::default())
                 .wrap(from_fn(per_address))
                 .service(data_status::data_status),
         )
         .service(
             scope("/api/v1/edge-picks")
+                .wrap(Compress::default())
                 .wrap(from_fn(per_address))
                 .service(edge_picks::edge_picks)
                 .service(edge_picks::track_record)
@@ -76,12 +86,14 @@ where
         )
         .service(
             scope("/api/v1/downloads")
+                .wrap(Compress::default())
                 .wrap(from_fn(per_address))
                 .service(datasets::download),
         )
         // Any valid key: the spec's "any authenticated key" and "key" routes.
         .service(
             scope("/api/v1/markets")
+                .wrap(Compress::default())
                 .wrap(from_fn(gate(Policy::AnyKey)))
                 .service(markets::markets),
         )
@@ -92,6 +104,7 @@ where
         )
         .service(
             scope("/api/v1/picks")
+                .wrap(Compress::default())
                 .wrap(from_fn(gate(Policy::AnyKey)))
                 .service(compat::picks_today)
                 .service(compat::picks_performance)
@@ -106,11 +119,13 @@ where
         .service(
             scope("/api/v1/customers/me/api-keys")
                 .guard(guard::Post())
+                .wrap(Compress::default())
                 .wrap(from_fn(gate(Policy::Subscriber)))
                 .service(account::create_key),
         )
         .service(
             scope("/api/v1/customers/me/api-keys")
+                .wrap(Compress::default())
                 .wrap(from_fn(gate(Policy::AnyKey)))
                 .service(account::list_keys)
                 .service(account::rename_key)
@@ -120,6 +135,7 @@ where
         // subscription lapses.
         .service(
             scope("/api/v1/customers/me")
+                .wrap(Compress::default())
                 .wrap(from_fn(gate(Policy::AnyKey)))
                 .service(account::me)
                 .service(account::usage),
@@ -169,6 +185,7 @@ where
         // lands here and is protected.
         .service(
             scope("/api/v1")
+                .wrap(Compress::default())
                 .wrap(from_fn(gate(Policy::Subscriber)))
                 .service(compat::sports)
                 .service(datasets::status)

@@ -74,6 +74,45 @@ async fn responses_are_compressed_when_the_client_asks() {
     }
 }
 
+/// Bodies made per request are compressed by the scope that serves them,
+/// pipeline bodies by the pipeline; each way, a client asking for gzip gets
+/// one gzip layer over the JSON it would get without asking.
+#[tokio::test]
+async fn every_kind_of_body_is_gzipped_once_when_the_client_asks() {
+    use std::io::Read as _;
+    let app = spawn_app().await;
+    let paths = [
+        // Made per request, outside the pipeline.
+        "/openapi.json",
+        "/api/v1/data-status/nba",
+        "/api/v1/edge-picks?sport=nba",
+        "/api/v1/markets/nba",
+        "/api/v1/picks/today",
+        "/api/v1/sports",
+        "/api/v1/customers/me/api-keys",
+        "/api/v1/no-such-route",
+        // Read pipeline.
+        "/api/v1/predictions/nba/won_on_points",
+        "/api/v1/summary/nba/won_on_points",
+    ];
+    for path in paths {
+        let plain = app.get_keyed(path, &app.api_key, &[]).await;
+        let plain_status = plain.status();
+        assert!(plain.headers().get("content-encoding").is_none(), "{path}");
+        let plain: serde_json::Value = plain.json().await.unwrap();
+        let res = app.get_keyed(path, &app.api_key, &[("Accept-Encoding", "gzip")]).await;
+        assert_eq!(res.status(), plain_status, "{path}");
+        assert_eq!(res.headers()["content-encoding"], "gzip", "{path}");
+        let bytes = res.bytes().await.unwrap();
+        let mut json = Vec::new();
+        flate2::read::GzDecoder::new(&bytes[..]).read_to_end(&mut json).unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&json).unwrap_or_else(|e| panic!("{path}: {e}"));
+        // Per-request bodies carry their instant; compare their shape.
+        let keys = |v: &serde_json::Value| v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>());
+        assert_eq!(keys(&body), keys(&plain), "{path}");
+    }
+}
+
 #[tokio::test]
 async fn swagger_ui_is_served_at_docs() {
     let app = spawn_app().await;
