@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Instructions per request on the authenticated hit path, counted by
+# valgrind's callgrind (user space only; the kernel's network stack is not
+# counted). Instruction counts do not depend on what else the machine is
+# doing, so two builds compare in any order, on a loaded machine too.
+#
+#   bench/instructions.sh [N] [ENCODING] [API_BINARY]
+#
+# Starts linecast (release build, demo store, 100 keys of one customer)
+# under callgrind with instrumentation off, warms it with 300 requests,
+# counts N (default 2000) sequential requests rotating the keys on nba
+# predictions, then does the same for the bare handler serving the very
+# bytes linecast sent. Prints `Ir/request` for both. ENCODING is identity
+# (default) or gzip. API_BINARY defaults to target/release/linecast-api (pass
+# an older build's copy to compare two builds).
+#
+# Background tasks (flush, watcher) run in proportion to wall time, so
+# counts move by a few percent between runs; compare builds side by side.
+# Needs valgrind, curl and python3.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${1:-2000}
+ENCODING=${2:-identity}
+TARGET=${CARGO_TARGET_DIR:-target}
+cargo build --release -q -p linecast-api -p linecast-admin --bins --example bare
+API=${3:-$TARGET/release/linecast-api}
+ADMIN=$TARGET/release/linecast-admin
+BARE=$TARGET/release/examples/bare
+WORK=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$WORK"' EXIT
+export LINECAST_VAR_DIR="$WORK/var" LINECAST_NOW=2026-11-21T17:00:00Z RUST_LOG=warn LINECAST_PUBLIC_RATE=0
+P=/api/v1/predictions/nba/won_on_points
+DB="sqlite://$WORK/var/linecast.db?mode=rwc"
+
+# Demo data, one customer, 100 keys, and the bytes for the bare handler.
+LINECAST_BIND=127.0.0.1:18320 "$API" >"$WORK/setup.log" 2>&1 &
+setup=$!
+for _ in $(seq 1 600); do curl -sf -o /dev/null http://127.0.0.1:18320/api/v1/liveness && break; sleep 0.2; done
+"$ADMIN" customers create --database-url "$DB" --email bench@linecast.local --name Bench --monthly-limit 1000000000 >/dev/null
+for _ in $(seq 1 100); do "$ADMIN" keys issue --database-url "$DB" --customer-email bench@linecast.local --name bench --json; done \
+  | sed -n 's/.*"api_key": *"\([^"]*\)".*/\1/p' >"$WORK/keys.txt"
+one=$(head -1 "$WORK/keys.txt")
+curl -s -o "$WORK/body.json" -H "X-API-Key: $one" "http://127.0.0.1:18320$P"
+curl -s -o "$WORK/body.json.gz" -H 'Accept-Encoding: gzip' -H "X-API-Key: $one" "http://127.0.0.1:18320$P"
+printf '%s\t%s\t%s\n' "$P" "$WORK/body.json" "$WORK/body.json.gz" >"$WORK/manifest.tsv"
+kill $setup; wait $setup 2>/dev/null || true
+
+drive() { # port count
+  python3 - "$1" "$2" "$ENCODING" "$WORK/keys.txt" "$P" <<'PY'
+import http.client, sys
+port, n, enc, keys_file, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+keys = [k.strip() for k in open(keys_file) if k.strip()]
+conn = http.client.HTTPConnection("127.0.0.1", port)
+statuses = {}
+for i in range(n):
+    headers = {"X-API-Key": keys[i % len(keys)]}
+    if enc == "gzip":
+        headers["Accept-Encoding"] = "gzip"
+    conn.request("GET", path, headers=headers)
+    res = conn.getresponse()
+    res.read()
+    statuses[res.status] = statuses.get(res.status, 0) + 1
+if set(statuses) != {200}:
+    sys.exit(f"statuses {statuses}")
+PY
+}
+
+count() { # label port binary
+  local label=$1 port=$2 bin=$3 pid ir
+  valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$WORK/$label.out" "$bin" >"$WORK/$label.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 300); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.5; done
+  drive "$port" 300
+  callgrind_control -i on "$pid" >/dev/null
+  drive "$port" "$N"
+  callgrind_control -d "$pid" >/dev/null
+  callgrind_control -i off "$pid" >/dev/null
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+  ir=$(callgrind_annotate "$WORK/$label.out.1" 2>/dev/null | sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,)
+  echo "$label $ENCODING Ir/request=$((ir / N))"
+}
+
+LINECAST_BIND=127.0.0.1:18321 count linecast 18321 "$API"
+BARE_MANIFEST="$WORK/manifest.tsv" BARE_BIND=127.0.0.1:18322 count bare 18322 "$BARE"
