@@ -252,23 +252,24 @@ fn provenance(
         let publishing_day = date.min(today);
         let backfilled = date >= retained || !fnv(&format!("{seed}{sport}{i}")).is_multiple_of(4);
         if backfilled {
-            p.forecast_run = Some(release_id(sport, publishing_day));
-            p.forecast_published_at = Some(published_at(sport, publishing_day));
+            p.forecast_run = Some(release_id(sport, publishing_day).into());
+            p.forecast_published_at = Some(published_at(sport, publishing_day).into());
         }
     } else if place.back >= 6 || (place.back >= 2 && place.back == place.oldest) {
         p.model_probability_source = Some("reconstructed_oos".into());
         p.forecast_source = Some("walk_forward".into());
-        p.forecast_run = Some(format!("bt-{sport}-{label}-oos"));
+        p.forecast_run = Some(format!("bt-{sport}-{label}-oos").into());
         p.model_training_through = Some(
             plus(season_first_day(sport, label.start_year()), -1)
                 .format("%Y-%m-%d")
-                .to_string(),
+                .to_string()
+                .into(),
         );
         p.model_reconstruction_method = Some("expanding_window_refit".into());
     } else {
         p.model_probability_source = Some("walk_forward".into());
         p.forecast_source = Some("walk_forward".into());
-        p.forecast_run = Some(format!("bt-{sport}-2026-09-wf3"));
+        p.forecast_run = Some(format!("bt-{sport}-2026-09-wf3").into());
     }
     p
 }

@@ -3,21 +3,23 @@
 
 use chrono::{NaiveDate, NaiveTime};
 
+use crate::TeamName;
+
 /// Identity of one game. Orders by date, then ET start time, then teams.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct GameKey {
     pub date: NaiveDate,
     pub time_est: NaiveTime,
-    pub away_team: String,
-    pub home_team: String,
+    pub away_team: TeamName,
+    pub home_team: TeamName,
 }
 
 impl GameKey {
     pub fn new(
         date: NaiveDate,
         time_est: NaiveTime,
-        away_team: impl Into<String>,
-        home_team: impl Into<String>,
+        away_team: impl Into<TeamName>,
+        home_team: impl Into<TeamName>,
     ) -> Self {
         Self {
             date,

@@ -13,6 +13,7 @@ pub mod odds;
 pub mod round;
 pub mod row;
 pub mod season;
+pub mod shared;
 pub mod text;
 pub mod time;
 
@@ -21,3 +22,4 @@ pub use game::GameKey;
 pub use odds::{AmericanOdds, InvalidOdds};
 pub use row::{LineField, Lines, ModelProbs, Provenance, SeasonRow, SeasonType};
 pub use season::{InvalidSeason, SeasonLabel};
+pub use shared::{SharedStr, TeamName, Text};

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::{GameKey, ModelColumn, SeasonLabel};
+use crate::{GameKey, ModelColumn, SeasonLabel, Text};
 
 /// `season_type` of a row. Professional leagues grade only `Regular` and
 /// `Postseason`.
@@ -12,7 +12,7 @@ pub enum SeasonType {
     Preseason,
     Regular,
     Postseason,
-    Other(String),
+    Other(Text),
 }
 
 impl SeasonType {
@@ -21,7 +21,7 @@ impl SeasonType {
             "preseason" => SeasonType::Preseason,
             "regular" => SeasonType::Regular,
             "postseason" => SeasonType::Postseason,
-            other => SeasonType::Other(other.to_owned()),
+            other => SeasonType::Other(other.into()),
         }
     }
 
@@ -208,16 +208,42 @@ impl Lines {
 }
 
 /// Model probabilities of the positive side, one slot per `ModelColumn`.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct ModelProbs([Option<f64>; 9]);
+///
+/// Held as nine plain floats, NaN standing for "no probability" (half the
+/// size of nine `Option<f64>`): a stored probability is always finite (the
+/// parsers refuse anything else), and [`ModelProbs::set`] reads a
+/// non-finite value as `None`, so nothing is lost.
+#[derive(Clone, Copy)]
+pub struct ModelProbs([f64; 9]);
+
+impl Default for ModelProbs {
+    fn default() -> Self {
+        Self([f64::NAN; 9])
+    }
+}
+
+impl PartialEq for ModelProbs {
+    fn eq(&self, other: &Self) -> bool {
+        ModelColumn::ALL.iter().all(|c| self.get(*c) == other.get(*c))
+    }
+}
+
+impl std::fmt::Debug for ModelProbs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map()
+            .entries(self.present().map(|(c, p)| (c.code(), p)))
+            .finish()
+    }
+}
 
 impl ModelProbs {
     pub fn get(&self, column: ModelColumn) -> Option<f64> {
-        self.0[column.index()]
+        Some(self.0[column.index()]).filter(|p| !p.is_nan())
     }
 
+    /// Sets one column; `None` or a non-finite value clears it.
     pub fn set(&mut self, column: ModelColumn, value: Option<f64>) {
-        self.0[column.index()] = value;
+        self.0[column.index()] = value.filter(|p| p.is_finite()).unwrap_or(f64::NAN);
     }
 
     /// Columns with a value, in catalog order.
@@ -245,14 +271,14 @@ pub const SEASON_TEXT_COLUMNS: [&str; 8] = [
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Provenance {
     /// `model_probability_source`: e.g. `live`, `walk_forward`, `reconstructed_oos`.
-    pub model_probability_source: Option<String>,
+    pub model_probability_source: Option<Text>,
     /// `forecast_source`: `live` or `walk_forward`; `None` when the game has no prediction.
-    pub forecast_source: Option<String>,
-    pub forecast_run: Option<String>,
+    pub forecast_source: Option<Text>,
+    pub forecast_run: Option<Text>,
     /// RFC 3339 UTC instant, kept verbatim.
-    pub forecast_published_at: Option<String>,
-    pub model_training_through: Option<String>,
-    pub model_reconstruction_method: Option<String>,
+    pub forecast_published_at: Option<Text>,
+    pub model_training_through: Option<Text>,
+    pub model_reconstruction_method: Option<Text>,
 }
 
 /// One game of a season store.
@@ -267,8 +293,8 @@ pub struct SeasonRow {
     pub stored_outcome: Option<u8>,
     pub lines: Lines,
     pub models: ModelProbs,
-    pub quote_source: Option<String>,
-    pub settlement_status: Option<String>,
+    pub quote_source: Option<Text>,
+    pub settlement_status: Option<Text>,
     pub provenance: Provenance,
     /// Unknown columns, `(name, raw value)` in the artifact's column order.
     /// Names are shared between rows of one artifact.
@@ -303,7 +329,7 @@ mod tests {
 
     #[test]
     fn the_texts_of_a_row_line_up_with_the_season_text_columns() {
-        let own = |name: &str| Some(name.to_owned());
+        let own = |name: &str| Some(Text::from(name));
         let row = SeasonRow {
             key: crate::GameKey::new(chrono::NaiveDate::MIN, chrono::NaiveTime::MIN, "away", "home"),
             season: SeasonLabel::parse(crate::Sport::Nba, "2025-26").unwrap_or_else(|e| panic!("{e}")),

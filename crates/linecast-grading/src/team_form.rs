@@ -63,7 +63,7 @@ pub fn team_form(
     for (key, decision) in games {
         for (team, side) in [(&key.home_team, Side::Positive), (&key.away_team, Side::Negative)] {
             if let Some(won) = team_result(decision, model_type, side) {
-                results.entry(team.as_str()).or_default().push(u8::from(won));
+                results.entry(&**team).or_default().push(u8::from(won));
             }
         }
     }

@@ -83,8 +83,8 @@ impl serde::Serialize for RecentGame {
         let mut map = s.serialize_map(Some(5))?;
         map.serialize_entry("date", &self.key.date_string())?;
         map.serialize_entry("time_est", &self.key.time_string())?;
-        map.serialize_entry("away_team", &self.key.away_team)?;
-        map.serialize_entry("home_team", &self.key.home_team)?;
+        map.serialize_entry("away_team", &*self.key.away_team)?;
+        map.serialize_entry("home_team", &*self.key.home_team)?;
         map.serialize_entry("hits", &self.hits)?;
         map.end()
     }

@@ -5,6 +5,7 @@
 //! `season` and `last_updated` are not known to this pure crate: the HTTP
 //! layer adds them next to these fields (e.g. with `#[serde(flatten)]`).
 
+use linecast_domain::TeamName;
 use serde::{Serialize, Serializer};
 
 use crate::accounting::{Accounting, Exclusion, Outcome};
@@ -78,8 +79,8 @@ pub struct Leaderboard {
 pub struct ReplayGame {
     pub date: String,
     pub time_est: String,
-    pub away_team: String,
-    pub home_team: String,
+    pub away_team: TeamName,
+    pub home_team: TeamName,
     #[serde(serialize_with = "number")]
     pub away_score: f64,
     #[serde(serialize_with = "number")]
@@ -107,8 +108,8 @@ pub struct ReplayGame {
 pub struct ExcludedRow {
     pub date: String,
     pub time_est: String,
-    pub away_team: String,
-    pub home_team: String,
+    pub away_team: TeamName,
+    pub home_team: TeamName,
     /// The side the rule would have bet; null for `pass` and `missing_signal`.
     pub side: Option<&'static str>,
     pub reason: Exclusion,

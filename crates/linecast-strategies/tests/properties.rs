@@ -63,7 +63,7 @@ fn season() -> impl Strategy<Value = Vec<SeasonRow>> {
     (0usize..40).prop_flat_map(|n| (0..n as u64).map(row).collect::<Vec<_>>())
 }
 
-type Key = (String, String);
+type Key = (String, linecast_domain::TeamName);
 
 /// game key -> (side, reason) of everything a replay did with a game; the
 /// reason is `None` for a bet.

@@ -203,7 +203,7 @@ fn moneyline_replay_lists_bets_oldest_first_with_running_units() {
         .excluded_rows
         .unwrap()
         .iter()
-        .map(|x| (x.home_team.clone(), x.side, x.reason))
+        .map(|x| (x.home_team.to_string(), x.side, x.reason))
         .collect();
     assert_eq!(
         reasons,

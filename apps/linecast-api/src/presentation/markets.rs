@@ -51,8 +51,8 @@ impl From<&MarketComparison> for MarketsResponse {
                 .map(|g| MarketGame {
                     date: g.key.date_string(),
                     time: g.key.time_est.format("%H:%M").to_string(),
-                    away_team: g.key.away_team.clone(),
-                    home_team: g.key.home_team.clone(),
+                    away_team: g.key.away_team.to_string(),
+                    home_team: g.key.home_team.to_string(),
                     model_home: g.model_home.map(round4),
                     model_away: g.model_home.map(|p| round4(1.0 - p)),
                     book_home: g.book_home.map(round4),

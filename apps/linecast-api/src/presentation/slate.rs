@@ -323,8 +323,8 @@ fn prediction_game(row: &PredictionRow, model_type: ModelType, columns: &[ModelC
     PredictionGame {
         date: row.key.date_string(),
         time: row.key.time_string(),
-        away_team: row.key.away_team.clone(),
-        home_team: row.key.home_team.clone(),
+        away_team: row.key.away_team.to_string(),
+        home_team: row.key.home_team.to_string(),
         predictions: probabilities(row, model_type, columns),
         lines: PredictionLines(lines),
     }
@@ -361,8 +361,8 @@ impl From<&OddsSlate> for OddsResponse {
                     match_id: r.match_id.clone(),
                     date: r.key.date_string(),
                     time: r.key.time_string(),
-                    away_team: r.key.away_team.clone(),
-                    home_team: r.key.home_team.clone(),
+                    away_team: r.key.away_team.to_string(),
+                    home_team: r.key.home_team.to_string(),
                     away_point_spread: l.get(LineField::AwayPointSpread),
                     away_point_spread_line: l.get(LineField::AwayPointSpreadLine),
                     home_point_spread: l.get(LineField::HomePointSpread),

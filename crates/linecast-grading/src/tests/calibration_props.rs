@@ -37,7 +37,7 @@ prop_compose! {
         r.lines.open_home_money_line = open_ml;
         r.lines.open_home_point_spread = open_spread;
         r.lines.open_over_under = open_total;
-        r.provenance.model_probability_source = source.map(str::to_owned);
+        r.provenance.model_probability_source = source.map(Into::into);
         r
     }
 }

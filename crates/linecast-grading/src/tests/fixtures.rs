@@ -79,8 +79,8 @@ impl RowExt for SeasonRow {
         self
     }
     fn source(mut self, source: &str) -> Self {
-        self.provenance.model_probability_source = Some(source.to_owned());
-        self.provenance.forecast_source = Some(source.to_owned());
+        self.provenance.model_probability_source = Some(source.into());
+        self.provenance.forecast_source = Some(source.into());
         self
     }
     fn line(mut self, field: linecast_domain::LineField, value: f64) -> Self {

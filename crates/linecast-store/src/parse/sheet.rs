@@ -2,13 +2,13 @@
 //! cells with the contract's null and format rules, and problem collection.
 //! It knows nothing about which artifact it reads.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
 use csv::{ByteRecord, StringRecord};
-use linecast_domain::GameKey;
 use linecast_domain::artifacts::KEY_COLUMNS;
+use linecast_domain::{GameKey, Text};
 
 use super::problems::Problems;
 
@@ -36,6 +36,9 @@ pub struct Sheet<'b> {
     headers: Vec<Arc<str>>,
     index: HashMap<Arc<str>, usize>,
     reader: csv::Reader<&'b [u8]>,
+    /// Team names and texts handed out so far: equal values share one
+    /// allocation across the sheet's rows.
+    interned: HashSet<Text>,
 }
 
 impl<'b> Sheet<'b> {
@@ -70,7 +73,12 @@ impl<'b> Sheet<'b> {
             }
             headers.push(name);
         }
-        Some(Self { headers, index, reader })
+        Some(Self {
+            headers,
+            index,
+            reader,
+            interned: HashSet::new(),
+        })
     }
 
     pub fn headers(&self) -> &[Arc<str>] {
@@ -137,6 +145,7 @@ impl<'b> Sheet<'b> {
                 record: &record,
                 row,
                 problems,
+                interned: &mut self.interned,
                 bad: false,
             };
             f(&mut cells);
@@ -151,6 +160,7 @@ pub struct Cells<'a> {
     record: &'a StringRecord,
     row: usize,
     problems: &'a mut Problems,
+    interned: &'a mut HashSet<Text>,
     bad: bool,
 }
 
@@ -191,9 +201,20 @@ impl<'a> Cells<'a> {
         value
     }
 
-    /// An optional text cell of an optional column.
-    pub fn opt_text(&self, col: Option<Col>) -> Option<String> {
-        col.and_then(|c| self.raw(c)).map(str::to_owned)
+    /// The sheet's shared copy of `value` (made on first sight).
+    fn intern(&mut self, value: &str) -> Text {
+        if let Some(held) = self.interned.get(value) {
+            return held.clone();
+        }
+        let held = Text::from(value);
+        self.interned.insert(held.clone());
+        held
+    }
+
+    /// An optional text cell of an optional column, shared with equal cells.
+    pub fn opt_text(&mut self, col: Option<Col>) -> Option<Text> {
+        let value = col.and_then(|c| self.raw(c))?;
+        Some(self.intern(value))
     }
 
     /// A required team slug: lowercase ASCII letters, digits and `_`.
@@ -262,14 +283,14 @@ impl<'a> Cells<'a> {
     }
 
     /// A nullable `YYYY-MM-DD` date, kept verbatim once checked.
-    pub fn opt_date_text(&mut self, col: Option<Col>) -> Option<String> {
+    pub fn opt_date_text(&mut self, col: Option<Col>) -> Option<Text> {
         let col = col?;
         let value = self.raw(col)?;
         if parse_date(value).is_none() {
             self.fail(col.name, format!("'{value}' is not a YYYY-MM-DD date"));
             return None;
         }
-        Some(value.to_owned())
+        Some(self.intern(value))
     }
 
     /// A required `HH:MM:SS` (or `HH:MM`) time.
@@ -289,10 +310,11 @@ impl<'a> Cells<'a> {
     }
 
     /// A nullable RFC 3339 timestamp, kept verbatim once checked.
-    pub fn opt_timestamp_text(&mut self, col: Option<Col>) -> Option<String> {
+    pub fn opt_timestamp_text(&mut self, col: Option<Col>) -> Option<Text> {
         let col = col?;
         let value = self.raw(col)?;
-        self.check_timestamp(col, value).map(|_| value.to_owned())
+        self.check_timestamp(col, value)?;
+        Some(self.intern(value))
     }
 
     fn check_timestamp(&mut self, col: Col, value: &str) -> Option<DateTime<Utc>> {
@@ -320,7 +342,8 @@ impl<'a> Cells<'a> {
         let time = self.time(cols.time_est);
         let away = self.slug(cols.away_team);
         let home = self.slug(cols.home_team);
-        Some(GameKey::new(date?, time?, away?, home?))
+        let (away, home) = (self.intern(away?), self.intern(home?));
+        Some(GameKey::new(date?, time?, away, home))
     }
 }
 

@@ -2,6 +2,10 @@
 //! validation, the S3 path against moto, and the generated fixtures.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+/// Counts heap bytes, so a test can weigh what a parsed table holds.
+#[global_allocator]
+static HEAP: linecast_heap::Counting = linecast_heap::Counting;
+
 mod caching;
 mod errors;
 mod fixtures;

@@ -73,7 +73,7 @@ impl G {
     }
 
     pub fn status(mut self, s: Option<&str>) -> Self {
-        self.0.settlement_status = s.map(str::to_owned);
+        self.0.settlement_status = s.map(Into::into);
         self
     }
 

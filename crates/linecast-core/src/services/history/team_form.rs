@@ -48,7 +48,7 @@ impl TeamFormInputs {
 /// from scheduled or in-progress tape games on or after `today`; the season
 /// ends on its latest game on the tape or in the store.
 pub fn assemble(data: &SeasonData, tape: Option<&[ScoreRow]>, season: SeasonLabel, today: NaiveDate) -> TeamFormReport {
-    let mut next: HashMap<String, NaiveDate> = HashMap::new();
+    let mut next: HashMap<linecast_domain::TeamName, NaiveDate> = HashMap::new();
     let mut season_end = data.last_date();
     for game in tape.unwrap_or_default() {
         if game.season == season {
