@@ -71,6 +71,11 @@ pub fn key_cache(result: &'static str) {
     metrics::counter!("linecast_key_cache_total", "result" => result).increment(1);
 }
 
+/// Keys read again ahead of their expiry, in one refresh round.
+pub fn key_refresh(read: usize) {
+    metrics::counter!("linecast_key_refresh_total").increment(read as u64);
+}
+
 /// A response-cache lookup: `hit` or `miss`.
 pub fn response_cache(result: &'static str) {
     metrics::counter!("linecast_response_cache_total", "result" => result).increment(1);

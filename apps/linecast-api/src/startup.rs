@@ -70,6 +70,7 @@ pub struct Application {
     watcher: crate::events::WatcherTask,
     /// Gives freed heap back to the system once a second (`linecast-heap`).
     trimmer: linecast_limits::Flusher,
+    refresher: linecast_limits::Flusher,
     /// The metrics listener, when `LINECAST_METRICS_BIND` is set.
     metrics: Option<(u16, Server)>,
     var_dir: PathBuf,
@@ -287,6 +288,7 @@ impl Application {
             }
             None => None,
         };
+        let refresher = spawn_key_refresher(state.keys.clone());
         let trimmer = {
             let (responses, rows) = (state.responses.clone(), state.rows.clone());
             spawn_trimmer(move || {
@@ -306,6 +308,7 @@ impl Application {
             flusher,
             watcher,
             trimmer,
+            refresher,
             metrics,
             var_dir: settings.var_dir.clone(),
         })
@@ -344,6 +347,7 @@ impl Application {
         self.state.events.close();
         self.watcher.stop().await;
         self.trimmer.stop().await;
+        self.refresher.stop().await;
         if let Some((task, handle)) = metrics {
             handle.stop(true).await;
             let _ = task.await;
@@ -361,6 +365,20 @@ impl Application {
     pub fn handle(&self) -> actix_web::dev::ServerHandle {
         self.server.handle()
     }
+}
+
+/// Once a second, the key directory reads again, in one batch, the keys in
+/// use that are about to expire (`KeyCache::refresh_due`).
+fn spawn_key_refresher(keys: KeyCache) -> linecast_limits::Flusher {
+    linecast_limits::Flusher::spawn(std::time::Duration::from_secs(1), move || {
+        let keys = keys.clone();
+        async move {
+            match keys.refresh_due(crate::auth::cache::REFRESH_AHEAD).await {
+                Ok(read) => crate::metrics::key_refresh(read),
+                Err(e) => tracing::warn!(error = %e, "refreshing API keys failed; they are read on their next request"),
+            }
+        }
+    })
 }
 
 /// Once a second, after the caches let go of memory (an eviction, fewer
@@ -446,11 +464,24 @@ fn run(listener: TcpListener, state: AppState, doc: utoipa::openapi::OpenApi) ->
         }))
         .wrap(from_fn(telemetry::request_context))
     })
+    // Idle keep-alive connections outlive a load balancer's idle timeout
+    // (60 s on the common ones), so the proxy, not the server, closes them:
+    // a server closing first races the proxy's next request on that
+    // connection. A request head may take 30 s (actix's 5 s refused slow
+    // but honest clients on a loaded host with 408s; D38).
+    .keep_alive(KEEP_ALIVE)
+    .client_request_timeout(REQUEST_HEAD_TIMEOUT)
     .listen(listener)?
     .shutdown_timeout(10)
     .run();
     Ok(server)
 }
+
+/// How long an idle connection is kept open.
+pub const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(75);
+
+/// How long a client may take to send a request's head.
+pub const REQUEST_HEAD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Unknown route: 404; a known route with the wrong method: 405. Both in the
 /// error shape.

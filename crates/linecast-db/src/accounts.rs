@@ -235,6 +235,38 @@ impl Accounts for SeaAccounts {
         Ok(Some((to_key(key), to_customer(customer)?)))
     }
 
+    async fn find_keys_by_hashes(&self, key_hashes: &[String]) -> Result<Vec<(ApiKeyRecord, Customer)>, AccountsError> {
+        let mut found = Vec::with_capacity(key_hashes.len());
+        // Two statements per chunk, whatever the number of keys; chunks stay
+        // far below either database's limit on bound parameters.
+        for chunk in key_hashes.chunks(500) {
+            let keys = api_keys::Entity::find()
+                .filter(api_keys::Column::KeyHash.is_in(chunk.iter().cloned()))
+                .all(&self.db)
+                .await
+                .map_err(db_err)?;
+            let mut ids: Vec<i64> = keys.iter().map(|k| k.customer_id).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            let customers: std::collections::HashMap<i64, customers::Model> = customers::Entity::find()
+                .filter(customers::Column::Id.is_in(ids))
+                .all(&self.db)
+                .await
+                .map_err(db_err)?
+                .into_iter()
+                .map(|c| (c.id, c))
+                .collect();
+            for key in keys {
+                let customer = customers
+                    .get(&key.customer_id)
+                    .cloned()
+                    .ok_or_else(|| corrupt(format!("api key {} has no customer", key.id)))?;
+                found.push((to_key(key), to_customer(customer)?));
+            }
+        }
+        Ok(found)
+    }
+
     async fn list_keys(&self, customer_id: i64) -> Result<Vec<ApiKeyRecord>, AccountsError> {
         let rows = api_keys::Entity::find()
             .filter(api_keys::Column::CustomerId.eq(customer_id))

@@ -124,6 +124,11 @@ impl Accounts for PinnedAccounts {
         self.run(move |a| async move { a.find_key_by_hash(&key_hash).await })
             .await
     }
+    async fn find_keys_by_hashes(&self, key_hashes: &[String]) -> Result<Vec<(ApiKeyRecord, Customer)>, AccountsError> {
+        let key_hashes = key_hashes.to_vec();
+        self.run(move |a| async move { a.find_keys_by_hashes(&key_hashes).await })
+            .await
+    }
     async fn list_keys(&self, customer_id: i64) -> Result<Vec<ApiKeyRecord>, AccountsError> {
         self.run(move |a| async move { a.list_keys(customer_id).await }).await
     }

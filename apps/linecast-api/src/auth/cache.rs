@@ -2,13 +2,22 @@
 //! made through this instance invalidate the entry at once; other instances
 //! see them within `KEY_CACHE_TTL`.
 //!
-//! Two layers: a plain map read under a read lock answers hits (an entry
-//! and the instant it expires: no bookkeeping per hit), and a moka cache
-//! makes concurrent misses of one key a single database lookup. An entry
-//! enters the map only when it was just read from the database, with that
-//! read's expiry, so no layer serves an entry longer than `KEY_CACHE_TTL`.
+//! Two layers: a plain map read under a read lock answers hits (an entry,
+//! the instant it expires and whether it was used since it was read: no
+//! other bookkeeping per hit), and a moka cache makes concurrent misses of
+//! one key a single database lookup. An entry enters the map only when it
+//! was just read from the database, with that read's expiry, so no layer
+//! serves an entry longer than `KEY_CACHE_TTL`.
+//!
+//! Keys in use are read again before they expire ([`KeyCache::refresh_due`],
+//! once a second from the server): one batch read for every used entry
+//! within `REFRESH_AHEAD` of its expiry, so a request with a key in steady
+//! use never waits on the database, and the database sees one read a
+//! second instead of one per key and TTL. An invalidation made while a
+//! batch is being read wins: the batch is dropped.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
@@ -22,11 +31,23 @@ pub const KEY_CACHE_TTL: Duration = Duration::from_secs(10);
 
 type Entry = Option<Arc<(ApiKeyRecord, Customer)>>;
 
+/// How long before its expiry a used entry is read again.
+pub const REFRESH_AHEAD: Duration = Duration::from_secs(4);
+
 /// Most entries either layer holds.
 const MAX_ENTRIES: usize = 100_000;
 
-/// Entries answering hits, with the instant each expires.
-type Front = RwLock<HashMap<String, (Entry, Instant), DigestHash>>;
+/// An entry answering hits.
+struct Held {
+    entry: Entry,
+    /// The read's start plus `KEY_CACHE_TTL`.
+    expires: Instant,
+    /// Served since it was read: only such entries are refreshed ahead.
+    used: AtomicBool,
+}
+
+/// Entries answering hits, by key hash.
+type Front = RwLock<HashMap<String, Held, DigestHash>>;
 
 /// Hashes a key hash (hex SHA-256) by its first 16 characters only, with
 /// the standard keyed hasher: 64 bits no client can choose, and a random
@@ -70,6 +91,9 @@ pub struct KeyCache {
     accounts: Arc<dyn Accounts>,
     front: Arc<Front>,
     cache: Cache<String, Entry>,
+    /// Bumped by every invalidation: a batch read that started before one
+    /// is not stored.
+    epoch: Arc<AtomicU64>,
 }
 
 impl KeyCache {
@@ -81,27 +105,76 @@ impl KeyCache {
                 .max_capacity(MAX_ENTRIES as u64)
                 .time_to_live(KEY_CACHE_TTL)
                 .build(),
+            epoch: Arc::default(),
         }
     }
 
     fn front_get(&self, key_hash: &str) -> Option<Entry> {
         let front = self.front.read().unwrap_or_else(PoisonError::into_inner);
-        front
-            .get(key_hash)
-            .filter(|(_, expires)| Instant::now() < *expires)
-            .map(|(entry, _)| entry.clone())
+        let held = front.get(key_hash).filter(|h| Instant::now() < h.expires)?;
+        // Read first: a key in steady use writes its flag once per read.
+        if !held.used.load(Ordering::Relaxed) {
+            held.used.store(true, Ordering::Relaxed);
+        }
+        Some(held.entry.clone())
     }
 
-    fn front_put(&self, key_hash: &str, entry: Entry, expires: Instant) {
+    /// Stores entries read at `read_started`, unless an invalidation came
+    /// after `epoch` was taken (the read may predate it).
+    fn front_put(&self, entries: impl IntoIterator<Item = (String, Entry)>, read_started: Instant, epoch: u64) {
         let mut front = self.front.write().unwrap_or_else(PoisonError::into_inner);
+        // Invalidations bump the epoch before they take this lock.
+        if self.epoch.load(Ordering::SeqCst) != epoch {
+            return;
+        }
         if front.len() >= MAX_ENTRIES {
             let now = Instant::now();
-            front.retain(|_, (_, until)| now < *until);
+            front.retain(|_, h| now < h.expires);
             if front.len() >= MAX_ENTRIES {
                 front.clear();
             }
         }
-        front.insert(key_hash.to_owned(), (entry, expires));
+        let expires = read_started + KEY_CACHE_TTL;
+        for (key_hash, entry) in entries {
+            let used = AtomicBool::new(false);
+            front.insert(key_hash, Held { entry, expires, used });
+        }
+    }
+
+    /// Reads again, in one batch, every entry used since its last read that
+    /// expires within `ahead`; returns how many were read. The server calls
+    /// it once a second with [`REFRESH_AHEAD`]. A database error leaves the
+    /// entries to expire (their next request reads the key itself).
+    pub async fn refresh_due(&self, ahead: Duration) -> Result<usize, AccountsError> {
+        let epoch = self.epoch.load(Ordering::SeqCst);
+        let now = Instant::now();
+        let due: Vec<String> = {
+            let front = self.front.read().unwrap_or_else(PoisonError::into_inner);
+            front
+                .iter()
+                .filter(|(_, h)| h.used.load(Ordering::Relaxed) && now < h.expires && h.expires <= now + ahead)
+                .map(|(hash, _)| hash.clone())
+                .collect()
+        };
+        if due.is_empty() {
+            return Ok(0);
+        }
+        let read_started = Instant::now();
+        let mut found: HashMap<String, Arc<(ApiKeyRecord, Customer)>> = self
+            .accounts
+            .find_keys_by_hashes(&due)
+            .await?
+            .into_iter()
+            .map(|(key, customer)| (key.key_hash.clone(), Arc::new((key, customer))))
+            .collect();
+        let count = due.len();
+        // A hash no longer found is stored as unknown: the key was deleted.
+        let entries = due.into_iter().map(|hash| {
+            let entry = found.remove(&hash);
+            (hash, entry)
+        });
+        self.front_put(entries, read_started, epoch);
+        Ok(count)
     }
 
     /// The key and its customer, whatever the key's state. Database errors
@@ -112,21 +185,22 @@ impl KeyCache {
             return Ok(hit);
         }
         crate::metrics::key_cache("miss");
+        let epoch = self.epoch.load(Ordering::SeqCst);
         let accounts = self.accounts.clone();
         let hash = key_hash.to_owned();
-        // Set by the lookup that reads the database, with its expiry.
+        // Set by the lookup that reads the database: when its read started.
         let fresh = Arc::new(std::sync::OnceLock::new());
         let read = Arc::clone(&fresh);
         let entry = self
             .cache
             .try_get_with(key_hash.to_owned(), async move {
-                let _ = read.set(Instant::now() + KEY_CACHE_TTL);
+                let _ = read.set(Instant::now());
                 Ok(accounts.find_key_by_hash(&hash).await?.map(Arc::new))
             })
             .await
             .map_err(|e: Arc<AccountsError>| (*e).clone())?;
-        if let Some(expires) = fresh.get() {
-            self.front_put(key_hash, entry.clone(), *expires);
+        if let Some(read_started) = fresh.get() {
+            self.front_put([(key_hash.to_owned(), entry.clone())], *read_started, epoch);
         }
         Ok(entry)
     }
@@ -144,6 +218,7 @@ impl KeyCache {
 
     /// Drops one key's entry (after revoke or rename on this instance).
     pub async fn invalidate(&self, key_hash: &str) {
+        self.epoch.fetch_add(1, Ordering::SeqCst);
         self.front
             .write()
             .unwrap_or_else(PoisonError::into_inner)
@@ -153,6 +228,7 @@ impl KeyCache {
 
     /// Drops every entry (after a change to a customer, e.g. subscription).
     pub fn invalidate_all(&self) {
+        self.epoch.fetch_add(1, Ordering::SeqCst);
         self.front.write().unwrap_or_else(PoisonError::into_inner).clear();
         self.cache.invalidate_all();
     }
@@ -166,5 +242,110 @@ impl KeyDirectory for KeyCache {
 
     async fn forget(&self, key_hash: &str) {
         self.invalidate(key_hash).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{TimeZone, Utc};
+    use linecast_core::ports::accounts::{KeyIssue, KeyIssued, NewApiKey, SubscriptionStatus, hash_key};
+    use linecast_core::testing::MemoryAccounts;
+
+    use super::*;
+
+    /// A cache over in-memory accounts holding one active key; returns its
+    /// hash and id.
+    async fn one_key() -> (Arc<MemoryAccounts>, KeyCache, String, i64) {
+        let now = Utc.with_ymd_and_hms(2026, 11, 23, 12, 0, 0).unwrap();
+        let accounts = Arc::new(MemoryAccounts::new());
+        let customer = accounts
+            .seed_customer("a@example.com", "ai", SubscriptionStatus::Active, 1000, now)
+            .await
+            .unwrap();
+        let hash = hash_key(&format!("sk_service_{}", "k".repeat(40)));
+        let issue = KeyIssue {
+            key: NewApiKey {
+                customer_id: customer.customer_id,
+                key_hash: hash.clone(),
+                display_prefix: "sk_service_kkkk".into(),
+                name: "k".into(),
+                tier: "ai".into(),
+                expires_at: None,
+            },
+            max_active: None,
+            audit_action: "issue".into(),
+            audit_detail: "test".into(),
+        };
+        let KeyIssued::Stored(key) = accounts.issue_key(issue, now).await.unwrap() else {
+            panic!("uncapped")
+        };
+        let cache = KeyCache::new(accounts.clone());
+        (accounts, cache, hash, key.id)
+    }
+
+    async fn revoked(cache: &KeyCache, hash: &str) -> bool {
+        let entry = cache.lookup(hash).await.unwrap().unwrap();
+        entry.0.revoked_at.is_some()
+    }
+
+    async fn revoke_elsewhere(accounts: &MemoryAccounts, id: i64) {
+        let later = Utc.with_ymd_and_hms(2026, 11, 23, 12, 5, 0).unwrap();
+        accounts.revoke_key(id, later).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_key_in_use_is_read_again_by_the_refresh_not_by_its_next_request() {
+        let (accounts, cache, hash, id) = one_key().await;
+        assert!(!revoked(&cache, &hash).await, "the first lookup reads the key");
+        assert!(!revoked(&cache, &hash).await, "the second is served from the cache");
+        revoke_elsewhere(&accounts, id).await;
+        assert!(
+            !revoked(&cache, &hash).await,
+            "another instance's revocation is not seen yet"
+        );
+        assert_eq!(cache.refresh_due(KEY_CACHE_TTL).await, Ok(1));
+        assert!(revoked(&cache, &hash).await, "the refresh read the revocation");
+    }
+
+    #[tokio::test]
+    async fn an_entry_not_used_since_its_read_is_left_to_expire() {
+        let (accounts, cache, hash, id) = one_key().await;
+        assert!(!revoked(&cache, &hash).await);
+        revoke_elsewhere(&accounts, id).await;
+        assert_eq!(cache.refresh_due(KEY_CACHE_TTL).await, Ok(0));
+        assert!(!revoked(&cache, &hash).await, "still the entry read first");
+    }
+
+    #[tokio::test]
+    async fn an_entry_far_from_its_expiry_is_not_read_again() {
+        let (accounts, cache, hash, id) = one_key().await;
+        assert!(!revoked(&cache, &hash).await);
+        assert!(!revoked(&cache, &hash).await);
+        revoke_elsewhere(&accounts, id).await;
+        // Just read: it expires in about KEY_CACHE_TTL, not within a second.
+        assert_eq!(cache.refresh_due(Duration::from_secs(1)).await, Ok(0));
+        assert!(!revoked(&cache, &hash).await);
+    }
+
+    #[tokio::test]
+    async fn a_failed_refresh_keeps_serving_entries_until_they_expire() {
+        let (accounts, cache, hash, _) = one_key().await;
+        assert!(!revoked(&cache, &hash).await);
+        assert!(!revoked(&cache, &hash).await);
+        accounts.set_down(true);
+        assert!(cache.refresh_due(KEY_CACHE_TTL).await.is_err());
+        assert!(!revoked(&cache, &hash).await, "served without a database read");
+    }
+
+    #[tokio::test]
+    async fn a_read_that_started_before_an_invalidation_is_not_stored() {
+        let (accounts, cache, hash, id) = one_key().await;
+        let stale = cache.lookup(&hash).await.unwrap();
+        let epoch = cache.epoch.load(Ordering::SeqCst);
+        let read_started = Instant::now();
+        revoke_elsewhere(&accounts, id).await;
+        cache.invalidate(&hash).await;
+        cache.front_put([(hash.clone(), stale)], read_started, epoch);
+        assert!(revoked(&cache, &hash).await, "the invalidation won over the older read");
     }
 }

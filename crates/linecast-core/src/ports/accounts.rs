@@ -213,6 +213,17 @@ pub trait Accounts: Send + Sync {
     /// The key with that hash and its customer, whatever the key's state:
     /// the caller decides with `ApiKeyRecord::is_usable`.
     async fn find_key_by_hash(&self, key_hash: &str) -> Result<Option<(ApiKeyRecord, Customer)>, AccountsError>;
+    /// The keys with these hashes and their customers, whatever the keys'
+    /// state; hashes of no key are left out. One read for many keys: the
+    /// key directory re-reads the keys in use before their entries expire
+    /// with it. The default asks [`Accounts::find_key_by_hash`] per hash.
+    async fn find_keys_by_hashes(&self, key_hashes: &[String]) -> Result<Vec<(ApiKeyRecord, Customer)>, AccountsError> {
+        let mut found = Vec::with_capacity(key_hashes.len());
+        for hash in key_hashes {
+            found.extend(self.find_key_by_hash(hash).await?);
+        }
+        Ok(found)
+    }
     /// A customer's keys, revoked ones included, oldest first.
     async fn list_keys(&self, customer_id: i64) -> Result<Vec<ApiKeyRecord>, AccountsError>;
     async fn rename_key(&self, key_id: i64, new_name: &str) -> Result<(), AccountsError>;

@@ -181,6 +181,39 @@ pub async fn a_key_is_found_by_hash_listed_renamed_and_revoked(url: String) {
     );
 }
 
+pub async fn many_keys_are_found_in_one_read_with_their_own_customers(url: String) {
+    let db = SeaAccounts::connect(&url).await.unwrap();
+    let ada = db.create_customer(new_customer("ada@example.com"), t0()).await.unwrap();
+    let bob = db.create_customer(new_customer("bob@example.com"), t0()).await.unwrap();
+    let mut hashes = Vec::new();
+    let mut owners = std::collections::BTreeMap::new();
+    // More keys than one chunk of the batch read, spread over two customers.
+    for i in 0..520 {
+        let owner = if i % 3 == 0 { &bob } else { &ada };
+        let (_, key) = new_key(owner.customer_id, &format!("k{i}"));
+        let stored = insert_key(&db, key, t0()).await.unwrap();
+        owners.insert(stored.key_hash.clone(), owner.customer_id);
+        hashes.push(stored.key_hash);
+    }
+    let revoked = db.find_key_by_hash(&hashes[7]).await.unwrap().unwrap().0;
+    db.revoke_key(revoked.id, t0()).await.unwrap();
+    hashes.push(hash_key("sk_service_nope"));
+
+    let found = db.find_keys_by_hashes(&hashes).await.unwrap();
+    assert_eq!(found.len(), 520, "every stored key, the unknown hash left out");
+    for (key, customer) in &found {
+        assert_eq!(
+            owners[&key.key_hash], customer.customer_id,
+            "key {} and its own customer",
+            key.name
+        );
+        assert_eq!(key.customer_id, customer.customer_id);
+    }
+    let state = found.iter().find(|(k, _)| k.id == revoked.id).unwrap();
+    assert!(!state.0.is_active, "a revoked key is found too, with its state");
+    assert_eq!(db.find_keys_by_hashes(&[]).await, Ok(Vec::new()));
+}
+
 pub async fn a_duplicate_key_hash_is_a_conflict(url: String) {
     let db = SeaAccounts::connect(&url).await.unwrap();
     let ada = db.create_customer(new_customer("ada@example.com"), t0()).await.unwrap();
