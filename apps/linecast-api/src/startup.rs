@@ -187,9 +187,7 @@ impl Application {
         });
         let signer: Arc<dyn UrlSigner> = hmac.clone();
         let artifacts: Arc<dyn ArtifactStore> = store.clone();
-        let store_for_metrics = store.clone();
-        let history_for_metrics = history.clone();
-        let (store_for_trim, history_for_trim) = (store.clone(), history.clone());
+        let (store_for_shares, history_for_shares) = (store.clone(), history.clone());
         let source: Arc<dyn PredictionMarkets> = if settings.markets_source == "kalshi" {
             let mut config = KalshiConfig::default();
             if let Some(base) = &settings.kalshi_base_url {
@@ -271,35 +269,33 @@ impl Application {
         let listener = TcpListener::bind(settings.bind).with_context(|| format!("binding {}", settings.bind))?;
         let port = listener.local_addr()?.port();
         let server = run(listener, state.clone(), doc)?;
+        // What each share of the cache budget holds now: the one list the
+        // metrics and the trimmer read.
+        let shares: Arc<dyn Fn() -> Vec<(&'static str, CacheStats)> + Send + Sync> = {
+            let (store, history) = (store_for_shares.clone(), history_for_shares);
+            let (responses, rows) = (state.responses.clone(), state.rows.clone());
+            Arc::new(move || {
+                vec![
+                    ("artifacts", store.cache_stats()),
+                    ("seasons", history.cache_stats()),
+                    ("bodies", responses.stats()),
+                    ("rows", rows.stats()),
+                ]
+            })
+        };
         let metrics = match settings.metrics_bind {
             Some(bind) => {
                 crate::metrics::handle();
-                let (store, history) = (store_for_metrics, history_for_metrics);
-                let (responses, rows) = (state.responses.clone(), state.rows.clone());
+                let (store, shares) = (store_for_shares, shares.clone());
                 Some(crate::metrics::serve(bind, move || {
                     crate::metrics::artifact_cache(store.cache_counts());
-                    crate::metrics::caches(&[
-                        ("artifacts", store.cache_stats()),
-                        ("seasons", history.cache_stats()),
-                        ("bodies", responses.stats()),
-                        ("rows", rows.stats()),
-                    ]);
+                    crate::metrics::caches(&shares());
                 })?)
             }
             None => None,
         };
         let refresher = spawn_key_refresher(state.keys.clone());
-        let trimmer = {
-            let (responses, rows) = (state.responses.clone(), state.rows.clone());
-            spawn_trimmer(move || {
-                vec![
-                    store_for_trim.cache_stats(),
-                    history_for_trim.cache_stats(),
-                    responses.stats(),
-                    rows.stats(),
-                ]
-            })
-        };
+        let trimmer = spawn_trimmer(move || shares().into_iter().map(|(_, stats)| stats).collect());
         Ok(Self {
             port,
             server,
