@@ -89,7 +89,9 @@ async fn every_kind_of_body_is_gzipped_once_when_the_client_asks() {
         "/api/v1/markets/nba",
         "/api/v1/picks/today",
         "/api/v1/sports",
+        "/api/v1/customers/me",
         "/api/v1/customers/me/api-keys",
+        "/api/v1/downloads/not-a-token",
         "/api/v1/no-such-route",
         // Read pipeline.
         "/api/v1/predictions/nba/won_on_points",
