@@ -16,7 +16,8 @@
 #
 # Background tasks (flush, watcher) run in proportion to wall time, so
 # counts move by a few percent between runs; compare builds side by side.
-# Needs valgrind, curl and python3.
+# KEEP=/dir keeps each callgrind profile there (callgrind_annotate
+# --inclusive=yes reads it). Needs valgrind, curl and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-2000}
@@ -78,6 +79,7 @@ count() { # label port binary
   kill "$pid"; wait "$pid" 2>/dev/null || true
   ir=$(callgrind_annotate "$WORK/$label.out.1" 2>/dev/null | sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,)
   echo "$label $ENCODING Ir/request=$((ir / N))"
+  if [ -n "${KEEP:-}" ]; then cp "$WORK/$label.out.1" "$KEEP/$label-$ENCODING.callgrind"; fi
 }
 
 LINECAST_BIND=127.0.0.1:18321 count linecast 18321 "$API"

@@ -206,10 +206,13 @@ pub async fn request_context(
         });
     }
     let headers = res.headers_mut();
-    headers.insert(HeaderName::from_static("x-request-id"), request_id);
+    headers.insert(X_REQUEST_ID, request_id);
     headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     Ok(res)
 }
+
+/// Checked once, at compile time.
+const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 #[cfg(test)]
 mod tests {

@@ -94,27 +94,27 @@ async fn guarded<B: MessageBody + 'static>(
     // Numbers are written straight into header values; the policy, the same
     // for every customer of a limit, is written once.
     let headers = res.headers_mut();
-    headers.insert(HeaderName::from_static("x-ratelimit-limit"), HeaderValue::from(limit));
-    headers.insert(
-        HeaderName::from_static("x-ratelimit-remaining"),
-        HeaderValue::from(remaining),
-    );
-    headers.insert(
-        HeaderName::from_static("x-ratelimit-reset"),
-        HeaderValue::from(reset.timestamp()),
-    );
-    headers.insert(
-        HeaderName::from_static("x-ratelimit-tier"),
-        HeaderValue::from_static("ai"),
-    );
+    headers.insert(X_RATELIMIT_LIMIT, HeaderValue::from(limit));
+    headers.insert(X_RATELIMIT_REMAINING, HeaderValue::from(remaining));
+    headers.insert(X_RATELIMIT_RESET, HeaderValue::from(reset.timestamp()));
+    headers.insert(X_RATELIMIT_TIER, HeaderValue::from_static("ai"));
     if let Some(policy) = policy_value(access.rate(), limit) {
-        headers.insert(HeaderName::from_static("ratelimit-policy"), policy);
+        headers.insert(RATELIMIT_POLICY, policy);
     }
     if let Ok(v) = HeaderValue::from_maybe_shared(bytes::Bytes::from(state_header(Some(bucket), Some(monthly)))) {
-        headers.insert(HeaderName::from_static("ratelimit"), v);
+        headers.insert(RATELIMIT, v);
     }
     Ok(res)
 }
+
+// Header names checked once, at compile time (`from_static` at run time
+// checks every byte on each call).
+const X_RATELIMIT_LIMIT: HeaderName = HeaderName::from_static("x-ratelimit-limit");
+const X_RATELIMIT_REMAINING: HeaderName = HeaderName::from_static("x-ratelimit-remaining");
+const X_RATELIMIT_RESET: HeaderName = HeaderName::from_static("x-ratelimit-reset");
+const X_RATELIMIT_TIER: HeaderName = HeaderName::from_static("x-ratelimit-tier");
+const RATELIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
+const RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
 
 /// `RateLimit-Policy` of a served request, written once per (rate, monthly
 /// limit) and then shared: customers on one plan share one value.
@@ -205,16 +205,24 @@ fn policy_header(rate: Rate, monthly_limit: Option<u64>) -> String {
 /// `RateLimit`: remaining calls (`r`) and seconds until refilled or reset
 /// (`t`) of each limit known at this response.
 fn state_header(bucket: Option<Bucket>, monthly: Option<Monthly>) -> String {
-    use std::fmt::Write as _;
+    // Numbers through `itoa`: the formatter costs more than the rest of
+    // the header on every limited response.
+    let mut digits = itoa::Buffer::new();
     let mut out = String::with_capacity(64);
     if let Some(b) = bucket {
-        let _ = write!(out, "\"burst\";r={};t={}", b.remaining, b.full_in_secs);
+        out.push_str("\"burst\";r=");
+        out.push_str(digits.format(b.remaining));
+        out.push_str(";t=");
+        out.push_str(digits.format(b.full_in_secs));
     }
     if let Some(m) = monthly {
         if !out.is_empty() {
             out.push_str(", ");
         }
-        let _ = write!(out, "\"monthly\";r={};t={}", m.remaining, m.reset_in_secs);
+        out.push_str("\"monthly\";r=");
+        out.push_str(digits.format(m.remaining));
+        out.push_str(";t=");
+        out.push_str(digits.format(m.reset_in_secs));
     }
     out
 }

@@ -292,7 +292,8 @@ pub fn hash_key(full_key: &str) -> String {
     let mut out = [0_u8; 64];
     // 32 digest bytes always fit 64 hex digits.
     let _ = hex::encode_to_slice(Sha256::digest(full_key.as_bytes()), &mut out);
-    String::from_utf8_lossy(&out).into_owned()
+    // Hex digits are ASCII: the check is the ASCII fast path, never lossy.
+    std::str::from_utf8(&out).map(str::to_owned).unwrap_or_default()
 }
 
 /// A new key: the prefix and `KEY_BODY_LEN` base62 characters from the OS RNG.
