@@ -123,3 +123,53 @@ async fn swagger_ui_is_served_at_docs() {
     let html = res.text().await.unwrap();
     assert!(html.to_lowercase().contains("swagger"), "{html}");
 }
+
+/// An idle keep-alive connection outlives actix's default of 5 s (D38:
+/// a load balancer with a 60 s idle timeout must be the one to close it).
+/// The test only waits longer than the old default; a slow machine makes
+/// the wait longer, never the connection shorter.
+#[tokio::test]
+async fn an_idle_connection_is_still_open_after_the_old_five_second_default() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    async fn exchange(stream: &mut tokio::net::TcpStream) -> String {
+        let request = "GET /api/v1/liveness HTTP/1.1\r\nHost: localhost\r\n\r\n";
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut seen = Vec::new();
+        let mut buf = [0_u8; 4096];
+        // The head, then a body as long as its Content-Length.
+        loop {
+            let n = stream.read(&mut buf).await.unwrap();
+            if n == 0 {
+                break;
+            }
+            seen.extend_from_slice(&buf[..n]);
+            let text = String::from_utf8_lossy(&seen).to_string();
+            if let Some(end) = text.find("\r\n\r\n") {
+                let length = text[..end]
+                    .lines()
+                    .find_map(|l| {
+                        l.to_ascii_lowercase()
+                            .strip_prefix("content-length:")
+                            .map(|v| v.trim().to_owned())
+                    })
+                    .and_then(|v| v.parse::<usize>().ok())
+                    .unwrap_or(0);
+                if seen.len() >= end + 4 + length {
+                    break;
+                }
+            }
+        }
+        String::from_utf8_lossy(&seen).to_string()
+    }
+    let app = spawn_app().await;
+    let address = app.address.trim_start_matches("http://").to_owned();
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    let first = exchange(&mut stream).await;
+    assert!(first.starts_with("HTTP/1.1 200"), "{first}");
+    tokio::time::sleep(std::time::Duration::from_secs(6)).await;
+    let second = exchange(&mut stream).await;
+    assert!(
+        second.starts_with("HTTP/1.1 200"),
+        "the connection was closed while idle: {second:?}"
+    );
+}
