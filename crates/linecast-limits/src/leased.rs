@@ -7,13 +7,12 @@
 //!   quota, whatever the interleaving. The ledger call is made when a lease
 //!   runs dry and once per sync round (every flush, 1 s): it reports what
 //!   was served, renews the lease, and gives an idle lease back.
-//! - **Per-second limit**: takes up to a quarter-second of tokens at once
-//!   from the key's GCRA bucket (the same bucket as [`crate::RedisLimiter`]),
-//!   to be used within [`TOKEN_TTL`]; tokens not used by then are given
-//!   back. Tokens come from the bucket, so no instant ever admits more than
-//!   the burst; a token used up to `TOKEN_TTL` after it was taken makes any
-//!   3 s window admit at most `rate × TOKEN_TTL` more than the bucket's
-//!   bound (5% at the spec's rate).
+//! - **Per-second limit**: takes a few tokens at once from the key's GCRA
+//!   bucket (the same bucket as [`crate::RedisLimiter`]) and uses them for
+//!   a short while; leftovers go back. [`crate::tokens`] is the one
+//!   definition of how many, for how long, and the bound it keeps: no
+//!   instant admits more than the burst, and any 3 s window at most 10%
+//!   over `burst + 3 × rate`, however many instances share the key.
 //!
 //! Leases are alive for [`LEASE_TTL`] after the call that renewed them was
 //! sent. When Redis is unreachable the instance keeps serving from what it
@@ -39,15 +38,13 @@ use redis::aio::ConnectionManager;
 use crate::gcra::Gcra;
 use crate::leases::{Holding, LeaseCall, LeaseReply, Purpose};
 use crate::redis_limiter::{connect_manager, month_expiry, unavailable};
+use crate::tokens::Tokens;
 use crate::write_behind::WriteBehind;
 
 /// How long a monthly lease may be used after the call that renewed it was
 /// sent. Every sync round renews it, so it dies only when Redis has not
 /// answered for this long.
 pub const LEASE_TTL: Duration = Duration::from_secs(10);
-
-/// How long taken rate tokens may be used.
-pub const TOKEN_TTL: Duration = Duration::from_millis(250);
 
 /// How soon a request refused because the rest of the month is leased to
 /// other instances may retry: they give idle leases back within two sync
@@ -146,25 +143,6 @@ struct MonthSlot {
     retired: std::sync::atomic::AtomicBool,
 }
 
-/// One key's taken rate tokens on this instance.
-#[derive(Default)]
-struct Tokens {
-    /// Tokens left to use.
-    left: u32,
-    /// Until when they may be used (monotonic ms).
-    deadline: u64,
-    /// What the bucket could still give when they were taken.
-    room_after: u32,
-    full_in_secs: u64,
-    /// The size of the current take, and how many of it were used.
-    taken: u32,
-    used: u32,
-    /// Dead tokens not yet given back.
-    give_back: u32,
-    /// The rate they were taken under (for giving back from the sync round).
-    rate: Option<Rate>,
-}
-
 struct KeySlot {
     tokens: Mutex<Tokens>,
     calls: tokio::sync::Mutex<()>,
@@ -172,12 +150,6 @@ struct KeySlot {
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// The largest take of tokens: a quarter-second of the rate, at most an
-/// eighth of the burst, at least one.
-fn token_cap(rate: Rate) -> u32 {
-    (rate.per_second / 4).min(rate.burst / 8).max(1)
 }
 
 /// The Redis limiter that leases (see the module docs).
@@ -363,27 +335,10 @@ impl LeasedRedisLimiter {
             .map_err(|e| unavailable(&e))
     }
 
-    /// Takes one token from what this instance holds of the key, if alive.
-    fn take_token(tokens: &mut Tokens, now_ms: u64) -> Option<RateDecision> {
-        if tokens.left > 0 && now_ms < tokens.deadline {
-            tokens.left -= 1;
-            tokens.used += 1;
-            return Some(RateDecision::Allowed {
-                remaining: tokens.room_after.saturating_add(tokens.left),
-                full_in_secs: tokens.full_in_secs,
-            });
-        }
-        if tokens.left > 0 {
-            // Dead: give them back with the next call.
-            tokens.give_back += tokens.left;
-            tokens.left = 0;
-        }
-        None
-    }
-
     /// The sync round: reports and renews every monthly lease (giving idle
     /// ones back and closing slots idle since the round before), and gives
-    /// dead rate tokens back. Failures leave the state for the next round.
+    /// back the tokens of keys gone quiet. Failures leave the state for the
+    /// next round.
     async fn sync(&self) -> Result<(), LimitsError> {
         let mut first_error = None;
         let slots: Vec<((i64, Month), Arc<MonthSlot>)> =
@@ -412,13 +367,8 @@ impl LeasedRedisLimiter {
         let now_ms = self.now_ms();
         for (key_id, slot) in keys {
             let _call = slot.calls.lock().await;
-            let (give_back, rate) = {
-                let mut t = lock(&slot.tokens);
-                if now_ms < t.deadline {
-                    continue;
-                }
-                t.give_back += std::mem::take(&mut t.left);
-                (t.give_back, t.rate)
+            let Some((give_back, rate)) = lock(&slot.tokens).quiet(now_ms) else {
+                continue;
             };
             if let (true, Some(rate)) = (give_back > 0, rate) {
                 let now_us = Utc::now().timestamp_micros();
@@ -426,7 +376,7 @@ impl LeasedRedisLimiter {
                     first_error.get_or_insert(e);
                     continue;
                 }
-                lock(&slot.tokens).give_back -= give_back;
+                lock(&slot.tokens).gave_back(give_back, rate);
             }
             lock(&self.keys).remove(&key_id);
         }
@@ -453,56 +403,34 @@ fn instance_nonce() -> u64 {
 
 #[async_trait]
 impl Limiter for LeasedRedisLimiter {
-    async fn check_rate(&self, key_id: i64, rate: Rate, now: DateTime<Utc>) -> Result<RateDecision, LimitsError> {
+    async fn check_rate(&self, key_id: i64, rate: Rate, _now: DateTime<Utc>) -> Result<RateDecision, LimitsError> {
         let slot = self.key_slot(key_id);
-        if let Some(d) = Self::take_token(&mut lock(&slot.tokens), self.now_ms()) {
+        if let Some(d) = lock(&slot.tokens).use_one(self.now_ms()) {
             return Ok(d);
         }
         let _call = slot.calls.lock().await;
         let sent = self.now_ms();
-        let (want, give_back) = {
+        let call = {
             let mut t = lock(&slot.tokens);
-            if let Some(d) = Self::take_token(&mut t, sent) {
+            if let Some(d) = t.use_one(sent) {
                 return Ok(d);
             }
-            // A take used up in time doubles; one that died unused shrinks
-            // to what was used.
-            let want = if t.taken > 0 && t.used >= t.taken {
-                t.taken.saturating_mul(2)
-            } else {
-                t.used
-            };
-            (want.clamp(1, token_cap(rate)), t.give_back)
+            t.next_call(rate)
         };
+        // The bucket is stepped at the sending, not at the request's start:
+        // a request that waited for the call lock must not back-date the
+        // take, or its tokens would live past the bound's ttl.
         let gcra = Gcra::new(rate);
         let (n, micros) = self
-            .run_tokens(key_id, gcra, now.timestamp_micros(), want, give_back)
+            .run_tokens(key_id, gcra, Utc::now().timestamp_micros(), call.want, call.give_back)
             .await?;
-        let mut t = lock(&slot.tokens);
-        t.give_back -= give_back;
-        t.rate = Some(rate);
-        if n < 1 {
-            return Ok(gcra.refused(micros));
-        }
-        let n = u32::try_from(n).unwrap_or(u32::MAX);
-        let allowed = gcra.admitted(micros);
-        let RateDecision::Allowed {
-            remaining,
-            full_in_secs,
-        } = allowed
-        else {
-            return Ok(allowed);
+        let first = if n < 1 {
+            gcra.refused(micros)
+        } else {
+            gcra.admitted(micros)
         };
-        t.left = n - 1;
-        t.taken = n;
-        t.used = 1;
-        t.deadline = sent.saturating_add(ms(TOKEN_TTL));
-        t.room_after = remaining;
-        t.full_in_secs = full_in_secs;
-        Ok(RateDecision::Allowed {
-            remaining: remaining.saturating_add(t.left),
-            full_in_secs,
-        })
+        let taken = u32::try_from(n.max(0)).unwrap_or(u32::MAX);
+        Ok(lock(&slot.tokens).took(call, rate, sent, taken, first))
     }
 
     async fn try_count_month(&self, customer_id: i64, month: Month, limit: u64) -> Result<MonthDecision, LimitsError> {

@@ -23,11 +23,12 @@ mod in_process;
 mod leased;
 pub mod leases;
 mod redis_limiter;
+pub mod tokens;
 mod write_behind;
 
 pub use flusher::{DEFAULT_FLUSH_INTERVAL, Flusher, spawn_flusher};
 pub use gcra::{Gcra, Step};
 pub use in_process::InProcessLimiter;
-pub use leased::{LEASE_SCRIPT, LEASE_TTL, LeasedRedisLimiter, TOKEN_TTL};
+pub use leased::{LEASE_SCRIPT, LEASE_TTL, LeasedRedisLimiter};
 pub use linecast_core::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
 pub use redis_limiter::{DEFAULT_REDIS_TIMEOUT, RedisLimiter};
