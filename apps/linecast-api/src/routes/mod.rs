@@ -31,8 +31,8 @@ use crate::auth::middleware::gate;
 /// collects each operation from the same registration).
 ///
 /// Access is decided here, by construction:
-/// - the public routes are the ones registered before the protected scopes,
-///   and only these: root, health, readiness, liveness, data-status, the
+/// - the public routes are the ones registered without a gate, and only
+///   these: root, health, readiness, liveness, data-status, the
 ///   public feed, the edge-picks family and signed downloads (`/docs` and
 ///   `/openapi.json` are added by `startup`). Each sits in a scope of its
 ///   own prefix, so a wrong method on one is a 405 without a key;
@@ -42,7 +42,10 @@ use crate::auth::middleware::gate;
 ///   active subscription, and so does any unknown `/api/v1` path.
 ///
 /// Order matters: actix tries services in registration order and a scope
-/// owns every path under its prefix.
+/// owns every path under its prefix. The data scopes come first because
+/// every request pays one prefix match per scope tried before its own
+/// (about 3,000 instructions a request when they came after the thirteen
+/// public and account scopes; `bench/instructions.sh`).
 ///
 /// Compression is decided here too. Bodies of the read pipeline
 /// (`responses::serve`) carry their own coding, gzip and brotli made once
@@ -56,6 +59,48 @@ where
     T: ServiceFactory<ServiceRequest, Config = (), Error = actix_web::Error, InitError = ()>,
 {
     app
+        // The "AI" routes: an active subscription. They carry nearly all the
+        // traffic, so they are tried first (each scope tried costs a prefix
+        // match); no other scope's prefix overlaps theirs. One scope per
+        // first path segment keeps routing to a few candidates per request
+        // (actix tries a scope's resources in order).
+        .service(
+            scope("/api/v1/predictions")
+                .wrap(from_fn(gate(Policy::Subscriber)))
+                .service(predictions::predictions),
+        )
+        .service(
+            scope("/api/v1/results")
+                .wrap(from_fn(gate(Policy::Subscriber)))
+                .service(results::seasons)
+                .service(results::export)
+                .service(analytics::team_form_route)
+                .service(analytics::rolling_route)
+                .service(analytics::density_route)
+                .service(results::results),
+        )
+        .service(
+            scope("/api/v1/summary")
+                .wrap(from_fn(gate(Policy::Subscriber)))
+                .service(analytics::summary),
+        )
+        .service(
+            scope("/api/v1/models")
+                .wrap(from_fn(gate(Policy::Subscriber)))
+                .service(analytics::tracking)
+                .service(analytics::calibration),
+        )
+        .service(
+            scope("/api/v1/strategies")
+                .wrap(from_fn(gate(Policy::Subscriber)))
+                .service(strategies::replay)
+                .service(strategies::strategies),
+        )
+        .service(
+            scope("/api/v1/odds")
+                .wrap(from_fn(gate(Policy::Subscriber)))
+                .service(odds::odds),
+        )
         // Public: service identity and probes (never rate-limited, so a load
         // balancer's probes always get through). Each probe is its own
         // scope so a wrong method stays inside it (405 from the fallback)
@@ -139,46 +184,6 @@ where
                 .wrap(from_fn(gate(Policy::AnyKey)))
                 .service(account::me)
                 .service(account::usage),
-        )
-        // The "AI" routes: an active subscription. One scope per first path
-        // segment keeps routing to a few candidates per request (actix tries
-        // a scope's resources in order).
-        .service(
-            scope("/api/v1/predictions")
-                .wrap(from_fn(gate(Policy::Subscriber)))
-                .service(predictions::predictions),
-        )
-        .service(
-            scope("/api/v1/results")
-                .wrap(from_fn(gate(Policy::Subscriber)))
-                .service(results::seasons)
-                .service(results::export)
-                .service(analytics::team_form_route)
-                .service(analytics::rolling_route)
-                .service(analytics::density_route)
-                .service(results::results),
-        )
-        .service(
-            scope("/api/v1/summary")
-                .wrap(from_fn(gate(Policy::Subscriber)))
-                .service(analytics::summary),
-        )
-        .service(
-            scope("/api/v1/models")
-                .wrap(from_fn(gate(Policy::Subscriber)))
-                .service(analytics::tracking)
-                .service(analytics::calibration),
-        )
-        .service(
-            scope("/api/v1/strategies")
-                .wrap(from_fn(gate(Policy::Subscriber)))
-                .service(strategies::replay)
-                .service(strategies::strategies),
-        )
-        .service(
-            scope("/api/v1/odds")
-                .wrap(from_fn(gate(Policy::Subscriber)))
-                .service(odds::odds),
         )
         // Every other `/api/v1` path, known or not: an active subscription.
         // This scope is the default: a route added without a place above
