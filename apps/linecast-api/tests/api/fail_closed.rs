@@ -481,6 +481,50 @@ async fn metrics_are_served_on_their_own_listener_by_route_template() {
         assert!(text.contains(name), "{name} missing from\n{text}");
     }
     assert!(text.contains(r#"status="401""#));
+    // Each decision lands on its own series: the first authenticated request
+    // missed the key cache, the second hit it.
+    assert_eq!(
+        app.get_authed("/api/v1/predictions/nba/won_on_points").await.status(),
+        200
+    );
+    let text = reqwest::get(format!("http://127.0.0.1:{port}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let count = |name: &str, labels: &[&str]| -> f64 {
+        text.lines()
+            .filter(|l| l.starts_with(&format!("{name}{{")) && labels.iter().all(|x| l.contains(x)))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    };
+    assert!(
+        count("linecast_key_cache_total", &[r#"result="miss""#]) >= 1.0,
+        "{text}"
+    );
+    assert!(count("linecast_key_cache_total", &[r#"result="hit""#]) >= 1.0, "{text}");
+    assert!(
+        count(
+            "linecast_limiter_decisions_total",
+            &[r#"limiter="second""#, r#"decision="allowed""#]
+        ) >= 2.0,
+        "{text}"
+    );
+    assert!(
+        count(
+            "linecast_limiter_decisions_total",
+            &[r#"limiter="month""#, r#"decision="allowed""#]
+        ) >= 2.0,
+        "{text}"
+    );
+    // Only pairs the service reports have a series.
+    assert!(!text.contains(r#"limiter="auth_failure",decision="allowed""#), "{text}");
+    assert_eq!(
+        count("linecast_limiter_decisions_total", &[r#"decision="error""#]),
+        0.0,
+        "{text}"
+    );
 
     // Made-up methods never become labels: 200 of them, 40 letters each,
     // and one of 7,000 letters, all count as OTHER.
