@@ -7,8 +7,9 @@
 //! **Bound.** Tokens come out of the shared bucket, so the tokens *taken*
 //! over any span of `d` seconds number at most `burst + rate × d`
 //! ([`crate::Gcra`]). An instance uses a token before [`token_ttl_ms`] has
-//! passed since the call that took it was sent, so the tokens *used* in any
-//! 3 s window were taken within `3 s + ttl`. The ttl is one interval short
+//! passed since the instant the bucket was stepped at (the asking
+//! request's own), so the tokens *used* in any 3 s window were taken
+//! within `3 s + ttl`. The ttl is one interval short
 //! of `k` token intervals, `k` a tenth of the 3 s bound `burst + 3 × rate`:
 //! any 3 s window admits at most 10% more than that bound, however many
 //! instances share the key (499 ms at the spec's 50/s and burst 100). When a
@@ -124,10 +125,11 @@ impl Tokens {
         }
     }
 
-    /// Takes the reply to `call`, sent at `sent_ms`: `taken` tokens (the
-    /// first used by the request that asked) and the bucket's decision for
-    /// that first one. Returns the request's decision.
-    pub fn took(&mut self, call: TakeCall, rate: Rate, sent_ms: u64, taken: u32, first: RateDecision) -> RateDecision {
+    /// Takes the reply to `call`, which stepped the bucket at `at_ms` (this
+    /// side's clock; the tokens live `token_ttl_ms` from there): `taken`
+    /// tokens (the first used by the request that asked) and the bucket's
+    /// decision for that first one. Returns the request's decision.
+    pub fn took(&mut self, call: TakeCall, rate: Rate, at_ms: u64, taken: u32, first: RateDecision) -> RateDecision {
         self.gave_back(call.give_back, rate);
         let RateDecision::Allowed {
             remaining,
@@ -142,7 +144,7 @@ impl Tokens {
         self.left = taken - 1;
         self.taken = taken;
         self.used = 1;
-        self.deadline = sent_ms.saturating_add(token_ttl_ms(rate));
+        self.deadline = at_ms.saturating_add(token_ttl_ms(rate));
         self.room_after = remaining;
         self.full_in_secs = full_in_secs;
         RateDecision::Allowed {
