@@ -404,8 +404,12 @@ fn instance_nonce() -> u64 {
 #[async_trait]
 impl Limiter for LeasedRedisLimiter {
     async fn check_rate(&self, key_id: i64, rate: Rate, now: DateTime<Utc>) -> Result<RateDecision, LimitsError> {
+        // The instant of `now` on this side's monotonic clock: the tokens'
+        // ttl runs from here, so a request that waits for the call lock
+        // below does not stretch it (the bucket is stepped at `now`).
+        let entered = self.now_ms();
         let slot = self.key_slot(key_id);
-        if let Some(d) = lock(&slot.tokens).use_one(self.now_ms()) {
+        if let Some(d) = lock(&slot.tokens).use_one(entered) {
             return Ok(d);
         }
         let _call = slot.calls.lock().await;
@@ -417,11 +421,6 @@ impl Limiter for LeasedRedisLimiter {
             }
             t.next_call(rate)
         };
-        // The bucket is stepped at the request's `now`, so the tokens' ttl
-        // runs from that instant too (on this side's monotonic clock): a
-        // request that waited for the call lock does not stretch it.
-        let age_ms = u64::try_from((Utc::now() - now).num_milliseconds()).unwrap_or(0);
-        let taken_at = sent.saturating_sub(age_ms);
         let gcra = Gcra::new(rate);
         let (n, micros) = self
             .run_tokens(key_id, gcra, now.timestamp_micros(), call.want, call.give_back)
@@ -432,7 +431,7 @@ impl Limiter for LeasedRedisLimiter {
             gcra.admitted(micros)
         };
         let taken = u32::try_from(n.max(0)).unwrap_or(u32::MAX);
-        Ok(lock(&slot.tokens).took(call, rate, taken_at, taken, first))
+        Ok(lock(&slot.tokens).took(call, rate, entered, taken, first))
     }
 
     async fn try_count_month(&self, customer_id: i64, month: Month, limit: u64) -> Result<MonthDecision, LimitsError> {
