@@ -459,12 +459,7 @@ async fn metrics_are_served_on_their_own_listener_by_route_template() {
     assert_eq!(app.get("/api/v1/predictions/nba/won_on_points").await.status(), 401);
     // Not on the public port.
     assert_eq!(app.get("/metrics").await.status(), 404);
-    let text = reqwest::get(format!("http://127.0.0.1:{port}/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = crate::helpers::metrics_text(port).await;
     assert!(
         text.contains(r#"route="/api/v1/predictions/{sport}/{model_type}""#),
         "{text}"
@@ -487,12 +482,7 @@ async fn metrics_are_served_on_their_own_listener_by_route_template() {
         app.get_authed("/api/v1/predictions/nba/won_on_points").await.status(),
         200
     );
-    let text = reqwest::get(format!("http://127.0.0.1:{port}/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = crate::helpers::metrics_text(port).await;
     let count = |name: &str, labels: &[&str]| -> f64 {
         text.lines()
             .filter(|l| l.starts_with(&format!("{name}{{")) && labels.iter().all(|x| l.contains(x)))
@@ -535,12 +525,7 @@ async fn metrics_are_served_on_their_own_listener_by_route_template() {
         &[],
     )
     .await;
-    let text = reqwest::get(format!("http://127.0.0.1:{port}/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = crate::helpers::metrics_text(port).await;
     assert!(
         !text.contains("QQQQQQ") && !text.contains("MMMMMM"),
         "a made-up method became a label"

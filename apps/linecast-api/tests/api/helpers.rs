@@ -360,3 +360,13 @@ pub async fn seed_key(
 pub fn captured_logs() -> String {
     String::from_utf8_lossy(&LOGS.lock().unwrap()).into_owned()
 }
+
+/// The text of the metrics listener on `port`.
+pub async fn metrics_text(port: u16) -> String {
+    reqwest::get(format!("http://127.0.0.1:{port}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}

@@ -86,12 +86,7 @@ async fn metrics_show_each_cache_s_share_weight_entries_and_evictions() {
     let port = built.metrics_port().unwrap();
     let app = TestApp::from_built(built, dir, store_dir);
     ok(&app, SEASON).await;
-    let text = reqwest::get(format!("http://127.0.0.1:{port}/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = crate::helpers::metrics_text(port).await;
     for name in [
         "linecast_cache_budget_bytes",
         "linecast_cache_bytes",
