@@ -68,7 +68,8 @@ pub fn request(route: &str, method: &str, status: u16, elapsed: Duration) {
 
 /// One route template's series, registered at its first request: the
 /// macros built the labels (three allocations) and looked both series up
-/// in the registry on every request, about 4,500 instructions.
+/// in the registry on every request: a hit took 62.2k instructions with
+/// metrics on before these handles, 58.1k after (`bench/instructions.sh`).
 struct RouteSeries {
     duration: metrics::Histogram,
     /// By (method label, status): a handful per route.

@@ -35,8 +35,8 @@ pub struct FlushReport {
 /// How precise `last_used_at` is: a key in steady use has it written once
 /// per this span, so it is never more than this behind the key's real last
 /// use (a key's first use is written at the next round). Without it a busy
-/// service rewrote every active key once a second (2,400 rows a second in
-/// the load run).
+/// service rewrote every active key once a second (in the load run, all
+/// 2,400 of its keys).
 pub const LAST_USED_PRECISION: chrono::TimeDelta = chrono::TimeDelta::seconds(60);
 
 /// The usage use cases over the limiter (which buffers counts) and the
