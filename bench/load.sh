@@ -37,6 +37,13 @@
 #
 # Needs wrk, curl and python3. Prints one RESULT line per run (wrk: non2xx
 # counts statuses >= 400), a table and the ratios of issue 11.
+#
+# Every run also records the CPU the server and wrk used (fraction of one
+# core). On a fast host the bare handler can outrun one core of wrk: the
+# bare server then idles part of the run and its req/s is wrk's, not its
+# own. So every ratio is also given per server CPU second (req/s divided by
+# the server's CPU share), which compares capacity whichever side was the
+# bottleneck; a NOTE line names every run that wrk bound.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${1:-30}
@@ -136,18 +143,33 @@ done
 join() { local IFS=,; echo "$*"; }
 [ -n "$(join "${etags_identity[@]}" | tr -d ,)" ] || echo "NOTE: linecast sends no ETag: the 304 runs send no If-None-Match and measure 200s"
 
-declare -A RPS P50 P99 BPR STATUS
+declare -A RPS P50 P99 BPR STATUS SCPU WCPU CAP
+CLK_TCK=$(getconf CLK_TCK)
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # utime + stime of a pid, all its threads
 measure() { # label port encoding [if-none-match list]
   local label=$1 port=$2 enc=$3 inm=${4:-} url="http://127.0.0.1:$2" warm result
   warm=$(ENCODING=$enc IF_NONE_MATCH=$inm COUNT_STATUS=1 taskset -c 1 wrk -t1 -c 8 -d "${WARM}s" -s bench/rotate_keys.lua "$url" | grep STATUS) \
     || fail "$label: the warm-up run failed"
   STATUS[$label]=${warm#STATUS }
   [ "$(echo "$warm" | sed -n 's/.*other=\([0-9]*\).*/\1/p')" = 0 ] || fail "$label: warm-up answered other statuses: $warm"
-  ENCODING=$enc IF_NONE_MATCH=$inm taskset -c 1 wrk -t1 -c "$CONNECTIONS" -d "${DURATION}s" --latency -s bench/rotate_keys.lua "$url" \
-    >"$WORK/wrk-$label.txt"
+  # CPU seconds of the server (from /proc, before and after: it is idle
+  # outside the run) and of wrk (bash's `time`, the child's own rusage).
+  local before after wrk_cpu
+  before=$(cpu_ticks "${PID[$port]}")
+  { TIMEFORMAT='%U %S'; time ENCODING=$enc IF_NONE_MATCH=$inm taskset -c 1 wrk -t1 -c "$CONNECTIONS" -d "${DURATION}s" --latency -s bench/rotate_keys.lua "$url" \
+    >"$WORK/wrk-$label.txt"; } 2>"$WORK/time-$label.txt"
+  after=$(cpu_ticks "${PID[$port]}")
   result=$(grep RESULT "$WORK/wrk-$label.txt") || fail "$label: no RESULT line"
-  echo "$label $result"
   RPS[$label]=$(echo "$result" | sed -n 's/.*rps=\([0-9.]*\).*/\1/p')
+  local secs
+  secs=$(echo "$result" | sed -n 's/.*duration_s=\([0-9.]*\).*/\1/p')
+  wrk_cpu=$(awk '{print $1 + $2}' "$WORK/time-$label.txt")
+  SCPU[$label]=$(python3 -c "print(round(($after - $before) / $CLK_TCK / $secs, 3))")
+  WCPU[$label]=$(python3 -c "print(round($wrk_cpu / $secs, 3))")
+  # Requests per second of server CPU: the server's capacity even when wrk,
+  # not the server, was the bottleneck of the run.
+  CAP[$label]=$(python3 -c "print(round(${RPS[$label]} / max(${SCPU[$label]}, 0.001), 1))")
+  echo "$label $result server_cpu=${SCPU[$label]} wrk_cpu=${WCPU[$label]} rps_per_server_cpu=${CAP[$label]}"
   P50[$label]=$(echo "$result" | sed -n 's/.*p50_ms=\([0-9.]*\).*/\1/p')
   P99[$label]=$(echo "$result" | sed -n 's/.*p99_ms=\([0-9.]*\).*/\1/p')
   BPR[$label]=$(echo "$result" | sed -n 's/.*bytes_per_req=\([0-9.]*\).*/\1/p')
@@ -181,12 +203,13 @@ for enc in identity gzip; do measure "bare-$enc" $PORT_BARE $enc; done
 # Paired rounds: linecast and the bare handler back to back, PAIRS times,
 # so each ratio compares runs a few seconds apart (the bare handler's own
 # figure drifts by a quarter between runs on a shared machine).
-PAIRED=()
+PAIRED=() PAIRED_CAP=()
 for round in $(seq 1 "${PAIRS:-3}"); do
   for enc in identity gzip; do
     measure "pair$round-auth-$enc" $PORT_AUTH $enc >/dev/null
     measure "pair$round-bare-$enc" $PORT_BARE $enc >/dev/null
     PAIRED+=("$enc $(python3 -c "print(round(${RPS[pair$round-auth-$enc]}/${RPS[pair$round-bare-$enc]}, 3))")")
+    PAIRED_CAP+=("$enc $(python3 -c "print(round(${CAP[pair$round-auth-$enc]}/${CAP[pair$round-bare-$enc]}, 3))")")
   done
 done
 stop $PORT_BARE
@@ -196,10 +219,18 @@ stop $PORT_BARE_GZ
 
 echo
 echo "$DURATION s per run, $CONNECTIONS connections, $PROFILE build, paths: $PATHS"
-printf '%-16s %10s %9s %9s %10s  %s\n' run req/s p50_ms p99_ms bytes/req "statuses in the warm-up"
+printf '%-16s %10s %9s %9s %10s %8s %8s %12s  %s\n' run req/s p50_ms p99_ms bytes/req srv_cpu wrk_cpu req/srv_cpu_s "statuses in the warm-up"
 for label in auth-identity auth-gzip 304-identity 304-gzip local-identity open-identity bare-identity bare-gzip bare-gz-identity bare-gz-gzip; do
   [ -n "${RPS[$label]:-}" ] || continue
-  printf '%-16s %10s %9s %9s %10s  %s\n' "$label" "${RPS[$label]}" "${P50[$label]}" "${P99[$label]}" "${BPR[$label]}" "${STATUS[$label]}"
+  printf '%-16s %10s %9s %9s %10s %8s %8s %12s  %s\n' "$label" "${RPS[$label]}" "${P50[$label]}" "${P99[$label]}" "${BPR[$label]}" \
+    "${SCPU[$label]}" "${WCPU[$label]}" "${CAP[$label]}" "${STATUS[$label]}"
+done
+# A run whose server had idle time while wrk used its whole core measured
+# the load generator: its req/s understates the server, and a ratio against
+# it flatters linecast. The req/srv_cpu_s ratios below do not.
+for label in "${!RPS[@]}"; do
+  python3 -c "import sys; sys.exit(0 if ${SCPU[$label]} < 0.97 and ${WCPU[$label]} > 0.95 else 1)" \
+    && echo "NOTE: $label was bound by wrk (server cpu ${SCPU[$label]}, wrk cpu ${WCPU[$label]}): use the per-CPU ratios"
 done
 ratio() { python3 -c "print(round($1/$2, 3))"; }
 echo "ratio auth identity / bare identity       = $(ratio "${RPS[auth-identity]}" "${RPS[bare-identity]}")  (target >= 0.8; auth identity p99 ${P99[auth-identity]} ms, target <= 5 ms at 64 connections)"
@@ -207,10 +238,14 @@ echo "ratio auth gzip / bare gzip (same bytes)  = $(ratio "${RPS[auth-gzip]}" "$
 echo "ratio auth gzip / bare compressing gzip   = $(ratio "${RPS[auth-gzip]}" "${RPS[bare-gz-gzip]}")  (target >= 1.0)"
 echo "ratio 304 identity / bare identity        = $(ratio "${RPS[304-identity]}" "${RPS[bare-identity]}")  (target >= 0.8)"
 echo "ratio 304 gzip / bare identity            = $(ratio "${RPS[304-gzip]}" "${RPS[bare-identity]}")"
+echo "ratio per server CPU second, auth identity / bare identity = $(ratio "${CAP[auth-identity]}" "${CAP[bare-identity]}")"
+echo "ratio per server CPU second, auth gzip / bare gzip         = $(ratio "${CAP[auth-gzip]}" "${CAP[bare-gzip]}")"
 if [ "${#PAIRED[@]}" -gt 0 ]; then
   for enc in identity gzip; do
     printf '%s\n' "${PAIRED[@]}" | awk -v e=$enc '$1 == e {print $2}' | sort -n | tr '\n' ' ' \
       | awk -v e=$enc '{printf "paired ratio auth %s / bare %s over %d rounds: %s(median %s)\n", e, e, NF, $0, $(int((NF + 1) / 2))}'
+    printf '%s\n' "${PAIRED_CAP[@]}" | awk -v e=$enc '$1 == e {print $2}' | sort -n | tr '\n' ' ' \
+      | awk -v e=$enc '{printf "paired ratio per server CPU second, auth %s / bare %s over %d rounds: %s(median %s)\n", e, e, NF, $0, $(int((NF + 1) / 2))}'
   done
 fi
 for label in 304-identity 304-gzip; do
