@@ -87,8 +87,11 @@ pub fn market(value: &str) -> Result<PublicMarket, ApiError> {
 /// parsed with the same 400 naming the parameter. A handler names the
 /// extractor instead of repeating the parse calls.
 mod path {
+    use std::borrow::Cow;
+
     use actix_web::dev::Payload;
-    use actix_web::{FromRequest, HttpRequest, web};
+    use actix_web::error::PathError;
+    use actix_web::{FromRequest, HttpRequest};
     use chrono::NaiveDate;
     use futures::future::{Ready, ready};
     use linecast_domain::{ModelType, PublicMarket, Sport};
@@ -96,11 +99,12 @@ mod path {
 
     use crate::error::ApiError;
 
-    fn segments<T: serde::de::DeserializeOwned>(req: &HttpRequest) -> Result<T, ApiError> {
-        web::Path::<T>::extract(req)
-            .into_inner()
-            .map(web::Path::into_inner)
-            .map_err(|e| ApiError::NotFound(format!("Not found: {e}")))
+    /// The route's segments, decoded exactly as `web::Path` decodes them.
+    /// A segment without a percent escape (every valid sport, model type,
+    /// market and date) is borrowed from the request, not copied.
+    fn segments<'de, T: Deserialize<'de>>(req: &'de HttpRequest) -> Result<T, ApiError> {
+        T::deserialize(actix_router::PathDeserializer::new(req.match_info()))
+            .map_err(|e| ApiError::NotFound(format!("Not found: {}", PathError::Deserialize(e))))
     }
 
     /// `/{sport}`.
@@ -127,26 +131,33 @@ mod path {
     pub struct DatePath(pub NaiveDate);
 
     #[derive(Deserialize)]
-    struct RawSport {
-        sport: String,
+    struct RawSport<'a> {
+        #[serde(borrow)]
+        sport: Cow<'a, str>,
     }
 
     #[derive(Deserialize)]
-    struct RawSportModel {
-        sport: String,
-        model_type: String,
+    struct RawSportModel<'a> {
+        #[serde(borrow)]
+        sport: Cow<'a, str>,
+        #[serde(borrow)]
+        model_type: Cow<'a, str>,
     }
 
     #[derive(Deserialize)]
-    struct RawDate {
-        date: Option<String>,
-        date_str: Option<String>,
+    struct RawDate<'a> {
+        #[serde(borrow)]
+        date: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        date_str: Option<Cow<'a, str>>,
     }
 
     #[derive(Deserialize)]
-    struct RawSportMarket {
-        sport: String,
-        market: String,
+    struct RawSportMarket<'a> {
+        #[serde(borrow)]
+        sport: Cow<'a, str>,
+        #[serde(borrow)]
+        market: Cow<'a, str>,
     }
 
     impl FromRequest for SportPath {
@@ -325,6 +336,32 @@ pub fn boolean(query: &RawQuery, name: &str, default: bool) -> Result<bool, ApiE
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// The path extractors read segments as `web::Path` does: a plain
+    /// segment as it is, an escape that survives actix's URL parse (`%2B`,
+    /// `%2F`, `%25`) decoded, and a 400 naming the parameter quotes the
+    /// decoded value.
+    #[actix_web::test]
+    async fn path_segments_are_read_and_decoded_like_web_path() {
+        use actix_web::{App, test, web};
+        let app = test::init_service(App::new().route(
+            "/{sport}/{model_type}",
+            web::get().to(|p: SportModelPath| async move { format!("{} {}", p.sport.code(), p.model_type.code()) }),
+        ))
+        .await;
+        for (uri, status, expected) in [
+            ("/nba/won_on_points", 200, "nba won_on_points"),
+            ("/%6Eba/won%5Fon%5Fpoints", 200, "nba won_on_points"),
+            ("/nba%2Bx/won_on_points", 400, "Invalid sport 'nba+x'"),
+            ("/nba/won%2Fon", 400, "Invalid model_type 'won/on'"),
+            ("/nba/100%25", 400, "Invalid model_type '100%'"),
+        ] {
+            let res = test::call_service(&app, test::TestRequest::get().uri(uri).to_request()).await;
+            assert_eq!(res.status().as_u16(), status, "{uri}");
+            let body = String::from_utf8(test::read_body(res).await.to_vec()).unwrap();
+            assert!(body.contains(expected), "{uri}: {body}");
+        }
+    }
 
     #[test]
     fn booleans_accept_the_legacy_spellings_and_reject_others_naming_the_parameter() {

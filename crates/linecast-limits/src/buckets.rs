@@ -1,6 +1,5 @@
 //! In-memory per-key rate buckets: one GCRA timestamp per key.
 
-use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
 use chrono::{DateTime, Utc};
@@ -16,7 +15,7 @@ const SHARDS: usize = 16;
 /// it has grown past `PRUNE_AT` entries.
 #[derive(Debug)]
 pub(crate) struct RateBuckets {
-    shards: Vec<Mutex<HashMap<i64, i64>>>,
+    shards: Vec<Mutex<foldhash::HashMap<i64, i64>>>,
 }
 
 /// Entries per shard above which passed ones are dropped.
@@ -25,7 +24,7 @@ const PRUNE_AT: usize = 4096;
 impl RateBuckets {
     pub(crate) fn new() -> Self {
         Self {
-            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            shards: (0..SHARDS).map(|_| Mutex::new(foldhash::HashMap::default())).collect(),
         }
     }
 

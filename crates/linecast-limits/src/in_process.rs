@@ -2,7 +2,6 @@
 //! single API instance. Monthly counts start from the persisted count and are
 //! written behind to the `UsageMeter`.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -19,7 +18,7 @@ use crate::write_behind::WriteBehind;
 /// their own (use `RedisLimiter` to scale out).
 pub struct InProcessLimiter {
     rates: RateBuckets,
-    months: Mutex<HashMap<(i64, Month), Arc<MonthSlot>>>,
+    months: Mutex<foldhash::HashMap<(i64, Month), Arc<MonthSlot>>>,
     buffer: WriteBehind,
 }
 
@@ -44,7 +43,7 @@ impl InProcessLimiter {
     pub fn new(meter: Arc<dyn UsageMeter>) -> Self {
         Self {
             rates: RateBuckets::new(),
-            months: Mutex::new(HashMap::new()),
+            months: Mutex::new(foldhash::HashMap::default()),
             buffer: WriteBehind::new(meter),
         }
     }
@@ -59,7 +58,7 @@ impl InProcessLimiter {
         self.buffer.pending_total()
     }
 
-    fn months(&self) -> MutexGuard<'_, HashMap<(i64, Month), Arc<MonthSlot>>> {
+    fn months(&self) -> MutexGuard<'_, foldhash::HashMap<(i64, Month), Arc<MonthSlot>>> {
         self.months.lock().unwrap_or_else(PoisonError::into_inner)
     }
 

@@ -22,7 +22,6 @@
 //! Counted requests are written behind to the `UsageMeter` by the instance
 //! that served them, exactly as [`crate::RedisLimiter`] does.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -159,8 +158,8 @@ pub struct LeasedRedisLimiter {
     instance: String,
     lease_script: Script,
     tokens_script: Script,
-    months: Mutex<HashMap<(i64, Month), Arc<MonthSlot>>>,
-    keys: Mutex<HashMap<i64, Arc<KeySlot>>>,
+    months: Mutex<foldhash::HashMap<(i64, Month), Arc<MonthSlot>>>,
+    keys: Mutex<foldhash::HashMap<i64, Arc<KeySlot>>>,
     next_slot: AtomicU64,
     buffer: WriteBehind,
     epoch: Instant,
@@ -185,8 +184,8 @@ impl LeasedRedisLimiter {
             instance,
             lease_script: Script::new(LEASE_SCRIPT),
             tokens_script: Script::new(TOKENS_SCRIPT),
-            months: Mutex::new(HashMap::new()),
-            keys: Mutex::new(HashMap::new()),
+            months: Mutex::new(foldhash::HashMap::default()),
+            keys: Mutex::new(foldhash::HashMap::default()),
             next_slot: AtomicU64::new(0),
             buffer: WriteBehind::new(meter),
             epoch: Instant::now(),

@@ -46,43 +46,10 @@ struct Held {
     used: AtomicBool,
 }
 
-/// Entries answering hits, by key hash.
-type Front = RwLock<HashMap<String, Held, DigestHash>>;
-
-/// Hashes a key hash (hex SHA-256) by its first 16 characters only, with
-/// the standard keyed hasher: 64 bits no client can choose, and a random
-/// key per process, so nobody can aim keys at one bucket.
-#[derive(Clone, Default)]
-struct DigestHash(std::collections::hash_map::RandomState);
-
-impl std::hash::BuildHasher for DigestHash {
-    type Hasher = FirstBytes;
-
-    fn build_hasher(&self) -> FirstBytes {
-        FirstBytes {
-            inner: self.0.build_hasher(),
-            seen: 0,
-        }
-    }
-}
-
-/// Feeds at most the first 16 bytes written to the keyed hasher.
-struct FirstBytes {
-    inner: std::collections::hash_map::DefaultHasher,
-    seen: usize,
-}
-
-impl std::hash::Hasher for FirstBytes {
-    fn finish(&self) -> u64 {
-        self.inner.finish()
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        let take = 16usize.saturating_sub(self.seen).min(bytes.len());
-        self.inner.write(&bytes[..take]);
-        self.seen += bytes.len();
-    }
-}
+/// Entries answering hits, by key hash. foldhash, seeded per process: a
+/// client cannot aim keys at one bucket without the seed (and a key hash is
+/// a SHA-256 it cannot choose either).
+type Front = RwLock<HashMap<String, Held, foldhash::fast::RandomState>>;
 
 /// Key lookups by hash, cached (unknown keys too, so a flood of bad keys
 /// does not reach the database on every request).
@@ -100,7 +67,9 @@ impl KeyCache {
     pub fn new(accounts: Arc<dyn Accounts>) -> Self {
         Self {
             accounts,
-            front: Arc::new(RwLock::new(HashMap::with_hasher(DigestHash::default()))),
+            front: Arc::new(RwLock::new(
+                HashMap::with_hasher(foldhash::fast::RandomState::default()),
+            )),
             cache: Cache::builder()
                 .max_capacity(MAX_ENTRIES as u64)
                 .time_to_live(KEY_CACHE_TTL)
@@ -184,6 +153,14 @@ impl KeyCache {
             crate::metrics::key_cache("hit");
             return Ok(hit);
         }
+        // Boxed: the read-through is a large future, and a hit (the usual
+        // case) should neither allocate nor move it.
+        Box::pin(self.read_through(key_hash)).await
+    }
+
+    /// A miss of the front map: one database read for concurrent misses of
+    /// one key, stored in the front map when it was this call that read.
+    async fn read_through(&self, key_hash: &str) -> Result<Entry, AccountsError> {
         crate::metrics::key_cache("miss");
         let epoch = self.epoch.load(Ordering::SeqCst);
         let accounts = self.accounts.clone();
@@ -209,11 +186,11 @@ impl KeyCache {
     /// without a lookup: lets known keys through while their address is
     /// refused further failed key checks.
     pub async fn knows(&self, full_key: &str) -> bool {
-        let hash = linecast_core::ports::accounts::hash_key(full_key);
-        if let Some(entry) = self.front_get(&hash) {
+        let hash = linecast_core::ports::accounts::KeyHash::of(full_key);
+        if let Some(entry) = self.front_get(hash.as_str()) {
             return entry.is_some();
         }
-        matches!(self.cache.get(&hash).await, Some(Some(_)))
+        matches!(Box::pin(self.cache.get(hash.as_str())).await, Some(Some(_)))
     }
 
     /// Drops one key's entry (after revoke or rename on this instance).

@@ -5,42 +5,60 @@
 //! a platform token, and a key in `?api_key=` then authenticates. The query
 //! is read like every other query (first occurrence wins, see `params`).
 
+use std::borrow::Cow;
+
 use actix_web::HttpRequest;
-use actix_web::http::header::AUTHORIZATION;
+use actix_web::http::header::{AUTHORIZATION, HeaderName, HeaderValue};
 use linecast_core::ports::accounts::KEY_PREFIX;
 
 use crate::params::RawQuery;
 
-/// The presented key, if any. Empty values count as absent.
-pub fn presented_key(req: &HttpRequest) -> Option<String> {
-    if let Some(v) = req
-        .headers()
-        .get("x-api-key")
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim)
+/// Checked once, at compile time (a `&str` name is parsed on every lookup).
+const X_API_KEY: HeaderName = HeaderName::from_static("x-api-key");
+
+/// The presented key, if any. Empty values count as absent. A key from a
+/// header is borrowed from the request; only a query key (percent-decoded)
+/// is a new string.
+pub fn presented_key(req: &HttpRequest) -> Option<Cow<'_, str>> {
+    if let Some(v) = req.headers().get(&X_API_KEY).and_then(header_text).map(str::trim)
         && !v.is_empty()
     {
-        return Some(v.to_owned());
+        return Some(Cow::Borrowed(v));
     }
     let bearer = bearer_token(req);
     // A linecast key in Authorization is used as is (even if wrong, it is
     // what the caller meant); any other Bearer token belongs to the platform.
-    if let Some(token) = &bearer
+    if let Some(token) = bearer
         && token.starts_with(KEY_PREFIX)
     {
-        return bearer;
+        return Some(Cow::Borrowed(token));
     }
-    query_key(req.query_string()).or(bearer)
+    query_key(req.query_string())
+        .map(Cow::Owned)
+        .or(bearer.map(Cow::Borrowed))
 }
 
-fn bearer_token(req: &HttpRequest) -> Option<String> {
-    let v = req.headers().get(AUTHORIZATION).and_then(|v| v.to_str().ok())?;
+fn bearer_token(req: &HttpRequest) -> Option<&str> {
+    let v = req.headers().get(AUTHORIZATION).and_then(header_text)?;
     let mut parts = v.trim().splitn(2, ' ');
     match (parts.next(), parts.next()) {
         (Some(scheme), Some(token)) if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() => {
-            Some(token.trim().to_owned())
+            Some(token.trim())
         }
         _ => None,
+    }
+}
+
+/// A header value as text when it is ASCII: what `HeaderValue::to_str`
+/// answers (a `HeaderValue` never holds a control byte but tab, so ASCII
+/// is visible ASCII or tab), checked a word at a time instead of byte by
+/// byte.
+fn header_text(v: &HeaderValue) -> Option<&str> {
+    let bytes = v.as_bytes();
+    if bytes.is_ascii() {
+        std::str::from_utf8(bytes).ok()
+    } else {
+        None
     }
 }
 
@@ -118,5 +136,19 @@ mod tests {
             let req = TestRequest::get().uri(&format!("/x?{query}")).to_http_request();
             assert_eq!(presented_key(&req).as_deref(), Some(key), "{query}");
         }
+    }
+
+    /// `header_text` answers exactly what `HeaderValue::to_str` answers, for
+    /// every byte a header value can hold.
+    #[test]
+    fn header_text_agrees_with_to_str() {
+        for b in 0..=255_u8 {
+            let bytes = [b'k', b, b'y'];
+            if let Ok(v) = HeaderValue::from_bytes(&bytes) {
+                assert_eq!(header_text(&v), v.to_str().ok(), "byte {b}");
+            }
+        }
+        let v = HeaderValue::from_bytes("sk_service_é".as_bytes()).unwrap();
+        assert_eq!(header_text(&v), None);
     }
 }

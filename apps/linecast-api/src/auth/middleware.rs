@@ -80,6 +80,8 @@ async fn guarded<B: MessageBody + 'static>(
             return Ok(res);
         }
     };
+    // The key may borrow from the request, which moves on below.
+    drop(presented);
     let now = state.clock.now();
     let limit = ctx.customer().monthly_limit;
     let remaining = limit.saturating_sub(ctx.month_used);
@@ -94,11 +96,12 @@ async fn guarded<B: MessageBody + 'static>(
     // Numbers are written straight into header values; the policy, the same
     // for every customer of a limit, is written once.
     let headers = res.headers_mut();
-    headers.insert(X_RATELIMIT_LIMIT, HeaderValue::from(limit));
+    let plan = plan_values(access.rate(), limit);
+    headers.insert(X_RATELIMIT_LIMIT, plan.limit);
     headers.insert(X_RATELIMIT_REMAINING, HeaderValue::from(remaining));
-    headers.insert(X_RATELIMIT_RESET, HeaderValue::from(reset.timestamp()));
+    headers.insert(X_RATELIMIT_RESET, reset_value(reset.timestamp()));
     headers.insert(X_RATELIMIT_TIER, HeaderValue::from_static("ai"));
-    if let Some(policy) = policy_value(access.rate(), limit) {
+    if let Some(policy) = plan.policy {
         headers.insert(RATELIMIT_POLICY, policy);
     }
     if let Ok(v) = HeaderValue::from_maybe_shared(bytes::Bytes::from(state_header(Some(bucket), Some(monthly)))) {
@@ -116,25 +119,53 @@ const X_RATELIMIT_TIER: HeaderName = HeaderName::from_static("x-ratelimit-tier")
 const RATELIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
 const RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
 
-/// `RateLimit-Policy` of a served request, written once per (rate, monthly
-/// limit) and then shared: customers on one plan share one value.
-fn policy_value(rate: Rate, limit: u64) -> Option<HeaderValue> {
-    type Memo = std::sync::RwLock<std::collections::HashMap<(u32, u32, u64), HeaderValue>>;
+/// The headers of a plan: the same for every customer of a (rate, monthly
+/// limit), so written once and then shared.
+#[derive(Clone)]
+struct PlanValues {
+    /// `X-RateLimit-Limit`.
+    limit: HeaderValue,
+    /// `RateLimit-Policy` (`None` only if it could not be a header value).
+    policy: Option<HeaderValue>,
+}
+
+fn plan_values(rate: Rate, limit: u64) -> PlanValues {
+    type Memo = std::sync::RwLock<foldhash::HashMap<(u32, u32, u64), PlanValues>>;
     static MEMO: std::sync::OnceLock<Memo> = std::sync::OnceLock::new();
     let memo = MEMO.get_or_init(Memo::default);
     let key = (rate.per_second, rate.burst, limit);
     if let Some(hit) = memo.read().ok().and_then(|m| m.get(&key).cloned()) {
-        return Some(hit);
+        return hit;
     }
-    let value = HeaderValue::from_str(&policy_header(rate, Some(limit))).ok()?;
+    let values = PlanValues {
+        limit: HeaderValue::from(limit),
+        policy: HeaderValue::from_str(&policy_header(rate, Some(limit))).ok(),
+    };
     if let Ok(mut m) = memo.write() {
         // Limits come from plans: a handful. Past that, start over.
         if m.len() >= 1024 {
             m.clear();
         }
-        m.insert(key, value.clone());
+        m.insert(key, values.clone());
     }
-    Some(value)
+    values
+}
+
+/// `X-RateLimit-Reset` (the Unix time the month ends): one value for a
+/// whole month, written once per month.
+fn reset_value(reset: i64) -> HeaderValue {
+    static LAST: std::sync::RwLock<Option<(i64, HeaderValue)>> = std::sync::RwLock::new(None);
+    if let Ok(last) = LAST.read()
+        && let Some((at, value)) = last.as_ref()
+        && *at == reset
+    {
+        return value.clone();
+    }
+    let value = HeaderValue::from(reset);
+    if let Ok(mut last) = LAST.write() {
+        *last = Some((reset, value.clone()));
+    }
+    value
 }
 
 fn insert(headers: &mut HeaderMap, values: impl IntoIterator<Item = (&'static str, String)>) {
@@ -265,5 +296,31 @@ mod tests {
             ),
             r#""monthly";r=0;t=10"#
         );
+    }
+
+    /// The memoized values follow their inputs: another plan or another
+    /// month gets its own value, never the previous one.
+    #[test]
+    fn memoized_header_values_follow_their_inputs() {
+        let rate = Rate {
+            per_second: 50,
+            burst: 100,
+        };
+        for limit in [200_000, 1_000, 200_000] {
+            let plan = plan_values(rate, limit);
+            assert_eq!(plan.limit.to_str().unwrap(), limit.to_string());
+            assert_eq!(plan.policy.unwrap().to_str().unwrap(), policy_header(rate, Some(limit)));
+        }
+        let other = Rate {
+            per_second: 5,
+            burst: 10,
+        };
+        assert_eq!(
+            plan_values(other, 1_000).policy.unwrap().to_str().unwrap(),
+            r#""burst";q=10;w=1, "monthly";q=1000;w=2592000"#
+        );
+        for reset in [1_798_761_600, 1_801_440_000, 1_798_761_600] {
+            assert_eq!(reset_value(reset).to_str().unwrap(), reset.to_string());
+        }
     }
 }

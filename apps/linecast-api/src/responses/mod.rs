@@ -32,9 +32,11 @@ use sha2::{Digest, Sha256};
 use crate::error::ApiError;
 
 pub mod pipeline;
+mod resolutions;
 pub mod rows;
 
 pub use pipeline::{Route, serve};
+pub use resolutions::{RESOLUTION_TTL, Resolutions};
 
 /// `Cache-Control` of authenticated data: only the caller's own cache may
 /// keep it, and must revalidate (cheaply, with the ETag) before reuse.
@@ -276,73 +278,6 @@ pub fn negotiate(accept: Option<&str>) -> Coding {
         Coding::Gzip
     } else {
         Coding::Identity
-    }
-}
-
-/// How long a request's resolution (its parameters and ET date to the body
-/// they lead to) is reused without asking the store again. The store itself
-/// trusts an object's version for 2 s, so a republished artifact reaches
-/// clients at most this much later than the version re-check sees it.
-pub const RESOLUTION_TTL: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// The hot path's shortcut: normalized request parameters plus the ET date
-/// (never the raw path or query) to the body they resolved to, for
-/// `RESOLUTION_TTL`. A hit skips every store and cache lookup between the
-/// access gate and the bytes. Keys include the ET date, so a slate that
-/// follows the calendar changes exactly at ET midnight.
-pub struct Resolutions {
-    /// `None` when the memo is off (a zero TTL).
-    cache: Option<moka::sync::Cache<String, Arc<Rendered>>>,
-}
-
-impl Resolutions {
-    /// A memo keeping each resolution for `ttl` ([`RESOLUTION_TTL`] in
-    /// service); zero keeps none.
-    pub fn new(ttl: std::time::Duration) -> Self {
-        Self {
-            cache: (!ttl.is_zero()).then(|| {
-                moka::sync::Cache::builder()
-                    .max_capacity(50_000)
-                    .time_to_live(ttl)
-                    .build()
-            }),
-        }
-    }
-
-    fn get(&self, key: &str) -> Option<Arc<Rendered>> {
-        self.cache.as_ref()?.get(key)
-    }
-
-    fn put(&self, key: String, body: Arc<Rendered>) {
-        if let Some(cache) = &self.cache {
-            cache.insert(key, body);
-        }
-    }
-
-    /// Forgets every resolution (the change-stream watcher saw a new
-    /// object version: the next request resolves against it).
-    pub fn clear(&self) {
-        if let Some(cache) = &self.cache {
-            cache.invalidate_all();
-        }
-    }
-
-    /// The memo key of one request: the route, its parsed parameters, and
-    /// the ET date of the request instant (a bare request's slate moves at
-    /// ET midnight, so the date is part of what it resolves to).
-    fn key(route: &str, params: &(impl std::fmt::Debug + ?Sized), et_date: chrono::NaiveDate) -> String {
-        use chrono::Datelike as _;
-        let mut key = String::with_capacity(route.len() + 48);
-        // The date as its day number: the same information as the
-        // calendar form, written without the date formatter.
-        let _ = write!(key, "{route}\u{1e}{params:?}\u{1e}{}", et_date.num_days_from_ce());
-        key
-    }
-}
-
-impl Default for Resolutions {
-    fn default() -> Self {
-        Self::new(RESOLUTION_TTL)
     }
 }
 

@@ -13,13 +13,14 @@
 
 use std::fmt::Debug;
 use std::future::Future;
+use std::sync::Arc;
 
 use actix_web::{HttpRequest, HttpResponse};
 use chrono::{DateTime, Utc};
 use linecast_core::Derived;
 use linecast_domain::time::et_date;
 
-use super::{CacheKey, PRIVATE, PUBLIC, Rendered, Resolutions};
+use super::{CacheKey, PRIVATE, PUBLIC, Rendered};
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -70,14 +71,82 @@ where
     R: FnOnce(&T) -> Result<Rendered, ApiError>,
 {
     let now = state.clock.now();
-    // The hit path writes one string (the memo key) and nothing else.
-    let memo = Resolutions::key(route.name, params, et_date(now));
-    if let Some(body) = state.resolutions.get(&memo) {
+    let date = et_date_of_minute(now);
+    if let Some(body) = state.resolutions.get(route.name, params, date) {
         return Ok(body.respond(req, route.cache_control));
     }
+    // Boxed: a miss awaits the store and the response cache, a large
+    // future that a hit (the usual case) should neither allocate nor move.
+    let body = Box::pin(resolve(state, route, params, now, load, render)).await?;
+    state.resolutions.put(route.name, params, date, body.clone());
+    Ok(body.respond(req, route.cache_control))
+}
+
+/// `et_date(now)`, remembered per UTC minute by each worker thread. Exact:
+/// New York's offset from UTC is a whole number of hours, so its dates
+/// change on a UTC minute boundary, never inside a minute.
+fn et_date_of_minute(now: DateTime<Utc>) -> chrono::NaiveDate {
+    thread_local! {
+        static LAST: std::cell::Cell<Option<(i64, chrono::NaiveDate)>> = const { std::cell::Cell::new(None) };
+    }
+    let minute = now.timestamp().div_euclid(60);
+    LAST.with(|last| match last.get() {
+        Some((at, date)) if at == minute => date,
+        _ => {
+            let date = et_date(now);
+            last.set(Some((minute, date)));
+            date
+        }
+    })
+}
+
+/// A miss of the resolution memo: the core read, then the body for its
+/// key (rendered once per key).
+async fn resolve<P, T, E, L, Fut, R>(
+    state: &AppState,
+    route: Route,
+    params: &P,
+    now: DateTime<Utc>,
+    load: L,
+    render: R,
+) -> Result<Arc<Rendered>, ApiError>
+where
+    P: Debug + ?Sized,
+    L: FnOnce(DateTime<Utc>) -> Fut,
+    Fut: Future<Output = Result<Derived<T>, E>>,
+    ApiError: From<E>,
+    R: FnOnce(&T) -> Result<Rendered, ApiError>,
+{
     let Derived { value, deps } = load(now).await?;
     let key = CacheKey::new(route.name).with(format_args!("{params:?}")).with(&deps);
-    let body = state.responses.get_or_render(key, || render(&value)).await?;
-    state.resolutions.put(memo, body.clone());
-    Ok(body.respond(req, route.cache_control))
+    state.responses.get_or_render(key, || render(&value)).await
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{Duration, TimeZone};
+
+    use super::*;
+
+    /// Every second across both 2026 clock changes and an ET midnight, in
+    /// order and then again out of order (the memo must not stick to a
+    /// stale minute): the memo answers what `et_date` answers.
+    #[test]
+    fn the_minute_memo_answers_what_et_date_answers() {
+        let starts = [
+            Utc.with_ymd_and_hms(2026, 3, 8, 6, 30, 0).unwrap(),
+            Utc.with_ymd_and_hms(2026, 11, 1, 5, 30, 0).unwrap(),
+            Utc.with_ymd_and_hms(2026, 11, 24, 4, 58, 0).unwrap(),
+        ];
+        for start in starts {
+            for s in 0..3 * 3600 {
+                let now = start + Duration::seconds(s);
+                assert_eq!(et_date_of_minute(now), et_date(now), "{now}");
+            }
+            for s in (0..3 * 3600).rev().step_by(7) {
+                let now = start + Duration::seconds(s);
+                assert_eq!(et_date_of_minute(now), et_date(now), "{now}");
+            }
+        }
+    }
 }

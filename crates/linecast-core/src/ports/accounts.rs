@@ -287,13 +287,35 @@ pub fn month_key((year, month): Month) -> String {
 
 /// SHA-256 of the full key, lower-case hex: the only form that is stored.
 pub fn hash_key(full_key: &str) -> String {
-    // Written through a stack buffer: `hex::encode` collects char by char,
-    // which costs more than the digest on the authenticated hot path.
-    let mut out = [0_u8; 64];
-    // 32 digest bytes always fit 64 hex digits.
-    let _ = hex::encode_to_slice(Sha256::digest(full_key.as_bytes()), &mut out);
-    // Hex digits are ASCII: the check is the ASCII fast path, never lossy.
-    std::str::from_utf8(&out).map(str::to_owned).unwrap_or_default()
+    KeyHash::of(full_key).as_str().to_owned()
+}
+
+/// [`hash_key`] held on the stack: the authenticated hot path hashes every
+/// presented key and only needs to look it up.
+#[derive(Clone, Copy)]
+pub struct KeyHash([u8; 64]);
+
+impl KeyHash {
+    /// SHA-256 of `full_key`, as 64 lower-case hex digits.
+    pub fn of(full_key: &str) -> Self {
+        // Written through a stack buffer: `hex::encode` collects char by
+        // char, which costs more than the digest.
+        let mut out = [0_u8; 64];
+        // 32 digest bytes always fit 64 hex digits.
+        let _ = hex::encode_to_slice(Sha256::digest(full_key.as_bytes()), &mut out);
+        Self(out)
+    }
+
+    pub fn as_str(&self) -> &str {
+        // Hex digits are ASCII: the check is the ASCII fast path, never fails.
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Debug for KeyHash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("KeyHash").field(&self.as_str()).finish()
+    }
 }
 
 /// A new key: the prefix and `KEY_BODY_LEN` base62 characters from the OS RNG.

@@ -16,14 +16,13 @@
 //! limiter are ports; this module knows nothing of HTTP, headers or metrics
 //! (it reports each limiter decision to an observer the caller supplies).
 
-use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use chrono::{DateTime, Datelike, TimeZone, Utc};
 
 use crate::ports::accounts::{AccountsError, ApiKeyRecord, Customer, Month, SubscriptionStatus, constant_time_eq};
-use crate::ports::accounts::{has_key_shape, hash_key};
+use crate::ports::accounts::{KeyHash, has_key_shape};
 use crate::ports::key_directory::{KeyDirectory, KeyEntry};
 use crate::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
 use crate::{Clock, services::usage::UsageHealth};
@@ -163,7 +162,7 @@ pub struct Access {
     usage_health: Arc<UsageHealth>,
     observer: DecisionObserver,
     /// Keys used since the last `take_used_keys`.
-    used_keys: Mutex<HashSet<i64>>,
+    used_keys: Mutex<foldhash::HashSet<i64>>,
 }
 
 impl Access {
@@ -184,7 +183,7 @@ impl Access {
             rate_clock,
             usage_health,
             observer,
-            used_keys: Mutex::new(HashSet::new()),
+            used_keys: Mutex::new(foldhash::HashSet::default()),
         }
     }
 
@@ -210,8 +209,9 @@ impl Access {
             return Err(Refusal::InvalidKey);
         }
         let now = self.clock.now();
-        let hash = hash_key(presented);
-        let entry = self.keys.lookup(&hash).await?.ok_or(Refusal::InvalidKey)?;
+        let hash = KeyHash::of(presented);
+        let hash = hash.as_str();
+        let entry = self.keys.lookup(hash).await?.ok_or(Refusal::InvalidKey)?;
         let (key, customer) = (&entry.0, &entry.1);
         // The lookup is by hash; compare again in constant time so a cache or
         // index quirk can never admit a different key.
