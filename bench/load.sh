@@ -34,6 +34,8 @@
 #   PAIRS=3                rounds of linecast then bare, back to back, identity and
 #                          gzip: each round one ratio; the median is printed
 #   CARGO_TARGET_DIR       where cargo puts binaries (default target)
+#   API_BINARY=path        the linecast server to measure (default the build's;
+#                          pass an older build's copy to compare two builds)
 #
 # Needs wrk, curl and python3. Prints one RESULT line per run (wrk: non2xx
 # counts statuses >= 400), a table and the ratios of issue 11.
@@ -65,7 +67,7 @@ if [ "$PROFILE" = release ]; then
 else
   cargo build -q -p linecast-api -p linecast-admin --bins --example bare
 fi
-API=$TARGET/$PROFILE/linecast-api
+API=${API_BINARY:-$TARGET/$PROFILE/linecast-api}
 ADMIN=$TARGET/$PROFILE/linecast-admin
 BARE=$TARGET/$PROFILE/examples/bare
 WORK=$(mktemp -d)
