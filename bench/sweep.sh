@@ -16,6 +16,7 @@
 #                      the latency page is an ncaab season (~5,800 games)
 #   FULL_STORE=/dir    with PROFILE_DATA=full: reuse (or keep) the store here
 #                      instead of generating a temporary one
+#   API_BINARY=path    the server to measure (default the build's)
 #   LINECAST_CACHE_BYTES  passed through (default: the server's default)
 #   CARGO_TARGET_DIR   where cargo puts binaries (default target)
 #   PROFILE=debug      use debug binaries (proves the script; figures need release)
@@ -52,7 +53,7 @@ case $PROFILE_DATA in
   *) echo "PROFILE_DATA must be demo or full" >&2; exit 2 ;;
 esac
 start=$(date +%s.%N)
-"$TARGET/$PROFILE/linecast-api" >"$WORK/server.log" 2>&1 &
+"${API_BINARY:-$TARGET/$PROFILE/linecast-api}" >"$WORK/server.log" 2>&1 &
 PID=$!
 for _ in $(seq 1 600); do curl -sf "http://127.0.0.1:$PORT/api/v1/liveness" >/dev/null && break; sleep 0.1; done
 curl -sf "http://127.0.0.1:$PORT/api/v1/liveness" >/dev/null || { cat "$WORK/server.log"; exit 1; }
