@@ -9,12 +9,13 @@
 #   ENCODING=gzip bench/profile.sh   # gzip
 #
 # Needs perf (linux-perf), wrk and curl. The recording stays in $PERF_DATA
-# (default /tmp/linecast-perf.data) for `perf report -i`.
+# (default /tmp/linecast-perf.data) for `perf report -i`. API_BINARY=path
+# profiles another build of the server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TARGET=${CARGO_TARGET_DIR:-target}
 cargo build --release -q -p linecast-api -p linecast-admin --bins
-API=$TARGET/release/linecast-api
+API=${API_BINARY:-$TARGET/release/linecast-api}
 ADMIN=$TARGET/release/linecast-admin
 PERF_DATA=${PERF_DATA:-/tmp/linecast-perf.data}
 PORT=18199
