@@ -93,8 +93,8 @@ async fn guarded<B: MessageBody + 'static>(
         remaining,
         reset_in_secs: seconds_until(reset, now),
     };
-    // Numbers are written straight into header values; the policy, the same
-    // for every customer of a limit, is written once.
+    // What a plan or a month fixes (limit, policy, reset) is written once
+    // and shared; only the remaining counts are written per request.
     let headers = res.headers_mut();
     let plan = plan_values(access.rate(), limit);
     headers.insert(X_RATELIMIT_LIMIT, plan.limit);
@@ -306,10 +306,14 @@ mod tests {
             per_second: 50,
             burst: 100,
         };
-        for limit in [200_000, 1_000, 200_000] {
+        for (limit, text, policy) in [
+            (200_000, "200000", r#""burst";q=100;w=1, "monthly";q=200000;w=2592000"#),
+            (1_000, "1000", r#""burst";q=100;w=1, "monthly";q=1000;w=2592000"#),
+            (200_000, "200000", r#""burst";q=100;w=1, "monthly";q=200000;w=2592000"#),
+        ] {
             let plan = plan_values(rate, limit);
-            assert_eq!(plan.limit.to_str().unwrap(), limit.to_string());
-            assert_eq!(plan.policy.unwrap().to_str().unwrap(), policy_header(rate, Some(limit)));
+            assert_eq!(plan.limit.to_str().unwrap(), text);
+            assert_eq!(plan.policy.unwrap().to_str().unwrap(), policy);
         }
         let other = Rate {
             per_second: 5,
@@ -319,8 +323,12 @@ mod tests {
             plan_values(other, 1_000).policy.unwrap().to_str().unwrap(),
             r#""burst";q=10;w=1, "monthly";q=1000;w=2592000"#
         );
-        for reset in [1_798_761_600, 1_801_440_000, 1_798_761_600] {
-            assert_eq!(reset_value(reset).to_str().unwrap(), reset.to_string());
+        for (reset, text) in [
+            (1_798_761_600, "1798761600"),
+            (1_801_440_000, "1801440000"),
+            (1_798_761_600, "1798761600"),
+        ] {
+            assert_eq!(reset_value(reset).to_str().unwrap(), text);
         }
     }
 }

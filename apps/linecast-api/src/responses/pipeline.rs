@@ -13,7 +13,6 @@
 
 use std::fmt::Debug;
 use std::future::Future;
-use std::sync::Arc;
 
 use actix_web::{HttpRequest, HttpResponse};
 use chrono::{DateTime, Utc};
@@ -75,9 +74,15 @@ where
     if let Some(body) = state.resolutions.get(route.name, params, date) {
         return Ok(body.respond(req, route.cache_control));
     }
-    // Boxed: a miss awaits the store and the response cache, a large
+    // A miss: the core read, then the body for its key (rendered once per
+    // key). Boxed: it awaits the store and the response cache, a large
     // future that a hit (the usual case) should neither allocate nor move.
-    let body = Box::pin(resolve(state, route, params, now, load, render)).await?;
+    let body = Box::pin(async {
+        let Derived { value, deps } = load(now).await?;
+        let key = CacheKey::new(route.name).with(format_args!("{params:?}")).with(&deps);
+        state.responses.get_or_render(key, || render(&value)).await
+    })
+    .await?;
     state.resolutions.put(route.name, params, date, body.clone());
     Ok(body.respond(req, route.cache_control))
 }
@@ -98,28 +103,6 @@ fn et_date_of_minute(now: DateTime<Utc>) -> chrono::NaiveDate {
             date
         }
     })
-}
-
-/// A miss of the resolution memo: the core read, then the body for its
-/// key (rendered once per key).
-async fn resolve<P, T, E, L, Fut, R>(
-    state: &AppState,
-    route: Route,
-    params: &P,
-    now: DateTime<Utc>,
-    load: L,
-    render: R,
-) -> Result<Arc<Rendered>, ApiError>
-where
-    P: Debug + ?Sized,
-    L: FnOnce(DateTime<Utc>) -> Fut,
-    Fut: Future<Output = Result<Derived<T>, E>>,
-    ApiError: From<E>,
-    R: FnOnce(&T) -> Result<Rendered, ApiError>,
-{
-    let Derived { value, deps } = load(now).await?;
-    let key = CacheKey::new(route.name).with(format_args!("{params:?}")).with(&deps);
-    state.responses.get_or_render(key, || render(&value)).await
 }
 
 #[cfg(test)]
