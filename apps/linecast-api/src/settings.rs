@@ -9,6 +9,8 @@ use chrono::{DateTime, Utc};
 use linecast_core::services::access::DEFAULT_BURST;
 use serde::Deserialize;
 
+use crate::auth::client_address::{ProxyRange, parse_ranges};
+
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -66,6 +68,10 @@ pub struct Settings {
     /// `LINECAST_CLIENT_IP_HEADER`: a header set by trusted proxies (e.g.
     /// `X-Forwarded-For`) naming the client. Unset: the TCP peer.
     pub client_ip_header: Option<String>,
+    /// `LINECAST_TRUSTED_PROXY_CIDRS`: the proxies whose header is read
+    /// (comma-separated CIDRs; a bare address is a /32 or /128). From any
+    /// other peer the client is the peer. Required with the header.
+    pub trusted_proxy_cidrs: Vec<ProxyRange>,
     /// `LINECAST_TRUSTED_PROXIES`: how many proxies in front of the server
     /// append to that header (default 1): the client is the entry that many
     /// places from the right (see `auth::client_address`).
@@ -130,6 +136,7 @@ struct FileSettings {
     var_dir: Option<String>,
     public_rate_per_second: Option<u32>,
     client_ip_header: Option<String>,
+    trusted_proxy_cidrs: Option<String>,
     trusted_proxies: Option<u32>,
     rate_burst: Option<u32>,
     auth_failure_rate: Option<u32>,
@@ -180,6 +187,30 @@ fn bad(name: &'static str, reason: impl std::fmt::Display) -> SettingsError {
         name,
         reason: reason.to_string(),
     }
+}
+
+/// The client IP header and the proxies it is read from. A header without
+/// proxies is refused rather than read from every peer (any client reaching
+/// the server directly would choose its own address).
+fn client_ip_header(
+    header: Option<String>,
+    cidrs: Option<&str>,
+) -> Result<(Option<String>, Vec<ProxyRange>), SettingsError> {
+    let header = header.filter(|h| !h.trim().is_empty());
+    let ranges = parse_ranges(cidrs.unwrap_or("")).map_err(|e| {
+        bad(
+            "LINECAST_TRUSTED_PROXY_CIDRS",
+            format!("{e}; expected comma-separated CIDRs"),
+        )
+    })?;
+    if header.is_some() && ranges.is_empty() {
+        return Err(bad(
+            "LINECAST_TRUSTED_PROXY_CIDRS",
+            "required when LINECAST_CLIENT_IP_HEADER is set: the CIDRs of the proxies that set that header \
+             (e.g. 10.0.0.0/8,::1/128); it is never read from other peers",
+        ));
+    }
+    Ok((header, ranges))
 }
 
 impl Settings {
@@ -244,6 +275,10 @@ impl Settings {
         let trusted_proxies = at_least_one(
             "LINECAST_TRUSTED_PROXIES",
             small("LINECAST_TRUSTED_PROXIES", file.trusted_proxies, 1)?,
+        )?;
+        let (client_ip_header, trusted_proxy_cidrs) = client_ip_header(
+            pick("LINECAST_CLIENT_IP_HEADER", &file.client_ip_header),
+            pick("LINECAST_TRUSTED_PROXY_CIDRS", &file.trusted_proxy_cidrs).as_deref(),
         )?;
         let rate_burst = at_least_one(
             "LINECAST_RATE_BURST",
@@ -341,7 +376,8 @@ impl Settings {
             demo,
             var_dir,
             public_rate_per_second,
-            client_ip_header: pick("LINECAST_CLIENT_IP_HEADER", &file.client_ip_header).filter(|s| !s.is_empty()),
+            client_ip_header,
+            trusted_proxy_cidrs,
             trusted_proxies,
             rate_burst,
             auth_failure_rate,
@@ -376,6 +412,7 @@ impl Settings {
             var_dir: var_dir.to_path_buf(),
             public_rate_per_second: 0,
             client_ip_header: None,
+            trusted_proxy_cidrs: Vec::new(),
             trusted_proxies: 1,
             rate_burst: DEFAULT_BURST,
             // Off: the suites present many made-up keys from one address;
@@ -499,6 +536,54 @@ mod tests {
         let err =
             Settings::from_sources(&none, |k| (k == "LINECAST_PUBLIC_RATE").then(|| "lots".to_owned())).unwrap_err();
         assert_eq!(err.name, "LINECAST_PUBLIC_RATE");
+    }
+
+    #[test]
+    fn the_client_ip_header_needs_trusted_proxy_cidrs_and_a_malformed_one_is_named() {
+        let none = FileSettings::default();
+        let s = Settings::from_sources(&none, |_| None).unwrap();
+        assert_eq!((s.client_ip_header, s.trusted_proxy_cidrs), (None, Vec::new()));
+        let s = Settings::from_sources(&none, |k| match k {
+            "LINECAST_CLIENT_IP_HEADER" => Some("X-Forwarded-For".to_owned()),
+            "LINECAST_TRUSTED_PROXY_CIDRS" => Some("10.0.0.0/8, 127.0.0.1,::1/128".to_owned()),
+            _ => None,
+        })
+        .unwrap();
+        assert_eq!(s.client_ip_header.as_deref(), Some("X-Forwarded-For"));
+        assert_eq!(
+            s.trusted_proxy_cidrs,
+            parse_ranges("10.0.0.0/8,127.0.0.1/32,::1/128").unwrap()
+        );
+        // The header alone would be read from any peer: refused, naming both.
+        let err = Settings::from_sources(&none, |k| {
+            (k == "LINECAST_CLIENT_IP_HEADER").then(|| "X-Forwarded-For".to_owned())
+        })
+        .unwrap_err();
+        assert_eq!(err.name, "LINECAST_TRUSTED_PROXY_CIDRS");
+        assert!(err.to_string().contains("LINECAST_CLIENT_IP_HEADER"), "{err}");
+        let err = Settings::from_sources(&none, |k| match k {
+            "LINECAST_CLIENT_IP_HEADER" => Some("X-Forwarded-For".to_owned()),
+            "LINECAST_TRUSTED_PROXY_CIDRS" => Some(" , ".to_owned()),
+            _ => None,
+        })
+        .unwrap_err();
+        assert_eq!(err.name, "LINECAST_TRUSTED_PROXY_CIDRS");
+        let err = Settings::from_sources(&none, |k| match k {
+            "LINECAST_CLIENT_IP_HEADER" => Some("X-Forwarded-For".to_owned()),
+            "LINECAST_TRUSTED_PROXY_CIDRS" => Some("10.0.0.0/8,10.0.0.0/33".to_owned()),
+            _ => None,
+        })
+        .unwrap_err();
+        assert_eq!(err.name, "LINECAST_TRUSTED_PROXY_CIDRS");
+        assert!(err.to_string().contains("'10.0.0.0/33'"), "{err}");
+        // From the file too.
+        let in_file = FileSettings {
+            client_ip_header: Some("X-Real-IP".into()),
+            trusted_proxy_cidrs: Some("fd00::/8".into()),
+            ..FileSettings::default()
+        };
+        let s = Settings::from_sources(&in_file, |_| None).unwrap();
+        assert_eq!(s.trusted_proxy_cidrs, parse_ranges("fd00::/8").unwrap());
     }
 
     #[test]

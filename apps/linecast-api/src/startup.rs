@@ -236,7 +236,11 @@ impl Application {
                 crate::events::BACKLOG,
             )),
             access,
-            clients: ClientAddresses::new(settings.client_ip_header.clone(), settings.trusted_proxies),
+            clients: ClientAddresses::new(
+                settings.client_ip_header.clone(),
+                settings.trusted_proxies,
+                settings.trusted_proxy_cidrs.clone(),
+            ),
             addresses: Arc::new(AddressLimiter::new(
                 settings.public_rate_per_second,
                 settings.public_rate_per_second,

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use chrono::Duration;
+use linecast_api::auth::client_address::parse_ranges;
 use linecast_core::ports::accounts::generate_key;
 use linecast_core::{ManualClock, SubscriptionStatus};
 use reqwest::Method;
@@ -151,6 +152,7 @@ async fn the_client_behind_the_proxy_is_its_last_entry_with_or_without_a_port_ne
             // One call per second per address: a shared bucket shows at once.
             s.public_rate_per_second = 1;
             s.client_ip_header = Some("X-Forwarded-For".into());
+            s.trusted_proxy_cidrs = parse_ranges("127.0.0.1/32").unwrap();
         },
     )
     .await;
@@ -191,6 +193,33 @@ async fn the_client_behind_the_proxy_is_its_last_entry_with_or_without_a_port_ne
 }
 
 #[tokio::test]
+async fn a_client_ip_header_from_a_peer_outside_the_trusted_proxy_cidrs_is_ignored() {
+    let app = spawn_app_configured(
+        fixture_now(),
+        |_| {},
+        |s| {
+            s.public_rate_per_second = 1;
+            s.client_ip_header = Some("X-Forwarded-For".into());
+            // The tests connect from 127.0.0.1, which is not a proxy here.
+            s.trusted_proxy_cidrs = parse_ranges("10.0.0.0/8,::1/128").unwrap();
+        },
+    )
+    .await;
+    // Each call names a new client; all are 127.0.0.1's, one bucket.
+    let started = Instant::now();
+    let mut passed = 0;
+    for i in 0..20 {
+        let xff = format!("203.0.113.{i}");
+        let (status, ..) = raw_request(&app.address, "GET", "/api/v1/edge-picks", &[("X-Forwarded-For", &xff)]).await;
+        if status == 200 {
+            passed += 1;
+        }
+    }
+    let bound = 1 + started.elapsed().as_secs();
+    assert!(passed <= bound, "{passed} of 20 passed (bound {bound})");
+}
+
+#[tokio::test]
 async fn with_two_trusted_proxies_the_client_is_second_from_the_right() {
     let app = spawn_app_configured(
         fixture_now(),
@@ -198,6 +227,7 @@ async fn with_two_trusted_proxies_the_client_is_second_from_the_right() {
         |s| {
             s.public_rate_per_second = 1;
             s.client_ip_header = Some("X-Forwarded-For".into());
+            s.trusted_proxy_cidrs = parse_ranges("127.0.0.1/32").unwrap();
             s.trusted_proxies = 2;
         },
     )
