@@ -2,7 +2,14 @@
 //! its JSON shape and its reliability diagram (`format=svg`, drawn with
 //! plotters' SVG backend). The numbers are `linecast_grading::calibration`'s,
 //! computed once per season generation and source by core.
+//!
+//! A diagram's models are drawn in the payload's order (`MODELS`), whatever
+//! order the request named them in: the list is part of the response
+//! cache's key, so each set of models is one cached body and one ETag.
+//! The SVG carries `Content-Security-Policy: default-src 'none'`, so a
+//! browser opening it directly runs and fetches nothing.
 
+use actix_web::http::header::{CONTENT_SECURITY_POLICY, HeaderValue};
 use linecast_core::services::history::SeasonData;
 use linecast_domain::ModelColumn;
 use linecast_grading::calibration::{Calibration, CalibrationSource, MODELS, ModelCalibration};
@@ -166,8 +173,9 @@ pub enum ClvUnitCode {
     Points,
 }
 
-/// The models drawn when `models` is not given.
-pub const DEFAULT_DIAGRAM_MODELS: [ModelColumn; 2] = [ModelColumn::Blend, ModelColumn::Implied];
+/// The models drawn when `models` is not given (the same body as
+/// `models=BLEND,IMPLIED` in either order).
+pub const DEFAULT_DIAGRAM_MODELS: [ModelColumn; 2] = [ModelColumn::Implied, ModelColumn::Blend];
 
 /// How a calibration is written: the JSON payload, or the reliability
 /// diagram of some models.
@@ -203,30 +211,34 @@ impl CalibrationView {
     ) -> Result<Rendered, ApiError> {
         match self {
             Self::Json => Rendered::new(&CalibrationResponse::new(data, source, calibration)),
-            Self::Svg(models) => reliability_svg(data, source, calibration, models)
-                .map(|svg| Rendered::from_bytes(svg.into(), "image/svg+xml")),
+            Self::Svg(models) => reliability_svg(data, source, calibration, models).map(|svg| {
+                Rendered::from_bytes(svg.into(), "image/svg+xml")
+                    .with_header(CONTENT_SECURITY_POLICY, HeaderValue::from_static(SVG_POLICY))
+            }),
         }
     }
 }
 
+/// The policy of the diagram: an SVG opened on its own may run script, so
+/// it is allowed nothing (it draws with inline attributes only).
+const SVG_POLICY: &str = "default-src 'none'";
+
 /// The `models` of a diagram: model columns with a probability, each once,
-/// in the order given.
+/// in `MODELS` order (not the order given, so `a,b` and `b,a` are one key).
 fn diagram_models(raw: &str) -> Result<Vec<ModelColumn>, ApiError> {
     let allowed = || MODELS.iter().map(|m| m.code()).collect::<Vec<_>>().join(", ");
-    let mut models = Vec::new();
+    let mut named = Vec::new();
     for name in raw.split(',').map(str::trim) {
         let model = MODELS
             .into_iter()
             .find(|m| m.code() == name)
             .ok_or_else(|| ApiError::invalid_param("models", name, &allowed()))?;
-        if !models.contains(&model) {
-            models.push(model);
-        }
+        named.push(model);
     }
-    Ok(models)
+    Ok(MODELS.into_iter().filter(|m| named.contains(m)).collect())
 }
 
-/// Colours of the drawn models, in order.
+/// Colours of the drawn models, in drawing (`MODELS`) order.
 const PALETTE: [RGBColor; 9] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),

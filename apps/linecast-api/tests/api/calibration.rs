@@ -208,3 +208,81 @@ async fn the_svg_reliability_diagram_parses_and_draws_one_line_per_model() {
         assert_eq!(again.headers().get("etag").unwrap().to_str().unwrap(), etag);
     }
 }
+
+/// The `text` of each legend entry of a diagram, in document order: the
+/// model names before ` (n = `.
+fn legend(svg: &str) -> Vec<String> {
+    let doc = roxmltree::Document::parse(svg).expect("the diagram is XML");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text()?.trim().split_once(" (n = ").map(|(model, _)| model.to_owned()))
+        .collect()
+}
+
+#[tokio::test]
+async fn the_diagram_of_a_set_of_models_is_one_body_whatever_order_they_are_named_in() {
+    let mut s = Session::start().await;
+    for (queries, drawn, counted) in [
+        (
+            vec![
+                "format=svg&models=AI,BLEND,XGB",
+                "format=svg&models=XGB,AI,BLEND",
+                "format=svg&models=BLEND,XGB,AI,XGB",
+            ],
+            vec!["BLEND", "AI", "XGB"],
+            "BLEND games per bin",
+        ),
+        (
+            vec![
+                "format=svg",
+                "format=svg&models=BLEND,IMPLIED",
+                "format=svg&models=IMPLIED,BLEND",
+            ],
+            vec!["IMPLIED", "BLEND"],
+            "IMPLIED games per bin",
+        ),
+    ] {
+        let mut first: Option<(String, Vec<u8>)> = None;
+        for query in queries {
+            let res = s.response(&format!("{BASE}?{query}")).await;
+            assert_eq!(res.status(), 200, "{query}");
+            let etag = res.headers().get("etag").unwrap().to_str().unwrap().to_owned();
+            let bytes = res.bytes().await.unwrap().to_vec();
+            let text = std::str::from_utf8(&bytes).unwrap();
+            // Drawn (legend, colours, bin counts) in the payload's order.
+            assert_eq!(legend(text), drawn, "{query}");
+            assert!(text.contains(counted), "{query}: {counted}");
+            match &first {
+                None => first = Some((etag, bytes)),
+                Some((tag, body)) => {
+                    assert_eq!(&etag, tag, "{query}: one ETag");
+                    assert!(&bytes == body, "{query}: byte-identical body");
+                }
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_diagram_is_sent_with_a_policy_allowing_nothing_and_nosniff_on_200_and_304() {
+    let mut s = Session::start().await;
+    let path = format!("{BASE}?format=svg&models=AI,BLEND");
+    let res = s.response(&path).await;
+    assert_eq!(res.status(), 200);
+    let header = |res: &reqwest::Response, name: &str| {
+        res.headers().get(name).map_or_else(
+            || panic!("{} without {name}", res.status()),
+            |v| v.to_str().unwrap().to_owned(),
+        )
+    };
+    assert_eq!(header(&res, "content-security-policy"), "default-src 'none'");
+    assert_eq!(header(&res, "x-content-type-options"), "nosniff");
+    let etag = header(&res, "etag");
+    let again = s
+        .app
+        .get_keyed(&path, &s.app.api_key, &[("If-None-Match", &etag)])
+        .await;
+    assert_eq!(again.status(), 304);
+    assert_eq!(header(&again, "content-security-policy"), "default-src 'none'");
+    assert_eq!(header(&again, "x-content-type-options"), "nosniff");
+}
