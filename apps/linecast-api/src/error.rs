@@ -234,6 +234,7 @@ impl From<Refusal> for ApiError {
                 detail: format!("Rate limit exceeded. Limit: {limit} requests per month"),
                 retry_after: Some(retry_after_secs),
             },
+            Refusal::Busy(full) => full.into(),
         }
     }
 }
@@ -299,15 +300,21 @@ impl From<StrategiesError> for ApiError {
     }
 }
 
-/// A customer opening one event stream more than allowed.
-impl From<linecast_core::services::events::TooManyStreams> for ApiError {
-    fn from(e: linecast_core::services::events::TooManyStreams) -> Self {
+/// A customer asking for one stream or large download more than its cap.
+impl From<linecast_core::services::slots::Full> for ApiError {
+    fn from(e: linecast_core::services::slots::Full) -> Self {
+        let setting = match e.what {
+            "event streams" => " (LINECAST_MAX_STREAMS_PER_CUSTOMER)",
+            "large downloads" => " (LINECAST_MAX_DOWNLOADS_PER_CUSTOMER)",
+            _ => "",
+        };
         ApiError::TooManyRequests {
             detail: format!(
-                "Too many event streams: at most {} concurrent streams per customer (LINECAST_MAX_STREAMS_PER_CUSTOMER); close one first",
-                e.cap
+                "Too many {what}: at most {cap} at once per customer{setting}; wait for one to end or close one, then retry (this refusal was not counted)",
+                what = e.what,
+                cap = e.cap,
             ),
-            retry_after: None,
+            retry_after: Some(e.retry_after_secs),
         }
     }
 }

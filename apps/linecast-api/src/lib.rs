@@ -16,6 +16,7 @@ pub mod responses;
 pub mod routes;
 pub mod schema;
 pub mod settings;
+pub mod stall;
 pub mod startup;
 pub mod state;
 pub mod telemetry;

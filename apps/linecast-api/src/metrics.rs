@@ -119,6 +119,12 @@ pub fn key_cache(result: &'static str) {
     }
 }
 
+/// A connection ended because its client took no response bytes for the
+/// stall timeout (`crate::stall`).
+pub fn stalled_connection() {
+    metrics::counter!("linecast_stalled_connections_total").increment(1);
+}
+
 /// Keys read again ahead of their expiry, in one refresh round.
 pub fn key_refresh(read: usize) {
     metrics::counter!("linecast_key_refresh_total").increment(read as u64);

@@ -55,7 +55,9 @@ pub const GATED_ERRORS: [(&str, &str); 4] = [
          (a token bucket; the burst is the server's LINECAST_RATE_BURST); detail `Rate limit exceeded. Limit: 50 \
          requests per second`. Per customer: the monthly quota (UTC calendar month); detail `Rate limit exceeded. \
          Limit: <n> requests per month`. Per client address: too many failed key checks (LINECAST_AUTH_FAILURE_RATE, \
-         default 20 per second, bursts of 40). `Retry-After` is the whole number of seconds until a call would be \
+         default 20 per second, bursts of 40). Per customer, on the change stream and on exports: more open streams \
+         (LINECAST_MAX_STREAMS_PER_CUSTOMER, default 5) or exports in flight (LINECAST_MAX_DOWNLOADS_PER_CUSTOMER, \
+         default 2) than allowed; detail `Too many event streams: ...` or `Too many large downloads: ...`. `Retry-After` is the whole number of seconds until a call would be \
          admitted. `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers) describe the `burst` \
          bucket and the `monthly` quota on every limited response, for example `RateLimit-Policy: \"burst\";q=100;w=1, \
          \"monthly\";q=200000;w=2592000` and `RateLimit: \"burst\";r=99;t=1, \"monthly\";r=199873;t=691200`.",

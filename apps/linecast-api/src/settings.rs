@@ -118,6 +118,70 @@ pub struct Settings {
     pub markets_source: String,
     /// `LINECAST_KALSHI_BASE_URL`: Kalshi's public market-data API.
     pub kalshi_base_url: Option<String>,
+    /// What one client may hold of the server: slow readers, large
+    /// downloads, connections, and the threads that make large bodies.
+    pub heavy: HeavyReads,
+}
+
+/// Limits on heavy reads and slow clients (docs/operations.md, "What one
+/// customer can hold").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeavyReads {
+    /// `LINECAST_MAX_DOWNLOADS_PER_CUSTOMER`: exports one customer may
+    /// have in flight at once (default 2).
+    pub max_downloads_per_customer: u32,
+    /// `LINECAST_STALL_TIMEOUT_SECS`: a response whose bytes the client has
+    /// not taken for this long is ended and logged (default 30; decimals
+    /// allowed).
+    pub stall_timeout: std::time::Duration,
+    /// `LINECAST_HEAVY_THREADS`: threads that load, render and compress
+    /// large bodies (exports, results pages), off the request threads
+    /// (default: half the cores, at least 1).
+    pub heavy_threads: usize,
+    /// `LINECAST_MAX_CONNECTIONS`: open connections the server accepts at
+    /// once, over all workers (default: the descriptor limit less 512 kept
+    /// for the database, the store and logs, at least 64).
+    pub max_connections: usize,
+}
+
+impl HeavyReads {
+    /// Two downloads per customer, a 30 s stall bound, half the cores, and
+    /// connections from the descriptor limit.
+    pub fn defaults() -> Self {
+        Self {
+            max_downloads_per_customer: 2,
+            stall_timeout: std::time::Duration::from_secs(30),
+            heavy_threads: (std::thread::available_parallelism().map_or(2, std::num::NonZero::get) / 2).max(1),
+            max_connections: connections_under_descriptor_limit(descriptor_limit()),
+        }
+    }
+}
+
+/// Descriptors kept for everything but client connections.
+const RESERVED_DESCRIPTORS: u64 = 512;
+
+/// The default connection cap under a descriptor limit of `limit`.
+pub fn connections_under_descriptor_limit(limit: u64) -> usize {
+    usize::try_from(limit.saturating_sub(RESERVED_DESCRIPTORS).clamp(64, 1_000_000)).unwrap_or(64)
+}
+
+/// This process's soft limit on open descriptors, from
+/// `/proc/self/limits` (1024 where that cannot be read).
+fn descriptor_limit() -> u64 {
+    std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|limits| soft_descriptor_limit(&limits))
+        .unwrap_or(1024)
+}
+
+/// The soft limit in the `Max open files` line of `/proc/self/limits`.
+fn soft_descriptor_limit(limits: &str) -> Option<u64> {
+    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+    let soft = line.trim_start_matches("Max open files").split_whitespace().next()?;
+    if soft == "unlimited" {
+        return Some(u64::MAX);
+    }
+    soft.parse().ok()
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -356,7 +420,42 @@ impl Settings {
                 format!("'{markets_source}'; expected file or kalshi"),
             ));
         }
+        let defaults = HeavyReads::defaults();
+        let stall_timeout = match env("LINECAST_STALL_TIMEOUT_SECS") {
+            Some(v) => std::time::Duration::try_from_secs_f64(
+                v.parse::<f64>()
+                    .map_err(|e| bad("LINECAST_STALL_TIMEOUT_SECS", format!("'{v}': {e}")))?,
+            )
+            .ok()
+            .filter(|d| *d >= std::time::Duration::from_millis(100))
+            .ok_or_else(|| bad("LINECAST_STALL_TIMEOUT_SECS", "seconds, at least 0.1"))?,
+            None => defaults.stall_timeout,
+        };
+        let heavy = HeavyReads {
+            max_downloads_per_customer: at_least_one(
+                "LINECAST_MAX_DOWNLOADS_PER_CUSTOMER",
+                small("LINECAST_MAX_DOWNLOADS_PER_CUSTOMER", None, defaults.max_downloads_per_customer)?,
+            )?,
+            stall_timeout,
+            heavy_threads: at_least_one(
+                "LINECAST_HEAVY_THREADS",
+                small(
+                    "LINECAST_HEAVY_THREADS",
+                    None,
+                    u32::try_from(defaults.heavy_threads).unwrap_or(1),
+                )?,
+            )? as usize,
+            max_connections: at_least_one(
+                "LINECAST_MAX_CONNECTIONS",
+                small(
+                    "LINECAST_MAX_CONNECTIONS",
+                    None,
+                    u32::try_from(defaults.max_connections).unwrap_or(u32::MAX),
+                )?,
+            )? as usize,
+        };
         Ok(Self {
+            heavy,
             freeze_rate_clock: false,
             redis_namespace: env("LINECAST_REDIS_NAMESPACE").unwrap_or_else(|| "linecast".to_owned()),
             public_url: env("LINECAST_PUBLIC_URL").unwrap_or_else(|| format!("http://{bind}")),
@@ -433,6 +532,10 @@ impl Settings {
             public_url: "http://127.0.0.1".to_owned(),
             markets_source: "file".to_owned(),
             kalshi_base_url: None,
+            heavy: HeavyReads {
+                heavy_threads: 1,
+                ..HeavyReads::defaults()
+            },
         }
     }
 }

@@ -9,7 +9,12 @@ use std::sync::Arc;
 use actix_web::dev::{ResourceDef, Server};
 use actix_web::http::StatusCode;
 use actix_web::middleware::{Compress, from_fn};
-use actix_web::{App, HttpResponse, HttpServer, web};
+use actix_http::{HttpService, Protocol};
+use actix_service::{IntoServiceFactory, ServiceFactoryExt, fn_service, map_config};
+use actix_web::dev::AppConfig;
+use actix_web::{App, HttpResponse, web};
+
+use crate::stall::StallGuard;
 use anyhow::Context;
 use linecast_core::memory::CacheStats;
 use linecast_core::ports::limits::Limiter;
@@ -257,6 +262,14 @@ impl Application {
             resolutions: Arc::new(crate::responses::Resolutions::new(
                 settings.freshness_windows.resolution_ttl,
             )),
+            heavy: Arc::new(
+                crate::responses::HeavyWork::new(settings.heavy.heavy_threads).context("starting the heavy-work threads")?,
+            ),
+            downloads: linecast_core::services::slots::Slots::new(
+                "large downloads",
+                settings.heavy.max_downloads_per_customer,
+                DOWNLOAD_RETRY_AFTER_SECS,
+            ),
         };
         if settings.demo {
             let customers = Customers::new(accounts, usage);
@@ -272,7 +285,7 @@ impl Application {
         );
         let listener = TcpListener::bind(settings.bind).with_context(|| format!("binding {}", settings.bind))?;
         let port = listener.local_addr()?.port();
-        let server = run(listener, state.clone(), doc)?;
+        let server = run(listener, state.clone(), doc, settings.heavy)?;
         // What each share of the cache budget holds now: the one list the
         // metrics and the trimmer read.
         let shares: Arc<dyn Fn() -> Vec<(&'static str, CacheStats)> + Send + Sync> = {
@@ -429,14 +442,19 @@ fn local_store_dir(store_url: &str) -> Option<PathBuf> {
     store_url.strip_prefix("file://").map(PathBuf::from)
 }
 
-fn run(listener: TcpListener, state: AppState, doc: utoipa::openapi::OpenApi) -> anyhow::Result<Server> {
+fn run(
+    listener: TcpListener,
+    state: AppState,
+    doc: utoipa::openapi::OpenApi,
+    heavy: crate::settings::HeavyReads,
+) -> anyhow::Result<Server> {
     let templates: Arc<Vec<(ResourceDef, String)>> = Arc::new(
         openapi::path_methods(&doc)
             .into_iter()
             .map(|(p, methods)| (ResourceDef::new(p.as_str()), methods))
             .collect(),
     );
-    let server = HttpServer::new(move || {
+    let app = move || {
         let templates = templates.clone();
         let (app, _) = routes::register(
             App::new()
@@ -463,19 +481,52 @@ fn run(listener: TcpListener, state: AppState, doc: utoipa::openapi::OpenApi) ->
             async move { fallback(&req, &templates) }
         }))
         .wrap(from_fn(telemetry::request_context))
-    })
-    // Idle keep-alive connections outlive a load balancer's idle timeout
-    // (60 s on the common ones), so the proxy, not the server, closes them:
-    // a server closing first races the proxy's next request on that
-    // connection. A request head may take 30 s (actix's 5 s refused slow
-    // but honest clients on a loaded host with 408s; D38).
-    .keep_alive(KEEP_ALIVE)
-    .client_request_timeout(REQUEST_HEAD_TIMEOUT)
-    .listen(listener)?
-    .shutdown_timeout(10)
-    .run();
+    };
+    let addr = listener.local_addr()?;
+    let workers = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    // The cap is over all workers; each accepts its share.
+    let per_worker = heavy.max_connections.div_ceil(workers).max(1);
+    let stall = heavy.stall_timeout;
+    // What `HttpServer` assembles, with one difference: each accepted
+    // socket is wrapped in a `StallGuard`, so a response the client stops
+    // reading is ended after the stall timeout (`crate::stall`).
+    let server = actix_server::Server::build()
+        .workers(workers)
+        .max_concurrent_connections(per_worker)
+        .shutdown_timeout(10)
+        .listen("linecast", listener, move || {
+            let http = HttpService::build()
+                // Idle keep-alive connections outlive a load balancer's idle
+                // timeout (60 s on the common ones), so the proxy, not the
+                // server, closes them: a server closing first races the
+                // proxy's next request on that connection. A request head
+                // may take 30 s (actix's 5 s refused slow but honest clients
+                // on a loaded host with 408s; D38).
+                .keep_alive(KEEP_ALIVE)
+                .client_request_timeout(REQUEST_HEAD_TIMEOUT)
+                // A client that closes its side is gone: its response (an
+                // event stream, a download) ends now and gives back its slot,
+                // instead of when a write next fails.
+                .h1_allow_half_closed(false)
+                .local_addr(addr)
+                .finish(map_config(
+                    app().into_factory().map_err(|err: actix_web::Error| err.error_response()),
+                    move |()| AppConfig::__priv_test_new(false, addr.to_string(), addr),
+                ));
+            fn_service(move |io: actix_rt::net::TcpStream| {
+                let peer = io.peer_addr().ok();
+                std::future::ready(Ok::<_, actix_http::error::DispatchError>((StallGuard::new(io, stall, peer), Protocol::Http1, peer)))
+            })
+            .and_then(http)
+        })?
+        .run();
     Ok(server)
 }
+
+/// The `Retry-After` of a refusal for the download cap: a download in
+/// flight either finishes or is cut by the stall timeout; a few seconds is
+/// a fair first wait.
+pub const DOWNLOAD_RETRY_AFTER_SECS: u64 = 5;
 
 /// How long an idle connection is kept open.
 pub const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(75);

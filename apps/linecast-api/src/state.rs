@@ -62,4 +62,9 @@ pub struct AppState {
     /// Request parameters (and ET date) to the body they resolved to, for a
     /// second: the hot path's shortcut past the store lookups.
     pub resolutions: Arc<crate::responses::Resolutions>,
+    /// The threads large bodies are made on, off the request threads.
+    pub heavy: Arc<crate::responses::HeavyWork>,
+    /// Exports each customer has in flight (a large download holds one
+    /// slot until its last byte is sent).
+    pub downloads: Arc<linecast_core::services::slots::Slots>,
 }

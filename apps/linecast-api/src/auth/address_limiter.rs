@@ -85,6 +85,31 @@ impl AddressLimiter {
         }
     }
 
+    /// Gives back one token taken from `client`'s bucket by [`check`]
+    /// (the check it paid for turned out not to be a failure).
+    ///
+    /// [`check`]: AddressLimiter::check
+    pub fn refund(&self, client: ClientKey) {
+        let Some(rate) = self.rate else {
+            return;
+        };
+        if let Some(bucket) = self.buckets.get(&client) {
+            let mut tat = bucket.lock().unwrap_or_else(PoisonError::into_inner);
+            if *tat != i64::MIN {
+                *tat -= Gcra::new(rate).interval_us();
+            }
+        }
+    }
+
+    /// Whether no token was taken from any bucket within a full refill
+    /// time before `now` (every bucket is full; true when the limit is off).
+    pub fn quiet(&self, now: Instant) -> bool {
+        let Some(rate) = self.rate else {
+            return true;
+        };
+        self.micros(now) - self.last_taken_us.load(Ordering::Relaxed) > Gcra::new(rate).tolerance_us()
+    }
+
     /// Whether `client` has a token left at `now`, taking none; `Refused`
     /// says when it will.
     pub fn peek(&self, client: ClientKey, now: Instant) -> AddressDecision {
@@ -158,6 +183,29 @@ mod tests {
             limiter.peek(a, t0 + Duration::from_millis(101)),
             AddressDecision::Allowed
         );
+    }
+
+    #[test]
+    fn a_refunded_token_is_back_at_once_and_only_taken_tokens_come_back() {
+        let limiter = AddressLimiter::new(20, 2);
+        let (a, b) = (key("10.0.0.1"), key("10.0.0.2"));
+        let t0 = Instant::now();
+        assert!(limiter.quiet(t0));
+        assert_eq!(limiter.check(a, t0), AddressDecision::Allowed);
+        assert!(!limiter.quiet(t0));
+        assert_eq!(limiter.check(a, t0), AddressDecision::Allowed);
+        assert!(matches!(limiter.check(a, t0), AddressDecision::Refused { .. }));
+        limiter.refund(a);
+        assert_eq!(limiter.check(a, t0), AddressDecision::Allowed);
+        assert!(matches!(limiter.check(a, t0), AddressDecision::Refused { .. }));
+        // A bucket never taken from gains nothing from a refund.
+        limiter.refund(b);
+        assert_eq!(limiter.check(b, t0), AddressDecision::Allowed);
+        assert_eq!(limiter.check(b, t0), AddressDecision::Allowed);
+        assert!(matches!(limiter.check(b, t0), AddressDecision::Refused { .. }));
+        // 2 tokens of 50 ms each: quiet 100 ms after the last one taken.
+        assert!(!limiter.quiet(t0 + Duration::from_millis(100)));
+        assert!(limiter.quiet(t0 + Duration::from_millis(101)));
     }
 
     #[test]

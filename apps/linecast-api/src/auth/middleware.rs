@@ -18,6 +18,7 @@ use actix_web::{HttpMessage, web};
 use chrono::{DateTime, Utc};
 use linecast_core::Rate;
 use linecast_core::services::access::{Bucket, Refusal};
+use linecast_core::services::slots::Slot;
 
 use super::address_limiter::AddressDecision;
 use super::client_address::ClientKey;
@@ -35,11 +36,39 @@ pub fn gate<B: MessageBody + 'static>(
     Next<B>,
 ) -> futures::future::LocalBoxFuture<'static, Result<ServiceResponse<BoxBody>, actix_web::Error>>
 + Clone {
-    move |req, next| Box::pin(guarded(policy, req, next))
+    gate_holding(policy, Hold::Nothing)
+}
+
+/// What a scope's requests hold while their response lasts: a per-customer
+/// slot taken by the gate before the request is counted (a refusal for a
+/// full cap costs no quota), found by the handler as a [`HeldSlot`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hold {
+    Nothing,
+    /// One of the customer's event-stream slots.
+    Stream,
+    /// One of the customer's large-download slots.
+    Download,
+}
+
+/// The slot the gate took for this request (see [`Hold`]).
+pub struct HeldSlot(pub Slot);
+
+/// [`gate`] for a scope whose requests hold a slot.
+pub fn gate_holding<B: MessageBody + 'static>(
+    policy: Policy,
+    hold: Hold,
+) -> impl Fn(
+    ServiceRequest,
+    Next<B>,
+) -> futures::future::LocalBoxFuture<'static, Result<ServiceResponse<BoxBody>, actix_web::Error>>
++ Clone {
+    move |req, next| Box::pin(guarded(policy, hold, req, next))
 }
 
 async fn guarded<B: MessageBody + 'static>(
     policy: Policy,
+    hold: Hold,
     req: ServiceRequest,
     next: Next<B>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
@@ -54,32 +83,56 @@ async fn guarded<B: MessageBody + 'static>(
     // context still logs them with the request id.
     let presented = super::credentials::presented_key(req.request());
     let client = state.clients.of(&req).map(ClientKey::from);
+    // The failed-key limit: a check that may fail is paid for before the
+    // lookup (and the token given back when the key turns out good), so
+    // concurrent bad keys cannot all pass one look at a bucket with a
+    // token left. While no address has failed within a bucket's refill
+    // time (`quiet`, one atomic load: the usual case) the check is paid
+    // after a failure instead, so at most the checks already in flight
+    // when the first failure lands go unpaid. A key known good never pays.
+    let mut paid = None;
     if let (Some(key), Some(client)) = (&presented, client)
-        && let AddressDecision::Refused { retry_after_secs } = state.auth_failures.peek(client, Instant::now())
+        && !state.auth_failures.quiet(Instant::now())
         && !state.keys.knows(key).await
     {
-        // This address has used up its failed key checks: only keys already
-        // known good still get through; nothing else costs a lookup.
-        crate::metrics::limiter_decision("auth_failure", "refused");
-        return Ok(req.error_response(ApiError::TooManyRequests {
-            detail: "Too many failed API key checks from this address; retry later".to_owned(),
-            retry_after: Some(retry_after_secs),
-        }));
-    }
-    let ctx = match access.authenticate(presented.as_deref(), policy).await {
-        Ok(ctx) => ctx,
-        Err(refused) => {
-            if refused == Refusal::InvalidKey
-                && let Some(client) = client
-            {
-                state.auth_failures.check(client, Instant::now());
+        match state.auth_failures.check(client, Instant::now()) {
+            AddressDecision::Allowed => paid = Some(client),
+            AddressDecision::Refused { retry_after_secs } => {
+                crate::metrics::limiter_decision("auth_failure", "refused");
+                return Ok(req.error_response(ApiError::TooManyRequests {
+                    detail: "Too many failed API key checks from this address; retry later".to_owned(),
+                    retry_after: Some(retry_after_secs),
+                }));
             }
+        }
+    }
+    let admitted = access
+        .authenticate_admitting(presented.as_deref(), policy, |customer| match hold {
+            Hold::Nothing => Ok(None),
+            Hold::Stream => state.events.slots.open(customer.customer_id).map(Some),
+            Hold::Download => state.downloads.open(customer.customer_id).map(Some),
+        })
+        .await;
+    let failed = matches!(admitted, Err(Refusal::InvalidKey));
+    match (paid, client) {
+        (Some(paid), _) if !failed => state.auth_failures.refund(paid),
+        (None, Some(client)) if failed => {
+            state.auth_failures.check(client, Instant::now());
+        }
+        _ => {}
+    }
+    let (ctx, slot) = match admitted {
+        Ok(admitted) => admitted,
+        Err(refused) => {
             let headers = refusal_headers(&refused, access.rate(), state.clock.now());
             let mut res = req.error_response(ApiError::from(refused));
             insert(res.headers_mut(), headers);
             return Ok(res);
         }
     };
+    if let Some(slot) = slot {
+        req.extensions_mut().insert(HeldSlot(slot));
+    }
     // The key may borrow from the request, which moves on below.
     drop(presented);
     let now = state.clock.now();

@@ -16,6 +16,7 @@
 //! before the handler.
 
 use std::fmt::Write as _;
+use std::future::Future;
 use std::io::Write as _;
 use std::sync::{Arc, OnceLock};
 
@@ -31,11 +32,14 @@ use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
 
+pub mod heavy;
 pub mod pipeline;
 mod resolutions;
 pub mod rows;
+pub mod sliced;
 
-pub use pipeline::{Route, serve};
+pub use heavy::HeavyWork;
+pub use pipeline::{Route, serve, serve_heavy};
 pub use resolutions::{RESOLUTION_TTL, Resolutions};
 
 /// `Cache-Control` of authenticated data: only the caller's own cache may
@@ -144,6 +148,34 @@ impl Rendered {
         &self.etags[coding as usize]
     }
 
+    /// Makes the body in `asked` now unless the body is not compressible
+    /// (then identity is what is served): the heavy path calls it off the
+    /// request threads.
+    pub fn prepare(&self, asked: Coding) {
+        if self.compressible {
+            let _ = self.body(asked);
+        }
+    }
+
+    /// Whether the body in `coding` is made already (identity always is).
+    pub fn ready(&self, coding: Coding) -> bool {
+        match coding {
+            Coding::Identity => true,
+            Coding::Gzip => self.gzip.get().is_some(),
+            Coding::Brotli => self.br.get().is_some(),
+        }
+    }
+
+    /// The coding `req` gets: its `Accept-Encoding` choice, or identity for
+    /// a body that is compressed already.
+    pub fn coding_for(&self, req: &HttpRequest) -> Coding {
+        if self.compressible {
+            negotiate(req.headers().get(ACCEPT_ENCODING).and_then(|v| v.to_str().ok()))
+        } else {
+            Coding::Identity
+        }
+    }
+
     /// The body in `coding`, compressing it the first time it is asked for.
     pub fn body(&self, coding: Coding) -> Bytes {
         match coding {
@@ -164,11 +196,19 @@ impl Rendered {
     /// The response to `req`: 304 on a matching `If-None-Match`, otherwise
     /// 200 with the variant `Accept-Encoding` prefers.
     pub fn respond(&self, req: &HttpRequest, cache_control: &'static str) -> HttpResponse {
-        let coding = if self.compressible {
-            negotiate(req.headers().get(ACCEPT_ENCODING).and_then(|v| v.to_str().ok()))
-        } else {
-            Coding::Identity
-        };
+        self.respond_holding(req, cache_control, None)
+    }
+
+    /// [`Rendered::respond`], holding `guard` (a download slot) until the
+    /// body has been sent or dropped. A body over `sliced::SLICE_ABOVE` is
+    /// sent as slices of its one buffer (`sliced::Sliced`).
+    pub fn respond_holding(
+        &self,
+        req: &HttpRequest,
+        cache_control: &'static str,
+        guard: Option<Box<dyn std::any::Any + Send>>,
+    ) -> HttpResponse {
+        let coding = self.coding_for(req);
         let not_modified = req
             .headers()
             .get(IF_NONE_MATCH)
@@ -177,7 +217,12 @@ impl Rendered {
         let mut res = if not_modified {
             HttpResponse::new(StatusCode::NOT_MODIFIED)
         } else {
-            HttpResponse::with_body(StatusCode::OK, self.body(coding)).map_into_boxed_body()
+            let body = self.body(coding);
+            if body.len() > sliced::SLICE_ABOVE {
+                HttpResponse::with_body(StatusCode::OK, sliced::Sliced::new(body, guard)).map_into_boxed_body()
+            } else {
+                HttpResponse::with_body(StatusCode::OK, body).map_into_boxed_body()
+            }
         };
         let headers = res.headers_mut();
         headers.insert(ETAG, self.etag(coding).clone());
@@ -319,12 +364,22 @@ impl ResponseCache {
     where
         F: FnOnce() -> Result<Rendered, ApiError>,
     {
+        self.get_or_make(key, async move { render() }).await
+    }
+
+    /// The body for `key`, made by `make` on a miss (concurrent misses of
+    /// one key make it once). Errors are not cached.
+    async fn get_or_make(
+        &self,
+        key: CacheKey,
+        make: impl Future<Output = Result<Rendered, ApiError>>,
+    ) -> Result<Arc<Rendered>, ApiError> {
         if let Some(hit) = self.cache.get(&key).await {
             crate::metrics::response_cache("hit");
             return Ok(hit);
         }
         crate::metrics::response_cache("miss");
-        let init = async move { render().map(Arc::new) };
+        let init = async move { make.await.map(Arc::new) };
         self.cache
             .try_get_with(key, init)
             .await

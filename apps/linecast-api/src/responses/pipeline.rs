@@ -19,7 +19,9 @@ use chrono::{DateTime, Utc};
 use linecast_core::Derived;
 use linecast_domain::time::et_date;
 
-use super::{CacheKey, PRIVATE, PUBLIC, Rendered};
+use actix_web::http::header::ACCEPT_ENCODING;
+
+use super::{CacheKey, PRIVATE, PUBLIC, Rendered, negotiate};
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -85,6 +87,62 @@ where
     .await?;
     state.resolutions.put(route.name, params, date, body.clone());
     Ok(body.respond(req, route.cache_control))
+}
+
+/// [`serve`] for a route whose bodies can be large (exports, results
+/// pages of up to 100,000 rows). A memo hit is answered on the request
+/// thread as in `serve`; everything else (the core read, rendering, and
+/// compressing the variant asked for) runs on the heavy-work threads
+/// (`responses::heavy`), so a cold large body never holds up other
+/// requests. `render` gets the value by move and may await (an export
+/// loads its seasons only once its body turned out not to be cached).
+/// `guard` (a download slot) is held until the body has been sent.
+#[allow(clippy::too_many_arguments)]
+pub async fn serve_heavy<P, T, E, L, Fut, R, RFut>(
+    req: &HttpRequest,
+    state: &AppState,
+    route: Route,
+    params: P,
+    guard: Option<Box<dyn std::any::Any + Send>>,
+    load: L,
+    render: R,
+) -> Result<HttpResponse, ApiError>
+where
+    P: Debug + Send + Sync + 'static,
+    L: FnOnce(DateTime<Utc>) -> Fut + Send + 'static,
+    Fut: Future<Output = Result<Derived<T>, E>> + Send + 'static,
+    ApiError: From<E>,
+    T: Send + 'static,
+    R: FnOnce(T) -> RFut + Send + 'static,
+    RFut: Future<Output = Result<Rendered, ApiError>> + Send + 'static,
+{
+    let now = state.clock.now();
+    let date = et_date_of_minute(now);
+    let asked = negotiate(req.headers().get(ACCEPT_ENCODING).and_then(|v| v.to_str().ok()));
+    let memo = state.resolutions.get(route.name, &params, date);
+    if let Some(body) = &memo
+        && body.ready(body.coding_for(req))
+    {
+        return Ok(body.respond_holding(req, route.cache_control, guard));
+    }
+    let responses = state.responses.clone();
+    let (body, params) = state
+        .heavy
+        .run(async move {
+            let body = match memo {
+                Some(body) => body,
+                None => {
+                    let Derived { value, deps } = load(now).await?;
+                    let key = CacheKey::new(route.name).with(format_args!("{params:?}")).with(&deps);
+                    responses.get_or_make(key, render(value)).await?
+                }
+            };
+            body.prepare(asked);
+            Ok((body, params))
+        })
+        .await?;
+    state.resolutions.put(route.name, &params, date, body.clone());
+    Ok(body.respond_holding(req, route.cache_control, guard))
 }
 
 /// `et_date(now)`, remembered per UTC minute by each worker thread. Exact:

@@ -4,10 +4,11 @@
 //! stream is `crate::events`, the wire format `presentation::events`.
 
 use actix_web::http::header::{CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE};
-use actix_web::{HttpRequest, HttpResponse, get, web};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, get, web};
 
 use super::account::caller;
 use crate::auth::AuthContext;
+use crate::auth::middleware::HeldSlot;
 use crate::auth::cache::KEY_CACHE_TTL;
 use crate::error::ApiError;
 use crate::events::{EventFilter, key_still_usable, open};
@@ -26,7 +27,7 @@ use crate::state::AppState;
     responses(
         (status = 200, description = "A server-sent event stream: `release` (ReleaseEventData), `status` (StatusEventData) and `resync` (ResyncEventData) events, each with an id, and `: ping` every 15 s. Opening counts as one request.", content_type = "text/event-stream", body = String),
         (status = 400, description = "An unknown sport or type", body = crate::error::ErrorBody),
-        (status = 429, description = "The customer already holds LINECAST_MAX_STREAMS_PER_CUSTOMER streams (default 5), or the request limits are exceeded", body = crate::error::ErrorBody)
+        (status = 429, description = "The customer already holds LINECAST_MAX_STREAMS_PER_CUSTOMER streams (default 5; not counted, with Retry-After), or the request limits are exceeded", body = crate::error::ErrorBody)
     )
 )]
 #[get("")]
@@ -43,7 +44,11 @@ pub async fn events(
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
         .or_else(|| query.get("last_event_id").map(String::as_str));
-    let slot = state.events.slots.open(ctx.customer().customer_id)?;
+    // Taken by the gate before the request was counted (a refusal for
+    // the cap costs nothing).
+    let Some(HeldSlot(slot)) = req.extensions_mut().remove::<HeldSlot>() else {
+        return Err(ApiError::Internal("the stream's slot was not taken".to_owned()));
+    };
     let key_check = key_still_usable(state.keys.clone(), state.clock.clone(), ctx.key().key_hash.clone());
     let stream = open(&state.events, slot, filter, last, key_check, KEY_CACHE_TTL);
     Ok(HttpResponse::Ok()

@@ -25,7 +25,7 @@ use utoipa_actix_web::{UtoipaApp, scope};
 
 use crate::auth::Policy;
 use crate::auth::anonymous::per_address;
-use crate::auth::middleware::gate;
+use crate::auth::middleware::{Hold, gate, gate_holding};
 
 /// Registers every route, and with it the OpenAPI document (utoipa-actix-web
 /// collects each operation from the same registration).
@@ -69,11 +69,20 @@ where
                 .wrap(from_fn(gate(Policy::Subscriber)))
                 .service(predictions::predictions),
         )
+        // Exports are large downloads: each holds one of its customer's
+        // download slots, taken by the gate before the request is counted.
+        // Only `/api/v1/results/{sport}/{model_type}/export` passes the
+        // guard; every other results path falls through to the next scope.
+        .service(
+            scope("/api/v1/results")
+                .guard(guard::fn_guard(|ctx| is_export_path(ctx.head().uri.path())))
+                .wrap(from_fn(gate_holding(Policy::Subscriber, Hold::Download)))
+                .service(results::export),
+        )
         .service(
             scope("/api/v1/results")
                 .wrap(from_fn(gate(Policy::Subscriber)))
                 .service(results::seasons)
-                .service(results::export)
                 .service(analytics::team_form_route)
                 .service(analytics::rolling_route)
                 .service(analytics::density_route)
@@ -144,7 +153,7 @@ where
         )
         .service(
             scope("/api/v1/events")
-                .wrap(from_fn(gate(Policy::AnyKey)))
+                .wrap(from_fn(gate_holding(Policy::AnyKey, Hold::Stream)))
                 .service(events::events),
         )
         .service(
@@ -196,4 +205,28 @@ where
                 .service(datasets::status)
                 .service(datasets::refresh),
         )
+}
+
+/// Whether `path` is `/api/v1/results/{sport}/{model_type}/export` (three
+/// segments under the results prefix, the last `export`).
+fn is_export_path(path: &str) -> bool {
+    path.strip_prefix("/api/v1/results/")
+        .map(|rest| rest.split('/').collect::<Vec<_>>())
+        .is_some_and(|segments| segments.len() == 3 && segments[2] == "export" && !segments[0].is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_export_path;
+
+    #[test]
+    fn only_the_export_template_is_an_export_path() {
+        assert!(is_export_path("/api/v1/results/nba/spread/export"));
+        assert!(is_export_path("/api/v1/results/x/y/export"));
+        assert!(!is_export_path("/api/v1/results/nba/export"));
+        assert!(!is_export_path("/api/v1/results/nba/spread/export/"));
+        assert!(!is_export_path("/api/v1/results/nba/spread/seasons"));
+        assert!(!is_export_path("/api/v1/results//spread/export"));
+        assert!(!is_export_path("/api/v1/resultsx/nba/spread/export"));
+    }
 }

@@ -2,7 +2,7 @@
 //! the page plan are the core history service's; the JSON shapes are
 //! `presentation::history`.
 
-use actix_web::{HttpRequest, HttpResponse, get, web};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, get, web};
 use linecast_core::services::history::export::ExportSeasons;
 use linecast_paging::Request;
 
@@ -12,7 +12,8 @@ use crate::params::{RawQuery, SportModelPath};
 use crate::presentation::export::ExportFormat;
 use crate::presentation::history::{ResultsResponse, SeasonsResponse};
 use crate::presentation::result_rows::render_rows;
-use crate::responses::{Rendered, Route, serve};
+use crate::auth::middleware::HeldSlot;
+use crate::responses::{Rendered, Route, serve, serve_heavy};
 use crate::state::AppState;
 
 #[utoipa::path(
@@ -44,15 +45,19 @@ pub async fn results(
     let named = query.get("season").map(|s| parse_season(sport, s)).transpose()?;
     let raw = |name: &str| query.get(name).map(String::as_str);
     let request = Request::parse(named.is_some(), raw("limit"), raw("offset"), raw("snapshot"))?;
-    serve(
+    // A page may hold 100,000 rows: made off the request threads.
+    let (history, rows) = (state.history.clone(), state.rows.clone());
+    let asked = request.clone();
+    serve_heavy(
         &req,
         &state,
         Route::private("results"),
-        &(sport, model_type, named, &request),
-        |now| state.history.results_page(sport, model_type, named, &request, now),
-        |page| {
-            let rows = state.rows.get_or_render(&page.data.deps(), || render_rows(&page.data));
-            Rendered::new(&ResultsResponse::new(sport, model_type, page, &rows))
+        (sport, model_type, named, request),
+        None,
+        move |now| async move { history.results_page(sport, model_type, named, &asked, now).await },
+        move |page| async move {
+            let rows = rows.get_or_render(&page.data.deps(), || render_rows(&page.data));
+            Rendered::new(&ResultsResponse::new(sport, model_type, &page, &rows))
         },
     )
     .await
@@ -127,13 +132,22 @@ pub async fn export(
         Some(raw) => ExportSeasons::Named(parse_season(sport, raw)?),
     };
     let format = ExportFormat::parse(query.get("format"))?;
-    serve(
+    // The download slot the gate took: held until the file has been sent.
+    let slot = req
+        .extensions_mut()
+        .remove::<HeldSlot>()
+        .map(|slot| Box::new(slot) as Box<dyn std::any::Any + Send>);
+    let (plan_history, load_history) = (state.history.clone(), state.history.clone());
+    serve_heavy(
         &req,
         &state,
         Route::private("export"),
-        &(sport, model_type, asked, format),
-        |now| state.history.export(sport, model_type, asked, now),
-        |export| format.render(export),
+        (sport, model_type, asked, format),
+        slot,
+        // The body's key comes from the seasons' versions; the seasons are
+        // read and graded only when that body is not cached.
+        move |now| async move { plan_history.export(sport, model_type, asked, now).await },
+        move |plan| async move { format.render(&load_history.load_export(&plan).await?) },
     )
     .await
 }

@@ -8,7 +8,9 @@
 //! `Subscriber` route needs an active subscription (403); counting that could
 //! not be persisted for longer than the bound refuses (503); then the
 //! per-key rate, a token bucket of `PER_SECOND_LIMIT` per second sustained
-//! and bursts of up to the configured burst (429, not counted), and the
+//! and bursts of up to the configured burst (429, not counted), the route's
+//! per-customer slot if it holds one (open streams, large downloads:
+//! `services::slots`; 429 with `Retry-After`, not counted), and the
 //! monthly quota (429, not counted). A request that passes is counted
 //! exactly once.
 //!
@@ -137,6 +139,9 @@ pub enum Refusal {
         limit: u64,
         retry_after_secs: u64,
     },
+    /// The route's per-customer slots are all held (open event streams,
+    /// large downloads in flight): 429, not counted.
+    Busy(crate::services::slots::Full),
 }
 
 impl From<AccountsError> for Refusal {
@@ -203,6 +208,21 @@ impl Access {
     /// Decides one request presenting `presented` (the full key, if any) on a
     /// route of `policy`; see the module docs for the order of the checks.
     pub async fn authenticate(&self, presented: Option<&str>, policy: Policy) -> Result<Grant, Refusal> {
+        self.authenticate_admitting(presented, policy, |_| Ok(()))
+            .await
+            .map(|(grant, ())| grant)
+    }
+
+    /// [`Access::authenticate`], with `admit` run once the key, its plan and
+    /// its per-second rate have passed and before the request is counted:
+    /// a route that holds a per-customer slot (a stream, a large download)
+    /// takes it there, so a refusal for a full cap costs no quota.
+    pub async fn authenticate_admitting<A>(
+        &self,
+        presented: Option<&str>,
+        policy: Policy,
+        admit: impl FnOnce(&Customer) -> Result<A, crate::services::slots::Full>,
+    ) -> Result<(Grant, A), Refusal> {
         let presented = presented.ok_or(Refusal::MissingKey)?;
         // A string that cannot be a key costs no lookup.
         if !has_key_shape(presented) {
@@ -254,6 +274,7 @@ impl Access {
             }
         };
         (self.observer)("second", "allowed");
+        let admitted = admit(customer).map_err(Refusal::Busy)?;
         let month = self
             .limiter
             .try_count_month(customer.customer_id, month_of(now), customer.monthly_limit)
@@ -284,11 +305,14 @@ impl Access {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(key.id);
-        Ok(Grant {
-            entry: Arc::clone(&entry),
-            month_used,
-            bucket,
-        })
+        Ok((
+            Grant {
+                entry: Arc::clone(&entry),
+                month_used,
+                bucket,
+            },
+            admitted,
+        ))
     }
 }
 
@@ -418,6 +442,54 @@ mod tests {
         );
         let grant = w.access.authenticate(Some(&key), Policy::AnyKey).await.unwrap();
         assert_eq!(grant.month_used, 1);
+    }
+
+    #[tokio::test]
+    async fn a_full_slot_cap_refuses_with_retry_after_and_counts_nothing() {
+        let w = world();
+        let (customer, key) = customer_with_key(&w, "ai", SubscriptionStatus::Active, 10).await;
+        let slots = crate::services::slots::Slots::new("event streams", 1, 15);
+        let (grant, held) = w
+            .access
+            .authenticate_admitting(Some(&key), Policy::AnyKey, |c| slots.open(c.customer_id))
+            .await
+            .unwrap();
+        assert_eq!(grant.month_used, 1);
+        let refused = w
+            .access
+            .authenticate_admitting(Some(&key), Policy::AnyKey, |c| slots.open(c.customer_id))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            refused,
+            Refusal::Busy(crate::services::slots::Full {
+                what: "event streams",
+                cap: 1,
+                retry_after_secs: 15
+            })
+        );
+        assert_eq!(
+            w.limiter.month_usage(customer.customer_id, (2026, 11)).await.unwrap(),
+            1,
+            "the refusal was not counted"
+        );
+        drop(held);
+        let (grant, _held) = w
+            .access
+            .authenticate_admitting(Some(&key), Policy::AnyKey, |c| slots.open(c.customer_id))
+            .await
+            .unwrap();
+        assert_eq!(grant.month_used, 2);
+        // An unknown key never reaches the slots.
+        let unknown = format!("sk_service_{}", "b".repeat(40));
+        let before = slots.held(customer.customer_id);
+        let refused = w
+            .access
+            .authenticate_admitting(Some(&unknown), Policy::AnyKey, |c| slots.open(c.customer_id))
+            .await
+            .unwrap_err();
+        assert_eq!(refused, Refusal::InvalidKey);
+        assert_eq!(slots.held(customer.customer_id), before);
     }
 
     #[tokio::test]

@@ -362,71 +362,9 @@ impl Watcher {
     }
 }
 
-/// A customer already holds as many streams as allowed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("at most {cap} concurrent event streams per customer")]
-pub struct TooManyStreams {
-    pub cap: u32,
-}
-
-/// The streams each customer holds open, at most `cap` each.
-#[derive(Debug)]
-pub struct StreamSlots {
-    cap: u32,
-    open: Mutex<HashMap<i64, u32>>,
-}
-
-/// One open stream; dropping it frees the slot.
-#[derive(Debug)]
-pub struct StreamSlot {
-    slots: Arc<StreamSlots>,
-    customer_id: i64,
-}
-
-impl StreamSlots {
-    pub fn new(cap: u32) -> Arc<Self> {
-        Arc::new(Self {
-            cap,
-            open: Mutex::new(HashMap::new()),
-        })
-    }
-
-    /// A slot for one more stream of `customer_id`, unless it holds `cap`.
-    pub fn open(self: &Arc<Self>, customer_id: i64) -> Result<StreamSlot, TooManyStreams> {
-        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-        let held = open.entry(customer_id).or_insert(0);
-        if *held >= self.cap {
-            return Err(TooManyStreams { cap: self.cap });
-        }
-        *held += 1;
-        Ok(StreamSlot {
-            slots: self.clone(),
-            customer_id,
-        })
-    }
-
-    /// Streams `customer_id` holds now.
-    pub fn held(&self, customer_id: i64) -> u32 {
-        self.open
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&customer_id)
-            .copied()
-            .unwrap_or(0)
-    }
-}
-
-impl Drop for StreamSlot {
-    fn drop(&mut self) {
-        let mut open = self.slots.open.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(held) = open.get_mut(&self.customer_id) {
-            *held = held.saturating_sub(1);
-            if *held == 0 {
-                open.remove(&self.customer_id);
-            }
-        }
-    }
-}
+/// The change stream's per-customer cap is the generic slot cap: a
+/// customer holds at most `cap` open streams.
+pub use super::slots::{Full as TooManyStreams, Slot as StreamSlot, Slots as StreamSlots};
 
 /// The whole second at which `inputs` first evaluate to `to`, searched in
 /// `[lower, now]` (never before the ET day of `now` began, whose slate the
@@ -620,18 +558,6 @@ mod tests {
         watcher.poll(at("2026-11-22T13:10:00Z")).await;
         assert_eq!(watcher.resume(&old[0].id), Resume::Resync, "more than an hour old");
         assert_eq!(watcher.resume(&recent[0].id), Resume::After(Vec::new()));
-    }
-
-    #[test]
-    fn a_customer_holds_at_most_the_cap_and_a_closed_stream_frees_its_slot() {
-        let slots = StreamSlots::new(2);
-        let a = slots.open(1).unwrap();
-        let _b = slots.open(1).unwrap();
-        assert_eq!(slots.open(1).unwrap_err(), TooManyStreams { cap: 2 });
-        let _other = slots.open(2).unwrap();
-        drop(a);
-        assert_eq!(slots.held(1), 1);
-        assert!(slots.open(1).is_ok());
     }
 
     #[test]

@@ -9,5 +9,6 @@ pub mod history;
 pub mod keys;
 pub mod markets;
 pub mod slate;
+pub mod slots;
 pub mod strategies;
 pub mod usage;

@@ -221,21 +221,6 @@ impl History {
 }
 
 impl History {
-    /// Each of `seasons` graded, oldest first.
-    async fn load_all(
-        &self,
-        sport: Sport,
-        model_type: ModelType,
-        seasons: &[SeasonLabel],
-    ) -> Result<Vec<Arc<SeasonData>>, StoreError> {
-        let mut out = Vec::with_capacity(seasons.len());
-        for season in seasons {
-            out.push(self.season(sport, model_type, *season).await?);
-        }
-        out.sort_by_key(|d| d.season);
-        Ok(out)
-    }
-
     /// The current version of each of `seasons`, oldest first; no season
     /// is read.
     async fn versions(
@@ -250,6 +235,31 @@ impl History {
         }
         out.sort_by_key(|(season, _)| *season);
         Ok(out)
+    }
+
+    /// The graded season at `version`: the cache's copy when it holds that
+    /// version, else graded for the caller only (not kept, so a bulk read
+    /// of many seasons leaves the cache as it was).
+    async fn season_unkept(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        season: SeasonLabel,
+        version: &ObjectVersion,
+    ) -> Result<Arc<SeasonData>, StoreError> {
+        let held = self.cache.lock().ok().and_then(|cache| {
+            cache
+                .get(&(sport, model_type, season))
+                .filter(|(d, _)| d.version == *version)
+                .map(|(d, _)| d.clone())
+        });
+        match held {
+            Some(data) => Ok(data),
+            None => {
+                let artifact = self.store.season(sport, model_type, season).await?;
+                Ok(Arc::new(SeasonData::build(sport, model_type, season, artifact)))
+            }
+        }
     }
 
     /// The rows of one season at `version`, for an aggregate over several

@@ -455,34 +455,68 @@ async fn an_export_of_all_history_holds_every_season_oldest_first_under_a_combin
     let history = history(&store, crate::memory::Budget::default().seasons());
     let now = noon("2024-11-05");
 
-    let all = history.export(NBA, ML, ExportSeasons::All, now).await.unwrap();
-    let seasons: Vec<SeasonLabel> = all.value.seasons.iter().map(|d| d.season).collect();
+    let plan = history.export(NBA, ML, ExportSeasons::All, now).await.unwrap();
+    let all = history.load_export(&plan.value).await.unwrap();
+    let seasons: Vec<SeasonLabel> = all.seasons.iter().map(|d| d.season).collect();
     assert_eq!(seasons, vec![season(2023), season(2024)]);
-    assert_eq!(all.value.label, "all");
-    assert_eq!(all.value.total(), 4);
-    let tokens: Vec<String> = all.value.seasons.iter().map(|d| season_snapshot(d)).collect();
+    assert_eq!(all.label, "all");
+    assert_eq!(all.total(), 4);
+    let tokens: Vec<String> = all.seasons.iter().map(|d| season_snapshot(d)).collect();
     assert_eq!(
-        all.value.snapshot,
+        all.snapshot,
         linecast_paging::combined_snapshot(tokens.iter().map(String::as_str))
     );
 
-    let current = history.export(NBA, ML, ExportSeasons::Current, now).await.unwrap();
-    assert_eq!(current.value.label, "2024-25");
+    let current_plan = history.export(NBA, ML, ExportSeasons::Current, now).await.unwrap();
+    let current = history.load_export(&current_plan.value).await.unwrap();
+    assert_eq!(current.label, "2024-25");
     // The snapshot /results gives for the season: its version and row count.
-    let data = &current.value.seasons[0];
-    assert_eq!(
-        current.value.snapshot,
-        linecast_paging::snapshot_token(&data.version.version, 2)
-    );
-    assert_ne!(current.deps, all.deps);
+    let data = &current.seasons[0];
+    assert_eq!(current.snapshot, linecast_paging::snapshot_token(&data.version.version, 2));
+    assert_ne!(current_plan.deps, plan.deps);
 
     // A republished older season changes the whole-history export only.
     two_games(&store, 2023, "2023-11-03", "2023-11-04");
-    let again = history.export(NBA, ML, ExportSeasons::All, now).await.unwrap();
-    assert_ne!(again.value.snapshot, all.value.snapshot);
-    assert_ne!(again.deps, all.deps);
+    let again_plan = history.export(NBA, ML, ExportSeasons::All, now).await.unwrap();
+    let again = history.load_export(&again_plan.value).await.unwrap();
+    assert_ne!(again.snapshot, all.snapshot);
+    assert_ne!(again_plan.deps, plan.deps);
     let current_again = history.export(NBA, ML, ExportSeasons::Current, now).await.unwrap();
-    assert_eq!(current_again.deps, current.deps);
+    assert_eq!(current_again.deps, current_plan.deps);
+}
+
+#[tokio::test]
+async fn an_export_is_planned_from_versions_and_a_whole_history_leaves_the_graded_cache_as_it_was() {
+    use super::export::ExportSeasons;
+    let store = Arc::new(MemoryStore::new());
+    two_games(&store, 2024, "2024-11-01", "2024-11-02");
+    two_games(&store, 2023, "2023-11-01", "2023-11-02");
+    two_games(&store, 2022, "2022-11-01", "2022-11-02");
+    let history = history(&store, crate::memory::Budget::default().seasons());
+    let now = noon("2024-11-05");
+
+    // Planning grades nothing.
+    let plan = history.export(NBA, ML, ExportSeasons::All, now).await.unwrap();
+    assert_eq!(history.cache_stats().entries, 0);
+    assert_eq!(plan.value.versions.len(), 3);
+    assert!(plan.deps.as_str().contains("seasons=all"), "{}", plan.deps);
+
+    // One season in the cache (as /results leaves it); loading every
+    // season uses that copy and keeps none of the others.
+    let cached = history.season(NBA, ML, season(2023)).await.unwrap();
+    let all = history.load_export(&plan.value).await.unwrap();
+    assert_eq!(all.seasons.len(), 3);
+    assert!(Arc::ptr_eq(&all.seasons[1], &cached));
+    assert_eq!(history.cache_stats().entries, 1);
+
+    // A single season's export reads through the cache like /results.
+    let named = history
+        .export(NBA, ML, ExportSeasons::Named(season(2022)), now)
+        .await
+        .unwrap();
+    assert_eq!(history.cache_stats().entries, 1, "planning reads no season");
+    history.load_export(&named.value).await.unwrap();
+    assert_eq!(history.cache_stats().entries, 2);
 }
 
 #[tokio::test]
@@ -492,7 +526,10 @@ async fn an_export_of_a_season_or_a_history_without_a_store_is_not_found() {
     let history = history(&store, crate::memory::Budget::default().seasons());
     let now = noon("2024-11-05");
     for asked in [ExportSeasons::All, ExportSeasons::Named(season(2020))] {
-        let err = history.export(NBA, ML, asked, now).await.unwrap_err();
+        let err = match history.export(NBA, ML, asked, now).await {
+            Ok(plan) => history.load_export(&plan.value).await.unwrap_err(),
+            Err(err) => err,
+        };
         assert!(matches!(err, StoreError::NotFound { .. }), "{asked:?}: {err:?}");
     }
 }
