@@ -395,3 +395,49 @@ async fn bad_export_parameters_are_400s_naming_them_and_a_season_without_a_store
         .unwrap();
     assert_eq!(res.status(), 401);
 }
+
+/// An export is a large download: a customer has at most
+/// LINECAST_MAX_DOWNLOADS_PER_CUSTOMER in flight. The slot is taken before
+/// the request is counted, so a refusal costs no quota and says when to
+/// retry; once the download in flight ends, the next one goes through.
+#[tokio::test]
+async fn exports_beyond_the_download_cap_are_refused_with_retry_after_and_not_counted() {
+    let app = spawn_app_configured(fixture_now(), |_| {}, |s| s.heavy.max_downloads_per_customer = 1).await;
+    let (_, me) = app.get_authed_json("/api/v1/customers/me").await;
+    let customer_id = me["customer_id"].as_i64().unwrap();
+    let path = "/api/v1/results/nba/won_on_points/export?format=csv";
+    let remaining =
+        |r: &reqwest::Response| -> u64 { r.headers()["x-ratelimit-remaining"].to_str().unwrap().parse().unwrap() };
+    let first = app.get_authed(path).await;
+    assert_eq!(first.status(), 200);
+    let before = remaining(&first);
+    let _ = first.bytes().await.unwrap();
+
+    // A download in flight (as a client reading slowly would hold it).
+    let in_flight = app.state.downloads.open(customer_id).unwrap();
+    for _ in 0..3 {
+        let refused = app.get_authed(path).await;
+        assert_eq!(refused.status(), 429);
+        assert_eq!(refused.headers()["retry-after"], "5");
+        let body: serde_json::Value = refused.json().await.unwrap();
+        let detail = body["detail"].as_str().unwrap();
+        assert!(detail.contains("Too many large downloads"), "{detail}");
+        assert!(detail.contains("LINECAST_MAX_DOWNLOADS_PER_CUSTOMER"), "{detail}");
+    }
+    // Other routes are not capped.
+    assert_eq!(app.get_authed("/api/v1/results/nba/won_on_points?limit=5").await.status(), 200);
+    drop(in_flight);
+
+    let again = app.get_authed(path).await;
+    assert_eq!(again.status(), 200);
+    assert_eq!(before - remaining(&again), 2, "the results page and this export; no refusal");
+    let _ = again.bytes().await.unwrap();
+    // The slot the export held while it was sent is back.
+    for _ in 0..100 {
+        if app.state.downloads.held(customer_id) == 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(app.state.downloads.held(customer_id), 0);
+}
