@@ -434,7 +434,11 @@ impl Settings {
         let heavy = HeavyReads {
             max_downloads_per_customer: at_least_one(
                 "LINECAST_MAX_DOWNLOADS_PER_CUSTOMER",
-                small("LINECAST_MAX_DOWNLOADS_PER_CUSTOMER", None, defaults.max_downloads_per_customer)?,
+                small(
+                    "LINECAST_MAX_DOWNLOADS_PER_CUSTOMER",
+                    None,
+                    defaults.max_downloads_per_customer,
+                )?,
             )?,
             stall_timeout,
             heavy_threads: at_least_one(

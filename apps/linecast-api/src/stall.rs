@@ -71,7 +71,7 @@ impl<T> StallGuard<T> {
                 self.stalled = None;
                 Poll::Ready(Ok(n))
             }
-            other => other,
+            other @ Poll::Ready(_) => other,
         }
     }
 }
@@ -107,7 +107,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for StallGuard<T> {
         let this = self.get_mut();
         match Pin::new(&mut this.io).poll_flush(cx) {
             Poll::Pending => this.blocked(cx),
-            ready => ready,
+            ready @ Poll::Ready(_) => ready,
         }
     }
 

@@ -6,12 +6,12 @@ use std::net::TcpListener;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use actix_web::dev::{ResourceDef, Server};
-use actix_web::http::StatusCode;
-use actix_web::middleware::{Compress, from_fn};
 use actix_http::{HttpService, Protocol};
 use actix_service::{IntoServiceFactory, ServiceFactoryExt, fn_service, map_config};
 use actix_web::dev::AppConfig;
+use actix_web::dev::{ResourceDef, Server};
+use actix_web::http::StatusCode;
+use actix_web::middleware::{Compress, from_fn};
 use actix_web::{App, HttpResponse, web};
 
 use crate::stall::StallGuard;
@@ -263,7 +263,8 @@ impl Application {
                 settings.freshness_windows.resolution_ttl,
             )),
             heavy: Arc::new(
-                crate::responses::HeavyWork::new(settings.heavy.heavy_threads).context("starting the heavy-work threads")?,
+                crate::responses::HeavyWork::new(settings.heavy.heavy_threads)
+                    .context("starting the heavy-work threads")?,
             ),
             downloads: linecast_core::services::slots::Slots::new(
                 "large downloads",
@@ -510,12 +511,18 @@ fn run(
                 .h1_allow_half_closed(false)
                 .local_addr(addr)
                 .finish(map_config(
-                    app().into_factory().map_err(|err: actix_web::Error| err.error_response()),
+                    app()
+                        .into_factory()
+                        .map_err(|err: actix_web::Error| err.error_response()),
                     move |()| AppConfig::__priv_test_new(false, addr.to_string(), addr),
                 ));
             fn_service(move |io: actix_rt::net::TcpStream| {
                 let peer = io.peer_addr().ok();
-                std::future::ready(Ok::<_, actix_http::error::DispatchError>((StallGuard::new(io, stall, peer), Protocol::Http1, peer)))
+                std::future::ready(Ok::<_, actix_http::error::DispatchError>((
+                    StallGuard::new(io, stall, peer),
+                    Protocol::Http1,
+                    peer,
+                )))
             })
             .and_then(http)
         })?

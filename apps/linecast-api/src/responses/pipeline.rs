@@ -129,13 +129,12 @@ where
     let (body, params) = state
         .heavy
         .run(async move {
-            let body = match memo {
-                Some(body) => body,
-                None => {
-                    let Derived { value, deps } = load(now).await?;
-                    let key = CacheKey::new(route.name).with(format_args!("{params:?}")).with(&deps);
-                    responses.get_or_make(key, render(value)).await?
-                }
+            let body = if let Some(body) = memo {
+                body
+            } else {
+                let Derived { value, deps } = load(now).await?;
+                let key = CacheKey::new(route.name).with(format_args!("{params:?}")).with(&deps);
+                responses.get_or_make(key, render(value)).await?
             };
             body.prepare(asked);
             Ok((body, params))

@@ -8,8 +8,8 @@ use actix_web::{HttpMessage, HttpRequest, HttpResponse, get, web};
 
 use super::account::caller;
 use crate::auth::AuthContext;
-use crate::auth::middleware::HeldSlot;
 use crate::auth::cache::KEY_CACHE_TTL;
+use crate::auth::middleware::HeldSlot;
 use crate::error::ApiError;
 use crate::events::{EventFilter, key_still_usable, open};
 use crate::params::RawQuery;

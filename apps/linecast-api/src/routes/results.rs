@@ -6,13 +6,13 @@ use actix_web::{HttpMessage, HttpRequest, HttpResponse, get, web};
 use linecast_core::services::history::export::ExportSeasons;
 use linecast_paging::Request;
 
+use crate::auth::middleware::HeldSlot;
 use crate::error::ApiError;
 use crate::params::season as parse_season;
 use crate::params::{RawQuery, SportModelPath};
 use crate::presentation::export::ExportFormat;
 use crate::presentation::history::{ResultsResponse, SeasonsResponse};
 use crate::presentation::result_rows::render_rows;
-use crate::auth::middleware::HeldSlot;
 use crate::responses::{Rendered, Route, serve, serve_heavy};
 use crate::state::AppState;
 

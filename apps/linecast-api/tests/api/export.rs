@@ -425,12 +425,21 @@ async fn exports_beyond_the_download_cap_are_refused_with_retry_after_and_not_co
         assert!(detail.contains("LINECAST_MAX_DOWNLOADS_PER_CUSTOMER"), "{detail}");
     }
     // Other routes are not capped.
-    assert_eq!(app.get_authed("/api/v1/results/nba/won_on_points?limit=5").await.status(), 200);
+    assert_eq!(
+        app.get_authed("/api/v1/results/nba/won_on_points?limit=5")
+            .await
+            .status(),
+        200
+    );
     drop(in_flight);
 
     let again = app.get_authed(path).await;
     assert_eq!(again.status(), 200);
-    assert_eq!(before - remaining(&again), 2, "the results page and this export; no refusal");
+    assert_eq!(
+        before - remaining(&again),
+        2,
+        "the results page and this export; no refusal"
+    );
     let _ = again.bytes().await.unwrap();
     // The slot the export held while it was sent is back.
     for _ in 0..100 {

@@ -94,7 +94,9 @@ impl History {
         let versions = self.versions(sport, model_type, &seasons).await?;
         let deps = versions
             .iter()
-            .fold(crate::Deps::new().param("seasons", &label), |deps, (_, v)| deps.object(v));
+            .fold(crate::Deps::new().param("seasons", &label), |deps, (_, v)| {
+                deps.object(v)
+            });
         Ok(Derived::new(
             ExportPlan {
                 sport,

@@ -253,13 +253,11 @@ impl History {
                 .filter(|(d, _)| d.version == *version)
                 .map(|(d, _)| d.clone())
         });
-        match held {
-            Some(data) => Ok(data),
-            None => {
-                let artifact = self.store.season(sport, model_type, season).await?;
-                Ok(Arc::new(SeasonData::build(sport, model_type, season, artifact)))
-            }
+        if let Some(data) = held {
+            return Ok(data);
         }
+        let artifact = self.store.season(sport, model_type, season).await?;
+        Ok(Arc::new(SeasonData::build(sport, model_type, season, artifact)))
     }
 
     /// The rows of one season at `version`, for an aggregate over several

@@ -472,7 +472,10 @@ async fn an_export_of_all_history_holds_every_season_oldest_first_under_a_combin
     assert_eq!(current.label, "2024-25");
     // The snapshot /results gives for the season: its version and row count.
     let data = &current.seasons[0];
-    assert_eq!(current.snapshot, linecast_paging::snapshot_token(&data.version.version, 2));
+    assert_eq!(
+        current.snapshot,
+        linecast_paging::snapshot_token(&data.version.version, 2)
+    );
     assert_ne!(current_plan.deps, plan.deps);
 
     // A republished older season changes the whole-history export only.
