@@ -450,3 +450,57 @@ async fn exports_beyond_the_download_cap_are_refused_with_retry_after_and_not_co
     }
     assert_eq!(app.state.downloads.held(customer_id), 0);
 }
+
+/// A client that stops reading is cut off: 300 exports pipelined on one
+/// connection whose client reads nothing fill the socket buffers, the
+/// server's write waits, and after the stall timeout (here 0.5 s) the
+/// server closes the connection. Without the timeout the server waits for
+/// as long as the client likes and, once it reads, sends every response.
+#[tokio::test]
+async fn a_client_that_stops_reading_is_cut_off_after_the_stall_timeout() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = spawn_app_configured(
+        fixture_now(),
+        |_| {},
+        |s| {
+            s.heavy.stall_timeout = std::time::Duration::from_millis(500);
+            s.rate_burst = 10_000;
+        },
+    )
+    .await;
+    let path = "/api/v1/results/nba/won_on_points/export?season=all&format=csv";
+    let one = app.get_authed(path).await;
+    assert_eq!(one.status(), 200);
+    let size = one.bytes().await.unwrap().len();
+    let requests = 300;
+    assert!(size * requests > 16 << 20, "more than socket buffers hold ({size} bytes each)");
+
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let addr: std::net::SocketAddr = app.address.trim_start_matches("http://").parse().unwrap();
+    let (mut read, mut write) = socket.connect(addr).await.unwrap().into_split();
+    let request = format!("GET {path} HTTP/1.1\r\nHost: test\r\nX-API-Key: {}\r\n\r\n", app.api_key).repeat(requests);
+    let writer = tokio::spawn(async move {
+        let _ = write.write_all(request.as_bytes()).await;
+        // Keeps its half open: the client has not gone, it is only slow.
+        tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+        drop(write);
+    });
+    tokio::time::sleep(std::time::Duration::from_secs(4)).await;
+    let mut received = Vec::new();
+    let ended = loop {
+        match tokio::time::timeout(std::time::Duration::from_secs(10), read.read_buf(&mut received)).await {
+            Ok(Ok(0) | Err(_)) => break true,
+            Ok(Ok(_)) => {}
+            // Neither more bytes nor a close: the server is still waiting.
+            Err(_) => break false,
+        }
+    };
+    writer.abort();
+    let answered = received.windows(15).filter(|w| w == b"HTTP/1.1 200 OK").count();
+    assert!(ended, "the server closed the connection ({answered} responses began)");
+    assert!(
+        answered < requests,
+        "{answered} of {requests} responses were sent to a client that stopped reading"
+    );
+}
