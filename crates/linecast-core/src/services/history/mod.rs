@@ -237,6 +237,22 @@ impl History {
         Ok(out)
     }
 
+    /// The graded-season cache's copy of a season, if it holds `version`.
+    fn held_at(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        season: SeasonLabel,
+        version: &ObjectVersion,
+    ) -> Option<Arc<SeasonData>> {
+        self.cache.lock().ok().and_then(|cache| {
+            cache
+                .get(&(sport, model_type, season))
+                .filter(|(d, _)| d.version == *version)
+                .map(|(d, _)| d.clone())
+        })
+    }
+
     /// The graded season at `version`: the cache's copy when it holds that
     /// version, else graded for the caller only (not kept, so a bulk read
     /// of many seasons leaves the cache as it was).
@@ -247,13 +263,7 @@ impl History {
         season: SeasonLabel,
         version: &ObjectVersion,
     ) -> Result<Arc<SeasonData>, StoreError> {
-        let held = self.cache.lock().ok().and_then(|cache| {
-            cache
-                .get(&(sport, model_type, season))
-                .filter(|(d, _)| d.version == *version)
-                .map(|(d, _)| d.clone())
-        });
-        if let Some(data) = held {
+        if let Some(data) = self.held_at(sport, model_type, season, version) {
             return Ok(data);
         }
         let artifact = self.store.season(sport, model_type, season).await?;
@@ -273,14 +283,8 @@ impl History {
         season: SeasonLabel,
         version: &ObjectVersion,
     ) -> Result<Arc<SeasonTable>, StoreError> {
-        let held = self.cache.lock().ok().and_then(|cache| {
-            cache
-                .get(&(sport, model_type, season))
-                .filter(|(d, _)| d.version == *version)
-                .map(|(d, _)| d.table.clone())
-        });
-        match held {
-            Some(table) => Ok(table),
+        match self.held_at(sport, model_type, season, version) {
+            Some(data) => Ok(data.table.clone()),
             None => Ok(self.store.season(sport, model_type, season).await?.value),
         }
     }
