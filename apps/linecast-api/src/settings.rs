@@ -567,6 +567,58 @@ mod tests {
     }
 
     #[test]
+    fn heavy_read_limits_are_read_from_the_environment_and_bad_values_name_the_setting() {
+        let none = FileSettings::default();
+        let s = Settings::from_sources(&none, |k| match k {
+            "LINECAST_STALL_TIMEOUT_SECS" => Some("2.5".to_owned()),
+            "LINECAST_MAX_DOWNLOADS_PER_CUSTOMER" => Some("3".to_owned()),
+            "LINECAST_HEAVY_THREADS" => Some("4".to_owned()),
+            "LINECAST_MAX_CONNECTIONS" => Some("900".to_owned()),
+            _ => None,
+        })
+        .unwrap();
+        assert_eq!(
+            s.heavy,
+            HeavyReads {
+                max_downloads_per_customer: 3,
+                stall_timeout: std::time::Duration::from_millis(2500),
+                heavy_threads: 4,
+                max_connections: 900,
+            }
+        );
+        let defaults = Settings::from_sources(&none, |_| None).unwrap().heavy;
+        assert_eq!(defaults.stall_timeout, std::time::Duration::from_secs(30));
+        assert_eq!(defaults.max_downloads_per_customer, 2);
+        for (name, value) in [
+            ("LINECAST_STALL_TIMEOUT_SECS", "0.01"),
+            ("LINECAST_STALL_TIMEOUT_SECS", "soon"),
+            ("LINECAST_MAX_DOWNLOADS_PER_CUSTOMER", "0"),
+            ("LINECAST_HEAVY_THREADS", "0"),
+            ("LINECAST_MAX_CONNECTIONS", "-1"),
+        ] {
+            let err = Settings::from_sources(&none, |k| (k == name).then(|| value.to_owned())).unwrap_err();
+            assert_eq!(err.name, name, "{value}");
+        }
+    }
+
+    #[test]
+    fn the_connection_cap_keeps_512_descriptors_and_reads_the_soft_limit() {
+        let limits = "Limit                     Soft Limit           Hard Limit           Units\n\
+                      Max processes             95324                95324                processes\n\
+                      Max open files            20000                524288               files\n";
+        assert_eq!(soft_descriptor_limit(limits), Some(20_000));
+        assert_eq!(
+            soft_descriptor_limit("Max open files            unlimited            unlimited            files"),
+            Some(u64::MAX)
+        );
+        assert_eq!(soft_descriptor_limit("Max processes 1 1 processes"), None);
+        assert_eq!(connections_under_descriptor_limit(20_000), 19_488);
+        assert_eq!(connections_under_descriptor_limit(1024), 512);
+        assert_eq!(connections_under_descriptor_limit(256), 64);
+        assert_eq!(connections_under_descriptor_limit(u64::MAX), 1_000_000);
+    }
+
+    #[test]
     fn demo_mode_is_the_default_only_while_no_storage_is_configured() {
         let none = FileSettings::default();
         assert!(Settings::from_sources(&none, |_| None).unwrap().demo);

@@ -473,13 +473,20 @@ async fn a_client_that_stops_reading_is_cut_off_after_the_stall_timeout() {
     assert_eq!(one.status(), 200);
     let size = one.bytes().await.unwrap().len();
     let requests = 300;
-    assert!(size * requests > 16 << 20, "more than socket buffers hold ({size} bytes each)");
+    assert!(
+        size * requests > 16 << 20,
+        "more than socket buffers hold ({size} bytes each)"
+    );
 
     let socket = tokio::net::TcpSocket::new_v4().unwrap();
     socket.set_recv_buffer_size(4096).unwrap();
     let addr: std::net::SocketAddr = app.address.trim_start_matches("http://").parse().unwrap();
     let (mut read, mut write) = socket.connect(addr).await.unwrap().into_split();
-    let request = format!("GET {path} HTTP/1.1\r\nHost: test\r\nX-API-Key: {}\r\n\r\n", app.api_key).repeat(requests);
+    let request = format!(
+        "GET {path} HTTP/1.1\r\nHost: test\r\nX-API-Key: {}\r\n\r\n",
+        app.api_key
+    )
+    .repeat(requests);
     let writer = tokio::spawn(async move {
         let _ = write.write_all(request.as_bytes()).await;
         // Keeps its half open: the client has not gone, it is only slow.
