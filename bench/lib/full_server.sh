@@ -1,10 +1,11 @@
 # Sourced by bench scripts: builds the release binaries, generates the full
 # data profile into $STORE when missing, starts a production-mode server on
 # $PORT pinned to core 0 over it, and issues one key into $KEY.
-# Needs STORE and PORT; sets API, ADMIN, WORK, DB and KEY.
+# Needs STORE and PORT; sets API, ADMIN, WORK, DB and KEY. API_BINARY=path
+# runs another build of the server (an older one, to compare) instead.
 TARGET=${CARGO_TARGET_DIR:-target}
 cargo build --release -q -p linecast-api -p linecast-admin --bins || exit 1
-API=$TARGET/release/linecast-api
+API=${API_BINARY:-$TARGET/release/linecast-api}
 ADMIN=$TARGET/release/linecast-admin
 [ -d "$STORE/seasons" ] || "$ADMIN" fixtures generate --profile full --out "$STORE" --today 2026-11-21 || exit 1
 WORK=$(mktemp -d)
