@@ -490,7 +490,7 @@ async fn a_client_that_stops_reading_is_cut_off_after_the_stall_timeout() {
     let writer = tokio::spawn(async move {
         let _ = write.write_all(request.as_bytes()).await;
         // Keeps its half open: the client has not gone, it is only slow.
-        tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+        tokio::time::sleep(std::time::Duration::from_mins(1)).await;
         drop(write);
     });
     tokio::time::sleep(std::time::Duration::from_secs(4)).await;
