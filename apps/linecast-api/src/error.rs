@@ -300,12 +300,17 @@ impl From<StrategiesError> for ApiError {
     }
 }
 
+/// What the per-customer stream slots are called (in a refusal's detail).
+pub const EVENT_STREAMS: &str = "event streams";
+/// What the per-customer download slots are called.
+pub const LARGE_DOWNLOADS: &str = "large downloads";
+
 /// A customer asking for one stream or large download more than its cap.
 impl From<linecast_core::services::slots::Full> for ApiError {
     fn from(e: linecast_core::services::slots::Full) -> Self {
         let setting = match e.what {
-            "event streams" => " (LINECAST_MAX_STREAMS_PER_CUSTOMER)",
-            "large downloads" => " (LINECAST_MAX_DOWNLOADS_PER_CUSTOMER)",
+            EVENT_STREAMS => " (LINECAST_MAX_STREAMS_PER_CUSTOMER)",
+            LARGE_DOWNLOADS => " (LINECAST_MAX_DOWNLOADS_PER_CUSTOMER)",
             _ => "",
         };
         ApiError::TooManyRequests {

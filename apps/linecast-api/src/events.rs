@@ -40,7 +40,11 @@ impl EventHub {
     pub fn new(watcher: Arc<Watcher>, max_streams_per_customer: u32, backlog: usize) -> Self {
         Self {
             watcher,
-            slots: StreamSlots::new("event streams", max_streams_per_customer, PING_EVERY.as_secs()),
+            slots: StreamSlots::new(
+                crate::error::EVENT_STREAMS,
+                max_streams_per_customer,
+                PING_EVERY.as_secs(),
+            ),
             sender: broadcast::channel(backlog).0,
             closing: watch::channel(false).0,
         }

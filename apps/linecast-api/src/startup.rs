@@ -267,7 +267,7 @@ impl Application {
                     .context("starting the heavy-work threads")?,
             ),
             downloads: linecast_core::services::slots::Slots::new(
-                "large downloads",
+                crate::error::LARGE_DOWNLOADS,
                 settings.heavy.max_downloads_per_customer,
                 DOWNLOAD_RETRY_AFTER_SECS,
             ),

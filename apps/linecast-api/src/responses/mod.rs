@@ -199,14 +199,14 @@ impl Rendered {
         self.respond_holding(req, cache_control, None)
     }
 
-    /// [`Rendered::respond`], holding `guard` (a download slot) until the
+    /// [`Rendered::respond`], holding `slot` (a download slot) until the
     /// body has been sent or dropped. A body over `sliced::SLICE_ABOVE` is
     /// sent as slices of its one buffer (`sliced::Sliced`).
     pub fn respond_holding(
         &self,
         req: &HttpRequest,
         cache_control: &'static str,
-        guard: Option<Box<dyn std::any::Any + Send>>,
+        slot: Option<linecast_core::services::slots::Slot>,
     ) -> HttpResponse {
         let coding = self.coding_for(req);
         let not_modified = req
@@ -219,7 +219,7 @@ impl Rendered {
         } else {
             let body = self.body(coding);
             if body.len() > sliced::SLICE_ABOVE {
-                HttpResponse::with_body(StatusCode::OK, sliced::Sliced::new(body, guard)).map_into_boxed_body()
+                HttpResponse::with_body(StatusCode::OK, sliced::Sliced::new(body, slot)).map_into_boxed_body()
             } else {
                 HttpResponse::with_body(StatusCode::OK, body).map_into_boxed_body()
             }

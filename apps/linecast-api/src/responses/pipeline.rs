@@ -17,6 +17,7 @@ use std::future::Future;
 use actix_web::{HttpRequest, HttpResponse};
 use chrono::{DateTime, Utc};
 use linecast_core::Derived;
+use linecast_core::services::slots::Slot;
 use linecast_domain::time::et_date;
 
 use actix_web::http::header::ACCEPT_ENCODING;
@@ -96,14 +97,14 @@ where
 /// (`responses::heavy`), so a cold large body never holds up other
 /// requests. `render` gets the value by move and may await (an export
 /// loads its seasons only once its body turned out not to be cached).
-/// `guard` (a download slot) is held until the body has been sent.
+/// `slot` (a download slot) is held until the body has been sent.
 #[allow(clippy::too_many_arguments)]
 pub async fn serve_heavy<P, T, E, L, Fut, R, RFut>(
     req: &HttpRequest,
     state: &AppState,
     route: Route,
     params: P,
-    guard: Option<Box<dyn std::any::Any + Send>>,
+    slot: Option<Slot>,
     load: L,
     render: R,
 ) -> Result<HttpResponse, ApiError>
@@ -123,7 +124,7 @@ where
     if let Some(body) = &memo
         && body.ready(body.coding_for(req))
     {
-        return Ok(body.respond_holding(req, route.cache_control, guard));
+        return Ok(body.respond_holding(req, route.cache_control, slot));
     }
     let responses = state.responses.clone();
     let (body, params) = state
@@ -141,7 +142,7 @@ where
         })
         .await?;
     state.resolutions.put(route.name, &params, date, body.clone());
-    Ok(body.respond_holding(req, route.cache_control, guard))
+    Ok(body.respond_holding(req, route.cache_control, slot))
 }
 
 /// `et_date(now)`, remembered per UTC minute by each worker thread. Exact:

@@ -1,20 +1,20 @@
 //! A large body sent as slices of its one cached buffer.
 //!
 //! actix copies a body it is handed whole into the connection's write
-//! buffer, so every connection sending a cached 17 MB export held a copy of
-//! it until the client had read it all. A [`Sliced`] body hands actix one
+//! buffer, so a connection sending a cached 17 MB export that way holds a
+//! copy of it until the client has read it all. A [`Sliced`] body hands actix one
 //! [`CHUNK`] at a time (`Bytes::slice`: a reference count, no copy) and
 //! actix asks for the next only once its write buffer has drained, so what
 //! one connection holds stays near one chunk however large the body is.
 //! The length is known, so the response still carries `Content-Length`.
 
-use std::any::Any;
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use actix_web::body::{BodySize, MessageBody};
 use bytes::Bytes;
+use linecast_core::services::slots::Slot;
 
 /// Bytes handed to actix at a time.
 pub const CHUNK: usize = 64 * 1024;
@@ -23,20 +23,20 @@ pub const CHUNK: usize = 64 * 1024;
 pub const SLICE_ABOVE: usize = 2 * CHUNK;
 
 /// A body sent in [`CHUNK`]-sized slices of one shared buffer, holding
-/// `guard` (a download slot) until it is dropped: sent in full, or cut
+/// `slot` (a download slot) until it is dropped: sent in full, or cut
 /// short by the client or the stall timeout.
 pub struct Sliced {
     bytes: Bytes,
     at: usize,
-    _guard: Option<Box<dyn Any + Send>>,
+    _slot: Option<Slot>,
 }
 
 impl Sliced {
-    pub fn new(bytes: Bytes, guard: Option<Box<dyn Any + Send>>) -> Self {
+    pub fn new(bytes: Bytes, slot: Option<Slot>) -> Self {
         Self {
             bytes,
             at: 0,
-            _guard: guard,
+            _slot: slot,
         }
     }
 }
@@ -62,25 +62,16 @@ impl MessageBody for Sliced {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use linecast_core::services::slots::Slots;
 
     use super::*;
 
-    struct Flag(Arc<AtomicBool>);
-
-    impl Drop for Flag {
-        fn drop(&mut self) {
-            self.0.store(true, Ordering::SeqCst);
-        }
-    }
-
     #[actix_rt::test]
-    async fn slices_share_the_buffer_cover_it_in_order_and_free_the_guard_at_the_end() {
+    async fn slices_share_the_buffer_cover_it_in_order_and_free_the_slot_at_the_end() {
         let data: Vec<u8> = (0..(3 * CHUNK + 1000)).map(|i| (i % 251) as u8).collect();
         let bytes = Bytes::from(data.clone());
-        let dropped = Arc::new(AtomicBool::new(false));
-        let mut body = Sliced::new(bytes.clone(), Some(Box::new(Flag(dropped.clone()))));
+        let slots = Slots::new("large downloads", 1, 5);
+        let mut body = Sliced::new(bytes.clone(), slots.open(7).ok());
         assert_eq!(body.size(), BodySize::Sized(data.len() as u64));
         let mut sizes = Vec::new();
         let mut joined = Vec::new();
@@ -94,8 +85,8 @@ mod tests {
         }
         assert_eq!(sizes, vec![65_536, 65_536, 65_536, 1000]);
         assert_eq!(joined, data);
-        assert!(!dropped.load(Ordering::SeqCst), "held while the body lives");
+        assert_eq!(slots.held(7), 1, "held while the body lives");
         drop(body);
-        assert!(dropped.load(Ordering::SeqCst));
+        assert_eq!(slots.held(7), 0);
     }
 }

@@ -71,11 +71,10 @@ where
         )
         // Exports are large downloads: each holds one of its customer's
         // download slots, taken by the gate before the request is counted.
-        // Only `/api/v1/results/{sport}/{model_type}/export` passes the
-        // guard; every other results path falls through to the next scope.
+        // The router matches this scope only for the export resource; every
+        // other results path goes on to the next scope.
         .service(
-            scope("/api/v1/results")
-                .guard(guard::fn_guard(|ctx| is_export_path(ctx.head().uri.path())))
+            scope("/api/v1/results/{sport}/{model_type}/export")
                 .wrap(from_fn(gate_holding(Policy::Subscriber, Hold::Download)))
                 .service(results::export),
         )
@@ -205,28 +204,4 @@ where
                 .service(datasets::status)
                 .service(datasets::refresh),
         )
-}
-
-/// Whether `path` is `/api/v1/results/{sport}/{model_type}/export` (three
-/// segments under the results prefix, the last `export`).
-fn is_export_path(path: &str) -> bool {
-    path.strip_prefix("/api/v1/results/")
-        .map(|rest| rest.split('/').collect::<Vec<_>>())
-        .is_some_and(|segments| segments.len() == 3 && segments[2] == "export" && !segments[0].is_empty())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_export_path;
-
-    #[test]
-    fn only_the_export_template_is_an_export_path() {
-        assert!(is_export_path("/api/v1/results/nba/spread/export"));
-        assert!(is_export_path("/api/v1/results/x/y/export"));
-        assert!(!is_export_path("/api/v1/results/nba/export"));
-        assert!(!is_export_path("/api/v1/results/nba/spread/export/"));
-        assert!(!is_export_path("/api/v1/results/nba/spread/seasons"));
-        assert!(!is_export_path("/api/v1/results//spread/export"));
-        assert!(!is_export_path("/api/v1/resultsx/nba/spread/export"));
-    }
 }

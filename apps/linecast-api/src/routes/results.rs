@@ -118,7 +118,9 @@ pub async fn seasons(
         (status = 404, description = "No season store for that season (or none at all with season=all)", body = crate::error::ErrorBody)
     )
 )]
-#[get("/{sport}/{model_type}/export")]
+// Under the scope `/api/v1/results/{sport}/{model_type}/export`
+// (`routes::register`), whose gate takes the download slot.
+#[get("")]
 pub async fn export(
     req: HttpRequest,
     state: web::Data<AppState>,
@@ -133,10 +135,7 @@ pub async fn export(
     };
     let format = ExportFormat::parse(query.get("format"))?;
     // The download slot the gate took: held until the file has been sent.
-    let slot = req
-        .extensions_mut()
-        .remove::<HeldSlot>()
-        .map(|slot| Box::new(slot) as Box<dyn std::any::Any + Send>);
+    let slot = req.extensions_mut().remove::<HeldSlot>().map(|HeldSlot(slot)| slot);
     let (plan_history, load_history) = (state.history.clone(), state.history.clone());
     serve_heavy(
         &req,
