@@ -13,7 +13,12 @@ pub const FLUSH_EVERY: Duration = linecast_limits::DEFAULT_FLUSH_INTERVAL;
 /// Persists buffered usage and `last_used_at` once (core's
 /// `Usage::flush`), logging what failed and exporting the lag.
 pub async fn flush_once(state: &AppState) {
-    let used_keys = state.access.as_ref().map(|a| a.take_used_keys()).unwrap_or_default();
+    let used_keys = state
+        .gate
+        .access
+        .as_ref()
+        .map(|a| a.take_used_keys())
+        .unwrap_or_default();
     let report = state.usage.flush(&used_keys, state.clock.now()).await;
     if let Err(e) = &report.counts {
         tracing::warn!(error = %e, "usage flush failed; increments stay buffered");

@@ -5,6 +5,7 @@
 pub mod accounting;
 pub mod auth;
 pub mod demo;
+pub mod endpoint;
 pub mod error;
 pub mod events;
 pub mod metrics;

@@ -1,8 +1,8 @@
-//! The OpenAPI document served at `/openapi.json`. Its operations come from
-//! the route registration itself (`routes::register`, through
-//! utoipa-actix-web), so the schema and the router cannot disagree; this
-//! module only adds what no route carries: info, tags, security schemes and
-//! shared component schemas.
+//! The OpenAPI document served at `/openapi.json`. Its paths come from the
+//! route table (`routes::table`), the table the dispatcher routes by, so
+//! the schema and the router cannot disagree; this module only adds what
+//! no route carries: info, tags, security schemes and shared component
+//! schemas.
 
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -176,35 +176,32 @@ pub fn base() -> utoipa::openapi::OpenApi {
     doc
 }
 
-/// The whole document, collected from the route registration.
+/// The whole document: each row of the route table (`routes::table`), in
+/// the table's order, at its path with its handler's operation.
 pub fn document() -> utoipa::openapi::OpenApi {
-    use utoipa_actix_web::AppExt;
-    let app = actix_web::App::new().into_utoipa_app().openapi(base());
-    let (_, mut doc) = crate::routes::register(app).split_for_parts();
+    use utoipa::openapi::path::Paths;
+    let mut doc = base();
+    for row in crate::routes::table::ENDPOINTS {
+        let mut schemas = Vec::new();
+        (row.schemas)(&mut schemas);
+        let mut paths = Paths::new();
+        for method in (row.methods)() {
+            let mut operation = (row.operation)();
+            let tags = (row.tags)();
+            if !tags.is_empty() {
+                operation
+                    .tags
+                    .get_or_insert_with(Vec::new)
+                    .extend(tags.into_iter().map(ToString::to_string));
+            }
+            paths.add_path_operation(row.path, vec![method], operation);
+        }
+        doc.paths.merge(paths);
+        doc.components
+            .get_or_insert_with(utoipa::openapi::Components::new)
+            .schemas
+            .extend(schemas);
+    }
     GatedErrorResponses.modify(&mut doc);
     doc
-}
-
-/// Every path template of the document with its methods (`GET, POST`), for
-/// the 405-vs-404 decision and the `Allow` header.
-pub fn path_methods(doc: &utoipa::openapi::OpenApi) -> Vec<(String, String)> {
-    let value = serde_json::to_value(doc).unwrap_or_default();
-    let Some(paths) = value.get("paths").and_then(|p| p.as_object()) else {
-        return Vec::new();
-    };
-    paths
-        .iter()
-        .map(|(path, item)| {
-            let methods: Vec<String> = item
-                .as_object()
-                .map(|ops| {
-                    ops.keys()
-                        .filter(|k| !k.starts_with("x-") && *k != "parameters")
-                        .map(|k| k.to_ascii_uppercase())
-                        .collect()
-                })
-                .unwrap_or_default();
-            (path.clone(), methods.join(", "))
-        })
-        .collect()
 }

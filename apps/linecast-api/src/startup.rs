@@ -9,10 +9,10 @@ use std::sync::Arc;
 use actix_http::{HttpService, Protocol};
 use actix_service::{IntoServiceFactory, ServiceFactoryExt, fn_service, map_config};
 use actix_web::dev::AppConfig;
-use actix_web::dev::{ResourceDef, Server};
+use actix_web::dev::Server;
 use actix_web::http::StatusCode;
 use actix_web::middleware::{Compress, from_fn};
-use actix_web::{App, HttpResponse, web};
+use actix_web::{App, web};
 
 use crate::stall::StallGuard;
 use anyhow::Context;
@@ -33,7 +33,6 @@ use linecast_limits::{InProcessLimiter, LeasedRedisLimiter, RedisLimiter};
 use linecast_markets::{CachedMarkets, FileSnapshotMarkets, KalshiConfig, KalshiMarkets};
 use linecast_signer::HmacSigner;
 use linecast_store::{ObjectArtifactStore, StoreOptions};
-use utoipa_actix_web::AppExt;
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::auth::address_limiter::AddressLimiter;
@@ -224,23 +223,14 @@ impl Application {
             limiter: limiter.clone(),
             signer: hmac,
         };
-        let state = AppState {
-            strategies: Arc::new(Strategies::new(history.clone())),
-            history,
-            usage: Arc::new(Usage::new(limiter, accounts.clone(), usage_health)),
-            clock,
-            probes,
-            keys,
-            slate: Arc::new(Slate::new(artifacts.clone())),
-            markets: Arc::new(Markets::new(artifacts.clone(), markets)),
-            datasets,
-            freshness: Arc::new(Freshness::new(artifacts.clone())),
-            events: Arc::new(crate::events::EventHub::new(
-                Arc::new(linecast_core::services::events::Watcher::new(artifacts.clone())),
-                settings.max_streams_per_customer,
-                crate::events::BACKLOG,
-            )),
+        let events = Arc::new(crate::events::EventHub::new(
+            Arc::new(linecast_core::services::events::Watcher::new(artifacts.clone())),
+            settings.max_streams_per_customer,
+            crate::events::BACKLOG,
+        ));
+        let gate = Arc::new(crate::auth::middleware::Gate {
             access,
+            keys,
             clients: ClientAddresses::new(
                 settings.client_ip_header.clone(),
                 settings.trusted_proxies,
@@ -254,30 +244,48 @@ impl Application {
                 settings.auth_failure_rate,
                 settings.auth_failure_burst,
             )),
-            health: Arc::new(HealthCache::default()),
-            api_keys,
-            // Each cache takes its share of the one budget (core's `memory`).
-            responses: Arc::new(crate::responses::ResponseCache::new(budget.bodies())),
-            rows: Arc::new(crate::responses::rows::RowCache::new(budget.rows())),
-            resolutions: Arc::new(crate::responses::Resolutions::new(
-                settings.freshness_windows.resolution_ttl,
-            )),
-            heavy: Arc::new(
-                crate::responses::HeavyWork::new(settings.heavy.heavy_threads)
-                    .context("starting the heavy-work threads")?,
-            ),
+            streams: events.slots.clone(),
             downloads: linecast_core::services::slots::Slots::new(
                 crate::error::LARGE_DOWNLOADS,
                 settings.heavy.max_downloads_per_customer,
                 DOWNLOAD_RETRY_AFTER_SECS,
             ),
+            clock: clock.clone(),
+        });
+        let state = AppState {
+            strategies: Arc::new(Strategies::new(history.clone())),
+            history,
+            usage: Arc::new(Usage::new(limiter, accounts.clone(), usage_health)),
+            clock: clock.clone(),
+            probes,
+            slate: Arc::new(Slate::new(artifacts.clone())),
+            markets: Arc::new(Markets::new(artifacts.clone(), markets)),
+            datasets,
+            freshness: Arc::new(Freshness::new(artifacts.clone())),
+            events,
+            gate,
+            health: Arc::new(HealthCache::default()),
+            api_keys,
+            // Each cache takes its share of the one budget (core's `memory`).
+            responses: Arc::new(crate::responses::Responses {
+                clock,
+                memo: Arc::new(crate::responses::Resolutions::new(
+                    settings.freshness_windows.resolution_ttl,
+                )),
+                bodies: Arc::new(crate::responses::ResponseCache::new(budget.bodies())),
+                rows: Arc::new(crate::responses::rows::RowCache::new(budget.rows())),
+                heavy: Arc::new(
+                    crate::responses::HeavyWork::new(settings.heavy.heavy_threads)
+                        .context("starting the heavy-work threads")?,
+                ),
+            }),
         };
         if settings.demo {
             let customers = Customers::new(accounts, usage);
             crate::demo::ensure_demo_customer(&customers, &state, &settings.var_dir).await?;
         }
         let flusher = crate::accounting::spawn_flusher(state.clone());
-        let resolutions = state.resolutions.clone();
+        let resolutions = state.responses.memo.clone();
         let watcher = crate::events::spawn_watcher(
             state.events.clone(),
             state.clock.clone(),
@@ -286,12 +294,12 @@ impl Application {
         );
         let listener = TcpListener::bind(settings.bind).with_context(|| format!("binding {}", settings.bind))?;
         let port = listener.local_addr()?.port();
-        let server = run(listener, state.clone(), doc, settings.heavy)?;
+        let server = run(listener, state.clone(), &doc, settings.heavy)?;
         // What each share of the cache budget holds now: the one list the
         // metrics and the trimmer read.
         let shares: Arc<dyn Fn() -> Vec<(&'static str, CacheStats)> + Send + Sync> = {
             let (store, history) = (store_for_shares.clone(), history_for_shares);
-            let (responses, rows) = (state.responses.clone(), state.rows.clone());
+            let (responses, rows) = (state.responses.bodies.clone(), state.responses.rows.clone());
             Arc::new(move || {
                 vec![
                     ("artifacts", store.cache_stats()),
@@ -312,7 +320,7 @@ impl Application {
             }
             None => None,
         };
-        let refresher = spawn_key_refresher(state.keys.clone());
+        let refresher = spawn_key_refresher(state.gate.keys.clone());
         let trimmer = spawn_trimmer(move || shares().into_iter().map(|(_, stats)| stats).collect());
         Ok(Self {
             port,
@@ -446,42 +454,49 @@ fn local_store_dir(store_url: &str) -> Option<PathBuf> {
 fn run(
     listener: TcpListener,
     state: AppState,
-    doc: utoipa::openapi::OpenApi,
+    doc: &utoipa::openapi::OpenApi,
     heavy: crate::settings::HeavyReads,
 ) -> anyhow::Result<Server> {
-    let templates: Arc<Vec<(ResourceDef, String)>> = Arc::new(
-        openapi::path_methods(&doc)
-            .into_iter()
-            .map(|(p, methods)| (ResourceDef::new(p.as_str()), methods))
-            .collect(),
+    // The document is served as rendered bytes (ETag, gzip and brotli
+    // made once), like every other body.
+    let document = Arc::new(
+        crate::responses::Rendered::new(doc).map_err(|e| anyhow::anyhow!("rendering the OpenAPI document: {e}"))?,
     );
     let app = move || {
-        let templates = templates.clone();
-        let (app, _) = routes::register(
-            App::new()
-                .app_data(web::Data::new(state.clone()))
-                .app_data(json_config())
-                .app_data(query_config())
-                .app_data(path_config())
-                .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
-                .into_utoipa_app(),
-        )
-        .split_for_parts();
-        // Registered last, the empty scope takes every path no route above
-        // owns: the OpenAPI document, Swagger UI and unknown routes (its
-        // default is the app's fallback). Their bodies are made per request,
-        // so it compresses them; the routes above decide their own
-        // compression (`routes::register`).
-        app.service(
-            web::scope("")
-                .wrap(Compress::default())
-                .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", doc.clone())),
-        )
-        .default_service(web::to(move |req: actix_web::HttpRequest| {
-            let templates = templates.clone();
-            async move { fallback(&req, &templates) }
-        }))
-        .wrap(from_fn(telemetry::request_context))
+        let document = document.clone();
+        App::new()
+            .app_data(web::Data::new(state.clone()))
+            .app_data(json_config())
+            .app_data(query_config())
+            .app_data(path_config())
+            .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
+            // Swagger UI (its own static files) and the document it reads;
+            // every other request goes to the route table's dispatcher.
+            .service(
+                web::scope("/docs")
+                    .wrap(Compress::default())
+                    .service(SwaggerUi::new("/{_:.*}").config(utoipa_swagger_ui::Config::from("/openapi.json"))),
+            )
+            .service(
+                web::resource("/openapi.json")
+                    .route(web::get().to(move |req: actix_web::HttpRequest| {
+                        let document = document.clone();
+                        async move { document.respond(&req, crate::endpoint::REVALIDATE) }
+                    }))
+                    .default_service(web::to(|req: actix_web::HttpRequest| async move {
+                        let mut res = error_response(
+                            StatusCode::METHOD_NOT_ALLOWED,
+                            &format!("Method {} not allowed on /openapi.json", req.method()),
+                        );
+                        res.headers_mut().insert(
+                            actix_web::http::header::ALLOW,
+                            actix_web::http::header::HeaderValue::from_static("GET"),
+                        );
+                        res
+                    })),
+            )
+            .default_service(routes::dispatch::Dispatcher::new(state.gate.clone()))
+            .wrap(from_fn(telemetry::request_context))
     };
     let addr = listener.local_addr()?;
     let workers = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
@@ -540,28 +555,6 @@ pub const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(75);
 
 /// How long a client may take to send a request's head.
 pub const REQUEST_HEAD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
-
-/// Unknown route: 404; a known route with the wrong method: 405. Both in the
-/// error shape.
-fn fallback(req: &actix_web::HttpRequest, templates: &[(ResourceDef, String)]) -> HttpResponse {
-    let path = req.path();
-    if path == "/docs" {
-        return HttpResponse::MovedPermanently()
-            .insert_header(("Location", "/docs/"))
-            .finish();
-    }
-    if let Some((_, methods)) = templates.iter().find(|(t, _)| t.is_match(path)) {
-        let mut res = error_response(
-            StatusCode::METHOD_NOT_ALLOWED,
-            &format!("Method {} not allowed on {path}", req.method()),
-        );
-        if let Ok(v) = actix_web::http::header::HeaderValue::from_str(methods) {
-            res.headers_mut().insert(actix_web::http::header::ALLOW, v);
-        }
-        return res;
-    }
-    error_response(StatusCode::NOT_FOUND, &format!("No route for {} {path}", req.method()))
-}
 
 fn json_config() -> web::JsonConfig {
     web::JsonConfig::default()

@@ -185,9 +185,9 @@ pub async fn request_context(
     };
     let status = res.status().as_u16();
     if logging || measuring {
-        let route = res
-            .request()
-            .match_pattern()
+        let route = crate::routes::dispatch::template(res.request())
+            .map(str::to_owned)
+            .or_else(|| res.request().match_pattern())
             .unwrap_or_else(|| "(unmatched)".to_owned());
         let elapsed = started.elapsed();
         if measuring {

@@ -8,33 +8,25 @@
 
 use std::time::Instant;
 
-use actix_web::body::{BoxBody, MessageBody};
-use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::middleware::Next;
-use actix_web::web;
+use actix_web::dev::ServiceRequest;
 
 use super::address_limiter::AddressDecision;
+use super::middleware::Gate;
 use crate::error::ApiError;
-use crate::state::AppState;
 
-/// Middleware of the public data scopes.
-pub async fn per_address(
-    req: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    if let Some(state) = req.app_data::<web::Data<AppState>>()
-        && let Some(addr) = state.clients.of(&req)
-        && let AddressDecision::Refused { retry_after_secs } = state.addresses.check(addr.into(), Instant::now())
-    {
-        crate::metrics::limiter_decision("address", "refused");
-        let err = ApiError::TooManyRequests {
-            detail: format!(
-                "Rate limit exceeded. Limit: {} requests per second per client address on public routes",
-                state.addresses.per_second()
-            ),
-            retry_after: Some(retry_after_secs),
-        };
-        return Ok(req.error_response(err));
-    }
-    next.call(req).await.map(ServiceResponse::map_into_boxed_body)
+/// The refusal of a request to public data whose address is over its
+/// rate, or `None` to let it through.
+pub fn refusal(gate: &Gate, req: &ServiceRequest) -> Option<ApiError> {
+    let addr = gate.clients.of(req)?;
+    let AddressDecision::Refused { retry_after_secs } = gate.addresses.check(addr.into(), Instant::now()) else {
+        return None;
+    };
+    crate::metrics::limiter_decision("address", "refused");
+    Some(ApiError::TooManyRequests {
+        detail: format!(
+            "Rate limit exceeded. Limit: {} requests per second per client address on public routes",
+            gate.addresses.per_second()
+        ),
+        retry_after: Some(retry_after_secs),
+    })
 }

@@ -1,88 +1,103 @@
-//! The access gate: the middleware that wraps every protected scope (see
-//! `crate::routes::register`). It reads the presented key, asks core's
-//! access decision (`linecast_core::services::access`: authentication, the
-//! route's `Policy`, limits, counting), words a refusal as the spec does, and
-//! adds the rate-limit headers.
+//! The access gate: what every routed request passes before its handler
+//! (`crate::routes::dispatch` calls [`admit`] with the row's `Access`). It
+//! reads the presented key, asks core's access decision
+//! (`linecast_core::services::access`: authentication, the route's
+//! `Policy`, limits, counting), words a refusal as the spec does, and adds
+//! the rate-limit headers. Public data passes the per-address limit
+//! instead (`anonymous`).
 //!
-//! It never looks at the request path: which routes it guards is decided by
-//! where they are registered, so a route reached through any spelling of its
-//! path (percent-encoded, dot segments) is guarded all the same.
+//! It never looks at the request path: which access applies is decided by
+//! the row the dispatcher routed to, so a route reached through any
+//! spelling of its path (percent-encoded, dot segments) is guarded all
+//! the same.
 
+use std::future::Future;
+use std::sync::Arc;
 use std::time::Instant;
 
-use actix_web::body::{BoxBody, MessageBody};
+use actix_web::HttpMessage;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
-use actix_web::middleware::Next;
-use actix_web::{HttpMessage, web};
 use chrono::{DateTime, Utc};
+use linecast_core::Clock;
 use linecast_core::Rate;
-use linecast_core::services::access::{Bucket, Refusal};
-use linecast_core::services::slots::Slot;
+use linecast_core::services::access::{Access as Decide, Bucket, Refusal};
+use linecast_core::services::events::StreamSlots;
+use linecast_core::services::slots::{Slot, Slots};
 
-use super::address_limiter::AddressDecision;
-use super::client_address::ClientKey;
+use super::address_limiter::{AddressDecision, AddressLimiter};
+use super::cache::KeyCache;
+use super::client_address::{ClientAddresses, ClientKey};
 use super::{Policy, next_reset};
+use crate::endpoint::{Access, Hold};
 use crate::error::ApiError;
-use crate::state::AppState;
 
-/// The gate middleware for one protected scope: every request that reaches
-/// the scope needs a key that satisfies `policy`, whatever its path spelling
-/// and whether or not a route inside the scope matches it.
-pub fn gate<B: MessageBody + 'static>(
-    policy: Policy,
-) -> impl Fn(
-    ServiceRequest,
-    Next<B>,
-) -> futures::future::LocalBoxFuture<'static, Result<ServiceResponse<BoxBody>, actix_web::Error>>
-+ Clone {
-    gate_holding(policy, Hold::Nothing)
-}
-
-/// What a scope's requests hold while their response lasts: a per-customer
-/// slot taken by the gate before the request is counted (a refusal for a
-/// full cap costs no quota), found by the handler as a [`HeldSlot`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Hold {
-    Nothing,
-    /// One of the customer's event-stream slots.
-    Stream,
-    /// One of the customer's large-download slots.
-    Download,
+/// What the gate consults: the access decision, the key cache, who a
+/// request comes from, the per-address limits and the slot caps. Owned by
+/// `auth`; the app state only holds it.
+pub struct Gate {
+    /// `None` when auth and limits are disabled (benchmarks only).
+    pub access: Option<Arc<Decide>>,
+    /// Key hash to key and customer, so the gate skips the database.
+    pub keys: KeyCache,
+    /// Who a request comes from (the TCP peer or what trusted proxies say).
+    pub clients: ClientAddresses,
+    /// The per-address limit of the public data routes.
+    pub addresses: Arc<AddressLimiter>,
+    /// The per-address limit on failed key checks.
+    pub auth_failures: Arc<AddressLimiter>,
+    /// Event streams each customer has open.
+    pub streams: Arc<StreamSlots>,
+    /// Exports each customer has in flight (a large download holds one
+    /// slot until its last byte is sent).
+    pub downloads: Arc<Slots>,
+    pub clock: Arc<dyn Clock>,
 }
 
 /// The slot the gate took for this request (see [`Hold`]).
 pub struct HeldSlot(pub Slot);
 
-/// [`gate`] for a scope whose requests hold a slot.
-pub fn gate_holding<B: MessageBody + 'static>(
-    policy: Policy,
-    hold: Hold,
-) -> impl Fn(
-    ServiceRequest,
-    Next<B>,
-) -> futures::future::LocalBoxFuture<'static, Result<ServiceResponse<BoxBody>, actix_web::Error>>
-+ Clone {
-    move |req, next| Box::pin(guarded(policy, hold, req, next))
+/// Checks `req` against `access` and, when admitted, answers it with
+/// `call`. A refusal is answered here (not returned as an error) so the
+/// request context still logs it with the request id.
+pub async fn admit<F, Fut>(
+    gate: &Gate,
+    access: Access,
+    req: ServiceRequest,
+    call: F,
+) -> Result<ServiceResponse, actix_web::Error>
+where
+    F: FnOnce(ServiceRequest) -> Fut,
+    Fut: Future<Output = Result<ServiceResponse, actix_web::Error>>,
+{
+    match access {
+        Access::Open => call(req).await,
+        Access::PerAddress => match super::anonymous::refusal(gate, &req) {
+            Some(err) => Ok(req.error_response(err)),
+            None => call(req).await,
+        },
+        Access::Key(policy) => guarded(gate, policy, None, req, call).await,
+        Access::KeyHolding(policy, hold) => guarded(gate, policy, Some(hold), req, call).await,
+    }
 }
 
-async fn guarded<B: MessageBody + 'static>(
+async fn guarded<F, Fut>(
+    gate: &Gate,
     policy: Policy,
-    hold: Hold,
+    hold: Option<Hold>,
     req: ServiceRequest,
-    next: Next<B>,
-) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    let Some(state) = req.app_data::<web::Data<AppState>>().cloned() else {
-        return Err(ApiError::Internal("application state missing".to_owned()).into());
-    };
-    let Some(access) = state.access.clone() else {
+    call: F,
+) -> Result<ServiceResponse, actix_web::Error>
+where
+    F: FnOnce(ServiceRequest) -> Fut,
+    Fut: Future<Output = Result<ServiceResponse, actix_web::Error>>,
+{
+    let Some(access) = gate.access.as_deref() else {
         // Only with LINECAST_AUTH_DISABLED (demo mode): no keys, no limits.
-        return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
+        return call(req).await;
     };
-    // Refusals are answered here (not returned as errors) so the request
-    // context still logs them with the request id.
     let presented = super::credentials::presented_key(req.request());
-    let client = state.clients.of(&req).map(ClientKey::from);
+    let client = gate.clients.of(&req).map(ClientKey::from);
     // The failed-key limit: a check that may fail is paid for before the
     // lookup (and the token given back when the key turns out good), so
     // concurrent bad keys cannot all pass one look at a bucket with a
@@ -92,10 +107,10 @@ async fn guarded<B: MessageBody + 'static>(
     // when the first failure lands go unpaid. A key known good never pays.
     let mut paid = None;
     if let (Some(key), Some(client)) = (&presented, client)
-        && !state.auth_failures.quiet(Instant::now())
-        && !state.keys.knows(key).await
+        && !gate.auth_failures.quiet(Instant::now())
+        && !gate.keys.knows(key).await
     {
-        match state.auth_failures.check(client, Instant::now()) {
+        match gate.auth_failures.check(client, Instant::now()) {
             AddressDecision::Allowed => paid = Some(client),
             AddressDecision::Refused { retry_after_secs } => {
                 crate::metrics::limiter_decision("auth_failure", "refused");
@@ -108,23 +123,23 @@ async fn guarded<B: MessageBody + 'static>(
     }
     let admitted = access
         .authenticate_admitting(presented.as_deref(), policy, |customer| match hold {
-            Hold::Nothing => Ok(None),
-            Hold::Stream => state.events.slots.open(customer.customer_id).map(Some),
-            Hold::Download => state.downloads.open(customer.customer_id).map(Some),
+            None => Ok(None),
+            Some(Hold::Stream) => gate.streams.open(customer.customer_id).map(Some),
+            Some(Hold::Download) => gate.downloads.open(customer.customer_id).map(Some),
         })
         .await;
     let failed = matches!(admitted, Err(Refusal::InvalidKey));
     match (paid, client) {
-        (Some(paid), _) if !failed => state.auth_failures.refund(paid),
+        (Some(paid), _) if !failed => gate.auth_failures.refund(paid),
         (None, Some(client)) if failed => {
-            state.auth_failures.check(client, Instant::now());
+            gate.auth_failures.check(client, Instant::now());
         }
         _ => {}
     }
     let (ctx, slot) = match admitted {
         Ok(admitted) => admitted,
         Err(refused) => {
-            let headers = refusal_headers(&refused, access.rate(), state.clock.now());
+            let headers = refusal_headers(&refused, access.rate(), gate.clock.now());
             let mut res = req.error_response(ApiError::from(refused));
             insert(res.headers_mut(), headers);
             return Ok(res);
@@ -135,13 +150,13 @@ async fn guarded<B: MessageBody + 'static>(
     }
     // The key may borrow from the request, which moves on below.
     drop(presented);
-    let now = state.clock.now();
+    let now = gate.clock.now();
     let limit = ctx.customer().monthly_limit;
     let remaining = limit.saturating_sub(ctx.month_used);
     let reset = next_reset(now);
     let bucket = ctx.bucket;
     req.extensions_mut().insert(ctx);
-    let mut res = next.call(req).await?.map_into_boxed_body();
+    let mut res = call(req).await?;
     let monthly = Monthly {
         remaining,
         reset_in_secs: seconds_until(reset, now),

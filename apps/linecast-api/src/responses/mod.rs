@@ -30,6 +30,7 @@ use moka::future::Cache;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::endpoint::Endpoint;
 use crate::error::ApiError;
 
 pub mod heavy;
@@ -39,14 +40,67 @@ pub mod rows;
 pub mod sliced;
 
 pub use heavy::HeavyWork;
-pub use pipeline::{Route, serve, serve_heavy};
+pub use pipeline::{serve, serve_heavy};
 pub use resolutions::{RESOLUTION_TTL, Resolutions};
 
-/// `Cache-Control` of authenticated data: only the caller's own cache may
-/// keep it, and must revalidate (cheaply, with the ETag) before reuse.
-pub const PRIVATE: &str = "private, no-cache";
-/// `Cache-Control` of the free public feed.
-pub const PUBLIC: &str = "public, max-age=30";
+/// What the serving path owns: the clock it dates reads by, the
+/// resolution memo, the rendered bodies, the rendered season rows and the
+/// threads large bodies are made on. The app state only holds it.
+pub struct Responses {
+    pub clock: Arc<dyn linecast_core::Clock>,
+    /// Request parameters (and ET date) to the body they resolved to, for
+    /// a short while: the hot path's shortcut past the store lookups.
+    pub memo: Arc<Resolutions>,
+    /// Rendered bodies of the read endpoints (render once, serve bytes).
+    pub bodies: Arc<ResponseCache>,
+    /// Each season generation's rows rendered once (results pages are cut
+    /// from them).
+    pub rows: Arc<rows::RowCache>,
+    /// The threads large bodies are made on, off the request threads.
+    pub heavy: Arc<HeavyWork>,
+}
+
+/// Serves `value`, made for this request, as `row` says: a strong ETag
+/// (`If-None-Match` answered with 304), the coding the client asked for,
+/// and the row's `Cache-Control`. For the rows served `Fresh`.
+pub fn fresh(req: &HttpRequest, row: &Endpoint, value: &impl Serialize) -> Result<HttpResponse, ApiError> {
+    Ok(Rendered::new(value)?.respond(req, row.cache_control()))
+}
+
+/// [`fresh`] for a body already made (a file, with its own media type and
+/// headers).
+pub fn fresh_body(req: &HttpRequest, row: &Endpoint, body: &Rendered) -> HttpResponse {
+    body.respond(req, row.cache_control())
+}
+
+/// A server-sent event stream (`Serving::Stream`): never compressed (each
+/// event must reach the client when sent) and never stored; proxies are
+/// asked not to buffer it.
+pub fn event_stream<S, E>(row: &Endpoint, events: S) -> HttpResponse
+where
+    S: futures::Stream<Item = Result<Bytes, E>> + 'static,
+    E: Into<Box<dyn std::error::Error>> + 'static,
+{
+    let mut res = HttpResponse::Ok().streaming(events);
+    let headers = res.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static(row.cache_control()));
+    headers.insert(
+        HeaderName::from_static("x-accel-buffering"),
+        HeaderValue::from_static("no"),
+    );
+    res
+}
+
+/// The answer of a write (`Serving::Write`): its JSON, never stored.
+pub fn written(status: StatusCode, value: &impl Serialize) -> Result<HttpResponse, ApiError> {
+    let json = serde_json::to_vec(value).map_err(|e| ApiError::Internal(format!("serializing a body: {e}")))?;
+    let mut res = HttpResponse::with_body(status, json);
+    let headers = res.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static(crate::endpoint::NO_STORE));
+    Ok(res.map_into_boxed_body())
+}
 
 /// Everything a body depends on, as one string: the route, then each
 /// input. Built only by the pipeline.
@@ -233,12 +287,8 @@ impl Rendered {
         }
         if !not_modified {
             headers.insert(CONTENT_TYPE, HeaderValue::from_static(self.content_type));
+            // Identity is no content coding: said by leaving the header out.
             match coding {
-                // Said outright, so the shell's compression middleware
-                // leaves a precompressed body as it is.
-                Coding::Identity if !self.compressible => {
-                    headers.insert(CONTENT_ENCODING, HeaderValue::from_static("identity"));
-                }
                 Coding::Identity => {}
                 Coding::Gzip => {
                     headers.insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));

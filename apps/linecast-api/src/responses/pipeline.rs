@@ -22,45 +22,20 @@ use linecast_domain::time::et_date;
 
 use actix_web::http::header::ACCEPT_ENCODING;
 
-use super::{CacheKey, PRIVATE, PUBLIC, Rendered, negotiate};
+use super::{CacheKey, Rendered, Responses, negotiate};
+use crate::endpoint::Endpoint;
 use crate::error::ApiError;
-use crate::state::AppState;
 
-/// A read route as the pipeline knows it: a stable name (the first part of
-/// every key) and the `Cache-Control` of its bodies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Route {
-    pub name: &'static str,
-    pub cache_control: &'static str,
-}
-
-impl Route {
-    /// An authenticated read: only the caller's own cache may keep it.
-    pub const fn private(name: &'static str) -> Self {
-        Self {
-            name,
-            cache_control: PRIVATE,
-        }
-    }
-
-    /// A read of the free public feed.
-    pub const fn public(name: &'static str) -> Self {
-        Self {
-            name,
-            cache_control: PUBLIC,
-        }
-    }
-}
-
-/// Serves one read: the memoized or cached body when there is one, else
+/// Serves one read of `route` (a row of `routes::table` served by the
+/// read pipeline): the memoized or cached body when there is one, else
 /// `load(now)` (a core read) rendered by `render`. `params` are the parsed
 /// parameters of the request (typed values, never raw strings); their
 /// `Debug` form is part of every key, so two requests share a body only
 /// when they parsed to the same values.
 pub async fn serve<P, T, E, L, Fut, R>(
     req: &HttpRequest,
-    state: &AppState,
-    route: Route,
+    state: &Responses,
+    route: &Endpoint,
     params: &P,
     load: L,
     render: R,
@@ -74,8 +49,8 @@ where
 {
     let now = state.clock.now();
     let date = et_date_of_minute(now);
-    if let Some(body) = state.resolutions.get(route.name, params, date) {
-        return Ok(body.respond(req, route.cache_control));
+    if let Some(body) = state.memo.get(route.name, params, date) {
+        return Ok(body.respond(req, route.cache_control()));
     }
     // A miss: the core read, then the body for its key (rendered once per
     // key). Boxed: it awaits the store and the response cache, a large
@@ -83,11 +58,11 @@ where
     let body = Box::pin(async {
         let Derived { value, deps } = load(now).await?;
         let key = CacheKey::new(route.name).with(format_args!("{params:?}")).with(&deps);
-        state.responses.get_or_render(key, || render(&value)).await
+        state.bodies.get_or_render(key, || render(&value)).await
     })
     .await?;
-    state.resolutions.put(route.name, params, date, body.clone());
-    Ok(body.respond(req, route.cache_control))
+    state.memo.put(route.name, params, date, body.clone());
+    Ok(body.respond(req, route.cache_control()))
 }
 
 /// [`serve`] for a route whose bodies can be large (exports, results
@@ -101,8 +76,8 @@ where
 #[allow(clippy::too_many_arguments)]
 pub async fn serve_heavy<P, T, E, L, Fut, R, RFut>(
     req: &HttpRequest,
-    state: &AppState,
-    route: Route,
+    state: &Responses,
+    route: &'static Endpoint,
     params: P,
     slot: Option<Slot>,
     load: L,
@@ -120,13 +95,13 @@ where
     let now = state.clock.now();
     let date = et_date_of_minute(now);
     let asked = negotiate(req.headers().get(ACCEPT_ENCODING).and_then(|v| v.to_str().ok()));
-    let memo = state.resolutions.get(route.name, &params, date);
+    let memo = state.memo.get(route.name, &params, date);
     if let Some(body) = &memo
         && body.ready(body.coding_for(req))
     {
-        return Ok(body.respond_holding(req, route.cache_control, slot));
+        return Ok(body.respond_holding(req, route.cache_control(), slot));
     }
-    let responses = state.responses.clone();
+    let bodies = state.bodies.clone();
     let (body, params) = state
         .heavy
         .run(async move {
@@ -135,14 +110,14 @@ where
             } else {
                 let Derived { value, deps } = load(now).await?;
                 let key = CacheKey::new(route.name).with(format_args!("{params:?}")).with(&deps);
-                responses.get_or_make(key, render(value)).await?
+                bodies.get_or_make(key, render(value)).await?
             };
             body.prepare(asked);
             Ok((body, params))
         })
         .await?;
-    state.resolutions.put(route.name, &params, date, body.clone());
-    Ok(body.respond_holding(req, route.cache_control, slot))
+    state.memo.put(route.name, &params, date, body.clone());
+    Ok(body.respond_holding(req, route.cache_control(), slot))
 }
 
 /// `et_date(now)`, remembered per UTC minute by each worker thread. Exact:

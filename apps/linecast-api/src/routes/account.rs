@@ -1,14 +1,17 @@
 //! Customer account, usage and API-key management. A customer only ever
 //! sees, renames or revokes their own keys; a key not among theirs is 404.
 
-use actix_web::{HttpResponse, delete, get, patch, post, web};
+use crate::responses::{fresh, written};
+use crate::routes::table;
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
 
 use crate::auth::{AuthContext, next_reset};
 use crate::error::{ApiError, KEY_LIST, KeyFields, key_error};
 use crate::params::OptionalJson;
 use crate::presentation::account::{
     ApiKeyView, CreateKeyRequest, CreatedKeyResponse, CustomerResponse, DEFAULT_KEY_NAME, MessageResponse,
-    RenameKeyRequest, UsageResponse, customer_view, no_store_json, reported_tier, view,
+    RenameKeyRequest, UsageResponse, customer_view, reported_tier, view,
 };
 use crate::state::AppState;
 
@@ -22,33 +25,36 @@ pub(crate) fn caller(ctx: Option<web::ReqData<AuthContext>>) -> Result<AuthConte
 const ORIGIN: &str = "api";
 
 #[utoipa::path(
-    operation_id = "get_me", tag = "account",
+    get, path = table::GET_ME.path, tag = "account",
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "The caller's account", body = CustomerResponse),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("")]
-pub async fn me(state: web::Data<AppState>, ctx: Option<web::ReqData<AuthContext>>) -> Result<HttpResponse, ApiError> {
+pub async fn get_me(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    ctx: Option<web::ReqData<AuthContext>>,
+) -> Result<HttpResponse, ApiError> {
     let ctx = caller(ctx)?;
     let used = state
         .usage
         .month_count(ctx.customer().customer_id, state.clock.now())
         .await?;
-    Ok(no_store_json(&customer_view(ctx.customer(), used)))
+    fresh(&req, &table::GET_ME, &customer_view(ctx.customer(), used))
 }
 
 #[utoipa::path(
-    operation_id = "get_usage", tag = "account",
+    get, path = table::GET_USAGE.path, tag = "account",
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Usage this month", body = UsageResponse),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/usage")]
-pub async fn usage(
+pub async fn get_usage(
+    req: HttpRequest,
     state: web::Data<AppState>,
     ctx: Option<web::ReqData<AuthContext>>,
 ) -> Result<HttpResponse, ApiError> {
@@ -56,28 +62,32 @@ pub async fn usage(
     let now = state.clock.now();
     let c = &ctx.customer();
     let used = state.usage.month_count(c.customer_id, now).await?;
-    Ok(no_store_json(&UsageResponse {
-        monthly_requests: used,
-        monthly_limit: c.monthly_limit,
-        requests_remaining: c.monthly_limit.saturating_sub(used),
-        tier: reported_tier(&c.tier),
-        api_plan: c.api_plan.clone(),
-        api_subscription_status: c.api_subscription_status.code().to_owned(),
-        subscription_status: c.subscription_status.code().to_owned(),
-        reset_date: next_reset(now).format("%Y-%m-%d").to_string(),
-    }))
+    fresh(
+        &req,
+        &table::GET_USAGE,
+        &UsageResponse {
+            monthly_requests: used,
+            monthly_limit: c.monthly_limit,
+            requests_remaining: c.monthly_limit.saturating_sub(used),
+            tier: reported_tier(&c.tier),
+            api_plan: c.api_plan.clone(),
+            api_subscription_status: c.api_subscription_status.code().to_owned(),
+            subscription_status: c.subscription_status.code().to_owned(),
+            reset_date: next_reset(now).format("%Y-%m-%d").to_string(),
+        },
+    )
 }
 
 #[utoipa::path(
-    operation_id = "list_api_keys", tag = "account",
+    get, path = table::LIST_API_KEYS.path, tag = "account",
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "The caller's keys, masked, oldest first", body = Vec<ApiKeyView>),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("")]
-pub async fn list_keys(
+pub async fn list_api_keys(
+    req: HttpRequest,
     state: web::Data<AppState>,
     ctx: Option<web::ReqData<AuthContext>>,
 ) -> Result<HttpResponse, ApiError> {
@@ -87,13 +97,15 @@ pub async fn list_keys(
         .list(ctx.customer().customer_id)
         .await
         .map_err(|e| key_error(e, &KEY_LIST))?;
-    Ok(no_store_json(
+    fresh(
+        &req,
+        &table::LIST_API_KEYS,
         &keys.iter().map(|k| view(k, state.clock.now())).collect::<Vec<_>>(),
-    ))
+    )
 }
 
 #[utoipa::path(
-    operation_id = "create_api_key", tag = "account",
+    post, path = table::CREATE_API_KEY.path, tag = "account",
     request_body(content = Option<CreateKeyRequest>, description = "Optional: no body, `{}` or `{\"name\": null}` gives the default name", content_type = "application/json"),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
@@ -104,8 +116,7 @@ pub async fn list_keys(
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[post("")]
-pub async fn create_key(
+pub async fn create_api_key(
     state: web::Data<AppState>,
     ctx: Option<web::ReqData<AuthContext>>,
     body: OptionalJson<CreateKeyRequest>,
@@ -122,15 +133,18 @@ pub async fn create_key(
         .await
         .map_err(|e| key_error(e, &KEY_LIST))?;
     let (key, name) = (issued.key, issued.record.name);
-    Ok(no_store_json(&CreatedKeyResponse {
-        api_key: key,
-        message: format!("API key '{name}' created"),
-        warning: "Store this key now: it is shown only once and cannot be recovered.".to_owned(),
-    }))
+    written(
+        StatusCode::OK,
+        &CreatedKeyResponse {
+            api_key: key,
+            message: format!("API key '{name}' created"),
+            warning: "Store this key now: it is shown only once and cannot be recovered.".to_owned(),
+        },
+    )
 }
 
 #[utoipa::path(
-    operation_id = "rename_api_key", tag = "account",
+    patch, path = table::RENAME_API_KEY.path, tag = "account",
     request_body = RenameKeyRequest,
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
@@ -142,8 +156,7 @@ pub async fn create_key(
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[patch("/rename")]
-pub async fn rename_key(
+pub async fn rename_api_key(
     state: web::Data<AppState>,
     ctx: Option<web::ReqData<AuthContext>>,
     body: web::Json<RenameKeyRequest>,
@@ -169,13 +182,16 @@ pub async fn rename_key(
                 },
             )
         })?;
-    Ok(no_store_json(&MessageResponse {
-        message: format!("API key {} renamed to '{new_name}'", key.masked()),
-    }))
+    written(
+        StatusCode::OK,
+        &MessageResponse {
+            message: format!("API key {} renamed to '{new_name}'", key.masked()),
+        },
+    )
 }
 
 #[utoipa::path(
-    operation_id = "revoke_api_key", tag = "account",
+    delete, path = table::REVOKE_API_KEY.path, tag = "account",
     params(("api_key" = String, Path, description = "The full key or its masked form", pattern = r"^sk_service_[A-Za-z0-9]{4}(\*{5}|[A-Za-z0-9]{28,60})$")),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
@@ -186,8 +202,7 @@ pub async fn rename_key(
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[delete("/{api_key}")]
-pub async fn revoke_key(
+pub async fn revoke_api_key(
     state: web::Data<AppState>,
     ctx: Option<web::ReqData<AuthContext>>,
     path: web::Path<String>,
@@ -220,7 +235,10 @@ pub async fn revoke_key(
                 },
             )
         })?;
-    Ok(no_store_json(&MessageResponse {
-        message: format!("API key {} revoked", key.masked()),
-    }))
+    written(
+        StatusCode::OK,
+        &MessageResponse {
+            message: format!("API key {} revoked", key.masked()),
+        },
+    )
 }

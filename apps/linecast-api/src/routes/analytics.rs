@@ -3,7 +3,8 @@
 //! service's graded season cache, so they agree with `/results` row for
 //! row; the JSON shapes are `presentation::history`.
 
-use actix_web::{HttpRequest, HttpResponse, get, web};
+use crate::routes::table;
+use actix_web::{HttpRequest, HttpResponse, web};
 use linecast_grading::calibration::CalibrationSource;
 
 use crate::error::ApiError;
@@ -15,11 +16,11 @@ use crate::presentation::calibration::{
 use crate::presentation::history::{
     DensityResponse, RollingResponse, SummaryResponse, TeamFormResponse, TrackingResponse,
 };
-use crate::responses::{Rendered, Route, serve};
+use crate::responses::{Rendered, serve};
 use crate::state::AppState;
 
 #[utoipa::path(
-    operation_id = "summary", tag = "history",
+    get, path = table::SUMMARY.path, tag = "history",
     params(
         crate::params::SportModelPath
     ),
@@ -31,7 +32,6 @@ use crate::state::AppState;
         (status = 404, description = "No season with a decided game", body = crate::error::ErrorBody)
     )
 )]
-#[get("/{sport}/{model_type}")]
 pub async fn summary(
     req: HttpRequest,
     state: web::Data<AppState>,
@@ -40,8 +40,8 @@ pub async fn summary(
     let SportModelPath { sport, model_type } = path;
     serve(
         &req,
-        &state,
-        Route::private("summary"),
+        &state.responses,
+        &table::SUMMARY,
         &(sport, model_type),
         |now| state.history.chosen_season(sport, model_type, None, now),
         |data| Rendered::new(&SummaryResponse::new(data)),
@@ -50,7 +50,7 @@ pub async fn summary(
 }
 
 #[utoipa::path(
-    operation_id = "model_tracking", tag = "history",
+    get, path = table::TRACKING.path, tag = "history",
     params(
         crate::params::SportModelPath,
         ("season" = Option<String>, Query, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "Season label; default the current season")
@@ -63,8 +63,7 @@ pub async fn summary(
         (status = 404, description = "No season store for that season", body = crate::error::ErrorBody)
     )
 )]
-#[get("/{sport}/{model_type}/tracking")]
-pub async fn tracking(
+pub async fn model_tracking(
     req: HttpRequest,
     state: web::Data<AppState>,
     path: SportModelPath,
@@ -74,8 +73,8 @@ pub async fn tracking(
     let named = query.get("season").map(|raw| parse_season(sport, raw)).transpose()?;
     serve(
         &req,
-        &state,
-        Route::private("tracking"),
+        &state.responses,
+        &table::TRACKING,
         &(sport, model_type, named),
         |now| state.history.chosen_season(sport, model_type, named, now),
         |data| Rendered::new(&TrackingResponse::new(data)),
@@ -84,7 +83,7 @@ pub async fn tracking(
 }
 
 #[utoipa::path(
-    operation_id = "team_form", tag = "history",
+    get, path = table::TEAM_FORM.path, tag = "history",
     params(
         crate::params::SportModelPath
     ),
@@ -96,8 +95,7 @@ pub async fn tracking(
         (status = 404, description = "No season with a decided game", body = crate::error::ErrorBody)
     )
 )]
-#[get("/{sport}/{model_type}/team-form")]
-pub async fn team_form_route(
+pub async fn team_form(
     req: HttpRequest,
     state: web::Data<AppState>,
     path: SportModelPath,
@@ -105,8 +103,8 @@ pub async fn team_form_route(
     let SportModelPath { sport, model_type } = path;
     serve(
         &req,
-        &state,
-        Route::private("team-form"),
+        &state.responses,
+        &table::TEAM_FORM,
         &(sport, model_type),
         |now| state.history.team_form_inputs(sport, model_type, now),
         |inputs| Rendered::new(&TeamFormResponse::new(inputs, inputs.assemble())),
@@ -115,7 +113,7 @@ pub async fn team_form_route(
 }
 
 #[utoipa::path(
-    operation_id = "rolling", tag = "history",
+    get, path = table::ROLLING.path, tag = "history",
     params(
         crate::params::SportModelPath
     ),
@@ -126,8 +124,7 @@ pub async fn team_form_route(
         (status = 400, description = "Unknown sport or model type", body = crate::error::ErrorBody)
     )
 )]
-#[get("/{sport}/{model_type}/rolling")]
-pub async fn rolling_route(
+pub async fn rolling(
     req: HttpRequest,
     state: web::Data<AppState>,
     path: SportModelPath,
@@ -135,8 +132,8 @@ pub async fn rolling_route(
     let SportModelPath { sport, model_type } = path;
     serve(
         &req,
-        &state,
-        Route::private("rolling"),
+        &state.responses,
+        &table::ROLLING,
         &(sport, model_type),
         |_| state.history.rolling(sport, model_type),
         |cross| Rendered::new(&RollingResponse::new(sport, model_type, cross)),
@@ -145,7 +142,7 @@ pub async fn rolling_route(
 }
 
 #[utoipa::path(
-    operation_id = "density", tag = "history",
+    get, path = table::DENSITY.path, tag = "history",
     params(
         crate::params::SportModelPath
     ),
@@ -157,8 +154,7 @@ pub async fn rolling_route(
         (status = 404, description = "No season with a decided game", body = crate::error::ErrorBody)
     )
 )]
-#[get("/{sport}/{model_type}/density")]
-pub async fn density_route(
+pub async fn density(
     req: HttpRequest,
     state: web::Data<AppState>,
     path: SportModelPath,
@@ -166,8 +162,8 @@ pub async fn density_route(
     let SportModelPath { sport, model_type } = path;
     serve(
         &req,
-        &state,
-        Route::private("density"),
+        &state.responses,
+        &table::DENSITY,
         &(sport, model_type),
         |now| state.history.density(sport, model_type, now),
         |cross| Rendered::new(&DensityResponse::new(sport, model_type, cross)),
@@ -176,7 +172,7 @@ pub async fn density_route(
 }
 
 #[utoipa::path(
-    operation_id = "model_calibration", tag = "history",
+    get, path = table::CALIBRATION.path, tag = "history",
     params(
         crate::params::SportModelPath,
         ("season" = Option<String>, Query, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "Season label; default the current season (the same choice as summary)"),
@@ -197,8 +193,7 @@ pub async fn density_route(
         (status = 404, description = "No season store for that season", body = crate::error::ErrorBody)
     )
 )]
-#[get("/{sport}/{model_type}/calibration")]
-pub async fn calibration(
+pub async fn model_calibration(
     req: HttpRequest,
     state: web::Data<AppState>,
     path: SportModelPath,
@@ -213,8 +208,8 @@ pub async fn calibration(
     let view = CalibrationView::parse(query.get("format"), query.get("models"))?;
     serve(
         &req,
-        &state,
-        Route::private("calibration"),
+        &state.responses,
+        &table::CALIBRATION,
         &(sport, model_type, named, source, &view),
         |now| state.history.calibration(sport, model_type, named, source, now),
         |(data, calibration)| view.render(data, source, calibration),

@@ -3,7 +3,9 @@
 //! selector is active (`Slate::picks_today`, `Slate::picks_for`); the
 //! shapes are `presentation::compat`.
 
-use actix_web::{HttpResponse, get, web};
+use crate::responses::fresh;
+use crate::routes::table;
+use actix_web::{HttpRequest, HttpResponse, web};
 use linecast_domain::Sport;
 
 use crate::error::ApiError;
@@ -12,20 +14,23 @@ use crate::presentation::compat::{PerformanceResponse, PicksResponse, SportsResp
 use crate::state::AppState;
 
 #[utoipa::path(
-    operation_id = "picks_today", tag = "compatibility",
+    get, path = table::PICKS_TODAY.path, tag = "compatibility",
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Empty payload", body = PicksResponse),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/today")]
-pub async fn picks_today(state: web::Data<AppState>) -> HttpResponse {
-    HttpResponse::Ok().json(PicksResponse::from(state.slate.picks_today(state.clock.now())))
+pub async fn picks_today(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    fresh(
+        &req,
+        &table::PICKS_TODAY,
+        &PicksResponse::from(state.slate.picks_today(state.clock.now())),
+    )
 }
 
 #[utoipa::path(
-    operation_id = "picks_performance", tag = "compatibility",
+    get, path = table::PICKS_PERFORMANCE.path, tag = "compatibility",
     params(
         ("sport" = Option<crate::schema::LegacySportCode>, Query, description = "MLB, NBA, NFL, NHL, NCAAF, NCAAB"),
         ("market" = Option<crate::schema::LegacyMarketCode>, Query, description = "spread, total, moneyline")
@@ -37,8 +42,7 @@ pub async fn picks_today(state: web::Data<AppState>) -> HttpResponse {
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/performance")]
-pub async fn picks_performance(query: web::Query<RawQuery>) -> Result<HttpResponse, ApiError> {
+pub async fn picks_performance(req: HttpRequest, query: web::Query<RawQuery>) -> Result<HttpResponse, ApiError> {
     let codes: Vec<String> = Sport::ALL.iter().map(|s| s.upper_code()).collect();
     let sport = match query.get("sport") {
         None => None,
@@ -50,11 +54,15 @@ pub async fn picks_performance(query: web::Query<RawQuery>) -> Result<HttpRespon
         Some(m @ ("spread" | "total" | "moneyline")) => Some(m.to_owned()),
         Some(m) => return Err(ApiError::invalid_param("market", m, "spread, total, moneyline")),
     };
-    Ok(HttpResponse::Ok().json(PerformanceResponse::zeroed(sport, market)))
+    fresh(
+        &req,
+        &table::PICKS_PERFORMANCE,
+        &PerformanceResponse::zeroed(sport, market),
+    )
 }
 
 #[utoipa::path(
-    operation_id = "picks_for_date", tag = "compatibility",
+    get, path = table::PICKS_FOR_DATE.path, tag = "compatibility",
     params(("date" = String, Path, format = Date, description = "YYYY-MM-DD", example = "2026-11-21")),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
@@ -63,21 +71,27 @@ pub async fn picks_performance(query: web::Query<RawQuery>) -> Result<HttpRespon
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/{date}")]
-pub async fn picks_for_date(state: web::Data<AppState>, path: DatePath) -> HttpResponse {
+pub async fn picks_for_date(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    path: DatePath,
+) -> Result<HttpResponse, ApiError> {
     let DatePath(date) = path;
-    HttpResponse::Ok().json(PicksResponse::from(state.slate.picks_for(Some(date))))
+    fresh(
+        &req,
+        &table::PICKS_FOR_DATE,
+        &PicksResponse::from(state.slate.picks_for(Some(date))),
+    )
 }
 
 #[utoipa::path(
-    operation_id = "sports", tag = "data",
+    get, path = table::SPORTS.path, tag = "data",
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Sports and model types", body = SportsResponse),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/sports")]
-pub async fn sports() -> HttpResponse {
-    HttpResponse::Ok().json(SportsResponse::catalog())
+pub async fn sports(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    fresh(&req, &table::SPORTS, &SportsResponse::catalog())
 }

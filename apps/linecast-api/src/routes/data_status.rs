@@ -1,7 +1,9 @@
 //! `GET /api/v1/data-status/{sport}`: is today's slate being served? The
 //! report is `Freshness::status`; the JSON shape is `presentation::freshness`.
 
-use actix_web::{HttpResponse, get, web};
+use crate::responses::fresh;
+use crate::routes::table;
+use actix_web::{HttpRequest, HttpResponse, web};
 
 use crate::error::ApiError;
 use crate::params::SportPath;
@@ -9,7 +11,7 @@ use crate::presentation::freshness::DataStatusResponse;
 use crate::state::AppState;
 
 #[utoipa::path(
-    operation_id = "data_status", tag = "public",
+    get, path = table::DATA_STATUS.path, tag = "public",
     params(crate::params::SportPath),
     responses(
         (status = 200, description = "Freshness of today's artifacts; storage errors give status unknown", body = DataStatusResponse),
@@ -17,9 +19,12 @@ use crate::state::AppState;
         (status = 429, description = "More than the per-address rate on public routes; see Retry-After", body = crate::error::ErrorBody)
     )
 )]
-#[get("/{sport}")]
-pub async fn data_status(state: web::Data<AppState>, path: SportPath) -> Result<HttpResponse, ApiError> {
+pub async fn data_status(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    path: SportPath,
+) -> Result<HttpResponse, ApiError> {
     let SportPath(sport) = path;
     let report = state.freshness.status(sport, state.clock.now()).await;
-    Ok(HttpResponse::Ok().json(DataStatusResponse::from(&report)))
+    fresh(&req, &table::DATA_STATUS, &DataStatusResponse::from(&report))
 }

@@ -4,26 +4,28 @@
 //! `linecast_core::services::datasets`; the shapes and statuses are
 //! `presentation::datasets`.
 
-use actix_web::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
-use actix_web::{HttpResponse, get, post, web};
+use crate::responses::{Rendered, fresh, fresh_body, written};
+use crate::routes::table;
+use actix_web::http::StatusCode;
+use actix_web::http::header::{CONTENT_DISPOSITION, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse, web};
 
 use super::account::caller;
 use crate::auth::AuthContext;
 use crate::error::ApiError;
-use crate::presentation::account::no_store_json;
 use crate::presentation::datasets::{EntitlementResponse, RefreshResponse};
 use crate::state::AppState;
 
 #[utoipa::path(
-    operation_id = "dataset_status", tag = "datasets",
+    get, path = table::DATASET_STATUS.path, tag = "datasets",
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Entitlement and refresh quota; consumes nothing", body = EntitlementResponse),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-#[get("/service-sports-data/status")]
-pub async fn status(
+pub async fn dataset_status(
+    req: HttpRequest,
     state: web::Data<AppState>,
     ctx: Option<web::ReqData<AuthContext>>,
 ) -> Result<HttpResponse, ApiError> {
@@ -32,11 +34,11 @@ pub async fn status(
         .datasets
         .status(ctx.customer().customer_id, state.clock.now())
         .await?;
-    Ok(no_store_json(&EntitlementResponse::from(status)))
+    fresh(&req, &table::DATASET_STATUS, &EntitlementResponse::from(status))
 }
 
 #[utoipa::path(
-    operation_id = "dataset_refresh", tag = "datasets",
+    post, path = table::DATASET_REFRESH.path, tag = "datasets",
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Signed links for every owned refreshable dataset; one refresh consumed", body = RefreshResponse),
@@ -45,8 +47,7 @@ pub async fn status(
         (status = 503, description = "Signing, storage or the accounts database failed; nothing consumed", body = crate::error::ErrorBody)
     )
 )]
-#[post("/service-sports-data/refresh")]
-pub async fn refresh(
+pub async fn dataset_refresh(
     state: web::Data<AppState>,
     ctx: Option<web::ReqData<AuthContext>>,
 ) -> Result<HttpResponse, ApiError> {
@@ -55,11 +56,11 @@ pub async fn refresh(
         .datasets
         .refresh(ctx.customer().customer_id, state.clock.now())
         .await?;
-    Ok(no_store_json(&RefreshResponse::from(refresh)))
+    written(StatusCode::OK, &RefreshResponse::from(refresh))
 }
 
 #[utoipa::path(
-    operation_id = "download", tag = "datasets",
+    get, path = table::DOWNLOAD.path, tag = "datasets",
     params(("token" = String, Path, description = "The signed token from a refresh link")),
     responses(
         (status = 200, description = "The dataset file", content_type = "text/csv", body = String),
@@ -69,14 +70,15 @@ pub async fn refresh(
         (status = 429, description = "More than the per-address rate on public routes; see Retry-After", body = crate::error::ErrorBody)
     )
 )]
-#[get("/{token}")]
-pub async fn download(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+pub async fn download(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
     let download = state.datasets.download(&path, state.clock.now()).await?;
-    Ok(HttpResponse::Ok()
-        .insert_header((CONTENT_TYPE, "text/csv; charset=utf-8"))
-        .insert_header((
-            CONTENT_DISPOSITION,
-            format!("attachment; filename=\"{}\"", download.filename),
-        ))
-        .body(download.bytes))
+    let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{}\"", download.filename))
+        .map_err(|e| ApiError::Internal(format!("a dataset's file name: {e}")))?;
+    let body =
+        Rendered::from_bytes(download.bytes, "text/csv; charset=utf-8").with_header(CONTENT_DISPOSITION, disposition);
+    Ok(fresh_body(&req, &table::DOWNLOAD, &body))
 }

@@ -2,39 +2,48 @@
 //! validated betting selector is active (`Slate::picks_for`); the shapes are
 //! `presentation::compat`.
 
-use actix_web::{HttpResponse, get, web};
+use crate::error::ApiError;
+use crate::responses::fresh;
+use crate::routes::table;
+use actix_web::{HttpRequest, HttpResponse, web};
 
 use crate::params::{DatePath, RawQuery};
 use crate::presentation::compat::{EdgePicksResponse, TrackRecordResponse};
 use crate::state::AppState;
 
 #[utoipa::path(
-    operation_id = "edge_picks", tag = "compatibility",
+    get, path = table::EDGE_PICKS.path, tag = "compatibility",
     params(("sport" = Option<String>, Query, description = "Accepted and ignored")),
     responses(
         (status = 200, description = "Empty payload", body = EdgePicksResponse),
         (status = 429, description = "More than the per-address rate on public routes; see Retry-After", body = crate::error::ErrorBody)
     )
 )]
-#[get("")]
-pub async fn edge_picks(state: web::Data<AppState>, _query: web::Query<RawQuery>) -> HttpResponse {
-    HttpResponse::Ok().json(EdgePicksResponse::from(state.slate.picks_for(None)))
+pub async fn edge_picks(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    _query: web::Query<RawQuery>,
+) -> Result<HttpResponse, ApiError> {
+    fresh(
+        &req,
+        &table::EDGE_PICKS,
+        &EdgePicksResponse::from(state.slate.picks_for(None)),
+    )
 }
 
 #[utoipa::path(
-    operation_id = "edge_picks_track_record", tag = "compatibility",
+    get, path = table::TRACK_RECORD.path, tag = "compatibility",
     responses(
         (status = 200, description = "Empty track record", body = TrackRecordResponse),
         (status = 429, description = "More than the per-address rate on public routes; see Retry-After", body = crate::error::ErrorBody)
     )
 )]
-#[get("/track-record")]
-pub async fn track_record() -> HttpResponse {
-    HttpResponse::Ok().json(TrackRecordResponse::empty())
+pub async fn edge_picks_track_record(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    fresh(&req, &table::TRACK_RECORD, &TrackRecordResponse::empty())
 }
 
 #[utoipa::path(
-    operation_id = "edge_picks_for_date", tag = "compatibility",
+    get, path = table::EDGE_PICKS_FOR_DATE.path, tag = "compatibility",
     params(("date_str" = String, Path, format = Date, description = "YYYY-MM-DD", example = "2026-11-21")),
     responses(
         (status = 200, description = "Empty payload for the date", body = EdgePicksResponse),
@@ -42,8 +51,15 @@ pub async fn track_record() -> HttpResponse {
         (status = 429, description = "More than the per-address rate on public routes; see Retry-After", body = crate::error::ErrorBody)
     )
 )]
-#[get("/{date_str}")]
-pub async fn edge_picks_for_date(state: web::Data<AppState>, path: DatePath) -> HttpResponse {
+pub async fn edge_picks_for_date(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    path: DatePath,
+) -> Result<HttpResponse, ApiError> {
     let DatePath(date) = path;
-    HttpResponse::Ok().json(EdgePicksResponse::from(state.slate.picks_for(Some(date))))
+    fresh(
+        &req,
+        &table::EDGE_PICKS_FOR_DATE,
+        &EdgePicksResponse::from(state.slate.picks_for(Some(date))),
+    )
 }

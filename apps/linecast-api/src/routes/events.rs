@@ -3,8 +3,9 @@
 //! are free. The events and their ids are core's `services::events`; the
 //! stream is `crate::events`, the wire format `presentation::events`.
 
-use actix_web::http::header::{CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE};
-use actix_web::{HttpMessage, HttpRequest, HttpResponse, get, web};
+use crate::responses::event_stream;
+use crate::routes::table;
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 
 use super::account::caller;
 use crate::auth::AuthContext;
@@ -16,7 +17,7 @@ use crate::params::RawQuery;
 use crate::state::AppState;
 
 #[utoipa::path(
-    operation_id = "events", tag = "data",
+    get, path = table::EVENTS.path, tag = "data",
     params(
         ("sport" = Option<String>, Query, description = "Comma-separated sports to receive (mlb, nba, nfl, nhl, ncaaf, ncaab); default all"),
         ("types" = Option<String>, Query, description = "Comma-separated event types: release, status; default both (resync is always sent)"),
@@ -30,7 +31,6 @@ use crate::state::AppState;
         (status = 429, description = "The customer already holds LINECAST_MAX_STREAMS_PER_CUSTOMER streams (default 5; not counted, with Retry-After), or the request limits are exceeded", body = crate::error::ErrorBody)
     )
 )]
-#[get("")]
 pub async fn events(
     req: HttpRequest,
     state: web::Data<AppState>,
@@ -49,13 +49,7 @@ pub async fn events(
     let Some(HeldSlot(slot)) = req.extensions_mut().remove::<HeldSlot>() else {
         return Err(ApiError::Internal("the stream's slot was not taken".to_owned()));
     };
-    let key_check = key_still_usable(state.keys.clone(), state.clock.clone(), ctx.key().key_hash.clone());
+    let key_check = key_still_usable(state.gate.keys.clone(), state.clock.clone(), ctx.key().key_hash.clone());
     let stream = open(&state.events, slot, filter, last, key_check, KEY_CACHE_TTL);
-    Ok(HttpResponse::Ok()
-        .insert_header((CONTENT_TYPE, "text/event-stream"))
-        .insert_header((CACHE_CONTROL, "no-cache"))
-        // Said outright, so the compression middleware leaves the stream as is.
-        .insert_header((CONTENT_ENCODING, "identity"))
-        .insert_header(("x-accel-buffering", "no"))
-        .streaming(stream))
+    Ok(event_stream(&table::EVENTS, stream))
 }

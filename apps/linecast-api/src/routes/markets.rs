@@ -3,7 +3,9 @@
 //! prediction-market source yields null `kalshi_*` fields, never a failed
 //! request); the JSON shape is `presentation::markets`.
 
-use actix_web::{HttpResponse, get, web};
+use crate::responses::fresh;
+use crate::routes::table;
+use actix_web::{HttpRequest, HttpResponse, web};
 
 use crate::error::ApiError;
 use crate::params::SportPath;
@@ -11,7 +13,7 @@ use crate::presentation::markets::MarketsResponse;
 use crate::state::AppState;
 
 #[utoipa::path(
-    operation_id = "markets", tag = "data",
+    get, path = table::MARKETS.path, tag = "data",
     params(crate::params::SportPath),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
@@ -20,9 +22,8 @@ use crate::state::AppState;
         (status = 404, description = "No moneyline predictions for that sport", body = crate::error::ErrorBody)
     )
 )]
-#[get("/{sport}")]
-pub async fn markets(state: web::Data<AppState>, path: SportPath) -> Result<HttpResponse, ApiError> {
+pub async fn markets(req: HttpRequest, state: web::Data<AppState>, path: SportPath) -> Result<HttpResponse, ApiError> {
     let SportPath(sport) = path;
     let comparison = state.markets.compare(sport, state.clock.now()).await?;
-    Ok(HttpResponse::Ok().json(MarketsResponse::from(&comparison)))
+    fresh(&req, &table::MARKETS, &MarketsResponse::from(&comparison))
 }

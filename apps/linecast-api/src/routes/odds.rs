@@ -1,16 +1,17 @@
 //! `GET /api/v1/odds/{sport}`: current odds for every market. The slate
 //! comes from `Slate::odds`, the JSON shape from `presentation::slate`.
 
-use actix_web::{HttpRequest, HttpResponse, get, web};
+use crate::routes::table;
+use actix_web::{HttpRequest, HttpResponse, web};
 
 use crate::error::ApiError;
 use crate::params::SportPath;
 use crate::presentation::slate::OddsResponse;
-use crate::responses::{Rendered, Route, serve};
+use crate::responses::{Rendered, serve};
 use crate::state::AppState;
 
 #[utoipa::path(
-    operation_id = "odds", tag = "data",
+    get, path = table::ODDS.path, tag = "data",
     params(crate::params::SportPath),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
@@ -20,13 +21,12 @@ use crate::state::AppState;
         (status = 404, description = "No odds artifact for that sport", body = crate::error::ErrorBody)
     )
 )]
-#[get("/{sport}")]
 pub async fn odds(req: HttpRequest, state: web::Data<AppState>, path: SportPath) -> Result<HttpResponse, ApiError> {
     let SportPath(sport) = path;
     serve(
         &req,
-        &state,
-        Route::private("odds"),
+        &state.responses,
+        &table::ODDS,
         &sport,
         |now| state.slate.odds(sport, now),
         |slate| Rendered::new(&OddsResponse::from(slate)),

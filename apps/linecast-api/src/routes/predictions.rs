@@ -3,16 +3,17 @@
 //! speaks HTTP: the slate comes from `Slate::predictions`, the JSON shape
 //! from `presentation::slate`.
 
-use actix_web::{HttpRequest, HttpResponse, get, web};
+use crate::routes::table;
+use actix_web::{HttpRequest, HttpResponse, web};
 
 use crate::error::ApiError;
 use crate::params::{self, RawQuery, SportModelPath};
 use crate::presentation::slate::PredictionsResponse;
-use crate::responses::{Rendered, Route, serve};
+use crate::responses::{Rendered, serve};
 use crate::state::AppState;
 
 #[utoipa::path(
-    operation_id = "predictions", tag = "data",
+    get, path = table::PREDICTIONS.path, tag = "data",
     params(
         crate::params::SportModelPath,
         ("upcoming_only" = Option<bool>, Query, description = "Default true: leave out games before today's ET slate; the latest completed slate stays visible until today's run completes. false returns the whole artifact.")
@@ -25,7 +26,6 @@ use crate::state::AppState;
         (status = 404, description = "No predictions artifact for that sport and model type", body = crate::error::ErrorBody)
     )
 )]
-#[get("/{sport}/{model_type}")]
 pub async fn predictions(
     req: HttpRequest,
     state: web::Data<AppState>,
@@ -36,8 +36,8 @@ pub async fn predictions(
     let upcoming_only = params::boolean(&query, "upcoming_only", true)?;
     serve(
         &req,
-        &state,
-        Route::private("predictions"),
+        &state.responses,
+        &table::PREDICTIONS,
         &(sport, model_type, upcoming_only),
         |now| state.slate.predictions(sport, model_type, upcoming_only, now),
         |slate| Rendered::new(&PredictionsResponse::from(slate)),

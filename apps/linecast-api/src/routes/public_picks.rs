@@ -3,16 +3,17 @@
 //! The pick rule is `linecast_core::services::slate::public_pick`; labels
 //! and formats are `presentation::slate`.
 
-use actix_web::{HttpRequest, HttpResponse, get, web};
+use crate::routes::table;
+use actix_web::{HttpRequest, HttpResponse, web};
 
 use crate::error::ApiError;
 use crate::params::{self, RawQuery, SportMarketPath};
 use crate::presentation::slate::PublicPicksResponse;
-use crate::responses::{Rendered, Route, serve};
+use crate::responses::{Rendered, serve};
 use crate::state::AppState;
 
 #[utoipa::path(
-    operation_id = "public_ml_picks", tag = "public",
+    get, path = table::PUBLIC_ML_PICKS.path, tag = "public",
     params(
         crate::params::SportMarketPath,
         ("upcoming_only" = Option<bool>, Query, description = "Default true: leave out games before today's ET slate; the latest completed slate stays visible until today's run completes. false returns the whole artifact.")
@@ -26,7 +27,6 @@ use crate::state::AppState;
         (status = 429, description = "More than the per-address rate on public routes; see Retry-After", body = crate::error::ErrorBody)
     )
 )]
-#[get("/ml-picks/{sport}/{market}")]
 pub async fn public_ml_picks(
     req: HttpRequest,
     state: web::Data<AppState>,
@@ -37,8 +37,8 @@ pub async fn public_ml_picks(
     let upcoming_only = params::boolean(&query, "upcoming_only", true)?;
     serve(
         &req,
-        &state,
-        Route::public("public-picks"),
+        &state.responses,
+        &table::PUBLIC_ML_PICKS,
         &(sport, market, upcoming_only),
         |now| state.slate.public_picks(sport, market, upcoming_only, now),
         |feed| Rendered::new(&PublicPicksResponse::from(feed)),

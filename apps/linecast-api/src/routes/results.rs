@@ -2,7 +2,8 @@
 //! the page plan are the core history service's; the JSON shapes are
 //! `presentation::history`.
 
-use actix_web::{HttpMessage, HttpRequest, HttpResponse, get, web};
+use crate::routes::table;
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 use linecast_core::services::history::export::ExportSeasons;
 use linecast_paging::Request;
 
@@ -13,11 +14,11 @@ use crate::params::{RawQuery, SportModelPath};
 use crate::presentation::export::ExportFormat;
 use crate::presentation::history::{ResultsResponse, SeasonsResponse};
 use crate::presentation::result_rows::render_rows;
-use crate::responses::{Rendered, Route, serve, serve_heavy};
+use crate::responses::{Rendered, serve, serve_heavy};
 use crate::state::AppState;
 
 #[utoipa::path(
-    operation_id = "results", tag = "history",
+    get, path = table::RESULTS.path, tag = "history",
     params(
         crate::params::SportModelPath,
         ("limit" = Option<u32>, Query, description = "1 to 100000, default 100", minimum = 1, maximum = 100_000),
@@ -34,7 +35,6 @@ use crate::state::AppState;
         (status = 409, description = "The snapshot changed between pages; restart from offset 0", body = crate::error::ErrorBody)
     )
 )]
-#[get("/{sport}/{model_type}")]
 pub async fn results(
     req: HttpRequest,
     state: web::Data<AppState>,
@@ -46,12 +46,12 @@ pub async fn results(
     let raw = |name: &str| query.get(name).map(String::as_str);
     let request = Request::parse(named.is_some(), raw("limit"), raw("offset"), raw("snapshot"))?;
     // A page may hold 100,000 rows: made off the request threads.
-    let (history, rows) = (state.history.clone(), state.rows.clone());
+    let (history, rows) = (state.history.clone(), state.responses.rows.clone());
     let asked = request.clone();
     serve_heavy(
         &req,
-        &state,
-        Route::private("results"),
+        &state.responses,
+        &table::RESULTS,
         (sport, model_type, named, request),
         None,
         move |now| async move { history.results_page(sport, model_type, named, &asked, now).await },
@@ -64,7 +64,7 @@ pub async fn results(
 }
 
 #[utoipa::path(
-    operation_id = "result_seasons", tag = "history",
+    get, path = table::RESULT_SEASONS.path, tag = "history",
     params(
         crate::params::SportModelPath
     ),
@@ -75,8 +75,7 @@ pub async fn results(
         (status = 400, description = "Unknown sport or model type", body = crate::error::ErrorBody)
     )
 )]
-#[get("/{sport}/{model_type}/seasons")]
-pub async fn seasons(
+pub async fn result_seasons(
     req: HttpRequest,
     state: web::Data<AppState>,
     path: SportModelPath,
@@ -84,8 +83,8 @@ pub async fn seasons(
     let SportModelPath { sport, model_type } = path;
     serve(
         &req,
-        &state,
-        Route::private("seasons"),
+        &state.responses,
+        &table::RESULT_SEASONS,
         &(sport, model_type),
         |now| state.history.season_list(sport, model_type, now),
         |list| Rendered::new(&SeasonsResponse::new(sport, model_type, list)),
@@ -94,7 +93,7 @@ pub async fn seasons(
 }
 
 #[utoipa::path(
-    operation_id = "results_export", tag = "history",
+    get, path = table::RESULTS_EXPORT.path, tag = "history",
     params(
         crate::params::SportModelPath,
         ("season" = Option<String>, Query, pattern = r"^([0-9]{4}(-[0-9]{2})?|all)$", description = "A season label (YYYY for mlb, YYYY-YY otherwise), or `all` for every archived season oldest first; default the current season"),
@@ -118,10 +117,7 @@ pub async fn seasons(
         (status = 404, description = "No season store for that season (or none at all with season=all)", body = crate::error::ErrorBody)
     )
 )]
-// Under the scope `/api/v1/results/{sport}/{model_type}/export`
-// (`routes::register`), whose gate takes the download slot.
-#[get("")]
-pub async fn export(
+pub async fn results_export(
     req: HttpRequest,
     state: web::Data<AppState>,
     path: SportModelPath,
@@ -139,8 +135,8 @@ pub async fn export(
     let (plan_history, load_history) = (state.history.clone(), state.history.clone());
     serve_heavy(
         &req,
-        &state,
-        Route::private("export"),
+        &state.responses,
+        &table::RESULTS_EXPORT,
         (sport, model_type, asked, format),
         slot,
         // The body's key comes from the seasons' versions; the seasons are

@@ -1,6 +1,9 @@
 //! `GET /`: service identity.
 
-use actix_web::{HttpResponse, get};
+use crate::error::ApiError;
+use crate::responses::fresh;
+use crate::routes::table;
+use actix_web::{HttpRequest, HttpResponse};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -20,16 +23,19 @@ pub struct RootResponse {
 }
 
 #[utoipa::path(
-    operation_id = "root", tag = "service",
+    get, path = table::ROOT.path, tag = "service",
     responses((status = 200, description = "Service identity", body = RootResponse))
 )]
-#[get("/")]
-pub async fn root() -> HttpResponse {
-    HttpResponse::Ok().json(RootResponse {
-        message: "linecast sports model data API".to_owned(),
-        version: env!("CARGO_PKG_VERSION").to_owned(),
-        docs: "/docs".to_owned(),
-        security_scan: "cargo deny check (licenses, bans, sources) gates every build".to_owned(),
-        deployment_test: "/api/v1/readiness".to_owned(),
-    })
+pub async fn root(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    fresh(
+        &req,
+        &table::ROOT,
+        &RootResponse {
+            message: "linecast sports model data API".to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            docs: "/docs".to_owned(),
+            security_scan: "cargo deny check (licenses, bans, sources) gates every build".to_owned(),
+            deployment_test: "/api/v1/readiness".to_owned(),
+        },
+    )
 }

@@ -3,8 +3,9 @@
 //! season choice and the replays are the core strategies service's; the
 //! JSON shapes are `presentation::strategies`.
 
+use crate::routes::table;
 use actix_web::http::header::{HeaderName, HeaderValue};
-use actix_web::{HttpRequest, HttpResponse, get, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use linecast_domain::{SeasonLabel, Sport};
 use linecast_strategies::Accounting;
 
@@ -12,7 +13,7 @@ use crate::error::ApiError;
 use crate::params::season as parse_season;
 use crate::params::{self, RawQuery, SportModelPath};
 use crate::presentation::strategies::{ReplayResponse, StrategiesResponse, deprecation_header_value};
-use crate::responses::{Rendered, Route, serve};
+use crate::responses::{Rendered, serve};
 use crate::state::AppState;
 
 fn accounting(query: &RawQuery) -> Result<Accounting, ApiError> {
@@ -39,7 +40,7 @@ fn announce(mut res: HttpResponse, accounting: Accounting) -> HttpResponse {
 }
 
 #[utoipa::path(
-    operation_id = "strategies", tag = "strategies",
+    get, path = table::STRATEGIES.path, tag = "strategies",
     params(
         crate::params::SportModelPath,
         ("season" = Option<String>, Query, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "YYYY for mlb, YYYY-YY otherwise; default the latest season in the store"),
@@ -53,7 +54,6 @@ fn announce(mut res: HttpResponse, accounting: Accounting) -> HttpResponse {
         (status = 404, description = "No season store for that season", body = crate::error::ErrorBody)
     )
 )]
-#[get("/{sport}/{model_type}")]
 pub async fn strategies(
     req: HttpRequest,
     state: web::Data<AppState>,
@@ -65,8 +65,8 @@ pub async fn strategies(
     let named = named_season(sport, &query)?;
     let res = serve(
         &req,
-        &state,
-        Route::private("strategies"),
+        &state.responses,
+        &table::STRATEGIES,
         &(sport, model_type, named, accounting),
         |_| state.strategies.leaderboard(sport, model_type, named, accounting),
         |(data, board)| Rendered::new(&StrategiesResponse::new(data, board)),
@@ -76,7 +76,7 @@ pub async fn strategies(
 }
 
 #[utoipa::path(
-    operation_id = "strategy_replay", tag = "strategies",
+    get, path = table::STRATEGY_REPLAY.path, tag = "strategies",
     params(
         crate::params::SportModelPath,
         ("strategy_id" = crate::schema::StrategyId, Path, description = "One of the sixteen ids, e.g. line-pb, edge-nf, hybrid-pb-pb", example = "edge-pb"),
@@ -92,8 +92,7 @@ pub async fn strategies(
         (status = 404, description = "No season store for that season", body = crate::error::ErrorBody)
     )
 )]
-#[get("/{sport}/{model_type}/replay/{strategy_id}")]
-pub async fn replay(
+pub async fn strategy_replay(
     req: HttpRequest,
     state: web::Data<AppState>,
     path: SportModelPath,
@@ -108,8 +107,8 @@ pub async fn replay(
     let named = named_season(sport, &query)?;
     let res = serve(
         &req,
-        &state,
-        Route::private("replay"),
+        &state.responses,
+        &table::STRATEGY_REPLAY,
         &(sport, model_type, named, accounting, &strategy_id, include_excluded),
         |_| {
             let service = &state.strategies;

@@ -187,7 +187,7 @@ async fn a_lapsed_subscription_keeps_the_any_key_routes_and_loses_the_ai_routes(
         let email = format!("lapsed-{status}@example.com");
         let (_, key) = seed_ai_customer(&app, &email).await;
         app.ports.accounts.set_subscription(&email, status).await.unwrap();
-        app.state.keys.invalidate_all();
+        app.state.gate.keys.invalidate_all();
         for path in [
             "/api/v1/markets/nba",
             "/api/v1/picks/today",

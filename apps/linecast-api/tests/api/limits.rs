@@ -321,7 +321,7 @@ async fn a_customer_whose_subscription_lapsed_lists_renames_and_revokes_its_keys
         .set_subscription(&customer.email, SubscriptionStatus::Canceled)
         .await
         .unwrap();
-    app.state.keys.invalidate_all();
+    app.state.gate.keys.invalidate_all();
     let base = "/api/v1/customers/me/api-keys";
     let list = send(&app, Method::GET, base, Via::Header(&key), None).await;
     assert_eq!(list.status, 200, "{}", list.body);

@@ -64,9 +64,9 @@ async fn every_cache_stays_within_its_share_of_one_small_budget() {
         seasons.bytes <= seasons.budget || seasons.entries == 1,
         "over its share with more than the season just graded: {seasons:?}"
     );
-    let bodies = app.state.responses.stats();
+    let bodies = app.state.responses.bodies.stats();
     assert_eq!(bodies.budget, budget.bodies());
-    let rows = app.state.rows.stats();
+    let rows = app.state.responses.rows.stats();
     assert_eq!(rows.budget, budget.rows());
     assert_eq!(
         budget.artifacts() + budget.seasons() + budget.bodies() + budget.rows(),

@@ -208,10 +208,14 @@ async fn a_results_page_of_a_whole_season_is_served_from_the_cache_the_second_ti
     let path = "/api/v1/results/nba/won_on_points?season=2025-26&limit=100000";
     let first = get(&app, path, &[("Accept-Encoding", "gzip")]).await;
     assert_eq!(first.status(), 200);
-    let held = app.state.responses.entry_count();
+    let held = app.state.responses.bodies.entry_count();
     let tag = first.headers()["etag"].to_str().unwrap().to_owned();
     let second = get(&app, path, &[("Accept-Encoding", "gzip")]).await;
     assert_eq!(second.headers()["etag"].to_str().unwrap(), tag);
     assert_eq!(first.bytes().await.unwrap(), second.bytes().await.unwrap());
-    assert_eq!(app.state.responses.entry_count(), held, "no second body was rendered");
+    assert_eq!(
+        app.state.responses.bodies.entry_count(),
+        held,
+        "no second body was rendered"
+    );
 }

@@ -74,9 +74,11 @@ async fn responses_are_compressed_when_the_client_asks() {
     }
 }
 
-/// Bodies made per request are compressed by the scope that serves them,
-/// pipeline bodies by the pipeline; each way, a client asking for gzip gets
-/// one gzip layer over the JSON it would get without asking.
+/// Every body goes out through one serving path: a client asking for gzip
+/// gets one gzip layer over the JSON it would get without asking, whether
+/// the body is made per request or rendered once, and with an ETag. An
+/// error body (a few bytes) is never compressed, and identity is said by
+/// leaving `Content-Encoding` out.
 #[tokio::test]
 async fn every_kind_of_body_is_gzipped_once_when_the_client_asks() {
     use std::io::Read as _;
@@ -91,8 +93,9 @@ async fn every_kind_of_body_is_gzipped_once_when_the_client_asks() {
         "/api/v1/sports",
         "/api/v1/customers/me",
         "/api/v1/customers/me/api-keys",
-        "/api/v1/downloads/not-a-token",
-        "/api/v1/no-such-route",
+        "/api/v1/health",
+        "/api/v1/liveness",
+        "/",
         // Read pipeline.
         "/api/v1/predictions/nba/won_on_points",
         "/api/v1/summary/nba/won_on_points",
@@ -104,7 +107,9 @@ async fn every_kind_of_body_is_gzipped_once_when_the_client_asks() {
         let plain: serde_json::Value = plain.json().await.unwrap();
         let res = app.get_keyed(path, &app.api_key, &[("Accept-Encoding", "gzip")]).await;
         assert_eq!(res.status(), plain_status, "{path}");
+        assert_eq!(plain_status, 200, "{path}");
         assert_eq!(res.headers()["content-encoding"], "gzip", "{path}");
+        assert!(res.headers()["etag"].to_str().unwrap().ends_with("-gz\""), "{path}");
         let bytes = res.bytes().await.unwrap();
         let mut json = Vec::new();
         flate2::read::GzDecoder::new(&bytes[..]).read_to_end(&mut json).unwrap();
@@ -112,6 +117,13 @@ async fn every_kind_of_body_is_gzipped_once_when_the_client_asks() {
         // Per-request bodies carry their instant; compare their shape.
         let keys = |v: &serde_json::Value| v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>());
         assert_eq!(keys(&body), keys(&plain), "{path}");
+    }
+    for path in ["/api/v1/downloads/not-a-token", "/api/v1/no-such-route"] {
+        let res = app.get_keyed(path, &app.api_key, &[("Accept-Encoding", "gzip")]).await;
+        assert!(res.status().is_client_error(), "{path}");
+        assert!(res.headers().get("content-encoding").is_none(), "{path}");
+        let body: serde_json::Value = res.json().await.unwrap();
+        assert!(body["error"].is_string(), "{path}");
     }
 }
 

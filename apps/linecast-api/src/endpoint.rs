@@ -1,0 +1,118 @@
+//! What an endpoint is: its method and path, who may call it (`Access`),
+//! how its response is served (`Serving`), its handler and its OpenAPI
+//! operation. The rows themselves are `routes::table`; this module holds
+//! only the types, so the layers that act on a row (the dispatcher, the
+//! access gate, the read pipeline, the OpenAPI document) depend on it and
+//! not on each other.
+
+use actix_web::http::Method;
+use linecast_core::services::access::Policy;
+
+/// Who may call an endpoint. Fails closed: a path no row declares is
+/// answered only after the `Subscriber` check when it lies under
+/// `/api/v1` (so an unknown path tells nothing to a caller without a key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Anyone, with no limit: identity and probes (a load balancer's probe
+    /// always gets through).
+    Open,
+    /// Anyone, within the per-address limit of public data.
+    PerAddress,
+    /// A key that satisfies the policy, within the key's limits, counted.
+    Key(Policy),
+    /// [`Access::Key`], and one of the customer's slots of this kind, taken
+    /// before the request is counted and held while the response lasts.
+    KeyHolding(Policy, Hold),
+}
+
+/// A per-customer slot a response holds (a refusal for a full cap costs no
+/// quota).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hold {
+    /// One of the customer's event-stream slots.
+    Stream,
+    /// One of the customer's large-download slots.
+    Download,
+}
+
+impl Access {
+    /// How permissive an access is: a wrong method on a path is answered
+    /// (405) after the most permissive access among the path's rows.
+    pub(crate) const fn openness(self) -> u8 {
+        match self {
+            Self::Open => 3,
+            Self::PerAddress => 2,
+            Self::Key(Policy::AnyKey) | Self::KeyHolding(Policy::AnyKey, _) => 1,
+            Self::Key(Policy::Subscriber) | Self::KeyHolding(Policy::Subscriber, _) => 0,
+        }
+    }
+}
+
+/// How an endpoint's response is served. Every body but a stream's goes
+/// out through `responses::Rendered`: a strong ETag, `If-None-Match`
+/// answered with 304, and the content coding the client asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Serving {
+    /// The read pipeline (`responses::serve`): rendered once per distinct
+    /// input, then served as stored bytes.
+    Read(&'static str),
+    /// A body made for each request (it depends on who asks or on live
+    /// state), with this `Cache-Control`.
+    Fresh(&'static str),
+    /// A server-sent event stream: never compressed, never cached.
+    Stream,
+    /// A write: its JSON answer is made per request and never stored.
+    Write,
+}
+
+impl Serving {
+    /// The `Cache-Control` of this endpoint's bodies.
+    pub const fn cache_control(self) -> &'static str {
+        match self {
+            Self::Read(cc) | Self::Fresh(cc) => cc,
+            Self::Stream => "no-cache",
+            Self::Write => NO_STORE,
+        }
+    }
+}
+
+/// One endpoint.
+pub struct Endpoint {
+    pub method: Method,
+    /// The path template (`{name}` segments), as the OpenAPI document says.
+    pub path: &'static str,
+    pub access: Access,
+    pub serving: Serving,
+    /// The operation id, and the read pipeline's route name.
+    pub name: &'static str,
+    /// The handler, as an actix route.
+    pub route: fn() -> actix_web::Route,
+    /// The OpenAPI operation and the schemas it references.
+    pub operation: fn() -> utoipa::openapi::path::Operation,
+    pub methods: fn() -> Vec<utoipa::openapi::path::HttpMethod>,
+    pub tags: fn() -> Vec<&'static str>,
+    pub schemas: fn(&mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>),
+}
+
+impl Endpoint {
+    /// The `Cache-Control` of this endpoint's bodies.
+    pub const fn cache_control(&self) -> &'static str {
+        self.serving.cache_control()
+    }
+}
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {} ({})", self.method, self.path, self.name)
+    }
+}
+
+/// `Cache-Control` of authenticated data: only the caller's own cache may
+/// keep it, and must revalidate (cheaply, with the ETag) before reuse.
+pub const PRIVATE: &str = "private, no-cache";
+/// `Cache-Control` of the free public feed.
+pub const PUBLIC: &str = "public, max-age=30";
+/// `Cache-Control` of a body any cache may keep but must revalidate.
+pub const REVALIDATE: &str = "no-cache";
+/// `Cache-Control` of a body no cache may keep (account data, probes, writes).
+pub const NO_STORE: &str = "no-store";

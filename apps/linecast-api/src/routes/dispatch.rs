@@ -1,0 +1,364 @@
+//! The dispatcher: finds the row of the route table a request reaches and
+//! answers it. One radix-tree lookup on the path (`matchit`, no regex),
+//! then the method among the path's rows:
+//!
+//! - a row: its access (`auth::admit`), then its handler;
+//! - a path declared with other methods: 405 with `Allow`, after the most
+//!   permissive access among the path's rows (a wrong method on a public
+//!   route needs no key; on a key route it needs the key first, as before);
+//! - a path no row declares: 404, after the `Subscriber` check when it lies
+//!   under `/api/v1` (fail closed: an unknown path tells nothing to a caller
+//!   without a key).
+//!
+//! The path matched is the one actix routes on (percent escapes of
+//! unreserved characters decoded), so every spelling of a path reaches
+//! the same row and the same access. Path segments are handed to the
+//! handler's extractors as actix's own match info.
+
+use std::borrow::Cow;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use actix_web::dev::{Service, ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::http::StatusCode;
+use actix_web::http::header::{ALLOW, HeaderValue, LOCATION};
+type RouteService = <actix_web::Route as ServiceFactory<ServiceRequest>>::Service;
+use actix_web::{Error, HttpResponse};
+use futures::future::LocalBoxFuture;
+use linecast_core::services::access::Policy;
+use linecast_domain::{ModelType, PublicMarket, Sport};
+
+use crate::auth::middleware::{Gate, admit};
+use crate::endpoint::{Access, Endpoint};
+use crate::error::error_response;
+
+/// The service factory of the table: registered as the app's default
+/// service, so it sees every request no other service (Swagger UI) took.
+pub struct Dispatcher {
+    gate: Arc<Gate>,
+}
+
+impl Dispatcher {
+    /// The dispatcher of `routes::table`, checking access with `gate`.
+    pub fn new(gate: Arc<Gate>) -> Self {
+        Self { gate }
+    }
+}
+
+/// The rows sharing one path template.
+struct PathRows {
+    /// Indices into the table, one per method.
+    rows: Vec<usize>,
+    /// The template's segment names, in order (as matchit reports them).
+    names: Vec<&'static str>,
+    /// `Allow` of a 405.
+    allow: HeaderValue,
+    /// The access a wrong method is answered after.
+    loosest: Access,
+}
+
+/// What a path and method lead to.
+enum Found {
+    Row(usize),
+    WrongMethod(usize),
+    Unknown,
+}
+
+struct Table {
+    rows: &'static [&'static Endpoint],
+    router: matchit::Router<usize>,
+    paths: Vec<PathRows>,
+}
+
+impl Table {
+    /// The lookup structure of `rows`. Panics on a template matchit
+    /// cannot hold (two rows whose templates overlap ambiguously): a table
+    /// error, caught by the tests before any server starts.
+    fn new(rows: &'static [&'static Endpoint]) -> Self {
+        let mut router = matchit::Router::new();
+        let mut paths: Vec<PathRows> = Vec::new();
+        let mut index: Vec<&'static str> = Vec::new();
+        for (i, row) in rows.iter().enumerate() {
+            if let Some(at) = index.iter().position(|p| *p == row.path) {
+                let p = &mut paths[at];
+                p.rows.push(i);
+                if row.access.openness() > p.loosest.openness() {
+                    p.loosest = row.access;
+                }
+                continue;
+            }
+            if let Err(e) = router.insert(row.path, paths.len()) {
+                panic!("route table: {} cannot be routed: {e}", row.path);
+            }
+            index.push(row.path);
+            paths.push(PathRows {
+                rows: vec![i],
+                names: row
+                    .path
+                    .split('/')
+                    .filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
+                    .collect(),
+                allow: HeaderValue::from_static(""),
+                loosest: row.access,
+            });
+        }
+        for p in &mut paths {
+            // In the order an OpenAPI path item lists its operations.
+            const ORDER: [&str; 8] = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"];
+            let mut methods: Vec<&str> = p.rows.iter().map(|&i| rows[i].method.as_str()).collect();
+            methods.sort_by_key(|m| ORDER.iter().position(|o| o == m));
+            p.allow = HeaderValue::from_str(&methods.join(", ")).unwrap_or_else(|_| HeaderValue::from_static(""));
+        }
+        Self { rows, router, paths }
+    }
+
+    /// The row (or refusal) for `req`, with the path's segments added to
+    /// its match info.
+    fn find(&self, req: &mut ServiceRequest) -> Found {
+        let mut segments: [Option<(&'static str, Cow<'static, str>)>; 4] = Default::default();
+        let found = {
+            let Ok(m) = self.router.at(req.match_info().as_str()) else {
+                return Found::Unknown;
+            };
+            let p = &self.paths[*m.value];
+            for ((slot, name), (_, value)) in segments.iter_mut().zip(&p.names).zip(m.params.iter()) {
+                *slot = Some((name, interned(value)));
+            }
+            match p.rows.iter().find(|&&i| self.rows[i].method == req.method()) {
+                Some(&i) => Found::Row(i),
+                None => Found::WrongMethod(*m.value),
+            }
+        };
+        let info = req.match_info_mut();
+        for (name, value) in segments.into_iter().flatten() {
+            info.add_static(name, value);
+        }
+        found
+    }
+}
+
+/// A segment's text, without a copy when it is one of the closed sets'
+/// codes (every valid sport, model type and market).
+fn interned(value: &str) -> Cow<'static, str> {
+    if let Ok(s) = Sport::parse(value)
+        && s.code() == value
+    {
+        return Cow::Borrowed(s.code());
+    }
+    if let Ok(m) = ModelType::parse(value)
+        && m.code() == value
+    {
+        return Cow::Borrowed(m.code());
+    }
+    if let Ok(m) = PublicMarket::parse(value)
+        && m.code() == value
+    {
+        return Cow::Borrowed(m.code());
+    }
+    Cow::Owned(value.to_owned())
+}
+
+/// The table of `routes::table`, built once per process.
+fn table() -> &'static Table {
+    static TABLE: std::sync::OnceLock<Table> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| Table::new(super::table::ENDPOINTS))
+}
+
+/// The path template of the row `req` reached (for logs and metrics: a
+/// label never carries a raw path), or `None` for a path no row declares.
+pub fn template(req: &actix_web::HttpRequest) -> Option<&'static str> {
+    let table = table();
+    let m = table.router.at(req.match_info().as_str()).ok()?;
+    let path = table.paths.get(*m.value)?;
+    path.rows.first().map(|&i| table.rows[i].path)
+}
+
+pub struct DispatchService(Rc<Inner>);
+
+struct Inner {
+    table: &'static Table,
+    gate: Arc<Gate>,
+    /// Each row's handler, built once per worker.
+    handlers: Vec<RouteService>,
+}
+
+impl ServiceFactory<ServiceRequest> for Dispatcher {
+    type Response = ServiceResponse;
+    type Error = Error;
+    type Config = ();
+    type Service = DispatchService;
+    type InitError = ();
+    type Future = LocalBoxFuture<'static, Result<DispatchService, ()>>;
+
+    fn new_service(&self, (): ()) -> Self::Future {
+        let gate = Arc::clone(&self.gate);
+        Box::pin(async move {
+            let table = table();
+            let mut handlers = Vec::with_capacity(table.rows.len());
+            for row in table.rows {
+                handlers.push((row.route)().new_service(()).await?);
+            }
+            Ok(DispatchService(Rc::new(Inner { table, gate, handlers })))
+        })
+    }
+}
+
+impl Service<ServiceRequest> for DispatchService {
+    type Response = ServiceResponse;
+    type Error = Error;
+    type Future = LocalBoxFuture<'static, Result<ServiceResponse, Error>>;
+
+    actix_service::always_ready!();
+
+    fn call(&self, mut req: ServiceRequest) -> Self::Future {
+        let inner = Rc::clone(&self.0);
+        match inner.table.find(&mut req) {
+            Found::Row(i) => {
+                let access = inner.table.rows[i].access;
+                Box::pin(async move { admit(&inner.gate, access, req, |req| inner.handlers[i].call(req)).await })
+            }
+            Found::WrongMethod(p) => {
+                let path = &inner.table.paths[p];
+                let (access, allow) = (path.loosest, path.allow.clone());
+                Box::pin(async move {
+                    admit(&inner.gate, access, req, |req| async move {
+                        let mut res = error_response(
+                            StatusCode::METHOD_NOT_ALLOWED,
+                            &format!("Method {} not allowed on {}", req.method(), req.path()),
+                        );
+                        res.headers_mut().insert(ALLOW, allow);
+                        Ok(req.into_response(res))
+                    })
+                    .await
+                })
+            }
+            Found::Unknown => {
+                let path = req.match_info().as_str();
+                if path == "/docs" {
+                    let res = HttpResponse::MovedPermanently()
+                        .insert_header((LOCATION, "/docs/"))
+                        .finish();
+                    return Box::pin(std::future::ready(Ok(req.into_response(res))));
+                }
+                let gated = path == super::table::GATED_PREFIX
+                    || path
+                        .strip_prefix(super::table::GATED_PREFIX)
+                        .is_some_and(|rest| rest.starts_with('/'));
+                let not_found = |req: ServiceRequest| async move {
+                    let res = error_response(
+                        StatusCode::NOT_FOUND,
+                        &format!("No route for {} {}", req.method(), req.path()),
+                    );
+                    Ok(req.into_response(res))
+                };
+                if gated {
+                    Box::pin(async move { admit(&inner.gate, Access::Key(Policy::Subscriber), req, not_found).await })
+                } else {
+                    Box::pin(not_found(req))
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::routes::table::ENDPOINTS;
+
+    fn find(method: &str, path: &str) -> (Option<&'static str>, Vec<(String, String)>, bool) {
+        let table = Table::new(ENDPOINTS);
+        let mut req = actix_web::test::TestRequest::default()
+            .method(method.parse().unwrap_or(actix_web::http::Method::GET))
+            .uri(path)
+            .to_srv_request();
+        let found = table.find(&mut req);
+        let params = req
+            .match_info()
+            .iter()
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect();
+        match found {
+            Found::Row(i) => (Some(ENDPOINTS[i].name), params, false),
+            Found::WrongMethod(_) => (None, params, true),
+            Found::Unknown => (None, params, false),
+        }
+    }
+
+    #[test]
+    fn the_table_routes_without_conflicts() {
+        let _ = Table::new(ENDPOINTS);
+    }
+
+    #[test]
+    fn a_path_reaches_its_row_with_its_segments() {
+        let (name, params, _) = find("GET", "/api/v1/predictions/nba/ai");
+        assert_eq!(name, Some("predictions"));
+        assert_eq!(
+            params,
+            [
+                ("sport".to_owned(), "nba".to_owned()),
+                ("model_type".to_owned(), "ai".to_owned())
+            ]
+        );
+        assert_eq!(find("GET", "/api/v1/results/nba/ai").0, Some("results"));
+        assert_eq!(find("GET", "/api/v1/results/nba/ai/export").0, Some("results_export"));
+        assert_eq!(
+            find("GET", "/api/v1/edge-picks/track-record").0,
+            Some("edge_picks_track_record")
+        );
+        assert_eq!(
+            find("GET", "/api/v1/edge-picks/2026-11-20").0,
+            Some("edge_picks_for_date")
+        );
+        assert_eq!(find("GET", "/api/v1/picks/today").0, Some("picks_today"));
+        assert_eq!(
+            find("PATCH", "/api/v1/customers/me/api-keys/rename").0,
+            Some("rename_api_key")
+        );
+        assert_eq!(
+            find("DELETE", "/api/v1/customers/me/api-keys/lc_abc").0,
+            Some("revoke_api_key")
+        );
+        assert_eq!(find("POST", "/api/v1/customers/me/api-keys").0, Some("create_api_key"));
+        assert_eq!(find("GET", "/api/v1/customers/me/api-keys").0, Some("list_api_keys"));
+        assert_eq!(find("GET", "/").0, Some("root"));
+        // A percent-escaped unreserved character is the same path.
+        assert_eq!(find("GET", "/api/v1/%70redictions/nba/ai").0, Some("predictions"));
+        // An unknown value is still routed: the handler's extractor
+        // answers 400 naming the parameter.
+        let (name, params, _) = find("GET", "/api/v1/predictions/xyz/ai");
+        assert_eq!(name, Some("predictions"));
+        assert_eq!(params[0], ("sport".to_owned(), "xyz".to_owned()));
+    }
+
+    #[test]
+    fn a_wrong_method_or_an_unknown_path_is_told_apart() {
+        assert_eq!(
+            find("POST", "/api/v1/predictions/nba/ai"),
+            (
+                None,
+                vec![
+                    ("sport".to_owned(), "nba".to_owned()),
+                    ("model_type".to_owned(), "ai".to_owned())
+                ],
+                true
+            )
+        );
+        assert!(find("PUT", "/api/v1/health").2);
+        assert_eq!(find("GET", "/api/v1/nothing/here"), (None, vec![], false));
+        assert_eq!(find("GET", "/api/v1/predictions/nba"), (None, vec![], false));
+        assert_eq!(find("GET", "/api/v1/predictions/nba/ai/extra"), (None, vec![], false));
+    }
+
+    #[test]
+    fn a_wrong_method_is_checked_with_the_paths_most_permissive_access() {
+        let table = Table::new(ENDPOINTS);
+        let keys = table
+            .paths
+            .iter()
+            .find(|p| table.rows[p.rows[0]].path == "/api/v1/customers/me/api-keys")
+            .map(|p| (p.loosest, p.allow.to_str().unwrap_or_default().to_owned()));
+        assert_eq!(keys, Some((Access::Key(Policy::AnyKey), "GET, POST".to_owned())));
+    }
+}

@@ -1,0 +1,159 @@
+//! The route table: every endpoint, declared once. A row says the method,
+//! the path template, who may call it (`Access`), how its response is
+//! served (`Serving`) and which handler answers it; the handler's
+//! `#[utoipa::path]` attribute is its OpenAPI operation (its method and
+//! path are this row's). Everything else is derived from the rows:
+//!
+//! - the dispatcher (`routes::dispatch`): which row a request reaches, the
+//!   access it is checked against, the 404 and the 405 with its `Allow`;
+//! - the OpenAPI document (`openapi::document`), in this order;
+//! - the read pipeline's route name and `Cache-Control` (`Endpoint::name`,
+//!   `Serving::cache_control`), and whether a body is compressed.
+//!
+//! Adding an endpoint: one row here and one handler (see
+//! docs/architecture.md, "Add an endpoint").
+
+use actix_web::http::Method;
+use linecast_core::services::access::Policy;
+
+pub use crate::endpoint::{Access, Endpoint, Hold, Serving};
+use crate::endpoint::{NO_STORE, PRIVATE, PUBLIC, REVALIDATE};
+
+/// Declares the rows: `NAME = METHOD "path", access, serving, module::handler;`.
+/// The operation id is the handler's name; its OpenAPI operation is the
+/// `#[utoipa::path]` on the handler.
+macro_rules! endpoints {
+    ($($row:ident = $method:ident $path:literal, $access:expr, $serving:expr, $module:ident :: $handler:ident;)*) => {
+        pastey::paste! { $(
+            pub const $row: Endpoint = Endpoint {
+                method: Method::$method,
+                path: $path,
+                access: $access,
+                serving: $serving,
+                name: stringify!($handler),
+                route: || actix_web::web::route().to(super::$module::$handler),
+                operation: <super::$module::[<__path_ $handler>] as utoipa::Path>::operation,
+                methods: <super::$module::[<__path_ $handler>] as utoipa::Path>::methods,
+                tags: <super::$module::[<__path_ $handler>] as utoipa::__dev::Tags<'static>>::tags,
+                schemas: <super::$module::[<__path_ $handler>] as utoipa::__dev::SchemaReferences>::schemas,
+            };
+        )* }
+        /// Every endpoint, in the order of the OpenAPI document.
+        pub static ENDPOINTS: &[&Endpoint] = &[$(&$row),*];
+    };
+}
+
+use Access::{Key, KeyHolding, Open, PerAddress};
+use Policy::{AnyKey, Subscriber};
+use Serving::{Fresh, Read, Stream, Write};
+
+endpoints! {
+    // Model data: an active subscription.
+    PREDICTIONS = GET "/api/v1/predictions/{sport}/{model_type}", Key(Subscriber), Read(PRIVATE), predictions::predictions;
+    // An export holds one of its customer's download slots until its last byte.
+    RESULTS_EXPORT = GET "/api/v1/results/{sport}/{model_type}/export", KeyHolding(Subscriber, Hold::Download), Read(PRIVATE), results::results_export;
+    RESULT_SEASONS = GET "/api/v1/results/{sport}/{model_type}/seasons", Key(Subscriber), Read(PRIVATE), results::result_seasons;
+    TEAM_FORM = GET "/api/v1/results/{sport}/{model_type}/team-form", Key(Subscriber), Read(PRIVATE), analytics::team_form;
+    ROLLING = GET "/api/v1/results/{sport}/{model_type}/rolling", Key(Subscriber), Read(PRIVATE), analytics::rolling;
+    DENSITY = GET "/api/v1/results/{sport}/{model_type}/density", Key(Subscriber), Read(PRIVATE), analytics::density;
+    RESULTS = GET "/api/v1/results/{sport}/{model_type}", Key(Subscriber), Read(PRIVATE), results::results;
+    SUMMARY = GET "/api/v1/summary/{sport}/{model_type}", Key(Subscriber), Read(PRIVATE), analytics::summary;
+    TRACKING = GET "/api/v1/models/{sport}/{model_type}/tracking", Key(Subscriber), Read(PRIVATE), analytics::model_tracking;
+    CALIBRATION = GET "/api/v1/models/{sport}/{model_type}/calibration", Key(Subscriber), Read(PRIVATE), analytics::model_calibration;
+    STRATEGY_REPLAY = GET "/api/v1/strategies/{sport}/{model_type}/replay/{strategy_id}", Key(Subscriber), Read(PRIVATE), strategies::strategy_replay;
+    STRATEGIES = GET "/api/v1/strategies/{sport}/{model_type}", Key(Subscriber), Read(PRIVATE), strategies::strategies;
+    ODDS = GET "/api/v1/odds/{sport}", Key(Subscriber), Read(PRIVATE), odds::odds;
+    // Service identity and probes: open, never limited.
+    ROOT = GET "/", Open, Fresh(REVALIDATE), root::root;
+    HEALTH = GET "/api/v1/health", Open, Fresh(NO_STORE), health::health;
+    READINESS = GET "/api/v1/readiness", Open, Fresh(NO_STORE), health::readiness;
+    LIVENESS = GET "/api/v1/liveness", Open, Fresh(NO_STORE), health::liveness;
+    // Public data: within the per-address limit.
+    PUBLIC_ML_PICKS = GET "/api/v1/public/ml-picks/{sport}/{market}", PerAddress, Read(PUBLIC), public_picks::public_ml_picks;
+    DATA_STATUS = GET "/api/v1/data-status/{sport}", PerAddress, Fresh(REVALIDATE), data_status::data_status;
+    EDGE_PICKS = GET "/api/v1/edge-picks", PerAddress, Fresh(REVALIDATE), edge_picks::edge_picks;
+    TRACK_RECORD = GET "/api/v1/edge-picks/track-record", PerAddress, Fresh(REVALIDATE), edge_picks::edge_picks_track_record;
+    EDGE_PICKS_FOR_DATE = GET "/api/v1/edge-picks/{date_str}", PerAddress, Fresh(REVALIDATE), edge_picks::edge_picks_for_date;
+    DOWNLOAD = GET "/api/v1/downloads/{token}", PerAddress, Fresh(NO_STORE), datasets::download;
+    // Any valid key.
+    MARKETS = GET "/api/v1/markets/{sport}", Key(AnyKey), Fresh(PRIVATE), markets::markets;
+    EVENTS = GET "/api/v1/events", KeyHolding(AnyKey, Hold::Stream), Stream, events::events;
+    PICKS_TODAY = GET "/api/v1/picks/today", Key(AnyKey), Fresh(PRIVATE), compat::picks_today;
+    PICKS_PERFORMANCE = GET "/api/v1/picks/performance", Key(AnyKey), Fresh(PRIVATE), compat::picks_performance;
+    PICKS_FOR_DATE = GET "/api/v1/picks/{date}", Key(AnyKey), Fresh(PRIVATE), compat::picks_for_date;
+    // Keys: creating one needs an active subscription; listing, renaming
+    // and revoking only a valid key, so a lapsed customer can clean up.
+    CREATE_API_KEY = POST "/api/v1/customers/me/api-keys", Key(Subscriber), Write, account::create_api_key;
+    LIST_API_KEYS = GET "/api/v1/customers/me/api-keys", Key(AnyKey), Fresh(NO_STORE), account::list_api_keys;
+    RENAME_API_KEY = PATCH "/api/v1/customers/me/api-keys/rename", Key(AnyKey), Write, account::rename_api_key;
+    REVOKE_API_KEY = DELETE "/api/v1/customers/me/api-keys/{api_key}", Key(AnyKey), Write, account::revoke_api_key;
+    // The caller's own account stays readable when the subscription lapses.
+    GET_ME = GET "/api/v1/customers/me", Key(AnyKey), Fresh(NO_STORE), account::get_me;
+    GET_USAGE = GET "/api/v1/customers/me/usage", Key(AnyKey), Fresh(NO_STORE), account::get_usage;
+    SPORTS = GET "/api/v1/sports", Key(Subscriber), Fresh(PRIVATE), compat::sports;
+    DATASET_STATUS = GET "/api/v1/service-sports-data/status", Key(Subscriber), Fresh(NO_STORE), datasets::dataset_status;
+    DATASET_REFRESH = POST "/api/v1/service-sports-data/refresh", Key(Subscriber), Write, datasets::dataset_refresh;
+}
+
+/// Where the fail-closed rule applies: a path under this prefix that no
+/// row declares needs an active subscription before it is a 404.
+pub const GATED_PREFIX: &str = "/api/v1";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_method_and_path_is_declared_once_and_names_are_unique() {
+        let mut seen = std::collections::HashSet::new();
+        let mut names = std::collections::HashSet::new();
+        for row in ENDPOINTS {
+            assert!(seen.insert((row.method.clone(), row.path)), "{row:?} declared twice");
+            assert!(names.insert(row.name), "{} named twice", row.name);
+        }
+    }
+
+    #[test]
+    fn each_rows_method_is_its_operations_method() {
+        for row in ENDPOINTS {
+            let methods = (row.methods)();
+            let json = serde_json::to_string(&methods).unwrap_or_default().to_ascii_uppercase();
+            assert_eq!(methods.len(), 1, "{row:?}");
+            assert!(json.contains(row.method.as_str()), "{row:?}: the operation says {json}");
+        }
+    }
+
+    #[test]
+    fn only_identity_probes_and_public_data_are_open_to_a_caller_without_a_key() {
+        let open: Vec<&str> = ENDPOINTS
+            .iter()
+            .filter(|r| matches!(r.access, Access::Open | Access::PerAddress))
+            .map(|r| r.path)
+            .collect();
+        assert_eq!(
+            open,
+            [
+                "/",
+                "/api/v1/health",
+                "/api/v1/readiness",
+                "/api/v1/liveness",
+                "/api/v1/public/ml-picks/{sport}/{market}",
+                "/api/v1/data-status/{sport}",
+                "/api/v1/edge-picks",
+                "/api/v1/edge-picks/track-record",
+                "/api/v1/edge-picks/{date_str}",
+                "/api/v1/downloads/{token}",
+            ]
+        );
+    }
+
+    #[test]
+    fn writes_are_never_gets_and_streams_hold_a_stream_slot() {
+        for row in ENDPOINTS {
+            assert_eq!(row.serving == Serving::Write, row.method != Method::GET, "{row:?}");
+            if row.serving == Serving::Stream {
+                assert!(matches!(row.access, Access::KeyHolding(_, Hold::Stream)), "{row:?}");
+            }
+        }
+    }
+}
