@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Heavy reads and abuse limits (issue 32), on a release server in production
+# Heavy reads and abuse limits, on a release server in production
 # mode over the full data profile (bench/lib/full_server.sh), clients on
 # core 1:
 #   1. 40 connections request the largest export (ncaab won_on_spread,

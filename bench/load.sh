@@ -38,7 +38,7 @@
 #                          pass an older build's copy to compare two builds)
 #
 # Needs wrk, curl and python3. Prints one RESULT line per run (wrk: non2xx
-# counts statuses >= 400), a table and the ratios of issue 11.
+# counts statuses >= 400), a table and the ratios.
 #
 # Every run also records the CPU the server and wrk used (fraction of one
 # core). On a fast host the bare handler can outrun one core of wrk: the
