@@ -3,7 +3,7 @@
 //!
 //! A query name given more than once is read one way everywhere, the key
 //! (`api_key`) included: the first occurrence wins and later ones are
-//! ignored (decision D25).
+//! ignored (docs/decisions.md, "Duplicate query names").
 
 use std::collections::HashMap;
 use std::ops::{Deref, DerefMut};

@@ -517,7 +517,7 @@ fn run(
                 // server, closes them: a server closing first races the
                 // proxy's next request on that connection. A request head
                 // may take 30 s (actix's 5 s refused slow but honest clients
-                // on a loaded host with 408s; D38).
+                // on a loaded host with 408s; docs/decisions.md, "Connection cap and timeouts").
                 .keep_alive(KEEP_ALIVE)
                 .client_request_timeout(REQUEST_HEAD_TIMEOUT)
                 // A client that closes its side is gone: its response (an

@@ -24,7 +24,7 @@ impl Budget {
     /// and season through every history endpoint) peaks at about the budget
     /// plus 200 MB resident: the running server, the allocator's overhead
     /// and one season parsed for a cross-season aggregate. 160 MiB keeps
-    /// that peak under 400 MB (D35).
+    /// that peak under 400 MB (docs/decisions.md, Memory).
     pub const DEFAULT_BYTES: u64 = 160 * 1024 * 1024;
 
     pub fn new(total: u64) -> Self {

@@ -13,7 +13,7 @@ use super::time::rfc3339;
 use crate::schema::{AccountingCode, MarketCode};
 
 /// When `legacy_v1` became deprecated: 2026-11-21T00:00:00Z, the first
-/// linecast release, which shipped `recorded_v2` as its replacement (D15).
+/// linecast release, which shipped `recorded_v2` as its replacement (docs/decisions.md, Strategies).
 pub const LEGACY_V1_DEPRECATED_AT: i64 = 1_795_219_200;
 
 /// The RFC 9745 `Deprecation` value: `@` and the Unix seconds of the

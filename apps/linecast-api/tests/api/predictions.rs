@@ -1,5 +1,5 @@
 //! `GET /api/v1/predictions/{sport}/{model_type}` over HTTP: the slate rules
-//! (D6), the per-model-type fields, placeholder openers (D5), EV and errors.
+//! (docs/decisions.md), the per-model-type fields, placeholder openers (docs/decisions.md), EV and errors.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;

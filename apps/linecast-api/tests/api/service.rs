@@ -136,7 +136,7 @@ async fn swagger_ui_is_served_at_docs() {
     assert!(html.to_lowercase().contains("swagger"), "{html}");
 }
 
-/// An idle keep-alive connection outlives actix's default of 5 s (D38:
+/// An idle keep-alive connection outlives actix's default of 5 s (docs/decisions.md, "Connection cap and timeouts":
 /// a load balancer with a 60 s idle timeout must be the one to close it).
 /// The test only waits longer than the old default; a slow machine makes
 /// the wait longer, never the connection shorter.

@@ -145,7 +145,7 @@ impl ServedColumn<'_> {
             Column::AwayScore => number(row.away_score),
             Column::HomeScore => number(row.home_score),
             Column::Outcome => number(graded.outcome.map(f64::from)),
-            // Placeholder zero openers are null here as on /predictions (D5).
+            // Placeholder zero openers are null here as on /predictions (docs/decisions.md, "Placeholder zero openers are null").
             Column::Line(field) => number(row.lines.served(field)),
             Column::Implied => number(graded.implied),
             Column::Model(column) => number(row.models.get(column)),
