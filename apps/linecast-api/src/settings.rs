@@ -219,6 +219,8 @@ struct FileSettings {
 pub struct FreshnessWindows {
     pub version_ttl: std::time::Duration,
     pub resolution_ttl: std::time::Duration,
+    /// How long a prediction market's prices are reused (`CachedMarkets`).
+    pub markets_ttl: std::time::Duration,
 }
 
 impl Default for FreshnessWindows {
@@ -226,6 +228,7 @@ impl Default for FreshnessWindows {
         Self {
             version_ttl: linecast_store::StoreOptions::default().version_ttl,
             resolution_ttl: crate::responses::RESOLUTION_TTL,
+            markets_ttl: linecast_markets::CachedMarkets::DEFAULT_TTL,
         }
     }
 }

@@ -205,7 +205,8 @@ impl Application {
         } else {
             Arc::new(FileSnapshotMarkets::new(artifacts.clone()))
         };
-        let markets: Arc<dyn PredictionMarkets> = Arc::new(CachedMarkets::new(source, CachedMarkets::DEFAULT_TTL));
+        let markets: Arc<dyn PredictionMarkets> =
+            Arc::new(CachedMarkets::new(source, settings.freshness_windows.markets_ttl));
         let datasets = Arc::new(Datasets::new(
             accounts.clone(),
             usage.clone(),
