@@ -40,7 +40,7 @@ pub mod rows;
 pub mod sliced;
 
 pub use heavy::HeavyWork;
-pub use pipeline::{serve, serve_heavy};
+pub use pipeline::{Parts, serve, serve_heavy};
 pub use resolutions::{RESOLUTION_TTL, Resolutions};
 
 /// What the serving path owns: the clock it dates reads by, the

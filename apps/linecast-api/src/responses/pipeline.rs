@@ -89,7 +89,7 @@ where
     Fut: Future<Output = Result<Derived<T>, E>> + Send + 'static,
     ApiError: From<E>,
     T: Send + 'static,
-    R: FnOnce(T) -> RFut + Send + 'static,
+    R: FnOnce(T, Parts) -> RFut + Send + 'static,
     RFut: Future<Output = Result<Rendered, ApiError>> + Send + 'static,
 {
     let now = state.clock.now();
@@ -102,6 +102,7 @@ where
         return Ok(body.respond_holding(req, route.cache_control(), slot));
     }
     let bodies = state.bodies.clone();
+    let parts = Parts(state.rows.clone());
     let (body, params) = state
         .heavy
         .run(async move {
@@ -110,7 +111,7 @@ where
             } else {
                 let Derived { value, deps } = load(now).await?;
                 let key = CacheKey::new(route.name).with(format_args!("{params:?}")).with(&deps);
-                bodies.get_or_make(key, render(value)).await?
+                bodies.get_or_make(key, render(value, parts)).await?
             };
             body.prepare(asked);
             Ok((body, params))
@@ -118,6 +119,24 @@ where
         .await?;
     state.memo.put(route.name, &params, date, body.clone());
     Ok(body.respond_holding(req, route.cache_control(), slot))
+}
+
+/// What a large body is assembled from, kept by the pipeline: a season's
+/// result rows, rendered once per season generation (`rows::RowCache`,
+/// keyed by the season's deps, never by the handler).
+#[derive(Clone)]
+pub struct Parts(std::sync::Arc<super::rows::RowCache>);
+
+impl Parts {
+    /// The rows of `data`'s season generation, rendered by `render` the
+    /// first time they are asked for.
+    pub fn season_rows(
+        &self,
+        data: &linecast_core::services::history::SeasonData,
+        render: fn(&linecast_core::services::history::SeasonData) -> Vec<Box<serde_json::value::RawValue>>,
+    ) -> super::rows::SeasonRows {
+        self.0.get_or_render(&data.deps(), || render(data))
+    }
 }
 
 /// `et_date(now)`, remembered per UTC minute by each worker thread. Exact:

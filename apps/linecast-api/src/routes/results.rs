@@ -46,7 +46,7 @@ pub async fn results(
     let raw = |name: &str| query.get(name).map(String::as_str);
     let request = Request::parse(named.is_some(), raw("limit"), raw("offset"), raw("snapshot"))?;
     // A page may hold 100,000 rows: made off the request threads.
-    let (history, rows) = (state.history.clone(), state.responses.rows.clone());
+    let history = state.history.clone();
     let asked = request.clone();
     serve_heavy(
         &req,
@@ -55,8 +55,8 @@ pub async fn results(
         (sport, model_type, named, request),
         None,
         move |now| async move { history.results_page(sport, model_type, named, &asked, now).await },
-        move |page| async move {
-            let rows = rows.get_or_render(&page.data.deps(), || render_rows(&page.data));
+        move |page, parts| async move {
+            let rows = parts.season_rows(&page.data, render_rows);
             Rendered::new(&ResultsResponse::new(sport, model_type, &page, &rows))
         },
     )
@@ -142,7 +142,7 @@ pub async fn results_export(
         // The body's key comes from the seasons' versions; the seasons are
         // read and graded only when that body is not cached.
         move |now| async move { plan_history.export(sport, model_type, asked, now).await },
-        move |plan| async move { format.render(&load_history.load_export(&plan).await?) },
+        move |plan, _| async move { format.render(&load_history.load_export(&plan).await?) },
     )
     .await
 }

@@ -10,7 +10,7 @@
 use std::fmt;
 
 use async_trait::async_trait;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, TimeZone, Utc};
 use linecast_domain::Sport;
 use rand::TryRngCore;
 use sha2::{Digest, Sha256};
@@ -28,6 +28,28 @@ const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop
 
 /// A calendar month as `(year, month 1..=12)`, the quota window in UTC.
 pub type Month = (i32, u32);
+
+/// The quota window: the UTC calendar month of `now`.
+pub fn month_of(now: DateTime<Utc>) -> Month {
+    (now.year(), now.month())
+}
+
+/// First instant of the next UTC month: when quotas and refresh counts reset.
+pub fn next_reset(now: DateTime<Utc>) -> DateTime<Utc> {
+    next_month_start(month_of(now)).unwrap_or(now)
+}
+
+/// The first instant of the month after `month`, UTC (the one home of the
+/// month rollover: quota resets and the Redis counters' expiry). `None` only
+/// for a month outside chrono's range.
+pub fn next_month_start((year, month): Month) -> Option<DateTime<Utc>> {
+    let (y, m) = if month >= 12 {
+        (year.checked_add(1)?, 1)
+    } else {
+        (year, month + 1)
+    };
+    Utc.with_ymd_and_hms(y, m, 1, 0, 0, 0).single()
+}
 
 /// Failure of an accounts or usage operation.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -21,10 +21,9 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use chrono::{DateTime, Datelike, TimeZone, Utc};
-
-use crate::ports::accounts::{AccountsError, ApiKeyRecord, Customer, Month, SubscriptionStatus, constant_time_eq};
+use crate::ports::accounts::{AccountsError, ApiKeyRecord, Customer, SubscriptionStatus, constant_time_eq};
 use crate::ports::accounts::{KeyHash, has_key_shape};
+pub use crate::ports::accounts::{month_of, next_month_start, next_reset};
 use crate::ports::key_directory::{KeyDirectory, KeyEntry};
 use crate::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
 use crate::{Clock, services::usage::UsageHealth};
@@ -57,28 +56,6 @@ pub fn key_rate(burst: u32) -> Rate {
 
 /// Tiers that resolve to the `ai` product access.
 pub const ACCEPTED_TIERS: [&str; 4] = ["ai", "data", "basic", "premium"];
-
-/// The quota window: the UTC calendar month of `now`.
-pub fn month_of(now: DateTime<Utc>) -> Month {
-    (now.year(), now.month())
-}
-
-/// First instant of the next UTC month: when quotas and refresh counts reset.
-pub fn next_reset(now: DateTime<Utc>) -> DateTime<Utc> {
-    next_month_start(month_of(now)).unwrap_or(now)
-}
-
-/// The first instant of the month after `month`, UTC (the one home of the
-/// month rollover: quota resets and the Redis counters' expiry). `None` only
-/// for a month outside chrono's range.
-pub fn next_month_start((year, month): Month) -> Option<DateTime<Utc>> {
-    let (y, m) = if month >= 12 {
-        (year.checked_add(1)?, 1)
-    } else {
-        (year, month + 1)
-    };
-    Utc.with_ymd_and_hms(y, m, 1, 0, 0, 0).single()
-}
 
 /// An admitted request.
 #[derive(Debug, Clone)]
@@ -321,7 +298,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use async_trait::async_trait;
-    use chrono::TimeZone;
+    use chrono::{DateTime, TimeZone, Utc};
 
     use super::*;
     use crate::FixedClock;

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-use super::access::month_of;
+use crate::ports::accounts::month_of;
 use crate::ports::accounts::{Accounts, AccountsError};
 use crate::ports::limits::{Limiter, LimitsError};
 use crate::{Clock, SystemClock};

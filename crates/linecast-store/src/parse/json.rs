@@ -6,7 +6,7 @@ use linecast_domain::Sport;
 use linecast_domain::artifacts::{ProductCatalog, ReleaseManifest};
 
 use super::problems::Problems;
-use super::sheet::WHOLE;
+use super::problems::WHOLE;
 
 /// Parses a release manifest; its `sport` and `slate_date` must match the key.
 pub fn release(sport: Sport, slate_date: NaiveDate, bytes: &[u8], problems: &mut Problems) -> Option<ReleaseManifest> {

@@ -24,7 +24,7 @@ use linecast_domain::artifacts::{
 use linecast_domain::{ModelType, SeasonLabel, Sport};
 
 pub use problems::Problems;
-pub use sheet::WHOLE;
+pub use problems::WHOLE;
 
 /// Parsers that record problems into a sink instead of stopping: with
 /// `Problems::collect_all` they read the whole object and return the rows

@@ -4,7 +4,8 @@
 
 use linecast_core::StoreError;
 
-use super::sheet::WHOLE;
+/// Column reported for a problem that concerns a whole row or object.
+pub const WHOLE: &str = "*";
 
 /// The problems found in one object.
 #[derive(Debug)]

@@ -10,10 +10,7 @@ use csv::{ByteRecord, StringRecord};
 use linecast_domain::artifacts::KEY_COLUMNS;
 use linecast_domain::{GameKey, Text};
 
-use super::problems::Problems;
-
-/// Column reported for a problem that concerns a whole row or object.
-pub const WHOLE: &str = "*";
+use super::problems::{Problems, WHOLE};
 
 /// A located column: its index in the header and its contract name.
 #[derive(Debug, Clone, Copy)]
