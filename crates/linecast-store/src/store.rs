@@ -79,7 +79,8 @@ pub struct ObjectArtifactStore {
     store: Arc<dyn ObjectStore>,
     /// Last seen version per key (NotFound remembered too), for `version_ttl`.
     versions: Cache<String, Result<ObjectVersion, StoreError>>,
-    parsed: Cache<(String, String), Parsed>,
+    /// Parsed artifacts, within the artifacts share of the budget.
+    parsed: linecast_core::memory::Budgeted<(String, String), Parsed>,
     /// Object file names per directory, for `version_ttl`.
     listings: Cache<String, Arc<Vec<String>>>,
     /// Whether the root holds nothing, for `version_ttl`.
@@ -89,9 +90,6 @@ pub struct ObjectArtifactStore {
     release_dates: std::sync::Mutex<std::collections::HashMap<linecast_domain::Sport, ParsedListing>>,
     parses: AtomicU64,
     loads: AtomicU64,
-    /// Parsed artifacts dropped to stay within the budget share.
-    evictions: Arc<AtomicU64>,
-    budget: u64,
 }
 
 impl std::fmt::Debug for ObjectArtifactStore {
@@ -123,17 +121,8 @@ impl ObjectArtifactStore {
         let versions = Cache::builder().time_to_live(version_ttl).build();
         let listings = Cache::builder().time_to_live(version_ttl).build();
         let root_empty = Cache::builder().time_to_live(version_ttl).build();
-        let evictions = Arc::new(AtomicU64::new(0));
-        let counted = Arc::clone(&evictions);
-        let parsed = Cache::builder()
-            .max_capacity(cache_bytes)
-            .eviction_listener(move |_key, _value, cause| {
-                if cause == moka::notification::RemovalCause::Size {
-                    counted.fetch_add(1, Ordering::Relaxed);
-                }
-            })
-            .weigher(|_key: &(String, String), value: &Parsed| u32::try_from(value.weight()).unwrap_or(u32::MAX))
-            .build();
+        let parsed =
+            linecast_core::memory::Budgeted::new(cache_bytes, |_key: &(String, String), value: &Parsed| value.weight());
         Self {
             store,
             versions,
@@ -143,8 +132,6 @@ impl ObjectArtifactStore {
             release_dates: std::sync::Mutex::new(std::collections::HashMap::new()),
             parses: AtomicU64::new(0),
             loads: AtomicU64::new(0),
-            evictions,
-            budget: cache_bytes,
         }
     }
 
@@ -155,12 +142,7 @@ impl ObjectArtifactStore {
 
     /// The parsed-artifact cache's state, for metrics.
     pub fn cache_stats(&self) -> linecast_core::memory::CacheStats {
-        linecast_core::memory::CacheStats {
-            entries: self.parsed.entry_count(),
-            bytes: self.parsed.weighted_size(),
-            budget: self.budget,
-            evictions: self.evictions.load(Ordering::Relaxed),
-        }
+        self.parsed.stats()
     }
 
     /// How many times a parser has run (each is one object version read).

@@ -26,7 +26,6 @@ use actix_web::http::header::{
 };
 use actix_web::{HttpRequest, HttpResponse};
 use bytes::Bytes;
-use moka::future::Cache;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -303,10 +302,10 @@ impl Rendered {
 
     /// Bytes held (the compressed variants are counted at their usual ratio
     /// before they exist, so a cached body's weight does not change).
-    fn weight(&self) -> u32 {
+    fn weight(&self) -> u64 {
         let n = self.identity.len() as u64;
         let variants = if self.compressible { n / 2 } else { 0 };
-        u32::try_from(n + variants + 256).unwrap_or(u32::MAX)
+        n + variants + 256
     }
 }
 
@@ -376,36 +375,22 @@ pub fn negotiate(accept: Option<&str>) -> Coding {
     }
 }
 
-/// Rendered bodies by key, LRU, weighed in bytes.
+/// Rendered bodies by key, within the bodies share of the budget.
 pub struct ResponseCache {
-    cache: Cache<CacheKey, Arc<Rendered>>,
-    budget: u64,
-    evictions: Arc<std::sync::atomic::AtomicU64>,
+    cache: linecast_core::memory::Budgeted<CacheKey, Arc<Rendered>>,
 }
 
 impl ResponseCache {
     /// A cache holding at most `budget_bytes` of bodies.
     pub fn new(budget_bytes: u64) -> Self {
-        let evictions = Arc::new(std::sync::atomic::AtomicU64::new(0));
         Self {
-            cache: Cache::builder()
-                .max_capacity(budget_bytes)
-                .weigher(|_k: &CacheKey, v: &Arc<Rendered>| v.weight())
-                .eviction_listener(rows::count_evictions(&evictions))
-                .build(),
-            budget: budget_bytes,
-            evictions,
+            cache: linecast_core::memory::Budgeted::new(budget_bytes, |_k, v: &Arc<Rendered>| v.weight()),
         }
     }
 
     /// The cache's state, for metrics.
     pub fn stats(&self) -> linecast_core::memory::CacheStats {
-        linecast_core::memory::CacheStats {
-            entries: self.cache.entry_count(),
-            bytes: self.cache.weighted_size(),
-            budget: self.budget,
-            evictions: self.evictions.load(std::sync::atomic::Ordering::Relaxed),
-        }
+        self.cache.stats()
     }
 
     /// The body for `key`, rendering it with `render` on a miss (concurrent

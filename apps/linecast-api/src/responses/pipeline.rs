@@ -130,12 +130,12 @@ pub struct Parts(std::sync::Arc<super::rows::RowCache>);
 impl Parts {
     /// The rows of `data`'s season generation, rendered by `render` the
     /// first time they are asked for.
-    pub fn season_rows(
+    pub async fn season_rows(
         &self,
         data: &linecast_core::services::history::SeasonData,
         render: fn(&linecast_core::services::history::SeasonData) -> Vec<Box<serde_json::value::RawValue>>,
     ) -> super::rows::SeasonRows {
-        self.0.get_or_render(&data.deps(), || render(data))
+        self.0.get_or_render(&data.deps(), || render(data)).await
     }
 }
 

@@ -56,7 +56,7 @@ pub async fn results(
         None,
         move |now| async move { history.results_page(sport, model_type, named, &asked, now).await },
         move |page, parts| async move {
-            let rows = parts.season_rows(&page.data, render_rows);
+            let rows = parts.season_rows(&page.data, render_rows).await;
             Rendered::new(&ResultsResponse::new(sport, model_type, &page, &rows))
         },
     )

@@ -18,8 +18,7 @@ pub mod team_form;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
 use linecast_domain::artifacts::SeasonTable;
@@ -54,11 +53,9 @@ pub struct SeasonList {
 /// The graded-season cache over an artifact store.
 pub struct History {
     store: Arc<dyn ArtifactStore>,
-    /// Graded seasons with their last use tick, bounded by `budget_bytes`.
-    cache: Mutex<HashMap<Key, (Arc<SeasonData>, u64)>>,
-    budget_bytes: u64,
-    tick: std::sync::atomic::AtomicU64,
-    evictions: std::sync::atomic::AtomicU64,
+    /// Graded seasons with the weight they were last weighed at, within
+    /// the seasons share of the budget.
+    cache: crate::memory::Budgeted<Key, (Arc<SeasonData>, u64)>,
     rolling: CrossSeasonCache<Rolling>,
     density: CrossSeasonCache<Density>,
 }
@@ -80,10 +77,7 @@ impl History {
     pub fn with_budget(store: Arc<dyn ArtifactStore>, budget_bytes: u64) -> Self {
         Self {
             store,
-            cache: Mutex::new(HashMap::new()),
-            budget_bytes,
-            tick: std::sync::atomic::AtomicU64::new(0),
-            evictions: std::sync::atomic::AtomicU64::new(0),
+            cache: crate::memory::Budgeted::new(budget_bytes, |_, (_, weight): &(Arc<SeasonData>, u64)| *weight),
             rolling: CrossSeasonCache::default(),
             density: CrossSeasonCache::default(),
         }
@@ -99,44 +93,27 @@ impl History {
     ) -> Result<Arc<SeasonData>, StoreError> {
         let version = self.store.season_version(sport, model_type, season).await?;
         let key = (sport, model_type, season);
-        let now = self.tick.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        if let Ok(mut cache) = self.cache.lock()
-            && let Some((hit, used)) = cache.get_mut(&key)
+        if let Some((hit, weighed)) = self.cache.get(&key).await
             && hit.version == version
         {
-            *used = now;
-            return Ok(hit.clone());
+            // A season grows as its aggregates are computed: weighed again
+            // when it has, so the share holds what is really held.
+            let weight = hit.weight();
+            if weight != weighed {
+                self.cache.insert(key, (hit.clone(), weight)).await;
+            }
+            return Ok(hit);
         }
         let artifact = self.store.season(sport, model_type, season).await?;
         let data = Arc::new(SeasonData::build(sport, model_type, season, artifact));
-        if let Ok(mut cache) = self.cache.lock() {
-            cache.insert(key, (data.clone(), now));
-            let mut total: u64 = cache.values().map(|(d, _)| d.weight()).sum();
-            while total > self.budget_bytes && cache.len() > 1 {
-                let Some(oldest) = cache.iter().min_by_key(|(_, (_, used))| *used).map(|(k, _)| *k) else {
-                    break;
-                };
-                if let Some((gone, _)) = cache.remove(&oldest) {
-                    total = total.saturating_sub(gone.weight());
-                    self.evictions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                }
-            }
-        }
+        self.cache.insert(key, (data.clone(), data.weight())).await;
         Ok(data)
     }
 
     /// What the graded-season cache holds now: (entries, weight in bytes,
     /// evictions so far), for metrics.
     pub fn cache_stats(&self) -> crate::memory::CacheStats {
-        let (entries, bytes) = self.cache.lock().map_or((0, 0), |cache| {
-            (cache.len() as u64, cache.values().map(|(d, _)| d.weight()).sum())
-        });
-        crate::memory::CacheStats {
-            entries,
-            bytes,
-            budget: self.budget_bytes,
-            evictions: self.evictions.load(std::sync::atomic::Ordering::Relaxed),
-        }
+        self.cache.stats_weighing(|(data, _)| data.weight())
     }
 
     /// Season labels with a store, newest first.
@@ -238,19 +215,18 @@ impl History {
     }
 
     /// The graded-season cache's copy of a season, if it holds `version`.
-    fn held_at(
+    async fn held_at(
         &self,
         sport: Sport,
         model_type: ModelType,
         season: SeasonLabel,
         version: &ObjectVersion,
     ) -> Option<Arc<SeasonData>> {
-        self.cache.lock().ok().and_then(|cache| {
-            cache
-                .get(&(sport, model_type, season))
-                .filter(|(d, _)| d.version == *version)
-                .map(|(d, _)| d.clone())
-        })
+        self.cache
+            .get(&(sport, model_type, season))
+            .await
+            .map(|(d, _)| d)
+            .filter(|d| d.version == *version)
     }
 
     /// The graded season at `version`: the cache's copy when it holds that
@@ -263,7 +239,7 @@ impl History {
         season: SeasonLabel,
         version: &ObjectVersion,
     ) -> Result<Arc<SeasonData>, StoreError> {
-        if let Some(data) = self.held_at(sport, model_type, season, version) {
+        if let Some(data) = self.held_at(sport, model_type, season, version).await {
             return Ok(data);
         }
         let artifact = self.store.season(sport, model_type, season).await?;
@@ -283,7 +259,7 @@ impl History {
         season: SeasonLabel,
         version: &ObjectVersion,
     ) -> Result<Arc<SeasonTable>, StoreError> {
-        match self.held_at(sport, model_type, season, version) {
+        match self.held_at(sport, model_type, season, version).await {
             Some(data) => Ok(data.table.clone()),
             None => Ok(self.store.season(sport, model_type, season).await?.value),
         }
