@@ -140,20 +140,15 @@ impl Table {
 /// A segment's text, without a copy when it is one of the closed sets'
 /// codes (every valid sport, model type and market).
 fn interned(value: &str) -> Cow<'static, str> {
-    if let Ok(s) = Sport::parse(value)
-        && s.code() == value
-    {
-        return Cow::Borrowed(s.code());
-    }
-    if let Ok(m) = ModelType::parse(value)
-        && m.code() == value
-    {
-        return Cow::Borrowed(m.code());
-    }
-    if let Ok(m) = PublicMarket::parse(value)
-        && m.code() == value
-    {
-        return Cow::Borrowed(m.code());
+    let codes = Sport::ALL
+        .iter()
+        .map(|s| s.code())
+        .chain(ModelType::ALL.iter().map(|m| m.code()))
+        .chain(PublicMarket::ALL.iter().map(|m| m.code()));
+    for code in codes {
+        if code == value {
+            return Cow::Borrowed(code);
+        }
     }
     Cow::Owned(value.to_owned())
 }

@@ -318,8 +318,38 @@ pub fn hash_key(full_key: &str) -> String {
 pub struct KeyHash([u8; 64]);
 
 impl KeyHash {
-    /// SHA-256 of `full_key`, as 64 lower-case hex digits.
+    /// SHA-256 of `full_key`, as 64 lower-case hex digits. A pure function,
+    /// so each worker thread remembers the digests of the keys it saw last
+    /// (at most [`Self::REMEMBERED`], then it starts over): a key in use is
+    /// hashed once per thread, not on every request. The map is keyed by
+    /// the full key and compared exactly (std's SipHash, randomly seeded:
+    /// no client chooses its layout), so it can never answer another key's
+    /// digest; it authorizes nothing by itself, every lookup still goes to
+    /// the key directory with the digest.
     pub fn of(full_key: &str) -> Self {
+        thread_local! {
+            static SEEN: std::cell::RefCell<std::collections::HashMap<Box<str>, KeyHash>> =
+                std::cell::RefCell::new(std::collections::HashMap::new());
+        }
+        SEEN.with(|seen| {
+            if let Some(hash) = seen.borrow().get(full_key) {
+                return *hash;
+            }
+            let hash = Self::digest(full_key);
+            let mut seen = seen.borrow_mut();
+            if seen.len() >= Self::REMEMBERED {
+                seen.clear();
+            }
+            seen.insert(full_key.into(), hash);
+            hash
+        })
+    }
+
+    /// Digests each worker thread remembers.
+    pub const REMEMBERED: usize = 4096;
+
+    /// SHA-256 of `full_key`, computed.
+    fn digest(full_key: &str) -> Self {
         // Written through a stack buffer: `hex::encode` collects char by
         // char, which costs more than the digest.
         let mut out = [0_u8; 64];
@@ -429,6 +459,22 @@ mod tests {
     use super::*;
     use chrono::TimeZone;
     use proptest::prelude::*;
+
+    /// The remembered digests are the digests: each of more keys than a
+    /// thread remembers, asked twice in rounds (so some are answered from
+    /// memory and some after the memory started over), is the SHA-256 of
+    /// that key, computed here independently.
+    #[test]
+    fn a_remembered_key_digest_is_always_that_keys_sha256() {
+        let keys: Vec<String> = (0..KeyHash::REMEMBERED + 500).map(|i| format!("sk_service_{i:040}")).collect();
+        for _ in 0..2 {
+            for key in &keys {
+                let expected = hex::encode(sha2::Sha256::digest(key.as_bytes()));
+                assert_eq!(KeyHash::of(key).as_str(), expected);
+                assert_eq!(KeyHash::of(key).as_str(), expected, "asked again");
+            }
+        }
+    }
 
     #[test]
     fn a_generated_key_is_the_prefix_and_forty_base62_characters() {
