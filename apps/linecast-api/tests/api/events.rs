@@ -31,13 +31,17 @@ impl Frames {
     }
 
     /// The next frame, or `None` when the stream ends or nothing comes in
-    /// `wait`.
+    /// `wait`. An event (any frame but a comment) is validated against the
+    /// stream's schema.
     async fn next(&mut self, wait: Duration) -> Option<String> {
         let deadline = tokio::time::Instant::now() + wait;
         loop {
             if let Some(end) = self.buffer.find("\n\n") {
                 let frame = self.buffer[..end].to_owned();
                 self.buffer.drain(..end + 2);
+                if !frame.starts_with(':') {
+                    crate::contract::validate_event(&as_event(&frame));
+                }
                 return Some(frame);
             }
             match tokio::time::timeout_at(deadline, self.res.chunk()).await {
@@ -61,6 +65,18 @@ impl Frames {
 
 fn field<'a>(frame: &'a str, name: &str) -> Option<&'a str> {
     frame.lines().find_map(|l| l.strip_prefix(&format!("{name}: ")))
+}
+
+/// An event frame as an SSE parser gives it: `id`, `event` and `data`
+/// (text), each when present.
+fn as_event(frame: &str) -> serde_json::Value {
+    let mut event = serde_json::Map::new();
+    for name in ["id", "event", "data"] {
+        if let Some(value) = field(frame, name) {
+            event.insert(name.to_owned(), value.into());
+        }
+    }
+    event.into()
 }
 
 /// An app over `store` whose watcher runs every 50 ms.
