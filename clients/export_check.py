@@ -50,8 +50,13 @@ def same(exported, served):
         return exported in (served, str(served).lower())
     if isinstance(served, (int, float)):
         return exported not in ("", None) and float(exported) == float(served)
+    # Text columns Parquet types: an instant, a date, a number.
+    if isinstance(exported, datetime.datetime):
+        return exported == datetime.datetime.fromisoformat(served.replace("Z", "+00:00"))
     if isinstance(exported, datetime.date):
         return exported.isoformat() == served
+    if isinstance(exported, (int, float)) and not isinstance(exported, bool):
+        return float(exported) == float(served)
     return exported == served
 
 
@@ -84,6 +89,10 @@ for season in (seasons[-2], "all"):
     check(str(table.schema.field("date").type) == "date32[day]", "date is date32")
     check(str(table.schema.field("push").type) == "bool", "push is boolean")
     check(str(table.schema.field("BLEND").type) == "double", "probabilities are float64")
+    check(str(table.schema.field("forecast_published_at").type) == "timestamp[us, tz=UTC]", "forecast_published_at is a UTC timestamp")
+    check(str(table.schema.field("model_training_through").type) == "date32[day]", "model_training_through is date32")
+    check(str(table.schema.field("home_rest_days").type) == "int64", "home_rest_days is int64")
+    check(str(table.schema.field("travel_km").type) == "double", "travel_km is float64")
     records = table.to_pylist()
     check(len(records) == len(rows), f"{season} Parquet has the {len(rows)} rows")
     for i, (record, row) in enumerate(zip(records, rows)):

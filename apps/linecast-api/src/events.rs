@@ -1,9 +1,17 @@
 //! The change stream's runtime: one watcher task per instance (core's
 //! `Watcher`, every `LINECAST_WATCH_INTERVAL`), a broadcast to the open
 //! streams, the per-customer stream slots, and the server-sent-event stream
-//! one client reads (replay after `Last-Event-ID`, filters, `: ping` every
-//! 15 s, a key re-check every key-cache lifetime, `resync` and close for a
-//! consumer too slow to keep up, a clean end at shutdown).
+//! one client reads (replay after `Last-Event-ID`, filters, `: ping` after
+//! 2 s without a frame, a key re-check every key-cache lifetime, `resync`
+//! and close for a consumer too slow to keep up, a clean end at shutdown).
+//!
+//! A stream holds one of its customer's slots until actix drops it, which
+//! happens as soon as actix sees the connection end: at once for a close
+//! that reaches the server (the dispatcher reads the EOF or reset while the
+//! body is pending, and `h1_allow_half_closed(false)` ends the connection).
+//! A close that never arrives (the client's FIN lost in a network blip) is
+//! seen only when the server next writes and the client's host answers with
+//! a reset; so a stream never stays silent for long (see [`PING_EVERY`]).
 
 use std::collections::{HashSet, VecDeque};
 use std::convert::Infallible;
@@ -18,15 +26,24 @@ use linecast_core::Clock;
 use linecast_core::services::events::{Event, EventId, EventKind, Resume, StreamSlot, StreamSlots, Watcher};
 use linecast_domain::Sport;
 use tokio::sync::{broadcast, watch};
-use tokio::time::{Instant, Interval, interval_at};
+use tokio::time::{Instant, Interval, MissedTickBehavior, interval_at};
 
 use crate::error::ApiError;
 use crate::presentation::events::{PING, event_frame, resync_frame};
 
 /// Events a stream may fall behind by before it is told to resync and closed.
 pub const BACKLOG: usize = 1024;
-/// How often an idle stream gets `: ping`.
-pub const PING_EVERY: Duration = Duration::from_secs(15);
+/// How long a stream sends nothing before it gets `: ping`. Each write
+/// probes the connection: one whose client is gone without its close
+/// reaching the server fails at the next write, and the slot comes back
+/// within about this long (a reconnecting client is not refused for the
+/// cap because of its own dead stream).
+pub const PING_EVERY: Duration = Duration::from_secs(2);
+
+/// The `Retry-After` of a refusal for the stream cap, in seconds (as
+/// published; a slot held by a stream whose client is gone comes back
+/// sooner, within [`PING_EVERY`]).
+const CAP_RETRY_AFTER_SECS: u64 = 15;
 
 /// What every stream of this instance shares.
 pub struct EventHub {
@@ -43,7 +60,7 @@ impl EventHub {
             slots: StreamSlots::new(
                 crate::error::EVENT_STREAMS,
                 max_streams_per_customer,
-                PING_EVERY.as_secs(),
+                CAP_RETRY_AFTER_SECS,
             ),
             sender: broadcast::channel(backlog).0,
             closing: watch::channel(false).0,
@@ -227,12 +244,14 @@ pub fn open(
         }
     }
     let start = Instant::now();
+    let mut ping = interval_at(start + PING_EVERY, PING_EVERY);
+    ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let state = Sse {
         queue,
         rx,
         filter,
         last,
-        ping: interval_at(start + PING_EVERY, PING_EVERY),
+        ping,
         recheck: interval_at(start + recheck_every, recheck_every),
         key_check,
         closing: hub.closing.subscribe(),
@@ -245,6 +264,9 @@ pub fn open(
 async fn next(mut s: Sse) -> Option<(Result<Bytes, Infallible>, Sse)> {
     loop {
         if let Some(bytes) = s.queue.pop_front() {
+            // A frame probes the connection as a ping does: the next ping
+            // is due `PING_EVERY` after the last frame.
+            s.ping.reset();
             return Some((Ok(bytes), s));
         }
         if s.ended || *s.closing.borrow() {

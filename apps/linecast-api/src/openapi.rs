@@ -1,8 +1,8 @@
 //! The OpenAPI document served at `/openapi.json`. Its paths come from the
 //! route table (`routes::table`), the table the dispatcher routes by, so
 //! the schema and the router cannot disagree; this module only adds what
-//! no route carries: info, tags, security schemes and shared component
-//! schemas.
+//! no route carries: info, tags, security schemes, shared component
+//! schemas, and the per-event schema of the change stream.
 
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -133,6 +133,87 @@ impl Modify for GatedErrorResponses {
     }
 }
 
+/// The media type of the change stream.
+const EVENT_STREAM: &str = "text/event-stream";
+
+/// The change stream described one event at a time, as OpenAPI 3.2's
+/// `itemSchema` does (schemathesis checks every event against it): an
+/// event is its `id`, `event` and `data` fields, `data` being the JSON of
+/// the event type's schema (`contentMediaType`/`contentSchema`). Comment
+/// lines (`: ping`) are not events. The route declares the stream's
+/// status, wording and media type; this replaces the media type's
+/// schema (a plain string, which would describe each event as a string).
+struct EventStreamItems;
+
+/// Each event type and the component schema of its `data`.
+const EVENT_TYPES: [(&str, &str); 3] = [
+    ("release", "ReleaseEventData"),
+    ("status", "StatusEventData"),
+    ("resync", "ResyncEventData"),
+];
+
+fn event_item_schema() -> utoipa::openapi::Schema {
+    use utoipa::openapi::Ref;
+    use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, OneOfBuilder, Type};
+    let mut events = OneOfBuilder::new().description(Some(
+        "One server-sent event: `id` (what to send back as `Last-Event-ID`), `event` (its type) and `data` \
+         (one line of JSON of the type's schema). `release` and `status` always carry an id; `resync` carries \
+         the newest id the stream knows, if any.",
+    ));
+    for (name, data) in EVENT_TYPES {
+        let mut event = ObjectBuilder::new().schema_type(Type::Object);
+        if name != "resync" {
+            event = event.required("id");
+        }
+        event = event
+            .property(
+                "id",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .pattern(Some("^[0-9]{13}-[rs]-[0-9a-f]{16}$")),
+            )
+            .property(
+                "event",
+                ObjectBuilder::new().schema_type(Type::String).enum_values(Some([name])),
+            )
+            .property(
+                "data",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .content_media_type("application/json")
+                    .content_schema(Some(Ref::from_schema_name(data))),
+            )
+            .required("event")
+            .required("data")
+            .additional_properties(Some(AdditionalProperties::FreeForm(false)));
+        events = events.item(event);
+    }
+    events.build().into()
+}
+
+impl Modify for EventStreamItems {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::{ContentBuilder, RefOr};
+        let Some(operation) = openapi
+            .paths
+            .paths
+            .get_mut(crate::routes::table::EVENTS.path)
+            .and_then(|item| item.get.as_mut())
+        else {
+            return;
+        };
+        if let Some(RefOr::T(response)) = operation.responses.responses.get_mut("200") {
+            response.content.insert(
+                EVENT_STREAM.to_owned(),
+                ContentBuilder::new()
+                    .item_schema(Some(event_item_schema()))
+                    .build()
+                    .into(),
+            );
+        }
+    }
+}
+
 #[derive(OpenApi)]
 #[openapi(
     info(
@@ -203,5 +284,6 @@ pub fn document() -> utoipa::openapi::OpenApi {
             .extend(schemas);
     }
     GatedErrorResponses.modify(&mut doc);
+    EventStreamItems.modify(&mut doc);
     doc
 }

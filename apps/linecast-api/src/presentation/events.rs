@@ -10,7 +10,8 @@ use utoipa::ToSchema;
 
 use super::time::rfc3339;
 
-/// The comment line sent every 15 s.
+/// The comment line sent when a stream has sent nothing for
+/// `events::PING_EVERY`.
 pub const PING: &[u8] = b": ping\n\n";
 
 /// `release`: a new version of an object appeared in the store.

@@ -5,14 +5,20 @@
 //! Columns: the union of the seasons' served columns, in first-seen order
 //! oldest season first, with `push`, `graded` and `ungraded_reason` last as
 //! on every result row; a season without a column has null there.
+//!
+//! Parquet types follow the column's kind, except for the text columns of
+//! [`TYPED_TEXT`], whose text has a known form: Parquet holds them typed
+//! while CSV (and `/results`) keep the text.
 
 use std::sync::Arc;
 
 use actix_web::http::header::{CONTENT_DISPOSITION, HeaderName, HeaderValue};
-use arrow_array::builder::{BooleanBuilder, Date32Builder, Float64Builder, Int64Builder, StringBuilder};
+use arrow_array::builder::{
+    BooleanBuilder, Date32Builder, Float64Builder, Int64Builder, StringBuilder, TimestampMicrosecondBuilder,
+};
 use arrow_array::{ArrayRef, RecordBatch};
-use arrow_schema::{DataType, Field, Schema};
-use chrono::NaiveDate;
+use arrow_schema::{DataType, Field, Schema, TimeUnit};
+use chrono::{DateTime, NaiveDate};
 use linecast_core::services::history::export::Export;
 use linecast_core::services::history::rows::{Cell, Kind, ServedColumn};
 use parquet::arrow::ArrowWriter;
@@ -29,7 +35,7 @@ use crate::responses::Rendered;
 
 /// The version of the export's column mapping (names, order and types);
 /// bumped when any of them changes.
-pub const COLUMNS_VERSION: &str = "1";
+pub const COLUMNS_VERSION: &str = "2";
 
 /// The response header naming the snapshot of the exported seasons.
 pub const SNAPSHOT_HEADER: &str = "x-linecast-snapshot";
@@ -159,8 +165,50 @@ fn csv(export: &Export, columns: &[ServedColumn<'_>]) -> Result<Vec<u8>, ApiErro
         .map_err(|e| ApiError::Internal(format!("writing CSV: {e}")))
 }
 
-/// The Arrow type of a column's cells.
-pub fn data_type(kind: Kind) -> DataType {
+/// Text columns whose text has a known form, typed in Parquet:
+/// `forecast_published_at` (an RFC 3339 instant) and
+/// `model_training_through` (a date), both checked by the store parser, and
+/// the unknown columns `home_rest_days` (whole days) and `travel_km`. A cell
+/// that does not read as its type is null in Parquet.
+const TYPED_TEXT: [(&str, Typed); 4] = [
+    ("forecast_published_at", Typed::Instant),
+    ("model_training_through", Typed::Date),
+    ("home_rest_days", Typed::Whole),
+    ("travel_km", Typed::Number),
+];
+
+/// The Parquet type of a text column of [`TYPED_TEXT`].
+#[derive(Debug, Clone, Copy)]
+enum Typed {
+    /// A UTC timestamp in microseconds.
+    Instant,
+    Date,
+    Whole,
+    Number,
+}
+
+impl Typed {
+    fn data_type(self) -> DataType {
+        match self {
+            Self::Instant => DataType::Timestamp(TimeUnit::Microsecond, Some(UTC.into())),
+            Self::Date => DataType::Date32,
+            Self::Whole => DataType::Int64,
+            Self::Number => DataType::Float64,
+        }
+    }
+}
+
+/// The time zone of a timestamp column: its instants are adjusted to UTC.
+const UTC: &str = "UTC";
+
+/// The Arrow type of a column's cells in Parquet.
+pub fn data_type(column: &ServedColumn<'_>) -> DataType {
+    let kind = column.column.kind();
+    if kind == Kind::Text
+        && let Some((_, typed)) = TYPED_TEXT.iter().find(|(name, _)| *name == column.name)
+    {
+        return typed.data_type();
+    }
     match kind {
         Kind::Date => DataType::Date32,
         Kind::Time | Kind::Text => DataType::Utf8,
@@ -173,6 +221,7 @@ pub fn data_type(kind: Kind) -> DataType {
 /// A typed column under construction.
 enum Builder {
     Date(Date32Builder),
+    Timestamp(TimestampMicrosecondBuilder),
     Text(StringBuilder),
     Float(Float64Builder),
     Int(Int64Builder),
@@ -180,9 +229,12 @@ enum Builder {
 }
 
 impl Builder {
-    fn new(kind: Kind, rows: usize) -> Self {
-        match data_type(kind) {
+    fn new(data_type: &DataType, rows: usize) -> Self {
+        match data_type {
             DataType::Date32 => Self::Date(Date32Builder::with_capacity(rows)),
+            DataType::Timestamp(..) => {
+                Self::Timestamp(TimestampMicrosecondBuilder::with_capacity(rows).with_timezone(UTC))
+            }
             DataType::Float64 => Self::Float(Float64Builder::with_capacity(rows)),
             DataType::Int64 => Self::Int(Int64Builder::with_capacity(rows)),
             DataType::Boolean => Self::Flag(BooleanBuilder::with_capacity(rows)),
@@ -190,13 +242,29 @@ impl Builder {
         }
     }
 
-    /// Appends `cell` of `column`, as `/results` serves it, in this type.
+    /// Appends `cell` of `column` in this type: a text cell of a typed
+    /// column (see [`TYPED_TEXT`]) read as that type, any other cell as
+    /// `/results` serves it.
     fn push(&mut self, column: &ServedColumn<'_>, cell: Cell<'_>) {
-        if let (Self::Date(b), Cell::Date(date)) = (&mut *self, &cell) {
-            b.append_value(days_since_epoch(*date));
-            return;
+        match (self, cell) {
+            (Self::Date(b), Cell::Date(date)) => b.append_value(days_since_epoch(date)),
+            (Self::Date(b), Cell::Text(text)) => {
+                b.append_option(NaiveDate::parse_from_str(&text, "%Y-%m-%d").ok().map(days_since_epoch));
+            }
+            (Self::Timestamp(b), Cell::Text(text)) => {
+                b.append_option(DateTime::parse_from_rfc3339(&text).ok().map(|t| t.timestamp_micros()));
+            }
+            (Self::Float(b), Cell::Text(text)) => b.append_option(number(&text)),
+            (Self::Int(b), Cell::Text(text)) => {
+                b.append_option(number(&text).and_then(linecast_domain::round::as_whole));
+            }
+            (builder, cell) => builder.push_served(served(column, cell)),
         }
-        match (self, served(column, cell)) {
+    }
+
+    /// Appends a served value, null where it is not of this type.
+    fn push_served(&mut self, value: Served<'_>) {
+        match (self, value) {
             (Self::Text(b), Served::Text(text)) => b.append_value(text),
             (Self::Float(b), Served::Float(x)) => b.append_value(x),
             #[expect(clippy::cast_precision_loss, reason = "whole numbers served are below 2^53")]
@@ -204,6 +272,7 @@ impl Builder {
             (Self::Int(b), Served::Int(n)) => b.append_value(n),
             (Self::Flag(b), Served::Bool(flag)) => b.append_value(flag),
             (Self::Date(b), _) => b.append_null(),
+            (Self::Timestamp(b), _) => b.append_null(),
             (Self::Text(b), _) => b.append_null(),
             (Self::Float(b), _) => b.append_null(),
             (Self::Int(b), _) => b.append_null(),
@@ -214,12 +283,18 @@ impl Builder {
     fn finish(self) -> ArrayRef {
         match self {
             Self::Date(mut b) => Arc::new(b.finish()),
+            Self::Timestamp(mut b) => Arc::new(b.finish()),
             Self::Text(mut b) => Arc::new(b.finish()),
             Self::Float(mut b) => Arc::new(b.finish()),
             Self::Int(mut b) => Arc::new(b.finish()),
             Self::Flag(mut b) => Arc::new(b.finish()),
         }
     }
+}
+
+/// A finite number written as text (`7`, `1618`, `3.5`).
+fn number(text: &str) -> Option<f64> {
+    text.parse::<f64>().ok().filter(|x| x.is_finite())
 }
 
 fn days_since_epoch(date: NaiveDate) -> i32 {
@@ -229,16 +304,15 @@ fn days_since_epoch(date: NaiveDate) -> i32 {
 
 fn parquet(export: &Export, columns: &[ServedColumn<'_>]) -> Result<Vec<u8>, ApiError> {
     let failed = |e: parquet::errors::ParquetError| ApiError::Internal(format!("writing Parquet: {e}"));
+    let types: Vec<DataType> = columns.iter().map(data_type).collect();
     let schema = Arc::new(Schema::new(
         columns
             .iter()
-            .map(|c| Field::new(c.name, data_type(c.column.kind()), true))
+            .zip(&types)
+            .map(|(c, t)| Field::new(c.name, t.clone(), true))
             .collect::<Vec<_>>(),
     ));
-    let mut builders: Vec<Builder> = columns
-        .iter()
-        .map(|c| Builder::new(c.column.kind(), export.total()))
-        .collect();
+    let mut builders: Vec<Builder> = types.iter().map(|t| Builder::new(t, export.total())).collect();
     for_each_row(export, columns, |cells| {
         for ((builder, column), cell) in builders.iter_mut().zip(columns).zip(cells) {
             builder.push(column, cell);

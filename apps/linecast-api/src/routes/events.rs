@@ -26,7 +26,7 @@ use crate::state::AppState;
     ),
     security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
-        (status = 200, description = "A server-sent event stream: `release` (ReleaseEventData), `status` (StatusEventData) and `resync` (ResyncEventData) events, each with an id, and `: ping` every 15 s. Opening counts as one request.", content_type = "text/event-stream", body = String),
+        (status = 200, description = "A server-sent event stream: `release` (ReleaseEventData), `status` (StatusEventData) and `resync` (ResyncEventData) events, each with an id, and `: ping` after 2 s without another frame. Opening counts as one request.", content_type = "text/event-stream", body = String),
         (status = 400, description = "An unknown sport or type", body = crate::error::ErrorBody),
         (status = 429, description = "The customer already holds LINECAST_MAX_STREAMS_PER_CUSTOMER streams (default 5; not counted, with Retry-After), or the request limits are exceeded", body = crate::error::ErrorBody)
     )

@@ -1,7 +1,8 @@
 //! Every JSON response the in-process tests receive through the helpers is
 //! validated against the OpenAPI schema of its route, method and status: an
 //! undocumented status or a body that breaks its schema fails the test that
-//! received it.
+//! received it. Every server-sent event they read from the change stream is
+//! validated against the stream's `itemSchema` (`validate_event`).
 
 use std::sync::OnceLock;
 
@@ -96,4 +97,60 @@ pub fn violations(method: &str, url_path: &str, status: u16, body: &Value) -> Ve
         .map(|e| format!("{} at {} (schema {pointer})", e, e.instance_path))
         .take(5)
         .collect()
+}
+
+fn compiled(doc: &Value, pointer: &str) -> jsonschema::Validator {
+    let mut schema = doc.clone();
+    schema["$ref"] = json!(pointer);
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .build(&schema)
+        .unwrap_or_else(|e| panic!("schema for {pointer} does not compile: {e}"))
+}
+
+/// Validates one server-sent event of the change stream, as an SSE parser
+/// gives it (`id`, `event`, and `data` as text), against the stream's
+/// `itemSchema`, and its `data`, read as JSON, against the schema its event
+/// type names in `contentSchema` (JSON Schema leaves that keyword to the
+/// application). Panics naming the violations.
+pub fn validate_event(event: &Value) {
+    let c = contract();
+    let path = escape(linecast_api::routes::table::EVENTS.path);
+    let pointer = format!("#/paths/{path}/get/responses/200/content/text~1event-stream/itemSchema");
+    let errors: Vec<String> = compiled(&c.doc, &pointer)
+        .iter_errors(event)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .take(5)
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "an event breaks the stream's itemSchema: {errors:?}\nevent: {event}"
+    );
+    let item = c
+        .doc
+        .pointer(&pointer[1..])
+        .unwrap_or_else(|| panic!("{pointer} is in the document"));
+    let branch = item["oneOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|branch| {
+            branch["properties"]["event"]["enum"]
+                .as_array()
+                .unwrap()
+                .contains(&event["event"])
+        })
+        .unwrap_or_else(|| panic!("no branch of the itemSchema names {}", event["event"]));
+    let data_schema = branch["properties"]["data"]["contentSchema"]["$ref"].as_str().unwrap();
+    let data: Value = serde_json::from_str(event["data"].as_str().unwrap())
+        .unwrap_or_else(|e| panic!("an event's data is not JSON ({e}): {event}"));
+    let errors: Vec<String> = compiled(&c.doc, data_schema)
+        .iter_errors(&data)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .take(5)
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "an event's data breaks {data_schema}: {errors:?}\ndata: {data}"
+    );
 }

@@ -1,6 +1,7 @@
 //! The change stream over HTTP: a republished object is one `release`
 //! event and the next request serves it, two instances name it alike, a
 //! stale `Last-Event-ID` gets `resync`, the sixth stream is refused, a
+//! stream whose client closed or vanished gives its slot back within 5 s, a
 //! revoked key's stream ends, and bad filters are 400s. (The watcher's own
 //! rules, the status transition at the deadline and the replay window are
 //! core's tests, on the in-memory store with a clock the tests move.)
@@ -30,13 +31,17 @@ impl Frames {
     }
 
     /// The next frame, or `None` when the stream ends or nothing comes in
-    /// `wait`.
+    /// `wait`. An event (any frame but a comment) is validated against the
+    /// stream's schema.
     async fn next(&mut self, wait: Duration) -> Option<String> {
         let deadline = tokio::time::Instant::now() + wait;
         loop {
             if let Some(end) = self.buffer.find("\n\n") {
                 let frame = self.buffer[..end].to_owned();
                 self.buffer.drain(..end + 2);
+                if !frame.starts_with(':') {
+                    crate::contract::validate_event(&as_event(&frame));
+                }
                 return Some(frame);
             }
             match tokio::time::timeout_at(deadline, self.res.chunk()).await {
@@ -60,6 +65,18 @@ impl Frames {
 
 fn field<'a>(frame: &'a str, name: &str) -> Option<&'a str> {
     frame.lines().find_map(|l| l.strip_prefix(&format!("{name}: ")))
+}
+
+/// An event frame as an SSE parser gives it: `id`, `event` and `data`
+/// (text), each when present.
+fn as_event(frame: &str) -> serde_json::Value {
+    let mut event = serde_json::Map::new();
+    for name in ["id", "event", "data"] {
+        if let Some(value) = field(frame, name) {
+            event.insert(name.to_owned(), value.into());
+        }
+    }
+    event.into()
 }
 
 /// An app over `store` whose watcher runs every 50 ms.
@@ -158,8 +175,8 @@ async fn opening_a_stream_counts_once_and_a_customer_holds_at_most_five() {
     assert_eq!(counted, 1, "one request per stream");
     let refused = app.get_authed(EVENTS).await;
     assert_eq!(refused.status(), 429);
-    // One ping interval: within it a stream whose client went away without
-    // closing its connection is noticed.
+    // As published (a slot held by a stream whose client is gone comes
+    // back sooner: see the slot tests below).
     assert_eq!(refused.headers()["retry-after"], "15");
     let body: serde_json::Value = refused.json().await.unwrap();
     let detail = body["detail"].as_str().unwrap();
@@ -234,4 +251,114 @@ async fn unknown_sports_and_types_are_400s_naming_the_parameter_and_a_key_is_req
     }
     let (status, _) = app.get_json(EVENTS).await;
     assert_eq!(status, 401);
+}
+
+/// A stream read from a raw socket: the request written, the response head
+/// read (a 200).
+async fn raw_stream(address: &str, key: &str) -> tokio::net::TcpStream {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let mut socket = tokio::net::TcpStream::connect(address).await.unwrap();
+    let request =
+        format!("GET {EVENTS} HTTP/1.1\r\nHost: linecast\r\nAccept: text/event-stream\r\nX-API-Key: {key}\r\n\r\n");
+    socket.write_all(request.as_bytes()).await.unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        let n = tokio::time::timeout(WAIT, socket.read(&mut byte))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(n, 1, "the response head: {}", String::from_utf8_lossy(&head));
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    socket
+}
+
+/// A client whose connection can vanish as in a network blip: it runs
+/// through a relay which, once told, passes nothing more and sends the
+/// server no FIN (the client's close was lost); like the client's host,
+/// which no longer knows the connection, it answers the next bytes the
+/// server sends with a reset.
+struct Vanishing {
+    vanish: tokio::sync::oneshot::Sender<()>,
+    client: tokio::net::TcpStream,
+}
+
+impl Vanishing {
+    async fn open(app: &TestApp) -> Self {
+        let server_address = app.address.trim_start_matches("http://").to_owned();
+        let relay = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let relay_address = relay.local_addr().unwrap().to_string();
+        let (vanish, vanished) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(async move {
+            let (mut downstream, _) = relay.accept().await.unwrap();
+            let mut upstream = tokio::net::TcpStream::connect(&server_address).await.unwrap();
+            tokio::select! {
+                _ = tokio::io::copy_bidirectional(&mut downstream, &mut upstream) => return,
+                _ = vanished => {}
+            }
+            drop(downstream);
+            // Silent until the server writes; then the reset.
+            let _ = upstream.readable().await;
+            upstream.set_zero_linger().unwrap();
+            drop(upstream);
+        });
+        let client = raw_stream(&relay_address, &app.api_key).await;
+        Self { vanish, client }
+    }
+
+    fn vanish(self) {
+        self.vanish.send(()).unwrap();
+        drop(self.client);
+    }
+}
+
+/// Polls for a new stream until one is admitted (every refusal a 429), and
+/// how long that took; panics at `deadline`.
+async fn admitted_within(app: &TestApp, deadline: Duration) -> Duration {
+    let started = tokio::time::Instant::now();
+    loop {
+        let res = app.get_authed(EVENTS).await;
+        if res.status() == 200 {
+            return started.elapsed();
+        }
+        assert_eq!(res.status(), 429);
+        assert!(
+            started.elapsed() < deadline,
+            "no stream admitted within {deadline:?}: the gone client's slot is still held"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+const SLOT_BACK_WITHIN: Duration = Duration::from_secs(5);
+
+#[tokio::test]
+async fn a_stream_whose_client_closes_its_connection_gives_its_slot_back_within_five_seconds() {
+    let app = spawn_app().await;
+    let address = app.address.trim_start_matches("http://").to_owned();
+    let mut streams = Vec::new();
+    for _ in 0..app.state.events.slots.cap() {
+        streams.push(raw_stream(&address, &app.api_key).await);
+    }
+    assert_eq!(app.get_authed(EVENTS).await.status(), 429, "the customer holds its cap");
+    drop(streams.pop());
+    admitted_within(&app, SLOT_BACK_WITHIN).await;
+}
+
+#[tokio::test]
+async fn a_stream_whose_client_vanished_without_a_close_reaching_the_server_gives_its_slot_back_within_five_seconds() {
+    let app = spawn_app().await;
+    let address = app.address.trim_start_matches("http://").to_owned();
+    let mut streams = Vec::new();
+    for _ in 1..app.state.events.slots.cap() {
+        streams.push(raw_stream(&address, &app.api_key).await);
+    }
+    let vanishing = Vanishing::open(&app).await;
+    assert_eq!(app.get_authed(EVENTS).await.status(), 429, "the customer holds its cap");
+    vanishing.vanish();
+    admitted_within(&app, SLOT_BACK_WITHIN).await;
+    drop(streams);
 }

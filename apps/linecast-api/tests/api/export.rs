@@ -6,12 +6,12 @@
 use std::io::Read;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Date32Type, Float64Type, Int64Type};
+use arrow_array::types::{Date32Type, Float64Type, Int64Type, TimestampMicrosecondType};
 use arrow_array::{Array, RecordBatch};
-use arrow_schema::DataType;
+use arrow_schema::{DataType, TimeUnit};
 use bytes::Bytes;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::basic::{Compression, Encoding};
+use parquet::basic::{Compression, Encoding, LogicalType, TimeUnit as ParquetTimeUnit, Type as PhysicalType};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -185,6 +185,11 @@ fn as_json(array: &dyn Array, i: usize) -> Value {
             let date = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap() + chrono::Duration::days(days.into());
             Value::String(date.format("%Y-%m-%d").to_string())
         }
+        DataType::Timestamp(TimeUnit::Microsecond, Some(_)) => {
+            let micros = array.as_primitive::<TimestampMicrosecondType>().value(i);
+            let instant = chrono::DateTime::from_timestamp_micros(micros).unwrap();
+            Value::String(instant.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
+        }
         DataType::Utf8 => Value::String(array.as_string::<i32>().value(i).to_owned()),
         DataType::Float64 => serde_json::json!(array.as_primitive::<Float64Type>().value(i)),
         DataType::Int64 => serde_json::json!(array.as_primitive::<Int64Type>().value(i)),
@@ -194,10 +199,12 @@ fn as_json(array: &dyn Array, i: usize) -> Value {
 }
 
 /// Numbers compared as numbers (the JSON writes -110 where Parquet holds
-/// -110.0); exactly, since both carry the same served value.
+/// -110.0), a text column Parquet types (`"1618"`) by the number it reads
+/// as; exactly, since both carry the same served value.
 #[expect(clippy::float_cmp, reason = "the file must hold the served value exactly")]
 fn same(a: &Value, b: &Value) -> bool {
-    match (a.as_f64(), b.as_f64()) {
+    let number = |v: &Value| v.as_f64().or_else(|| v.as_str().and_then(|s| s.parse::<f64>().ok()));
+    match (a.as_f64(), number(b)) {
         (Some(x), Some(y)) => x == y,
         _ => a == b,
     }
@@ -244,6 +251,13 @@ async fn a_season_as_parquet_reads_back_typed_with_the_results_values_and_its_me
         ("push", DataType::Boolean),
         ("graded", DataType::Boolean),
         ("ungraded_reason", DataType::Utf8),
+        (
+            "forecast_published_at",
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+        ),
+        ("model_training_through", DataType::Date32),
+        ("home_rest_days", DataType::Int64),
+        ("travel_km", DataType::Float64),
     ] {
         assert_eq!(types.get(column), Some(&&expected), "{column}");
     }
@@ -275,7 +289,7 @@ async fn a_season_as_parquet_reads_back_typed_with_the_results_values_and_its_me
     assert_eq!(kv["linecast.sport"], "nba");
     assert_eq!(kv["linecast.model_type"], "won_on_points");
     assert_eq!(kv["linecast.season"], "2025-26");
-    assert_eq!(kv["linecast.columns_version"], "1");
+    assert_eq!(kv["linecast.columns_version"], "2");
     let group = metadata.row_group(0);
     let team = group
         .columns()
@@ -288,6 +302,95 @@ async fn a_season_as_parquet_reads_back_typed_with_the_results_values_and_its_me
             .any(|e| e == Encoding::RLE_DICTIONARY || e == Encoding::PLAIN_DICTIONARY),
         "text is dictionary-encoded"
     );
+}
+
+#[tokio::test]
+#[expect(clippy::float_cmp, reason = "the file must hold the stored number exactly")]
+async fn the_parquet_export_types_rest_days_and_travel_as_numbers_publication_as_a_utc_instant_and_training_as_a_date()
+{
+    let app = spawn_app().await;
+    let mut rows = Vec::new();
+    for season in seasons_oldest_first(&app).await {
+        rows.extend(paged_season(&app, &season).await.0);
+    }
+    let res = get(&app, &format!("{BASE}/export?season=all&format=parquet"), &[]).await;
+    assert_eq!(res.status(), 200);
+    let (batches, metadata) = read_parquet(res.bytes().await.unwrap());
+    assert_eq!(batches[0].num_rows(), rows.len());
+    let parquet_type = |name: &str| {
+        let schema = metadata.file_metadata().schema_descr();
+        let column = (0..schema.num_columns())
+            .map(|i| schema.column(i))
+            .find(|c| c.name() == name)
+            .unwrap_or_else(|| panic!("{name} is a column"));
+        (column.physical_type(), column.logical_type_ref().cloned())
+    };
+    let row_of = |name: &str| {
+        rows.iter()
+            .enumerate()
+            .find_map(|(i, r)| r.get(name).and_then(Value::as_str).map(|s| (i, s.to_owned())))
+            .unwrap_or_else(|| panic!("{name}: /results serves it on some row"))
+    };
+    let column = |name: &str| batches[0].column_by_name(name).unwrap().clone();
+
+    // Whole days: INT64, the served text's number.
+    assert_eq!(parquet_type("home_rest_days"), (PhysicalType::INT64, None));
+    let (i, text) = row_of("home_rest_days");
+    let days = column("home_rest_days");
+    assert_eq!(days.data_type(), &DataType::Int64);
+    assert_eq!(days.as_primitive::<Int64Type>().value(i), text.parse::<i64>().unwrap());
+
+    // Kilometres: DOUBLE.
+    assert_eq!(parquet_type("travel_km"), (PhysicalType::DOUBLE, None));
+    let (i, text) = row_of("travel_km");
+    let km = column("travel_km");
+    assert_eq!(km.data_type(), &DataType::Float64);
+    assert_eq!(km.as_primitive::<Float64Type>().value(i), text.parse::<f64>().unwrap());
+
+    // The publication instant: INT64 TIMESTAMP(MICROS, adjusted to UTC).
+    assert_eq!(
+        parquet_type("forecast_published_at"),
+        (
+            PhysicalType::INT64,
+            Some(LogicalType::timestamp(true, ParquetTimeUnit::MICROS))
+        )
+    );
+    let (i, text) = row_of("forecast_published_at");
+    let published = column("forecast_published_at");
+    assert_eq!(
+        published.data_type(),
+        &DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
+    );
+    assert_eq!(
+        published.as_primitive::<TimestampMicrosecondType>().value(i),
+        chrono::DateTime::parse_from_rfc3339(&text).unwrap().timestamp_micros(),
+        "{text}"
+    );
+
+    // The training cut-off: INT32 DATE.
+    assert_eq!(
+        parquet_type("model_training_through"),
+        (PhysicalType::INT32, Some(LogicalType::Date))
+    );
+    let (i, text) = row_of("model_training_through");
+    let through = column("model_training_through");
+    assert_eq!(through.data_type(), &DataType::Date32);
+    let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap();
+    let date = chrono::NaiveDate::parse_from_str(&text, "%Y-%m-%d").unwrap();
+    assert_eq!(
+        through.as_primitive::<Date32Type>().value(i),
+        i32::try_from((date - epoch).num_days()).unwrap()
+    );
+
+    // Nulls stay null.
+    for name in ["forecast_published_at", "model_training_through"] {
+        let (i, _) = rows
+            .iter()
+            .enumerate()
+            .find(|(_, r)| r.get(name).is_some_and(Value::is_null))
+            .unwrap_or_else(|| panic!("{name} is null on some row"));
+        assert!(column(name).is_null(i), "{name} row {i}");
+    }
 }
 
 #[tokio::test]
