@@ -15,6 +15,10 @@ pub struct StoreOptions {
     /// Settings for `s3://` URLs; anything unset comes from the `AWS_*`
     /// environment (`AWS_ENDPOINT_URL`, `AWS_ALLOW_HTTP`, credentials, region).
     pub s3: S3Options,
+    /// Settings for `gs://` URLs; anything unset comes from the `GOOGLE_*`
+    /// environment (`GOOGLE_SERVICE_ACCOUNT`, `GOOGLE_APPLICATION_CREDENTIALS`)
+    /// or, with neither, the metadata server on Google Cloud.
+    pub gcs: GcsOptions,
 }
 
 impl Default for StoreOptions {
@@ -23,6 +27,7 @@ impl Default for StoreOptions {
             cache_bytes: linecast_core::memory::Budget::default().artifacts(),
             version_ttl: Duration::from_secs(2),
             s3: S3Options::default(),
+            gcs: GcsOptions::default(),
         }
     }
 }
@@ -38,4 +43,15 @@ pub struct S3Options {
     pub region: Option<String>,
     pub access_key_id: Option<String>,
     pub secret_access_key: Option<String>,
+}
+
+/// Overrides of the `GOOGLE_*` environment for `gs://` stores.
+#[derive(Debug, Clone, Default)]
+pub struct GcsOptions {
+    /// Path of a service-account JSON file, as `GOOGLE_SERVICE_ACCOUNT`. A
+    /// file carrying `gcs_base_url` and `disable_oauth: true` points the store
+    /// at a GCS emulator without tokens.
+    pub service_account: Option<String>,
+    /// Permit plain HTTP (needed for a local emulator), as `GOOGLE_ALLOW_HTTP`.
+    pub allow_http: Option<bool>,
 }

@@ -101,10 +101,10 @@ impl std::fmt::Debug for ObjectArtifactStore {
 }
 
 impl ObjectArtifactStore {
-    /// Opens `file:///abs/path`, `memory://` or `s3://bucket/prefix`. Keys
-    /// are relative to the URL's path.
+    /// Opens `file:///abs/path`, `memory://`, `s3://bucket/prefix` or
+    /// `gs://bucket/prefix`. Keys are relative to the URL's path.
     pub fn from_url(url: &str, options: StoreOptions) -> Result<Self, StoreError> {
-        Ok(Self::new(store_for_url(url, &options.s3)?, options))
+        Ok(Self::new(store_for_url(url, &options)?, options))
     }
 
     /// Wraps an existing object store (already scoped to the data root).
@@ -117,6 +117,7 @@ impl ObjectArtifactStore {
             cache_bytes,
             version_ttl,
             s3: _,
+            gcs: _,
         } = options;
         let versions = Cache::builder().time_to_live(version_ttl).build();
         let listings = Cache::builder().time_to_live(version_ttl).build();
