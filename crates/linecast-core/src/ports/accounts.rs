@@ -466,7 +466,9 @@ mod tests {
     /// that key, computed here independently.
     #[test]
     fn a_remembered_key_digest_is_always_that_keys_sha256() {
-        let keys: Vec<String> = (0..KeyHash::REMEMBERED + 500).map(|i| format!("sk_service_{i:040}")).collect();
+        let keys: Vec<String> = (0..KeyHash::REMEMBERED + 500)
+            .map(|i| format!("sk_service_{i:040}"))
+            .collect();
         for _ in 0..2 {
             for key in &keys {
                 let expected = hex::encode(sha2::Sha256::digest(key.as_bytes()));
