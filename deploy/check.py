@@ -187,11 +187,13 @@ def check_probes(binary, paths):
         LINECAST_VAR_DIR=work,
         LINECAST_DEMO="false",
         LINECAST_NOW="2026-11-15T17:00:00Z",
+        LINECAST_DRAIN_GRACE_SECS="0",
         RUST_LOG="warn",
     )
     log = open(os.path.join(work, "server.log"), "w")
-    server = subprocess.Popen([binary], env=env, cwd=work, stdout=log, stderr=log)
+    server = None
     try:
+        server = subprocess.Popen([binary], env=env, cwd=work, stdout=log, stderr=log)
         base = f"http://127.0.0.1:{port}"
         deadline = time.time() + 120
         while get(base + "/api/v1/liveness") != 200:
@@ -211,11 +213,14 @@ def check_probes(binary, paths):
                 time.sleep(0.5)
             ok(f"probe path {path} answers 200")
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        if server is not None:
+            server.terminate()
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+        log.close()
         shutil.rmtree(work, ignore_errors=True)
 
 
