@@ -39,3 +39,18 @@ load duration="30" connections="64":
 # Peak memory over a sweep of every sport, model type and season.
 sweep:
     bench/sweep.sh
+
+# A local cluster on loopback (nginx, three instances, PostgreSQL, Redis, moto's S3); Ctrl-C stops it. With a command: run it against the cluster, then stop.
+cluster *cmd:
+    cargo build -p linecast-api -p linecast-admin
+    deploy/local/cluster.sh {{cmd}}
+
+# The cluster test: smoke and export, exact count under load, rolling restart, kill -9, event stream.
+cluster-test:
+    cargo build -p linecast-api -p linecast-admin
+    LINECAST_NOW=2026-11-21T17:00:00Z deploy/local/cluster.sh python3 deploy/local/cluster_test.py
+
+# Check the Dockerfile, compose and Kubernetes files against the code (variables, probe paths, nginx -t).
+deploy-check:
+    cargo build -p linecast-api
+    python3 deploy/check.py

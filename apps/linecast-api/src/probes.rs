@@ -29,10 +29,13 @@ pub const HEALTH_TTL: Duration = Duration::from_secs(1);
 /// The last round of probe results. Health and readiness read it; a round
 /// older than `HEALTH_TTL` is replaced by the first caller (the others wait
 /// for it rather than probing too), so a flood of health calls costs one
-/// round of probes a second.
+/// round of probes a second. It also holds whether the instance is
+/// draining (a stop signal arrived): readiness then fails whatever the
+/// probes say.
 #[derive(Default)]
 pub struct HealthCache {
     last: tokio::sync::Mutex<Option<(Instant, Arc<Round>)>>,
+    draining: std::sync::atomic::AtomicBool,
 }
 
 /// One round of probes.
@@ -42,6 +45,16 @@ pub(crate) struct Round {
 }
 
 impl HealthCache {
+    /// From now on readiness fails: the instance is about to stop.
+    pub fn start_draining(&self) {
+        self.draining.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Whether a stop signal arrived (`start_draining`).
+    pub fn is_draining(&self) -> bool {
+        self.draining.load(std::sync::atomic::Ordering::Acquire)
+    }
+
     pub(crate) async fn current(&self, probes: &[Arc<dyn Probe>]) -> Arc<Round> {
         let mut last = self.last.lock().await;
         if let Some((at, report)) = last.as_ref()

@@ -103,6 +103,11 @@ pub struct Settings {
     /// the database for this long, authenticated requests get 503 until it
     /// does (default 10000): the crash bound during a database outage.
     pub usage_stale_after: std::time::Duration,
+    /// `LINECAST_DRAIN_GRACE_SECS`: after SIGTERM or SIGINT, how long the
+    /// instance keeps serving with readiness failing (so load balancers
+    /// take it out) before it stops accepting and drains (default 5;
+    /// decimals allowed; 0 stops at once).
+    pub drain_grace: std::time::Duration,
     /// `LINECAST_VAR_DIR`: where the SQLite file, demo key and default store live.
     pub var_dir: PathBuf,
     /// False only with `LINECAST_AUTH_DISABLED=true`: no keys, no limits.
@@ -156,6 +161,14 @@ impl HeavyReads {
         }
     }
 }
+
+/// Seconds readiness fails after a stop signal before the server stops
+/// accepting (`LINECAST_DRAIN_GRACE_SECS`): a few load-balancer health-check
+/// rounds.
+pub const DEFAULT_DRAIN_GRACE_SECS: f64 = 5.0;
+
+/// The longest drain grace accepted.
+const MAX_DRAIN_GRACE: std::time::Duration = std::time::Duration::from_hours(1);
 
 /// Descriptors kept for everything but client connections.
 const RESERVED_DESCRIPTORS: u64 = 512;
@@ -211,6 +224,7 @@ struct FileSettings {
     max_streams_per_customer: Option<u32>,
     database_timeout_ms: Option<u64>,
     usage_stale_after_ms: Option<u64>,
+    drain_grace_secs: Option<f64>,
 }
 
 /// How long the store trusts a seen object version and the pipeline a
@@ -385,6 +399,16 @@ impl Settings {
             file.usage_stale_after_ms,
             10_000,
         )?);
+        let drain_grace = match env("LINECAST_DRAIN_GRACE_SECS") {
+            Some(v) => v
+                .parse::<f64>()
+                .map_err(|e| bad("LINECAST_DRAIN_GRACE_SECS", format!("'{v}': {e}")))?,
+            None => file.drain_grace_secs.unwrap_or(DEFAULT_DRAIN_GRACE_SECS),
+        };
+        let drain_grace = std::time::Duration::try_from_secs_f64(drain_grace)
+            .ok()
+            .filter(|d| *d <= MAX_DRAIN_GRACE)
+            .ok_or_else(|| bad("LINECAST_DRAIN_GRACE_SECS", "seconds, from 0 to 3600"))?;
         let metrics_bind = pick("LINECAST_METRICS_BIND", &file.metrics_bind)
             .filter(|s| !s.is_empty())
             .map(|v| v.parse().map_err(|e| bad("LINECAST_METRICS_BIND", e)))
@@ -496,6 +520,7 @@ impl Settings {
             redis_timeout,
             redis_leases,
             usage_stale_after,
+            drain_grace,
         })
     }
 
@@ -533,6 +558,7 @@ impl Settings {
             redis_timeout: linecast_limits::DEFAULT_REDIS_TIMEOUT,
             redis_leases: true,
             usage_stale_after: std::time::Duration::from_secs(10),
+            drain_grace: std::time::Duration::ZERO,
             auth_enabled: true,
             freeze_rate_clock: true,
             redis_namespace: "linecast".to_owned(),
@@ -601,6 +627,33 @@ mod tests {
         ] {
             let err = Settings::from_sources(&none, |k| (k == name).then(|| value.to_owned())).unwrap_err();
             assert_eq!(err.name, name, "{value}");
+        }
+    }
+
+    #[test]
+    fn the_drain_grace_defaults_to_five_seconds_and_takes_decimals_and_zero() {
+        let none = FileSettings::default();
+        let grace = |value: &'static str| {
+            Settings::from_sources(&none, move |k| {
+                (k == "LINECAST_DRAIN_GRACE_SECS").then(|| value.to_owned())
+            })
+        };
+        assert_eq!(
+            Settings::from_sources(&none, |_| None).unwrap().drain_grace,
+            std::time::Duration::from_secs(5)
+        );
+        assert_eq!(grace("0.5").unwrap().drain_grace, std::time::Duration::from_millis(500));
+        assert_eq!(grace("0").unwrap().drain_grace, std::time::Duration::ZERO);
+        let in_file = FileSettings {
+            drain_grace_secs: Some(2.0),
+            ..FileSettings::default()
+        };
+        assert_eq!(
+            Settings::from_sources(&in_file, |_| None).unwrap().drain_grace,
+            std::time::Duration::from_secs(2)
+        );
+        for bad in ["-1", "soon", "86400"] {
+            assert_eq!(grace(bad).unwrap_err().name, "LINECAST_DRAIN_GRACE_SECS", "{bad}");
         }
     }
 

@@ -78,6 +78,9 @@ pub struct Application {
     /// The metrics listener, when `LINECAST_METRICS_BIND` is set.
     metrics: Option<(u16, Server)>,
     var_dir: PathBuf,
+    /// How long readiness fails before the server stops accepting, after a
+    /// stop signal (`LINECAST_DRAIN_GRACE_SECS`).
+    drain_grace: std::time::Duration,
 }
 
 pub use crate::accounting::FLUSH_EVERY;
@@ -334,6 +337,7 @@ impl Application {
             refresher,
             metrics,
             var_dir: settings.var_dir.clone(),
+            drain_grace: settings.drain_grace,
         })
     }
 
@@ -353,17 +357,39 @@ impl Application {
 
     /// Serves until SIGTERM/SIGINT (or the handle stops it), then persists
     /// every pending usage increment before returning.
+    ///
+    /// A stop signal first makes readiness fail while everything else is
+    /// still served, for the drain grace (a second signal cuts it short), so
+    /// a load balancer polling readiness stops sending new requests here;
+    /// then the event streams end, the listener closes, idle keep-alive
+    /// connections are closed and requests in flight finish (up to
+    /// `SHUTDOWN_TIMEOUT_SECS`).
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let metrics = self.metrics.map(|(_, server)| {
             let handle = server.handle();
             (tokio::spawn(server), handle)
         });
-        // A stop signal ends the event streams first, so the graceful
-        // shutdown does not wait on connections that never finish.
-        let events = self.state.events.clone();
+        let (events, health, server, grace) = (
+            self.state.events.clone(),
+            self.state.health.clone(),
+            self.server.handle(),
+            self.drain_grace,
+        );
         let closer = tokio::spawn(async move {
             shutdown_signal().await;
+            health.start_draining();
+            tracing::info!(
+                grace_secs = grace.as_secs_f64(),
+                "stop signal: readiness fails from now on; the server stops accepting after the drain grace"
+            );
+            tokio::select! {
+                () = tokio::time::sleep(grace) => {}
+                () = shutdown_signal() => tracing::info!("second stop signal: the drain grace is cut short"),
+            }
+            // The event streams end first, so the graceful shutdown does
+            // not wait on connections that never finish.
             events.close();
+            server.stop(true).await;
         });
         let served = self.server.await;
         closer.abort();
@@ -506,13 +532,26 @@ fn run(
     let stall = heavy.stall_timeout;
     // What `HttpServer` assembles, with one difference: each accepted
     // socket is wrapped in a `StallGuard`, so a response the client stops
-    // reading is ended after the stall timeout (`crate::stall`).
-    let server = actix_server::Server::build()
+    // reading is ended after the stall timeout (`crate::stall`). Stop
+    // signals are `Application::run_until_stopped`'s (readiness fails for
+    // the drain grace first), not actix's.
+    let builder = actix_server::Server::build()
         .workers(workers)
         .max_concurrent_connections(per_worker)
-        .shutdown_timeout(10)
+        .shutdown_timeout(SHUTDOWN_TIMEOUT_SECS)
+        .disable_signals();
+    // A graceful stop also closes idle keep-alive connections (and ends
+    // keep-alive on busy ones after their request), as `HttpServer` does,
+    // so the drain does not wait out the keep-alive timeout.
+    let stopping = builder.graceful_shutdown_signal();
+    let server = builder
         .listen("linecast", listener, move || {
+            let stopping = stopping.clone();
             let http = HttpService::build()
+                .graceful_shutdown_signal(move || {
+                    let stopping = stopping.clone();
+                    async move { stopping.notified().await }
+                })
                 // Idle keep-alive connections outlive a load balancer's idle
                 // timeout (60 s on the common ones), so the proxy, not the
                 // server, closes them: a server closing first races the
@@ -550,6 +589,10 @@ fn run(
 /// flight either finishes or is cut by the stall timeout; a few seconds is
 /// a fair first wait.
 pub const DOWNLOAD_RETRY_AFTER_SECS: u64 = 5;
+
+/// How long requests in flight may take to finish once the server stops
+/// accepting; past it their connections are closed.
+pub const SHUTDOWN_TIMEOUT_SECS: u64 = 10;
 
 /// How long an idle connection is kept open.
 pub const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(75);

@@ -39,6 +39,14 @@ pub async fn health(req: HttpRequest, state: web::Data<AppState>) -> Result<Http
     )
 )]
 pub async fn readiness(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    // After a stop signal the instance still serves, but a load balancer
+    // must send it nothing new (`LINECAST_DRAIN_GRACE_SECS`).
+    if state.health.is_draining() {
+        return Ok(crate::error::error_response(
+            actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
+            "Not ready: the instance is draining before it stops",
+        ));
+    }
     let round = state.health.current(&state.probes).await;
     let down: Vec<&str> = round
         .dependencies

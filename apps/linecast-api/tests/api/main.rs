@@ -12,6 +12,7 @@ mod consistency;
 mod contract;
 mod data_status;
 mod datasets;
+mod drain;
 mod errors;
 mod events;
 mod export;
