@@ -23,7 +23,7 @@ COPY . .
 RUN cargo chef prepare --recipe-path recipe.json
 
 FROM chef AS builder
-ARG PROFILE=release
+ARG PROFILE=dist
 COPY --from=planner /src/recipe.json recipe.json
 # Dependencies only (of every workspace member, tests and benches left
 # out): this layer is rebuilt when a Cargo.toml or Cargo.lock changes, not

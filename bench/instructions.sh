@@ -6,12 +6,12 @@
 #
 #   bench/instructions.sh [N] [ENCODING] [API_BINARY]
 #
-# Starts linecast (release build, demo store, 100 keys of one customer)
+# Starts linecast (dist build, demo store, 100 keys of one customer)
 # under callgrind with instrumentation off, warms it with 300 requests,
 # counts N (default 2000) sequential requests rotating the keys on nba
 # predictions, then does the same for the bare handler serving the very
 # bytes linecast sent. Prints `Ir/request` for both. ENCODING is identity
-# (default) or gzip. API_BINARY defaults to target/release/linecast-api (pass
+# (default) or gzip. API_BINARY defaults to target/dist/linecast-api (pass
 # an older build's copy to compare two builds).
 #
 # Background tasks (flush, watcher) run in proportion to wall time, so
@@ -23,10 +23,10 @@ cd "$(dirname "$0")/.."
 N=${1:-2000}
 ENCODING=${2:-identity}
 TARGET=${CARGO_TARGET_DIR:-target}
-cargo build --release -q -p linecast-api -p linecast-admin --bins --example bare
-API=${3:-$TARGET/release/linecast-api}
-ADMIN=$TARGET/release/linecast-admin
-BARE=$TARGET/release/examples/bare
+cargo build --profile dist -q -p linecast-api -p linecast-admin --bins --example bare
+API=${3:-$TARGET/dist/linecast-api}
+ADMIN=$TARGET/dist/linecast-admin
+BARE=$TARGET/dist/examples/bare
 WORK=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$WORK"' EXIT
 export LINECAST_VAR_DIR="$WORK/var" LINECAST_NOW=2026-11-21T17:00:00Z RUST_LOG=warn LINECAST_PUBLIC_RATE=0

@@ -19,7 +19,7 @@
 # The bare servers serve each path its own bytes (fetched from linecast).
 #
 # Environment:
-#   PROFILE=release|debug  build profile (default release; debug only proves
+#   PROFILE=dist|release|debug  build profile (default dist, the fully optimised one; debug only proves
 #                          the script works: CI's shortened run)
 #   KEYS=3000              API keys to rotate through (the per-key limit is
 #                          50/s sustained, bursts of 100: keep KEYS above
@@ -61,11 +61,11 @@ KEYS=${KEYS:-3000}
 WARM=${WARM:-2}
 TARGET=${CARGO_TARGET_DIR:-target}
 
-PROFILE=${PROFILE:-release}
-if [ "$PROFILE" = release ]; then
-  cargo build --release -q -p linecast-api -p linecast-admin --bins --example bare
-else
+PROFILE=${PROFILE:-dist}
+if [ "$PROFILE" = debug ]; then
   cargo build -q -p linecast-api -p linecast-admin --bins --example bare
+else
+  cargo build --profile "$PROFILE" -q -p linecast-api -p linecast-admin --bins --example bare
 fi
 API=${API_BINARY:-$TARGET/$PROFILE/linecast-api}
 ADMIN=$TARGET/$PROFILE/linecast-admin

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# perf profile of the authenticated hit path (release build): the server on
+# perf profile of the authenticated hit path (dist build): the server on
 # core 0 over the demo store, one customer with 2,400 keys, wrk on core 1
 # with 64 connections rotating keys on nba predictions; `perf record -F 999
 # -g` on the server for 8 s of a 12 s run; prints wrk's RESULT line and the
@@ -14,9 +14,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TARGET=${CARGO_TARGET_DIR:-target}
-cargo build --release -q -p linecast-api -p linecast-admin --bins
-API=${API_BINARY:-$TARGET/release/linecast-api}
-ADMIN=$TARGET/release/linecast-admin
+cargo build --profile dist -q -p linecast-api -p linecast-admin --bins
+API=${API_BINARY:-$TARGET/dist/linecast-api}
+ADMIN=$TARGET/dist/linecast-admin
 PERF_DATA=${PERF_DATA:-/tmp/linecast-perf.data}
 PORT=18199
 WORK=$(mktemp -d)

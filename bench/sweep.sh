@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Memory and full-season latency: start a server (release) over a store,
+# Memory and full-season latency: start a server (the dist profile) over a store,
 # report RSS, time one full-season page (limit=100000, gzip) cold and warm,
 # sweep every sport, model type and season through every history endpoint,
 # report peak RSS (VmHWM), then time the full-season page again.
@@ -19,7 +19,7 @@
 #   API_BINARY=path    the server to measure (default the build's)
 #   LINECAST_CACHE_BYTES  passed through (default: the server's default)
 #   CARGO_TARGET_DIR   where cargo puts binaries (default target)
-#   PROFILE=debug      use debug binaries (proves the script; figures need release)
+#   PROFILE=debug      use debug binaries (proves the script; figures need dist)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NOW=${LINECAST_NOW:-2026-11-21T17:00:00Z}
@@ -27,13 +27,13 @@ TODAY=${NOW%%T*}
 PORT=18191
 PROFILE_DATA=${PROFILE_DATA:-demo}
 TARGET=${CARGO_TARGET_DIR:-target}
-PROFILE=${PROFILE:-release}
+PROFILE=${PROFILE:-dist}
 # The same targets as bench/load.sh: building the example enables dev-dependency
 # features, so a different set would rebuild every crate between the scripts.
-if [ "$PROFILE" = release ]; then
-  cargo build --release -q -p linecast-api -p linecast-admin --bins --example bare
-else
+if [ "$PROFILE" = debug ]; then
   cargo build -q -p linecast-api -p linecast-admin --bins --example bare
+else
+  cargo build --profile "$PROFILE" -q -p linecast-api -p linecast-admin --bins --example bare
 fi
 WORK=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$WORK"' EXIT

@@ -4,9 +4,9 @@
 # Needs STORE and PORT; sets API, ADMIN, WORK, DB and KEY. API_BINARY=path
 # runs another build of the server (an older one, to compare) instead.
 TARGET=${CARGO_TARGET_DIR:-target}
-cargo build --release -q -p linecast-api -p linecast-admin --bins || exit 1
-API=${API_BINARY:-$TARGET/release/linecast-api}
-ADMIN=$TARGET/release/linecast-admin
+cargo build --profile dist -q -p linecast-api -p linecast-admin --bins || exit 1
+API=${API_BINARY:-$TARGET/dist/linecast-api}
+ADMIN=$TARGET/dist/linecast-admin
 [ -d "$STORE/seasons" ] || "$ADMIN" fixtures generate --profile full --out "$STORE" --today 2026-11-21 || exit 1
 WORK=$(mktemp -d)
 DB="sqlite://$WORK/bench.db?mode=rwc"
