@@ -10,8 +10,8 @@
 //! | bodies | 1/4 | rendered response bodies, each encoding |
 //! | rows | 1/8 | rendered result rows of a season generation |
 //!
-//! Every one of them is a [`Budgeted`] cache: one type, so each share is
-//! weighed, evicted and reported the same way.
+//! Every one of them is a [`Budgeted`] cache (`linecast-cache`): one type,
+//! so each share is weighed, evicted and reported the same way.
 //!
 //! Season stores are parsed for the seasons cache only (the artifacts cache
 //! does not keep them), so no parsed row is held twice.
@@ -62,127 +62,7 @@ impl Default for Budget {
     }
 }
 
-/// A cache holding at most its share of the budget: entries weighed in
-/// bytes (one heavier than the share is kept alone), the least recently
-/// used evicted first (amortised O(1), in
-/// moka's maintenance), concurrent misses of one key computed once, and
-/// the evictions that kept it within its share counted for metrics.
-pub struct Budgeted<K, V> {
-    cache: moka::future::Cache<K, V>,
-    budget: u64,
-    evictions: std::sync::Arc<std::sync::atomic::AtomicU64>,
-}
-
-impl<K, V> Budgeted<K, V>
-where
-    K: std::hash::Hash + Eq + Send + Sync + 'static,
-    V: Clone + Send + Sync + 'static,
-{
-    /// A cache of at most `budget` bytes, each entry weighing `weigh`.
-    pub fn new(budget: u64, weigh: impl Fn(&K, &V) -> u64 + Send + Sync + 'static) -> Self {
-        let evictions = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
-        let counted = std::sync::Arc::clone(&evictions);
-        Self {
-            cache: moka::future::Cache::builder()
-                .max_capacity(budget)
-                .eviction_policy(moka::policy::EvictionPolicy::lru())
-                // An entry heavier than the whole share weighs the share:
-                // it is kept alone rather than made again on every use.
-                .weigher(move |k: &K, v: &V| u32::try_from(weigh(k, v).min(budget)).unwrap_or(u32::MAX))
-                .eviction_listener(move |_k, _v, cause| {
-                    if cause == moka::notification::RemovalCause::Size {
-                        counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    }
-                })
-                .build(),
-            budget,
-            evictions,
-        }
-    }
-
-    /// The entry of `key`, marked as used.
-    pub async fn get<Q>(&self, key: &Q) -> Option<V>
-    where
-        K: std::borrow::Borrow<Q>,
-        Q: std::hash::Hash + Eq + ?Sized,
-    {
-        self.cache.get(key).await
-    }
-
-    /// Keeps `value` under `key`, then evicts what the share no longer
-    /// holds (at once, so the weight reported is the weight held).
-    pub async fn insert(&self, key: K, value: V) {
-        self.cache.insert(key, value).await;
-        self.cache.run_pending_tasks().await;
-    }
-
-    /// The entry of `key`, made by `make` on a miss (concurrent misses of
-    /// one key make it once). Errors are not kept.
-    pub async fn try_get_with<E>(
-        &self,
-        key: K,
-        make: impl std::future::Future<Output = Result<V, E>>,
-    ) -> Result<V, std::sync::Arc<E>>
-    where
-        E: Send + Sync + 'static,
-    {
-        self.cache.try_get_with(key, make).await
-    }
-
-    /// The entry of `key`, made by `make` on a miss (concurrent misses of
-    /// one key make it once).
-    pub async fn get_with(&self, key: K, make: impl std::future::Future<Output = V>) -> V {
-        self.cache.get_with(key, make).await
-    }
-
-    /// Drops the entry of `key`.
-    pub async fn invalidate<Q>(&self, key: &Q)
-    where
-        K: std::borrow::Borrow<Q>,
-        Q: std::hash::Hash + Eq + ?Sized,
-    {
-        self.cache.invalidate(key).await;
-    }
-
-    /// Entries held now.
-    pub fn entry_count(&self) -> u64 {
-        self.cache.entry_count()
-    }
-
-    /// [`Self::stats`] with each entry weighed now by `weigh`, for values
-    /// that grow after they were kept (a graded season computes its
-    /// aggregates on demand; it is weighed again for eviction on its next
-    /// use).
-    pub fn stats_weighing(&self, weigh: impl Fn(&V) -> u64) -> CacheStats {
-        CacheStats {
-            entries: self.cache.entry_count(),
-            bytes: self.cache.iter().map(|(_, v)| weigh(&v)).sum(),
-            ..self.stats()
-        }
-    }
-
-    /// The cache's state, for metrics.
-    pub fn stats(&self) -> CacheStats {
-        CacheStats {
-            entries: self.cache.entry_count(),
-            bytes: self.cache.weighted_size(),
-            budget: self.budget,
-            evictions: self.evictions.load(std::sync::atomic::Ordering::Relaxed),
-        }
-    }
-}
-
-/// One cache's state, for metrics.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct CacheStats {
-    pub entries: u64,
-    /// Weight held, in bytes.
-    pub bytes: u64,
-    /// The cache's share of the budget.
-    pub budget: u64,
-    /// Entries dropped to stay within the share, so far.
-    pub evictions: u64,
-}
+pub use linecast_cache::{Budgeted, CacheStats};
 
 /// Whether the caches let go of memory between two readings of their
 /// stats (the same caches, in the same order): an entry evicted, or fewer
