@@ -6,7 +6,7 @@
 //! "HTTP_<status>", detail, timestamp}`.
 
 use actix_web::http::StatusCode;
-use actix_web::http::header::{ALLOW, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
+use actix_web::http::header::{CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use actix_web::{HttpResponse, ResponseError};
 use chrono::{SecondsFormat, Utc};
 use linecast_core::services::access::{PER_SECOND_LIMIT, Refusal};
@@ -42,8 +42,6 @@ pub enum ApiError {
     Forbidden(String),
     #[error("{0}")]
     NotFound(String),
-    #[error("{detail}")]
-    MethodNotAllowed { detail: String, allow: &'static str },
     #[error("{0}")]
     Conflict(String),
     #[error("{0}")]
@@ -72,7 +70,6 @@ impl ResponseError for ApiError {
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
-            ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -94,9 +91,6 @@ impl ResponseError for ApiError {
             _ => {}
         }
         let mut response = error_response(status, &self.to_string());
-        if let ApiError::MethodNotAllowed { allow, .. } = self {
-            response.headers_mut().insert(ALLOW, HeaderValue::from_static(allow));
-        }
         if let ApiError::TooManyRequests {
             retry_after: Some(secs),
             ..

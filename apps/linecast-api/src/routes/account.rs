@@ -208,13 +208,6 @@ pub async fn revoke_api_key(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let ctx = caller(ctx)?;
-    if path.as_str() == "rename" {
-        // `/api-keys/rename` is its own resource (PATCH only), not a key.
-        return Err(ApiError::MethodNotAllowed {
-            detail: "Method DELETE not allowed on /api/v1/customers/me/api-keys/rename".to_owned(),
-            allow: "PATCH",
-        });
-    }
     let key = state
         .api_keys
         .revoke_own(
