@@ -25,7 +25,7 @@ use crate::entity::{api_keys, customers, entitlements, key_audit_log};
 use crate::error::{corrupt, db_err};
 
 /// Emails are compared trimmed and lower-cased, so `A@x.io` and `a@x.io` are one account.
-fn normalize_email(email: &str) -> String {
+pub(crate) fn normalize_email(email: &str) -> String {
     email.trim().to_lowercase()
 }
 
@@ -33,7 +33,7 @@ fn status(code: &str) -> Result<SubscriptionStatus, AccountsError> {
     SubscriptionStatus::parse(code).ok_or_else(|| corrupt(format!("subscription status '{code}'")))
 }
 
-fn to_customer(m: customers::Model) -> Result<Customer, AccountsError> {
+pub(crate) fn to_customer(m: customers::Model) -> Result<Customer, AccountsError> {
     Ok(Customer {
         customer_id: m.id,
         api_subscription_status: status(&m.api_subscription_status)?,
@@ -81,7 +81,7 @@ fn to_entitlement(m: &entitlements::Model) -> Result<Entitlement, AccountsError>
 
 /// `SELECT ... FROM customers WHERE id = $1 FOR UPDATE` on PostgreSQL; the
 /// plain select on SQLite, whose dialect has no row locks.
-fn customer_for_update(customer_id: i64) -> Select<customers::Entity> {
+pub(crate) fn customer_for_update(customer_id: i64) -> Select<customers::Entity> {
     customers::Entity::find_by_id(customer_id).lock_exclusive()
 }
 

@@ -8,6 +8,7 @@
 //! with the same migrations.
 
 mod accounts;
+mod billing;
 mod connect;
 pub mod entity;
 mod error;

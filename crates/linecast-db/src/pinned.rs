@@ -10,6 +10,7 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use linecast_core::ports::billing::{BillingEvent, BillingLedger, BillingOutcome, StripeLink};
 use linecast_core::{
     Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, KeyIssue, KeyIssued, Month, NewCustomer,
     SubscriptionStatus, UsageMeter,
@@ -208,5 +209,30 @@ impl UsageMeter for PinnedAccounts {
     async fn refreshes_used(&self, customer_id: i64, month: Month) -> Result<u32, AccountsError> {
         self.run(move |a| async move { a.refreshes_used(customer_id, month).await })
             .await
+    }
+}
+
+#[async_trait]
+impl BillingLedger for PinnedAccounts {
+    // Bounded like any request: if the answer is lost after the commit,
+    // Stripe's retry is a duplicate event id and changes nothing.
+    async fn apply_billing(&self, event: &BillingEvent, now: DateTime<Utc>) -> Result<BillingOutcome, AccountsError> {
+        let event = event.clone();
+        self.run(move |a| async move { a.apply_billing(&event, now).await })
+            .await
+    }
+    async fn link_stripe_customer(
+        &self,
+        email: &str,
+        stripe_customer: &str,
+        actor: &str,
+        now: DateTime<Utc>,
+    ) -> Result<StripeLink, AccountsError> {
+        let (email, stripe_customer, actor) = (email.to_owned(), stripe_customer.to_owned(), actor.to_owned());
+        self.run(move |a| async move { a.link_stripe_customer(&email, &stripe_customer, &actor, now).await })
+            .await
+    }
+    async fn stripe_link(&self, customer_id: i64) -> Result<Option<StripeLink>, AccountsError> {
+        self.run(move |a| async move { a.stripe_link(customer_id).await }).await
     }
 }

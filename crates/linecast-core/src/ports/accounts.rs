@@ -65,32 +65,59 @@ pub enum AccountsError {
     Unavailable(String),
 }
 
-/// Subscription state of a customer, as set by `subscription set`.
+/// Subscription state of a customer: Stripe's subscription statuses,
+/// stored and shown as Stripe spells them (set by the billing webhook, or
+/// by hand with `subscription set`). Whether a state serves the API is one
+/// rule, [`SubscriptionStatus::grants_access`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SubscriptionStatus {
     Active,
-    Canceled,
+    Trialing,
     PastDue,
+    Unpaid,
+    Incomplete,
+    IncompleteExpired,
+    Paused,
+    Canceled,
 }
 
 impl SubscriptionStatus {
-    /// The stored and public code.
+    /// Every status, in Stripe's documentation order.
+    pub const ALL: [Self; 8] = [
+        Self::Active,
+        Self::Trialing,
+        Self::PastDue,
+        Self::Unpaid,
+        Self::Incomplete,
+        Self::IncompleteExpired,
+        Self::Paused,
+        Self::Canceled,
+    ];
+
+    /// The stored and public code (Stripe's).
     pub const fn code(self) -> &'static str {
         match self {
-            SubscriptionStatus::Active => "active",
-            SubscriptionStatus::Canceled => "canceled",
-            SubscriptionStatus::PastDue => "past_due",
+            Self::Active => "active",
+            Self::Trialing => "trialing",
+            Self::PastDue => "past_due",
+            Self::Unpaid => "unpaid",
+            Self::Incomplete => "incomplete",
+            Self::IncompleteExpired => "incomplete_expired",
+            Self::Paused => "paused",
+            Self::Canceled => "canceled",
         }
     }
 
     /// Parses a code exactly; `None` for anything else.
     pub fn parse(code: &str) -> Option<Self> {
-        match code {
-            "active" => Some(SubscriptionStatus::Active),
-            "canceled" => Some(SubscriptionStatus::Canceled),
-            "past_due" => Some(SubscriptionStatus::PastDue),
-            _ => None,
-        }
+        Self::ALL.into_iter().find(|s| s.code() == code)
+    }
+
+    /// Whether a customer in this state is served the subscriber routes:
+    /// `active` and `trialing` are; every other state is refused (403), as a
+    /// lapsed subscription always was.
+    pub const fn grants_access(self) -> bool {
+        matches!(self, Self::Active | Self::Trialing)
     }
 }
 
@@ -575,14 +602,33 @@ mod tests {
 
     #[test]
     fn subscription_codes_round_trip() {
-        for s in [
-            SubscriptionStatus::Active,
-            SubscriptionStatus::Canceled,
-            SubscriptionStatus::PastDue,
-        ] {
+        for s in SubscriptionStatus::ALL {
             assert_eq!(SubscriptionStatus::parse(s.code()), Some(s));
         }
         assert_eq!(SubscriptionStatus::parse("Active"), None);
+        assert_eq!(SubscriptionStatus::parse("cancelled"), None);
+    }
+
+    /// Stripe's codes, spelled out here rather than read from the type:
+    /// only `active` and `trialing` serve.
+    #[test]
+    fn only_active_and_trialing_grant_access() {
+        let serving: Vec<&str> = SubscriptionStatus::ALL
+            .into_iter()
+            .filter(|s| s.grants_access())
+            .map(SubscriptionStatus::code)
+            .collect();
+        assert_eq!(serving, ["active", "trialing"]);
+        for code in [
+            "past_due",
+            "unpaid",
+            "incomplete",
+            "incomplete_expired",
+            "paused",
+            "canceled",
+        ] {
+            assert!(!SubscriptionStatus::parse(code).unwrap().grants_access(), "{code}");
+        }
     }
 
     proptest! {

@@ -1,6 +1,7 @@
 //! Port traits, one module per external dependency.
 
 pub mod accounts;
+pub mod billing;
 pub mod key_directory;
 pub mod limits;
 pub mod markets;

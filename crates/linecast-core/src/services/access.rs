@@ -5,7 +5,7 @@
 //! exist, match in constant time and be usable (else 401 `Invalid or expired
 //! API key`); the
 //! key's and the customer's tiers must include API access (403); a
-//! `Subscriber` route needs an active subscription (403); counting that could
+//! `Subscriber` route needs a subscription that grants access, `active` or `trialing` (403); counting that could
 //! not be persisted for longer than the bound refuses (503); then the
 //! per-key rate, a token bucket of `PER_SECOND_LIMIT` per second sustained
 //! and bursts of up to the configured burst (429, not counted), the route's
@@ -35,7 +35,7 @@ pub enum Policy {
     /// Any valid key on a plan with API access, whatever the state of the
     /// subscription.
     AnyKey,
-    /// A valid key of a customer with an active subscription.
+    /// A valid key of a customer whose subscription grants access (`active` or `trialing`).
     Subscriber,
 }
 
@@ -218,7 +218,7 @@ impl Access {
         if !ACCEPTED_TIERS.contains(&key.tier.as_str()) || !ACCEPTED_TIERS.contains(&customer.tier.as_str()) {
             return Err(Refusal::NoApiAccess { tier: key.tier.clone() });
         }
-        if policy == Policy::Subscriber && customer.api_subscription_status != SubscriptionStatus::Active {
+        if policy == Policy::Subscriber && !customer.api_subscription_status.grants_access() {
             return Err(Refusal::NoSubscription {
                 status: customer.api_subscription_status,
             });
@@ -419,6 +419,24 @@ mod tests {
         );
         let grant = w.access.authenticate(Some(&key), Policy::AnyKey).await.unwrap();
         assert_eq!(grant.month_used, 1);
+    }
+
+    /// Stripe's trial is a subscription that serves; a paused one does not.
+    #[tokio::test]
+    async fn a_trialing_subscription_serves_and_a_paused_one_does_not() {
+        let w = world();
+        let (_, trial) = customer_with_key(&w, "ai", SubscriptionStatus::Trialing, 10).await;
+        assert!(w.access.authenticate(Some(&trial), Policy::Subscriber).await.is_ok());
+        let (_, paused) = customer_with_key(&w, "ai", SubscriptionStatus::Paused, 10).await;
+        assert_eq!(
+            w.access
+                .authenticate(Some(&paused), Policy::Subscriber)
+                .await
+                .unwrap_err(),
+            Refusal::NoSubscription {
+                status: SubscriptionStatus::Paused
+            }
+        );
     }
 
     #[tokio::test]

@@ -6,4 +6,7 @@ pub mod customers;
 pub mod entitlements;
 pub mod key_audit_log;
 pub mod refresh_ledger;
+pub mod stripe_events;
+pub mod stripe_links;
+pub mod stripe_pending;
 pub mod usage_counters;

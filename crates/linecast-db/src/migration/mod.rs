@@ -4,6 +4,7 @@
 use sea_orm_migration::prelude::*;
 
 mod m0001_accounts;
+mod m0002_billing;
 
 /// The migrations, in order.
 #[derive(Debug)]
@@ -12,6 +13,6 @@ pub struct Migrator;
 #[async_trait::async_trait]
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(m0001_accounts::Migration)]
+        vec![Box::new(m0001_accounts::Migration), Box::new(m0002_billing::Migration)]
     }
 }

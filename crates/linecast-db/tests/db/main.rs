@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod accounts;
+mod billing;
 mod connect;
 mod support;
 mod usage;
@@ -48,6 +49,12 @@ on_every_backend!(
     accounts::two_instances_starting_at_once_both_migrate_and_connect,
     accounts::concurrent_issues_never_pass_the_cap_and_every_key_has_its_audit_line,
     accounts::a_key_whose_audit_line_fails_is_rolled_back,
+    billing::an_event_id_is_applied_once,
+    billing::a_checkout_links_by_reference_then_by_email_and_creates_an_unknown_buyer,
+    billing::any_delivery_order_converges_to_the_newest_subscription_state,
+    billing::an_older_update_after_a_newer_one_changes_nothing,
+    billing::an_unmapped_price_sets_the_status_and_keeps_the_plan,
+    billing::a_link_by_hand_applies_what_waited_for_it,
     usage::concurrent_usage_increments_are_never_lost_or_doubled,
     usage::a_usage_batch_merges_increments_and_keeps_months_apart,
     usage::usage_counts_survive_a_reconnect,

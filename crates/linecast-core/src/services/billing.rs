@@ -1,0 +1,165 @@
+//! Subscriptions from the billing provider: one use case applies one billing
+//! event to an account, through the billing ledger (one transaction per
+//! event, see `ports::billing`), and makes this instance's key cache forget
+//! the customer's keys so the change is seen at once here (other instances
+//! see it when their cached entries expire). Which plan a price grants is
+//! the operator's table, [`PlanTable`].
+
+use std::sync::Arc;
+
+use crate::Clock;
+use crate::ports::accounts::{Accounts, AccountsError};
+use crate::ports::billing::{BillingEvent, BillingLedger, BillingOutcome, PlanGrant};
+use crate::ports::key_directory::KeyDirectory;
+
+/// Which plan each Stripe price grants (`LINECAST_STRIPE_PLANS`): a price is
+/// named by its lookup key or its id.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlanTable {
+    rows: Vec<(String, PlanGrant)>,
+}
+
+impl PlanTable {
+    /// Reads `price=plan[:limit],...`, for example
+    /// `price_ai_monthly=ai,price_ai_pro=ai:500000`. Blank entries are
+    /// skipped; a price named twice, an empty side or a limit that is not a
+    /// whole number is an error naming the entry.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut rows: Vec<(String, PlanGrant)> = Vec::new();
+        for entry in text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+            let (price, grant) = entry
+                .split_once('=')
+                .ok_or_else(|| format!("'{entry}': expected price=plan or price=plan:limit"))?;
+            let (plan, limit) = match grant.split_once(':') {
+                Some((plan, limit)) => (
+                    plan,
+                    Some(
+                        limit
+                            .trim()
+                            .parse::<u64>()
+                            .map_err(|e| format!("'{entry}': the monthly limit '{limit}': {e}"))?,
+                    ),
+                ),
+                None => (grant, None),
+            };
+            let (price, plan) = (price.trim(), plan.trim());
+            if price.is_empty() || plan.is_empty() {
+                return Err(format!("'{entry}': expected price=plan or price=plan:limit"));
+            }
+            if rows.iter().any(|(p, _)| p == price) {
+                return Err(format!("'{entry}': the price '{price}' is named twice"));
+            }
+            rows.push((
+                price.to_owned(),
+                PlanGrant {
+                    plan: plan.to_owned(),
+                    monthly_limit: limit,
+                },
+            ));
+        }
+        Ok(Self { rows })
+    }
+
+    /// The plan of a price: by its lookup key first, then by its id.
+    pub fn grant(&self, lookup_key: Option<&str>, price_id: Option<&str>) -> Option<&PlanGrant> {
+        [lookup_key, price_id]
+            .into_iter()
+            .flatten()
+            .find_map(|name| self.rows.iter().find(|(p, _)| p == name).map(|(_, g)| g))
+    }
+
+    /// How many prices are mapped.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+}
+
+/// The use case.
+pub struct Billing {
+    ledger: Arc<dyn BillingLedger>,
+    accounts: Arc<dyn Accounts>,
+    keys: Option<Arc<dyn KeyDirectory>>,
+    /// The wall clock of the audit lines (`created_at` of a new buyer).
+    clock: Arc<dyn Clock>,
+}
+
+impl Billing {
+    /// `keys`: this instance's key directory, told to forget the keys of a
+    /// customer whose subscription changed (`None` for the admin tool,
+    /// which has no cache).
+    pub fn new(
+        ledger: Arc<dyn BillingLedger>,
+        accounts: Arc<dyn Accounts>,
+        keys: Option<Arc<dyn KeyDirectory>>,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        Self {
+            ledger,
+            accounts,
+            keys,
+            clock,
+        }
+    }
+
+    /// Applies one event (see `BillingLedger::apply_billing` for the rules).
+    pub async fn apply(&self, event: &BillingEvent) -> Result<BillingOutcome, AccountsError> {
+        let outcome = self.ledger.apply_billing(event, self.clock.now()).await?;
+        if let (BillingOutcome::Applied { customer } | BillingOutcome::Linked { customer, .. }, Some(keys)) =
+            (&outcome, &self.keys)
+        {
+            for key in self.accounts.list_keys(customer.customer_id).await? {
+                keys.forget(&key.key_hash).await;
+            }
+        }
+        Ok(outcome)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn plans_map_prices_to_a_plan_and_an_optional_quota() {
+        let table = PlanTable::parse(" price_ai_monthly=ai , price_ai_pro=ai:500000,,").unwrap();
+        assert_eq!(table.len(), 2);
+        assert_eq!(
+            table.grant(None, Some("price_ai_pro")),
+            Some(&PlanGrant {
+                plan: "ai".into(),
+                monthly_limit: Some(500_000)
+            })
+        );
+        assert_eq!(table.grant(Some("price_ai_monthly"), None).unwrap().monthly_limit, None);
+        assert_eq!(table.grant(Some("other"), Some("price_unknown")), None);
+    }
+
+    #[test]
+    fn the_lookup_key_wins_over_the_price_id() {
+        let table = PlanTable::parse("ai_monthly=ai:10,price_123=data:20").unwrap();
+        assert_eq!(table.grant(Some("ai_monthly"), Some("price_123")).unwrap().plan, "ai");
+        // An unmapped lookup key falls back to the id.
+        assert_eq!(table.grant(Some("nope"), Some("price_123")).unwrap().plan, "data");
+    }
+
+    #[test]
+    fn a_malformed_plan_table_names_the_entry() {
+        for (text, needle) in [
+            ("price_a", "'price_a'"),
+            ("price_a=", "'price_a='"),
+            ("=ai", "'=ai'"),
+            ("price_a=ai:lots", "'lots'"),
+            ("price_a=ai,price_a=data", "named twice"),
+        ] {
+            let err = PlanTable::parse(text).unwrap_err();
+            assert!(err.contains(needle), "{text}: {err}");
+        }
+        assert!(PlanTable::parse("").unwrap().is_empty());
+    }
+}
