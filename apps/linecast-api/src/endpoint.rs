@@ -23,6 +23,11 @@ pub enum Access {
     /// [`Access::Key`], and one of the customer's slots of this kind, taken
     /// before the request is counted and held while the response lasts.
     KeyHolding(Policy, Hold),
+    /// Stripe's webhook: no key (one is never accepted instead), only a
+    /// valid `Stripe-Signature` over the raw body (at most 1 MiB), checked
+    /// by `auth::stripe_signature` before the handler runs. Not counted
+    /// against any quota. Off (404) unless webhook secrets are configured.
+    StripeSignature,
 }
 
 /// A per-customer slot a response holds (a refusal for a full cap costs no
@@ -40,7 +45,8 @@ impl Access {
     /// (405) after the most permissive access among the path's rows.
     pub(crate) const fn openness(self) -> u8 {
         match self {
-            Self::Open => 3,
+            // Anyone may learn that the webhook takes only POST (once it is on).
+            Self::Open | Self::StripeSignature => 3,
             Self::PerAddress => 2,
             Self::Key(Policy::AnyKey) | Self::KeyHolding(Policy::AnyKey, _) => 1,
             Self::Key(Policy::Subscriber) | Self::KeyHolding(Policy::Subscriber, _) => 0,

@@ -245,7 +245,8 @@ impl Modify for EventStreamItems {
         (name = "strategies", description = "Strategy leaderboards and replays; needs an API key"),
         (name = "account", description = "Customer account, usage and API keys"),
         (name = "datasets", description = "Historical dataset refresh and signed downloads"),
-        (name = "compatibility", description = "Legacy endpoints with explicit empty payloads")
+        (name = "compatibility", description = "Legacy endpoints with explicit empty payloads"),
+        (name = "billing", description = "Subscriptions set by the billing provider (Stripe webhooks)")
     )
 )]
 pub struct ApiDoc;

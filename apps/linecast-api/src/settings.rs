@@ -42,6 +42,13 @@ pub struct Settings {
     pub redis_leases: bool,
     /// `LINECAST_SIGNING_KEY`; a random per-process key when absent.
     pub signing_key: Option<String>,
+    /// `LINECAST_STRIPE_WEBHOOK_SECRETS`: the billing webhook's endpoint
+    /// secrets (`whsec_...`, comma-separated; two during a rotation). None
+    /// configured: `POST /billing/stripe/webhook` is off (404).
+    pub stripe_webhook_secrets: crate::auth::stripe_signature::WebhookSecrets,
+    /// `LINECAST_STRIPE_PLANS`: `price=plan[:limit]` pairs, comma-separated:
+    /// the plan (and monthly quota) each Stripe price grants.
+    pub stripe_plans: linecast_core::services::billing::PlanTable,
     /// `LINECAST_NOW`: a frozen clock (RFC 3339).
     pub now: Option<DateTime<Utc>>,
     /// Tests only: a clock the test moves while the app runs (wins over
@@ -485,7 +492,16 @@ impl Settings {
                 )?,
             )? as usize,
         };
+        let stripe_webhook_secrets = crate::auth::stripe_signature::WebhookSecrets::parse(
+            &env("LINECAST_STRIPE_WEBHOOK_SECRETS").unwrap_or_default(),
+        )
+        .map_err(|e| bad("LINECAST_STRIPE_WEBHOOK_SECRETS", e))?;
+        let stripe_plans =
+            linecast_core::services::billing::PlanTable::parse(&env("LINECAST_STRIPE_PLANS").unwrap_or_default())
+                .map_err(|e| bad("LINECAST_STRIPE_PLANS", e))?;
         Ok(Self {
+            stripe_webhook_secrets,
+            stripe_plans,
             heavy,
             freeze_rate_clock: false,
             redis_namespace: env("LINECAST_REDIS_NAMESPACE").unwrap_or_else(|| "linecast".to_owned()),
@@ -532,6 +548,8 @@ impl Settings {
             store_url: store_url.to_owned(),
             redis_url: None,
             signing_key: Some("test-signing-key".to_owned()),
+            stripe_webhook_secrets: crate::auth::stripe_signature::WebhookSecrets::default(),
+            stripe_plans: linecast_core::services::billing::PlanTable::default(),
             now: Some(now),
             manual_clock: None,
             freshness_windows: FreshnessWindows::default(),

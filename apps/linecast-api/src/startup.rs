@@ -255,8 +255,17 @@ impl Application {
                 DOWNLOAD_RETRY_AFTER_SECS,
             ),
             clock: clock.clone(),
+            webhook: settings.stripe_webhook_secrets.clone(),
         });
+        let billing = Arc::new(linecast_core::services::billing::Billing::new(
+            settings.stripe_plans.clone(),
+            db.clone(),
+            accounts.clone(),
+            Some(Arc::new(gate.keys.clone())),
+            Arc::new(SystemClock),
+        ));
         let state = AppState {
+            billing,
             strategies: Arc::new(Strategies::new(history.clone())),
             history,
             usage: Arc::new(Usage::new(limiter, accounts.clone(), usage_health)),

@@ -45,4 +45,6 @@ pub struct AppState {
     pub api_keys: Arc<linecast_core::services::keys::Keys>,
     /// The serving path's state: memo, bodies, rows, heavy-work threads.
     pub responses: Arc<crate::responses::Responses>,
+    /// Subscriptions from Stripe's webhook.
+    pub billing: Arc<linecast_core::services::billing::Billing>,
 }

@@ -52,6 +52,8 @@ pub struct Gate {
     /// slot until its last byte is sent).
     pub downloads: Arc<Slots>,
     pub clock: Arc<dyn Clock>,
+    /// The billing webhook's endpoint secrets (none: the webhook is off).
+    pub webhook: super::stripe_signature::WebhookSecrets,
 }
 
 /// The slot the gate took for this request (see [`Hold`]).
@@ -78,6 +80,7 @@ where
         },
         Access::Key(policy) => guarded(gate, policy, None, req, call).await,
         Access::KeyHolding(policy, hold) => guarded(gate, policy, Some(hold), req, call).await,
+        Access::StripeSignature => super::stripe_signature::admit(&gate.webhook, req, call).await,
     }
 }
 

@@ -11,6 +11,7 @@ pub mod cache;
 pub mod client_address;
 pub mod credentials;
 pub mod middleware;
+pub mod stripe_signature;
 
 /// The rules of access live in core; the HTTP shell names them from here.
 pub use linecast_core::services::access::{ACCEPTED_TIERS, PER_SECOND_LIMIT, Policy, month_of, next_reset};

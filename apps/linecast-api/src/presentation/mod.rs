@@ -4,6 +4,7 @@
 //! reads a port or decides a rule.
 
 pub mod account;
+pub mod billing;
 pub mod calibration;
 pub mod compat;
 pub mod datasets;

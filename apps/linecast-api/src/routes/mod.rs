@@ -6,6 +6,7 @@
 
 pub mod account;
 pub mod analytics;
+pub mod billing;
 pub mod compat;
 pub mod data_status;
 pub mod datasets;

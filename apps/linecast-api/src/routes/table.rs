@@ -43,7 +43,7 @@ macro_rules! endpoints {
     };
 }
 
-use Access::{Key, KeyHolding, Open, PerAddress};
+use Access::{Key, KeyHolding, Open, PerAddress, StripeSignature};
 use Policy::{AnyKey, Subscriber};
 use Serving::{Fresh, Read, Stream, Write};
 
@@ -93,6 +93,8 @@ endpoints! {
     SPORTS = GET "/api/v1/sports", Key(Subscriber), Fresh(PRIVATE), compat::sports;
     DATASET_STATUS = GET "/api/v1/service-sports-data/status", Key(Subscriber), Fresh(NO_STORE), datasets::dataset_status;
     DATASET_REFRESH = POST "/api/v1/service-sports-data/refresh", Key(Subscriber), Write, datasets::dataset_refresh;
+    // Billing: Stripe's signature over the raw body, never a key.
+    STRIPE_WEBHOOK = POST "/billing/stripe/webhook", StripeSignature, Write, billing::stripe_webhook;
 }
 
 /// Where the fail-closed rule applies: a path under this prefix that no
@@ -145,6 +147,19 @@ mod tests {
                 "/api/v1/downloads/{token}",
             ]
         );
+    }
+
+    /// The webhook is the one row authenticated by Stripe's signature, and it
+    /// sits outside `/api/v1`, where an unknown path needs a key.
+    #[test]
+    fn only_the_stripe_webhook_is_signed_and_it_is_outside_the_api() {
+        let signed: Vec<(&Method, &str)> = ENDPOINTS
+            .iter()
+            .filter(|r| r.access == Access::StripeSignature)
+            .map(|r| (&r.method, r.path))
+            .collect();
+        assert_eq!(signed, [(&Method::POST, "/billing/stripe/webhook")]);
+        assert!(!signed[0].1.starts_with(GATED_PREFIX));
     }
 
     #[test]

@@ -22,25 +22,25 @@ const PER_CLIENT: usize = 32;
 
 /// A PostgreSQL schema made for one test with the `psql` client (the test
 /// binary has no direct database driver).
-struct PgSchema {
+pub(crate) struct PgSchema {
     base: String,
     name: String,
 }
 
 impl PgSchema {
-    fn create() -> Option<Self> {
+    pub(crate) fn create() -> Option<Self> {
         let base = crate::partition::external_url("LINECAST_TEST_DATABASE_URL")?;
         let name = format!("t_{:016x}", rand_u64());
         psql(&base, &format!("CREATE SCHEMA {name}"));
         Some(Self { base, name })
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         let sep = if self.base.contains('?') { '&' } else { '?' };
         format!("{}{sep}options[search_path]={}", self.base, self.name)
     }
 
-    fn drop_schema(&self) {
+    pub(crate) fn drop_schema(&self) {
         psql(&self.base, &format!("DROP SCHEMA {} CASCADE", self.name));
     }
 }

@@ -6,6 +6,7 @@
 
 mod access;
 mod account;
+mod billing;
 mod calibration;
 mod concurrency;
 mod consistency;

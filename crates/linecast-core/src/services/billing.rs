@@ -80,6 +80,7 @@ impl PlanTable {
 
 /// The use case.
 pub struct Billing {
+    plans: PlanTable,
     ledger: Arc<dyn BillingLedger>,
     accounts: Arc<dyn Accounts>,
     keys: Option<Arc<dyn KeyDirectory>>,
@@ -92,17 +93,24 @@ impl Billing {
     /// customer whose subscription changed (`None` for the admin tool,
     /// which has no cache).
     pub fn new(
+        plans: PlanTable,
         ledger: Arc<dyn BillingLedger>,
         accounts: Arc<dyn Accounts>,
         keys: Option<Arc<dyn KeyDirectory>>,
         clock: Arc<dyn Clock>,
     ) -> Self {
         Self {
+            plans,
             ledger,
             accounts,
             keys,
             clock,
         }
+    }
+
+    /// Which plan each price grants (to read events with).
+    pub fn plans(&self) -> &PlanTable {
+        &self.plans
     }
 
     /// Applies one event (see `BillingLedger::apply_billing` for the rules).

@@ -1,0 +1,80 @@
+//! `POST /billing/stripe/webhook`: Stripe's events set each customer's
+//! subscription status and plan. The signature was checked by the access
+//! gate (`auth::stripe_signature`); this handler reads the event
+//! (`linecast_stripe`) and applies it (core's `services::billing`).
+
+use actix_web::HttpResponse;
+use actix_web::http::StatusCode;
+use actix_web::web;
+use linecast_core::ports::billing::{BillingEventKind, BillingOutcome};
+use linecast_stripe::Parsed;
+
+use crate::auth::stripe_signature::SignedBody;
+use crate::error::ApiError;
+use crate::presentation::billing::WebhookAck;
+use crate::responses::written;
+use crate::routes::table;
+use crate::state::AppState;
+
+#[utoipa::path(
+    post, path = table::STRIPE_WEBHOOK.path, tag = "billing",
+    params(("Stripe-Signature" = String, Header, description = "Stripe's signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.\" + body>`")),
+    request_body(content = crate::presentation::billing::StripeEvent, content_type = "application/json", description = "A Stripe event, exactly as Stripe sent it (at most 1 MiB)"),
+    responses(
+        (status = 200, description = "The event was received: applied, or ignored with the reason in `outcome`", body = WebhookAck),
+        (status = 400, description = "A missing, malformed, wrong or stale signature, or a body that is not a Stripe event; nothing changed", body = crate::error::ErrorBody),
+        (status = 404, description = "The webhook is off (no secret configured)", body = crate::error::ErrorBody),
+        (status = 413, description = "The body is over 1 MiB", body = crate::error::ErrorBody),
+        (status = 503, description = "The accounts database is unavailable; Stripe retries", body = crate::error::ErrorBody)
+    )
+)]
+pub async fn stripe_webhook(state: web::Data<AppState>, body: SignedBody) -> Result<HttpResponse, ApiError> {
+    let billing = &state.billing;
+    let parsed =
+        linecast_stripe::parse_event(&body.0, billing.plans()).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    let event = match parsed {
+        Parsed::Ignored {
+            event_id,
+            event_type,
+            reason,
+        } => {
+            tracing::info!(%event_id, %event_type, reason, "billing event ignored");
+            return written(
+                StatusCode::OK,
+                &WebhookAck {
+                    received: true,
+                    event_id,
+                    outcome: "ignored".to_owned(),
+                },
+            );
+        }
+        Parsed::Event(event) => event,
+    };
+    if let BillingEventKind::Subscription(state) = &event.kind
+        && state.plan.is_none()
+    {
+        tracing::warn!(
+            event_id = %event.event_id,
+            price = state.price.as_deref().unwrap_or("none"),
+            "a Stripe price with no plan in LINECAST_STRIPE_PLANS: the status is applied, the plan left as it was"
+        );
+    }
+    let outcome = billing.apply(&event).await?;
+    let code = match &outcome {
+        BillingOutcome::Duplicate => "duplicate",
+        BillingOutcome::Linked { .. } => "linked",
+        BillingOutcome::Applied { .. } => "applied",
+        BillingOutcome::Stale { .. } => "stale",
+        BillingOutcome::Pending => "pending",
+        BillingOutcome::NoBuyer => "no_buyer",
+    };
+    tracing::info!(event_id = %event.event_id, outcome = code, "billing event received");
+    written(
+        StatusCode::OK,
+        &WebhookAck {
+            received: true,
+            event_id: event.event_id,
+            outcome: code.to_owned(),
+        },
+    )
+}

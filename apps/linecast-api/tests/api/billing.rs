@@ -1,0 +1,328 @@
+//! `POST /billing/stripe/webhook`: deliveries signed here with Stripe's
+//! scheme (HMAC-SHA256 of `"<t>." + body`, written out in this file and
+//! checked once against openssl), refused when the signature is missing,
+//! malformed, wrong, stale or the body changed, accepted under either of
+//! two secrets, and applied once, in any order, to the customer they name.
+//! Runs on SQLite, and on PostgreSQL when `LINECAST_TEST_DATABASE_URL` is set.
+
+use hmac::{Hmac, Mac};
+use linecast_api::settings::Settings;
+use linecast_core::SubscriptionStatus;
+use serde_json::{Value, json};
+use sha2::Sha256;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::helpers::{TestApp, assert_error_shape, fixture_now, spawn_app_configured};
+
+const OLD: &str = "whsec_old_secret";
+const NEW: &str = "whsec_new_secret";
+const DEMO_EMAIL: &str = linecast_core::services::customers::DEMO_EMAIL;
+
+/// Stripe's `v1`: lower-case hex HMAC-SHA256 of `"<t>." + body`.
+fn stripe_v1(secret: &str, t: i64, body: &[u8]) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(format!("{t}.").as_bytes());
+    mac.update(body);
+    hex::encode(mac.finalize().into_bytes())
+}
+
+#[test]
+fn the_tests_signature_is_stripes_scheme() {
+    // printf '1700000000.{"id":"evt_1"}' | openssl dgst -sha256 -hmac whsec_test
+    assert_eq!(
+        stripe_v1("whsec_test", 1_700_000_000, br#"{"id":"evt_1"}"#),
+        "c89214b5b5da833daed6f0b8c5bb6bd58cea9022bd80ccc78230f3942d632925"
+    );
+}
+
+fn now() -> i64 {
+    chrono::Utc::now().timestamp()
+}
+
+fn signed(secret: &str, body: &[u8]) -> String {
+    let t = now();
+    format!("t={t},v1={}", stripe_v1(secret, t, body))
+}
+
+fn subscription_event(id: &str, kind: &str, created: i64, status: &str, price: &str) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "id": id, "object": "event", "type": kind, "created": created, "livemode": false,
+        "data": {"object": {
+            "id": "sub_1", "object": "subscription", "customer": "cus_1", "status": status,
+            "items": {"object": "list", "data": [{"id": "si_1", "price": {"id": price, "lookup_key": null}}]}
+        }}
+    }))
+    .unwrap()
+}
+
+fn checkout_event(id: &str, created: i64, email: &str, customer: &str, subscription: &str) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "id": id, "object": "event", "type": "checkout.session.completed", "created": created,
+        "data": {"object": {
+            "id": "cs_1", "object": "checkout.session", "mode": "subscription",
+            "client_reference_id": null, "customer": customer, "subscription": subscription,
+            "customer_details": {"email": email, "name": "Grace H"}
+        }}
+    }))
+    .unwrap()
+}
+
+async fn deliver(app: &TestApp, signature: Option<&str>, body: &[u8]) -> (u16, Value) {
+    let mut req = app
+        .client
+        .post(format!("{}/billing/stripe/webhook", app.address))
+        .header("Content-Type", "application/json")
+        .body(body.to_vec());
+    if let Some(sig) = signature {
+        req = req.header("Stripe-Signature", sig);
+    }
+    let res = req.send().await.unwrap();
+    let status = res.status().as_u16();
+    (status, res.json().await.unwrap_or(Value::Null))
+}
+
+async fn outcome(app: &TestApp, secret: &str, body: &[u8]) -> String {
+    let (status, ack) = deliver(app, Some(&signed(secret, body)), body).await;
+    assert_eq!(status, 200, "{ack}");
+    ack["outcome"].as_str().unwrap().to_owned()
+}
+
+async fn billing_app(configure: impl FnOnce(&mut Settings)) -> TestApp {
+    spawn_app_configured(
+        fixture_now(),
+        |_| {},
+        |s| {
+            s.stripe_webhook_secrets =
+                linecast_api::auth::stripe_signature::WebhookSecrets::parse(&format!("{OLD},{NEW}")).unwrap();
+            s.stripe_plans = linecast_core::services::billing::PlanTable::parse("price_ai=ai:1000").unwrap();
+            configure(s);
+        },
+    )
+    .await
+}
+
+async fn demo_status(app: &TestApp) -> (SubscriptionStatus, Option<String>, u64) {
+    let c = app
+        .ports
+        .accounts
+        .find_customer_by_email(DEMO_EMAIL)
+        .await
+        .unwrap()
+        .unwrap();
+    (c.api_subscription_status, c.api_plan, c.monthly_limit)
+}
+
+/// The whole story on one backend.
+async fn webhook_story(app: &TestApp) {
+    let before = demo_status(app).await;
+    let t = now();
+    let cancel = subscription_event("evt_cancel", "customer.subscription.deleted", t, "canceled", "price_ai");
+
+    // Refused deliveries change nothing.
+    let (status, body) = deliver(app, None, &cancel).await;
+    assert!(assert_error_shape(status, &body, 400).contains("Missing Stripe-Signature"));
+    for bad in ["t=abc,v1=00", "v1=00", "garbage"] {
+        let (status, body) = deliver(app, Some(bad), &cancel).await;
+        assert!(assert_error_shape(status, &body, 400).contains("Malformed"), "{bad}");
+    }
+    let (status, body) = deliver(app, Some(&signed("whsec_someone_else", &cancel)), &cancel).await;
+    assert!(assert_error_shape(status, &body, 400).contains("matches"));
+    let stale_t = t - 301;
+    let stale = format!("t={stale_t},v1={}", stripe_v1(NEW, stale_t, &cancel));
+    let (status, body) = deliver(app, Some(&stale), &cancel).await;
+    assert!(assert_error_shape(status, &body, 400).contains("tolerance"));
+    let mut tampered = cancel.clone();
+    let at = tampered.len() - 3;
+    tampered[at] = b' ';
+    let (status, _) = deliver(app, Some(&signed(NEW, &cancel)), &tampered).await;
+    assert_eq!(status, 400);
+    // An API key is never a substitute for the signature.
+    let res = app
+        .client
+        .post(format!("{}/billing/stripe/webhook", app.address))
+        .header("X-API-Key", &app.api_key)
+        .header("Authorization", format!("Bearer {}", app.api_key))
+        .body(cancel.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status().as_u16(), 400);
+    assert_eq!(demo_status(app).await, before);
+    assert_eq!(app.get_authed("/api/v1/sports").await.status().as_u16(), 200);
+
+    // A subscription event before its checkout waits for it.
+    let active = subscription_event(
+        "evt_active",
+        "customer.subscription.updated",
+        t - 10,
+        "active",
+        "price_ai",
+    );
+    assert_eq!(outcome(app, OLD, &active).await, "pending");
+    assert_eq!(demo_status(app).await, before);
+    let checkout = checkout_event("evt_checkout", t - 20, &DEMO_EMAIL.to_uppercase(), "cus_1", "sub_1");
+    assert_eq!(outcome(app, NEW, &checkout).await, "linked");
+    assert_eq!(
+        demo_status(app).await,
+        (SubscriptionStatus::Active, Some("ai".to_owned()), 1000)
+    );
+
+    // The cancel, signed with the new secret only: the API turns to 403 at
+    // once on this instance; the account stays readable.
+    assert_eq!(outcome(app, NEW, &cancel).await, "applied");
+    let (status, body) = app.get_authed_json("/api/v1/sports").await;
+    assert_error_shape(status, &body, 403);
+    let (status, me) = app.get_authed_json("/api/v1/customers/me").await;
+    assert_eq!(status, 200);
+    assert_eq!(me["api_subscription_status"], "canceled");
+    assert_eq!(me["subscription_status"], "canceled");
+
+    // Redelivered: nothing changes. An older update after the cancel: stale.
+    assert_eq!(outcome(app, OLD, &cancel).await, "duplicate");
+    let late = subscription_event("evt_late", "customer.subscription.updated", t - 5, "active", "price_ai");
+    assert_eq!(outcome(app, NEW, &late).await, "stale");
+    assert_eq!(demo_status(app).await.0, SubscriptionStatus::Canceled);
+
+    // A newer one reactivates, with a price nobody mapped: status set, plan kept.
+    let back = subscription_event(
+        "evt_back",
+        "customer.subscription.updated",
+        t + 1,
+        "trialing",
+        "price_unknown",
+    );
+    assert_eq!(outcome(app, NEW, &back).await, "applied");
+    assert_eq!(
+        demo_status(app).await,
+        (SubscriptionStatus::Trialing, Some("ai".to_owned()), 1000)
+    );
+    assert_eq!(app.get_authed("/api/v1/sports").await.status().as_u16(), 200);
+
+    // Every change has its audit line by actor stripe with the event id.
+    let demo = app
+        .ports
+        .accounts
+        .find_customer_by_email(DEMO_EMAIL)
+        .await
+        .unwrap()
+        .unwrap();
+    let audit = app.ports.accounts.audit_log(demo.customer_id).await.unwrap();
+    for id in ["evt_checkout", "evt_active", "evt_cancel", "evt_back"] {
+        assert!(
+            audit
+                .iter()
+                .any(|l| l.detail.starts_with(&format!("actor=stripe event={id}"))),
+            "{id}: {audit:?}"
+        );
+    }
+    assert!(!audit.iter().any(|l| l.detail.contains("evt_late")));
+
+    // A buyer nobody knows is created by its checkout, without access yet.
+    let buyer = checkout_event("evt_new_buyer", t, "New.Buyer@Example.com", "cus_2", "sub_2");
+    assert_eq!(outcome(app, OLD, &buyer).await, "linked");
+    let created = app
+        .ports
+        .accounts
+        .find_customer_by_email("new.buyer@example.com")
+        .await
+        .unwrap()
+        .expect("the buyer was created");
+    assert_eq!(created.name, "Grace H");
+    assert_eq!(created.api_subscription_status, SubscriptionStatus::Incomplete);
+
+    // Any other type is acknowledged and ignored.
+    let invoice = serde_json::to_vec(&json!({"id": "evt_inv", "type": "invoice.paid", "created": t,
+        "data": {"object": {"id": "in_1"}}}))
+    .unwrap();
+    assert_eq!(outcome(app, NEW, &invoice).await, "ignored");
+    // A signed body that is not an event is a 400, not a 500.
+    let (status, body) = deliver(app, Some(&signed(NEW, b"[1,2]")), b"[1,2]").await;
+    assert_error_shape(status, &body, 400);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn signed_stripe_events_drive_subscriptions_on_sqlite() {
+    let app = billing_app(|_| {}).await;
+    webhook_story(&app).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn signed_stripe_events_drive_subscriptions_on_postgres() {
+    let Some(schema) = crate::concurrency::PgSchema::create() else {
+        return;
+    };
+    let url = schema.url();
+    let app = billing_app(|s| s.database_url = url).await;
+    webhook_story(&app).await;
+    app.handle.stop(true).await;
+    schema.drop_schema();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_webhook_is_off_without_secrets() {
+    let app = spawn_app_configured(fixture_now(), |_| {}, |_| {}).await;
+    let body = subscription_event("evt_1", "customer.subscription.deleted", now(), "canceled", "p");
+    let (status, err) = deliver(&app, Some(&signed(NEW, &body)), &body).await;
+    assert_error_shape(status, &err, 404);
+    assert_eq!(app.get("/billing/stripe/webhook").await.status().as_u16(), 404);
+    // With secrets, another method is a 405 naming POST.
+    let on = billing_app(|_| {}).await;
+    let res = on.get("/billing/stripe/webhook").await;
+    assert_eq!(res.status().as_u16(), 405);
+    assert_eq!(res.headers()["allow"], "POST");
+}
+
+/// Sends a POST by hand: `declared` as its Content-Length, or chunked.
+async fn raw_post(app: &TestApp, declared: Option<usize>, chunks: usize, chunk: usize) -> u16 {
+    let addr = app.address.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let sig = signed(NEW, b"{}");
+    let head = match declared {
+        Some(len) => format!(
+            "POST /billing/stripe/webhook HTTP/1.1\r\nHost: x\r\nStripe-Signature: {sig}\r\nContent-Length: {len}\r\n\r\n"
+        ),
+        None => format!(
+            "POST /billing/stripe/webhook HTTP/1.1\r\nHost: x\r\nStripe-Signature: {sig}\r\nTransfer-Encoding: chunked\r\n\r\n"
+        ),
+    };
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let piece = vec![b' '; chunk];
+    for _ in 0..chunks {
+        let sent = if declared.is_some() {
+            stream.write_all(&piece).await
+        } else {
+            let mut framed = format!("{chunk:x}\r\n").into_bytes();
+            framed.extend_from_slice(&piece);
+            framed.extend_from_slice(b"\r\n");
+            stream.write_all(&framed).await
+        };
+        // The server may answer and close before the rest is sent.
+        if sent.is_err() {
+            break;
+        }
+    }
+    if declared.is_none() {
+        let _ = stream.write_all(b"0\r\n\r\n").await;
+    }
+    let mut answer = Vec::new();
+    let mut buf = [0_u8; 4096];
+    while !answer.windows(4).any(|w| w == b"\r\n\r\n") {
+        match stream.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => answer.extend_from_slice(&buf[..n]),
+        }
+    }
+    let text = String::from_utf8_lossy(&answer);
+    text.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_over_one_mebibyte_is_refused_before_it_is_read_whole() {
+    let app = billing_app(|_| {}).await;
+    // Declared too large: refused on the header, before any body byte.
+    assert_eq!(raw_post(&app, Some(1024 * 1024 + 1), 0, 0).await, 413);
+    // Chunked, no length: refused once the bytes read pass the cap.
+    assert_eq!(raw_post(&app, None, 17, 64 * 1024).await, 413);
+    // Exactly at the cap is read (and then refused for its signature).
+    assert_eq!(raw_post(&app, Some(1024 * 1024), 16, 64 * 1024).await, 400);
+}
