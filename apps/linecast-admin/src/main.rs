@@ -26,6 +26,8 @@ enum Command {
     Subscription(accounts::subscription::SubscriptionArgs),
     /// Historical dataset entitlements.
     Entitlements(accounts::entitlements::EntitlementsArgs),
+    /// Stripe billing events: replay an export.
+    Billing(accounts::billing::BillingArgs),
     /// Artifact store checks.
     Data {
         #[command(subcommand)]
@@ -46,6 +48,7 @@ async fn main() -> ExitCode {
         Command::Keys(args) => accounts::keys::run(args).await,
         Command::Subscription(args) => accounts::subscription::run(args).await,
         Command::Entitlements(args) => accounts::entitlements::run(args).await,
+        Command::Billing(args) => accounts::billing::run(args).await,
         Command::Data { command } => data::run(command).await,
         Command::Fixtures { command } => fixtures::run(command).await,
     };

@@ -400,17 +400,6 @@ async fn checkout_event(
     })
 }
 
-fn outcome_code(outcome: &BillingOutcome) -> &'static str {
-    match outcome {
-        BillingOutcome::Duplicate => "duplicate",
-        BillingOutcome::Linked { .. } => "linked",
-        BillingOutcome::Applied { .. } => "applied",
-        BillingOutcome::Stale { .. } => "stale",
-        BillingOutcome::Pending => "pending",
-        BillingOutcome::NoBuyer => "no_buyer",
-    }
-}
-
 async fn apply_in(
     txn: &DatabaseTransaction,
     event: &BillingEvent,
@@ -435,7 +424,7 @@ async fn apply_in(
     };
     stripe_events::ActiveModel {
         event_id: Set(event.event_id.clone()),
-        outcome: Set(outcome_code(&outcome).to_owned()),
+        outcome: Set(outcome.code().to_owned()),
         received_at: Set(now),
     }
     .insert(txn)

@@ -4,11 +4,12 @@ use std::process::ExitCode;
 
 use anyhow::anyhow;
 use linecast_core::SubscriptionStatus;
+use linecast_core::ports::billing::BillingLedger;
 use linecast_core::services::customers::{CustomerError, CustomerInput, DEFAULT_MONTHLY_LIMIT, Overview};
 use serde_json::json;
 
 use super::output::{escaped, instant, instant_or_dash, table};
-use super::subscription::parse_status;
+use super::subscription::{STATUS_CODES, parse_status};
 use super::{Common, Session, views};
 
 #[derive(Debug, clap::Args)]
@@ -39,16 +40,28 @@ pub enum CustomersCommand {
         #[arg(long, default_value_t = DEFAULT_MONTHLY_LIMIT)]
         monthly_limit: u64,
         /// Subscription status (API and account).
-        #[arg(long, default_value = "active", value_name = "active|canceled|past_due", value_parser = parse_status)]
+        #[arg(long, default_value = "active", value_name = STATUS_CODES, value_parser = parse_status)]
         status: SubscriptionStatus,
     },
     /// List every customer, oldest first.
     List,
-    /// One customer with their keys (masked), this month's usage and entitlement.
+    /// One customer with their keys (masked), this month's usage, entitlement,
+    /// and Stripe link (ids and the last billing event applied).
     Show {
         /// The customer's email (case-insensitive).
         #[arg(long)]
         email: String,
+    },
+    /// Link an existing customer to a Stripe customer by hand (customers who
+    /// subscribed before the webhook was configured); the subscription
+    /// follows from the next subscription event, or from one that waited.
+    LinkStripe {
+        /// The customer's email (case-insensitive).
+        #[arg(long)]
+        email: String,
+        /// Stripe's customer id, `cus_...`.
+        #[arg(long)]
+        stripe_customer: String,
     },
 }
 
@@ -75,6 +88,9 @@ pub async fn run(args: CustomersArgs) -> anyhow::Result<ExitCode> {
         }
         CustomersCommand::List => list(&session).await?,
         CustomersCommand::Show { email } => show(&session, &email).await?,
+        CustomersCommand::LinkStripe { email, stripe_customer } => {
+            link_stripe(&session, &email, &stripe_customer).await?
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -100,6 +116,33 @@ async fn create(session: &Session, input: &CustomerInput) -> anyhow::Result<()> 
             escaped(&customer.tier),
             customer.monthly_limit,
             customer.subscription_status
+        )
+    })
+}
+
+async fn link_stripe(session: &Session, email: &str, stripe_customer: &str) -> anyhow::Result<()> {
+    if !stripe_customer.starts_with("cus_") || stripe_customer.len() < 5 {
+        return Err(anyhow!(
+            "--stripe-customer '{stripe_customer}' is not a Stripe customer id (cus_...)"
+        ));
+    }
+    let customer = session.customer(email).await?;
+    let link = session
+        .billing
+        .link_stripe_customer(&customer.email, stripe_customer, "operator", session.now)
+        .await
+        .map_err(|e| match e {
+            linecast_core::AccountsError::Conflict(detail) => anyhow!("--stripe-customer: {detail}"),
+            other => anyhow!(other),
+        })?;
+    session.out.emit(&views::stripe_link(&link), || {
+        format!(
+            "{} is linked to Stripe customer {}{}",
+            escaped(&customer.email),
+            escaped(&link.stripe_customer),
+            link.last_event_id
+                .as_deref()
+                .map_or_else(String::new, |e| format!(" (applied waiting event {})", escaped(e)))
         )
     })
 }
@@ -175,6 +218,8 @@ async fn show(session: &Session, email: &str) -> anyhow::Result<()> {
         "entitlement".into(),
         entitlement.as_ref().map_or(json!(null), views::entitlement),
     );
+    let stripe = session.billing.stripe_link(id).await?;
+    obj.insert("stripe".into(), stripe.as_ref().map_or(json!(null), views::stripe_link));
     obj.insert(
         "audit".into(),
         json!(
@@ -214,6 +259,15 @@ async fn show(session: &Session, email: &str) -> anyhow::Result<()> {
                 instant_or_dash(e.expires_at),
             ),
             None => "  entitlement: none".to_owned(),
+        });
+        lines.push(match &stripe {
+            Some(l) => format!(
+                "  stripe: customer {}, subscription {}, last event {}",
+                escaped(&l.stripe_customer),
+                escaped(l.stripe_subscription.as_deref().unwrap_or("-")),
+                escaped(l.last_event_id.as_deref().unwrap_or("-")),
+            ),
+            None => "  stripe: not linked".to_owned(),
         });
         if keys.is_empty() {
             lines.push("  keys: none".to_owned());

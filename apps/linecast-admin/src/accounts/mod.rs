@@ -1,9 +1,10 @@
-//! `customers`, `keys`, `subscription` and `entitlements`: the operator's
+//! `customers`, `keys`, `subscription`, `entitlements` and `billing`: the operator's
 //! account commands. They parse the command line, call core's `Customers`
 //! and `Keys` services over the linecast-db adapter, and print the outcome;
 //! the rules (input checks, key format, hashing, masking, unions of
 //! entitlements, default products) live in those services.
 
+pub mod billing;
 pub mod customers;
 pub mod entitlements;
 pub mod keys;
@@ -42,6 +43,8 @@ struct Session {
     customers: Customers,
     /// Operators are not held to the self-service cap on active keys.
     keys: Keys,
+    /// Stripe links and billing events.
+    billing: Arc<SeaAccounts>,
     out: Output,
     now: DateTime<Utc>,
 }
@@ -55,7 +58,8 @@ impl Session {
         let accounts = Arc::new(accounts);
         Ok(Self {
             customers: Customers::new(accounts.clone(), accounts.clone()),
-            keys: Keys::uncapped(accounts),
+            keys: Keys::uncapped(accounts.clone()),
+            billing: accounts,
             out: Output::new(common.json),
             now: now()?,
         })

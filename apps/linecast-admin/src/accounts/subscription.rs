@@ -23,15 +23,20 @@ pub enum SubscriptionCommand {
         #[arg(long)]
         customer_email: String,
         /// The new status.
-        #[arg(long, value_name = "active|canceled|past_due", value_parser = parse_status)]
+        #[arg(long, value_name = STATUS_CODES, value_parser = parse_status)]
         status: SubscriptionStatus,
     },
 }
 
-/// Clap parser for a subscription status code.
+/// The status codes, as the flags' value names list them.
+pub const STATUS_CODES: &str = "active|trialing|past_due|unpaid|incomplete|incomplete_expired|paused|canceled";
+
+/// Clap parser for a subscription status code (Stripe's).
 pub fn parse_status(code: &str) -> Result<SubscriptionStatus, String> {
-    SubscriptionStatus::parse(code)
-        .ok_or_else(|| format!("'{code}' is not a status; allowed: active, canceled, past_due"))
+    SubscriptionStatus::parse(code).ok_or_else(|| {
+        let allowed: Vec<&str> = SubscriptionStatus::ALL.iter().map(|s| s.code()).collect();
+        format!("'{code}' is not a status; allowed: {}", allowed.join(", "))
+    })
 }
 
 pub async fn run(args: SubscriptionArgs) -> anyhow::Result<ExitCode> {
@@ -56,9 +61,15 @@ mod tests {
     fn every_status_code_parses_and_anything_else_names_the_allowed_ones() {
         assert_eq!(parse_status("past_due"), Ok(SubscriptionStatus::PastDue));
         assert_eq!(parse_status("canceled"), Ok(SubscriptionStatus::Canceled));
+        assert_eq!(parse_status("trialing"), Ok(SubscriptionStatus::Trialing));
         assert_eq!(
             parse_status("cancelled"),
-            Err("'cancelled' is not a status; allowed: active, canceled, past_due".to_owned())
+            Err(
+                "'cancelled' is not a status; allowed: active, trialing, past_due, unpaid, incomplete, \
+                 incomplete_expired, paused, canceled"
+                    .to_owned()
+            )
         );
+        assert_eq!(STATUS_CODES.split('|').count(), SubscriptionStatus::ALL.len());
     }
 }

@@ -36,6 +36,16 @@ pub fn key(k: &ApiKeyRecord) -> Value {
     })
 }
 
+/// The Stripe link of a customer.
+pub fn stripe_link(l: &linecast_core::ports::billing::StripeLink) -> Value {
+    json!({
+        "stripe_customer": l.stripe_customer,
+        "stripe_subscription": l.stripe_subscription,
+        "last_event_id": l.last_event_id,
+        "last_event_created": l.last_created,
+    })
+}
+
 pub fn entitlement(e: &Entitlement) -> Value {
     json!({
         "owned_products": e.owned_products,

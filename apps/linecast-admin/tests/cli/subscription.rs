@@ -46,10 +46,10 @@ fn an_unknown_status_is_refused_naming_the_allowed_ones() {
         "--customer-email",
         "s@example.com",
         "--status",
-        "paused",
+        "suspended",
     ]);
     assert!(
-        run.stderr.contains("allowed: active, canceled, past_due"),
+        run.stderr.contains("allowed: active, trialing, past_due"),
         "{}",
         run.stderr
     );

@@ -6,7 +6,7 @@
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use actix_web::web;
-use linecast_core::ports::billing::{BillingEventKind, BillingOutcome};
+use linecast_core::ports::billing::BillingEventKind;
 use linecast_stripe::Parsed;
 
 use crate::auth::stripe_signature::SignedBody;
@@ -60,14 +60,7 @@ pub async fn stripe_webhook(state: web::Data<AppState>, body: SignedBody) -> Res
         );
     }
     let outcome = billing.apply(&event).await?;
-    let code = match &outcome {
-        BillingOutcome::Duplicate => "duplicate",
-        BillingOutcome::Linked { .. } => "linked",
-        BillingOutcome::Applied { .. } => "applied",
-        BillingOutcome::Stale { .. } => "stale",
-        BillingOutcome::Pending => "pending",
-        BillingOutcome::NoBuyer => "no_buyer",
-    };
+    let code = outcome.code();
     tracing::info!(event_id = %event.event_id, outcome = code, "billing event received");
     written(
         StatusCode::OK,

@@ -124,6 +124,20 @@ pub enum BillingOutcome {
     NoBuyer,
 }
 
+impl BillingOutcome {
+    /// The outcome's code, as the webhook's answer and the audit tools word it.
+    pub const fn code(&self) -> &'static str {
+        match self {
+            Self::Duplicate => "duplicate",
+            Self::Linked { .. } => "linked",
+            Self::Applied { .. } => "applied",
+            Self::Stale { .. } => "stale",
+            Self::Pending => "pending",
+            Self::NoBuyer => "no_buyer",
+        }
+    }
+}
+
 /// Whether an event created at `incoming` may change a subscription whose
 /// last applied event was created at `last`: not when it is older. An event
 /// of the same second as the last one applies (Stripe's `created` has

@@ -1,0 +1,166 @@
+//! `customers link-stripe`, `customers show`'s Stripe link and `billing replay`.
+
+use crate::support::Admin;
+
+fn subscription_line(id: &str, kind: &str, created: i64, status: &str) -> String {
+    serde_json::json!({
+        "id": id, "object": "event", "type": kind, "created": created,
+        "data": {"object": {"id": "sub_7", "object": "subscription", "customer": "cus_7", "status": status,
+            "items": {"data": [{"price": {"id": "price_x", "lookup_key": "ai_monthly"}}]}}}
+    })
+    .to_string()
+}
+
+#[test]
+fn a_replayed_export_after_a_hand_link_sets_the_subscription_once() {
+    let admin = Admin::new();
+    admin.customer("old@example.com");
+    let linked = admin.json(&[
+        "customers",
+        "link-stripe",
+        "--email",
+        "OLD@example.com",
+        "--stripe-customer",
+        "cus_7",
+    ]);
+    assert_eq!(linked["stripe_customer"], "cus_7");
+
+    let file = admin.dir().join("events.jsonl");
+    let lines = [
+        subscription_line("evt_a", "customer.subscription.created", 100, "active"),
+        String::new(),
+        subscription_line("evt_b", "customer.subscription.updated", 200, "past_due"),
+        r#"{"id": "evt_c", "type": "invoice.paid", "created": 300, "data": {"object": {}}}"#.to_owned(),
+    ];
+    std::fs::write(&file, lines.join("\n")).unwrap();
+    let path = file.to_str().unwrap();
+    let replay = |env_plans: &str| {
+        let run = admin.run_with(
+            &["billing", "replay", "--file", path, "--json"],
+            &[
+                ("LINECAST_DATABASE_URL", &admin_url(&admin)),
+                ("LINECAST_STRIPE_PLANS", env_plans),
+            ],
+        );
+        assert!(run.ok, "{}", run.stderr);
+        run.json()
+    };
+    let first = replay("ai_monthly=ai:777");
+    let outcomes: Vec<&str> = first
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, ["applied", "applied", "ignored"]);
+    assert_eq!(first[1]["line"], 3);
+
+    let shown = admin.json(&["customers", "show", "--email", "old@example.com"]);
+    assert_eq!(shown["subscription_status"], "past_due");
+    assert_eq!(shown["api_plan"], "ai");
+    assert_eq!(shown["monthly_limit"], 777);
+    assert_eq!(shown["stripe"]["stripe_subscription"], "sub_7");
+    assert_eq!(shown["stripe"]["last_event_id"], "evt_b");
+    let audit = shown["audit"].as_array().unwrap();
+    assert!(
+        audit
+            .iter()
+            .any(|a| a["detail"].as_str().unwrap().starts_with("actor=stripe event=evt_b "))
+    );
+    assert!(audit.iter().any(|a| {
+        a["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("actor=operator linked customer=cus_7")
+    }));
+
+    // Replayed again: every event is a duplicate, nothing changes.
+    let again = replay("ai_monthly=ai:777");
+    let outcomes: Vec<&str> = again
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, ["duplicate", "duplicate", "ignored"]);
+    assert_eq!(
+        admin.json(&["customers", "show", "--email", "old@example.com"])["audit"]
+            .as_array()
+            .unwrap()
+            .len(),
+        audit.len()
+    );
+}
+
+fn admin_url(admin: &Admin) -> String {
+    format!("sqlite://{}?mode=rwc", admin.dir().join("accounts.db").display())
+}
+
+#[test]
+fn a_malformed_line_is_named_and_nothing_is_applied() {
+    let admin = Admin::new();
+    admin.customer("old@example.com");
+    admin.ok(&[
+        "customers",
+        "link-stripe",
+        "--email",
+        "old@example.com",
+        "--stripe-customer",
+        "cus_7",
+    ]);
+    let file = admin.dir().join("events.jsonl");
+    let lines = [
+        subscription_line("evt_a", "customer.subscription.updated", 100, "canceled"),
+        "{not json".to_owned(),
+    ];
+    std::fs::write(&file, lines.join("\n")).unwrap();
+    let run = admin.fails(&["billing", "replay", "--file", file.to_str().unwrap()]);
+    assert!(run.stderr.contains("line 2"), "{}", run.stderr);
+    assert_eq!(
+        admin.json(&["customers", "show", "--email", "old@example.com"])["subscription_status"],
+        "active"
+    );
+}
+
+#[test]
+fn a_link_needs_a_stripe_customer_id_and_a_known_customer_and_is_not_shared() {
+    let admin = Admin::new();
+    admin.customer("a@example.com");
+    admin.customer("b@example.com");
+    let run = admin.fails(&[
+        "customers",
+        "link-stripe",
+        "--email",
+        "a@example.com",
+        "--stripe-customer",
+        "sub_1",
+    ]);
+    assert!(run.stderr.contains("--stripe-customer 'sub_1'"), "{}", run.stderr);
+    admin.fails(&[
+        "customers",
+        "link-stripe",
+        "--email",
+        "nobody@example.com",
+        "--stripe-customer",
+        "cus_1",
+    ]);
+    admin.ok(&[
+        "customers",
+        "link-stripe",
+        "--email",
+        "a@example.com",
+        "--stripe-customer",
+        "cus_1",
+    ]);
+    let run = admin.fails(&[
+        "customers",
+        "link-stripe",
+        "--email",
+        "b@example.com",
+        "--stripe-customer",
+        "cus_1",
+    ]);
+    assert!(run.stderr.contains("linked to customer"), "{}", run.stderr);
+    let shown = admin.run(&["customers", "show", "--email", "b@example.com"]).stdout;
+    assert!(shown.contains("stripe: not linked"), "{shown}");
+}
