@@ -180,57 +180,53 @@ async fn subscription_event(
     now: DateTime<Utc>,
 ) -> Result<BillingOutcome, AccountsError> {
     let sub = event.stripe_subscription.as_deref();
-    match link_of(txn, &event.stripe_customer, sub).await? {
-        Some(link) => {
-            let customer_id = link.customer_id;
-            Ok(
-                match apply_state(txn, link, &event.event_id, event.created, sub, state, now).await? {
-                    Some(customer) => BillingOutcome::Applied { customer },
-                    None => BillingOutcome::Stale { customer_id },
-                },
-            )
-        }
-        None => {
-            let Some(sub) = sub else {
-                return Err(AccountsError::Conflict(
-                    "a subscription event without a subscription id".into(),
-                ));
-            };
-            let held = stripe_pending::Entity::find_by_id(sub.to_owned())
-                .one(txn)
-                .await
-                .map_err(db_err)?;
-            if held
-                .as_ref()
-                .is_some_and(|h| !supersedes(Some(h.created), event.created))
-            {
-                return Ok(BillingOutcome::Pending);
-            }
-            let monthly_limit = state
-                .plan
-                .as_ref()
-                .and_then(|g| g.monthly_limit)
-                .map(|l| i64::try_from(l).map_err(|_| AccountsError::Conflict("monthly_limit too large".into())))
-                .transpose()?;
-            let row = stripe_pending::ActiveModel {
-                stripe_subscription: Set(sub.to_owned()),
-                stripe_customer: Set(event.stripe_customer.clone()),
-                event_id: Set(event.event_id.clone()),
-                created: Set(event.created),
-                status: Set(state.status.code().to_owned()),
-                plan: Set(state.plan.as_ref().map(|g| g.plan.clone())),
-                monthly_limit: Set(monthly_limit),
-                price: Set(state.price.clone()),
-                received_at: Set(now),
-            };
-            if held.is_some() {
-                row.update(txn).await.map_err(db_err)?;
-            } else {
-                row.insert(txn).await.map_err(db_err)?;
-            }
-            Ok(BillingOutcome::Pending)
-        }
+    if let Some(link) = link_of(txn, &event.stripe_customer, sub).await? {
+        let customer_id = link.customer_id;
+        return Ok(
+            match apply_state(txn, link, &event.event_id, event.created, sub, state, now).await? {
+                Some(customer) => BillingOutcome::Applied { customer },
+                None => BillingOutcome::Stale { customer_id },
+            },
+        );
     }
+    let Some(sub) = sub else {
+        return Err(AccountsError::Conflict(
+            "a subscription event without a subscription id".into(),
+        ));
+    };
+    let held = stripe_pending::Entity::find_by_id(sub.to_owned())
+        .one(txn)
+        .await
+        .map_err(db_err)?;
+    if held
+        .as_ref()
+        .is_some_and(|h| !supersedes(Some(h.created), event.created))
+    {
+        return Ok(BillingOutcome::Pending);
+    }
+    let monthly_limit = state
+        .plan
+        .as_ref()
+        .and_then(|g| g.monthly_limit)
+        .map(|l| i64::try_from(l).map_err(|_| AccountsError::Conflict("monthly_limit too large".into())))
+        .transpose()?;
+    let row = stripe_pending::ActiveModel {
+        stripe_subscription: Set(sub.to_owned()),
+        stripe_customer: Set(event.stripe_customer.clone()),
+        event_id: Set(event.event_id.clone()),
+        created: Set(event.created),
+        status: Set(state.status.code().to_owned()),
+        plan: Set(state.plan.as_ref().map(|g| g.plan.clone())),
+        monthly_limit: Set(monthly_limit),
+        price: Set(state.price.clone()),
+        received_at: Set(now),
+    };
+    if held.is_some() {
+        row.update(txn).await.map_err(db_err)?;
+    } else {
+        row.insert(txn).await.map_err(db_err)?;
+    }
+    Ok(BillingOutcome::Pending)
 }
 
 /// The customer a checkout names: by id, else by email, else created.

@@ -89,7 +89,7 @@ pub async fn run(args: CustomersArgs) -> anyhow::Result<ExitCode> {
         CustomersCommand::List => list(&session).await?,
         CustomersCommand::Show { email } => show(&session, &email).await?,
         CustomersCommand::LinkStripe { email, stripe_customer } => {
-            link_stripe(&session, &email, &stripe_customer).await?
+            link_stripe(&session, &email, &stripe_customer).await?;
         }
     }
     Ok(ExitCode::SUCCESS)
