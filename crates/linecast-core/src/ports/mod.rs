@@ -5,4 +5,5 @@ pub mod key_directory;
 pub mod limits;
 pub mod markets;
 pub mod signer;
+pub mod slots;
 pub mod store;
