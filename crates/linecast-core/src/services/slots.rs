@@ -165,6 +165,7 @@ impl InProcessSlots {
     }
 
     /// (Kind, customer) pairs with a count kept (none at zero).
+    #[cfg(test)]
     fn entries(&self) -> usize {
         self.open.lock().unwrap_or_else(PoisonError::into_inner).len()
     }
