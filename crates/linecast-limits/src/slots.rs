@@ -203,10 +203,7 @@ impl RedisSlots {
     /// then renews the lease of every slot this instance holds.
     pub async fn renew(&self) -> Result<(), LimitsError> {
         let inner = &self.inner;
-        let returning: Vec<(u64, Entry)> = lock(&inner.returning)
-            .iter()
-            .map(|(id, e)| (*id, e.clone()))
-            .collect();
+        let returning: Vec<(u64, Entry)> = lock(&inner.returning).iter().map(|(id, e)| (*id, e.clone())).collect();
         for (id, (key, member)) in returning {
             inner.remove(&key, &member).await?;
             lock(&inner.returning).remove(&id);

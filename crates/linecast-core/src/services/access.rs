@@ -433,12 +433,8 @@ mod tests {
     async fn a_full_slot_cap_refuses_with_retry_after_and_counts_nothing() {
         let w = world();
         let (customer, key) = customer_with_key(&w, "ai", SubscriptionStatus::Active, 10).await;
-        let slots = crate::services::slots::Slots::in_process(
-            "event streams",
-            crate::services::slots::SlotKind::Stream,
-            1,
-            15,
-        );
+        let slots =
+            crate::services::slots::Slots::in_process("event streams", crate::services::slots::SlotKind::Stream, 1, 15);
         let (grant, held) = w
             .access
             .authenticate_admitting(Some(&key), Policy::AnyKey, |c| slots.open(c.customer_id))

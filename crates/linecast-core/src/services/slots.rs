@@ -16,8 +16,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 
-pub use crate::ports::slots::{SlotId, SlotKind, SlotRegistry};
 use crate::ports::limits::LimitsError;
+pub use crate::ports::slots::{SlotId, SlotKind, SlotRegistry};
 
 /// A customer already holds `cap` slots of this kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -75,7 +75,7 @@ impl std::fmt::Debug for Slot {
             .field("kind", &self.kind)
             .field("customer_id", &self.customer_id)
             .field("id", &self.id)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
@@ -229,7 +229,7 @@ mod tests {
         let slots = Slots::new("event streams", SlotKind::Stream, 0, 0, registry.clone());
         match slots.open(7).await.unwrap_err() {
             NoSlot::Full(full) => assert_eq!(full.retry_after_secs, 1),
-            other => panic!("{other:?}"),
+            NoSlot::Unavailable(e) => panic!("{e}"),
         }
         assert_eq!(slots.held(7).await.unwrap(), 0);
         assert_eq!(registry.entries(), 0);

@@ -24,8 +24,12 @@ struct Instances {
 impl Instances {
     async fn new(url: String, leases: SlotLeases) -> Self {
         let namespace = format!("linecast-test-{:016x}", rand::rng().random::<u64>());
-        let a = RedisSlots::connect(&url, namespace.clone(), TIMEOUT, leases).await.unwrap();
-        let b = RedisSlots::connect(&url, namespace.clone(), TIMEOUT, leases).await.unwrap();
+        let a = RedisSlots::connect(&url, namespace.clone(), TIMEOUT, leases)
+            .await
+            .unwrap();
+        let b = RedisSlots::connect(&url, namespace.clone(), TIMEOUT, leases)
+            .await
+            .unwrap();
         Self {
             url,
             namespace,
