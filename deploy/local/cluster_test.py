@@ -19,6 +19,9 @@
 5. An event stream through the balancer: its instance is stopped; the client
    reconnects with Last-Event-ID, lands on another instance and misses no
    release published while it was away.
+6. The customer's stream cap holds across instances (shared through Redis):
+   its streams spread over the instances, and the one past the cap is a 429
+   whichever instance it reaches.
 
 Prints each phase's figures and a summary; exits 1 on the first failure.
 Needs the environment cluster.sh exports (CLUSTER_*).
@@ -584,6 +587,30 @@ def events():
              f"instance {victim} is back after the hold")
 
 
+# ------------------------------------------------------------------ 6. stream cap
+
+
+def stream_cap():
+    phase("6. a customer's stream cap holds across the instances")
+    cap = int(ENV.get("LINECAST_MAX_STREAMS_PER_CUSTOMER", "5"))
+    streams = [Stream() for _ in range(cap)]
+    spread = Counter(s.upstream for s in streams)
+    refused = []
+    for _ in range(INSTANCES):
+        conn = http.client.HTTPConnection(HOST, PORT, timeout=10)
+        conn.request("GET", "/api/v1/events?types=release&sport=nba", headers={"X-API-Key": KEY})
+        res = conn.getresponse()
+        refused.append((res.status, res.getheader("Retry-After"), res.getheader("X-Linecast-Upstream")))
+        conn.close()
+    for s in streams:
+        s.close()
+    figure(f"stream cap: {cap} streams open on {len(spread)} instances ({dict(spread)}); "
+           f"the next ones: {[r[:2] for r in refused]} from {sorted({str(r[2]) for r in refused})}")
+    check(len(spread) >= 2, f"the {cap} streams spread over several instances ({dict(spread)})")
+    check(all(status == 429 and retry == "15" for status, retry, _ in refused),
+          f"a stream past the cap is a 429 with Retry-After 15 on every instance ({refused})")
+
+
 def main():
     started = time.time()
     for i in range(1, INSTANCES + 1):
@@ -594,6 +621,7 @@ def main():
     rolling_restart(paths)
     kill_nine(paths)
     events()
+    stream_cap()
     print(f"\ncluster test: all passed in {time.time() - started:.0f} s. Figures:")
     for line in FIGURES:
         print(f"  {line}")

@@ -24,6 +24,7 @@ use bytes::Bytes;
 use futures::Stream;
 use linecast_core::Clock;
 use linecast_core::services::events::{Event, EventId, EventKind, Resume, StreamSlot, StreamSlots, Watcher};
+use linecast_core::services::slots::{SlotKind, SlotRegistry};
 use linecast_domain::Sport;
 use tokio::sync::{broadcast, watch};
 use tokio::time::{Instant, Interval, MissedTickBehavior, interval_at};
@@ -54,13 +55,22 @@ pub struct EventHub {
 }
 
 impl EventHub {
-    pub fn new(watcher: Arc<Watcher>, max_streams_per_customer: u32, backlog: usize) -> Self {
+    /// The hub of `watcher`'s events; a customer's open streams are counted
+    /// by `registry` (this instance's, or every instance's through Redis).
+    pub fn new(
+        watcher: Arc<Watcher>,
+        max_streams_per_customer: u32,
+        backlog: usize,
+        registry: Arc<dyn SlotRegistry>,
+    ) -> Self {
         Self {
             watcher,
             slots: StreamSlots::new(
                 crate::error::EVENT_STREAMS,
+                SlotKind::Stream,
                 max_streams_per_customer,
                 CAP_RETRY_AFTER_SECS,
+                registry,
             ),
             sender: broadcast::channel(backlog).0,
             closing: watch::channel(false).0,
@@ -312,7 +322,12 @@ mod tests {
     use super::*;
 
     fn hub(backlog: usize) -> EventHub {
-        EventHub::new(Arc::new(Watcher::new(Arc::new(MemoryStore::new()))), 5, backlog)
+        EventHub::new(
+            Arc::new(Watcher::new(Arc::new(MemoryStore::new()))),
+            5,
+            backlog,
+            Arc::new(linecast_core::services::slots::InProcessSlots::new()),
+        )
     }
 
     fn allowed() -> KeyCheck {
@@ -320,12 +335,12 @@ mod tests {
     }
 
     /// A stream of customer 1 with no filter and no resume.
-    fn stream_of(
+    async fn stream_of(
         hub: &EventHub,
         key_check: KeyCheck,
         recheck_every: Duration,
     ) -> impl Stream<Item = Result<Bytes, Infallible>> + use<> {
-        let slot = hub.slots.open(1).unwrap();
+        let slot = hub.slots.open(1).await.unwrap();
         open(
             hub,
             slot,
@@ -355,21 +370,21 @@ mod tests {
     #[tokio::test]
     async fn a_consumer_too_slow_to_keep_up_gets_resync_and_its_stream_ends() {
         let hub = hub(4);
-        let stream = stream_of(&hub, allowed(), PING_EVERY);
+        let stream = stream_of(&hub, allowed(), PING_EVERY).await;
         // Ten events while the client reads nothing: more than the backlog.
         hub.publish((1..=10).map(release).collect());
         let frames: Vec<Bytes> = stream.map(Result::unwrap).collect().await;
         let last = String::from_utf8(frames.last().unwrap().to_vec()).unwrap();
         assert!(last.contains("event: resync"), "{last}");
         assert!(frames.len() <= 5, "at most the backlog, then resync: {}", frames.len());
-        assert_eq!(hub.slots.held(1), 0, "the slot is freed with the stream");
+        assert_eq!(hub.slots.held(1).await.unwrap(), 0, "the slot is freed with the stream");
         assert_eq!(hub.open_streams(), 0, "nothing is held for it");
     }
 
     #[tokio::test]
     async fn closing_the_hub_ends_every_stream() {
         let hub = hub(16);
-        let stream = stream_of(&hub, allowed(), PING_EVERY);
+        let stream = stream_of(&hub, allowed(), PING_EVERY).await;
         hub.publish(vec![release(1)]);
         hub.close();
         let frames: Vec<Bytes> = stream.map(Result::unwrap).collect().await;
@@ -380,7 +395,7 @@ mod tests {
     async fn a_key_that_fails_its_recheck_ends_the_stream() {
         let hub = hub(16);
         let denied: KeyCheck = Box::new(|| Box::pin(async { false }));
-        let stream = stream_of(&hub, denied, Duration::from_millis(20));
+        let stream = stream_of(&hub, denied, Duration::from_millis(20)).await;
         let frames: Vec<Bytes> = tokio::time::timeout(Duration::from_secs(30), stream.map(Result::unwrap).collect())
             .await
             .unwrap();

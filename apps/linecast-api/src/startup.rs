@@ -25,11 +25,12 @@ use linecast_core::services::freshness::Freshness;
 use linecast_core::services::history::History;
 use linecast_core::services::markets::Markets;
 use linecast_core::services::slate::Slate;
+use linecast_core::services::slots::{InProcessSlots, SlotKind, SlotRegistry};
 use linecast_core::services::strategies::Strategies;
 use linecast_core::{Accounts, ArtifactStore, Clock, FixedClock, SystemClock, UsageMeter};
 use linecast_db::{PinnedAccounts, SeaAccounts};
 use linecast_domain::time::et_date;
-use linecast_limits::{InProcessLimiter, LeasedRedisLimiter, RedisLimiter};
+use linecast_limits::{InProcessLimiter, LeasedRedisLimiter, RedisLimiter, RedisSlots, SlotLeases};
 use linecast_markets::{CachedMarkets, FileSnapshotMarkets, KalshiConfig, KalshiMarkets};
 use linecast_signer::HmacSigner;
 use linecast_store::{ObjectArtifactStore, StoreOptions};
@@ -59,6 +60,9 @@ pub struct Adapters {
     pub accounts: Arc<dyn Accounts>,
     pub usage: Arc<dyn UsageMeter>,
     pub limiter: Arc<dyn Limiter>,
+    /// Counts each customer's open streams and large downloads: in process,
+    /// or across the instances through Redis.
+    pub slots: Arc<dyn SlotRegistry>,
     /// The embedded store's download-token signer.
     pub signer: Arc<HmacSigner>,
 }
@@ -75,6 +79,9 @@ pub struct Application {
     /// Gives freed heap back to the system once a second (`linecast-heap`).
     trimmer: linecast_limits::Flusher,
     refresher: linecast_limits::Flusher,
+    /// Renews the leases of the slots this instance holds in Redis (none
+    /// when the slots are counted in process).
+    slot_heartbeat: Option<linecast_limits::Flusher>,
     /// The metrics listener, when `LINECAST_METRICS_BIND` is set.
     metrics: Option<(u16, Server)>,
     var_dir: PathBuf,
@@ -98,6 +105,29 @@ async fn build_limiter(settings: &Settings, usage: Arc<dyn UsageMeter>) -> anyho
                 .map_err(|e| anyhow::anyhow!("connecting to Redis: {e}"))?,
         ),
         None => Arc::new(InProcessLimiter::new(usage)),
+    })
+}
+
+/// The registry of stream and download slots: shared through Redis when
+/// Redis is configured (with the heartbeat that renews this instance's
+/// leases), else this instance's own.
+async fn build_slots(settings: &Settings) -> anyhow::Result<(Arc<dyn SlotRegistry>, Option<linecast_limits::Flusher>)> {
+    Ok(match &settings.redis_url {
+        Some(url) => {
+            let slots = Arc::new(
+                RedisSlots::connect(
+                    url,
+                    settings.redis_namespace.clone(),
+                    settings.redis_timeout,
+                    SlotLeases::DEFAULT,
+                )
+                .await
+                .map_err(|e| anyhow::anyhow!("connecting to Redis for the stream and download slots: {e}"))?,
+            );
+            let heartbeat = slots.spawn_heartbeat();
+            (slots, Some(heartbeat))
+        }
+        None => (Arc::new(InProcessSlots::new()), None),
     })
 }
 
@@ -159,6 +189,7 @@ impl Application {
         let accounts: Arc<dyn Accounts> = db.clone();
         let usage: Arc<dyn UsageMeter> = db.clone();
         let limiter = build_limiter(&settings, usage.clone()).await?;
+        let (slots, slot_heartbeat) = build_slots(&settings).await?;
         let keys = KeyCache::new(accounts.clone());
         let doc = openapi::document();
         let usage_health = Arc::new(UsageHealth::new(settings.usage_stale_after));
@@ -225,12 +256,14 @@ impl Application {
             accounts: accounts.clone(),
             usage: usage.clone(),
             limiter: limiter.clone(),
+            slots: slots.clone(),
             signer: hmac,
         };
         let events = Arc::new(crate::events::EventHub::new(
             Arc::new(linecast_core::services::events::Watcher::new(artifacts.clone())),
             settings.max_streams_per_customer,
             crate::events::BACKLOG,
+            slots.clone(),
         ));
         let gate = Arc::new(crate::auth::middleware::Gate {
             access,
@@ -251,8 +284,10 @@ impl Application {
             streams: events.slots.clone(),
             downloads: linecast_core::services::slots::Slots::new(
                 crate::error::LARGE_DOWNLOADS,
+                SlotKind::Download,
                 settings.heavy.max_downloads_per_customer,
                 DOWNLOAD_RETRY_AFTER_SECS,
+                slots,
             ),
             clock: clock.clone(),
             webhook: settings.stripe_webhook_secrets.clone(),
@@ -344,6 +379,7 @@ impl Application {
             watcher,
             trimmer,
             refresher,
+            slot_heartbeat,
             metrics,
             var_dir: settings.var_dir.clone(),
             drain_grace: settings.drain_grace,
@@ -409,6 +445,14 @@ impl Application {
         if let Some((task, handle)) = metrics {
             handle.stop(true).await;
             let _ = task.await;
+        }
+        // The streams and downloads have ended: their slots go back now
+        // rather than when their leases lapse.
+        if let Some(heartbeat) = self.slot_heartbeat {
+            heartbeat.stop().await;
+        }
+        if let Err(e) = self.adapters.slots.release().await {
+            tracing::warn!(error = %e, "giving back stream and download slots failed; they lapse with their leases");
         }
         self.flusher.stop().await;
         // Leased allowance goes back before the last flush reports it.

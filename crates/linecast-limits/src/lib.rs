@@ -15,6 +15,10 @@
 //! increments counted since the last successful flush (one flush interval,
 //! [`DEFAULT_FLUSH_INTERVAL`], while the database is reachable); call `flush`
 //! on graceful shutdown to lose none.
+//!
+//! The per-customer slot caps (event streams, large downloads) have their
+//! shared registry here too: [`RedisSlots`], leased slots in a Redis sorted
+//! set per customer, renewed by each instance's heartbeat (`slots.rs`).
 
 mod buckets;
 mod flusher;
@@ -23,6 +27,7 @@ mod in_process;
 mod leased;
 pub mod leases;
 mod redis_limiter;
+mod slots;
 pub mod tokens;
 mod write_behind;
 
@@ -32,3 +37,4 @@ pub use in_process::InProcessLimiter;
 pub use leased::{LEASE_SCRIPT, LEASE_TTL, LeasedRedisLimiter};
 pub use linecast_core::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
 pub use redis_limiter::{DEFAULT_REDIS_TIMEOUT, RedisLimiter};
+pub use slots::{RedisSlots, SlotLeases};

@@ -124,13 +124,26 @@ where
             }
         }
     }
-    let admitted = access
-        .authenticate_admitting(presented.as_deref(), policy, |customer| match hold {
-            None => Ok(None),
-            Some(Hold::Stream) => gate.streams.open(customer.customer_id).map(Some),
-            Some(Hold::Download) => gate.downloads.open(customer.customer_id).map(Some),
-        })
-        .await;
+    // Only a row that holds a slot asks the slot registry (which may be
+    // Redis); every other request is decided as before.
+    let admitted = match hold {
+        None => access
+            .authenticate(presented.as_deref(), policy)
+            .await
+            .map(|grant| (grant, None)),
+        Some(hold) => {
+            let slots = match hold {
+                Hold::Stream => &gate.streams,
+                Hold::Download => &gate.downloads,
+            };
+            access
+                .authenticate_admitting(presented.as_deref(), policy, |customer| {
+                    let customer_id = customer.customer_id;
+                    async move { slots.open(customer_id).await.map(Some) }
+                })
+                .await
+        }
+    };
     let failed = matches!(admitted, Err(Refusal::InvalidKey));
     match (paid, client) {
         (Some(paid), _) if !failed => gate.auth_failures.refund(paid),

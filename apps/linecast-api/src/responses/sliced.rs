@@ -62,7 +62,7 @@ impl MessageBody for Sliced {
 
 #[cfg(test)]
 mod tests {
-    use linecast_core::services::slots::Slots;
+    use linecast_core::services::slots::{SlotKind, Slots};
 
     use super::*;
 
@@ -70,8 +70,8 @@ mod tests {
     async fn slices_share_the_buffer_cover_it_in_order_and_free_the_slot_at_the_end() {
         let data: Vec<u8> = (0..(3 * CHUNK + 1000)).map(|i| (i % 251) as u8).collect();
         let bytes = Bytes::from(data.clone());
-        let slots = Slots::new("large downloads", 1, 5);
-        let mut body = Sliced::new(bytes.clone(), slots.open(7).ok());
+        let slots = Slots::in_process("large downloads", SlotKind::Download, 1, 5);
+        let mut body = Sliced::new(bytes.clone(), slots.open(7).await.ok());
         assert_eq!(body.size(), BodySize::Sized(data.len() as u64));
         let mut sizes = Vec::new();
         let mut joined = Vec::new();
@@ -85,8 +85,8 @@ mod tests {
         }
         assert_eq!(sizes, vec![65_536, 65_536, 65_536, 1000]);
         assert_eq!(joined, data);
-        assert_eq!(slots.held(7), 1, "held while the body lives");
+        assert_eq!(slots.held(7).await.unwrap(), 1, "held while the body lives");
         drop(body);
-        assert_eq!(slots.held(7), 0);
+        assert_eq!(slots.held(7).await.unwrap(), 0);
     }
 }

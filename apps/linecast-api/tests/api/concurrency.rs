@@ -215,7 +215,7 @@ async fn requests_from_64_concurrent_clients_are_each_counted_once_on_postgresql
 /// A frozen instant in a month no other run uses: the instances' Redis keys
 /// are namespaced `linecast` whatever the database, so a fresh database
 /// reusing customer and key ids must not meet an earlier run's counters.
-fn unique_now() -> DateTime<Utc> {
+pub(crate) fn unique_now() -> DateTime<Utc> {
     let r = rand_u64();
     let year = 1000 + i32::try_from(r % 1000).unwrap();
     let month = u32::try_from((r / 1000) % 12).unwrap() + 1;
@@ -225,7 +225,7 @@ fn unique_now() -> DateTime<Utc> {
 /// Two instances on one Redis and one database (SQLite file or a PG schema),
 /// leasing their limits or asking Redis on every request; the first creates
 /// the demo customer.
-async fn two_instances(
+pub(crate) async fn two_instances(
     redis: &str,
     database_url: Option<String>,
     now: DateTime<Utc>,

@@ -1,6 +1,7 @@
 //! The change stream over HTTP: a republished object is one `release`
 //! event and the next request serves it, two instances name it alike, a
-//! stale `Last-Event-ID` gets `resync`, the sixth stream is refused, a
+//! stale `Last-Event-ID` gets `resync`, the sixth stream is refused (on
+//! whichever instance, when instances share Redis), a
 //! stream whose client closed or vanished gives its slot back within 5 s, a
 //! revoked key's stream ends, and bad filters are 400s. (The watcher's own
 //! rules, the status transition at the deadline and the replay window are
@@ -361,4 +362,35 @@ async fn a_stream_whose_client_vanished_without_a_close_reaching_the_server_give
     vanishing.vanish();
     admitted_within(&app, SLOT_BACK_WITHIN).await;
     drop(streams);
+}
+
+/// Two instances sharing one Redis count a customer's streams together:
+/// with three open on one and two on the other, the sixth is refused on
+/// both (429, `Retry-After`, not counted), and a stream closed on one
+/// instance frees its slot for the other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn instances_sharing_redis_refuse_a_customer_s_sixth_stream_whichever_instance_it_reaches() {
+    let Some(redis) = crate::partition::external_url("LINECAST_TEST_REDIS_URL") else {
+        return;
+    };
+    let (a, b) = crate::concurrency::two_instances(&redis, None, crate::concurrency::unique_now(), true).await;
+    let key = a.api_key.clone();
+    let mut open = Vec::new();
+    for i in 0..5 {
+        let app = if i % 2 == 0 { &a } else { &b };
+        open.push(Frames::open(app, EVENTS, &key, &[]).await);
+    }
+    for app in [&a, &b] {
+        let refused = app.get_keyed(EVENTS, &key, &[]).await;
+        assert_eq!(refused.status(), 429);
+        assert_eq!(refused.headers()["retry-after"], "15");
+        let body: serde_json::Value = refused.json().await.unwrap();
+        let detail = body["detail"].as_str().unwrap();
+        assert!(detail.contains("LINECAST_MAX_STREAMS_PER_CUSTOMER"), "{detail}");
+        assert!(detail.contains("not counted"), "{detail}");
+    }
+    // A stream of the first instance ends; the second admits one.
+    drop(open.remove(0));
+    admitted_within(&b, SLOT_BACK_WITHIN).await;
+    drop(open);
 }

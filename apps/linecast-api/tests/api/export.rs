@@ -517,7 +517,7 @@ async fn exports_beyond_the_download_cap_are_refused_with_retry_after_and_not_co
     let _ = first.bytes().await.unwrap();
 
     // A download in flight (as a client reading slowly would hold it).
-    let in_flight = app.state.gate.downloads.open(customer_id).unwrap();
+    let in_flight = app.state.gate.downloads.open(customer_id).await.unwrap();
     for _ in 0..3 {
         let refused = app.get_authed(path).await;
         assert_eq!(refused.status(), 429);
@@ -546,12 +546,12 @@ async fn exports_beyond_the_download_cap_are_refused_with_retry_after_and_not_co
     let _ = again.bytes().await.unwrap();
     // The slot the export held while it was sent is back.
     for _ in 0..100 {
-        if app.state.gate.downloads.held(customer_id) == 0 {
+        if app.state.gate.downloads.held(customer_id).await.unwrap() == 0 {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    assert_eq!(app.state.gate.downloads.held(customer_id), 0);
+    assert_eq!(app.state.gate.downloads.held(customer_id).await.unwrap(), 0);
 }
 
 /// A client that stops reading is cut off: 300 exports pipelined on one

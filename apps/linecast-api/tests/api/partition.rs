@@ -234,6 +234,20 @@ async fn with_redis_cut_a_leasing_instance_serves_what_it_holds_then_fails_close
     assert!(served_after_cut >= 1, "held tokens and quota are served without Redis");
     partition.pause(false);
     recovers(&app).await;
+    // A stream's slot is taken in Redis: cut just after the key's tokens
+    // and quota were leased again, a stream is a fast 503 (never admitted
+    // by default, never a 500) while held tokens serve other routes.
+    for _ in 0..10 {
+        assert_eq!(get_with(&app, "/api/v1/sports", &app.api_key).await.status, 200);
+    }
+    partition.pause(true);
+    let started = Instant::now();
+    let r = tokio::time::timeout(Duration::from_secs(10), get_with(&app, "/api/v1/events", &app.api_key))
+        .await
+        .expect("refused, not streamed");
+    assert_error_shape(r.status, &r.body, 503);
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    partition.pause(false);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

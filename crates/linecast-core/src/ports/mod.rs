@@ -6,4 +6,5 @@ pub mod key_directory;
 pub mod limits;
 pub mod markets;
 pub mod signer;
+pub mod slots;
 pub mod store;

@@ -10,7 +10,8 @@
 //! per-key rate, a token bucket of `PER_SECOND_LIMIT` per second sustained
 //! and bursts of up to the configured burst (429, not counted), the route's
 //! per-customer slot if it holds one (open streams, large downloads:
-//! `services::slots`; 429 with `Retry-After`, not counted), and the
+//! `services::slots`; 429 with `Retry-After`, not counted; 503 when the
+//! slot registry cannot decide), and the
 //! monthly quota (429, not counted). A request that passes is counted
 //! exactly once.
 //!
@@ -185,7 +186,7 @@ impl Access {
     /// Decides one request presenting `presented` (the full key, if any) on a
     /// route of `policy`; see the module docs for the order of the checks.
     pub async fn authenticate(&self, presented: Option<&str>, policy: Policy) -> Result<Grant, Refusal> {
-        self.authenticate_admitting(presented, policy, |_| Ok(()))
+        self.authenticate_admitting(presented, policy, |_| std::future::ready(Ok(())))
             .await
             .map(|(grant, ())| grant)
     }
@@ -193,13 +194,17 @@ impl Access {
     /// [`Access::authenticate`], with `admit` run once the key, its plan and
     /// its per-second rate have passed and before the request is counted:
     /// a route that holds a per-customer slot (a stream, a large download)
-    /// takes it there, so a refusal for a full cap costs no quota.
-    pub async fn authenticate_admitting<A>(
+    /// takes it there, so a refusal for a full cap costs no quota. A
+    /// registry that cannot decide refuses as `Unavailable` (503).
+    pub async fn authenticate_admitting<A, F>(
         &self,
         presented: Option<&str>,
         policy: Policy,
-        admit: impl FnOnce(&Customer) -> Result<A, crate::services::slots::Full>,
-    ) -> Result<(Grant, A), Refusal> {
+        admit: impl FnOnce(&Customer) -> F,
+    ) -> Result<(Grant, A), Refusal>
+    where
+        F: std::future::Future<Output = Result<A, crate::services::slots::NoSlot>>,
+    {
         let presented = presented.ok_or(Refusal::MissingKey)?;
         // A string that cannot be a key costs no lookup.
         if !has_key_shape(presented) {
@@ -251,7 +256,10 @@ impl Access {
             }
         };
         (self.observer)("second", "allowed");
-        let admitted = admit(customer).map_err(Refusal::Busy)?;
+        let admitted = admit(customer).await.map_err(|no| match no {
+            crate::services::slots::NoSlot::Full(full) => Refusal::Busy(full),
+            crate::services::slots::NoSlot::Unavailable(e) => unavailable(e),
+        })?;
         let month = self
             .limiter
             .try_count_month(customer.customer_id, month_of(now), customer.monthly_limit)
@@ -443,7 +451,8 @@ mod tests {
     async fn a_full_slot_cap_refuses_with_retry_after_and_counts_nothing() {
         let w = world();
         let (customer, key) = customer_with_key(&w, "ai", SubscriptionStatus::Active, 10).await;
-        let slots = crate::services::slots::Slots::new("event streams", 1, 15);
+        let slots =
+            crate::services::slots::Slots::in_process("event streams", crate::services::slots::SlotKind::Stream, 1, 15);
         let (grant, held) = w
             .access
             .authenticate_admitting(Some(&key), Policy::AnyKey, |c| slots.open(c.customer_id))
@@ -477,14 +486,37 @@ mod tests {
         assert_eq!(grant.month_used, 2);
         // An unknown key never reaches the slots.
         let unknown = format!("sk_service_{}", "b".repeat(40));
-        let before = slots.held(customer.customer_id);
+        let before = slots.held(customer.customer_id).await.unwrap();
         let refused = w
             .access
             .authenticate_admitting(Some(&unknown), Policy::AnyKey, |c| slots.open(c.customer_id))
             .await
             .unwrap_err();
         assert_eq!(refused, Refusal::InvalidKey);
-        assert_eq!(slots.held(customer.customer_id), before);
+        assert_eq!(slots.held(customer.customer_id).await.unwrap(), before);
+    }
+
+    /// A slot registry that cannot decide (Redis down) refuses with
+    /// `Unavailable` (a 503), never admits, and counts nothing.
+    #[tokio::test]
+    async fn a_slot_registry_that_cannot_decide_refuses_as_unavailable_and_counts_nothing() {
+        let w = world();
+        let (customer, key) = customer_with_key(&w, "ai", SubscriptionStatus::Active, 10).await;
+        let refused = w
+            .access
+            .authenticate_admitting(Some(&key), Policy::AnyKey, |_| async {
+                Err::<(), _>(crate::services::slots::NoSlot::Unavailable(LimitsError::Unavailable(
+                    "redis: connection refused".to_owned(),
+                )))
+            })
+            .await
+            .unwrap_err();
+        assert!(matches!(refused, Refusal::Unavailable { .. }), "{refused:?}");
+        assert_eq!(
+            w.limiter.month_usage(customer.customer_id, (2026, 11)).await.unwrap(),
+            0,
+            "the refusal was not counted"
+        );
     }
 
     #[tokio::test]
