@@ -5,7 +5,8 @@
 //! exist, match in constant time and be usable (else 401 `Invalid or expired
 //! API key`); the
 //! key's and the customer's tiers must include API access (403); a
-//! `Subscriber` route needs a subscription that grants access, `active` or `trialing` (403); counting that could
+//! `Subscriber` route needs a subscription that grants access (`active` or
+//! `trialing`, 403); counting that could
 //! not be persisted for longer than the bound refuses (503); then the
 //! per-key rate, a token bucket of `PER_SECOND_LIMIT` per second sustained
 //! and bursts of up to the configured burst (429, not counted), the route's
