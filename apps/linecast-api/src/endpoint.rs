@@ -28,6 +28,11 @@ pub enum Access {
     /// by `auth::stripe_signature` before the handler runs. Not counted
     /// against any quota. Off (404) unless webhook secrets are configured.
     StripeSignature,
+    /// A customer signed in to the portal (`portal::session`): a live
+    /// session cookie whose key is still usable; a POST also carries the
+    /// session's CSRF token. Without one, a page redirects to the sign-in
+    /// page. Never a key, never counted against the API quota.
+    Session,
 }
 
 /// A per-customer slot a response holds (a refusal for a full cap costs no
@@ -47,7 +52,7 @@ impl Access {
         match self {
             // Anyone may learn that the webhook takes only POST (once it is on).
             Self::Open | Self::StripeSignature => 3,
-            Self::PerAddress => 2,
+            Self::PerAddress | Self::Session => 2,
             Self::Key(Policy::AnyKey) | Self::KeyHolding(Policy::AnyKey, _) => 1,
             Self::Key(Policy::Subscriber) | Self::KeyHolding(Policy::Subscriber, _) => 0,
         }
@@ -69,13 +74,17 @@ pub enum Serving {
     Stream,
     /// A write: its JSON answer is made per request and never stored.
     Write,
+    /// An HTML page of the portal, made per request, with this
+    /// `Cache-Control` and the portal's security headers; not part of the
+    /// OpenAPI document.
+    Page(&'static str),
 }
 
 impl Serving {
     /// The `Cache-Control` of this endpoint's bodies.
     pub const fn cache_control(self) -> &'static str {
         match self {
-            Self::Read(cc) | Self::Fresh(cc) => cc,
+            Self::Read(cc) | Self::Fresh(cc) | Self::Page(cc) => cc,
             Self::Stream => "no-cache",
             Self::Write => NO_STORE,
         }

@@ -11,6 +11,7 @@ pub mod events;
 pub mod metrics;
 pub mod openapi;
 pub mod params;
+pub mod portal;
 pub mod presentation;
 pub mod probes;
 pub mod responses;

@@ -263,7 +263,11 @@ pub fn base() -> utoipa::openapi::OpenApi {
 pub fn document() -> utoipa::openapi::OpenApi {
     use utoipa::openapi::path::Paths;
     let mut doc = base();
-    for row in crate::routes::table::ENDPOINTS {
+    // The portal's pages are HTML for people, not part of the API.
+    for row in crate::routes::table::ENDPOINTS
+        .iter()
+        .filter(|r| !matches!(r.serving, crate::endpoint::Serving::Page(_)))
+    {
         let mut schemas = Vec::new();
         (row.schemas)(&mut schemas);
         let mut paths = Paths::new();

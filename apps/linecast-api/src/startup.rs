@@ -65,6 +65,8 @@ pub struct Adapters {
     pub slots: Arc<dyn SlotRegistry>,
     /// The embedded store's download-token signer.
     pub signer: Arc<HmacSigner>,
+    /// The portal's sessions.
+    pub sessions: Arc<dyn linecast_core::ports::sessions::PortalSessions>,
 }
 
 /// A built, bound, not yet running server.
@@ -258,6 +260,7 @@ impl Application {
             limiter: limiter.clone(),
             slots: slots.clone(),
             signer: hmac,
+            sessions: db.clone(),
         };
         let events = Arc::new(crate::events::EventHub::new(
             Arc::new(linecast_core::services::events::Watcher::new(artifacts.clone())),
@@ -265,6 +268,20 @@ impl Application {
             crate::events::BACKLOG,
             slots.clone(),
         ));
+        let portal = access.clone().map(|access| crate::portal::session::PortalGate {
+            portal: Arc::new(linecast_core::services::portal::Portal::new(
+                access,
+                db.clone(),
+                if settings.freeze_rate_clock {
+                    clock.clone()
+                } else {
+                    Arc::new(SystemClock)
+                },
+            )),
+            // Production is served over HTTPS (behind a terminating proxy);
+            // demo mode runs on plain loopback HTTP.
+            cookie: crate::portal::cookie::CookiePolicy { secure: !settings.demo },
+        });
         let gate = Arc::new(crate::auth::middleware::Gate {
             access,
             keys,
@@ -291,6 +308,7 @@ impl Application {
             ),
             clock: clock.clone(),
             webhook: settings.stripe_webhook_secrets.clone(),
+            portal,
         });
         let billing = Arc::new(linecast_core::services::billing::Billing::new(
             settings.stripe_plans.clone(),

@@ -11,6 +11,7 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use linecast_core::ports::billing::{BillingEvent, BillingLedger, BillingOutcome, StripeLink};
+use linecast_core::ports::sessions::{PortalSessions, SessionRecord};
 use linecast_core::{
     Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, KeyIssue, KeyIssued, Month, NewCustomer,
     SubscriptionStatus, UsageMeter,
@@ -234,5 +235,27 @@ impl BillingLedger for PinnedAccounts {
     }
     async fn stripe_link(&self, customer_id: i64) -> Result<Option<StripeLink>, AccountsError> {
         self.run(move |a| async move { a.stripe_link(customer_id).await }).await
+    }
+}
+
+#[async_trait]
+impl PortalSessions for PinnedAccounts {
+    async fn start_session(&self, session: &SessionRecord) -> Result<(), AccountsError> {
+        let session = session.clone();
+        self.run(move |a| async move { a.start_session(&session).await }).await
+    }
+    async fn find_session(&self, id_hash: &str) -> Result<Option<SessionRecord>, AccountsError> {
+        let id_hash = id_hash.to_owned();
+        self.run(move |a| async move { a.find_session(&id_hash).await }).await
+    }
+    async fn touch_session(&self, id_hash: &str, now: DateTime<Utc>) -> Result<(), AccountsError> {
+        let id_hash = id_hash.to_owned();
+        self.run(move |a| async move { a.touch_session(&id_hash, now).await })
+            .await
+    }
+    async fn end_session(&self, id_hash: &str, now: DateTime<Utc>) -> Result<(), AccountsError> {
+        let id_hash = id_hash.to_owned();
+        self.run(move |a| async move { a.end_session(&id_hash, now).await })
+            .await
     }
 }

@@ -54,6 +54,9 @@ pub struct Gate {
     pub clock: Arc<dyn Clock>,
     /// The billing webhook's endpoint secrets (none: the webhook is off).
     pub webhook: super::stripe_signature::WebhookSecrets,
+    /// The portal's sessions (`None` while keys are not checked at all:
+    /// `LINECAST_AUTH_DISABLED`).
+    pub portal: Option<crate::portal::session::PortalGate>,
 }
 
 /// The slot the gate took for this request (see [`Hold`]).
@@ -81,6 +84,7 @@ where
         Access::Key(policy) => guarded(gate, policy, None, req, call).await,
         Access::KeyHolding(policy, hold) => guarded(gate, policy, Some(hold), req, call).await,
         Access::StripeSignature => super::stripe_signature::admit(&gate.webhook, req, call).await,
+        Access::Session => crate::portal::session::admit(gate.portal.as_ref(), req, call).await,
     }
 }
 

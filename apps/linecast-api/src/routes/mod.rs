@@ -17,6 +17,8 @@ pub mod health;
 pub mod markets;
 pub mod odds;
 pub mod predictions;
+/// The portal's handlers, named in the route table like the API's.
+pub use crate::portal::pages as portal;
 pub mod public_picks;
 pub mod results;
 pub mod root;

@@ -43,9 +43,9 @@ macro_rules! endpoints {
     };
 }
 
-use Access::{Key, KeyHolding, Open, PerAddress, StripeSignature};
+use Access::{Key, KeyHolding, Open, PerAddress, Session, StripeSignature};
 use Policy::{AnyKey, Subscriber};
-use Serving::{Fresh, Read, Stream, Write};
+use Serving::{Fresh, Page, Read, Stream, Write};
 
 endpoints! {
     // Model data: an active subscription.
@@ -95,6 +95,14 @@ endpoints! {
     DATASET_REFRESH = POST "/api/v1/service-sports-data/refresh", Key(Subscriber), Write, datasets::dataset_refresh;
     // Billing: Stripe's signature over the raw body, never a key.
     STRIPE_WEBHOOK = POST "/billing/stripe/webhook", StripeSignature, Write, billing::stripe_webhook;
+    // The customer portal: HTML pages signed in by session (never a key,
+    // never counted), and the public status page. Not in the OpenAPI document.
+    PORTAL_HOME = GET "/portal", Open, Page(NO_STORE), portal::home;
+    PORTAL_SIGN_IN = POST "/portal/sign-in", Open, Page(NO_STORE), portal::sign_in;
+    PORTAL_SIGN_OUT = POST "/portal/sign-out", Session, Page(NO_STORE), portal::sign_out;
+    PORTAL_OVERVIEW = GET "/portal/overview", Session, Page(NO_STORE), portal::overview;
+    PORTAL_CSS = GET "/portal/static/portal.css", Open, Page(PUBLIC), portal::stylesheet;
+    STATUS_PAGE = GET "/status", PerAddress, Page(PUBLIC), portal::status;
 }
 
 /// Where the fail-closed rule applies: a path under this prefix that no
@@ -145,6 +153,10 @@ mod tests {
                 "/api/v1/edge-picks/track-record",
                 "/api/v1/edge-picks/{date_str}",
                 "/api/v1/downloads/{token}",
+                "/portal",
+                "/portal/sign-in",
+                "/portal/static/portal.css",
+                "/status",
             ]
         );
     }
@@ -165,7 +177,24 @@ mod tests {
     #[test]
     fn writes_are_never_gets_and_streams_hold_a_stream_slot() {
         for row in ENDPOINTS {
-            assert_eq!(row.serving == Serving::Write, row.method != Method::GET, "{row:?}");
+            let page = matches!(row.serving, Serving::Page(_));
+            assert_eq!(
+                row.serving == Serving::Write || (page && row.method != Method::GET),
+                row.method != Method::GET,
+                "{row:?}"
+            );
+            if page {
+                assert!(
+                    row.path == "/status" || row.path.starts_with("/portal"),
+                    "{row:?}: pages live under /portal"
+                );
+            }
+            if row.access == Access::Session {
+                assert!(
+                    page,
+                    "{row:?}: a session signs in the portal's pages only, never the API"
+                );
+            }
             if row.serving == Serving::Stream {
                 assert!(matches!(row.access, Access::KeyHolding(_, Hold::Stream)), "{row:?}");
             }

@@ -26,6 +26,7 @@ mod memory;
 mod odds;
 mod openapi;
 mod partition;
+mod portal;
 mod predictions;
 mod public_picks;
 mod render_once;

@@ -23,6 +23,8 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use chrono::{DateTime, Utc};
+
 use crate::ports::accounts::{AccountsError, ApiKeyRecord, Customer, SubscriptionStatus, constant_time_eq};
 use crate::ports::accounts::{KeyHash, has_key_shape};
 pub use crate::ports::accounts::{month_of, next_month_start, next_reset};
@@ -184,6 +186,42 @@ impl Access {
             .unwrap_or_default()
     }
 
+    /// The key checks alone, in their order: presented, key-shaped, known,
+    /// equal in constant time, usable at `now` and on a plan with API
+    /// access. No limit is touched and nothing is counted: the portal's
+    /// sign-in and sessions use this, the API's requests
+    /// [`Access::authenticate`], which starts with it.
+    pub async fn check_key(&self, presented: Option<&str>, now: DateTime<Utc>) -> Result<KeyEntry, Refusal> {
+        let presented = presented.ok_or(Refusal::MissingKey)?;
+        // A string that cannot be a key costs no lookup.
+        if !has_key_shape(presented) {
+            return Err(Refusal::InvalidKey);
+        }
+        let hash = KeyHash::of(presented);
+        self.check_hash(hash.as_str(), now).await
+    }
+
+    /// [`Access::check_key`] for a key known by its hash (a portal session
+    /// remembers the hash of the key it was started with).
+    pub async fn check_hash(&self, hash: &str, now: DateTime<Utc>) -> Result<KeyEntry, Refusal> {
+        let entry = self.keys.lookup(hash).await?.ok_or(Refusal::InvalidKey)?;
+        let (key, customer) = (&entry.0, &entry.1);
+        // The lookup is by hash; compare again in constant time so a cache or
+        // index quirk can never admit a different key.
+        if !constant_time_eq(key.key_hash.as_bytes(), hash.as_bytes()) || !key.is_usable(now) {
+            return Err(Refusal::InvalidKey);
+        }
+        if !ACCEPTED_TIERS.contains(&key.tier.as_str()) || !ACCEPTED_TIERS.contains(&customer.tier.as_str()) {
+            return Err(Refusal::NoApiAccess { tier: key.tier.clone() });
+        }
+        Ok(entry)
+    }
+
+    /// The data clock (key expiry, quota months).
+    pub fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
+    }
+
     /// Decides one request presenting `presented` (the full key, if any) on a
     /// route of `policy`; see the module docs for the order of the checks.
     pub async fn authenticate(&self, presented: Option<&str>, policy: Policy) -> Result<Grant, Refusal> {
@@ -206,24 +244,9 @@ impl Access {
     where
         F: std::future::Future<Output = Result<A, crate::services::slots::NoSlot>>,
     {
-        let presented = presented.ok_or(Refusal::MissingKey)?;
-        // A string that cannot be a key costs no lookup.
-        if !has_key_shape(presented) {
-            return Err(Refusal::InvalidKey);
-        }
         let now = self.clock.now();
-        let hash = KeyHash::of(presented);
-        let hash = hash.as_str();
-        let entry = self.keys.lookup(hash).await?.ok_or(Refusal::InvalidKey)?;
+        let entry = self.check_key(presented, now).await?;
         let (key, customer) = (&entry.0, &entry.1);
-        // The lookup is by hash; compare again in constant time so a cache or
-        // index quirk can never admit a different key.
-        if !constant_time_eq(key.key_hash.as_bytes(), hash.as_bytes()) || !key.is_usable(now) {
-            return Err(Refusal::InvalidKey);
-        }
-        if !ACCEPTED_TIERS.contains(&key.tier.as_str()) || !ACCEPTED_TIERS.contains(&customer.tier.as_str()) {
-            return Err(Refusal::NoApiAccess { tier: key.tier.clone() });
-        }
         if policy == Policy::Subscriber && !customer.api_subscription_status.grants_access() {
             return Err(Refusal::NoSubscription {
                 status: customer.api_subscription_status,

@@ -9,6 +9,7 @@ pub mod freshness;
 pub mod history;
 pub mod keys;
 pub mod markets;
+pub mod portal;
 pub mod slate;
 pub mod slots;
 pub mod strategies;

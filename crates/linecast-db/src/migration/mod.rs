@@ -5,6 +5,7 @@ use sea_orm_migration::prelude::*;
 
 mod m0001_accounts;
 mod m0002_billing;
+mod m0003_portal;
 
 /// The migrations, in order.
 #[derive(Debug)]
@@ -13,6 +14,10 @@ pub struct Migrator;
 #[async_trait::async_trait]
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(m0001_accounts::Migration), Box::new(m0002_billing::Migration)]
+        vec![
+            Box::new(m0001_accounts::Migration),
+            Box::new(m0002_billing::Migration),
+            Box::new(m0003_portal::Migration),
+        ]
     }
 }

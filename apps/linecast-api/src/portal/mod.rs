@@ -1,0 +1,11 @@
+//! The customer portal: server-rendered HTML under `/portal` (and the public
+//! `/status` page), a second surface on the route table. Its rows use the
+//! `Session` access (`session`), its pages carry the portal's security
+//! headers and its errors are pages (`html`); it calls the same core use
+//! cases as the API. Portal requests are never counted against the API
+//! quota, and a session never authenticates the API.
+
+pub mod cookie;
+pub mod html;
+pub mod pages;
+pub mod session;

@@ -1,0 +1,266 @@
+//! The portal's handlers: sign-in and sign-out, the overview, the public
+//! status page and the stylesheet. Each reads a core use case and renders a
+//! template (`templates/portal/`).
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue, SET_COOKIE};
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+use linecast_core::services::access::Refusal;
+use linecast_core::services::portal::SignInRefusal;
+use linecast_domain::Sport;
+use serde::Deserialize;
+
+use super::html::{error_page, page, see_other};
+use super::session::SignedIn;
+use crate::auth::client_address::ClientKey;
+use crate::auth::next_reset;
+use crate::endpoint::NO_STORE;
+use crate::presentation::freshness::DataStatusResponse;
+use crate::routes::table;
+use crate::state::AppState;
+
+/// The quota shares at which the overview warns.
+pub const WARN_AT_PERCENT: u64 = 80;
+
+#[derive(Template)]
+#[template(path = "portal/sign_in.html")]
+struct SignInPage<'a> {
+    message: Option<&'a str>,
+}
+
+#[derive(Template)]
+#[template(path = "portal/overview.html")]
+struct OverviewPage {
+    csrf: String,
+    name: String,
+    email: String,
+    plan: String,
+    tier: String,
+    status: String,
+    serves: bool,
+    used: u64,
+    limit: u64,
+    remaining: u64,
+    percent: u64,
+    reset_date: String,
+    /// The whole quota is used: the API answers 429 until the reset.
+    used_up: bool,
+    /// At least [`WARN_AT_PERCENT`] of it is used.
+    near_limit: bool,
+}
+
+struct SportStatus {
+    sport: &'static str,
+    status: String,
+    operational: bool,
+    slate_date: String,
+    release_id: String,
+    reason: String,
+}
+
+#[derive(Template)]
+#[template(path = "portal/status.html")]
+struct StatusPage {
+    healthy: bool,
+    checked_at: String,
+    dependencies: Vec<(String, String)>,
+    sports: Vec<SportStatus>,
+}
+
+/// `GET /portal`: the sign-in page, or the overview when already signed in.
+#[utoipa::path(get, path = table::PORTAL_HOME.path, tag = "portal", responses((status = 200, description = "The sign-in page")))]
+pub async fn home(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
+    if let Some(gate) = state.gate.portal.as_ref() {
+        if let Some(id) = gate.cookie.session_id(&req)
+            && let Ok(Some(_)) = gate.portal.resume(&id).await
+        {
+            return see_other("/portal/overview");
+        }
+    } else {
+        return error_page(StatusCode::NOT_FOUND, "The portal is not available on this server.");
+    }
+    page(StatusCode::OK, NO_STORE, &SignInPage { message: None })
+}
+
+/// The sign-in form (described for utoipa, which reads the handler's
+/// extractors; the portal's rows are not in the OpenAPI document).
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct SignInForm {
+    api_key: String,
+}
+
+/// `POST /portal/sign-in`: checks the key as the API does and starts a
+/// session (a new id at every sign-in). A failed attempt counts against the
+/// address's failed-key limit.
+#[utoipa::path(post, path = table::PORTAL_SIGN_IN.path, tag = "portal", responses((status = 303, description = "Signed in: to the overview")))]
+pub async fn sign_in(req: HttpRequest, state: web::Data<AppState>, form: web::Form<SignInForm>) -> HttpResponse {
+    let Some(gate) = state.gate.portal.as_ref() else {
+        return error_page(StatusCode::NOT_FOUND, "The portal is not available on this server.");
+    };
+    let client = state
+        .gate
+        .clients
+        .from_parts(req.headers(), req.peer_addr().map(|a| a.ip()))
+        .map(ClientKey::from);
+    let limiter = &state.gate.auth_failures;
+    if let Some(client) = client
+        && let crate::auth::address_limiter::AddressDecision::Refused { .. } =
+            limiter.peek(client, std::time::Instant::now())
+    {
+        return too_many();
+    }
+    let presented = form.api_key.trim();
+    match gate.portal.sign_in(Some(presented).filter(|k| !k.is_empty())).await {
+        Ok(started) => {
+            let mut res = see_other("/portal/overview");
+            res.headers_mut()
+                .append(SET_COOKIE, gate.cookie.set(&started.session_id));
+            res
+        }
+        Err(SignInRefusal::Unavailable(cause)) => {
+            tracing::warn!(%cause, "portal sign-in: accounts unavailable");
+            error_page(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "The accounts database is not answering. Please try again in a moment.",
+            )
+        }
+        Err(SignInRefusal::Key(refusal)) => {
+            if let Some(client) = client {
+                // Pay for the failure; past the limit the next attempt waits.
+                let _ = limiter.check(client, std::time::Instant::now());
+            }
+            let message = match refusal {
+                Refusal::NoApiAccess { .. } => "This key's plan has no API access.",
+                _ => "That API key is not valid. Check it and try again.",
+            };
+            page(
+                StatusCode::UNAUTHORIZED,
+                NO_STORE,
+                &SignInPage { message: Some(message) },
+            )
+        }
+    }
+}
+
+fn too_many() -> HttpResponse {
+    let mut res = error_page(
+        StatusCode::TOO_MANY_REQUESTS,
+        "Too many failed sign-ins from this address. Wait a moment and try again.",
+    );
+    res.headers_mut()
+        .insert(actix_web::http::header::RETRY_AFTER, HeaderValue::from_static("1"));
+    res
+}
+
+/// `POST /portal/sign-out`: ends the session on the server.
+#[utoipa::path(post, path = table::PORTAL_SIGN_OUT.path, tag = "portal", responses((status = 303, description = "Signed out: to the sign-in page")))]
+pub async fn sign_out(state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
+    let Some(gate) = state.gate.portal.as_ref() else {
+        return error_page(StatusCode::NOT_FOUND, "The portal is not available on this server.");
+    };
+    if let Err(e) = gate.portal.sign_out(&signed.0).await {
+        tracing::warn!(error = %e, "portal sign-out");
+        return error_page(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "The accounts database is not answering; you are still signed in. Please try again.",
+        );
+    }
+    let mut res = see_other("/portal");
+    res.headers_mut().append(SET_COOKIE, gate.cookie.clear());
+    res
+}
+
+/// `GET /portal/overview`: plan, status and this month's quota.
+#[utoipa::path(get, path = table::PORTAL_OVERVIEW.path, tag = "portal", responses((status = 200, description = "The overview")))]
+pub async fn overview(state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
+    let customer = &signed.0.entry.1;
+    let now = state.clock.now();
+    let used = match state.usage.month_count(customer.customer_id, now).await {
+        Ok(used) => used,
+        Err(e) => {
+            tracing::warn!(error = %e, "portal overview: usage");
+            return error_page(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "This month's usage cannot be read right now. Please try again in a moment.",
+            );
+        }
+    };
+    let limit = customer.monthly_limit;
+    let percent = used.saturating_mul(100).checked_div(limit).map_or(100, |p| p.min(100));
+    page(
+        StatusCode::OK,
+        table::PORTAL_OVERVIEW.cache_control(),
+        &OverviewPage {
+            csrf: signed.0.csrf_token.clone(),
+            name: customer.name.clone(),
+            email: customer.email.clone(),
+            plan: customer.api_plan.clone().unwrap_or_else(|| "none".to_owned()),
+            tier: crate::presentation::account::reported_tier(&customer.tier),
+            status: customer.api_subscription_status.code().to_owned(),
+            serves: customer.api_subscription_status.grants_access(),
+            used,
+            limit,
+            remaining: limit.saturating_sub(used),
+            percent,
+            reset_date: next_reset(now).format("%Y-%m-%d").to_string(),
+            used_up: used >= limit,
+            near_limit: percent >= WARN_AT_PERCENT,
+        },
+    )
+}
+
+/// `GET /status`: each sport's data status and the service's health, for
+/// anyone.
+#[utoipa::path(get, path = table::STATUS_PAGE.path, tag = "portal", responses((status = 200, description = "The public status page")))]
+pub async fn status(state: web::Data<AppState>) -> HttpResponse {
+    let now = state.clock.now();
+    let round = state.health.current(&state.probes).await;
+    let reports = futures::future::join_all(Sport::ALL.iter().map(|&sport| state.freshness.status(sport, now))).await;
+    let sports = Sport::ALL
+        .iter()
+        .zip(&reports)
+        .map(|(sport, report)| {
+            let view = DataStatusResponse::from(report);
+            SportStatus {
+                sport: sport.code(),
+                status: view.status,
+                operational: view.operational,
+                slate_date: view.slate_date,
+                release_id: view.release_id.unwrap_or_else(|| "-".to_owned()),
+                reason: view.degradation_reason.unwrap_or_default(),
+            }
+        })
+        .collect();
+    page(
+        StatusCode::OK,
+        table::STATUS_PAGE.cache_control(),
+        &StatusPage {
+            healthy: round.dependencies.values().all(|d| d.status == "ok"),
+            checked_at: round.at.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
+            dependencies: round
+                .dependencies
+                .iter()
+                .map(|(name, d)| (name.clone(), d.status.clone()))
+                .collect(),
+            sports,
+        },
+    )
+}
+
+/// The portal's stylesheet (a file, so no page needs inline style).
+const STYLESHEET: &str = include_str!("../../templates/portal/portal.css");
+
+/// `GET /portal/static/portal.css`.
+#[utoipa::path(get, path = table::PORTAL_CSS.path, tag = "portal", responses((status = 200, description = "The stylesheet")))]
+pub async fn stylesheet() -> HttpResponse {
+    let mut res = HttpResponse::Ok().body(STYLESHEET);
+    res.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("text/css; charset=utf-8"));
+    res.headers_mut().insert(
+        CACHE_CONTROL,
+        HeaderValue::from_static(table::PORTAL_CSS.cache_control()),
+    );
+    super::html::secure(&mut res);
+    res
+}

@@ -1,0 +1,39 @@
+//! The portal's sessions: a customer signed in to the web portal with one of
+//! their API keys. Only the SHA-256 of a session id is stored; the id itself
+//! lives in the customer's cookie and nowhere else. The rules (expiry, which
+//! key, CSRF) are `services::portal`'s.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+use super::accounts::AccountsError;
+
+/// A stored session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRecord {
+    /// SHA-256 hex of the session id.
+    pub id_hash: String,
+    pub customer_id: i64,
+    /// SHA-256 hex of the key the customer signed in with (as `api_keys`
+    /// stores it): the session ends when that key is revoked or expires.
+    pub key_hash: String,
+    /// The token every form of this session carries (random, bound to it).
+    pub csrf_token: String,
+    pub created_at: DateTime<Utc>,
+    pub last_seen_at: DateTime<Utc>,
+    /// `ended_at` is set by signing out.
+    pub ended_at: Option<DateTime<Utc>>,
+}
+
+/// Portal sessions.
+#[async_trait]
+pub trait PortalSessions: Send + Sync {
+    /// Stores a new session (its `ended_at` is `None`).
+    async fn start_session(&self, session: &SessionRecord) -> Result<(), AccountsError>;
+    /// The session with this id hash, whatever its state.
+    async fn find_session(&self, id_hash: &str) -> Result<Option<SessionRecord>, AccountsError>;
+    /// Moves `last_seen_at` to `now` (never back).
+    async fn touch_session(&self, id_hash: &str, now: DateTime<Utc>) -> Result<(), AccountsError>;
+    /// Ends the session (signing out); ending twice keeps the first instant.
+    async fn end_session(&self, id_hash: &str, now: DateTime<Utc>) -> Result<(), AccountsError>;
+}

@@ -1,0 +1,213 @@
+//! The customer portal's sign-in and sessions. A customer signs in with one
+//! of their API keys, checked by the same rules as the API
+//! ([`Access::check_key`]: shape, hash, usable, plan; no limit is touched
+//! and nothing is counted). A session then starts:
+//!
+//! - its id is 256 random bits from the OS (64 hex digits), given to the browser once and
+//!   stored only as its SHA-256;
+//! - it carries its own random CSRF token, which every form must send back;
+//! - it lasts at most [`IDLE`] between requests and [`ABSOLUTE`] in all;
+//! - it ends when the customer signs out, and with the key it was started
+//!   with: a session is resumed only while that key is usable, so revoking
+//!   (or the expiry of) the key ends it.
+//!
+//! The portal never authenticates the API: the API reads keys only.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Duration, Utc};
+use rand::TryRngCore;
+use sha2::{Digest, Sha256};
+
+use crate::Clock;
+use crate::ports::accounts::{AccountsError, constant_time_eq};
+use crate::ports::key_directory::KeyEntry;
+use crate::ports::sessions::{PortalSessions, SessionRecord};
+use crate::services::access::{Access, Refusal};
+
+/// Longest quiet spell a session survives.
+pub const IDLE: Duration = Duration::minutes(30);
+/// Longest a session lives, however busy.
+pub const ABSOLUTE: Duration = Duration::hours(12);
+/// `last_seen_at` is written at most this often per session (a page view
+/// within it costs no write).
+pub const TOUCH_EVERY: Duration = Duration::seconds(60);
+
+/// A signed-in customer, resumed from a session.
+#[derive(Debug, Clone)]
+pub struct Signed {
+    /// The key the session was started with, and its customer (fresh from
+    /// the key directory).
+    pub entry: KeyEntry,
+    /// The token this session's forms carry.
+    pub csrf_token: String,
+    pub id_hash: String,
+}
+
+/// A session just started: the id goes to the browser, once.
+#[derive(Debug, Clone)]
+pub struct Started {
+    pub session_id: String,
+    pub entry: KeyEntry,
+}
+
+/// SHA-256 hex of a session id (the stored form).
+pub fn hash_session_id(id: &str) -> String {
+    hex::encode(Sha256::digest(id.as_bytes()))
+}
+
+/// `bytes` random bytes from the OS, as lower-case hex.
+fn random_token(bytes: usize) -> Result<String, AccountsError> {
+    let mut buf = vec![0_u8; bytes];
+    rand::rngs::OsRng
+        .try_fill_bytes(&mut buf)
+        .map_err(|e| AccountsError::Unavailable(format!("OS random source failed: {e}")))?;
+    Ok(hex::encode(buf))
+}
+
+/// Whether a session in this state may be resumed at `now`.
+pub fn is_live(session: &SessionRecord, now: DateTime<Utc>) -> bool {
+    session.ended_at.is_none() && now - session.last_seen_at < IDLE && now - session.created_at < ABSOLUTE
+}
+
+/// Why a sign-in failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SignInRefusal {
+    /// The key was refused by the API's rules (missing, malformed, unknown,
+    /// revoked, expired, no API plan).
+    Key(Refusal),
+    Unavailable(String),
+}
+
+/// The use case.
+pub struct Portal {
+    access: Arc<Access>,
+    sessions: Arc<dyn PortalSessions>,
+    /// The clock of session lifetimes: the wall clock, even when the data
+    /// clock is frozen (a frozen clock would make every session immortal).
+    clock: Arc<dyn Clock>,
+}
+
+impl Portal {
+    pub fn new(access: Arc<Access>, sessions: Arc<dyn PortalSessions>, clock: Arc<dyn Clock>) -> Self {
+        Self {
+            access,
+            sessions,
+            clock,
+        }
+    }
+
+    /// Checks `presented` as the API would and starts a new session (a new
+    /// id at every sign-in).
+    pub async fn sign_in(&self, presented: Option<&str>) -> Result<Started, SignInRefusal> {
+        let now = self.clock.now();
+        let entry = self
+            .access
+            .check_key(presented, self.access.now())
+            .await
+            .map_err(|refusal| match refusal {
+                Refusal::Unavailable { cause } => SignInRefusal::Unavailable(cause),
+                other => SignInRefusal::Key(other),
+            })?;
+        let unavailable = |e: AccountsError| SignInRefusal::Unavailable(e.to_string());
+        let session_id = random_token(32).map_err(unavailable)?;
+        let record = SessionRecord {
+            id_hash: hash_session_id(&session_id),
+            customer_id: entry.1.customer_id,
+            key_hash: entry.0.key_hash.clone(),
+            csrf_token: random_token(32).map_err(unavailable)?,
+            created_at: now,
+            last_seen_at: now,
+            ended_at: None,
+        };
+        self.sessions.start_session(&record).await.map_err(unavailable)?;
+        Ok(Started { session_id, entry })
+    }
+
+    /// The customer behind a session id, if the session is live and its key
+    /// still usable; `None` otherwise (the browser signs in again).
+    pub async fn resume(&self, session_id: &str) -> Result<Option<Signed>, AccountsError> {
+        let now = self.clock.now();
+        let id_hash = hash_session_id(session_id);
+        let Some(session) = self.sessions.find_session(&id_hash).await? else {
+            return Ok(None);
+        };
+        if !constant_time_eq(session.id_hash.as_bytes(), id_hash.as_bytes()) || !is_live(&session, now) {
+            return Ok(None);
+        }
+        let entry = match self.access.check_hash(&session.key_hash, self.access.now()).await {
+            Ok(entry) if entry.1.customer_id == session.customer_id => entry,
+            Err(Refusal::Unavailable { cause }) => return Err(AccountsError::Unavailable(cause)),
+            // Another customer's key (cannot happen: keys never move), or
+            // the key is revoked, expired or off its plan: the session is over.
+            Ok(_) | Err(_) => return Ok(None),
+        };
+        if now - session.last_seen_at >= TOUCH_EVERY {
+            self.sessions.touch_session(&id_hash, now).await?;
+        }
+        Ok(Some(Signed {
+            entry,
+            csrf_token: session.csrf_token,
+            id_hash,
+        }))
+    }
+
+    /// Ends the session on the server.
+    pub async fn sign_out(&self, signed: &Signed) -> Result<(), AccountsError> {
+        self.sessions.end_session(&signed.id_hash, self.clock.now()).await
+    }
+}
+
+/// Whether a form's token is this session's (constant time).
+pub fn csrf_matches(signed: &Signed, presented: &str) -> bool {
+    constant_time_eq(signed.csrf_token.as_bytes(), presented.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use chrono::TimeZone;
+
+    fn session(created: DateTime<Utc>, seen: DateTime<Utc>) -> SessionRecord {
+        SessionRecord {
+            id_hash: String::new(),
+            customer_id: 1,
+            key_hash: String::new(),
+            csrf_token: String::new(),
+            created_at: created,
+            last_seen_at: seen,
+            ended_at: None,
+        }
+    }
+
+    #[test]
+    fn a_session_lives_thirty_idle_minutes_and_twelve_hours_in_all() {
+        let t0 = Utc.with_ymd_and_hms(2026, 11, 24, 8, 0, 0).unwrap();
+        let s = session(t0, t0);
+        assert!(is_live(&s, t0 + Duration::minutes(29) + Duration::seconds(59)));
+        assert!(!is_live(&s, t0 + Duration::minutes(30)));
+        // Busy all day: still over after twelve hours.
+        let busy = session(t0, t0 + Duration::hours(12) - Duration::minutes(1));
+        assert!(is_live(&busy, t0 + Duration::hours(12) - Duration::seconds(1)));
+        assert!(!is_live(&busy, t0 + Duration::hours(12)));
+        let ended = SessionRecord {
+            ended_at: Some(t0),
+            ..session(t0, t0)
+        };
+        assert!(!is_live(&ended, t0));
+    }
+
+    #[test]
+    fn session_ids_are_256_random_bits_and_stored_only_hashed() {
+        let a = random_token(32).unwrap();
+        let b = random_token(32).unwrap();
+        assert_ne!(a, b);
+        assert_eq!(hex::decode(&a).unwrap().len(), 32);
+        let hash = hash_session_id(&a);
+        assert_eq!(hash.len(), 64);
+        assert!(!hash.contains(&a));
+        assert_eq!(hash, hex::encode(Sha256::digest(a.as_bytes())));
+    }
+}

@@ -1,0 +1,73 @@
+//! `PortalSessions` for `SeaAccounts`.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use linecast_core::AccountsError;
+use linecast_core::ports::sessions::{PortalSessions, SessionRecord};
+use sea_orm::sea_query::Expr;
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
+
+use crate::SeaAccounts;
+use crate::entity::portal_sessions;
+use crate::error::db_err;
+
+fn to_record(m: portal_sessions::Model) -> SessionRecord {
+    SessionRecord {
+        id_hash: m.id_hash,
+        customer_id: m.customer_id,
+        key_hash: m.key_hash,
+        csrf_token: m.csrf_token,
+        created_at: m.created_at,
+        last_seen_at: m.last_seen_at,
+        ended_at: m.ended_at,
+    }
+}
+
+#[async_trait]
+impl PortalSessions for SeaAccounts {
+    async fn start_session(&self, s: &SessionRecord) -> Result<(), AccountsError> {
+        portal_sessions::ActiveModel {
+            id_hash: Set(s.id_hash.clone()),
+            customer_id: Set(s.customer_id),
+            key_hash: Set(s.key_hash.clone()),
+            csrf_token: Set(s.csrf_token.clone()),
+            created_at: Set(s.created_at),
+            last_seen_at: Set(s.last_seen_at),
+            ended_at: Set(s.ended_at),
+        }
+        .insert(&self.db)
+        .await
+        .map_err(db_err)?;
+        Ok(())
+    }
+
+    async fn find_session(&self, id_hash: &str) -> Result<Option<SessionRecord>, AccountsError> {
+        Ok(portal_sessions::Entity::find_by_id(id_hash.to_owned())
+            .one(&self.db)
+            .await
+            .map_err(db_err)?
+            .map(to_record))
+    }
+
+    async fn touch_session(&self, id_hash: &str, now: DateTime<Utc>) -> Result<(), AccountsError> {
+        portal_sessions::Entity::update_many()
+            .col_expr(portal_sessions::Column::LastSeenAt, Expr::value(now))
+            .filter(portal_sessions::Column::IdHash.eq(id_hash))
+            .filter(portal_sessions::Column::LastSeenAt.lt(now))
+            .exec(&self.db)
+            .await
+            .map_err(db_err)?;
+        Ok(())
+    }
+
+    async fn end_session(&self, id_hash: &str, now: DateTime<Utc>) -> Result<(), AccountsError> {
+        portal_sessions::Entity::update_many()
+            .col_expr(portal_sessions::Column::EndedAt, Expr::value(now))
+            .filter(portal_sessions::Column::IdHash.eq(id_hash))
+            .filter(portal_sessions::Column::EndedAt.is_null())
+            .exec(&self.db)
+            .await
+            .map_err(db_err)?;
+        Ok(())
+    }
+}
