@@ -90,3 +90,17 @@ pub fn see_other(location: &'static str) -> HttpResponse {
     secure(&mut res);
     res
 }
+
+/// An API error as the portal shows it: the same status and wording, as a
+/// page (a 5xx's cause is logged, never shown).
+pub fn api_error_page(e: &crate::error::ApiError) -> HttpResponse {
+    use actix_web::ResponseError;
+    let status = e.status_code();
+    match e {
+        crate::error::ApiError::Unavailable { cause, .. } | crate::error::ApiError::Internal(cause) => {
+            tracing::error!(status = status.as_u16(), cause = %cause, "portal page failed");
+        }
+        _ => {}
+    }
+    error_page(status, &e.to_string())
+}

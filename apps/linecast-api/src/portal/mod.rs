@@ -6,6 +6,8 @@
 //! quota, and a session never authenticates the API.
 
 pub mod cookie;
+pub mod data;
 pub mod html;
 pub mod pages;
+pub mod quality;
 pub mod session;

@@ -50,13 +50,35 @@ struct OverviewPage {
     near_limit: bool,
 }
 
-struct SportStatus {
-    sport: &'static str,
-    status: String,
-    operational: bool,
-    slate_date: String,
-    release_id: String,
-    reason: String,
+/// One sport's data status as the portal's pages show it.
+pub(super) struct SportStatus {
+    pub sport: &'static str,
+    pub status: String,
+    pub operational: bool,
+    pub slate_date: String,
+    pub release_id: String,
+    pub reason: String,
+}
+
+/// Every sport's data status at `now` (the same reports as
+/// `/api/v1/data-status/{sport}`).
+pub(super) async fn sport_statuses(state: &AppState, now: chrono::DateTime<chrono::Utc>) -> Vec<SportStatus> {
+    let reports = futures::future::join_all(Sport::ALL.iter().map(|&sport| state.freshness.status(sport, now))).await;
+    Sport::ALL
+        .iter()
+        .zip(&reports)
+        .map(|(sport, report)| {
+            let view = DataStatusResponse::from(report);
+            SportStatus {
+                sport: sport.code(),
+                status: view.status,
+                operational: view.operational,
+                slate_date: view.slate_date,
+                release_id: view.release_id.unwrap_or_else(|| "-".to_owned()),
+                reason: view.degradation_reason.unwrap_or_default(),
+            }
+        })
+        .collect()
 }
 
 #[derive(Template)]
@@ -216,22 +238,7 @@ pub async fn overview(state: web::Data<AppState>, signed: SignedIn) -> HttpRespo
 pub async fn status(state: web::Data<AppState>) -> HttpResponse {
     let now = state.clock.now();
     let round = state.health.current(&state.probes).await;
-    let reports = futures::future::join_all(Sport::ALL.iter().map(|&sport| state.freshness.status(sport, now))).await;
-    let sports = Sport::ALL
-        .iter()
-        .zip(&reports)
-        .map(|(sport, report)| {
-            let view = DataStatusResponse::from(report);
-            SportStatus {
-                sport: sport.code(),
-                status: view.status,
-                operational: view.operational,
-                slate_date: view.slate_date,
-                release_id: view.release_id.unwrap_or_else(|| "-".to_owned()),
-                reason: view.degradation_reason.unwrap_or_default(),
-            }
-        })
-        .collect();
+    let sports = sport_statuses(&state, now).await;
     page(
         StatusCode::OK,
         table::STATUS_PAGE.cache_control(),

@@ -101,6 +101,10 @@ endpoints! {
     PORTAL_SIGN_IN = POST "/portal/sign-in", Open, Page(NO_STORE), portal::sign_in;
     PORTAL_SIGN_OUT = POST "/portal/sign-out", Session, Page(NO_STORE), portal::sign_out;
     PORTAL_OVERVIEW = GET "/portal/overview", Session, Page(NO_STORE), portal::overview;
+    PORTAL_QUALITY = GET "/portal/quality", Session, Page(NO_STORE), portal_quality::quality;
+    PORTAL_QUALITY_DIAGRAM = GET "/portal/quality/diagram.svg", Session, Page(NO_STORE), portal_quality::diagram;
+    PORTAL_DATA = GET "/portal/data", Session, Page(NO_STORE), portal_data::data;
+    PORTAL_DATA_REFRESH = POST "/portal/data/refresh", Session, Page(NO_STORE), portal_data::refresh;
     PORTAL_CSS = GET "/portal/static/portal.css", Open, Page(PUBLIC), portal::stylesheet;
     STATUS_PAGE = GET "/status", PerAddress, Page(PUBLIC), portal::status;
 }

@@ -421,3 +421,89 @@ async fn the_overview_warns_at_eighty_percent_and_when_the_quota_is_used_up() {
     assert!(page.contains("You have used all 10 requests of this month"), "{page}");
     assert!(page.contains("Requests used</dt><dd>10</dd>"), "{page}");
 }
+
+#[tokio::test]
+async fn model_quality_shows_the_calibration_use_cases_numbers_and_its_diagram() {
+    let (app, _) = app_with_clock().await;
+    let (_, pair) = sign_in(&app, &app.api_key).await;
+    let res = get(
+        &app,
+        "/portal/quality?sport=nba&market=won_on_points&source=all",
+        Some(&pair),
+    )
+    .await;
+    assert_eq!(res.status, 200, "{}", res.body);
+    assert_eq!(res.header("content-security-policy"), Some(CSP));
+    // The same numbers as the API's calibration, rounded to 4 places here.
+    let (status, api) = app
+        .get_authed_json("/api/v1/models/nba/won_on_points/calibration?source=all")
+        .await;
+    assert_eq!(status, 200);
+    let models = api["models"].as_array().unwrap();
+    assert!(!models.is_empty());
+    for m in models {
+        let row = format!(
+            "<tr><td>{}</td><td>{}</td><td>{:.4}</td><td>{:.4}</td>",
+            m["model"].as_str().unwrap(),
+            m["n"],
+            m["brier"].as_f64().unwrap(),
+            m["log_loss"].as_f64().unwrap()
+        );
+        assert!(res.body.contains(&row), "{row} not in the page");
+    }
+    assert!(res.body.contains(&format!("{} graded games", api["games"])));
+    let season = api["season"].as_str().unwrap();
+    // The diagram's URL, as the page gives it (HTML-escaped).
+    let at =
+        res.body.find("<img class=\"diagram\" src=\"").expect("the diagram") + "<img class=\"diagram\" src=\"".len();
+    let diagram = res.body[at..]
+        .split('"')
+        .next()
+        .unwrap()
+        .replace("&#38;", "&")
+        .replace("&amp;", "&");
+    assert_eq!(
+        diagram,
+        format!("/portal/quality/diagram.svg?sport=nba&market=won_on_points&season={season}&source=all")
+    );
+    let svg = get(&app, &diagram, Some(&pair)).await;
+    assert_eq!(svg.status, 200);
+    assert_eq!(svg.header("content-type"), Some("image/svg+xml"));
+    assert!(svg.body.contains("<svg") && svg.body.contains("Reliability"));
+    // Closed without a session; a bad choice is a 400 page naming it.
+    assert_eq!(get(&app, &diagram, None).await.status, 303);
+    let bad = get(&app, "/portal/quality?sport=cricket", Some(&pair)).await;
+    assert_eq!(bad.status, 400);
+    assert!(bad.body.contains("Invalid sport"), "{}", bad.body);
+}
+
+#[tokio::test]
+async fn the_data_page_shows_every_sport_and_refresh_signs_links_with_the_csrf_token() {
+    let (app, _) = app_with_clock().await;
+    let (_, pair) = sign_in(&app, &app.api_key).await;
+    let page = get(&app, "/portal/data", Some(&pair)).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    for sport in ["nba", "nhl", "mlb", "nfl", "ncaab", "ncaaf"] {
+        assert!(page.body.contains(&format!("<tr><td>{sport}</td>")), "{sport}");
+    }
+    assert!(
+        page.body
+            .contains("/api/v1/results/nba/won_on_points/export?season=all&amp;format=csv")
+    );
+    assert!(page.body.contains(">Refresh</button>"));
+    assert!(page.body.contains("0 of 8 used"), "{}", page.body);
+    let token = csrf_of(&page.body);
+    // Without the token nothing is consumed.
+    assert_eq!(post(&app, "/portal/data/refresh", Some(&pair), &[]).await.status, 403);
+    let refreshed = post(&app, "/portal/data/refresh", Some(&pair), &[("csrf", &token)]).await;
+    assert_eq!(refreshed.status, 200, "{}", refreshed.body);
+    assert!(refreshed.body.contains("Your download links"));
+    assert!(refreshed.body.contains("1 of 8 used"), "{}", refreshed.body);
+    let (_, status) = app.get_authed_json("/api/v1/service-sports-data/status").await;
+    assert_eq!(status["refreshes_used"], 1, "{status}");
+    // A link downloads without a key.
+    let at = refreshed.body.find("href=\"http").expect("a link") + "href=\"".len();
+    let url = refreshed.body[at..].split('"').next().unwrap().replace("&amp;", "&");
+    let path = &url[url.find("/api/v1/downloads/").unwrap()..];
+    assert_eq!(get(&app, path, None).await.status, 200);
+}

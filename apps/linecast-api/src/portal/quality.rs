@@ -1,0 +1,246 @@
+//! `GET /portal/quality`: model quality for a sport, market, season and
+//! source the customer picks: the reliability diagram and a table per model
+//! (n, Brier, log loss, skill against IMPLIED, CLV), read from the same use
+//! case as `/api/v1/models/{sport}/{model_type}/calibration`.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderName, HeaderValue};
+use actix_web::{HttpResponse, web};
+use askama::Template;
+use linecast_domain::{ModelType, SeasonLabel, Sport};
+use linecast_grading::calibration::CalibrationSource;
+use serde::Deserialize;
+
+use super::html::{api_error_page, error_page, page};
+use super::session::SignedIn;
+use crate::endpoint::NO_STORE;
+use crate::error::ApiError;
+use crate::presentation::calibration::{DEFAULT_DIAGRAM_MODELS, reliability_svg};
+use crate::routes::table;
+use crate::state::AppState;
+
+/// The page's choices, as the form sends them (all optional).
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+pub struct QualityQuery {
+    sport: Option<String>,
+    market: Option<String>,
+    season: Option<String>,
+    source: Option<String>,
+}
+
+/// What was chosen, checked.
+struct Choice {
+    sport: Sport,
+    model_type: ModelType,
+    season: Option<SeasonLabel>,
+    source: CalibrationSource,
+}
+
+impl Choice {
+    /// Defaults: nba, moneyline, the current season, every graded row.
+    fn of(q: &QualityQuery) -> Result<Self, ApiError> {
+        let sport = match q.sport.as_deref() {
+            None | Some("") => Sport::Nba,
+            Some(raw) => Sport::parse(raw).map_err(|e| ApiError::invalid_param("sport", &e.value, &e.allowed))?,
+        };
+        let model_type = match q.market.as_deref() {
+            None | Some("") => ModelType::WonOnPoints,
+            Some(raw) => ModelType::parse(raw).map_err(|e| ApiError::invalid_param("market", &e.value, &e.allowed))?,
+        };
+        let season = match q.season.as_deref() {
+            None | Some("") => None,
+            Some(raw) => Some(crate::params::season(sport, raw)?),
+        };
+        let source = match q.source.as_deref() {
+            None | Some("") => CalibrationSource::All,
+            Some(raw) => {
+                CalibrationSource::parse(raw).map_err(|e| ApiError::invalid_param("source", &e.value, &e.allowed))?
+            }
+        };
+        Ok(Self {
+            sport,
+            model_type,
+            season,
+            source,
+        })
+    }
+
+    /// The query string naming this choice (for the diagram's URL).
+    fn query(&self, season: SeasonLabel) -> String {
+        url::form_urlencoded::Serializer::new(String::new())
+            .append_pair("sport", self.sport.code())
+            .append_pair("market", self.model_type.code())
+            .append_pair("season", &season.to_string())
+            .append_pair("source", self.source.code())
+            .finish()
+    }
+}
+
+struct Option_ {
+    value: String,
+    label: String,
+    selected: bool,
+}
+
+struct ModelRow {
+    model: String,
+    n: usize,
+    brier: String,
+    log_loss: String,
+    skill: String,
+    clv: String,
+}
+
+#[derive(Template)]
+#[template(path = "portal/quality.html")]
+struct QualityPage {
+    csrf: String,
+    sports: Vec<Option_>,
+    markets: Vec<Option_>,
+    seasons: Vec<Option_>,
+    sources: Vec<Option_>,
+    heading: String,
+    games: usize,
+    diagram: String,
+    rows: Vec<ModelRow>,
+}
+
+fn fixed(v: f64, places: usize) -> String {
+    format!("{v:.places$}")
+}
+
+fn or_dash(v: Option<f64>, places: usize) -> String {
+    v.map_or_else(|| "–".to_owned(), |v| fixed(v, places))
+}
+
+/// `GET /portal/quality`.
+#[utoipa::path(get, path = table::PORTAL_QUALITY.path, tag = "portal", params(QualityQuery), responses((status = 200, description = "Model quality")))]
+pub async fn quality(state: web::Data<AppState>, signed: SignedIn, query: web::Query<QualityQuery>) -> HttpResponse {
+    let choice = match Choice::of(&query) {
+        Ok(c) => c,
+        Err(e) => return api_error_page(&e),
+    };
+    let now = state.clock.now();
+    let calibration = match state
+        .history
+        .calibration(choice.sport, choice.model_type, choice.season, choice.source, now)
+        .await
+    {
+        Ok(derived) => derived.value,
+        Err(e) => return api_error_page(&ApiError::from(e)),
+    };
+    let seasons = match state.history.season_list(choice.sport, choice.model_type, now).await {
+        Ok(list) => list.value.seasons,
+        Err(e) => return api_error_page(&ApiError::from(e)),
+    };
+    let (data, cal) = (&calibration.0, &calibration.1);
+    let rows = cal
+        .models
+        .iter()
+        .map(|m| ModelRow {
+            model: m.model.code().to_owned(),
+            n: m.n,
+            brier: fixed(m.brier, 4),
+            log_loss: fixed(m.log_loss, 4),
+            skill: m
+                .skill_vs_market
+                .as_ref()
+                .map_or_else(|| "–".to_owned(), |s| or_dash(s.brier_skill, 4)),
+            clv: or_dash(m.clv.mean, 3),
+        })
+        .collect();
+    let options = |values: Vec<(String, String)>, chosen: &str| {
+        values
+            .into_iter()
+            .map(|(value, label)| Option_ {
+                selected: value == chosen,
+                value,
+                label,
+            })
+            .collect::<Vec<_>>()
+    };
+    page(
+        StatusCode::OK,
+        NO_STORE,
+        &QualityPage {
+            csrf: signed.0.csrf_token.clone(),
+            sports: options(
+                Sport::ALL
+                    .iter()
+                    .map(|s| (s.code().to_owned(), s.code().to_uppercase()))
+                    .collect(),
+                choice.sport.code(),
+            ),
+            markets: options(
+                ModelType::ALL
+                    .iter()
+                    .map(|m| (m.code().to_owned(), m.name().to_owned()))
+                    .collect(),
+                choice.model_type.code(),
+            ),
+            seasons: options(
+                seasons.iter().map(|s| (s.to_string(), s.to_string())).collect(),
+                &data.season.to_string(),
+            ),
+            sources: options(
+                CalibrationSource::ALL
+                    .iter()
+                    .map(|s| (s.code().to_owned(), s.code().to_owned()))
+                    .collect(),
+                choice.source.code(),
+            ),
+            heading: format!(
+                "{} {} {} ({})",
+                choice.sport.code().to_uppercase(),
+                choice.model_type.name(),
+                data.season,
+                choice.source.code()
+            ),
+            games: cal.games,
+            diagram: format!("/portal/quality/diagram.svg?{}", choice.query(data.season)),
+            rows,
+        },
+    )
+}
+
+/// The policy of the diagram (as the API's): an SVG opened on its own is
+/// allowed nothing.
+const SVG_POLICY: &str = "default-src 'none'";
+
+/// `GET /portal/quality/diagram.svg`: the reliability diagram of the page's
+/// choice (BLEND and IMPLIED), for its `<img>`.
+#[utoipa::path(get, path = table::PORTAL_QUALITY_DIAGRAM.path, tag = "portal", params(QualityQuery), responses((status = 200, description = "The reliability diagram")))]
+pub async fn diagram(state: web::Data<AppState>, _signed: SignedIn, query: web::Query<QualityQuery>) -> HttpResponse {
+    let choice = match Choice::of(&query) {
+        Ok(c) => c,
+        Err(e) => return api_error_page(&e),
+    };
+    let now = state.clock.now();
+    let calibration = match state
+        .history
+        .calibration(choice.sport, choice.model_type, choice.season, choice.source, now)
+        .await
+    {
+        Ok(derived) => derived.value,
+        Err(e) => return api_error_page(&ApiError::from(e)),
+    };
+    match reliability_svg(&calibration.0, choice.source, &calibration.1, &DEFAULT_DIAGRAM_MODELS) {
+        Ok(svg) => {
+            let mut res = HttpResponse::Ok().body(svg);
+            res.headers_mut()
+                .insert(CONTENT_TYPE, HeaderValue::from_static("image/svg+xml"));
+            res.headers_mut()
+                .insert(CACHE_CONTROL, HeaderValue::from_static(NO_STORE));
+            res.headers_mut().insert(
+                HeaderName::from_static("content-security-policy"),
+                HeaderValue::from_static(SVG_POLICY),
+            );
+            res.headers_mut().insert(
+                HeaderName::from_static("x-content-type-options"),
+                HeaderValue::from_static("nosniff"),
+            );
+            res
+        }
+        Err(e) => error_page(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+    }
+}
