@@ -272,6 +272,7 @@ impl Application {
             portal: Arc::new(linecast_core::services::portal::Portal::new(
                 access,
                 db.clone(),
+                accounts.clone(),
                 if settings.freeze_rate_clock {
                     clock.clone()
                 } else {

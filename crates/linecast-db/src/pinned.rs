@@ -11,7 +11,7 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use linecast_core::ports::billing::{BillingEvent, BillingLedger, BillingOutcome, StripeLink};
-use linecast_core::ports::sessions::{PortalSessions, SessionRecord};
+use linecast_core::ports::sessions::{PortalSessions, SessionRecord, SignInLink};
 use linecast_core::{
     Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, KeyIssue, KeyIssued, Month, NewCustomer,
     SubscriptionStatus, UsageMeter,
@@ -240,6 +240,20 @@ impl BillingLedger for PinnedAccounts {
 
 #[async_trait]
 impl PortalSessions for PinnedAccounts {
+    async fn create_link(&self, link: &SignInLink) -> Result<(), AccountsError> {
+        let link = link.clone();
+        self.run(move |a| async move { a.create_link(&link).await }).await
+    }
+    async fn consume_link(&self, token_hash: &str, now: DateTime<Utc>) -> Result<Option<i64>, AccountsError> {
+        let token_hash = token_hash.to_owned();
+        self.run(move |a| async move { a.consume_link(&token_hash, now).await })
+            .await
+    }
+    async fn peek_link(&self, token_hash: &str, now: DateTime<Utc>) -> Result<Option<i64>, AccountsError> {
+        let token_hash = token_hash.to_owned();
+        self.run(move |a| async move { a.peek_link(&token_hash, now).await })
+            .await
+    }
     async fn start_session(&self, session: &SessionRecord) -> Result<(), AccountsError> {
         let session = session.clone();
         self.run(move |a| async move { a.start_session(&session).await }).await

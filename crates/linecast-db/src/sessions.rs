@@ -3,12 +3,12 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use linecast_core::AccountsError;
-use linecast_core::ports::sessions::{PortalSessions, SessionRecord};
+use linecast_core::ports::sessions::{PortalSessions, SessionRecord, SignInLink};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
 
 use crate::SeaAccounts;
-use crate::entity::portal_sessions;
+use crate::entity::{portal_links, portal_sessions};
 use crate::error::db_err;
 
 fn to_record(m: portal_sessions::Model) -> SessionRecord {
@@ -25,6 +25,49 @@ fn to_record(m: portal_sessions::Model) -> SessionRecord {
 
 #[async_trait]
 impl PortalSessions for SeaAccounts {
+    async fn create_link(&self, link: &SignInLink) -> Result<(), AccountsError> {
+        portal_links::ActiveModel {
+            token_hash: Set(link.token_hash.clone()),
+            customer_id: Set(link.customer_id),
+            created_at: Set(link.created_at),
+            expires_at: Set(link.expires_at),
+            used_at: Set(None),
+        }
+        .insert(&self.db)
+        .await
+        .map_err(db_err)?;
+        Ok(())
+    }
+
+    async fn consume_link(&self, token_hash: &str, now: DateTime<Utc>) -> Result<Option<i64>, AccountsError> {
+        // One conditional update: of two concurrent uses, one changes the row.
+        let res = portal_links::Entity::update_many()
+            .col_expr(portal_links::Column::UsedAt, Expr::value(now))
+            .filter(portal_links::Column::TokenHash.eq(token_hash))
+            .filter(portal_links::Column::UsedAt.is_null())
+            .filter(portal_links::Column::ExpiresAt.gt(now))
+            .exec(&self.db)
+            .await
+            .map_err(db_err)?;
+        if res.rows_affected == 0 {
+            return Ok(None);
+        }
+        Ok(portal_links::Entity::find_by_id(token_hash.to_owned())
+            .one(&self.db)
+            .await
+            .map_err(db_err)?
+            .map(|l| l.customer_id))
+    }
+
+    async fn peek_link(&self, token_hash: &str, now: DateTime<Utc>) -> Result<Option<i64>, AccountsError> {
+        Ok(portal_links::Entity::find_by_id(token_hash.to_owned())
+            .one(&self.db)
+            .await
+            .map_err(db_err)?
+            .filter(|l| l.used_at.is_none() && l.expires_at > now)
+            .map(|l| l.customer_id))
+    }
+
     async fn start_session(&self, s: &SessionRecord) -> Result<(), AccountsError> {
         portal_sessions::ActiveModel {
             id_hash: Set(s.id_hash.clone()),

@@ -52,6 +52,16 @@ pub enum CustomersCommand {
         #[arg(long)]
         email: String,
     },
+    /// Print a one-time portal sign-in link (15 minutes) for a customer who
+    /// lost every key; using it issues a new key, shown once.
+    SignInLink {
+        /// The customer's email (case-insensitive).
+        #[arg(long)]
+        email: String,
+        /// The server's public base URL, as the customer reaches it.
+        #[arg(long, env = "LINECAST_PUBLIC_URL", default_value = "http://127.0.0.1:8080")]
+        base_url: String,
+    },
     /// Link an existing customer to a Stripe customer by hand (customers who
     /// subscribed before the webhook was configured); the subscription
     /// follows from the next subscription event, or from one that waited.
@@ -88,6 +98,7 @@ pub async fn run(args: CustomersArgs) -> anyhow::Result<ExitCode> {
         }
         CustomersCommand::List => list(&session).await?,
         CustomersCommand::Show { email } => show(&session, &email).await?,
+        CustomersCommand::SignInLink { email, base_url } => sign_in_link(&session, &email, &base_url).await?,
         CustomersCommand::LinkStripe { email, stripe_customer } => {
             link_stripe(&session, &email, &stripe_customer).await?;
         }
@@ -118,6 +129,28 @@ async fn create(session: &Session, input: &CustomerInput) -> anyhow::Result<()> 
             customer.subscription_status
         )
     })
+}
+
+async fn sign_in_link(session: &Session, email: &str, base_url: &str) -> anyhow::Result<()> {
+    let customer = session.customer(email).await?;
+    // The wall clock, whatever LINECAST_NOW says: the server times links
+    // on its wall clock.
+    let now = chrono::Utc::now();
+    let token =
+        linecast_core::services::portal::create_sign_in_link(session.billing.as_ref(), customer.customer_id, now)
+            .await?;
+    let url = format!("{}/portal/link/{token}", base_url.trim_end_matches('/'));
+    let expires = now + linecast_core::services::portal::LINK_LIFETIME;
+    session.out.emit(
+        &json!({"customer_email": customer.email, "url": url, "expires_at": instant(expires)}),
+        || {
+            format!(
+                "sign-in link for {} (works once, until {}):\n{url}",
+                escaped(&customer.email),
+                instant(expires)
+            )
+        },
+    )
 }
 
 async fn link_stripe(session: &Session, email: &str, stripe_customer: &str) -> anyhow::Result<()> {

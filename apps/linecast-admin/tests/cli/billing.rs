@@ -164,3 +164,27 @@ fn a_link_needs_a_stripe_customer_id_and_a_known_customer_and_is_not_shared() {
     let shown = admin.run(&["customers", "show", "--email", "b@example.com"]).stdout;
     assert!(shown.contains("stripe: not linked"), "{shown}");
 }
+
+#[test]
+fn a_sign_in_link_is_printed_once_and_stored_only_hashed() {
+    let admin = Admin::new();
+    admin.customer("lost@example.com");
+    let out = admin.json(&[
+        "customers",
+        "sign-in-link",
+        "--email",
+        "lost@example.com",
+        "--base-url",
+        "https://api.example.com/",
+    ]);
+    let url = out["url"].as_str().unwrap();
+    let token = url.strip_prefix("https://api.example.com/portal/link/").expect(url);
+    assert_eq!(token.len(), 64);
+    assert!(token.bytes().all(|b| b.is_ascii_hexdigit()));
+    let db = std::fs::read(admin.dir().join("accounts.db")).unwrap();
+    assert!(
+        !db.windows(64).any(|w| w == token.as_bytes()),
+        "the token is stored only hashed"
+    );
+    admin.fails(&["customers", "sign-in-link", "--email", "nobody@example.com"]);
+}

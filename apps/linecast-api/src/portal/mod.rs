@@ -8,6 +8,7 @@
 pub mod cookie;
 pub mod data;
 pub mod html;
+pub mod link;
 pub mod pages;
 pub mod quality;
 pub mod session;

@@ -19,7 +19,7 @@ pub mod odds;
 pub mod predictions;
 /// The portal's handlers, named in the route table like the API's.
 pub use crate::portal::pages as portal;
-pub use crate::portal::{data as portal_data, quality as portal_quality};
+pub use crate::portal::{data as portal_data, link as portal_link, quality as portal_quality};
 pub mod public_picks;
 pub mod results;
 pub mod root;

@@ -99,6 +99,8 @@ endpoints! {
     // never counted), and the public status page. Not in the OpenAPI document.
     PORTAL_HOME = GET "/portal", Open, Page(NO_STORE), portal::home;
     PORTAL_SIGN_IN = POST "/portal/sign-in", Open, Page(NO_STORE), portal::sign_in;
+    PORTAL_LINK = GET "/portal/link/{token}", Open, Page(NO_STORE), portal_link::show;
+    PORTAL_LINK_USE = POST "/portal/link/{token}", Open, Page(NO_STORE), portal_link::use_link;
     PORTAL_SIGN_OUT = POST "/portal/sign-out", Session, Page(NO_STORE), portal::sign_out;
     PORTAL_OVERVIEW = GET "/portal/overview", Session, Page(NO_STORE), portal::overview;
     PORTAL_QUALITY = GET "/portal/quality", Session, Page(NO_STORE), portal_quality::quality;
@@ -159,6 +161,8 @@ mod tests {
                 "/api/v1/downloads/{token}",
                 "/portal",
                 "/portal/sign-in",
+                "/portal/link/{token}",
+                "/portal/link/{token}",
                 "/portal/static/portal.css",
                 "/status",
             ]

@@ -507,3 +507,78 @@ async fn the_data_page_shows_every_sport_and_refresh_signs_links_with_the_csrf_t
     let path = &url[url.find("/api/v1/downloads/").unwrap()..];
     assert_eq!(get(&app, path, None).await.status, 200);
 }
+
+#[tokio::test]
+async fn a_sign_in_link_works_once_for_fifteen_minutes_and_gives_a_new_key_shown_once() {
+    let (app, clock) = app_with_clock().await;
+    let demo = app
+        .ports
+        .accounts
+        .find_customer_by_email(linecast_core::services::customers::DEMO_EMAIL)
+        .await
+        .unwrap()
+        .unwrap();
+    let token = linecast_core::services::portal::create_sign_in_link(
+        app.ports.sessions.as_ref(),
+        demo.customer_id,
+        fixture_now(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(token.len(), 64);
+    // Stored hashed: known by its hash, not by the token.
+    let hash = hex::encode(Sha256::digest(token.as_bytes()));
+    assert!(
+        app.ports
+            .sessions
+            .peek_link(&hash, fixture_now())
+            .await
+            .unwrap()
+            .is_some()
+    );
+    assert!(
+        app.ports
+            .sessions
+            .peek_link(&token, fixture_now())
+            .await
+            .unwrap()
+            .is_none()
+    );
+
+    let path = format!("/portal/link/{token}");
+    // Asking (a link previewer) does not use it.
+    for _ in 0..2 {
+        let ask = get(&app, &path, None).await;
+        assert_eq!(ask.status, 200);
+        assert!(ask.body.contains(&demo.email));
+        assert_eq!(ask.header("content-security-policy"), Some(CSP));
+    }
+    let used = post(&app, &path, None, &[]).await;
+    assert_eq!(used.status, 200, "{}", used.body);
+    assert_eq!(used.header("cache-control"), Some("no-store"));
+    let key = used.body[used.body.find("sk_service_").expect("the new key")..]
+        .split('<')
+        .next()
+        .unwrap()
+        .to_owned();
+    assert_eq!(app.get_keyed("/api/v1/sports", &key, &[]).await.status().as_u16(), 200);
+    let pair = used.header("set-cookie").unwrap().split(';').next().unwrap().to_owned();
+    let overview = get(&app, "/portal/overview", Some(&pair)).await;
+    assert_eq!(overview.status, 200);
+    assert!(!overview.body.contains(&key), "shown once only");
+    // Used: never again.
+    assert_eq!(post(&app, &path, None, &[]).await.status, 404);
+    assert_eq!(get(&app, &path, None).await.status, 404);
+
+    // Fifteen minutes, then it is spent unused.
+    let late = linecast_core::services::portal::create_sign_in_link(
+        app.ports.sessions.as_ref(),
+        demo.customer_id,
+        fixture_now(),
+    )
+    .await
+    .unwrap();
+    clock.set(fixture_now() + Duration::minutes(15));
+    assert_eq!(post(&app, &format!("/portal/link/{late}"), None, &[]).await.status, 404);
+    assert_eq!(get(&app, "/portal/link/not-a-token", None).await.status, 404);
+}

@@ -25,9 +25,27 @@ pub struct SessionRecord {
     pub ended_at: Option<DateTime<Utc>>,
 }
 
-/// Portal sessions.
+/// A one-time sign-in link an operator made for a customer who lost every
+/// key. Only the SHA-256 of its token is stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignInLink {
+    pub token_hash: String,
+    pub customer_id: i64,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// Portal sessions and sign-in links.
 #[async_trait]
 pub trait PortalSessions: Send + Sync {
+    /// Stores a sign-in link (unused).
+    async fn create_link(&self, link: &SignInLink) -> Result<(), AccountsError>;
+    /// Marks the link with this token hash used, if it exists, is unused and
+    /// has not expired at `now`, as one atomic step (two concurrent uses:
+    /// one wins); its customer, or `None`.
+    async fn consume_link(&self, token_hash: &str, now: DateTime<Utc>) -> Result<Option<i64>, AccountsError>;
+    /// The customer of an unused, unexpired link, without using it.
+    async fn peek_link(&self, token_hash: &str, now: DateTime<Utc>) -> Result<Option<i64>, AccountsError>;
     /// Stores a new session (its `ended_at` is `None`).
     async fn start_session(&self, session: &SessionRecord) -> Result<(), AccountsError>;
     /// The session with this id hash, whatever its state.

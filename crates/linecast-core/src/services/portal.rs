@@ -20,10 +20,37 @@ use rand::TryRngCore;
 use sha2::{Digest, Sha256};
 
 use crate::Clock;
+use crate::ports::accounts::Accounts;
 use crate::ports::accounts::{AccountsError, constant_time_eq};
 use crate::ports::key_directory::KeyEntry;
-use crate::ports::sessions::{PortalSessions, SessionRecord};
+use crate::ports::sessions::{PortalSessions, SessionRecord, SignInLink};
 use crate::services::access::{Access, Refusal};
+use crate::services::keys::Keys;
+
+/// How long a sign-in link works.
+pub const LINK_LIFETIME: Duration = Duration::minutes(15);
+/// The name of the key a sign-in link issues.
+pub const LINK_KEY_NAME: &str = "Portal sign-in link";
+
+/// Makes a one-time sign-in link's token for `customer_id` at `now` (the
+/// wall clock) and stores its hash; the token is returned once, to be sent
+/// to the customer inside `/portal/link/{token}`.
+pub async fn create_sign_in_link(
+    sessions: &dyn PortalSessions,
+    customer_id: i64,
+    now: DateTime<Utc>,
+) -> Result<String, AccountsError> {
+    let token = random_token(32)?;
+    sessions
+        .create_link(&SignInLink {
+            token_hash: hash_session_id(&token),
+            customer_id,
+            created_at: now,
+            expires_at: now + LINK_LIFETIME,
+        })
+        .await?;
+    Ok(token)
+}
 
 /// Longest quiet spell a session survives.
 pub const IDLE: Duration = Duration::minutes(30);
@@ -83,18 +110,61 @@ pub enum SignInRefusal {
 pub struct Portal {
     access: Arc<Access>,
     sessions: Arc<dyn PortalSessions>,
+    accounts: Arc<dyn Accounts>,
     /// The clock of session lifetimes: the wall clock, even when the data
     /// clock is frozen (a frozen clock would make every session immortal).
     clock: Arc<dyn Clock>,
 }
 
 impl Portal {
-    pub fn new(access: Arc<Access>, sessions: Arc<dyn PortalSessions>, clock: Arc<dyn Clock>) -> Self {
+    pub fn new(
+        access: Arc<Access>,
+        sessions: Arc<dyn PortalSessions>,
+        accounts: Arc<dyn Accounts>,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
         Self {
             access,
             sessions,
+            accounts,
             clock,
         }
+    }
+
+    /// The customer a sign-in link would sign in, if it is unused and
+    /// unexpired (the link's page asks before using it).
+    pub async fn link_customer(&self, token: &str) -> Result<Option<crate::ports::accounts::Customer>, AccountsError> {
+        match self
+            .sessions
+            .peek_link(&hash_session_id(token), self.clock.now())
+            .await?
+        {
+            Some(id) => Ok(Some(self.accounts.get_customer(id).await?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Uses a sign-in link: marks it used (once, atomically), issues the
+    /// customer a new key (an operator's grant: not held to the self-service
+    /// cap; audited as issued via `sign-in link`) and starts a session with
+    /// it. The new full key is returned to be shown once.
+    pub async fn sign_in_with_link(&self, token: &str) -> Result<Option<(Started, String)>, SignInRefusal> {
+        let unavailable = |e: AccountsError| SignInRefusal::Unavailable(e.to_string());
+        let Some(customer_id) = self
+            .sessions
+            .consume_link(&hash_session_id(token), self.clock.now())
+            .await
+            .map_err(unavailable)?
+        else {
+            return Ok(None);
+        };
+        let customer = self.accounts.get_customer(customer_id).await.map_err(unavailable)?;
+        let issued = Keys::uncapped(self.accounts.clone())
+            .issue(&customer, LINK_KEY_NAME, None, "sign-in link", self.access.now())
+            .await
+            .map_err(|e| SignInRefusal::Unavailable(e.to_string()))?;
+        let started = self.sign_in(Some(&issued.key)).await?;
+        Ok(Some((started, issued.key)))
     }
 
     /// Checks `presented` as the API would and starts a new session (a new

@@ -5,6 +5,7 @@ pub mod api_keys;
 pub mod customers;
 pub mod entitlements;
 pub mod key_audit_log;
+pub mod portal_links;
 pub mod portal_sessions;
 pub mod refresh_ledger;
 pub mod stripe_events;
