@@ -7,5 +7,6 @@
 
 pub mod cookie;
 pub mod html;
+pub mod keys;
 pub mod pages;
 pub mod session;

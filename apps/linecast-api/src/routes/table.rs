@@ -101,7 +101,14 @@ endpoints! {
     PORTAL_SIGN_IN = POST "/portal/sign-in", Open, Page(NO_STORE), portal::sign_in;
     PORTAL_SIGN_OUT = POST "/portal/sign-out", Session, Page(NO_STORE), portal::sign_out;
     PORTAL_OVERVIEW = GET "/portal/overview", Session, Page(NO_STORE), portal::overview;
+    PORTAL_KEYS = GET "/portal/keys", Session, Page(NO_STORE), portal_keys::keys;
+    // A new key is shown once, in the POST's own response (no-store).
+    PORTAL_CREATE_KEY = POST "/portal/keys/create", Session, Page(NO_STORE), portal_keys::create_key;
+    PORTAL_RENAME_KEY = POST "/portal/keys/rename", Session, Page(NO_STORE), portal_keys::rename_key;
+    PORTAL_REVOKE_KEY = POST "/portal/keys/revoke", Session, Page(NO_STORE), portal_keys::revoke_key;
+    PORTAL_ROLL_KEY = POST "/portal/keys/roll", Session, Page(NO_STORE), portal_keys::roll_key;
     PORTAL_CSS = GET "/portal/static/portal.css", Open, Page(PUBLIC), portal::stylesheet;
+    PORTAL_COPY_JS = GET "/portal/static/copy.js", Open, Page(PUBLIC), portal::copy_script;
     STATUS_PAGE = GET "/status", PerAddress, Page(PUBLIC), portal::status;
 }
 
@@ -156,6 +163,7 @@ mod tests {
                 "/portal",
                 "/portal/sign-in",
                 "/portal/static/portal.css",
+                "/portal/static/copy.js",
                 "/status",
             ]
         );

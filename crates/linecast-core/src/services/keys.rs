@@ -679,7 +679,10 @@ mod tests {
         big.roll_own(&customer, replacement.record.id, Grace::Now, "portal", now())
             .await
             .unwrap();
-        let gone = big.find_by_id(customer.customer_id, replacement.record.id).await.unwrap();
+        let gone = big
+            .find_by_id(customer.customer_id, replacement.record.id)
+            .await
+            .unwrap();
         assert!(gone.revoked_at.is_some() && !gone.is_usable(now()));
         // A revoked, expired or someone else's key is not rolled.
         assert_eq!(
@@ -689,7 +692,9 @@ mod tests {
             KeyError::Unusable
         );
         assert_eq!(
-            big.roll_own(&customer, 999, Grace::Now, "portal", now()).await.unwrap_err(),
+            big.roll_own(&customer, 999, Grace::Now, "portal", now())
+                .await
+                .unwrap_err(),
             KeyError::NotFound
         );
     }

@@ -208,7 +208,11 @@ pub async fn a_key_expiry_is_set_and_never_moves_later(url: String) {
     db.set_key_expiry(soon.id, in_an_hour).await.unwrap();
     let keys = db.list_keys(ada.customer_id).await.unwrap();
     assert_eq!(keys[0].expires_at, Some(in_an_hour));
-    assert_eq!(keys[1].expires_at, Some(soon_at), "a later expiry never replaces an earlier one");
+    assert_eq!(
+        keys[1].expires_at,
+        Some(soon_at),
+        "a later expiry never replaces an earlier one"
+    );
     assert_eq!(keys[2].expires_at, None, "only the named key changes");
     assert!(keys[0].is_usable(in_an_hour - Duration::seconds(1)));
     assert!(!keys[0].is_usable(in_an_hour));
@@ -217,7 +221,10 @@ pub async fn a_key_expiry_is_set_and_never_moves_later(url: String) {
     db.set_key_expiry(open.id, t0()).await.unwrap();
     let (found, _) = db.find_key_by_hash(&open.key_hash).await.unwrap().unwrap();
     assert_eq!(found.expires_at, Some(t0()));
-    assert!(found.is_active && found.revoked_at.is_none(), "expiring is not revoking");
+    assert!(
+        found.is_active && found.revoked_at.is_none(),
+        "expiring is not revoking"
+    );
     assert!(!found.is_usable(t0()));
 
     assert_eq!(
