@@ -114,10 +114,9 @@ impl Fields {
         self.0.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
     }
 
-    fn key_id(&self) -> Result<i64, HttpResponse> {
-        self.get("key_id")
-            .and_then(|v| v.trim().parse().ok())
-            .ok_or_else(|| error_page(StatusCode::BAD_REQUEST, "The form did not say which key."))
+    /// The key the form names; `None` when it names none.
+    fn key_id(&self) -> Option<i64> {
+        self.get("key_id").and_then(|v| v.trim().parse().ok())
     }
 }
 
@@ -148,7 +147,7 @@ fn refused(err: KeyError) -> HttpResponse {
             tracing::warn!(error = %e, "portal keys: accounts");
             error_page(
                 StatusCode::SERVICE_UNAVAILABLE,
-                "The accounts database is not answering. Nothing was changed; please try again in a moment.",
+                "The accounts database is not answering. Please try again in a moment.",
             )
         }
     }
@@ -156,15 +155,17 @@ fn refused(err: KeyError) -> HttpResponse {
 
 /// Creating keys (and so rolling them) needs an active subscription, as in
 /// the API; listing, renaming and revoking do not.
-fn may_create(signed: &SignedIn) -> Result<(), HttpResponse> {
-    if signed.0.entry.1.api_subscription_status.grants_access() {
-        Ok(())
-    } else {
-        Err(error_page(
+fn may_not_create(signed: &SignedIn) -> Option<HttpResponse> {
+    (!signed.0.entry.1.api_subscription_status.grants_access()).then(|| {
+        error_page(
             StatusCode::FORBIDDEN,
             "Creating or rolling a key needs an active subscription. Your keys can still be renamed and revoked.",
-        ))
-    }
+        )
+    })
+}
+
+fn no_key() -> HttpResponse {
+    error_page(StatusCode::BAD_REQUEST, "The form did not say which key.")
 }
 
 /// `GET /portal/keys`: the customer's keys, masked, with their forms.
@@ -236,7 +237,7 @@ fn shown_once(signed: &SignedIn, issued: IssuedKey, replaced: Option<(String, St
 /// it once.
 #[utoipa::path(post, path = table::PORTAL_CREATE_KEY.path, tag = "portal", responses((status = 200, description = "The new key, shown once")))]
 pub async fn create_key(state: web::Data<AppState>, signed: SignedIn, form: Fields) -> HttpResponse {
-    if let Err(res) = may_create(&signed) {
+    if let Some(res) = may_not_create(&signed) {
         return res;
     }
     let now = state.clock.now();
@@ -261,9 +262,8 @@ pub async fn create_key(state: web::Data<AppState>, signed: SignedIn, form: Fiel
 /// `POST /portal/keys/rename` (`key_id`, `name`): back to the list.
 #[utoipa::path(post, path = table::PORTAL_RENAME_KEY.path, tag = "portal", responses((status = 303, description = "Renamed: back to the keys page")))]
 pub async fn rename_key(state: web::Data<AppState>, signed: SignedIn, form: Fields) -> HttpResponse {
-    let id = match form.key_id() {
-        Ok(id) => id,
-        Err(res) => return res,
+    let Some(id) = form.key_id() else {
+        return no_key();
     };
     let name = form.get("name").unwrap_or_default();
     let now = state.clock.now();
@@ -284,9 +284,8 @@ pub async fn rename_key(state: web::Data<AppState>, signed: SignedIn, form: Fiel
 /// a page asks first; with it the key is revoked at once (its sessions end).
 #[utoipa::path(post, path = table::PORTAL_REVOKE_KEY.path, tag = "portal", responses((status = 200, description = "Asks to confirm"), (status = 303, description = "Revoked: back to the keys page")))]
 pub async fn revoke_key(state: web::Data<AppState>, signed: SignedIn, form: Fields) -> HttpResponse {
-    let id = match form.key_id() {
-        Ok(id) => id,
-        Err(res) => return res,
+    let Some(id) = form.key_id() else {
+        return no_key();
     };
     let key = match state.api_keys.find_by_id(signed.0.entry.1.customer_id, id).await {
         Ok(key) => key,
@@ -318,12 +317,11 @@ pub async fn revoke_key(state: web::Data<AppState>, signed: SignedIn, form: Fiel
 /// shown once; the old key stops after the grace.
 #[utoipa::path(post, path = table::PORTAL_ROLL_KEY.path, tag = "portal", responses((status = 200, description = "The replacement key, shown once")))]
 pub async fn roll_key(state: web::Data<AppState>, signed: SignedIn, form: Fields) -> HttpResponse {
-    if let Err(res) = may_create(&signed) {
+    if let Some(res) = may_not_create(&signed) {
         return res;
     }
-    let id = match form.key_id() {
-        Ok(id) => id,
-        Err(res) => return res,
+    let Some(id) = form.key_id() else {
+        return no_key();
     };
     let Some(grace) = form.get("grace").and_then(Grace::parse) else {
         return error_page(StatusCode::BAD_REQUEST, "Choose how long the old key keeps working.");
