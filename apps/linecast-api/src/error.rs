@@ -269,6 +269,7 @@ pub fn key_error(err: KeyError, fields: &KeyFields<'_>) -> ApiError {
         KeyError::Ambiguous { .. } => ApiError::BadRequest(format!(
             "The masked key {raw_reference} matches several of your keys; send the full key instead"
         )),
+        KeyError::Unusable => ApiError::BadRequest("That API key is revoked or expired".to_owned()),
         KeyError::OwnKey => {
             ApiError::BadRequest("Cannot revoke the API key used to authenticate this request".to_owned())
         }

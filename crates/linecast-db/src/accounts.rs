@@ -314,6 +314,34 @@ impl Accounts for SeaAccounts {
         }
     }
 
+    async fn set_key_expiry(&self, key_id: i64, at: DateTime<Utc>) -> Result<(), AccountsError> {
+        // One statement, so a concurrent earlier expiry is never overwritten
+        // by a later one.
+        let res = api_keys::Entity::update_many()
+            .col_expr(api_keys::Column::ExpiresAt, Expr::value(at))
+            .filter(api_keys::Column::Id.eq(key_id))
+            .filter(
+                Condition::any()
+                    .add(api_keys::Column::ExpiresAt.is_null())
+                    .add(api_keys::Column::ExpiresAt.gt(at)),
+            )
+            .exec(&self.db)
+            .await
+            .map_err(db_err)?;
+        if res.rows_affected > 0 {
+            return Ok(());
+        }
+        // Nothing changed: either it already expires no later (fine) or no such key.
+        match api_keys::Entity::find_by_id(key_id)
+            .one(&self.db)
+            .await
+            .map_err(db_err)?
+        {
+            Some(_) => Ok(()),
+            None => Err(AccountsError::NotFound),
+        }
+    }
+
     async fn touch_last_used(&self, key_ids: &[i64], now: DateTime<Utc>) -> Result<(), AccountsError> {
         if key_ids.is_empty() {
             return Ok(());

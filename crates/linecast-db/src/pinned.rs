@@ -142,6 +142,10 @@ impl Accounts for PinnedAccounts {
     async fn revoke_key(&self, key_id: i64, now: DateTime<Utc>) -> Result<(), AccountsError> {
         self.run(move |a| async move { a.revoke_key(key_id, now).await }).await
     }
+    async fn set_key_expiry(&self, key_id: i64, at: DateTime<Utc>) -> Result<(), AccountsError> {
+        self.run(move |a| async move { a.set_key_expiry(key_id, at).await })
+            .await
+    }
     async fn touch_last_used(&self, key_ids: &[i64], now: DateTime<Utc>) -> Result<(), AccountsError> {
         let key_ids = key_ids.to_vec();
         self.run(move |a| async move { a.touch_last_used(&key_ids, now).await })

@@ -9,6 +9,7 @@ pub mod cookie;
 pub mod data;
 pub mod html;
 pub mod link;
+pub mod keys;
 pub mod pages;
 pub mod quality;
 pub mod session;

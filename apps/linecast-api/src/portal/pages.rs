@@ -1,5 +1,6 @@
 //! The portal's handlers: sign-in and sign-out, the overview, the public
-//! status page and the stylesheet. Each reads a core use case and renders a
+//! status page, the stylesheet and the Copy button's script (the Keys page
+//! is `keys`). Each reads a core use case and renders a
 //! template (`templates/portal/`).
 
 use actix_web::http::StatusCode;
@@ -267,6 +268,24 @@ pub async fn stylesheet() -> HttpResponse {
     res.headers_mut().insert(
         CACHE_CONTROL,
         HeaderValue::from_static(table::PORTAL_CSS.cache_control()),
+    );
+    super::html::secure(&mut res);
+    res
+}
+
+/// The new-key page's Copy button (progressive enhancement: without it the
+/// key is plain selectable text).
+const COPY_SCRIPT: &str = include_str!("../../templates/portal/copy.js");
+
+/// `GET /portal/static/copy.js`.
+#[utoipa::path(get, path = table::PORTAL_COPY_JS.path, tag = "portal", responses((status = 200, description = "The Copy button's script")))]
+pub async fn copy_script() -> HttpResponse {
+    let mut res = HttpResponse::Ok().body(COPY_SCRIPT);
+    res.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("text/javascript; charset=utf-8"));
+    res.headers_mut().insert(
+        CACHE_CONTROL,
+        HeaderValue::from_static(table::PORTAL_COPY_JS.cache_control()),
     );
     super::html::secure(&mut res);
     res

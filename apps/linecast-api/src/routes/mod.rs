@@ -17,6 +17,8 @@ pub mod health;
 pub mod markets;
 pub mod odds;
 pub mod predictions;
+/// The portal's Keys page and its forms.
+pub use crate::portal::keys as portal_keys;
 /// The portal's handlers, named in the route table like the API's.
 pub use crate::portal::pages as portal;
 pub use crate::portal::{data as portal_data, link as portal_link, quality as portal_quality};

@@ -107,7 +107,14 @@ endpoints! {
     PORTAL_QUALITY_DIAGRAM = GET "/portal/quality/diagram.svg", Session, Page(NO_STORE), portal_quality::diagram;
     PORTAL_DATA = GET "/portal/data", Session, Page(NO_STORE), portal_data::data;
     PORTAL_DATA_REFRESH = POST "/portal/data/refresh", Session, Page(NO_STORE), portal_data::refresh;
+    PORTAL_KEYS = GET "/portal/keys", Session, Page(NO_STORE), portal_keys::keys;
+    // A new key is shown once, in the POST's own response (no-store).
+    PORTAL_CREATE_KEY = POST "/portal/keys/create", Session, Page(NO_STORE), portal_keys::create_key;
+    PORTAL_RENAME_KEY = POST "/portal/keys/rename", Session, Page(NO_STORE), portal_keys::rename_key;
+    PORTAL_REVOKE_KEY = POST "/portal/keys/revoke", Session, Page(NO_STORE), portal_keys::revoke_key;
+    PORTAL_ROLL_KEY = POST "/portal/keys/roll", Session, Page(NO_STORE), portal_keys::roll_key;
     PORTAL_CSS = GET "/portal/static/portal.css", Open, Page(PUBLIC), portal::stylesheet;
+    PORTAL_COPY_JS = GET "/portal/static/copy.js", Open, Page(PUBLIC), portal::copy_script;
     STATUS_PAGE = GET "/status", PerAddress, Page(PUBLIC), portal::status;
 }
 
@@ -164,6 +171,7 @@ mod tests {
                 "/portal/link/{token}",
                 "/portal/link/{token}",
                 "/portal/static/portal.css",
+                "/portal/static/copy.js",
                 "/status",
             ]
         );

@@ -582,3 +582,391 @@ async fn a_sign_in_link_works_once_for_fifteen_minutes_and_gives_a_new_key_shown
     assert_eq!(post(&app, &format!("/portal/link/{late}"), None, &[]).await.status, 404);
     assert_eq!(get(&app, "/portal/link/not-a-token", None).await.status, 404);
 }
+
+// ---- The Keys page (issue 35, item 3) ----
+
+/// A full key anywhere in a page.
+fn full_key_in(page: &str) -> Option<String> {
+    let at = page.find("sk_service_")?;
+    let body: String = page[at + "sk_service_".len()..]
+        .chars()
+        .take_while(char::is_ascii_alphanumeric)
+        .collect();
+    (body.len() >= 32).then(|| format!("sk_service_{body}"))
+}
+
+/// The keys page and its CSRF token.
+async fn keys_page(app: &TestApp, cookie: &str) -> (String, String) {
+    let res = get(app, "/portal/keys", Some(cookie)).await;
+    assert_eq!(res.status, 200, "{}", res.body);
+    let token = csrf_of(&res.body);
+    (res.body, token)
+}
+
+/// A key made through the API with the demo key; returns the full key and
+/// its id.
+async fn api_key_named(app: &TestApp, name: &str) -> (String, i64) {
+    let created: serde_json::Value = app
+        .client
+        .post(format!("{}/api/v1/customers/me/api-keys", app.address))
+        .header("X-API-Key", &app.api_key)
+        .json(&serde_json::json!({ "name": name }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let key = created["api_key"].as_str().unwrap().to_owned();
+    let hash = linecast_core::ports::accounts::hash_key(&key);
+    let (record, _) = app.ports.accounts.find_key_by_hash(&hash).await.unwrap().unwrap();
+    (key, record.id)
+}
+
+async fn sports_status(app: &TestApp, key: &str) -> u16 {
+    app.get_keyed("/api/v1/sports", key, &[]).await.status().as_u16()
+}
+
+async fn demo_keys(app: &TestApp) -> Vec<linecast_core::ApiKeyRecord> {
+    let demo = app
+        .ports
+        .accounts
+        .find_customer_by_email(linecast_core::services::customers::DEMO_EMAIL)
+        .await
+        .unwrap()
+        .unwrap();
+    app.ports.accounts.list_keys(demo.customer_id).await.unwrap()
+}
+
+fn assert_no_inline_script_or_style(page: &str) {
+    for inline in ["<script>", "<style", " style=", "onclick", "javascript:"] {
+        assert!(!page.contains(inline), "inline {inline}: {page}");
+    }
+}
+
+#[tokio::test]
+async fn a_key_created_in_the_portal_is_shown_once_works_and_is_only_ever_listed_masked() {
+    let (app, _) = app_with_clock().await;
+    let (_, pair) = sign_in(&app, &app.api_key).await;
+    let (page, token) = keys_page(&app, &pair).await;
+    assert!(page.contains(">Create key</button>"), "{page}");
+    assert!(
+        page.contains("<a href=\"/portal/keys\">Keys</a>"),
+        "the nav links the page"
+    );
+    assert_no_inline_script_or_style(&page);
+    assert_eq!(full_key_in(&page), None, "the demo key is listed masked");
+
+    let res = post(
+        &app,
+        "/portal/keys/create",
+        Some(&pair),
+        &[("csrf", &token), ("name", "  ci runner "), ("expires", "30d")],
+    )
+    .await;
+    assert_eq!(res.status, 200, "{}", res.body);
+    assert_eq!(res.header("cache-control"), Some("no-store"));
+    assert_eq!(res.header("location"), None, "shown in the response, never a redirect");
+    assert_eq!(res.header("content-security-policy"), Some(CSP));
+    assert!(res.body.contains("will not be shown again"), "{}", res.body);
+    assert_no_inline_script_or_style(&res.body);
+    assert!(
+        res.body
+            .contains("<script src=\"/portal/static/copy.js\" defer></script>")
+    );
+    let key = full_key_in(&res.body).expect("the new key on the page");
+    assert_ne!(key, app.api_key);
+    let masked = format!("{}*****", &key[..15]);
+
+    // It works against the API at once.
+    assert_eq!(sports_status(&app, &key).await, 200);
+    let stored = demo_keys(&app).await.pop().unwrap();
+    assert_eq!(stored.name, "ci runner");
+    assert_eq!(stored.expires_at, Some(fixture_now() + Duration::days(30)));
+    let audit = app.ports.accounts.audit_log(stored.customer_id).await.unwrap();
+    assert_eq!(
+        audit.last().unwrap().detail,
+        format!("issued key 'ci runner' ({masked}) via portal")
+    );
+
+    // Listed masked, never in full again, on any page.
+    let (page, _) = keys_page(&app, &pair).await;
+    assert!(page.contains(&masked), "{page}");
+    assert!(page.contains("ci runner"));
+    assert!(page.contains(&(fixture_now() + Duration::days(30)).format("%Y-%m-%d").to_string()));
+    for path in ["/portal/keys", "/portal/overview", "/status", "/portal"] {
+        let body = get(&app, path, Some(&pair)).await.body;
+        assert!(!body.contains(&key), "{path} shows the key");
+        assert!(!body.contains(&key[15..]), "{path} shows the key's secret part");
+    }
+    let script = get(&app, "/portal/static/copy.js", None).await;
+    assert_eq!(script.status, 200);
+    assert!(script.header("content-type").unwrap().starts_with("text/javascript"));
+}
+
+#[tokio::test]
+async fn a_keys_form_without_the_csrf_token_changes_nothing() {
+    let (app, _) = app_with_clock().await;
+    let (_, pair) = sign_in(&app, &app.api_key).await;
+    let (other_key, other_id) = api_key_named(&app, "other").await;
+    let before = demo_keys(&app).await;
+    let id = other_id.to_string();
+    let forms: [(&str, Vec<(&str, &str)>); 4] = [
+        ("/portal/keys/create", vec![("name", "sneaky")]),
+        ("/portal/keys/rename", vec![("key_id", &id), ("name", "sneaky")]),
+        ("/portal/keys/revoke", vec![("key_id", &id), ("confirm", "yes")]),
+        ("/portal/keys/roll", vec![("key_id", &id), ("grace", "now")]),
+    ];
+    for (path, form) in forms {
+        for token in [None, Some("forged")] {
+            let mut form = form.clone();
+            if let Some(t) = token {
+                form.push(("csrf", t));
+            }
+            let res = post(&app, path, Some(&pair), &form).await;
+            assert_eq!(res.status, 403, "{path} {token:?}");
+            assert_eq!(full_key_in(&res.body), None);
+        }
+    }
+    assert_eq!(demo_keys(&app).await, before, "nothing changed");
+    assert_eq!(sports_status(&app, &other_key).await, 200);
+}
+
+#[tokio::test]
+async fn a_key_is_renamed_from_the_portal() {
+    let (app, _) = app_with_clock().await;
+    let (_, pair) = sign_in(&app, &app.api_key).await;
+    let (_, id) = api_key_named(&app, "old name").await;
+    let (page, token) = keys_page(&app, &pair).await;
+    assert!(page.contains(">Rename</button>"));
+    let res = post(
+        &app,
+        "/portal/keys/rename",
+        Some(&pair),
+        &[("csrf", &token), ("key_id", &id.to_string()), ("name", " build box ")],
+    )
+    .await;
+    assert_eq!((res.status, res.header("location")), (303, Some("/portal/keys")));
+    let renamed = demo_keys(&app).await.into_iter().find(|k| k.id == id).unwrap();
+    assert_eq!(renamed.name, "build box");
+    let (page, _) = keys_page(&app, &pair).await;
+    assert!(page.contains("build box") && !page.contains("old name"), "{page}");
+    let audit = app.ports.accounts.audit_log(renamed.customer_id).await.unwrap();
+    assert!(audit.last().unwrap().detail.ends_with("-> 'build box' via portal"));
+
+    // Another customer's key, or none, is not found; a malformed id is a 400.
+    for (key_id, status) in [("999999", 404), ("x", 400)] {
+        let res = post(
+            &app,
+            "/portal/keys/rename",
+            Some(&pair),
+            &[("csrf", &token), ("key_id", key_id), ("name", "n")],
+        )
+        .await;
+        assert_eq!(res.status, status, "{key_id}: {}", res.body);
+        assert_eq!(res.header("content-security-policy"), Some(CSP));
+    }
+}
+
+#[tokio::test]
+async fn revoking_needs_a_confirmation_and_then_the_api_refuses_the_key_at_once() {
+    let (app, _) = app_with_clock().await;
+    let (_, pair) = sign_in(&app, &app.api_key).await;
+    let (key, id) = api_key_named(&app, "doomed").await;
+    // Used first, so the key cache holds it.
+    assert_eq!(sports_status(&app, &key).await, 200);
+    let (page, token) = keys_page(&app, &pair).await;
+    assert!(page.contains(">Revoke</button>"));
+    let id = id.to_string();
+
+    let ask = post(
+        &app,
+        "/portal/keys/revoke",
+        Some(&pair),
+        &[("csrf", &token), ("key_id", &id)],
+    )
+    .await;
+    assert_eq!(ask.status, 200, "{}", ask.body);
+    assert!(ask.body.contains("name=\"confirm\" value=\"yes\""), "{}", ask.body);
+    assert!(ask.body.contains(">Revoke</button>"));
+    assert_eq!(
+        sports_status(&app, &key).await,
+        200,
+        "not revoked before the confirmation"
+    );
+
+    let res = post(
+        &app,
+        "/portal/keys/revoke",
+        Some(&pair),
+        &[("csrf", &token), ("key_id", &id), ("confirm", "yes")],
+    )
+    .await;
+    assert_eq!((res.status, res.header("location")), (303, Some("/portal/keys")));
+    assert_eq!(sports_status(&app, &key).await, 401, "refused at once");
+    let (page, _) = keys_page(&app, &pair).await;
+    assert!(page.contains("revoked"), "{page}");
+    let customer = demo_keys(&app).await[0].customer_id;
+    let audit = app.ports.accounts.audit_log(customer).await.unwrap();
+    assert!(audit.last().unwrap().detail.starts_with("revoked key 'doomed'"));
+    assert!(audit.last().unwrap().detail.ends_with("via portal"));
+
+    // Revoking the key the session was started with ends the session.
+    let (session_key, own_id) = api_key_named(&app, "signing in").await;
+    let own_id = own_id.to_string();
+    let (_, own) = sign_in(&app, &session_key).await;
+    let (page, own_token) = keys_page(&app, &own).await;
+    assert!(page.contains("this session"));
+    let res = post(
+        &app,
+        "/portal/keys/revoke",
+        Some(&own),
+        &[("csrf", &own_token), ("key_id", &own_id), ("confirm", "yes")],
+    )
+    .await;
+    assert_eq!((res.status, res.header("location")), (303, Some("/portal")));
+    assert_eq!(get(&app, "/portal/keys", Some(&own)).await.status, 303, "signed out");
+    assert_eq!(get(&app, "/portal/keys", Some(&pair)).await.status, 200);
+}
+
+#[tokio::test]
+async fn rolling_with_an_hour_of_grace_keeps_the_old_key_working_until_the_hour_ends() {
+    let (app, clock) = app_with_clock().await;
+    let (_, pair) = sign_in(&app, &app.api_key).await;
+    let (old, id) = api_key_named(&app, "deploy").await;
+    assert_eq!(sports_status(&app, &old).await, 200);
+    let (page, token) = keys_page(&app, &pair).await;
+    assert!(page.contains(">Roll</button>"));
+    let res = post(
+        &app,
+        "/portal/keys/roll",
+        Some(&pair),
+        &[("csrf", &token), ("key_id", &id.to_string()), ("grace", "1h")],
+    )
+    .await;
+    assert_eq!(res.status, 200, "{}", res.body);
+    assert_eq!(res.header("cache-control"), Some("no-store"));
+    assert!(res.body.contains("will not be shown again"));
+    let new = full_key_in(&res.body).expect("the replacement on the page");
+    assert_ne!(new, old);
+    let replacement = demo_keys(&app).await.pop().unwrap();
+    assert_eq!(replacement.name, "deploy");
+
+    assert_eq!(sports_status(&app, &new).await, 200);
+    clock.set(fixture_now() + Duration::minutes(59));
+    assert_eq!(sports_status(&app, &old).await, 200, "within the grace");
+    clock.set(fixture_now() + Duration::minutes(60));
+    assert_eq!(sports_status(&app, &old).await, 401, "the hour is over");
+    assert_eq!(sports_status(&app, &new).await, 200);
+    let audit = app.ports.accounts.audit_log(replacement.customer_id).await.unwrap();
+    let line = audit.last().unwrap();
+    assert_eq!(line.action, "roll");
+    assert!(line.detail.contains("via portal"), "{}", line.detail);
+}
+
+#[tokio::test]
+async fn rolling_now_stops_the_old_key_at_once() {
+    let (app, _) = app_with_clock().await;
+    let (_, pair) = sign_in(&app, &app.api_key).await;
+    let (old, id) = api_key_named(&app, "leaked").await;
+    assert_eq!(sports_status(&app, &old).await, 200);
+    let (_, token) = keys_page(&app, &pair).await;
+    let res = post(
+        &app,
+        "/portal/keys/roll",
+        Some(&pair),
+        &[("csrf", &token), ("key_id", &id.to_string()), ("grace", "now")],
+    )
+    .await;
+    assert_eq!(res.status, 200, "{}", res.body);
+    let new = full_key_in(&res.body).unwrap();
+    assert_eq!(sports_status(&app, &old).await, 401);
+    assert_eq!(sports_status(&app, &new).await, 200);
+    // A revoked key cannot be rolled again, and an unknown grace is refused.
+    for (grace, status) in [("now", 400), ("2h", 400)] {
+        let res = post(
+            &app,
+            "/portal/keys/roll",
+            Some(&pair),
+            &[("csrf", &token), ("key_id", &id.to_string()), ("grace", grace)],
+        )
+        .await;
+        assert_eq!(res.status, status, "{grace}: {}", res.body);
+        assert_eq!(full_key_in(&res.body), None);
+    }
+}
+
+#[tokio::test]
+async fn the_portal_holds_a_customer_to_the_key_cap() {
+    let clock = Arc::new(ManualClock::new(fixture_now()));
+    let for_app = clock.clone();
+    let app = spawn_app_configured(
+        fixture_now(),
+        |_| {},
+        move |s| {
+            s.manual_clock = Some(for_app);
+            s.max_keys_per_customer = 2;
+        },
+    )
+    .await;
+    let (_, pair) = sign_in(&app, &app.api_key).await;
+    let (page, token) = keys_page(&app, &pair).await;
+    assert!(page.contains("You hold 1 of at most 2 active keys."), "{page}");
+    let create = |name: &'static str| {
+        let (app, pair, token) = (&app, pair.clone(), token.clone());
+        async move {
+            post(
+                app,
+                "/portal/keys/create",
+                Some(&pair),
+                &[("csrf", &token), ("name", name), ("expires", "never")],
+            )
+            .await
+        }
+    };
+    assert_eq!(create("second").await.status, 200);
+    let refused = create("third").await;
+    assert_eq!(refused.status, 400, "{}", refused.body);
+    assert!(refused.body.contains("at most 2 active API keys"), "{}", refused.body);
+    assert_eq!(full_key_in(&refused.body), None);
+    assert_eq!(demo_keys(&app).await.len(), 2);
+    // A roll replaces a key, so it goes through at the cap.
+    let second = demo_keys(&app).await[1].id.to_string();
+    let rolled = post(
+        &app,
+        "/portal/keys/roll",
+        Some(&pair),
+        &[("csrf", &token), ("key_id", &second), ("grace", "1h")],
+    )
+    .await;
+    assert_eq!(rolled.status, 200, "{}", rolled.body);
+    assert_eq!(create("fourth").await.status, 400, "still capped for a new key");
+}
+
+#[tokio::test]
+async fn a_key_name_with_a_control_character_is_refused_by_the_apis_rule() {
+    let (app, _) = app_with_clock().await;
+    let (_, pair) = sign_in(&app, &app.api_key).await;
+    let (_, token) = keys_page(&app, &pair).await;
+    let before = demo_keys(&app).await;
+    for name in ["bell\u{7}name", "a\nb", "\u{202E}evil", "   "] {
+        let res = post(
+            &app,
+            "/portal/keys/create",
+            Some(&pair),
+            &[("csrf", &token), ("name", name), ("expires", "never")],
+        )
+        .await;
+        assert_eq!(res.status, 400, "{name:?}: {}", res.body);
+        assert!(res.body.contains("1 to 100 printable characters"), "{}", res.body);
+        let res = post(
+            &app,
+            "/portal/keys/rename",
+            Some(&pair),
+            &[("csrf", &token), ("key_id", &before[0].id.to_string()), ("name", name)],
+        )
+        .await;
+        assert_eq!(res.status, 400, "{name:?}: {}", res.body);
+    }
+    assert_eq!(demo_keys(&app).await, before);
+}

@@ -278,6 +278,10 @@ pub trait Accounts: Send + Sync {
     async fn rename_key(&self, key_id: i64, new_name: &str) -> Result<(), AccountsError>;
     /// Deactivates the key; revoking twice keeps the first `revoked_at`.
     async fn revoke_key(&self, key_id: i64, now: DateTime<Utc>) -> Result<(), AccountsError>;
+    /// Makes the key stop authenticating at `at` (its `expires_at`). The
+    /// expiry only ever moves earlier: a key already expiring before `at`
+    /// keeps its expiry. `NotFound` if there is no such key.
+    async fn set_key_expiry(&self, key_id: i64, at: DateTime<Utc>) -> Result<(), AccountsError>;
     /// Batch update of `last_used_at`; unknown ids are ignored.
     async fn touch_last_used(&self, key_ids: &[i64], now: DateTime<Utc>) -> Result<(), AccountsError>;
 

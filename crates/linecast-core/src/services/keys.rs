@@ -1,17 +1,19 @@
-//! API keys: issue, list, find, rename and revoke, for the customer's own
-//! key routes, the admin CLI and the demo bootstrap alike. Owns the rules:
+//! API keys: issue, list, find, rename, revoke and roll, for the customer's
+//! own key routes, the portal, the admin CLI and the demo bootstrap alike. Owns the rules:
 //! a key name is 1 to 100 printable characters after trimming (no control
 //! characters, line breaks or bidi controls); a customer holds at most
 //! `max_active` usable keys (operators are not capped); only the key's
 //! SHA-256 hash and the four characters of its mask are stored; a key named
 //! by its mask must match exactly one of the customer's keys; every change
-//! writes one audit line, and an issued key is stored only with its line.
+//! writes one audit line, and an issued key is stored only with its line;
+//! rolling a usable key issues its replacement and lets the old one work
+//! for a grace period (`Grace`), never longer than it already would.
 //! It knows nothing of HTTP or of the key cache (callers drop a renamed or
 //! revoked key from their cache).
 
 use std::sync::Arc;
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Duration, Utc};
 
 use linecast_domain::text::is_unprintable;
 
@@ -42,6 +44,8 @@ pub enum KeyError {
     OwnKey,
     #[error("not a full key nor a masked one")]
     BadReference,
+    #[error("the key is revoked or expired")]
+    Unusable,
     #[error(transparent)]
     Accounts(#[from] AccountsError),
 }
@@ -51,6 +55,40 @@ pub enum KeyError {
 pub struct IssuedKey {
     pub key: String,
     pub record: ApiKeyRecord,
+}
+
+/// How long a rolled key keeps working after its replacement is issued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grace {
+    /// Revoked at once.
+    Now,
+    OneHour,
+    OneDay,
+}
+
+impl Grace {
+    pub const ALL: [Grace; 3] = [Grace::Now, Grace::OneHour, Grace::OneDay];
+
+    /// The form value (`now`, `1h`, `24h`).
+    pub const fn code(self) -> &'static str {
+        match self {
+            Grace::Now => "now",
+            Grace::OneHour => "1h",
+            Grace::OneDay => "24h",
+        }
+    }
+
+    pub fn parse(code: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|g| g.code() == code)
+    }
+
+    pub fn duration(self) -> Duration {
+        match self {
+            Grace::Now => Duration::zero(),
+            Grace::OneHour => Duration::hours(1),
+            Grace::OneDay => Duration::hours(24),
+        }
+    }
 }
 
 /// The key use cases over the accounts port.
@@ -165,6 +203,86 @@ impl Keys {
             1 => matches.pop().ok_or(KeyError::NotFound),
             count => Err(KeyError::Ambiguous { count }),
         }
+    }
+
+    /// One of the customer's own keys by its id (the portal's forms name
+    /// keys by id, which no two keys share, unlike a mask).
+    pub async fn find_by_id(&self, customer_id: i64, key_id: i64) -> Result<ApiKeyRecord, KeyError> {
+        self.accounts
+            .list_keys(customer_id)
+            .await?
+            .into_iter()
+            .find(|k| k.id == key_id)
+            .ok_or(KeyError::NotFound)
+    }
+
+    /// Rolls one of the customer's usable keys: issues its replacement (the
+    /// same name and expiry, shown once) and makes the old key stop after
+    /// `grace` (revoked at once for [`Grace::Now`]); a key already expiring
+    /// sooner keeps its expiry. The rolled key does not count towards the
+    /// cap, so a customer at the cap can still roll. The replacement is
+    /// stored with one `roll` audit line naming both keys and when the old
+    /// one stops; the key directory forgets the old key at once. If the old
+    /// key cannot be stopped, the replacement (never shown) is revoked.
+    pub async fn roll_own(
+        &self,
+        customer: &Customer,
+        key_id: i64,
+        grace: Grace,
+        origin: &str,
+        now: DateTime<Utc>,
+    ) -> Result<(ApiKeyRecord, IssuedKey), KeyError> {
+        let old = self.find_by_id(customer.customer_id, key_id).await?;
+        if !old.is_usable(now) {
+            return Err(KeyError::Unusable);
+        }
+        let until = now + grace.duration();
+        let stops = old.expires_at.map_or(until, |at| at.min(until));
+        let name = Self::valid_name(&old.name)?;
+        let key = generate_key()?;
+        let prefix = display_prefix(&key).unwrap_or_default().to_owned();
+        let audit_detail = format!(
+            "rolled key '{name}' ({}) to {} via {origin}; the old key stops at {}",
+            old.masked(),
+            masked_from_prefix(&prefix),
+            stops.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+        );
+        let issue = KeyIssue {
+            key: NewApiKey {
+                customer_id: customer.customer_id,
+                key_hash: hash_key(&key),
+                display_prefix: prefix,
+                name,
+                tier: customer.tier.clone(),
+                expires_at: old.expires_at,
+            },
+            // The rolled key is still usable here and stops soon: it is the
+            // one place a customer may hold one key more than the cap.
+            max_active: self.max_active.map(|m| m.saturating_add(1)),
+            audit_action: "roll".to_owned(),
+            audit_detail,
+        };
+        let record = match self.accounts.issue_key(issue, now).await? {
+            KeyIssued::Stored(record) => record,
+            KeyIssued::LimitReached => {
+                return Err(KeyError::LimitReached {
+                    max: self.max_active.unwrap_or(usize::MAX),
+                });
+            }
+        };
+        let stopped = if grace == Grace::Now {
+            self.accounts.revoke_key(old.id, now).await
+        } else {
+            self.accounts.set_key_expiry(old.id, until).await
+        };
+        self.forget(&old).await;
+        if let Err(e) = stopped {
+            // The replacement is never shown, so it must not stay usable
+            // (best effort: the store has just failed once).
+            let _ = self.revoke(&record, origin, now).await;
+            return Err(e.into());
+        }
+        Ok((old, IssuedKey { key, record }))
     }
 
     /// Renames one of the customer's keys; returns the new name.
@@ -504,6 +622,90 @@ mod tests {
         );
         let full = parse_key_ref(&b).unwrap();
         assert_eq!(keys.find(customer.customer_id, &full).await.unwrap().id, second.id);
+    }
+
+    /// A roll replaces a key without a gap: the replacement works at once,
+    /// the old key until the grace ends, never later than it already would.
+    #[tokio::test]
+    async fn a_rolled_key_works_until_its_grace_ends_and_its_replacement_keeps_name_and_expiry() {
+        let (accounts, keys, customer) = setup(1).await;
+        let old = keys.issue(&customer, "ci", None, "api", now()).await.unwrap();
+        // At the cap of one, a roll still goes through.
+        let (rolled, new) = keys
+            .roll_own(&customer, old.record.id, Grace::OneHour, "portal", now())
+            .await
+            .unwrap();
+        assert_eq!(rolled.id, old.record.id);
+        assert_ne!(new.key, old.key);
+        assert_eq!((new.record.name.as_str(), new.record.expires_at), ("ci", None));
+        let listed = keys.list(customer.customer_id).await.unwrap();
+        let hour = now() + Duration::hours(1);
+        assert_eq!(listed[0].expires_at, Some(hour));
+        assert!(listed[0].is_usable(hour - Duration::seconds(1)) && !listed[0].is_usable(hour));
+        assert!(listed[1].is_usable(hour));
+        // The cap still holds for a plain issue.
+        assert_eq!(
+            keys.issue(&customer, "more", None, "api", now()).await,
+            Err(KeyError::LimitReached { max: 1 })
+        );
+        let log = accounts.audit_log(customer.customer_id).await.unwrap();
+        assert_eq!(log.len(), 2);
+        assert_eq!(log[1].action, "roll");
+        assert_eq!(log[1].key_id, Some(new.record.id));
+        assert_eq!(
+            log[1].detail,
+            format!(
+                "rolled key 'ci' ({}) to {} via portal; the old key stops at 2026-11-22T13:00:00Z",
+                old.record.masked(),
+                new.record.masked()
+            )
+        );
+
+        // A key expiring sooner than the grace keeps its expiry, and so
+        // does its replacement; rolling it "now" revokes it.
+        let soon = now() + Duration::minutes(10);
+        let short = Keys::new(accounts.clone(), 5)
+            .issue(&customer, "short", Some(soon), "api", now())
+            .await
+            .unwrap();
+        let big = Keys::new(accounts.clone(), 5);
+        let (_, replacement) = big
+            .roll_own(&customer, short.record.id, Grace::OneDay, "portal", now())
+            .await
+            .unwrap();
+        assert_eq!(replacement.record.expires_at, Some(soon));
+        let short_now = big.find_by_id(customer.customer_id, short.record.id).await.unwrap();
+        assert_eq!(short_now.expires_at, Some(soon));
+        big.roll_own(&customer, replacement.record.id, Grace::Now, "portal", now())
+            .await
+            .unwrap();
+        let gone = big
+            .find_by_id(customer.customer_id, replacement.record.id)
+            .await
+            .unwrap();
+        assert!(gone.revoked_at.is_some() && !gone.is_usable(now()));
+        // A revoked, expired or someone else's key is not rolled.
+        assert_eq!(
+            big.roll_own(&customer, replacement.record.id, Grace::Now, "portal", now())
+                .await
+                .unwrap_err(),
+            KeyError::Unusable
+        );
+        assert_eq!(
+            big.roll_own(&customer, 999, Grace::Now, "portal", now())
+                .await
+                .unwrap_err(),
+            KeyError::NotFound
+        );
+    }
+
+    #[test]
+    fn grace_periods_parse_from_their_codes_only() {
+        for grace in Grace::ALL {
+            assert_eq!(Grace::parse(grace.code()), Some(grace));
+        }
+        assert_eq!(Grace::parse("2h"), None);
+        assert_eq!(Grace::OneDay.duration(), Duration::hours(24));
     }
 
     /// Records what the key directory is told to forget.

@@ -252,6 +252,17 @@ impl Accounts for MemoryAccounts {
         Ok(())
     }
 
+    async fn set_key_expiry(&self, key_id: i64, at: DateTime<Utc>) -> Result<(), AccountsError> {
+        let mut inner = self.lock()?;
+        let key = inner
+            .keys
+            .iter_mut()
+            .find(|k| k.id == key_id)
+            .ok_or(AccountsError::NotFound)?;
+        key.expires_at = Some(key.expires_at.map_or(at, |earlier| earlier.min(at)));
+        Ok(())
+    }
+
     async fn touch_last_used(&self, key_ids: &[i64], now: DateTime<Utc>) -> Result<(), AccountsError> {
         let mut inner = self.lock()?;
         for key in inner.keys.iter_mut().filter(|k| key_ids.contains(&k.id)) {

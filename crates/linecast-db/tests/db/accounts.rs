@@ -181,6 +181,58 @@ pub async fn a_key_is_found_by_hash_listed_renamed_and_revoked(url: String) {
     );
 }
 
+/// A key's expiry only ever moves earlier: a roll's grace never extends a
+/// key that was already due to expire sooner.
+pub async fn a_key_expiry_is_set_and_never_moves_later(url: String) {
+    let db = SeaAccounts::connect(&url).await.unwrap();
+    let ada = db.create_customer(new_customer("ada@example.com"), t0()).await.unwrap();
+    let (_, open) = new_key(ada.customer_id, "open-ended");
+    let open = insert_key(&db, open, t0()).await.unwrap();
+    let (_, soon) = new_key(ada.customer_id, "soon");
+    let soon_at = t0() + Duration::minutes(30);
+    let soon = insert_key(
+        &db,
+        NewApiKey {
+            expires_at: Some(soon_at),
+            ..soon
+        },
+        t0(),
+    )
+    .await
+    .unwrap();
+    let (_, other) = new_key(ada.customer_id, "untouched");
+    let other = insert_key(&db, other, t0()).await.unwrap();
+
+    let in_an_hour = t0() + Duration::hours(1);
+    db.set_key_expiry(open.id, in_an_hour).await.unwrap();
+    db.set_key_expiry(soon.id, in_an_hour).await.unwrap();
+    let keys = db.list_keys(ada.customer_id).await.unwrap();
+    assert_eq!(keys[0].expires_at, Some(in_an_hour));
+    assert_eq!(
+        keys[1].expires_at,
+        Some(soon_at),
+        "a later expiry never replaces an earlier one"
+    );
+    assert_eq!(keys[2].expires_at, None, "only the named key changes");
+    assert!(keys[0].is_usable(in_an_hour - Duration::seconds(1)));
+    assert!(!keys[0].is_usable(in_an_hour));
+
+    // Earlier again: it moves.
+    db.set_key_expiry(open.id, t0()).await.unwrap();
+    let (found, _) = db.find_key_by_hash(&open.key_hash).await.unwrap().unwrap();
+    assert_eq!(found.expires_at, Some(t0()));
+    assert!(
+        found.is_active && found.revoked_at.is_none(),
+        "expiring is not revoking"
+    );
+    assert!(!found.is_usable(t0()));
+
+    assert_eq!(
+        db.set_key_expiry(other.id + 1000, t0()).await,
+        Err(AccountsError::NotFound)
+    );
+}
+
 pub async fn many_keys_are_found_in_one_read_with_their_own_customers(url: String) {
     let db = SeaAccounts::connect(&url).await.unwrap();
     let ada = db.create_customer(new_customer("ada@example.com"), t0()).await.unwrap();

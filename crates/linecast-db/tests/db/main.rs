@@ -40,6 +40,7 @@ on_every_backend!(
     accounts::customers_are_found_by_email_listed_and_their_subscription_set,
     accounts::a_missing_customer_or_key_is_not_found,
     accounts::a_key_is_found_by_hash_listed_renamed_and_revoked,
+    accounts::a_key_expiry_is_set_and_never_moves_later,
     accounts::a_duplicate_key_hash_is_a_conflict,
     accounts::many_keys_are_found_in_one_read_with_their_own_customers,
     accounts::last_used_is_touched_in_one_batch_and_never_moves_back,
