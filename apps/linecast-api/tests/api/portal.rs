@@ -970,3 +970,22 @@ async fn a_key_name_with_a_control_character_is_refused_by_the_apis_rule() {
     }
     assert_eq!(demo_keys(&app).await, before);
 }
+#[tokio::test]
+async fn no_key_reaches_a_log_line_or_a_url() {
+    crate::helpers::capture_logs();
+    let (app, _) = app_with_clock().await;
+    let wrong = format!("sk_service_{}", "q".repeat(40));
+    assert_eq!(post(&app, "/portal/sign-in", None, &[("api_key", &wrong)]).await.status, 401);
+    let res = post(&app, "/portal/sign-in", None, &[("api_key", &app.api_key)]).await;
+    assert_eq!(res.status, 303);
+    // Where the browser goes next names no key.
+    assert!(!res.header("location").unwrap().contains("sk_service_"));
+    let pair = res.header("set-cookie").unwrap().split(';').next().unwrap().to_owned();
+    let page = get(&app, "/portal/overview", Some(&pair)).await.body;
+    assert!(!page.contains("sk_service_"), "no key on the overview");
+    let logs = crate::helpers::captured_logs();
+    assert!(logs.contains("/portal/sign-in"), "the sign-ins were logged");
+    for key in [&wrong, &app.api_key] {
+        assert!(!logs.contains(key.as_str()), "a key reached the log");
+    }
+}
