@@ -11,3 +11,4 @@ pub mod stripe_events;
 pub mod stripe_links;
 pub mod stripe_pending;
 pub mod usage_counters;
+pub mod usage_daily;
