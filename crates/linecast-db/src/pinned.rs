@@ -13,8 +13,8 @@ use chrono::{DateTime, Utc};
 use linecast_core::ports::billing::{BillingEvent, BillingLedger, BillingOutcome, StripeLink};
 use linecast_core::ports::sessions::{PortalSessions, SessionRecord};
 use linecast_core::{
-    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Day, Entitlement, KeyIssue, KeyIssued, Month, NewCustomer,
-    SubscriptionStatus, UsageMeter,
+    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Day, Entitlement, KeyIssue, KeyIssued, Month,
+    NewCustomer, SubscriptionStatus, UsageMeter,
 };
 use linecast_domain::Sport;
 use tokio::runtime::Handle;

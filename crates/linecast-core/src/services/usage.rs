@@ -256,10 +256,7 @@ mod tests {
         assert_eq!(usage.month_count(customer, now()).await.unwrap(), 41);
         let december = Utc.with_ymd_and_hms(2026, 12, 1, 0, 0, 0).unwrap();
         assert_eq!(usage.month_count(customer, december).await.unwrap(), 3);
-        let counted = limiter
-            .try_count_month(customer, day_of(december), 100)
-            .await
-            .unwrap();
+        let counted = limiter.try_count_month(customer, day_of(december), 100).await.unwrap();
         assert_eq!(counted, MonthDecision::Counted { used: 4 });
         assert_eq!(usage.month_count(customer, december).await.unwrap(), 4);
     }

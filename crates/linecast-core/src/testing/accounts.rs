@@ -14,8 +14,8 @@ use chrono::{DateTime, Utc};
 use linecast_domain::Sport;
 
 use crate::ports::accounts::{
-    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Day, Entitlement, KeyIssue, KeyIssued, Month, NewCustomer,
-    SubscriptionStatus, UsageMeter, month_of_day,
+    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Day, Entitlement, KeyIssue, KeyIssued, Month,
+    NewCustomer, SubscriptionStatus, UsageMeter, month_of_day,
 };
 
 #[derive(Default)]

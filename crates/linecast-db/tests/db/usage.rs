@@ -114,7 +114,10 @@ pub async fn a_usage_batch_writes_monthly_and_daily_counts_together(url: String)
         db.daily_usage(ada, march(15), april(1)).await.unwrap(),
         vec![(march(15), 16), (march(31), 3), (april(1), 7)]
     );
-    assert_eq!(db.daily_usage(bob, march(1), april(30)).await.unwrap(), vec![(march(15), 4)]);
+    assert_eq!(
+        db.daily_usage(bob, march(1), april(30)).await.unwrap(),
+        vec![(march(15), 4)]
+    );
     assert_eq!(db.daily_usage(ada, april(2), april(30)).await.unwrap(), vec![]);
     assert_eq!(
         db.monthly_usage(ada, (2025, 12), APRIL).await.unwrap(),

@@ -67,7 +67,11 @@ async fn counted_requests_reach_their_days_and_months_through_the_write_behind()
             limiter.try_count_month(7, day, HIGH_LIMIT).await.unwrap();
         }
     }
-    assert_eq!(meter.persisted_day(7, DAY), 0, "nothing reaches the meter before a flush");
+    assert_eq!(
+        meter.persisted_day(7, DAY),
+        0,
+        "nothing reaches the meter before a flush"
+    );
     limiter.flush().await.unwrap();
     assert_eq!(meter.persisted_day(7, DAY), 4);
     assert_eq!(meter.persisted_day(7, next_day), 2);

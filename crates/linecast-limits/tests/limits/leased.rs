@@ -203,7 +203,11 @@ async fn two_leasing_instances_serve_a_quota_of_1000_exactly_under_64_concurrent
         1_000,
         "the database holds what was served"
     );
-    assert_eq!(pair.meter.persisted_day(7, day), 1_000, "the day rides the same batches");
+    assert_eq!(
+        pair.meter.persisted_day(7, day),
+        1_000,
+        "the day rides the same batches"
+    );
     assert_eq!(pair.a.month_usage(7, month).await.unwrap(), 1_000);
     cleanup(&pair.url, &pair.namespace).await;
 }

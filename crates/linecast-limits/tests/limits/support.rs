@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
-use chrono::{DateTime, TimeZone, Utc};
 use chrono::NaiveDate;
+use chrono::{DateTime, TimeZone, Utc};
 use linecast_core::{Day, Month};
 use linecast_limits::{Limiter, MonthDecision, Rate, RateDecision};
 
