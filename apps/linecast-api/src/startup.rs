@@ -322,7 +322,7 @@ impl Application {
             billing,
             strategies: Arc::new(Strategies::new(history.clone())),
             history,
-            usage: Arc::new(Usage::new(limiter, accounts.clone(), usage_health)),
+            usage: Arc::new(Usage::new(limiter, usage.clone(), accounts.clone(), usage_health)),
             clock: clock.clone(),
             probes,
             slate: Arc::new(Slate::new(artifacts.clone())),

@@ -14,8 +14,8 @@ pub mod testing;
 pub use clock::{Clock, FixedClock, ManualClock, SystemClock};
 pub use derived::{Deps, Derived};
 pub use ports::accounts::{
-    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, KeyIssue, KeyIssued, Month, NewApiKey,
-    NewCustomer, SubscriptionStatus, UsageMeter,
+    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Day, Entitlement, KeyIssue, KeyIssued, Month,
+    NewApiKey, NewCustomer, SubscriptionStatus, UsageMeter,
 };
 pub use ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
 pub use ports::signer::{DOWNLOAD_TTL, DownloadTokens, GrantedDownload, SignerError, TokenRefused, UrlSigner};

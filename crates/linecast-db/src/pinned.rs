@@ -13,8 +13,8 @@ use chrono::{DateTime, Utc};
 use linecast_core::ports::billing::{BillingEvent, BillingLedger, BillingOutcome, StripeLink};
 use linecast_core::ports::sessions::{PortalSessions, SessionRecord, SignInLink};
 use linecast_core::{
-    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, KeyIssue, KeyIssued, Month, NewCustomer,
-    SubscriptionStatus, UsageMeter,
+    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Day, Entitlement, KeyIssue, KeyIssued, Month,
+    NewCustomer, SubscriptionStatus, UsageMeter,
 };
 use linecast_domain::Sport;
 use tokio::runtime::Handle;
@@ -192,13 +192,26 @@ impl UsageMeter for PinnedAccounts {
         self.run_unbounded(move |a| async move { a.add_usage(customer_id, month, n).await })
             .await
     }
-    async fn add_usage_batch(&self, increments: &[(i64, Month, u64)]) -> Result<(), AccountsError> {
+    async fn add_usage_batch(&self, increments: &[(i64, Day, u64)]) -> Result<(), AccountsError> {
         let increments = increments.to_vec();
         self.run_unbounded(move |a| async move { a.add_usage_batch(&increments).await })
             .await
     }
     async fn get_usage(&self, customer_id: i64, month: Month) -> Result<u64, AccountsError> {
         self.run(move |a| async move { a.get_usage(customer_id, month).await })
+            .await
+    }
+    async fn daily_usage(&self, customer_id: i64, from: Day, to: Day) -> Result<Vec<(Day, u64)>, AccountsError> {
+        self.run(move |a| async move { a.daily_usage(customer_id, from, to).await })
+            .await
+    }
+    async fn monthly_usage(
+        &self,
+        customer_id: i64,
+        from: Month,
+        to: Month,
+    ) -> Result<Vec<(Month, u64)>, AccountsError> {
+        self.run(move |a| async move { a.monthly_usage(customer_id, from, to).await })
             .await
     }
     async fn try_consume_refresh(

@@ -31,6 +31,10 @@ pub(crate) const ADD_USAGE: &str = "INSERT INTO usage_counters (customer_id, mon
      ON CONFLICT (customer_id, month) DO UPDATE SET requests = usage_counters.requests + excluded.requests \
      RETURNING requests";
 
+/// Adds `excluded.requests` to the day's counter, creating it at need.
+pub(crate) const ADD_DAILY_USAGE: &str = "INSERT INTO usage_daily (customer_id, day, requests) VALUES (?, ?, ?) \
+     ON CONFLICT (customer_id, day) DO UPDATE SET requests = usage_daily.requests + excluded.requests";
+
 /// Takes one refresh only while `used < limit`; the conflicting row is locked
 /// by the upsert, so two callers cannot both take the last one. No row comes
 /// back when the month is exhausted.

@@ -1,17 +1,18 @@
-//! `UsageMeter` for `SeaAccounts`: atomic month counters and the refresh
-//! ledger, each write one upsert statement.
+//! `UsageMeter` for `SeaAccounts`: atomic month and day counters and the
+//! refresh ledger, each write one upsert statement; a batch writes its
+//! months and its days in one transaction.
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use linecast_core::ports::accounts::month_key;
-use linecast_core::{AccountsError, Month, UsageMeter};
-use sea_orm::{ConnectionTrait, EntityTrait, QueryResult};
+use linecast_core::ports::accounts::{day_key, month_key, month_of_day, parse_day_key, parse_month_key};
+use linecast_core::{AccountsError, Day, Month, UsageMeter};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QueryResult};
 
 use crate::SeaAccounts;
 use crate::connect::begin_write;
-use crate::entity::{refresh_ledger, usage_counters};
+use crate::entity::{refresh_ledger, usage_counters, usage_daily};
 use crate::error::{corrupt, db_err};
-use crate::sql::{ADD_USAGE, CONSUME_REFRESH, statement};
+use crate::sql::{ADD_DAILY_USAGE, ADD_USAGE, CONSUME_REFRESH, statement};
 
 fn increment(n: u64) -> Result<i64, AccountsError> {
     i64::try_from(n).map_err(|_| AccountsError::Conflict(format!("usage increment {n} too large")))
@@ -32,25 +33,46 @@ async fn add_one<C: ConnectionTrait>(db: &C, customer_id: i64, month: Month, n: 
     total(db.query_one_raw(stmt).await.map_err(db_err)?)
 }
 
+async fn add_day<C: ConnectionTrait>(db: &C, customer_id: i64, day: Day, n: u64) -> Result<(), AccountsError> {
+    let stmt = statement(
+        db.get_database_backend(),
+        ADD_DAILY_USAGE,
+        vec![customer_id.into(), day_key(day).into(), increment(n)?.into()],
+    );
+    db.execute_raw(stmt).await.map_err(db_err)?;
+    Ok(())
+}
+
+fn count(requests: i64) -> Result<u64, AccountsError> {
+    u64::try_from(requests).map_err(|_| corrupt("negative usage counter"))
+}
+
 #[async_trait]
 impl UsageMeter for SeaAccounts {
     async fn add_usage(&self, customer_id: i64, month: Month, n: u64) -> Result<u64, AccountsError> {
         add_one(&self.db, customer_id, month, n).await
     }
 
-    async fn add_usage_batch(&self, increments: &[(i64, Month, u64)]) -> Result<(), AccountsError> {
-        // Merge and sort so concurrent batches lock rows in one order (no deadlock).
-        let mut merged = std::collections::BTreeMap::<(i64, Month), u64>::new();
-        for &(customer_id, month, n) in increments.iter().filter(|i| i.2 > 0) {
-            let slot = merged.entry((customer_id, month)).or_default();
-            *slot = slot.saturating_add(n);
+    async fn add_usage_batch(&self, increments: &[(i64, Day, u64)]) -> Result<(), AccountsError> {
+        // Merge and sort so concurrent batches lock rows in one order (every
+        // month row, then every day row, each sorted: no deadlock).
+        let mut months = std::collections::BTreeMap::<(i64, Month), u64>::new();
+        let mut days = std::collections::BTreeMap::<(i64, Day), u64>::new();
+        for &(customer_id, day, n) in increments.iter().filter(|i| i.2 > 0) {
+            let month = months.entry((customer_id, month_of_day(day))).or_default();
+            *month = month.saturating_add(n);
+            let day = days.entry((customer_id, day)).or_default();
+            *day = day.saturating_add(n);
         }
-        if merged.is_empty() {
+        if months.is_empty() {
             return Ok(());
         }
         let txn = begin_write(&self.db).await.map_err(db_err)?;
-        for ((customer_id, month), n) in merged {
+        for ((customer_id, month), n) in months {
             add_one(&txn, customer_id, month, n).await?;
+        }
+        for ((customer_id, day), n) in days {
+            add_day(&txn, customer_id, day, n).await?;
         }
         txn.commit().await.map_err(db_err)
     }
@@ -60,9 +82,46 @@ impl UsageMeter for SeaAccounts {
             .one(&self.db)
             .await
             .map_err(db_err)?;
-        row.map_or(Ok(0), |m| {
-            u64::try_from(m.requests).map_err(|_| corrupt("negative usage counter"))
-        })
+        row.map_or(Ok(0), |m| count(m.requests))
+    }
+
+    async fn daily_usage(&self, customer_id: i64, from: Day, to: Day) -> Result<Vec<(Day, u64)>, AccountsError> {
+        // `YYYY-MM-DD` keys sort as the days do.
+        let rows = usage_daily::Entity::find()
+            .filter(usage_daily::Column::CustomerId.eq(customer_id))
+            .filter(usage_daily::Column::Day.between(day_key(from), day_key(to)))
+            .order_by_asc(usage_daily::Column::Day)
+            .all(&self.db)
+            .await
+            .map_err(db_err)?;
+        rows.into_iter()
+            .map(|row| {
+                let day = parse_day_key(&row.day).ok_or_else(|| corrupt(format!("usage day {:?}", row.day)))?;
+                Ok((day, count(row.requests)?))
+            })
+            .collect()
+    }
+
+    async fn monthly_usage(
+        &self,
+        customer_id: i64,
+        from: Month,
+        to: Month,
+    ) -> Result<Vec<(Month, u64)>, AccountsError> {
+        let rows = usage_counters::Entity::find()
+            .filter(usage_counters::Column::CustomerId.eq(customer_id))
+            .filter(usage_counters::Column::Month.between(month_key(from), month_key(to)))
+            .order_by_asc(usage_counters::Column::Month)
+            .all(&self.db)
+            .await
+            .map_err(db_err)?;
+        rows.into_iter()
+            .map(|row| {
+                let month =
+                    parse_month_key(&row.month).ok_or_else(|| corrupt(format!("usage month {:?}", row.month)))?;
+                Ok((month, count(row.requests)?))
+            })
+            .collect()
     }
 
     async fn try_consume_refresh(

@@ -84,7 +84,7 @@ mod tests {
 
     use async_trait::async_trait;
     use chrono::{DateTime, Utc};
-    use linecast_core::ports::accounts::{AccountsError, Month, UsageMeter};
+    use linecast_core::ports::accounts::{AccountsError, Day, Month, UsageMeter, month_of_day};
     use linecast_core::testing::MemoryAccounts;
     use tokio::sync::Notify;
     use tokio::time::Instant;
@@ -135,13 +135,24 @@ mod tests {
         async fn add_usage(&self, customer_id: i64, month: Month, n: u64) -> Result<u64, AccountsError> {
             self.inner.add_usage(customer_id, month, n).await
         }
-        async fn add_usage_batch(&self, increments: &[(i64, Month, u64)]) -> Result<(), AccountsError> {
+        async fn add_usage_batch(&self, increments: &[(i64, Day, u64)]) -> Result<(), AccountsError> {
             self.writing.notify_one();
             tokio::time::sleep(Duration::from_millis(50)).await;
             self.inner.add_usage_batch(increments).await
         }
         async fn get_usage(&self, customer_id: i64, month: Month) -> Result<u64, AccountsError> {
             self.inner.get_usage(customer_id, month).await
+        }
+        async fn daily_usage(&self, customer_id: i64, from: Day, to: Day) -> Result<Vec<(Day, u64)>, AccountsError> {
+            self.inner.daily_usage(customer_id, from, to).await
+        }
+        async fn monthly_usage(
+            &self,
+            customer_id: i64,
+            from: Month,
+            to: Month,
+        ) -> Result<Vec<(Month, u64)>, AccountsError> {
+            self.inner.monthly_usage(customer_id, from, to).await
         }
         async fn try_consume_refresh(
             &self,
@@ -167,21 +178,23 @@ mod tests {
             writing: Notify::new(),
         });
         let limiter: Arc<dyn Limiter> = Arc::new(InProcessLimiter::new(meter.clone()));
-        let month = (2026, 11);
+        let day = chrono::NaiveDate::from_ymd_opt(2026, 11, 15).unwrap();
+        let month = month_of_day(day);
         for _ in 0..7 {
-            limiter.try_count_month(1, month, 100).await.unwrap();
+            limiter.try_count_month(1, day, 100).await.unwrap();
         }
         let flusher = spawn_flusher(Arc::clone(&limiter), Duration::from_millis(5));
         meter.writing.notified().await;
         // Counted while the first batch is in flight: left for the final flush.
         for _ in 0..3 {
-            limiter.try_count_month(1, month, 100).await.unwrap();
+            limiter.try_count_month(1, day, 100).await.unwrap();
         }
         flusher.stop().await;
         limiter.flush().await.unwrap();
         assert_eq!(meter.inner.persisted(1, month), 10);
         limiter.flush().await.unwrap();
         assert_eq!(meter.inner.persisted(1, month), 10);
+        assert_eq!(meter.inner.persisted_day(1, day), 10);
     }
 
     #[tokio::test]

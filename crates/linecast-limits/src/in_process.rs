@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use linecast_core::ports::accounts::month_of_day;
 use linecast_core::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
-use linecast_core::{Month, UsageMeter};
+use linecast_core::{Day, Month, UsageMeter};
 
 use crate::buckets::RateBuckets;
 use crate::write_behind::WriteBehind;
@@ -122,7 +123,8 @@ impl Limiter for InProcessLimiter {
         Ok(self.rates.check(key_id, rate, now))
     }
 
-    async fn try_count_month(&self, customer_id: i64, month: Month, limit: u64) -> Result<MonthDecision, LimitsError> {
+    async fn try_count_month(&self, customer_id: i64, day: Day, limit: u64) -> Result<MonthDecision, LimitsError> {
+        let month = month_of_day(day);
         self.with_month(customer_id, month, |used| {
             if *used >= limit {
                 return MonthDecision::Exhausted { used: *used };
@@ -130,7 +132,7 @@ impl Limiter for InProcessLimiter {
             *used += 1;
             // Buffered under the slot lock, so a slot is never retired
             // between counting and buffering.
-            self.buffer.record(customer_id, month, 1);
+            self.buffer.record(customer_id, day, 1);
             MonthDecision::Counted { used: *used }
         })
         .await

@@ -29,8 +29,9 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use linecast_core::ports::accounts::month_key;
+use linecast_core::ports::accounts::month_of_day;
 use linecast_core::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
-use linecast_core::{Month, UsageMeter};
+use linecast_core::{Day, Month, UsageMeter};
 use redis::Script;
 use redis::aio::ConnectionManager;
 
@@ -433,13 +434,14 @@ impl Limiter for LeasedRedisLimiter {
         Ok(lock(&slot.tokens).took(call, rate, entered, taken, first))
     }
 
-    async fn try_count_month(&self, customer_id: i64, month: Month, limit: u64) -> Result<MonthDecision, LimitsError> {
+    async fn try_count_month(&self, customer_id: i64, day: Day, limit: u64) -> Result<MonthDecision, LimitsError> {
+        let month = month_of_day(day);
         loop {
             let slot = self.month_slot(customer_id, month);
             slot.limit.store(limit, Ordering::Relaxed);
             let served = |h: &mut Holding, now| h.try_serve(now).then(|| h.used());
             if let Some(used) = served(&mut lock(&slot.holding), self.now_ms()) {
-                self.buffer.record(customer_id, month, 1);
+                self.buffer.record(customer_id, day, 1);
                 return Ok(MonthDecision::Counted { used });
             }
             let _call = slot.calls.lock().await;
@@ -447,13 +449,13 @@ impl Limiter for LeasedRedisLimiter {
                 continue;
             }
             if let Some(used) = served(&mut lock(&slot.holding), self.now_ms()) {
-                self.buffer.record(customer_id, month, 1);
+                self.buffer.record(customer_id, day, 1);
                 return Ok(MonthDecision::Counted { used });
             }
             let reply = self.ledger_call(customer_id, month, &slot, Purpose::Refill).await?;
             let mut h = lock(&slot.holding);
             if let Some(used) = served(&mut h, self.now_ms()) {
-                self.buffer.record(customer_id, month, 1);
+                self.buffer.record(customer_id, day, 1);
                 return Ok(MonthDecision::Counted { used });
             }
             return Ok(if reply.served_total >= limit {

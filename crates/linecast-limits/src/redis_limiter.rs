@@ -24,8 +24,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use linecast_core::ports::accounts::month_key;
+use linecast_core::ports::accounts::month_of_day;
 use linecast_core::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
-use linecast_core::{Month, UsageMeter};
+use linecast_core::{Day, Month, UsageMeter};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{AsyncCommands, Script};
 
@@ -230,7 +231,8 @@ impl Limiter for RedisLimiter {
         }))
     }
 
-    async fn try_count_month(&self, customer_id: i64, month: Month, limit: u64) -> Result<MonthDecision, LimitsError> {
+    async fn try_count_month(&self, customer_id: i64, day: Day, limit: u64) -> Result<MonthDecision, LimitsError> {
+        let month = month_of_day(day);
         let key = self.month_key(customer_id, month);
         let expire_at = month_expiry(month, Utc::now())?;
         let mut seed = None;
@@ -238,7 +240,7 @@ impl Limiter for RedisLimiter {
             let (status, used) = self.run_month_script(&key, limit, seed, expire_at).await?;
             match status {
                 1 => {
-                    self.buffer.record(customer_id, month, 1);
+                    self.buffer.record(customer_id, day, 1);
                     return Ok(MonthDecision::Counted { used });
                 }
                 0 => return Ok(MonthDecision::Exhausted { used }),

@@ -1,5 +1,7 @@
 //! The write-behind buffer shared by both adapters: counted requests wait
-//! here until a flush moves them to the `UsageMeter` in one batch.
+//! here, per customer and UTC day, until a flush moves them to the
+//! `UsageMeter` in one batch (which adds each to its day and to the day's
+//! month: one buffer and one write for both counters).
 //!
 //! Invariant: every counted increment is either in the buffer, in the batch
 //! of the one running flush, or committed by the meter. A failed (or
@@ -11,10 +13,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use linecast_core::ports::accounts::month_of_day;
 use linecast_core::ports::limits::LimitsError;
-use linecast_core::{Month, UsageMeter};
+use linecast_core::{Day, Month, UsageMeter};
 
-type Pending = HashMap<(i64, Month), u64>;
+type Pending = HashMap<(i64, Day), u64>;
 
 pub(crate) struct WriteBehind {
     meter: Arc<dyn UsageMeter>,
@@ -42,13 +45,18 @@ impl WriteBehind {
         self.pending.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    pub(crate) fn record(&self, customer_id: i64, month: Month, n: u64) {
-        merge(&mut self.lock(), [((customer_id, month), n)]);
+    pub(crate) fn record(&self, customer_id: i64, day: Day, n: u64) {
+        merge(&mut self.lock(), [((customer_id, day), n)]);
     }
 
-    /// Buffered (not yet flushed) increments for one customer-month.
+    /// Buffered (not yet flushed) increments for one customer-month, over
+    /// its days. Not on the request path: only a limiter seeding a count or
+    /// retiring a month asks, and the buffer holds one second's days.
     pub(crate) fn pending_for(&self, customer_id: i64, month: Month) -> u64 {
-        self.lock().get(&(customer_id, month)).copied().unwrap_or(0)
+        self.lock()
+            .iter()
+            .filter(|&(&(c, day), _)| c == customer_id && month_of_day(day) == month)
+            .fold(0, |a, (_, n)| a.saturating_add(*n))
     }
 
     /// Buffered increments over every customer-month.
@@ -65,7 +73,7 @@ impl WriteBehind {
         if batch.is_empty() {
             return Ok(running);
         }
-        let increments: Vec<(i64, Month, u64)> = batch.iter().map(|(&(c, m), &n)| (c, m, n)).collect();
+        let increments: Vec<(i64, Day, u64)> = batch.iter().map(|(&(c, d), &n)| (c, d, n)).collect();
         let mut restore = Restore {
             buffer: self,
             batch: Some(batch),
@@ -91,7 +99,7 @@ impl Drop for Restore<'_> {
     }
 }
 
-fn merge(into: &mut Pending, from: impl IntoIterator<Item = ((i64, Month), u64)>) {
+fn merge(into: &mut Pending, from: impl IntoIterator<Item = ((i64, Day), u64)>) {
     for (k, n) in from {
         let slot = into.entry(k).or_insert(0);
         *slot = slot.saturating_add(n);

@@ -5,6 +5,7 @@
 //! cases as the API. Portal requests are never counted against the API
 //! quota, and a session never authenticates the API.
 
+pub mod chart;
 pub mod cookie;
 pub mod data;
 pub mod html;

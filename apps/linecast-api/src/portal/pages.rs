@@ -7,11 +7,15 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue, SET_COOKIE};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
+use chrono::Datelike;
+use linecast_core::ports::accounts::{day_key, month_key};
 use linecast_core::services::access::Refusal;
 use linecast_core::services::portal::SignInRefusal;
+use linecast_core::services::usage::UsageHistory;
 use linecast_domain::Sport;
 use serde::Deserialize;
 
+use super::chart::{Bar, bar_chart, summary};
 use super::html::{error_page, page, see_other};
 use super::session::SignedIn;
 use crate::auth::client_address::ClientKey;
@@ -49,6 +53,66 @@ struct OverviewPage {
     used_up: bool,
     /// At least [`WARN_AT_PERCENT`] of it is used.
     near_limit: bool,
+    /// Requests per UTC day this month: the chart (inline SVG) and its rows.
+    daily_chart: String,
+    days: Vec<(String, u64)>,
+    /// Totals of the past months and this one: the chart and its rows.
+    monthly_chart: String,
+    months: Vec<(String, u64)>,
+}
+
+/// The overview's charts and their tables, from the customer's history.
+struct UsageCharts {
+    daily_chart: String,
+    days: Vec<(String, u64)>,
+    monthly_chart: String,
+    months: Vec<(String, u64)>,
+}
+
+impl UsageCharts {
+    fn of(history: &UsageHistory) -> Self {
+        let days: Vec<Bar> = history
+            .days
+            .iter()
+            .map(|&(day, value)| Bar {
+                label: day_key(day),
+                tick: day.day().to_string(),
+                value,
+            })
+            .collect();
+        let months: Vec<Bar> = history
+            .months
+            .iter()
+            .map(|&(month, value)| Bar {
+                label: month_key(month),
+                tick: month_key(month),
+                value,
+            })
+            .collect();
+        let span = |bars: &[Bar]| match (bars.first(), bars.last()) {
+            (Some(first), Some(last)) => format!("{} to {}", first.label, last.label),
+            _ => String::new(),
+        };
+        let daily_chart = bar_chart(
+            "per-day-chart",
+            &format!("Requests per day (UTC), {}", span(&days)),
+            &summary(&days),
+            &days,
+        );
+        let monthly_chart = bar_chart(
+            "per-month-chart",
+            &format!("Requests per month, {}", span(&months)),
+            &summary(&months),
+            &months,
+        );
+        let rows = |bars: Vec<Bar>| bars.into_iter().map(|b| (b.label, b.value)).collect();
+        Self {
+            daily_chart,
+            days: rows(days),
+            monthly_chart,
+            months: rows(months),
+        }
+    }
 }
 
 /// One sport's data status as the portal's pages show it.
@@ -194,13 +258,14 @@ pub async fn sign_out(state: web::Data<AppState>, signed: SignedIn) -> HttpRespo
     res
 }
 
-/// `GET /portal/overview`: plan, status and this month's quota.
+/// `GET /portal/overview`: plan, status, this month's quota, requests per
+/// day this month and the totals of past months.
 #[utoipa::path(get, path = table::PORTAL_OVERVIEW.path, tag = "portal", responses((status = 200, description = "The overview")))]
 pub async fn overview(state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
     let customer = &signed.0.entry.1;
     let now = state.clock.now();
-    let used = match state.usage.month_count(customer.customer_id, now).await {
-        Ok(used) => used,
+    let history = match state.usage.history(customer.customer_id, now).await {
+        Ok(history) => history,
         Err(e) => {
             tracing::warn!(error = %e, "portal overview: usage");
             return error_page(
@@ -209,6 +274,9 @@ pub async fn overview(state: web::Data<AppState>, signed: SignedIn) -> HttpRespo
             );
         }
     };
+    // This month's count is the history's last month (the quota's view).
+    let used = history.months.last().map_or(0, |m| m.1);
+    let charts = UsageCharts::of(&history);
     let limit = customer.monthly_limit;
     let percent = used.saturating_mul(100).checked_div(limit).map_or(100, |p| p.min(100));
     page(
@@ -229,6 +297,10 @@ pub async fn overview(state: web::Data<AppState>, signed: SignedIn) -> HttpRespo
             reset_date: next_reset(now).format("%Y-%m-%d").to_string(),
             used_up: used >= limit,
             near_limit: percent >= WARN_AT_PERCENT,
+            daily_chart: charts.daily_chart,
+            days: charts.days,
+            monthly_chart: charts.monthly_chart,
+            months: charts.months,
         },
     )
 }

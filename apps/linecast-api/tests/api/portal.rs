@@ -364,20 +364,19 @@ async fn the_status_page_is_public_and_lists_every_sport() {
     assert!(res.body.contains("Service status"));
 }
 
-#[tokio::test]
-async fn the_overview_warns_at_eighty_percent_and_when_the_quota_is_used_up() {
-    let (app, _) = app_with_clock().await;
+/// A new active customer with `monthly_limit` and one key: its id and key.
+async fn customer_with_key(app: &TestApp, email: &str, monthly_limit: u64) -> (i64, String) {
     let customer = app
         .ports
         .accounts
         .create_customer(
             linecast_core::NewCustomer {
-                email: "small@example.com".into(),
+                email: email.into(),
                 name: "Small Plan".into(),
                 tier: "ai".into(),
                 api_plan: Some("ai".into()),
                 subscription_status: SubscriptionStatus::Active,
-                monthly_limit: 10,
+                monthly_limit,
             },
             fixture_now(),
         )
@@ -397,6 +396,65 @@ async fn the_overview_warns_at_eighty_percent_and_when_the_quota_is_used_up() {
         fixture_now(),
     )
     .await;
+    (customer.customer_id, key)
+}
+
+/// After N API calls (flushed), the day chart's table shows N on the data
+/// clock's day (2026-11-15) and 0 on the days before it, and the month
+/// table lists the six past months (0 when never counted) and this one.
+/// Both charts are inline SVG images with a name, and no inline style.
+#[tokio::test]
+async fn the_overview_charts_requests_per_day_this_month_and_six_past_months() {
+    let (app, _) = app_with_clock().await;
+    let (customer, key) = customer_with_key(&app, "charts@example.com", 1_000).await;
+    app.ports.usage.add_usage(customer, (2026, 6), 42).await.unwrap();
+    app.ports.usage.add_usage(customer, (2026, 4), 99).await.unwrap();
+    for _ in 0..5 {
+        assert_eq!(app.get_keyed("/api/v1/sports", &key, &[]).await.status().as_u16(), 200);
+    }
+    app.ports.limiter.flush().await.unwrap();
+    let (_, pair) = sign_in(&app, &key).await;
+    let page = get(&app, "/portal/overview", Some(&pair)).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    let body = &page.body;
+    let row = |label: &str, n: u64| format!("<tr><th scope=\"row\">{label}</th><td>{n}</td></tr>");
+    assert!(body.contains(&row("2026-11-15", 5)), "{body}");
+    for day in 1..15 {
+        assert!(body.contains(&row(&format!("2026-11-{day:02}"), 0)), "day {day}");
+    }
+    assert!(!body.contains("2026-11-16"), "no day after today");
+    for (month, n) in [
+        ("2026-05", 0),
+        ("2026-06", 42),
+        ("2026-07", 0),
+        ("2026-08", 0),
+        ("2026-09", 0),
+        ("2026-10", 0),
+        ("2026-11", 5),
+    ] {
+        assert!(body.contains(&row(month, n)), "{month}");
+    }
+    assert!(!body.contains("2026-04"), "six past months, no more");
+    assert!(body.contains("Requests used</dt><dd>5</dd>"));
+    // Two charts, each an image with a title and a description.
+    assert_eq!(body.matches("<svg ").count(), 2);
+    for id in ["per-day-chart", "per-month-chart"] {
+        assert!(
+            body.contains(&format!("role=\"img\" aria-labelledby=\"{id}-title {id}-desc\"")),
+            "{id}"
+        );
+    }
+    assert!(body.contains("5 requests in all; most on 2026-11-15 (5)."));
+    assert_eq!(body.matches("<rect ").count(), 15 + 7, "a bar per day and per month");
+    for inline in ["<script", "<style", " style=", "onclick", "javascript:"] {
+        assert!(!body.contains(inline), "the overview has inline {inline}");
+    }
+}
+
+#[tokio::test]
+async fn the_overview_warns_at_eighty_percent_and_when_the_quota_is_used_up() {
+    let (app, _) = app_with_clock().await;
+    let (_, key) = customer_with_key(&app, "small@example.com", 10).await;
     let (_, pair) = sign_in(&app, &key).await;
     let overview = || async { get(&app, "/portal/overview", Some(&pair)).await.body };
     for _ in 0..7 {

@@ -10,7 +10,7 @@
 use std::fmt;
 
 use async_trait::async_trait;
-use chrono::{DateTime, Datelike, TimeZone, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, TimeZone, Utc};
 use linecast_domain::Sport;
 use rand::TryRngCore;
 use sha2::{Digest, Sha256};
@@ -29,9 +29,32 @@ const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop
 /// A calendar month as `(year, month 1..=12)`, the quota window in UTC.
 pub type Month = (i32, u32);
 
+/// A UTC calendar day: the unit of the daily usage counts.
+pub type Day = NaiveDate;
+
+/// The day an instant is counted on: its UTC calendar day.
+pub fn day_of(now: DateTime<Utc>) -> Day {
+    now.date_naive()
+}
+
+/// The quota month a day belongs to.
+pub fn month_of_day(day: Day) -> Month {
+    (day.year(), day.month())
+}
+
 /// The quota window: the UTC calendar month of `now`.
 pub fn month_of(now: DateTime<Utc>) -> Month {
-    (now.year(), now.month())
+    month_of_day(day_of(now))
+}
+
+/// The first day of `month`; `None` only for a month outside chrono's range.
+pub fn first_day((year, month): Month) -> Option<Day> {
+    NaiveDate::from_ymd_opt(year, month, 1)
+}
+
+/// The month before `month`.
+pub fn previous_month((year, month): Month) -> Month {
+    if month <= 1 { (year - 1, 12) } else { (year, month - 1) }
 }
 
 /// First instant of the next UTC month: when quotas and refresh counts reset.
@@ -312,15 +335,28 @@ pub trait Accounts: Send + Sync {
     async fn ping(&self) -> Result<(), AccountsError>;
 }
 
-/// Monthly request counters and the dataset-refresh ledger. Every write is a
-/// single atomic statement, so concurrent callers never lose or double a count.
+/// Monthly and daily request counters and the dataset-refresh ledger. Every
+/// write is atomic (one statement, or one transaction for a batch), so
+/// concurrent callers never lose or double a count.
 #[async_trait]
 pub trait UsageMeter: Send + Sync {
-    /// Adds `n` to the customer's month and returns the new total.
+    /// Adds `n` to the customer's month and returns the new total. The
+    /// monthly counter only (an operator's or a test's history); counted
+    /// requests arrive through [`UsageMeter::add_usage_batch`].
     async fn add_usage(&self, customer_id: i64, month: Month, n: u64) -> Result<u64, AccountsError>;
-    /// Adds many increments in one transaction (flushing an in-process buffer).
-    async fn add_usage_batch(&self, increments: &[(i64, Month, u64)]) -> Result<(), AccountsError>;
+    /// Adds many `(customer, day, n)` increments in one transaction
+    /// (flushing an in-process buffer): each to the customer's counter of
+    /// the day's month and to the day's own counter, both or neither, so a
+    /// month's days always sum to what the batches added to the month.
+    async fn add_usage_batch(&self, increments: &[(i64, Day, u64)]) -> Result<(), AccountsError>;
     async fn get_usage(&self, customer_id: i64, month: Month) -> Result<u64, AccountsError>;
+    /// The customer's daily counts from `from` to `to` (both included),
+    /// oldest first; days never counted are left out.
+    async fn daily_usage(&self, customer_id: i64, from: Day, to: Day) -> Result<Vec<(Day, u64)>, AccountsError>;
+    /// The customer's monthly counts from `from` to `to` (both included),
+    /// oldest first; months never counted are left out.
+    async fn monthly_usage(&self, customer_id: i64, from: Month, to: Month)
+    -> Result<Vec<(Month, u64)>, AccountsError>;
     /// Takes one refresh if fewer than `limit` were used this month and
     /// returns the count used after it; `None` when the month is exhausted.
     async fn try_consume_refresh(
@@ -336,6 +372,23 @@ pub trait UsageMeter: Send + Sync {
 /// The stored month key, `YYYY-MM`.
 pub fn month_key((year, month): Month) -> String {
     format!("{year:04}-{month:02}")
+}
+
+/// A stored month key read back; `None` unless it is `YYYY-MM`.
+pub fn parse_month_key(key: &str) -> Option<Month> {
+    let (year, month) = key.split_once('-')?;
+    let (year, month): (i32, u32) = (year.parse().ok()?, month.parse().ok()?);
+    (key.len() == 7 && (1..=12).contains(&month)).then_some((year, month))
+}
+
+/// The stored day key, `YYYY-MM-DD` (sorts as the days do).
+pub fn day_key(day: Day) -> String {
+    day.format("%Y-%m-%d").to_string()
+}
+
+/// A stored day key read back; `None` unless it is `YYYY-MM-DD`.
+pub fn parse_day_key(key: &str) -> Option<Day> {
+    NaiveDate::parse_from_str(key, "%Y-%m-%d").ok()
 }
 
 /// SHA-256 of the full key, lower-case hex: the only form that is stored.
@@ -490,6 +543,32 @@ mod tests {
     use super::*;
     use chrono::TimeZone;
     use proptest::prelude::*;
+
+    #[test]
+    fn an_instant_is_counted_on_its_utc_day_and_that_days_month() {
+        let last = Utc.with_ymd_and_hms(2026, 11, 30, 23, 59, 59).unwrap();
+        assert_eq!(day_of(last), NaiveDate::from_ymd_opt(2026, 11, 30).unwrap());
+        assert_eq!(month_of(last), (2026, 11));
+        let next = last + chrono::TimeDelta::seconds(1);
+        assert_eq!(day_of(next), NaiveDate::from_ymd_opt(2026, 12, 1).unwrap());
+        assert_eq!(month_of(next), month_of_day(day_of(next)));
+        assert_eq!(month_of(next), (2026, 12));
+    }
+
+    #[test]
+    fn month_and_day_keys_read_back_and_nothing_else_does() {
+        let day = NaiveDate::from_ymd_opt(2026, 3, 7).unwrap();
+        assert_eq!(day_key(day), "2026-03-07");
+        assert_eq!(parse_day_key("2026-03-07"), Some(day));
+        assert_eq!(parse_month_key(&month_key((2026, 3))), Some((2026, 3)));
+        for bad in ["2026-13", "2026-3", "26-03", "2026-03-07", ""] {
+            assert_eq!(parse_month_key(bad), None, "{bad}");
+        }
+        assert_eq!(parse_day_key("2026-02-30"), None);
+        assert_eq!(previous_month((2026, 1)), (2025, 12));
+        assert_eq!(previous_month((2026, 11)), (2026, 10));
+        assert_eq!(first_day((2026, 2)), NaiveDate::from_ymd_opt(2026, 2, 1));
+    }
 
     /// The remembered digests are the digests: each of more keys than a
     /// thread remembers, asked twice in rounds (so some are answered from

@@ -10,13 +10,13 @@
 //! Order of use on a request: `check_rate` first (a refusal is a 429 with
 //! `Retry-After` and is not counted), then `try_count_month` (an `Exhausted`
 //! answer is a 429 and is not counted). Counted requests reach the
-//! `UsageMeter` write-behind: `flush` persists them, and must be called on
-//! graceful shutdown.
+//! `UsageMeter` write-behind, per customer and UTC day (the month is the
+//! day's): `flush` persists them, and must be called on graceful shutdown.
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use super::accounts::{AccountsError, Month};
+use super::accounts::{AccountsError, Day, Month};
 
 /// A per-key rate: `per_second` calls per second sustained, and up to
 /// `burst` calls at once after a quiet spell. Both are at least 1.
@@ -76,11 +76,13 @@ pub trait Limiter: Send + Sync {
     /// are one atomic step, shared by every instance using the same store.
     async fn check_rate(&self, key_id: i64, rate: Rate, now: DateTime<Utc>) -> Result<RateDecision, LimitsError>;
 
-    /// Counts one request for the customer's month if fewer than `limit` were
-    /// counted; check and increment are one atomic step, so concurrent callers
-    /// never pass the limit, and no increment is lost or doubled. A refused
-    /// request is not counted.
-    async fn try_count_month(&self, customer_id: i64, month: Month, limit: u64) -> Result<MonthDecision, LimitsError>;
+    /// Counts one request on `day` against the quota of the day's month
+    /// (`month_of_day`) if fewer than `limit` were counted that month; check
+    /// and increment are one atomic step, so concurrent callers never pass
+    /// the limit, and no increment is lost or doubled. The count reaches the
+    /// meter's monthly and daily counters through the same write-behind
+    /// batch. A refused request is not counted.
+    async fn try_count_month(&self, customer_id: i64, day: Day, limit: u64) -> Result<MonthDecision, LimitsError>;
 
     /// The month's count as `/me/usage` shows it: persisted plus counted but
     /// not yet flushed.

@@ -26,7 +26,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use crate::ports::accounts::{AccountsError, ApiKeyRecord, Customer, SubscriptionStatus, constant_time_eq};
-use crate::ports::accounts::{KeyHash, has_key_shape};
+use crate::ports::accounts::{KeyHash, day_of, has_key_shape};
 pub use crate::ports::accounts::{month_of, next_month_start, next_reset};
 use crate::ports::key_directory::{KeyDirectory, KeyEntry};
 use crate::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
@@ -286,7 +286,7 @@ impl Access {
         })?;
         let month = self
             .limiter
-            .try_count_month(customer.customer_id, month_of(now), customer.monthly_limit)
+            .try_count_month(customer.customer_id, day_of(now), customer.monthly_limit)
             .await
             .inspect_err(|_| (self.observer)("month", "error"))
             .map_err(unavailable)?;

@@ -1,4 +1,5 @@
-//! Counted usage: this month's count of a customer, the flush round that
+//! Counted usage: this month's count of a customer, its history (requests
+//! per day this month, totals of past months), the flush round that
 //! persists buffered counts and `last_used_at`, and the health of that
 //! write-behind.
 //!
@@ -16,8 +17,8 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-use crate::ports::accounts::month_of;
-use crate::ports::accounts::{Accounts, AccountsError};
+use crate::ports::accounts::{Accounts, AccountsError, Day, Month, UsageMeter};
+use crate::ports::accounts::{day_of, first_day, month_of, previous_month};
 use crate::ports::limits::{Limiter, LimitsError};
 use crate::{Clock, SystemClock};
 
@@ -39,10 +40,28 @@ pub struct FlushReport {
 /// 2,400 of its keys).
 pub const LAST_USED_PRECISION: chrono::TimeDelta = chrono::TimeDelta::seconds(60);
 
-/// The usage use cases over the limiter (which buffers counts) and the
-/// accounts port (which keeps `last_used_at`).
+/// Past months the usage history shows, besides the current one.
+pub const PAST_MONTHS: usize = 6;
+
+/// A customer's usage over time, as the portal's overview charts it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageHistory {
+    /// Every UTC day of this month up to today, oldest first, with the
+    /// persisted count (0 for a day without requests). Today's may lag the
+    /// write-behind by one flush.
+    pub days: Vec<(Day, u64)>,
+    /// The [`PAST_MONTHS`] months before this one (persisted counts, 0 for a
+    /// month without requests) and this month last, with its count as
+    /// [`Usage::month_count`] reports it; oldest first.
+    pub months: Vec<(Month, u64)>,
+}
+
+/// The usage use cases over the limiter (which buffers counts), the usage
+/// meter (the persisted counters) and the accounts port (which keeps
+/// `last_used_at`).
 pub struct Usage {
     limiter: Arc<dyn Limiter>,
+    meter: Arc<dyn UsageMeter>,
     accounts: Arc<dyn Accounts>,
     health: Arc<UsageHealth>,
     /// When this instance last wrote each key's `last_used_at` (within
@@ -51,9 +70,15 @@ pub struct Usage {
 }
 
 impl Usage {
-    pub fn new(limiter: Arc<dyn Limiter>, accounts: Arc<dyn Accounts>, health: Arc<UsageHealth>) -> Self {
+    pub fn new(
+        limiter: Arc<dyn Limiter>,
+        meter: Arc<dyn UsageMeter>,
+        accounts: Arc<dyn Accounts>,
+        health: Arc<UsageHealth>,
+    ) -> Self {
         Self {
             limiter,
+            meter,
             accounts,
             health,
             written: Mutex::new(HashMap::new()),
@@ -69,6 +94,24 @@ impl Usage {
     /// buffered ones included.
     pub async fn month_count(&self, customer_id: i64, now: DateTime<Utc>) -> Result<u64, LimitsError> {
         self.limiter.month_usage(customer_id, month_of(now)).await
+    }
+
+    /// The customer's usage per day of this month (UTC, up to the day of
+    /// `now`) and per month over the [`PAST_MONTHS`] before it and this one.
+    pub async fn history(&self, customer_id: i64, now: DateTime<Utc>) -> Result<UsageHistory, LimitsError> {
+        let (today, month) = (day_of(now), month_of(now));
+        let first = first_day(month).unwrap_or(today);
+        let counted = self.meter.daily_usage(customer_id, first, today).await?;
+        let oldest = (0..PAST_MONTHS).fold(month, |m, _| previous_month(m));
+        let past = self
+            .meter
+            .monthly_usage(customer_id, oldest, previous_month(month))
+            .await?;
+        let this_month = self.month_count(customer_id, now).await?;
+        Ok(UsageHistory {
+            days: every_day(first, today, &counted),
+            months: every_month(oldest, month, &past, this_month),
+        })
     }
 
     /// One flush round: buffered counts to the database (a success marks the
@@ -109,6 +152,31 @@ impl Usage {
         written.retain(|_, at| now - *at < LAST_USED_PRECISION);
         used.iter().copied().filter(|id| !written.contains_key(id)).collect()
     }
+}
+
+/// Each day from `first` to `last`, with its count in `counted` or 0.
+fn every_day(first: Day, last: Day, counted: &[(Day, u64)]) -> Vec<(Day, u64)> {
+    let counts: HashMap<Day, u64> = counted.iter().copied().collect();
+    first
+        .iter_days()
+        .take_while(|d| *d <= last)
+        .map(|d| (d, counts.get(&d).copied().unwrap_or(0)))
+        .collect()
+}
+
+/// Each month from `oldest` to `current`, with its count in `past` or 0,
+/// and `current` with `this_month`.
+fn every_month(oldest: Month, current: Month, past: &[(Month, u64)], this_month: u64) -> Vec<(Month, u64)> {
+    let counts: HashMap<Month, u64> = past.iter().copied().collect();
+    let mut months = Vec::new();
+    let mut m = current;
+    while m > oldest {
+        m = previous_month(m);
+        months.push((m, counts.get(&m).copied().unwrap_or(0)));
+    }
+    months.reverse();
+    months.push((current, this_month));
+    months
 }
 
 /// When usage last reached the database.
@@ -176,7 +244,7 @@ mod tests {
             .unwrap();
         let limiter = Arc::new(MemoryLimiter::new());
         let health = Arc::new(UsageHealth::new(Duration::from_millis(50)));
-        let usage = Usage::new(limiter.clone(), accounts.clone(), health);
+        let usage = Usage::new(limiter.clone(), accounts.clone(), accounts.clone(), health);
         (accounts, limiter, usage, customer.customer_id, key.record.id)
     }
 
@@ -188,9 +256,47 @@ mod tests {
         assert_eq!(usage.month_count(customer, now()).await.unwrap(), 41);
         let december = Utc.with_ymd_and_hms(2026, 12, 1, 0, 0, 0).unwrap();
         assert_eq!(usage.month_count(customer, december).await.unwrap(), 3);
-        let counted = limiter.try_count_month(customer, (2026, 12), 100).await.unwrap();
+        let counted = limiter.try_count_month(customer, day_of(december), 100).await.unwrap();
         assert_eq!(counted, MonthDecision::Counted { used: 4 });
         assert_eq!(usage.month_count(customer, december).await.unwrap(), 4);
+    }
+
+    /// Every day of the month up to today is listed, days without requests
+    /// as 0; the months are the six before this one (0 when never counted)
+    /// and this one with the limiter's count.
+    #[tokio::test]
+    async fn the_history_lists_every_day_so_far_and_six_past_months_with_zeros() {
+        let (accounts, limiter, usage, customer, _) = world().await;
+        let day = |d: u32| chrono::NaiveDate::from_ymd_opt(2026, 11, d).unwrap();
+        accounts
+            .add_usage_batch(&[(customer, day(3), 4), (customer, day(30), 2)])
+            .await
+            .unwrap();
+        accounts.set_persisted(customer, (2026, 5), 11);
+        accounts.set_persisted(customer, (2026, 4), 99);
+        limiter.set_month(customer, (2026, 11), 7);
+        let history = usage.history(customer, now()).await.unwrap();
+        assert_eq!(history.days.len(), 30);
+        assert_eq!(history.days[0], (day(1), 0));
+        assert_eq!(history.days[2], (day(3), 4));
+        assert_eq!(history.days[29], (day(30), 2));
+        assert_eq!(
+            history.months,
+            vec![
+                ((2026, 5), 11),
+                ((2026, 6), 0),
+                ((2026, 7), 0),
+                ((2026, 8), 0),
+                ((2026, 9), 0),
+                ((2026, 10), 0),
+                ((2026, 11), 7),
+            ]
+        );
+        let january = Utc.with_ymd_and_hms(2027, 1, 1, 0, 0, 0).unwrap();
+        let history = usage.history(customer, january).await.unwrap();
+        assert_eq!(history.days.len(), 1);
+        assert_eq!(history.months.first().map(|m| m.0), Some((2026, 7)));
+        assert_eq!(history.months.last().map(|m| m.0), Some((2027, 1)));
     }
 
     #[tokio::test]

@@ -6,7 +6,7 @@
 //! tests use it too, with `set_down` to exercise the write-behind's
 //! keep-on-failure rule; `set_audit_failing` makes audit writes fail.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use async_trait::async_trait;
@@ -14,8 +14,8 @@ use chrono::{DateTime, Utc};
 use linecast_domain::Sport;
 
 use crate::ports::accounts::{
-    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, KeyIssue, KeyIssued, Month, NewCustomer,
-    SubscriptionStatus, UsageMeter,
+    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Day, Entitlement, KeyIssue, KeyIssued, Month,
+    NewCustomer, SubscriptionStatus, UsageMeter, month_of_day,
 };
 
 #[derive(Default)]
@@ -25,6 +25,7 @@ struct Inner {
     audit: Vec<AuditEntry>,
     entitlements: HashMap<i64, Entitlement>,
     usage: HashMap<(i64, Month), u64>,
+    daily: BTreeMap<(i64, Day), u64>,
     refreshes: HashMap<(i64, Month), u32>,
     /// `get_usage` calls, failed ones included.
     usage_reads: u64,
@@ -77,6 +78,11 @@ impl MemoryAccounts {
     /// The stored usage count, whether or not the twin is down.
     pub fn persisted(&self, customer_id: i64, month: Month) -> u64 {
         self.lock_raw().usage.get(&(customer_id, month)).copied().unwrap_or(0)
+    }
+
+    /// The stored count of one day, whether or not the twin is down.
+    pub fn persisted_day(&self, customer_id: i64, day: Day) -> u64 {
+        self.lock_raw().daily.get(&(customer_id, day)).copied().unwrap_or(0)
     }
 
     /// Sets a stored usage count directly (a prior month's history).
@@ -351,10 +357,11 @@ impl UsageMeter for MemoryAccounts {
         Ok(*used)
     }
 
-    async fn add_usage_batch(&self, increments: &[(i64, Month, u64)]) -> Result<(), AccountsError> {
+    async fn add_usage_batch(&self, increments: &[(i64, Day, u64)]) -> Result<(), AccountsError> {
         let mut inner = self.lock()?;
-        for (customer_id, month, n) in increments {
-            *inner.usage.entry((*customer_id, *month)).or_default() += n;
+        for &(customer_id, day, n) in increments.iter().filter(|i| i.2 > 0) {
+            *inner.usage.entry((customer_id, month_of_day(day))).or_default() += n;
+            *inner.daily.entry((customer_id, day)).or_default() += n;
         }
         Ok(())
     }
@@ -362,6 +369,35 @@ impl UsageMeter for MemoryAccounts {
     async fn get_usage(&self, customer_id: i64, month: Month) -> Result<u64, AccountsError> {
         self.lock_raw().usage_reads += 1;
         Ok(self.lock()?.usage.get(&(customer_id, month)).copied().unwrap_or(0))
+    }
+
+    async fn daily_usage(&self, customer_id: i64, from: Day, to: Day) -> Result<Vec<(Day, u64)>, AccountsError> {
+        if from > to {
+            return Ok(Vec::new());
+        }
+        let inner = self.lock()?;
+        Ok(inner
+            .daily
+            .range((customer_id, from)..=(customer_id, to))
+            .map(|(&(_, day), &n)| (day, n))
+            .collect())
+    }
+
+    async fn monthly_usage(
+        &self,
+        customer_id: i64,
+        from: Month,
+        to: Month,
+    ) -> Result<Vec<(Month, u64)>, AccountsError> {
+        let inner = self.lock()?;
+        let mut months: Vec<(Month, u64)> = inner
+            .usage
+            .iter()
+            .filter(|&(&(c, m), _)| c == customer_id && (from..=to).contains(&m))
+            .map(|(&(_, m), &n)| (m, n))
+            .collect();
+        months.sort_unstable();
+        Ok(months)
     }
 
     async fn try_consume_refresh(

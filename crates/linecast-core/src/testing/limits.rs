@@ -9,7 +9,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use crate::ports::accounts::Month;
+use crate::ports::accounts::{Day, Month, month_of_day};
 use crate::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
 
 #[derive(Default)]
@@ -69,9 +69,9 @@ impl Limiter for MemoryLimiter {
         })
     }
 
-    async fn try_count_month(&self, customer_id: i64, month: Month, limit: u64) -> Result<MonthDecision, LimitsError> {
+    async fn try_count_month(&self, customer_id: i64, day: Day, limit: u64) -> Result<MonthDecision, LimitsError> {
         let mut inner = self.lock()?;
-        let used = inner.months.entry((customer_id, month)).or_default();
+        let used = inner.months.entry((customer_id, month_of_day(day))).or_default();
         if *used >= limit {
             return Ok(MonthDecision::Exhausted { used: *used });
         }

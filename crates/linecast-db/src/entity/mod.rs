@@ -12,3 +12,4 @@ pub mod stripe_events;
 pub mod stripe_links;
 pub mod stripe_pending;
 pub mod usage_counters;
+pub mod usage_daily;

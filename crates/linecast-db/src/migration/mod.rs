@@ -6,6 +6,7 @@ use sea_orm_migration::prelude::*;
 mod m0001_accounts;
 mod m0002_billing;
 mod m0003_portal;
+mod m0004_usage_daily;
 mod m0005_portal_links;
 
 /// The migrations, in order.
@@ -19,6 +20,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0001_accounts::Migration),
             Box::new(m0002_billing::Migration),
             Box::new(m0003_portal::Migration),
+            Box::new(m0004_usage_daily::Migration),
             Box::new(m0005_portal_links::Migration),
         ]
     }

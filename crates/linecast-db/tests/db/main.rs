@@ -58,6 +58,8 @@ on_every_backend!(
     billing::a_link_by_hand_applies_what_waited_for_it,
     usage::concurrent_usage_increments_are_never_lost_or_doubled,
     usage::a_usage_batch_merges_increments_and_keeps_months_apart,
+    usage::a_usage_batch_writes_monthly_and_daily_counts_together,
+    usage::concurrent_usage_batches_keep_days_and_months_exact,
     usage::usage_counts_survive_a_reconnect,
     usage::concurrent_refreshes_never_take_more_than_the_limit,
     usage::a_refresh_limit_of_zero_takes_nothing,

@@ -2,13 +2,22 @@
 
 use std::collections::BTreeSet;
 
-use linecast_core::{Accounts, UsageMeter};
+use chrono::NaiveDate;
+use linecast_core::{Accounts, Day, UsageMeter};
 use linecast_db::SeaAccounts;
 
 use crate::accounts::{new_customer, t0};
 
 const MARCH: (i32, u32) = (2026, 3);
 const APRIL: (i32, u32) = (2026, 4);
+
+fn march(day: u32) -> Day {
+    NaiveDate::from_ymd_opt(2026, 3, day).unwrap()
+}
+
+fn april(day: u32) -> Day {
+    NaiveDate::from_ymd_opt(2026, 4, day).unwrap()
+}
 
 async fn setup(url: &str) -> (SeaAccounts, i64) {
     let db = SeaAccounts::connect(url).await.unwrap();
@@ -56,11 +65,11 @@ pub async fn a_usage_batch_merges_increments_and_keeps_months_apart(url: String)
         .customer_id;
     db.add_usage(ada, MARCH, 5).await.unwrap();
     db.add_usage_batch(&[
-        (ada, MARCH, 2),
-        (bob, MARCH, 1),
-        (ada, APRIL, 7),
-        (ada, MARCH, 3),
-        (bob, APRIL, 0),
+        (ada, march(2), 2),
+        (bob, march(2), 1),
+        (ada, april(1), 7),
+        (ada, march(31), 3),
+        (bob, april(1), 0),
     ])
     .await
     .unwrap();
@@ -69,6 +78,76 @@ pub async fn a_usage_batch_merges_increments_and_keeps_months_apart(url: String)
     assert_eq!(db.get_usage(ada, APRIL).await.unwrap(), 7);
     assert_eq!(db.get_usage(bob, MARCH).await.unwrap(), 1);
     assert_eq!(db.get_usage(bob, APRIL).await.unwrap(), 0);
+}
+
+/// One batch adds to the month and to the day together; the days of a
+/// month sum to what the batches added to it, and ranges are inclusive.
+pub async fn a_usage_batch_writes_monthly_and_daily_counts_together(url: String) {
+    let (db, ada) = setup(&url).await;
+    let bob = db
+        .create_customer(new_customer("bob@example.com"), t0())
+        .await
+        .unwrap()
+        .customer_id;
+    db.add_usage_batch(&[
+        (ada, march(1), 2),
+        (ada, march(15), 5),
+        (bob, march(15), 4),
+        (ada, march(15), 1),
+        (ada, march(31), 3),
+        (ada, april(1), 7),
+    ])
+    .await
+    .unwrap();
+    db.add_usage_batch(&[(ada, march(15), 10), (ada, march(2), 0)])
+        .await
+        .unwrap();
+    let days = db.daily_usage(ada, march(1), march(31)).await.unwrap();
+    assert_eq!(days, vec![(march(1), 2), (march(15), 16), (march(31), 3)]);
+    assert_eq!(
+        days.iter().map(|d| d.1).sum::<u64>(),
+        db.get_usage(ada, MARCH).await.unwrap(),
+        "the days sum to the month"
+    );
+    assert_eq!(db.get_usage(ada, MARCH).await.unwrap(), 21);
+    assert_eq!(
+        db.daily_usage(ada, march(15), april(1)).await.unwrap(),
+        vec![(march(15), 16), (march(31), 3), (april(1), 7)]
+    );
+    assert_eq!(
+        db.daily_usage(bob, march(1), april(30)).await.unwrap(),
+        vec![(march(15), 4)]
+    );
+    assert_eq!(db.daily_usage(ada, april(2), april(30)).await.unwrap(), vec![]);
+    assert_eq!(
+        db.monthly_usage(ada, (2025, 12), APRIL).await.unwrap(),
+        vec![(MARCH, 21), (APRIL, 7)]
+    );
+    assert_eq!(db.monthly_usage(ada, APRIL, APRIL).await.unwrap(), vec![(APRIL, 7)]);
+}
+
+/// Concurrent batches over the same days lose nothing: the month and each
+/// day end exact, and the days still sum to the month.
+pub async fn concurrent_usage_batches_keep_days_and_months_exact(url: String) {
+    let (db, id) = setup(&url).await;
+    let tasks: Vec<_> = (0..16)
+        .map(|t| {
+            let db = db.clone();
+            tokio::spawn(async move {
+                for i in 0..10u32 {
+                    let batch = [(id, march(1 + (t + i) % 3), 1), (id, march(10), 2)];
+                    db.add_usage_batch(&batch).await.unwrap();
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let days = db.daily_usage(id, march(1), march(31)).await.unwrap();
+    assert_eq!(days.iter().find(|d| d.0 == march(10)).map(|d| d.1), Some(320));
+    assert_eq!(days.iter().map(|d| d.1).sum::<u64>(), 480);
+    assert_eq!(db.get_usage(id, MARCH).await.unwrap(), 480);
 }
 
 pub async fn usage_counts_survive_a_reconnect(url: String) {

@@ -4,7 +4,12 @@ use std::time::Duration;
 use linecast_core::testing::MemoryAccounts;
 use linecast_limits::{InProcessLimiter, Limiter, LimitsError, MonthDecision, RateDecision};
 
-use crate::support::{HIGH_LIMIT, MONTH, RATE, assert_rate_script, at, count_concurrently, counted_values, flood};
+use crate::support::{DAY, HIGH_LIMIT, MONTH, RATE, assert_rate_script, at, count_concurrently, counted_values, flood};
+
+/// A day of the month before [`crate::support::MONTH`].
+fn february_day() -> linecast_core::Day {
+    chrono::NaiveDate::from_ymd_opt(2026, 2, 20).unwrap()
+}
 
 fn limiter(meter: &Arc<MemoryAccounts>) -> Arc<InProcessLimiter> {
     Arc::new(InProcessLimiter::new(Arc::clone(meter) as _))
@@ -14,7 +19,7 @@ fn limiter(meter: &Arc<MemoryAccounts>) -> Arc<InProcessLimiter> {
 async fn sixty_four_tasks_of_forty_calls_count_exactly_and_flush_the_same_total() {
     let meter = Arc::new(MemoryAccounts::new());
     let limiter = limiter(&meter);
-    let decisions = count_concurrently(&[limiter.clone() as _], 64, 40, 7, MONTH, HIGH_LIMIT).await;
+    let decisions = count_concurrently(&[limiter.clone() as _], 64, 40, 7, DAY, HIGH_LIMIT).await;
 
     // Every call got its own position in the count: none lost, none doubled.
     assert_eq!(counted_values(&decisions), (1..=2560).collect::<Vec<_>>());
@@ -23,6 +28,7 @@ async fn sixty_four_tasks_of_forty_calls_count_exactly_and_flush_the_same_total(
 
     limiter.flush().await.unwrap();
     assert_eq!(meter.persisted(7, MONTH), 2560);
+    assert_eq!(meter.persisted_day(7, DAY), 2560, "the day rides the same batch");
     assert_eq!(limiter.pending_increments(), 0);
     assert_eq!(limiter.month_usage(7, MONTH).await.unwrap(), 2560);
 }
@@ -31,7 +37,7 @@ async fn sixty_four_tasks_of_forty_calls_count_exactly_and_flush_the_same_total(
 async fn with_a_limit_of_100_exactly_100_of_500_concurrent_attempts_are_counted() {
     let meter = Arc::new(MemoryAccounts::new());
     let limiter = limiter(&meter);
-    let decisions = count_concurrently(&[limiter.clone() as _], 500, 1, 7, MONTH, 100).await;
+    let decisions = count_concurrently(&[limiter.clone() as _], 500, 1, 7, DAY, 100).await;
 
     assert_eq!(counted_values(&decisions), (1..=100).collect::<Vec<_>>());
     assert!(
@@ -47,6 +53,33 @@ async fn with_a_limit_of_100_exactly_100_of_500_concurrent_attempts_are_counted(
     );
     limiter.flush().await.unwrap();
     assert_eq!(meter.persisted(7, MONTH), 100);
+}
+
+/// Requests counted on different days reach each day's counter and the
+/// day's month through the write-behind: the days of a month sum to it.
+#[tokio::test]
+async fn counted_requests_reach_their_days_and_months_through_the_write_behind() {
+    let meter = Arc::new(MemoryAccounts::new());
+    let limiter = limiter(&meter);
+    let next_day = DAY.succ_opt().unwrap();
+    for (day, n) in [(DAY, 4), (next_day, 2), (february_day(), 3)] {
+        for _ in 0..n {
+            limiter.try_count_month(7, day, HIGH_LIMIT).await.unwrap();
+        }
+    }
+    assert_eq!(
+        meter.persisted_day(7, DAY),
+        0,
+        "nothing reaches the meter before a flush"
+    );
+    limiter.flush().await.unwrap();
+    assert_eq!(meter.persisted_day(7, DAY), 4);
+    assert_eq!(meter.persisted_day(7, next_day), 2);
+    assert_eq!(meter.persisted_day(7, february_day()), 3);
+    assert_eq!(meter.persisted(7, MONTH), 6);
+    assert_eq!(meter.persisted(7, (2026, 2)), 3);
+    limiter.flush().await.unwrap();
+    assert_eq!(meter.persisted_day(7, DAY), 4, "a second flush adds nothing");
 }
 
 #[tokio::test]
@@ -85,14 +118,14 @@ async fn a_failed_flush_keeps_every_increment_for_the_next_one() {
     let meter = Arc::new(MemoryAccounts::new());
     let limiter = limiter(&meter);
     for _ in 0..10 {
-        limiter.try_count_month(7, MONTH, HIGH_LIMIT).await.unwrap();
+        limiter.try_count_month(7, DAY, HIGH_LIMIT).await.unwrap();
     }
     meter.set_down(true);
     assert!(matches!(limiter.flush().await, Err(LimitsError::Unavailable(_))));
     assert_eq!(limiter.pending_increments(), 10);
     // Counting goes on from memory while the database is down.
     for _ in 0..5 {
-        limiter.try_count_month(7, MONTH, HIGH_LIMIT).await.unwrap();
+        limiter.try_count_month(7, DAY, HIGH_LIMIT).await.unwrap();
     }
     assert_eq!(limiter.month_usage(7, MONTH).await.unwrap(), 15);
 
@@ -107,7 +140,7 @@ async fn a_new_limiter_over_the_same_meter_continues_from_the_persisted_count() 
     let meter = Arc::new(MemoryAccounts::new());
     let first = limiter(&meter);
     for _ in 0..30 {
-        first.try_count_month(7, MONTH, HIGH_LIMIT).await.unwrap();
+        first.try_count_month(7, DAY, HIGH_LIMIT).await.unwrap();
     }
     first.flush().await.unwrap();
     drop(first);
@@ -115,11 +148,11 @@ async fn a_new_limiter_over_the_same_meter_continues_from_the_persisted_count() 
     let second = limiter(&meter);
     assert_eq!(second.month_usage(7, MONTH).await.unwrap(), 30);
     assert_eq!(
-        second.try_count_month(7, MONTH, 31).await.unwrap(),
+        second.try_count_month(7, DAY, 31).await.unwrap(),
         MonthDecision::Counted { used: 31 }
     );
     assert_eq!(
-        second.try_count_month(7, MONTH, 31).await.unwrap(),
+        second.try_count_month(7, DAY, 31).await.unwrap(),
         MonthDecision::Exhausted { used: 31 }
     );
     second.flush().await.unwrap();
@@ -131,7 +164,7 @@ async fn concurrent_first_callers_read_the_persisted_count_once() {
     let meter = Arc::new(MemoryAccounts::new());
     meter.set_persisted(7, MONTH, 1000);
     let limiter = limiter(&meter);
-    let decisions = count_concurrently(&[limiter.clone() as _], 100, 1, 7, MONTH, HIGH_LIMIT).await;
+    let decisions = count_concurrently(&[limiter.clone() as _], 100, 1, 7, DAY, HIGH_LIMIT).await;
     assert_eq!(counted_values(&decisions), (1001..=1100).collect::<Vec<_>>());
     assert_eq!(meter.usage_reads(), 1);
 }
@@ -143,12 +176,12 @@ async fn a_meter_outage_on_first_touch_is_unavailable_and_a_later_call_loads_aga
     let limiter = limiter(&meter);
     meter.set_down(true);
     assert!(matches!(
-        limiter.try_count_month(7, MONTH, HIGH_LIMIT).await,
+        limiter.try_count_month(7, DAY, HIGH_LIMIT).await,
         Err(LimitsError::Unavailable(_))
     ));
     meter.set_down(false);
     assert_eq!(
-        limiter.try_count_month(7, MONTH, HIGH_LIMIT).await.unwrap(),
+        limiter.try_count_month(7, DAY, HIGH_LIMIT).await.unwrap(),
         MonthDecision::Counted { used: 41 }
     );
 }
@@ -158,17 +191,17 @@ async fn months_and_customers_are_counted_apart_and_an_old_month_survives_its_ev
     let meter = Arc::new(MemoryAccounts::new());
     let limiter = limiter(&meter);
     for _ in 0..3 {
-        limiter.try_count_month(7, (2026, 2), HIGH_LIMIT).await.unwrap();
+        limiter.try_count_month(7, february_day(), HIGH_LIMIT).await.unwrap();
     }
-    limiter.try_count_month(7, (2026, 3), HIGH_LIMIT).await.unwrap();
-    limiter.try_count_month(8, (2026, 3), HIGH_LIMIT).await.unwrap();
+    limiter.try_count_month(7, DAY, HIGH_LIMIT).await.unwrap();
+    limiter.try_count_month(8, DAY, HIGH_LIMIT).await.unwrap();
     // This flush persists February and then drops it from memory.
     limiter.flush().await.unwrap();
     assert_eq!(meter.persisted(7, (2026, 2)), 3);
 
     assert_eq!(limiter.month_usage(7, (2026, 2)).await.unwrap(), 3);
     assert_eq!(
-        limiter.try_count_month(7, (2026, 2), HIGH_LIMIT).await.unwrap(),
+        limiter.try_count_month(7, february_day(), HIGH_LIMIT).await.unwrap(),
         MonthDecision::Counted { used: 4 }
     );
     assert_eq!(limiter.month_usage(7, (2026, 3)).await.unwrap(), 1);
@@ -181,7 +214,7 @@ async fn the_flusher_task_persists_counts_without_an_explicit_flush() {
     let limiter = limiter(&meter);
     let flusher = limiter.clone().spawn_flusher(Duration::from_millis(10));
     for _ in 0..25 {
-        limiter.try_count_month(7, MONTH, HIGH_LIMIT).await.unwrap();
+        limiter.try_count_month(7, DAY, HIGH_LIMIT).await.unwrap();
     }
     // Bounded wait for the background task: a deadline, not a speed target.
     for _ in 0..500 {

@@ -10,13 +10,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
+use linecast_core::ports::accounts::month_of_day;
 use linecast_core::testing::MemoryAccounts;
 use linecast_limits::leases::{Entry, LeaseCall, Ledger};
 use linecast_limits::{LEASE_SCRIPT, LeasedRedisLimiter, Limiter, MonthDecision, RateDecision};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::redis::{cleanup, redis_url, this_month};
+use crate::redis::{cleanup, redis_url, today};
 use crate::support::RATE;
 
 struct Pair {
@@ -154,7 +155,8 @@ async fn the_lease_script_answers_every_call_exactly_as_the_ledger_of_leases_rs(
 async fn two_leasing_instances_serve_a_quota_of_1000_exactly_under_64_concurrent_callers() {
     let Some(url) = redis_url() else { return };
     let pair = Pair::new(url).await;
-    let month = this_month();
+    let day = today();
+    let month = month_of_day(day);
     let flushers = [
         pair.a.clone().spawn_flusher(Duration::from_millis(100)),
         pair.b.clone().spawn_flusher(Duration::from_millis(100)),
@@ -168,7 +170,7 @@ async fn two_leasing_instances_serve_a_quota_of_1000_exactly_under_64_concurrent
             tasks.push(tokio::spawn(async move {
                 let mut held = 0;
                 loop {
-                    match limiter.try_count_month(7, month, 1_000).await.unwrap() {
+                    match limiter.try_count_month(7, day, 1_000).await.unwrap() {
                         MonthDecision::Counted { .. } => {
                             counted.fetch_add(1, Ordering::Relaxed);
                         }
@@ -201,6 +203,11 @@ async fn two_leasing_instances_serve_a_quota_of_1000_exactly_under_64_concurrent
         1_000,
         "the database holds what was served"
     );
+    assert_eq!(
+        pair.meter.persisted_day(7, day),
+        1_000,
+        "the day rides the same batches"
+    );
     assert_eq!(pair.a.month_usage(7, month).await.unwrap(), 1_000);
     cleanup(&pair.url, &pair.namespace).await;
 }
@@ -209,9 +216,10 @@ async fn two_leasing_instances_serve_a_quota_of_1000_exactly_under_64_concurrent
 async fn an_idle_lease_goes_back_at_the_next_sync_and_the_slot_closes_at_the_one_after() {
     let Some(url) = redis_url() else { return };
     let pair = Pair::new(url).await;
-    let month = this_month();
+    let day = today();
+    let month = month_of_day(day);
     for _ in 0..40 {
-        pair.a.try_count_month(7, month, 10_000).await.unwrap();
+        pair.a.try_count_month(7, day, 10_000).await.unwrap();
     }
     assert!(pair.a.held() > 0, "a busy instance holds a block ahead");
     let client = redis::Client::open(pair.url.as_str()).unwrap();

@@ -4,8 +4,9 @@
 
 use std::sync::Arc;
 
-use chrono::{Datelike, Utc};
-use linecast_core::Month;
+use chrono::Utc;
+use linecast_core::Day;
+use linecast_core::ports::accounts::{day_of, month_of_day};
 use linecast_core::testing::MemoryAccounts;
 use linecast_limits::{Limiter, LimitsError, MonthDecision, RateDecision, RedisLimiter};
 use rand::Rng;
@@ -24,9 +25,10 @@ pub fn redis_url() -> Option<String> {
     url
 }
 
-pub fn this_month() -> Month {
-    let now = Utc::now();
-    (now.year(), now.month())
+/// Today (UTC): the Redis counters expire by the wall clock, so these
+/// tests count on the real day.
+pub fn today() -> Day {
+    day_of(Utc::now())
 }
 
 /// Two limiters on one Redis and one meter, like two API instances.
@@ -84,8 +86,9 @@ pub async fn cleanup(url: &str, namespace: &str) {
 async fn two_instances_count_a_shared_month_exactly_and_their_flushes_sum_to_it() {
     let Some(url) = redis_url() else { return };
     let pair = Pair::new(url).await;
-    let month = this_month();
-    let decisions = count_concurrently(&pair.both(), 32, 25, 7, month, HIGH_LIMIT).await;
+    let day = today();
+    let month = month_of_day(day);
+    let decisions = count_concurrently(&pair.both(), 32, 25, 7, day, HIGH_LIMIT).await;
 
     assert_eq!(counted_values(&decisions), (1..=1600).collect::<Vec<_>>());
     assert_eq!(pair.a.month_usage(7, month).await.unwrap(), 1600);
@@ -95,6 +98,7 @@ async fn two_instances_count_a_shared_month_exactly_and_their_flushes_sum_to_it(
     pair.a.flush().await.unwrap();
     pair.b.flush().await.unwrap();
     assert_eq!(pair.meter.persisted(7, month), 1600);
+    assert_eq!(pair.meter.persisted_day(7, day), 1600, "the day rides the same batches");
     pair.cleanup().await;
 }
 
@@ -171,8 +175,9 @@ async fn a_key_s_bucket_is_one_redis_key_that_expires_a_minute_after_the_bucket_
 async fn two_instances_share_a_monthly_limit_of_100() {
     let Some(url) = redis_url() else { return };
     let pair = Pair::new(url).await;
-    let month = this_month();
-    let decisions = count_concurrently(&pair.both(), 250, 1, 7, month, 100).await;
+    let day = today();
+    let month = month_of_day(day);
+    let decisions = count_concurrently(&pair.both(), 250, 1, 7, day, 100).await;
 
     assert_eq!(counted_values(&decisions), (1..=100).collect::<Vec<_>>());
     assert_eq!(
@@ -190,21 +195,22 @@ async fn two_instances_share_a_monthly_limit_of_100() {
 async fn a_counter_missing_from_redis_starts_from_the_persisted_count() {
     let Some(url) = redis_url() else { return };
     let pair = Pair::new(url).await;
-    let month = this_month();
+    let day = today();
+    let month = month_of_day(day);
     pair.meter.set_persisted(7, month, 500);
 
     assert_eq!(pair.a.month_usage(7, month).await.unwrap(), 500);
     assert_eq!(
-        pair.a.try_count_month(7, month, 501).await.unwrap(),
+        pair.a.try_count_month(7, day, 501).await.unwrap(),
         MonthDecision::Counted { used: 501 }
     );
     assert_eq!(
-        pair.b.try_count_month(7, month, 501).await.unwrap(),
+        pair.b.try_count_month(7, day, 501).await.unwrap(),
         MonthDecision::Exhausted { used: 501 }
     );
     // Once seeded, Redis holds the count: the database is not read again.
     let reads = pair.meter.usage_reads();
-    pair.b.try_count_month(7, month, HIGH_LIMIT).await.unwrap();
+    pair.b.try_count_month(7, day, HIGH_LIMIT).await.unwrap();
     assert_eq!(pair.meter.usage_reads(), reads);
     pair.cleanup().await;
 }
@@ -213,9 +219,10 @@ async fn a_counter_missing_from_redis_starts_from_the_persisted_count() {
 async fn a_failed_flush_keeps_the_increments_of_that_instance() {
     let Some(url) = redis_url() else { return };
     let pair = Pair::new(url).await;
-    let month = this_month();
+    let day = today();
+    let month = month_of_day(day);
     for _ in 0..10 {
-        pair.a.try_count_month(7, month, HIGH_LIMIT).await.unwrap();
+        pair.a.try_count_month(7, day, HIGH_LIMIT).await.unwrap();
     }
     pair.meter.set_down(true);
     assert!(matches!(pair.a.flush().await, Err(LimitsError::Unavailable(_))));

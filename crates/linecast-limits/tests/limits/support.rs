@@ -2,11 +2,17 @@
 
 use std::sync::Arc;
 
+use chrono::NaiveDate;
 use chrono::{DateTime, TimeZone, Utc};
-use linecast_core::Month;
+use linecast_core::{Day, Month};
 use linecast_limits::{Limiter, MonthDecision, Rate, RateDecision};
 
 pub const MONTH: Month = (2026, 3);
+/// A day of [`MONTH`].
+pub const DAY: Day = match NaiveDate::from_ymd_opt(2026, 3, 14) {
+    Some(day) => day,
+    None => panic!("a valid date"),
+};
 pub const HIGH_LIMIT: u64 = 1_000_000;
 
 pub fn at(second: u32) -> DateTime<Utc> {
@@ -20,7 +26,7 @@ pub async fn count_concurrently(
     tasks: usize,
     calls: usize,
     customer_id: i64,
-    month: Month,
+    day: Day,
     limit: u64,
 ) -> Vec<MonthDecision> {
     let mut handles = Vec::new();
@@ -30,7 +36,7 @@ pub async fn count_concurrently(
             handles.push(tokio::spawn(async move {
                 let mut out = Vec::with_capacity(calls);
                 for _ in 0..calls {
-                    out.push(limiter.try_count_month(customer_id, month, limit).await.unwrap());
+                    out.push(limiter.try_count_month(customer_id, day, limit).await.unwrap());
                 }
                 out
             }));
