@@ -1033,7 +1033,10 @@ async fn no_key_reaches_a_log_line_or_a_url() {
     crate::helpers::capture_logs();
     let (app, _) = app_with_clock().await;
     let wrong = format!("sk_service_{}", "q".repeat(40));
-    assert_eq!(post(&app, "/portal/sign-in", None, &[("api_key", &wrong)]).await.status, 401);
+    assert_eq!(
+        post(&app, "/portal/sign-in", None, &[("api_key", &wrong)]).await.status,
+        401
+    );
     let res = post(&app, "/portal/sign-in", None, &[("api_key", &app.api_key)]).await;
     assert_eq!(res.status, 303);
     // Where the browser goes next names no key.
