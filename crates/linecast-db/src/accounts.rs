@@ -79,6 +79,24 @@ fn to_entitlement(m: &entitlements::Model) -> Result<Entitlement, AccountsError>
     })
 }
 
+/// The row a new customer is stored as (the email normalized, both statuses
+/// the new one).
+pub(crate) fn customer_row(new: NewCustomer, now: DateTime<Utc>) -> Result<customers::ActiveModel, AccountsError> {
+    let limit =
+        i64::try_from(new.monthly_limit).map_err(|_| AccountsError::Conflict("monthly_limit too large".into()))?;
+    Ok(customers::ActiveModel {
+        email: Set(normalize_email(&new.email)),
+        name: Set(new.name),
+        tier: Set(new.tier),
+        api_plan: Set(new.api_plan),
+        api_subscription_status: Set(new.subscription_status.code().to_owned()),
+        subscription_status: Set(new.subscription_status.code().to_owned()),
+        monthly_limit: Set(limit),
+        created_at: Set(now),
+        ..Default::default()
+    })
+}
+
 /// `SELECT ... FROM customers WHERE id = $1 FOR UPDATE` on PostgreSQL; the
 /// plain select on SQLite, whose dialect has no row locks.
 pub(crate) fn customer_for_update(customer_id: i64) -> Select<customers::Entity> {
@@ -137,20 +155,7 @@ async fn issue_in(txn: &DatabaseTransaction, issue: KeyIssue, now: DateTime<Utc>
 #[async_trait]
 impl Accounts for SeaAccounts {
     async fn create_customer(&self, new: NewCustomer, now: DateTime<Utc>) -> Result<Customer, AccountsError> {
-        let limit =
-            i64::try_from(new.monthly_limit).map_err(|_| AccountsError::Conflict("monthly_limit too large".into()))?;
-        let row = customers::ActiveModel {
-            email: Set(normalize_email(&new.email)),
-            name: Set(new.name),
-            tier: Set(new.tier),
-            api_plan: Set(new.api_plan),
-            api_subscription_status: Set(new.subscription_status.code().to_owned()),
-            subscription_status: Set(new.subscription_status.code().to_owned()),
-            monthly_limit: Set(limit),
-            created_at: Set(now),
-            ..Default::default()
-        };
-        to_customer(row.insert(&self.db).await.map_err(db_err)?)
+        to_customer(customer_row(new, now)?.insert(&self.db).await.map_err(db_err)?)
     }
 
     async fn find_customer_by_email(&self, email: &str) -> Result<Option<Customer>, AccountsError> {

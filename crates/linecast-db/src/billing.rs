@@ -20,7 +20,7 @@ use sea_orm::{
 };
 
 use crate::SeaAccounts;
-use crate::accounts::{customer_for_update, normalize_email, to_customer};
+use crate::accounts::{customer_for_update, customer_row, normalize_email, to_customer};
 use crate::connect::begin_write;
 use crate::entity::{customers, key_audit_log, stripe_events, stripe_links, stripe_pending};
 use crate::error::{corrupt, db_err};
@@ -252,20 +252,7 @@ async fn buyer(
     {
         return Ok(Some((found, false)));
     }
-    let new = new_buyer(&email, buyer.name.as_deref());
-    let limit =
-        i64::try_from(new.monthly_limit).map_err(|_| AccountsError::Conflict("monthly_limit too large".into()))?;
-    let row = customers::ActiveModel {
-        email: Set(normalize_email(&new.email)),
-        name: Set(new.name),
-        tier: Set(new.tier),
-        api_plan: Set(new.api_plan),
-        api_subscription_status: Set(new.subscription_status.code().to_owned()),
-        subscription_status: Set(new.subscription_status.code().to_owned()),
-        monthly_limit: Set(limit),
-        created_at: Set(now),
-        ..Default::default()
-    };
+    let row = customer_row(new_buyer(&email, buyer.name.as_deref()), now)?;
     Ok(Some((row.insert(txn).await.map_err(db_err)?, true)))
 }
 

@@ -11,8 +11,6 @@ use askama::Template;
 use linecast_core::services::portal::SignInRefusal;
 
 use super::html::{error_page, page};
-use crate::auth::address_limiter::AddressDecision;
-use crate::auth::client_address::ClientKey;
 use crate::endpoint::NO_STORE;
 use crate::routes::table;
 use crate::state::AppState;
@@ -40,14 +38,6 @@ fn spent() -> HttpResponse {
         StatusCode::NOT_FOUND,
         "This sign-in link is unknown, used or expired (a link works once, for 15 minutes). Ask for a new one.",
     )
-}
-
-fn client(state: &AppState, req: &HttpRequest) -> Option<ClientKey> {
-    state
-        .gate
-        .clients
-        .from_parts(req.headers(), req.peer_addr().map(|a| a.ip()))
-        .map(ClientKey::from)
 }
 
 /// `GET /portal/link/{token}`.
@@ -86,15 +76,9 @@ pub async fn use_link(req: HttpRequest, state: web::Data<AppState>, path: web::P
     let Some(gate) = state.gate.portal.as_ref() else {
         return error_page(StatusCode::NOT_FOUND, "The portal is not available on this server.");
     };
-    let limiter = &state.gate.auth_failures;
-    let client = client(&state, &req);
-    if let Some(c) = client
-        && let AddressDecision::Refused { .. } = limiter.peek(c, std::time::Instant::now())
-    {
-        return error_page(
-            StatusCode::TOO_MANY_REQUESTS,
-            "Too many failed sign-ins from this address. Wait a moment.",
-        );
+    let throttle = super::session::SignInThrottle::of(&state.gate, &req);
+    if let Some(refusal) = throttle.refusal() {
+        return refusal;
     }
     let outcome = match token_of(&path) {
         Some(token) => gate.portal.sign_in_with_link(token).await,
@@ -108,9 +92,7 @@ pub async fn use_link(req: HttpRequest, state: web::Data<AppState>, path: web::P
             res
         }
         Ok(None) | Err(SignInRefusal::Key(_)) => {
-            if let Some(c) = client {
-                let _ = limiter.check(c, std::time::Instant::now());
-            }
+            throttle.failed();
             spent()
         }
         Err(SignInRefusal::Unavailable(cause)) => {

@@ -18,7 +18,6 @@ use serde::Deserialize;
 use super::chart::{Bar, bar_chart, summary};
 use super::html::{error_page, page, see_other};
 use super::session::SignedIn;
-use crate::auth::client_address::ClientKey;
 use crate::auth::next_reset;
 use crate::endpoint::NO_STORE;
 use crate::presentation::freshness::DataStatusResponse;
@@ -185,17 +184,9 @@ pub async fn sign_in(req: HttpRequest, state: web::Data<AppState>, form: web::Fo
     let Some(gate) = state.gate.portal.as_ref() else {
         return error_page(StatusCode::NOT_FOUND, "The portal is not available on this server.");
     };
-    let client = state
-        .gate
-        .clients
-        .from_parts(req.headers(), req.peer_addr().map(|a| a.ip()))
-        .map(ClientKey::from);
-    let limiter = &state.gate.auth_failures;
-    if let Some(client) = client
-        && let crate::auth::address_limiter::AddressDecision::Refused { .. } =
-            limiter.peek(client, std::time::Instant::now())
-    {
-        return too_many();
+    let throttle = super::session::SignInThrottle::of(&state.gate, &req);
+    if let Some(refusal) = throttle.refusal() {
+        return refusal;
     }
     let presented = form.api_key.trim();
     match gate.portal.sign_in(Some(presented).filter(|k| !k.is_empty())).await {
@@ -213,10 +204,7 @@ pub async fn sign_in(req: HttpRequest, state: web::Data<AppState>, form: web::Fo
             )
         }
         Err(SignInRefusal::Key(refusal)) => {
-            if let Some(client) = client {
-                // Pay for the failure; past the limit the next attempt waits.
-                let _ = limiter.check(client, std::time::Instant::now());
-            }
+            throttle.failed();
             let message = match refusal {
                 Refusal::NoApiAccess { .. } => "This key's plan has no API access.",
                 _ => "That API key is not valid. Check it and try again.",
@@ -228,16 +216,6 @@ pub async fn sign_in(req: HttpRequest, state: web::Data<AppState>, form: web::Fo
             )
         }
     }
-}
-
-fn too_many() -> HttpResponse {
-    let mut res = error_page(
-        StatusCode::TOO_MANY_REQUESTS,
-        "Too many failed sign-ins from this address. Wait a moment and try again.",
-    );
-    res.headers_mut()
-        .insert(actix_web::http::header::RETRY_AFTER, HeaderValue::from_static("1"));
-    res
 }
 
 /// `POST /portal/sign-out`: ends the session on the server.

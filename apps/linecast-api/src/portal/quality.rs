@@ -15,7 +15,7 @@ use super::html::{api_error_page, error_page, page};
 use super::session::SignedIn;
 use crate::endpoint::NO_STORE;
 use crate::error::ApiError;
-use crate::presentation::calibration::{DEFAULT_DIAGRAM_MODELS, reliability_svg};
+use crate::presentation::calibration::{DEFAULT_DIAGRAM_MODELS, SVG_POLICY, reliability_svg};
 use crate::routes::table;
 use crate::state::AppState;
 
@@ -202,10 +202,6 @@ pub async fn quality(state: web::Data<AppState>, signed: SignedIn, query: web::Q
         },
     )
 }
-
-/// The policy of the diagram (as the API's): an SVG opened on its own is
-/// allowed nothing.
-const SVG_POLICY: &str = "default-src 'none'";
 
 /// `GET /portal/quality/diagram.svg`: the reliability diagram of the page's
 /// choice (BLEND and IMPLIED), for its `<img>`.

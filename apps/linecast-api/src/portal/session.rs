@@ -124,3 +124,47 @@ where
     req.extensions_mut().insert(SignedIn(signed));
     call(req).await
 }
+
+/// The per-address failed-key limit as the portal's sign-in forms (a key, a
+/// sign-in link) pay it: checked before an attempt, paid by a failed one.
+pub(crate) struct SignInThrottle<'a> {
+    limiter: &'a crate::auth::address_limiter::AddressLimiter,
+    client: Option<crate::auth::client_address::ClientKey>,
+}
+
+impl<'a> SignInThrottle<'a> {
+    pub(crate) fn of(gate: &'a crate::auth::middleware::Gate, req: &HttpRequest) -> Self {
+        Self {
+            limiter: &gate.auth_failures,
+            client: gate
+                .clients
+                .from_parts(req.headers(), req.peer_addr().map(|a| a.ip()))
+                .map(crate::auth::client_address::ClientKey::from),
+        }
+    }
+
+    /// A 429 page while the address is past the limit.
+    pub(crate) fn refusal(&self) -> Option<actix_web::HttpResponse> {
+        use crate::auth::address_limiter::AddressDecision;
+        let client = self.client?;
+        let AddressDecision::Refused { .. } = self.limiter.peek(client, std::time::Instant::now()) else {
+            return None;
+        };
+        let mut res = error_page(
+            StatusCode::TOO_MANY_REQUESTS,
+            "Too many failed sign-ins from this address. Wait a moment and try again.",
+        );
+        res.headers_mut().insert(
+            actix_web::http::header::RETRY_AFTER,
+            actix_web::http::header::HeaderValue::from_static("1"),
+        );
+        Some(res)
+    }
+
+    /// Pays for a failed attempt; past the limit the next one waits.
+    pub(crate) fn failed(&self) {
+        if let Some(client) = self.client {
+            let _ = self.limiter.check(client, std::time::Instant::now());
+        }
+    }
+}

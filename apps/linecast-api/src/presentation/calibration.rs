@@ -221,7 +221,7 @@ impl CalibrationView {
 
 /// The policy of the diagram: an SVG opened on its own may run script, so
 /// it is allowed nothing (it draws with inline attributes only).
-const SVG_POLICY: &str = "default-src 'none'";
+pub const SVG_POLICY: &str = "default-src 'none'";
 
 /// The `models` of a diagram: model columns with a probability, each once,
 /// in `MODELS` order (not the order given, so `a,b` and `b,a` are one key).

@@ -641,7 +641,7 @@ async fn a_sign_in_link_works_once_for_fifteen_minutes_and_gives_a_new_key_shown
     assert_eq!(get(&app, "/portal/link/not-a-token", None).await.status, 404);
 }
 
-// ---- The Keys page (issue 35, item 3) ----
+// ---- The Keys page ----
 
 /// A full key anywhere in a page.
 fn full_key_in(page: &str) -> Option<String> {
