@@ -19,6 +19,9 @@
   "Memory"), in Kubernetes and in compose.
 - The nginx configuration of compose passes `nginx -t` (its upstream host
   names mapped to 127.0.0.1: the one thing not checked is Docker's DNS).
+- The image builds the `dist` profile, and `dist` optimises every package
+  `release` optimises less (Cargo.toml: `dist` inherits `release`'s
+  per-package levels, so each needs its own entry back at 3).
 
 Prints one line per check and exits 1 on the first failure.
 """
@@ -30,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 import urllib.request
 
 import yaml
@@ -259,6 +263,25 @@ def check_nginx(conf_text):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def check_profiles(dockerfile_text):
+    with open(os.path.join(ROOT, "Cargo.toml"), "rb") as f:
+        profiles = tomllib.load(f)["profile"]
+    release = profiles["release"].get("package", {})
+    dist = profiles["dist"]
+    if dist.get("inherits") != "release" or dist.get("lto") != "fat" or dist.get("codegen-units") != 1:
+        fail("the dist profile inherits release with fat LTO and one codegen unit")
+    lowered = sorted(n for n, o in release.items() if "opt-level" in o and o["opt-level"] != 3)
+    if not lowered:
+        fail("release lowers the optimisation of some dependencies (else this check checks nothing)")
+    for name in lowered:
+        if dist.get("package", {}).get(name, {}).get("opt-level") != 3:
+            fail(f"dist sets {name} back to opt-level 3 (release lowers it; dist would inherit that)")
+    ok(f"dist optimises at level 3 the {len(lowered)} packages release builds at a lower level")
+    if not re.search(r"^ARG PROFILE=dist$", dockerfile_text, re.M) or '--profile "${PROFILE}"' not in dockerfile_text:
+        fail("the Dockerfile builds the dist profile by default")
+    ok("the Dockerfile builds the dist profile by default")
+
+
 def main():
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(target, "debug/linecast-api"))
@@ -367,6 +390,7 @@ def main():
     # The local cluster's own variables
     check_names("deploy/local/cluster.sh", cluster_script_names(), known, documented)
 
+    check_profiles(read("Dockerfile"))
     check_probes(binary, probe_paths)
     check_nginx(upstream)
     print("deploy check: all passed")

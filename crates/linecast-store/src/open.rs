@@ -36,6 +36,7 @@ pub fn store_for_url(url: &str, options: &StoreOptions) -> Result<Arc<dyn Object
         }
         "memory" => Ok(with_prefix(Arc::new(InMemory::new()), prefix_of(&parsed, true))),
         "s3" | "s3a" => {
+            linecast_tls::install();
             let bucket = bucket_of(&parsed).ok_or_else(|| invalid("no bucket".to_owned()))?;
             let s3 = s3_builder(bucket, &options.s3)
                 .build()
@@ -43,6 +44,7 @@ pub fn store_for_url(url: &str, options: &StoreOptions) -> Result<Arc<dyn Object
             Ok(with_prefix(Arc::new(s3), prefix_of(&parsed, false)))
         }
         "gs" => {
+            linecast_tls::install();
             let bucket = bucket_of(&parsed).ok_or_else(|| invalid("no bucket".to_owned()))?;
             let gcs = gcs_builder(bucket, &options.gcs)
                 .build()

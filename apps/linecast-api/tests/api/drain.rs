@@ -101,7 +101,7 @@ impl Server {
 /// A client that opens a new connection for every request, so each
 /// answer also shows that the listener still accepts.
 fn client() -> reqwest::Client {
-    reqwest::Client::builder()
+    crate::helpers::http_client()
         .pool_max_idle_per_host(0)
         .timeout(Duration::from_secs(30))
         .build()

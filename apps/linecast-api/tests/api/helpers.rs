@@ -130,7 +130,7 @@ impl TestApp {
         // Idle connections are dropped well before the server's keep-alive
         // (5 s) closes them, so a loaded CI machine never reuses a connection
         // the server is closing (hyper's `IncompleteMessage`).
-        let client = reqwest::Client::builder()
+        let client = http_client()
             .no_gzip()
             .no_brotli()
             .pool_idle_timeout(std::time::Duration::from_secs(1))
@@ -363,10 +363,21 @@ pub fn captured_logs() -> String {
 
 /// The text of the metrics listener on `port`.
 pub async fn metrics_text(port: u16) -> String {
-    reqwest::get(format!("http://127.0.0.1:{port}/metrics"))
+    http_client()
+        .build()
+        .unwrap()
+        .get(format!("http://127.0.0.1:{port}/metrics"))
+        .send()
         .await
         .unwrap()
         .text()
         .await
         .unwrap()
+}
+
+/// A client builder with the process's TLS provider installed (the
+/// server's own, `linecast_tls`): reqwest is built without one.
+pub fn http_client() -> reqwest::ClientBuilder {
+    linecast_tls::install();
+    reqwest::Client::builder()
 }

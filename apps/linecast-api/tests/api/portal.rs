@@ -17,7 +17,7 @@ const CSP: &str = "default-src 'self'; frame-ancestors 'none'";
 /// A client that shows redirects instead of following them, and keeps no
 /// cookies of its own (each test passes the cookie it means to).
 fn browser() -> reqwest::Client {
-    reqwest::Client::builder()
+    crate::helpers::http_client()
         .redirect(Policy::none())
         .no_gzip()
         .no_brotli()

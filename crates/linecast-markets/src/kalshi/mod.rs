@@ -91,6 +91,7 @@ impl KalshiMarkets {
     /// `store` supplies `teams/{sport}.csv`, `scores/{sport}.csv` and the
     /// moneyline predictions, the games markets are matched to.
     pub fn new(config: KalshiConfig, store: Arc<dyn ArtifactStore>) -> Result<Self, MarketsError> {
+        linecast_tls::install();
         let http = reqwest::Client::builder()
             .timeout(config.timeout)
             .connect_timeout(config.timeout)

@@ -70,6 +70,7 @@ async fn a_presigned_link_with_its_download_name_downloads_the_dataset_from_an_s
     let (_moto, port) = start_moto();
     let (status, _) = http("PUT", port, "/linecast-data");
     assert!(status.contains(" 200"), "create bucket: {status}");
+    linecast_tls::install();
     let s3 = AmazonS3Builder::new()
         .with_region("us-east-1")
         .with_bucket_name("linecast-data")

@@ -18,6 +18,7 @@ fn now() -> DateTime<Utc> {
 }
 
 fn s3() -> AmazonS3 {
+    linecast_tls::install();
     AmazonS3Builder::new()
         .with_region("us-east-1")
         .with_bucket_name("linecast-data")
