@@ -152,6 +152,25 @@ async fn issue_in(txn: &DatabaseTransaction, issue: KeyIssue, now: DateTime<Utc>
     Ok(KeyIssued::Stored(record))
 }
 
+impl SeaAccounts {
+    /// The outcome of a guarded key update: done when it changed a row;
+    /// otherwise the guard held (nothing to do) if the key exists, and
+    /// `NotFound` if it does not.
+    async fn changed_or_found(&self, rows_affected: u64, key_id: i64) -> Result<(), AccountsError> {
+        if rows_affected > 0 {
+            return Ok(());
+        }
+        match api_keys::Entity::find_by_id(key_id)
+            .one(&self.db)
+            .await
+            .map_err(db_err)?
+        {
+            Some(_) => Ok(()),
+            None => Err(AccountsError::NotFound),
+        }
+    }
+}
+
 #[async_trait]
 impl Accounts for SeaAccounts {
     async fn create_customer(&self, new: NewCustomer, now: DateTime<Utc>) -> Result<Customer, AccountsError> {
@@ -305,18 +324,8 @@ impl Accounts for SeaAccounts {
             .exec(&self.db)
             .await
             .map_err(db_err)?;
-        if res.rows_affected > 0 {
-            return Ok(());
-        }
         // Nothing changed: either already revoked (fine) or no such key.
-        match api_keys::Entity::find_by_id(key_id)
-            .one(&self.db)
-            .await
-            .map_err(db_err)?
-        {
-            Some(_) => Ok(()),
-            None => Err(AccountsError::NotFound),
-        }
+        self.changed_or_found(res.rows_affected, key_id).await
     }
 
     async fn set_key_expiry(&self, key_id: i64, at: DateTime<Utc>) -> Result<(), AccountsError> {
@@ -333,18 +342,8 @@ impl Accounts for SeaAccounts {
             .exec(&self.db)
             .await
             .map_err(db_err)?;
-        if res.rows_affected > 0 {
-            return Ok(());
-        }
         // Nothing changed: either it already expires no later (fine) or no such key.
-        match api_keys::Entity::find_by_id(key_id)
-            .one(&self.db)
-            .await
-            .map_err(db_err)?
-        {
-            Some(_) => Ok(()),
-            None => Err(AccountsError::NotFound),
-        }
+        self.changed_or_found(res.rows_affected, key_id).await
     }
 
     async fn touch_last_used(&self, key_ids: &[i64], now: DateTime<Utc>) -> Result<(), AccountsError> {

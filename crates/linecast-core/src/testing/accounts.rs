@@ -237,22 +237,14 @@ impl Accounts for MemoryAccounts {
 
     async fn rename_key(&self, key_id: i64, new_name: &str) -> Result<(), AccountsError> {
         let mut inner = self.lock()?;
-        let key = inner
-            .keys
-            .iter_mut()
-            .find(|k| k.id == key_id)
-            .ok_or(AccountsError::NotFound)?;
+        let key = key_mut(&mut inner, key_id)?;
         new_name.clone_into(&mut key.name);
         Ok(())
     }
 
     async fn revoke_key(&self, key_id: i64, now: DateTime<Utc>) -> Result<(), AccountsError> {
         let mut inner = self.lock()?;
-        let key = inner
-            .keys
-            .iter_mut()
-            .find(|k| k.id == key_id)
-            .ok_or(AccountsError::NotFound)?;
+        let key = key_mut(&mut inner, key_id)?;
         key.is_active = false;
         key.revoked_at.get_or_insert(now);
         Ok(())
@@ -260,11 +252,7 @@ impl Accounts for MemoryAccounts {
 
     async fn set_key_expiry(&self, key_id: i64, at: DateTime<Utc>) -> Result<(), AccountsError> {
         let mut inner = self.lock()?;
-        let key = inner
-            .keys
-            .iter_mut()
-            .find(|k| k.id == key_id)
-            .ok_or(AccountsError::NotFound)?;
+        let key = key_mut(&mut inner, key_id)?;
         key.expires_at = Some(key.expires_at.map_or(at, |earlier| earlier.min(at)));
         Ok(())
     }
@@ -419,4 +407,13 @@ impl UsageMeter for MemoryAccounts {
     async fn refreshes_used(&self, customer_id: i64, month: Month) -> Result<u32, AccountsError> {
         Ok(self.lock()?.refreshes.get(&(customer_id, month)).copied().unwrap_or(0))
     }
+}
+
+/// The stored key `key_id`, or `NotFound`.
+fn key_mut(inner: &mut Inner, key_id: i64) -> Result<&mut ApiKeyRecord, AccountsError> {
+    inner
+        .keys
+        .iter_mut()
+        .find(|k| k.id == key_id)
+        .ok_or(AccountsError::NotFound)
 }
