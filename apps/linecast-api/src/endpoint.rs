@@ -114,6 +114,14 @@ impl Endpoint {
     pub const fn cache_control(&self) -> &'static str {
         self.serving.cache_control()
     }
+
+    /// Whether the handler is handed the caller (the key's `AuthContext`).
+    /// A body of the read pipeline is the same for every caller (its keys
+    /// hold only the parameters), so its handler never is: it cannot make
+    /// a body depend on who asks.
+    pub const fn hands_caller(&self) -> bool {
+        !matches!(self.serving, Serving::Read(_))
+    }
 }
 
 impl std::fmt::Debug for Endpoint {

@@ -151,7 +151,6 @@ pub async fn request_context(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    let started = Instant::now();
     let request_id = req
         .headers()
         .get("x-request-id")
@@ -162,6 +161,7 @@ pub async fn request_context(
     // redaction and the route lookup are only done for them).
     let logging = tracing::enabled!(tracing::Level::INFO);
     let measuring = crate::metrics::installed();
+    let started = (logging || measuring).then(Instant::now);
     let method = req.method().clone();
     let (path, query) = if logging {
         (redact_keys(req.path()), redact_query(req.query_string()))
@@ -181,10 +181,17 @@ pub async fn request_context(
             "Request bodies with a Content-Encoding are not accepted; send the body uncompressed".to_owned(),
         ))
     } else {
-        next.call(req).instrument(span.clone()).await?.map_into_boxed_body()
+        let answer = next.call(req);
+        // A span below the log level records nothing: the answer need not
+        // enter and leave it at every poll.
+        if span.is_disabled() {
+            answer.await?.map_into_boxed_body()
+        } else {
+            answer.instrument(span.clone()).await?.map_into_boxed_body()
+        }
     };
     let status = res.status().as_u16();
-    if logging || measuring {
+    if let Some(started) = started {
         let route = crate::routes::dispatch::template(res.request())
             .map(str::to_owned)
             .or_else(|| res.request().match_pattern())

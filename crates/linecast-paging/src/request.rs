@@ -50,7 +50,7 @@ impl PagingError {
 }
 
 /// A validated `limit`: 1 to 100000.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Limit(usize);
 
 impl Default for Limit {
@@ -105,7 +105,7 @@ pub fn parse_offset(raw: Option<&str>) -> Result<usize, PagingError> {
 pub const MAX_OFFSET: usize = i64::MAX as usize;
 
 /// A validated results paging query.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Request {
     /// True when the query names a season (snapshot paging).
     pub named_season: bool,

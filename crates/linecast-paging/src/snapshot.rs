@@ -30,7 +30,7 @@ pub fn combined_snapshot<'a>(tokens: impl IntoIterator<Item = &'a str>) -> Strin
 }
 
 /// A syntactically valid snapshot query value.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Snapshot(String);
 
 impl Snapshot {

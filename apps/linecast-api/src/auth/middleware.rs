@@ -64,10 +64,13 @@ pub struct HeldSlot(pub Slot);
 
 /// Checks `req` against `access` and, when admitted, answers it with
 /// `call`. A refusal is answered here (not returned as an error) so the
-/// request context still logs it with the request id.
+/// request context still logs it with the request id. With `hand_caller`
+/// a key's `AuthContext` goes into the request's extensions for the
+/// handler (`Endpoint::hands_caller`).
 pub async fn admit<F, Fut>(
     gate: &Gate,
     access: Access,
+    hand_caller: bool,
     req: ServiceRequest,
     call: F,
 ) -> Result<ServiceResponse, actix_web::Error>
@@ -81,8 +84,8 @@ where
             Some(err) => Ok(req.error_response(err)),
             None => call(req).await,
         },
-        Access::Key(policy) => guarded(gate, policy, None, req, call).await,
-        Access::KeyHolding(policy, hold) => guarded(gate, policy, Some(hold), req, call).await,
+        Access::Key(policy) => guarded(gate, policy, None, hand_caller, req, call).await,
+        Access::KeyHolding(policy, hold) => guarded(gate, policy, Some(hold), hand_caller, req, call).await,
         Access::StripeSignature => super::stripe_signature::admit(&gate.webhook, req, call).await,
         Access::Session => crate::portal::session::admit(gate.portal.as_ref(), req, call).await,
     }
@@ -92,6 +95,7 @@ async fn guarded<F, Fut>(
     gate: &Gate,
     policy: Policy,
     hold: Option<Hold>,
+    hand_caller: bool,
     req: ServiceRequest,
     call: F,
 ) -> Result<ServiceResponse, actix_web::Error>
@@ -175,7 +179,9 @@ where
     let remaining = limit.saturating_sub(ctx.month_used);
     let reset = next_reset(now);
     let bucket = ctx.bucket;
-    req.extensions_mut().insert(ctx);
+    if hand_caller {
+        req.extensions_mut().insert(ctx);
+    }
     let mut res = call(req).await?;
     let monthly = Monthly {
         remaining,

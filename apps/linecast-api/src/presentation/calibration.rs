@@ -179,7 +179,7 @@ pub const DEFAULT_DIAGRAM_MODELS: [ModelColumn; 2] = [ModelColumn::Implied, Mode
 
 /// How a calibration is written: the JSON payload, or the reliability
 /// diagram of some models.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum CalibrationView {
     Json,
     Svg(Vec<ModelColumn>),

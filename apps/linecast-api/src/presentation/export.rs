@@ -41,7 +41,7 @@ pub const COLUMNS_VERSION: &str = "2";
 pub const SNAPSHOT_HEADER: &str = "x-linecast-snapshot";
 
 /// The `format` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ExportFormat {
     Csv,

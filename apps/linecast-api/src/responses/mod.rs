@@ -337,6 +337,19 @@ pub fn negotiate(accept: Option<&str>) -> Coding {
     let Some(accept) = accept else {
         return Coding::Identity;
     };
+    // What clients usually send, answered without parsing (the parse below
+    // gives the same answers; a test holds them to it).
+    match accept {
+        "identity" | "" => return Coding::Identity,
+        "gzip" | "gzip, deflate" => return Coding::Gzip,
+        "br" | "gzip, deflate, br" | "gzip, deflate, br, zstd" | "br, gzip" => return Coding::Brotli,
+        _ => {}
+    }
+    parse_accept_encoding(accept)
+}
+
+/// [`negotiate`] for any `Accept-Encoding` value, parsed with its q-values.
+fn parse_accept_encoding(accept: &str) -> Coding {
     let (mut br, mut gz, mut id, mut star) = (None::<f32>, None::<f32>, None::<f32>, None::<f32>);
     for item in accept.split(',') {
         let mut parts = item.split(';');
@@ -451,6 +464,25 @@ mod tests {
         assert_eq!(negotiate(Some("deflate, zstd")), Coding::Identity);
         assert_eq!(negotiate(Some("GZIP;Q=1")), Coding::Gzip);
         assert_eq!(negotiate(Some("gzip;q=nonsense")), Coding::Identity);
+    }
+
+    /// The values `negotiate` answers without parsing get what the parse
+    /// answers.
+    #[test]
+    fn the_usual_accept_encodings_are_answered_as_the_parse_answers_them() {
+        for (value, expected) in [
+            ("identity", Coding::Identity),
+            ("", Coding::Identity),
+            ("gzip", Coding::Gzip),
+            ("gzip, deflate", Coding::Gzip),
+            ("br", Coding::Brotli),
+            ("gzip, deflate, br", Coding::Brotli),
+            ("gzip, deflate, br, zstd", Coding::Brotli),
+            ("br, gzip", Coding::Brotli),
+        ] {
+            assert_eq!(parse_accept_encoding(value), expected, "{value:?}");
+            assert_eq!(negotiate(Some(value)), expected, "{value:?}");
+        }
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! 4. the ETag, `If-None-Match` (304) and the content coding.
 
 use std::fmt::Debug;
+use std::hash::Hash;
 use std::future::Future;
 
 use actix_web::{HttpRequest, HttpResponse};
@@ -29,9 +30,10 @@ use crate::error::ApiError;
 /// Serves one read of `route` (a row of `routes::table` served by the
 /// read pipeline): the memoized or cached body when there is one, else
 /// `load(now)` (a core read) rendered by `render`. `params` are the parsed
-/// parameters of the request (typed values, never raw strings); their
-/// `Debug` form is part of every key, so two requests share a body only
-/// when they parsed to the same values.
+/// parameters of the request (typed values, never raw strings): what their
+/// `Hash` writes keys the resolution memo and their `Debug` form is part of
+/// every cache key, so two requests share a body only when they parsed to
+/// the same values.
 pub async fn serve<P, T, E, L, Fut, R>(
     req: &HttpRequest,
     state: &Responses,
@@ -41,7 +43,7 @@ pub async fn serve<P, T, E, L, Fut, R>(
     render: R,
 ) -> Result<HttpResponse, ApiError>
 where
-    P: Debug + ?Sized,
+    P: Debug + Hash + ?Sized,
     L: FnOnce(DateTime<Utc>) -> Fut,
     Fut: Future<Output = Result<Derived<T>, E>>,
     ApiError: From<E>,
@@ -84,7 +86,7 @@ pub async fn serve_heavy<P, T, E, L, Fut, R, RFut>(
     render: R,
 ) -> Result<HttpResponse, ApiError>
 where
-    P: Debug + Send + Sync + 'static,
+    P: Debug + Hash + Send + Sync + 'static,
     L: FnOnce(DateTime<Utc>) -> Fut + Send + 'static,
     Fut: Future<Output = Result<Derived<T>, E>> + Send + 'static,
     ApiError: From<E>,

@@ -209,14 +209,19 @@ impl Service<ServiceRequest> for DispatchService {
         let inner = Rc::clone(&self.0);
         match inner.table.find(&mut req) {
             Found::Row(i) => {
-                let access = inner.table.rows[i].access;
-                Box::pin(async move { admit(&inner.gate, access, req, |req| inner.handlers[i].call(req)).await })
+                let row = inner.table.rows[i];
+                Box::pin(async move {
+                    admit(&inner.gate, row.access, row.hands_caller(), req, |req| {
+                        inner.handlers[i].call(req)
+                    })
+                    .await
+                })
             }
             Found::WrongMethod(p) => {
                 let path = &inner.table.paths[p];
                 let (access, allow) = (path.loosest, path.allow.clone());
                 Box::pin(async move {
-                    admit(&inner.gate, access, req, |req| async move {
+                    admit(&inner.gate, access, false, req, |req| async move {
                         let mut res = error_response(
                             StatusCode::METHOD_NOT_ALLOWED,
                             &format!("Method {} not allowed on {}", req.method(), req.path()),
@@ -247,7 +252,7 @@ impl Service<ServiceRequest> for DispatchService {
                     Ok(req.into_response(res))
                 };
                 if gated {
-                    Box::pin(async move { admit(&inner.gate, Access::Key(Policy::Subscriber), req, not_found).await })
+                    Box::pin(async move { admit(&inner.gate, Access::Key(Policy::Subscriber), false, req, not_found).await })
                 } else {
                     Box::pin(not_found(req))
                 }
@@ -355,5 +360,23 @@ mod tests {
             .find(|p| table.rows[p.rows[0]].path == "/api/v1/customers/me/api-keys")
             .map(|p| (p.loosest, p.allow.to_str().unwrap_or_default().to_owned()));
         assert_eq!(keys, Some((Access::Key(Policy::AnyKey), "GET, POST".to_owned())));
+    }
+
+    /// Only handlers whose body may depend on who asks get the caller: the
+    /// account reads and writes do; no read of the pipeline does.
+    #[test]
+    fn the_caller_is_handed_to_account_handlers_and_withheld_from_pipeline_reads() {
+        let hands = |name: &str| {
+            ENDPOINTS
+                .iter()
+                .find(|row| row.name == name)
+                .map(|row| row.hands_caller())
+        };
+        for name in ["get_me", "get_usage", "list_api_keys", "create_api_key", "revoke_api_key", "dataset_status", "events"] {
+            assert_eq!(hands(name), Some(true), "{name}");
+        }
+        for name in ["predictions", "results", "results_export", "odds", "strategies", "public_ml_picks"] {
+            assert_eq!(hands(name), Some(false), "{name}");
+        }
     }
 }

@@ -10,10 +10,10 @@ fn date(day: u32) -> NaiveDate {
     NaiveDate::from_ymd_opt(2026, 11, day).unwrap()
 }
 
-fn key(route: &str, params: &(impl Debug + ?Sized), day: u32) -> String {
-    let mut key = String::new();
+fn key(route: &str, params: &(impl Hash + ?Sized), day: u32) -> Box<[u8]> {
+    let mut key = Vec::new();
     write_key(&mut key, route, params, date(day));
-    key
+    key.into_boxed_slice()
 }
 
 #[test]
@@ -32,7 +32,7 @@ fn every_input_of_the_key_tells_resolutions_apart() {
     let memo = Resolutions::new(Duration::from_mins(1));
     let t0 = Instant::now();
     memo.put_at(key("predictions", &("nba", true), 23), body("a"), t0);
-    let at = |k: String| memo.get_at(&k, t0);
+    let at = |k: Box<[u8]>| memo.get_at(&k, t0);
     assert!(at(key("predictions", &("nba", true), 23)).is_some());
     assert!(at(key("predictions", &("nba", false), 23)).is_none(), "parameters");
     assert!(at(key("predictions", &("nba", true), 24)).is_none(), "ET date");
@@ -78,5 +78,30 @@ fn the_memo_never_holds_more_than_its_bound() {
     assert!(
         memo.get_at(&key("r", &MAX_ENTRIES, 23), t0).is_some(),
         "the newest is kept"
+    );
+}
+
+/// The key is the parameters' `Hash` stream, so it must tell apart values
+/// whose parts only differ in where one ends and the next begins, and
+/// values of the closed sets a route is parameterized by.
+#[test]
+fn parameters_that_differ_only_in_their_boundaries_get_different_keys() {
+    use linecast_domain::{ModelType, Sport};
+    let pairs: [(Box<[u8]>, Box<[u8]>); 7] = [
+        (key("r", &("ab", "c"), 23), key("r", &("a", "bc"), 23)),
+        (key("r", &(Some(""), "x"), 23), key("r", &(None::<&str>, "x"), 23)),
+        (key("r", &(vec![1_u8, 2], vec![3_u8]), 23), key("r", &(vec![1_u8], vec![2_u8, 3]), 23)),
+        (key("ro", &("ute",), 23), key("r", &("oute",), 23)),
+        (key("r", &(Sport::Nba, ModelType::OverUnder), 23), key("r", &(Sport::Nba, ModelType::WonOnPoints), 23)),
+        (key("r", &(Sport::Nba, true), 23), key("r", &(Sport::Nhl, true), 23)),
+        (key("r", &(1_u32, 0_u32), 23), key("r", &(0_u32, 256_u32), 23)),
+    ];
+    for (i, (a, b)) in pairs.iter().enumerate() {
+        assert_ne!(a, b, "pair {i}");
+    }
+    // Equal values write equal keys, however they were built.
+    assert_eq!(
+        key("r", &(String::from("nba"), Some(3_u8)), 23),
+        key("r", &("nba", Some(3_u8)), 23)
     );
 }

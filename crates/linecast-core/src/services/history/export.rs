@@ -14,7 +14,7 @@ use super::{History, SeasonData};
 use crate::{Derived, ObjectVersion, StoreError};
 
 /// The seasons an export asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ExportSeasons {
     /// The current season (as `/results` without `season`).
     Current,
