@@ -107,6 +107,14 @@ mod path {
             .map_err(|e| ApiError::NotFound(format!("Not found: {}", PathError::Deserialize(e))))
     }
 
+    /// The segment `name` when it is exactly a code `parse` accepts. A code
+    /// holds no percent escape, so it reads the same decoded: taking it as
+    /// it is answers what [`segments`] would, without the deserializer.
+    /// Anything else goes through [`segments`], which words the errors.
+    fn code<T, E>(req: &HttpRequest, name: &str, parse: fn(&str) -> Result<T, E>) -> Option<T> {
+        req.match_info().get(name).and_then(|v| parse(v).ok())
+    }
+
     /// `/{sport}`.
     #[derive(Debug, Clone, Copy)]
     pub struct SportPath(pub Sport);
@@ -164,6 +172,9 @@ mod path {
         type Error = ApiError;
         type Future = Ready<Result<Self, ApiError>>;
         fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+            if let Some(sport) = code(req, "sport", Sport::parse) {
+                return ready(Ok(Self(sport)));
+            }
             ready(segments::<RawSport>(req).and_then(|raw| Ok(Self(super::sport(&raw.sport)?))))
         }
     }
@@ -172,6 +183,12 @@ mod path {
         type Error = ApiError;
         type Future = Ready<Result<Self, ApiError>>;
         fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+            if let (Some(sport), Some(model_type)) = (
+                code(req, "sport", Sport::parse),
+                code(req, "model_type", ModelType::parse),
+            ) {
+                return ready(Ok(Self { sport, model_type }));
+            }
             ready(segments::<RawSportModel>(req).and_then(|raw| {
                 Ok(Self {
                     sport: super::sport(&raw.sport)?,
@@ -185,6 +202,12 @@ mod path {
         type Error = ApiError;
         type Future = Ready<Result<Self, ApiError>>;
         fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+            if let (Some(sport), Some(market)) = (
+                code(req, "sport", Sport::parse),
+                code(req, "market", PublicMarket::parse),
+            ) {
+                return ready(Ok(Self { sport, market }));
+            }
             ready(segments::<RawSportMarket>(req).and_then(|raw| {
                 Ok(Self {
                     sport: super::sport(&raw.sport)?,

@@ -153,7 +153,7 @@ pub async fn request_context(
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let request_id = req
         .headers()
-        .get("x-request-id")
+        .get(&X_REQUEST_ID)
         .filter(|v| v.to_str().is_ok_and(sane_request_id))
         .cloned()
         .unwrap_or_else(new_request_id);

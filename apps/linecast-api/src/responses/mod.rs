@@ -125,7 +125,7 @@ impl CacheKey {
 pub struct Rendered {
     identity: Bytes,
     /// `application/json`, or the media type of a non-JSON body.
-    content_type: &'static str,
+    content_type: HeaderValue,
     /// False for a body already compressed (Parquet): served as is.
     compressible: bool,
     /// Headers of this body beyond the usual (a download's file name).
@@ -166,7 +166,7 @@ impl Rendered {
         };
         Self {
             identity,
-            content_type,
+            content_type: HeaderValue::from_static(content_type),
             compressible: true,
             headers: Vec::new(),
             etags: [etag(""), etag("-gz"), etag("-br")],
@@ -283,21 +283,21 @@ impl Rendered {
         // once instead of growing and rehashing twice.
         headers.reserve(16);
         headers.insert(ETAG, self.etag(coding).clone());
-        headers.insert(VARY, HeaderValue::from_static("Accept-Encoding"));
-        headers.insert(CACHE_CONTROL, HeaderValue::from_static(cache_control));
+        headers.insert(VARY, VARY_ACCEPT_ENCODING);
+        headers.insert(CACHE_CONTROL, cache_control_value(cache_control));
         for (name, value) in &self.headers {
             headers.insert(name.clone(), value.clone());
         }
         if !not_modified {
-            headers.insert(CONTENT_TYPE, HeaderValue::from_static(self.content_type));
+            headers.insert(CONTENT_TYPE, self.content_type.clone());
             // Identity is no content coding: said by leaving the header out.
             match coding {
                 Coding::Identity => {}
                 Coding::Gzip => {
-                    headers.insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+                    headers.insert(CONTENT_ENCODING, GZIP);
                 }
                 Coding::Brotli => {
-                    headers.insert(CONTENT_ENCODING, HeaderValue::from_static("br"));
+                    headers.insert(CONTENT_ENCODING, BR);
                 }
             }
         }
@@ -311,6 +311,28 @@ impl Rendered {
         let variants = if self.compressible { n / 2 } else { 0 };
         n + variants + 256
     }
+}
+
+// Header values checked once, at compile time (`from_static` at run time
+// checks every byte on each call).
+const VARY_ACCEPT_ENCODING: HeaderValue = HeaderValue::from_static("Accept-Encoding");
+const GZIP: HeaderValue = HeaderValue::from_static("gzip");
+const BR: HeaderValue = HeaderValue::from_static("br");
+
+/// The `Cache-Control` value of `cache_control`: one of the endpoint
+/// constants (checked at compile time), or made now.
+fn cache_control_value(cache_control: &'static str) -> HeaderValue {
+    use crate::endpoint::{NO_STORE, PRIVATE, PUBLIC, REVALIDATE};
+    const KNOWN: [(&str, HeaderValue); 4] = [
+        (PRIVATE, HeaderValue::from_static(PRIVATE)),
+        (PUBLIC, HeaderValue::from_static(PUBLIC)),
+        (REVALIDATE, HeaderValue::from_static(REVALIDATE)),
+        (NO_STORE, HeaderValue::from_static(NO_STORE)),
+    ];
+    KNOWN
+        .iter()
+        .find(|(text, _)| *text == cache_control)
+        .map_or_else(|| HeaderValue::from_static(cache_control), |(_, value)| value.clone())
 }
 
 fn gzip(bytes: &[u8]) -> Bytes {

@@ -12,8 +12,8 @@
 //! 4. the ETag, `If-None-Match` (304) and the content coding.
 
 use std::fmt::Debug;
-use std::hash::Hash;
 use std::future::Future;
+use std::hash::Hash;
 
 use actix_web::{HttpRequest, HttpResponse};
 use chrono::{DateTime, Utc};

@@ -252,7 +252,9 @@ impl Service<ServiceRequest> for DispatchService {
                     Ok(req.into_response(res))
                 };
                 if gated {
-                    Box::pin(async move { admit(&inner.gate, Access::Key(Policy::Subscriber), false, req, not_found).await })
+                    Box::pin(
+                        async move { admit(&inner.gate, Access::Key(Policy::Subscriber), false, req, not_found).await },
+                    )
                 } else {
                     Box::pin(not_found(req))
                 }
@@ -372,10 +374,25 @@ mod tests {
                 .find(|row| row.name == name)
                 .map(|row| row.hands_caller())
         };
-        for name in ["get_me", "get_usage", "list_api_keys", "create_api_key", "revoke_api_key", "dataset_status", "events"] {
+        for name in [
+            "get_me",
+            "get_usage",
+            "list_api_keys",
+            "create_api_key",
+            "revoke_api_key",
+            "dataset_status",
+            "events",
+        ] {
             assert_eq!(hands(name), Some(true), "{name}");
         }
-        for name in ["predictions", "results", "results_export", "odds", "strategies", "public_ml_picks"] {
+        for name in [
+            "predictions",
+            "results",
+            "results_export",
+            "odds",
+            "strategies",
+            "public_ml_picks",
+        ] {
             assert_eq!(hands(name), Some(false), "{name}");
         }
     }

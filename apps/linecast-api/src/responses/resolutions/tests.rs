@@ -87,12 +87,18 @@ fn the_memo_never_holds_more_than_its_bound() {
 #[test]
 fn parameters_that_differ_only_in_their_boundaries_get_different_keys() {
     use linecast_domain::{ModelType, Sport};
-    let pairs: [(Box<[u8]>, Box<[u8]>); 7] = [
+    let pairs = [
         (key("r", &("ab", "c"), 23), key("r", &("a", "bc"), 23)),
         (key("r", &(Some(""), "x"), 23), key("r", &(None::<&str>, "x"), 23)),
-        (key("r", &(vec![1_u8, 2], vec![3_u8]), 23), key("r", &(vec![1_u8], vec![2_u8, 3]), 23)),
+        (
+            key("r", &(vec![1_u8, 2], vec![3_u8]), 23),
+            key("r", &(vec![1_u8], vec![2_u8, 3]), 23),
+        ),
         (key("ro", &("ute",), 23), key("r", &("oute",), 23)),
-        (key("r", &(Sport::Nba, ModelType::OverUnder), 23), key("r", &(Sport::Nba, ModelType::WonOnPoints), 23)),
+        (
+            key("r", &(Sport::Nba, ModelType::OverUnder), 23),
+            key("r", &(Sport::Nba, ModelType::WonOnPoints), 23),
+        ),
         (key("r", &(Sport::Nba, true), 23), key("r", &(Sport::Nhl, true), 23)),
         (key("r", &(1_u32, 0_u32), 23), key("r", &(0_u32, 256_u32), 23)),
     ];
