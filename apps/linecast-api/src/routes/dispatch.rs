@@ -1,6 +1,8 @@
 //! The dispatcher: finds the row of the route table a request reaches and
-//! answers it. One radix-tree lookup on the path (`matchit`, no regex),
-//! then the method among the path's rows:
+//! answers it. A path whose segments are all codes of the closed sets
+//! (sports, model types, markets) is looked up whole in a map made from
+//! the templates at start; any other path takes one radix-tree lookup
+//! (`matchit`, no regex). Then the method among the path's rows:
 //!
 //! - a row: its access (`auth::admit`), then its handler;
 //! - a path declared with other methods: 405 with `Allow`, after the most
@@ -64,10 +66,63 @@ enum Found {
     Unknown,
 }
 
+/// A path's segments, as the handler's extractors read them.
+type Segments = [Option<(&'static str, Cow<'static, str>)>; 4];
+
 struct Table {
     rows: &'static [&'static Endpoint],
     router: matchit::Router<usize>,
     paths: Vec<PathRows>,
+    /// Every path a template makes from the closed sets' codes, with its
+    /// index in `paths` and its segments: what `router` answers for it,
+    /// found by one hash of the whole path.
+    known: foldhash::HashMap<Box<str>, (usize, Segments)>,
+}
+
+/// The codes a segment of this name can take, when they are a closed set.
+fn codes_of(name: &str) -> Option<Vec<&'static str>> {
+    match name {
+        "sport" => Some(Sport::ALL.iter().map(|s| s.code()).collect()),
+        "model_type" => Some(ModelType::ALL.iter().map(|m| m.code()).collect()),
+        "market" => Some(PublicMarket::ALL.iter().map(|m| m.code()).collect()),
+        _ => None,
+    }
+}
+
+/// Every path `template` makes when each `{name}` segment takes each of
+/// its codes, with the segments; nothing when a segment is not a closed
+/// set (or the template has none).
+fn instances(template: &'static str) -> Vec<(String, Segments)> {
+    let mut made: Vec<(String, Segments)> = vec![(String::new(), Segments::default())];
+    let mut filled = 0;
+    for (i, part) in template.split('/').enumerate() {
+        let sep = if i == 0 { "" } else { "/" };
+        let Some(name) = part.strip_prefix('{').and_then(|s| s.strip_suffix('}')) else {
+            for (path, _) in &mut made {
+                path.push_str(sep);
+                path.push_str(part);
+            }
+            continue;
+        };
+        let Some(codes) = codes_of(name) else {
+            return Vec::new();
+        };
+        if filled == Segments::default().len() {
+            return Vec::new();
+        }
+        made = made
+            .into_iter()
+            .flat_map(|(path, segments)| {
+                codes.iter().map(move |&code| {
+                    let mut segments = segments.clone();
+                    segments[filled] = Some((name, Cow::Borrowed(code)));
+                    (format!("{path}{sep}{code}"), segments)
+                })
+            })
+            .collect();
+        filled += 1;
+    }
+    if filled == 0 { Vec::new() } else { made }
 }
 
 impl Table {
@@ -109,25 +164,41 @@ impl Table {
             methods.sort_by_key(|m| ORDER.iter().position(|o| o == m));
             p.allow = HeaderValue::from_str(&methods.join(", ")).unwrap_or_else(|_| HeaderValue::from_static(""));
         }
-        Self { rows, router, paths }
+        let mut known = foldhash::HashMap::default();
+        for (at, p) in paths.iter().enumerate() {
+            for (path, segments) in instances(rows[p.rows[0]].path) {
+                known.insert(path.into_boxed_str(), (at, segments));
+            }
+        }
+        Self {
+            rows,
+            router,
+            paths,
+            known,
+        }
     }
 
     /// The row (or refusal) for `req`, with the path's segments added to
     /// its match info.
     fn find(&self, req: &mut ServiceRequest) -> Found {
-        let mut segments: [Option<(&'static str, Cow<'static, str>)>; 4] = Default::default();
-        let found = {
-            let Ok(m) = self.router.at(req.match_info().as_str()) else {
-                return Found::Unknown;
-            };
-            let p = &self.paths[*m.value];
-            for ((slot, name), (_, value)) in segments.iter_mut().zip(&p.names).zip(m.params.iter()) {
-                *slot = Some((name, interned(value)));
+        let (at, segments) = match self.known.get(req.match_info().as_str()) {
+            Some((at, segments)) => (*at, segments.clone()),
+            None => {
+                let Ok(m) = self.router.at(req.match_info().as_str()) else {
+                    return Found::Unknown;
+                };
+                let mut segments = Segments::default();
+                let p = &self.paths[*m.value];
+                for ((slot, name), (_, value)) in segments.iter_mut().zip(&p.names).zip(m.params.iter()) {
+                    *slot = Some((name, interned(value)));
+                }
+                (*m.value, segments)
             }
-            match p.rows.iter().find(|&&i| self.rows[i].method == req.method()) {
-                Some(&i) => Found::Row(i),
-                None => Found::WrongMethod(*m.value),
-            }
+        };
+        let p = &self.paths[at];
+        let found = match p.rows.iter().find(|&&i| self.rows[i].method == req.method()) {
+            Some(&i) => Found::Row(i),
+            None => Found::WrongMethod(at),
         };
         let info = req.match_info_mut();
         for (name, value) in segments.into_iter().flatten() {
@@ -290,6 +361,33 @@ mod tests {
     #[test]
     fn the_table_routes_without_conflicts() {
         let _ = Table::new(ENDPOINTS);
+    }
+
+    /// The whole-path map answers exactly what the radix tree answers for
+    /// each path in it, and holds every template's closed-set instances.
+    #[test]
+    fn the_precomputed_paths_agree_with_the_radix_tree() {
+        let table = Table::new(ENDPOINTS);
+        for (path, (at, segments)) in &table.known {
+            let m = table.router.at(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+            assert_eq!(*m.value, *at, "{path}");
+            let tree: Vec<(&str, &str)> = m.params.iter().collect();
+            let ours: Vec<(&str, &str)> = segments.iter().flatten().map(|(n, v)| (*n, v.as_ref())).collect();
+            assert_eq!(tree, ours, "{path}");
+        }
+        // 6 sports x 3 model types for each of the eleven templates made of
+        // them, 6 x 3 public markets, and 6 sports for odds, data status
+        // and markets; strategy replays (strategy ids) are left to the tree.
+        assert_eq!(table.known.len(), 11 * 18 + 18 + 3 * 6);
+        for path in [
+            "/api/v1/predictions/nba/won_on_points",
+            "/api/v1/results/ncaab/over_under/export",
+            "/api/v1/public/ml-picks/nfl/spread",
+            "/api/v1/odds/mlb",
+        ] {
+            assert!(table.known.contains_key(path), "{path}");
+        }
+        assert!(!table.known.keys().any(|p| p.contains('{')));
     }
 
     #[test]
