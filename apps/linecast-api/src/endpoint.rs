@@ -78,13 +78,17 @@ pub enum Serving {
     /// `Cache-Control` and the portal's security headers; not part of the
     /// OpenAPI document.
     Page(&'static str),
+    /// The API's own description (the OpenAPI document, Swagger UI): fixed
+    /// bytes served like the pipeline's, with this `Cache-Control`; not
+    /// listed in the document itself.
+    Description(&'static str),
 }
 
 impl Serving {
     /// The `Cache-Control` of this endpoint's bodies.
     pub const fn cache_control(self) -> &'static str {
         match self {
-            Self::Read(cc) | Self::Fresh(cc) | Self::Page(cc) => cc,
+            Self::Read(cc) | Self::Fresh(cc) | Self::Page(cc) | Self::Description(cc) => cc,
             Self::Stream => "no-cache",
             Self::Write => NO_STORE,
         }

@@ -263,11 +263,14 @@ pub fn base() -> utoipa::openapi::OpenApi {
 pub fn document() -> utoipa::openapi::OpenApi {
     use utoipa::openapi::path::Paths;
     let mut doc = base();
-    // The portal's pages are HTML for people, not part of the API.
-    for row in crate::routes::table::ENDPOINTS
-        .iter()
-        .filter(|r| !matches!(r.serving, crate::endpoint::Serving::Page(_)))
-    {
+    // The portal's pages are HTML for people, not part of the API; the
+    // document and Swagger UI describe the API, they are not in it.
+    for row in crate::routes::table::ENDPOINTS.iter().filter(|r| {
+        !matches!(
+            r.serving,
+            crate::endpoint::Serving::Page(_) | crate::endpoint::Serving::Description(_)
+        )
+    }) {
         let mut schemas = Vec::new();
         (row.schemas)(&mut schemas);
         let mut paths = Paths::new();

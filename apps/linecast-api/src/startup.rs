@@ -10,8 +10,7 @@ use actix_http::{HttpService, Protocol};
 use actix_service::{IntoServiceFactory, ServiceFactoryExt, fn_service, map_config};
 use actix_web::dev::AppConfig;
 use actix_web::dev::Server;
-use actix_web::http::StatusCode;
-use actix_web::middleware::{Compress, from_fn};
+use actix_web::middleware::from_fn;
 use actix_web::{App, web};
 
 use crate::stall::StallGuard;
@@ -34,12 +33,11 @@ use linecast_limits::{InProcessLimiter, LeasedRedisLimiter, RedisLimiter, RedisS
 use linecast_markets::{CachedMarkets, FileSnapshotMarkets, KalshiConfig, KalshiMarkets};
 use linecast_signer::HmacSigner;
 use linecast_store::{ObjectArtifactStore, StoreOptions};
-use utoipa_swagger_ui::SwaggerUi;
 
 use crate::auth::address_limiter::AddressLimiter;
 use crate::auth::cache::KeyCache;
 use crate::auth::client_address::ClientAddresses;
-use crate::error::{ApiError, error_response};
+use crate::error::ApiError;
 use crate::probes::{CacheProbe, DatabaseProbe, HealthCache, Probe, StoreProbe};
 use crate::routes;
 use crate::settings::Settings;
@@ -581,38 +579,14 @@ fn run(
         crate::responses::Rendered::new(doc).map_err(|e| anyhow::anyhow!("rendering the OpenAPI document: {e}"))?,
     );
     let app = move || {
-        let document = document.clone();
         App::new()
+            .app_data(web::Data::new(routes::docs::OpenApiDocument(document.clone())))
             .app_data(web::Data::new(state.clone()))
             .app_data(json_config())
             .app_data(query_config())
             .app_data(path_config())
             .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
-            // Swagger UI (its own static files) and the document it reads;
-            // every other request goes to the route table's dispatcher.
-            .service(
-                web::scope("/docs")
-                    .wrap(Compress::default())
-                    .service(SwaggerUi::new("/{_:.*}").config(utoipa_swagger_ui::Config::from("/openapi.json"))),
-            )
-            .service(
-                web::resource("/openapi.json")
-                    .route(web::get().to(move |req: actix_web::HttpRequest| {
-                        let document = document.clone();
-                        async move { document.respond(&req, crate::endpoint::REVALIDATE) }
-                    }))
-                    .default_service(web::to(|req: actix_web::HttpRequest| async move {
-                        let mut res = error_response(
-                            StatusCode::METHOD_NOT_ALLOWED,
-                            &format!("Method {} not allowed on /openapi.json", req.method()),
-                        );
-                        res.headers_mut().insert(
-                            actix_web::http::header::ALLOW,
-                            actix_web::http::header::HeaderValue::from_static("GET"),
-                        );
-                        res
-                    })),
-            )
+            // Every request goes to the route table's dispatcher.
             .default_service(routes::dispatch::Dispatcher::new(state.gate.clone()))
             .wrap(from_fn(telemetry::request_context))
     };

@@ -159,6 +159,11 @@ impl Rendered {
 
     /// Tags a body of another media type (an SVG picture, a CSV file).
     pub fn from_bytes(identity: Bytes, content_type: &'static str) -> Self {
+        Self::of_media_type(identity, HeaderValue::from_static(content_type))
+    }
+
+    /// Tags a body whose media type is known only at run time.
+    pub fn of_media_type(identity: Bytes, content_type: HeaderValue) -> Self {
         let digest = Sha256::digest(&identity);
         let tag = hex::encode(&digest[..16]);
         let etag = |suffix: &str| {
@@ -166,7 +171,7 @@ impl Rendered {
         };
         Self {
             identity,
-            content_type: HeaderValue::from_static(content_type),
+            content_type,
             compressible: true,
             headers: Vec::new(),
             etags: [etag(""), etag("-gz"), etag("-br")],
@@ -178,9 +183,14 @@ impl Rendered {
     /// Tags a body that is compressed already (a Parquet file): every
     /// request gets it as is, whatever `Accept-Encoding` says.
     pub fn precompressed(identity: Bytes, content_type: &'static str) -> Self {
+        Self::precompressed_as(identity, HeaderValue::from_static(content_type))
+    }
+
+    /// [`Rendered::precompressed`], with a media type known at run time.
+    pub fn precompressed_as(identity: Bytes, content_type: HeaderValue) -> Self {
         Self {
             compressible: false,
-            ..Self::from_bytes(identity, content_type)
+            ..Self::of_media_type(identity, content_type)
         }
     }
 

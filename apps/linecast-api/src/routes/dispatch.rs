@@ -23,9 +23,9 @@ use std::sync::Arc;
 
 use actix_web::dev::{Service, ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::http::StatusCode;
-use actix_web::http::header::{ALLOW, HeaderValue, LOCATION};
+use actix_web::http::header::{ALLOW, HeaderValue};
 type RouteService = <actix_web::Route as ServiceFactory<ServiceRequest>>::Service;
-use actix_web::{Error, HttpResponse};
+use actix_web::Error;
 use futures::future::LocalBoxFuture;
 use linecast_core::services::access::Policy;
 use linecast_domain::{ModelType, PublicMarket, Sport};
@@ -152,6 +152,8 @@ impl Table {
                     .path
                     .split('/')
                     .filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
+                    // A catch-all (`{*name}`) is reported by its name.
+                    .map(|s| s.trim_start_matches('*'))
                     .collect(),
                 allow: HeaderValue::from_static(""),
                 loosest: row.access,
@@ -305,12 +307,6 @@ impl Service<ServiceRequest> for DispatchService {
             }
             Found::Unknown => {
                 let path = req.match_info().as_str();
-                if path == "/docs" {
-                    let res = HttpResponse::MovedPermanently()
-                        .insert_header((LOCATION, "/docs/"))
-                        .finish();
-                    return Box::pin(std::future::ready(Ok(req.into_response(res))));
-                }
                 let gated = path == super::table::GATED_PREFIX
                     || path
                         .strip_prefix(super::table::GATED_PREFIX)

@@ -11,6 +11,7 @@ pub mod compat;
 pub mod data_status;
 pub mod datasets;
 pub mod dispatch;
+pub mod docs;
 pub mod edge_picks;
 pub mod events;
 pub mod health;

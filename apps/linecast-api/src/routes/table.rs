@@ -45,7 +45,7 @@ macro_rules! endpoints {
 
 use Access::{Key, KeyHolding, Open, PerAddress, Session, StripeSignature};
 use Policy::{AnyKey, Subscriber};
-use Serving::{Fresh, Page, Read, Stream, Write};
+use Serving::{Description, Fresh, Page, Read, Stream, Write};
 
 endpoints! {
     // Model data: an active subscription.
@@ -116,6 +116,11 @@ endpoints! {
     PORTAL_CSS = GET "/portal/static/portal.css", Open, Page(PUBLIC), portal::stylesheet;
     PORTAL_COPY_JS = GET "/portal/static/copy.js", Open, Page(PUBLIC), portal::copy_script;
     STATUS_PAGE = GET "/status", PerAddress, Page(PUBLIC), portal::status;
+    // The API's description: the OpenAPI document and Swagger UI reading it.
+    OPENAPI = GET "/openapi.json", Open, Description(REVALIDATE), docs::openapi;
+    DOCS = GET "/docs", Open, Description(REVALIDATE), docs::docs;
+    DOCS_INDEX = GET "/docs/", Open, Description(REVALIDATE), docs::swagger_ui_index;
+    DOCS_FILE = GET "/docs/{*file}", Open, Description(REVALIDATE), docs::swagger_ui_file;
 }
 
 /// Where the fail-closed rule applies: a path under this prefix that no
@@ -173,6 +178,10 @@ mod tests {
                 "/portal/static/portal.css",
                 "/portal/static/copy.js",
                 "/status",
+                "/openapi.json",
+                "/docs",
+                "/docs/",
+                "/docs/{*file}",
             ]
         );
     }

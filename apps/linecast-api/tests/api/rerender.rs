@@ -53,7 +53,7 @@ fn cached_routes() -> Vec<(String, bool)> {
         let served = match row.serving {
             Serving::Read(_) => true,
             Serving::Fresh(cache_control) => cache_control != NO_STORE,
-            Serving::Stream | Serving::Write | Serving::Page(_) => false,
+            Serving::Stream | Serving::Write | Serving::Page(_) | Serving::Description(_) => false,
         };
         if row.method != actix_web::http::Method::GET || !served {
             continue;

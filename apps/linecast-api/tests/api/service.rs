@@ -127,13 +127,57 @@ async fn every_kind_of_body_is_gzipped_once_when_the_client_asks() {
     }
 }
 
+/// Swagger UI is rows of the route table: its page and files go out like
+/// every other body (validator, 304, the coding asked for), it reads
+/// `/openapi.json`, `/docs` leads to `/docs/`, and anything else under
+/// `/docs/` or another method is the API's 404 or 405.
 #[tokio::test]
 async fn swagger_ui_is_served_at_docs() {
+    use std::io::Read as _;
     let app = spawn_app().await;
     let res = app.get("/docs/").await;
     assert_eq!(res.status(), 200);
+    assert!(res.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
     let html = res.text().await.unwrap();
     assert!(html.to_lowercase().contains("swagger"), "{html}");
+
+    let no_redirects = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let res = no_redirects.get(format!("{}/docs", app.address)).send().await.unwrap();
+    assert_eq!(res.status(), 301);
+    assert_eq!(res.headers()["location"], "/docs/");
+
+    let res = app.get("/docs/swagger-initializer.js").await;
+    assert_eq!(res.status(), 200);
+    let script = res.text().await.unwrap();
+    assert!(script.contains("\"/openapi.json\""), "{script}");
+
+    let plain = app.get("/docs/swagger-ui.css").await;
+    assert_eq!(plain.status(), 200);
+    assert!(plain.headers().get("content-encoding").is_none());
+    let etag = plain.headers()["etag"].to_str().unwrap().to_owned();
+    let css = plain.bytes().await.unwrap();
+    let res = app.get_keyed("/docs/swagger-ui.css", "", &[("Accept-Encoding", "gzip")]).await;
+    assert_eq!(res.headers()["content-encoding"], "gzip");
+    let mut inflated = Vec::new();
+    flate2::read::GzDecoder::new(&res.bytes().await.unwrap()[..])
+        .read_to_end(&mut inflated)
+        .unwrap();
+    assert_eq!(inflated, css);
+    let res = app.get_keyed("/docs/swagger-ui.css", "", &[("If-None-Match", &etag)]).await;
+    assert_eq!(res.status(), 304);
+
+    let res = app.get("/docs/no-such-file.js").await;
+    assert_eq!(res.status(), 404);
+    let body: serde_json::Value = res.json().await.unwrap();
+    assert!(body["error"].is_string(), "{body}");
+    for path in ["/openapi.json", "/docs/", "/docs/swagger-ui.css"] {
+        let res = no_redirects.post(format!("{}{path}", app.address)).send().await.unwrap();
+        assert_eq!(res.status(), 405, "{path}");
+        assert_eq!(res.headers()["allow"], "GET", "{path}");
+    }
 }
 
 /// An idle keep-alive connection outlives actix's default of 5 s (docs/decisions.md, "Connection cap and timeouts":

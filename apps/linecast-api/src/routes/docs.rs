@@ -1,0 +1,90 @@
+//! The API's own description: the OpenAPI document (`GET /openapi.json`)
+//! and Swagger UI reading it (`/docs/`). Rows of the route table like any
+//! other (`Serving::Description`), left out of the document they serve.
+//! Each body is fixed for the life of the process: rendered once, then
+//! served as stored bytes with its validator and the coding asked for.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use actix_web::http::header::{CONTENT_ENCODING, HeaderValue, LOCATION};
+use actix_web::{HttpRequest, HttpResponse, web};
+use bytes::Bytes;
+
+use crate::error::ApiError;
+use crate::responses::Rendered;
+use crate::routes::table;
+
+/// The OpenAPI document, rendered once at start (app data).
+pub struct OpenApiDocument(pub Arc<Rendered>);
+
+#[utoipa::path(get, path = table::OPENAPI.path, tag = "docs", responses((status = 200, description = "The OpenAPI document")))]
+pub async fn openapi(req: HttpRequest, document: web::Data<OpenApiDocument>) -> HttpResponse {
+    document.0.respond(&req, table::OPENAPI.cache_control())
+}
+
+/// `GET /docs`: Swagger UI's files are relative to `/docs/`.
+#[utoipa::path(get, path = table::DOCS.path, tag = "docs", responses((status = 301, description = "To /docs/")))]
+pub async fn docs() -> HttpResponse {
+    HttpResponse::MovedPermanently()
+        .insert_header((LOCATION, "/docs/"))
+        .finish()
+}
+
+/// `GET /docs/`: Swagger UI's page.
+#[utoipa::path(get, path = table::DOCS_INDEX.path, tag = "docs", responses((status = 200, description = "Swagger UI")))]
+pub async fn swagger_ui_index(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    swagger_file(&req, "index.html", &table::DOCS_INDEX)
+}
+
+/// `GET /docs/{file}`: one of Swagger UI's files.
+#[utoipa::path(get, path = table::DOCS_FILE.path, tag = "docs", responses((status = 200, description = "A file of Swagger UI")))]
+pub async fn swagger_ui_file(req: HttpRequest, file: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    swagger_file(&req, &file, &table::DOCS_FILE)
+}
+
+/// `name`, one of the files Swagger UI ships, rendered the first time it
+/// is asked for; 404 for any other name.
+fn swagger_file(req: &HttpRequest, name: &str, row: &table::Endpoint) -> Result<HttpResponse, ApiError> {
+    type Files = Mutex<HashMap<String, Arc<Rendered>>>;
+    static FILES: OnceLock<Files> = OnceLock::new();
+    let files = FILES.get_or_init(Files::default);
+    let held = files.lock().unwrap_or_else(PoisonError::into_inner).get(name).cloned();
+    let rendered = match held {
+        Some(rendered) => rendered,
+        None => {
+            let Some(rendered) = render(name)? else {
+                return Err(ApiError::NotFound(format!("No Swagger UI file {name}")));
+            };
+            // Only names Swagger UI ships get an entry: a few dozen at most.
+            let rendered = Arc::new(rendered);
+            files
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(name.to_owned(), Arc::clone(&rendered));
+            rendered
+        }
+    };
+    Ok(rendered.respond(req, row.cache_control()))
+}
+
+/// Swagger UI's file `name`, configured to read `/openapi.json`.
+fn render(name: &str) -> Result<Option<Rendered>, ApiError> {
+    static CONFIG: OnceLock<Arc<utoipa_swagger_ui::Config<'static>>> = OnceLock::new();
+    let config = CONFIG.get_or_init(|| Arc::new(utoipa_swagger_ui::Config::from(table::OPENAPI.path)));
+    let file = utoipa_swagger_ui::serve(name, Arc::clone(config))
+        .map_err(|e| ApiError::Internal(format!("Swagger UI file {name}: {e}")))?;
+    let Some(file) = file else {
+        return Ok(None);
+    };
+    let content_type = HeaderValue::from_str(&file.content_type)
+        .map_err(|e| ApiError::Internal(format!("Swagger UI file {name}: media type: {e}")))?;
+    let bytes = Bytes::from(file.bytes.into_owned());
+    Ok(Some(if file.gzpipped {
+        Rendered::precompressed_as(bytes, content_type).with_header(CONTENT_ENCODING, HeaderValue::from_static("gzip"))
+    } else if file.content_type.starts_with("image/") {
+        Rendered::precompressed_as(bytes, content_type)
+    } else {
+        Rendered::of_media_type(bytes, content_type)
+    }))
+}
