@@ -125,14 +125,9 @@ fn sane_request_id(value: &str) -> bool {
 
 /// 32 random lowercase hex digits, written without building a `String`.
 fn new_request_id() -> HeaderValue {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let n = rand::random::<u128>();
     let mut id = [0_u8; 32];
-    for (i, pair) in id.chunks_exact_mut(2).enumerate() {
-        let byte = (n >> (120 - 8 * i)) as u8;
-        pair[0] = HEX[usize::from(byte >> 4)];
-        pair[1] = HEX[usize::from(byte & 0x0f)];
-    }
+    // 16 bytes always fit 32 hex digits.
+    let _ = hex::encode_to_slice(rand::random::<u128>().to_be_bytes(), &mut id);
     HeaderValue::from_bytes(&id).unwrap_or_else(|_| HeaderValue::from_static("0"))
 }
 
@@ -264,6 +259,14 @@ mod tests {
         assert!(!sane_request_id("a b"));
         assert!(!sane_request_id("line\nbreak"));
         assert!(!sane_request_id(&"x".repeat(129)));
-        assert_eq!(new_request_id().len(), 32);
+        let (a, b) = (new_request_id(), new_request_id());
+        for id in [&a, &b] {
+            assert_eq!(id.len(), 32);
+            assert!(
+                id.as_bytes().iter().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')),
+                "{id:?}"
+            );
+        }
+        assert_ne!(a, b);
     }
 }

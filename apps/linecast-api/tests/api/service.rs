@@ -159,14 +159,18 @@ async fn swagger_ui_is_served_at_docs() {
     assert!(plain.headers().get("content-encoding").is_none());
     let etag = plain.headers()["etag"].to_str().unwrap().to_owned();
     let css = plain.bytes().await.unwrap();
-    let res = app.get_keyed("/docs/swagger-ui.css", "", &[("Accept-Encoding", "gzip")]).await;
+    let res = app
+        .get_keyed("/docs/swagger-ui.css", "", &[("Accept-Encoding", "gzip")])
+        .await;
     assert_eq!(res.headers()["content-encoding"], "gzip");
     let mut inflated = Vec::new();
     flate2::read::GzDecoder::new(&res.bytes().await.unwrap()[..])
         .read_to_end(&mut inflated)
         .unwrap();
     assert_eq!(inflated, css);
-    let res = app.get_keyed("/docs/swagger-ui.css", "", &[("If-None-Match", &etag)]).await;
+    let res = app
+        .get_keyed("/docs/swagger-ui.css", "", &[("If-None-Match", &etag)])
+        .await;
     assert_eq!(res.status(), 304);
 
     let res = app.get("/docs/no-such-file.js").await;
@@ -174,7 +178,11 @@ async fn swagger_ui_is_served_at_docs() {
     let body: serde_json::Value = res.json().await.unwrap();
     assert!(body["error"].is_string(), "{body}");
     for path in ["/openapi.json", "/docs/", "/docs/swagger-ui.css"] {
-        let res = no_redirects.post(format!("{}{path}", app.address)).send().await.unwrap();
+        let res = no_redirects
+            .post(format!("{}{path}", app.address))
+            .send()
+            .await
+            .unwrap();
         assert_eq!(res.status(), 405, "{path}");
         assert_eq!(res.headers()["allow"], "GET", "{path}");
     }

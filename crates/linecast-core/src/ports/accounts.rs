@@ -401,6 +401,12 @@ pub fn hash_key(full_key: &str) -> String {
 #[derive(Clone, Copy)]
 pub struct KeyHash([u8; 64]);
 
+thread_local! {
+    /// The digests of the keys this thread saw last (see [`KeyHash::of`]).
+    static SEEN_DIGESTS: std::cell::RefCell<std::collections::HashMap<Box<str>, KeyHash>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
 impl KeyHash {
     /// SHA-256 of `full_key`, as 64 lower-case hex digits. A pure function,
     /// so each worker thread remembers the digests of the keys it saw last
@@ -411,22 +417,34 @@ impl KeyHash {
     /// digest; it authorizes nothing by itself, every lookup still goes to
     /// the key directory with the digest.
     pub fn of(full_key: &str) -> Self {
-        thread_local! {
-            static SEEN: std::cell::RefCell<std::collections::HashMap<Box<str>, KeyHash>> =
-                std::cell::RefCell::new(std::collections::HashMap::new());
+        Self::remembered(full_key).unwrap_or_else(|| Self::learn(full_key))
+    }
+
+    /// The digest of `presented` when it has a key's shape
+    /// ([`has_key_shape`]), `None` otherwise. Only keys of that shape are
+    /// remembered, so a remembered one is not checked again.
+    pub fn of_key(presented: &str) -> Option<Self> {
+        Self::remembered(presented).or_else(|| has_key_shape(presented).then(|| Self::learn(presented)))
+    }
+
+    fn remembered(full_key: &str) -> Option<Self> {
+        SEEN_DIGESTS.with(|seen| seen.borrow().get(full_key).copied())
+    }
+
+    /// Computes the digest, and remembers it when `full_key` has a key's
+    /// shape.
+    fn learn(full_key: &str) -> Self {
+        let hash = Self::digest(full_key);
+        if has_key_shape(full_key) {
+            SEEN_DIGESTS.with(|seen| {
+                let mut seen = seen.borrow_mut();
+                if seen.len() >= Self::REMEMBERED {
+                    seen.clear();
+                }
+                seen.insert(full_key.into(), hash);
+            });
         }
-        SEEN.with(|seen| {
-            if let Some(hash) = seen.borrow().get(full_key) {
-                return *hash;
-            }
-            let hash = Self::digest(full_key);
-            let mut seen = seen.borrow_mut();
-            if seen.len() >= Self::REMEMBERED {
-                seen.clear();
-            }
-            seen.insert(full_key.into(), hash);
-            hash
-        })
+        hash
     }
 
     /// Digests each worker thread remembers.
@@ -585,6 +603,30 @@ mod tests {
                 assert_eq!(KeyHash::of(key).as_str(), expected);
                 assert_eq!(KeyHash::of(key).as_str(), expected, "asked again");
             }
+        }
+    }
+
+    /// A string without a key's shape is never taken for a key, even
+    /// after its digest was asked for; a key's digest is its SHA-256
+    /// whether or not it was remembered.
+    #[test]
+    fn only_a_string_with_a_keys_shape_is_digested_as_a_key() {
+        for not_a_key in [
+            "not-a-key",
+            "sk_service_short",
+            "sk_service_!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!",
+        ] {
+            assert!(KeyHash::of_key(not_a_key).is_none(), "{not_a_key}");
+            let _ = KeyHash::of(not_a_key);
+            assert!(KeyHash::of_key(not_a_key).is_none(), "{not_a_key} after its digest");
+        }
+        let key = generate_key().unwrap();
+        let expected = hex::encode(sha2::Sha256::digest(key.as_bytes()));
+        for _ in 0..2 {
+            assert_eq!(
+                KeyHash::of_key(&key).map(|h| h.as_str().to_owned()),
+                Some(expected.clone())
+            );
         }
     }
 

@@ -26,7 +26,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use crate::ports::accounts::{AccountsError, ApiKeyRecord, Customer, SubscriptionStatus, constant_time_eq};
-use crate::ports::accounts::{KeyHash, day_of, has_key_shape};
+use crate::ports::accounts::{KeyHash, day_of};
 pub use crate::ports::accounts::{month_of, next_month_start, next_reset};
 use crate::ports::key_directory::{KeyDirectory, KeyEntry};
 use crate::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
@@ -194,10 +194,7 @@ impl Access {
     pub async fn check_key(&self, presented: Option<&str>, now: DateTime<Utc>) -> Result<KeyEntry, Refusal> {
         let presented = presented.ok_or(Refusal::MissingKey)?;
         // A string that cannot be a key costs no lookup.
-        if !has_key_shape(presented) {
-            return Err(Refusal::InvalidKey);
-        }
-        let hash = KeyHash::of(presented);
+        let hash = KeyHash::of_key(presented).ok_or(Refusal::InvalidKey)?;
         self.check_hash(hash.as_str(), now).await
     }
 
