@@ -183,19 +183,18 @@ impl Table {
     /// The row (or refusal) for `req`, with the path's segments added to
     /// its match info.
     fn find(&self, req: &mut ServiceRequest) -> Found {
-        let (at, segments) = match self.known.get(req.match_info().as_str()) {
-            Some((at, segments)) => (*at, segments.clone()),
-            None => {
-                let Ok(m) = self.router.at(req.match_info().as_str()) else {
-                    return Found::Unknown;
-                };
-                let mut segments = Segments::default();
-                let p = &self.paths[*m.value];
-                for ((slot, name), (_, value)) in segments.iter_mut().zip(&p.names).zip(m.params.iter()) {
-                    *slot = Some((name, interned(value)));
-                }
-                (*m.value, segments)
+        let (at, segments) = if let Some((at, segments)) = self.known.get(req.match_info().as_str()) {
+            (*at, segments.clone())
+        } else {
+            let Ok(m) = self.router.at(req.match_info().as_str()) else {
+                return Found::Unknown;
+            };
+            let mut segments = Segments::default();
+            let p = &self.paths[*m.value];
+            for ((slot, name), (_, value)) in segments.iter_mut().zip(&p.names).zip(m.params.iter()) {
+                *slot = Some((name, interned(value)));
             }
+            (*m.value, segments)
         };
         let p = &self.paths[at];
         let found = match p.rows.iter().find(|&&i| self.rows[i].method == req.method()) {

@@ -50,20 +50,19 @@ fn swagger_file(req: &HttpRequest, name: &str, row: &table::Endpoint) -> Result<
     static FILES: OnceLock<Files> = OnceLock::new();
     let files = FILES.get_or_init(Files::default);
     let held = files.lock().unwrap_or_else(PoisonError::into_inner).get(name).cloned();
-    let rendered = match held {
-        Some(rendered) => rendered,
-        None => {
-            let Some(rendered) = render(name)? else {
-                return Err(ApiError::NotFound(format!("No Swagger UI file {name}")));
-            };
-            // Only names Swagger UI ships get an entry: a few dozen at most.
-            let rendered = Arc::new(rendered);
-            files
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(name.to_owned(), Arc::clone(&rendered));
-            rendered
-        }
+    let rendered = if let Some(rendered) = held {
+        rendered
+    } else {
+        let Some(rendered) = render(name)? else {
+            return Err(ApiError::NotFound(format!("No Swagger UI file {name}")));
+        };
+        // Only names Swagger UI ships get an entry: a few dozen at most.
+        let rendered = Arc::new(rendered);
+        files
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(name.to_owned(), Arc::clone(&rendered));
+        rendered
     };
     Ok(rendered.respond(req, row.cache_control()))
 }
