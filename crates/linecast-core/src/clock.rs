@@ -1,7 +1,10 @@
 //! The clock port. Use cases never read the system clock directly, so demos
 //! and tests can freeze time (`LINECAST_NOW`).
 
-use chrono::{DateTime, Utc};
+use std::cell::Cell;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
 
 /// A source of "now".
 pub trait Clock: Send + Sync {
@@ -14,7 +17,34 @@ pub struct SystemClock;
 
 impl Clock for SystemClock {
     fn now(&self) -> DateTime<Utc> {
-        Utc::now()
+        match SystemTime::now().duration_since(UNIX_EPOCH) {
+            Ok(since) => at_unix(since.as_secs(), since.subsec_nanos()),
+            Err(_) => Utc::now(),
+        }
+    }
+}
+
+/// The instant `secs` and `nanos` after the Unix epoch. Every authenticated
+/// request reads the clock more than once, and chrono's conversion of a
+/// timestamp to a calendar date costs more than reading the clock: each
+/// thread works the date out once per UTC day and adds the time of day.
+fn at_unix(secs: u64, nanos: u32) -> DateTime<Utc> {
+    thread_local! {
+        static DAY: Cell<Option<(u64, NaiveDate)>> = const { Cell::new(None) };
+    }
+    const DAY_SECS: u64 = 86_400;
+    let (day, second) = (secs / DAY_SECS, (secs % DAY_SECS) as u32);
+    let date = DAY.with(|cached| match cached.get() {
+        Some((at, date)) if at == day => Some(date),
+        _ => {
+            let date = DateTime::from_timestamp(i64::try_from(day * DAY_SECS).ok()?, 0)?.date_naive();
+            cached.set(Some((day, date)));
+            Some(date)
+        }
+    });
+    match (date, NaiveTime::from_num_seconds_from_midnight_opt(second, nanos)) {
+        (Some(date), Some(time)) => NaiveDateTime::new(date, time).and_utc(),
+        _ => Utc::now(),
     }
 }
 
@@ -50,5 +80,30 @@ impl ManualClock {
 impl Clock for ManualClock {
     fn now(&self) -> DateTime<Utc> {
         self.0.read().map_or_else(|e| *e.into_inner(), |now| *now)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The per-day shortcut gives what chrono's own conversion gives, across
+    /// day, month, year and leap-day boundaries, whichever day the thread
+    /// saw before.
+    #[test]
+    fn the_system_clock_converts_like_chrono() {
+        let days = [0_u64, 19_782, 19_783, 20_513, 20_514, 47_541, 47_542, 20_416];
+        let moments = [(0_u32, 0_u32), (1, 1), (43_200, 500_000_000), (86_399, 999_999_999)];
+        for _ in 0..2 {
+            for day in days {
+                for (second, nanos) in moments {
+                    let secs = day * 86_400 + u64::from(second);
+                    let expected = DateTime::from_timestamp(i64::try_from(secs).unwrap(), nanos).unwrap();
+                    assert_eq!(at_unix(secs, nanos), expected, "{secs}.{nanos}");
+                }
+            }
+        }
+        let (before, now, after) = (Utc::now(), SystemClock.now(), Utc::now());
+        assert!(before <= now && now <= after, "{before} {now} {after}");
     }
 }
