@@ -79,14 +79,33 @@ struct Table {
     known: foldhash::HashMap<Box<str>, (usize, Segments)>,
 }
 
+/// The path segments whose values are closed sets: each name with its codes.
+fn closed_sets() -> &'static [(&'static str, Vec<&'static str>)] {
+    static SETS: std::sync::OnceLock<Vec<(&'static str, Vec<&'static str>)>> = std::sync::OnceLock::new();
+    SETS.get_or_init(|| {
+        vec![
+            ("sport", Sport::ALL.iter().map(|s| s.code()).collect()),
+            ("model_type", ModelType::ALL.iter().map(|m| m.code()).collect()),
+            ("market", PublicMarket::ALL.iter().map(|m| m.code()).collect()),
+        ]
+    })
+}
+
 /// The codes a segment of this name can take, when they are a closed set.
-fn codes_of(name: &str) -> Option<Vec<&'static str>> {
-    match name {
-        "sport" => Some(Sport::ALL.iter().map(|s| s.code()).collect()),
-        "model_type" => Some(ModelType::ALL.iter().map(|m| m.code()).collect()),
-        "market" => Some(PublicMarket::ALL.iter().map(|m| m.code()).collect()),
-        _ => None,
-    }
+fn codes_of(name: &str) -> Option<&'static [&'static str]> {
+    closed_sets()
+        .iter()
+        .find(|(set, _)| *set == name)
+        .map(|(_, codes)| codes.as_slice())
+}
+
+/// The name of a template segment that is a parameter (`{name}`, or
+/// `{*name}` for a catch-all), `None` for a literal segment.
+fn parameter(segment: &str) -> Option<&str> {
+    segment
+        .strip_prefix('{')
+        .and_then(|s| s.strip_suffix('}'))
+        .map(|s| s.trim_start_matches('*'))
 }
 
 /// Every path `template` makes when each `{name}` segment takes each of
@@ -97,7 +116,7 @@ fn instances(template: &'static str) -> Vec<(String, Segments)> {
     let mut filled = 0;
     for (i, part) in template.split('/').enumerate() {
         let sep = if i == 0 { "" } else { "/" };
-        let Some(name) = part.strip_prefix('{').and_then(|s| s.strip_suffix('}')) else {
+        let Some(name) = parameter(part) else {
             for (path, _) in &mut made {
                 path.push_str(sep);
                 path.push_str(part);
@@ -148,13 +167,7 @@ impl Table {
             index.push(row.path);
             paths.push(PathRows {
                 rows: vec![i],
-                names: row
-                    .path
-                    .split('/')
-                    .filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
-                    // A catch-all (`{*name}`) is reported by its name.
-                    .map(|s| s.trim_start_matches('*'))
-                    .collect(),
+                names: row.path.split('/').filter_map(parameter).collect(),
                 allow: HeaderValue::from_static(""),
                 loosest: row.access,
             });
@@ -212,17 +225,11 @@ impl Table {
 /// A segment's text, without a copy when it is one of the closed sets'
 /// codes (every valid sport, model type and market).
 fn interned(value: &str) -> Cow<'static, str> {
-    let codes = Sport::ALL
+    closed_sets()
         .iter()
-        .map(|s| s.code())
-        .chain(ModelType::ALL.iter().map(|m| m.code()))
-        .chain(PublicMarket::ALL.iter().map(|m| m.code()));
-    for code in codes {
-        if code == value {
-            return Cow::Borrowed(code);
-        }
-    }
-    Cow::Owned(value.to_owned())
+        .flat_map(|(_, codes)| codes.iter())
+        .find(|code| **code == value)
+        .map_or_else(|| Cow::Owned(value.to_owned()), |code| Cow::Borrowed(*code))
 }
 
 /// The table of `routes::table`, built once per process.

@@ -417,14 +417,14 @@ impl KeyHash {
     /// digest; it authorizes nothing by itself, every lookup still goes to
     /// the key directory with the digest.
     pub fn of(full_key: &str) -> Self {
-        Self::remembered(full_key).unwrap_or_else(|| Self::learn(full_key))
+        Self::remembered(full_key).unwrap_or_else(|| Self::learn(full_key, has_key_shape(full_key)))
     }
 
     /// The digest of `presented` when it has a key's shape
     /// ([`has_key_shape`]), `None` otherwise. Only keys of that shape are
     /// remembered, so a remembered one is not checked again.
     pub fn of_key(presented: &str) -> Option<Self> {
-        Self::remembered(presented).or_else(|| has_key_shape(presented).then(|| Self::learn(presented)))
+        Self::remembered(presented).or_else(|| has_key_shape(presented).then(|| Self::learn(presented, true)))
     }
 
     fn remembered(full_key: &str) -> Option<Self> {
@@ -432,10 +432,10 @@ impl KeyHash {
     }
 
     /// Computes the digest, and remembers it when `full_key` has a key's
-    /// shape.
-    fn learn(full_key: &str) -> Self {
+    /// shape (`shaped`, as the caller checked it).
+    fn learn(full_key: &str, shaped: bool) -> Self {
         let hash = Self::digest(full_key);
-        if has_key_shape(full_key) {
+        if shaped {
             SEEN_DIGESTS.with(|seen| {
                 let mut seen = seen.borrow_mut();
                 if seen.len() >= Self::REMEMBERED {
