@@ -46,6 +46,7 @@ curl -s -o "$WORK/body.json.gz" -H 'Accept-Encoding: gzip' -H "X-API-Key: $one" 
 printf '%s\t%s\t%s\n' "$P" "$WORK/body.json" "$WORK/body.json.gz" >"$WORK/manifest.tsv"
 kill $setup; wait $setup 2>/dev/null || true
 
+WORKERS=$(nproc)
 drive() { # port count
   python3 - "$1" "$2" "$ENCODING" "$WORK/keys.txt" "$P" <<'PY'
 import http.client, sys
@@ -71,7 +72,9 @@ count() { # label port binary
   valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$WORK/$label.out" "$bin" >"$WORK/$label.log" 2>&1 &
   pid=$!
   for _ in $(seq 1 300); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.5; done
-  drive "$port" 300
+  # One warm-up connection per worker (connections go to the workers in
+  # turn): each worker's per-thread memos know every key before counting.
+  for _ in $(seq 1 "$WORKERS"); do drive "$port" 300; done
   callgrind_control -i on "$pid" >/dev/null
   drive "$port" "$N"
   callgrind_control -d "$pid" >/dev/null

@@ -207,9 +207,14 @@ pub async fn request_context(
             );
         });
     }
+    // No handler names the request id, and a page may say nosniff itself:
+    // appended, not inserted (which would also look for a value to remove
+    // and hand it back).
     let headers = res.headers_mut();
-    headers.insert(X_REQUEST_ID, request_id);
-    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.append(X_REQUEST_ID, request_id);
+    if !headers.contains_key(X_CONTENT_TYPE_OPTIONS) {
+        headers.append(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    }
     Ok(res)
 }
 

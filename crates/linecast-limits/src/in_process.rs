@@ -90,6 +90,19 @@ impl InProcessLimiter {
         }
     }
 
+    /// One request against a loaded month count `used`, under its slot's
+    /// lock: counted and buffered while under `limit`, else refused.
+    fn count(&self, customer_id: i64, day: Day, limit: u64, used: &mut u64) -> MonthDecision {
+        if *used >= limit {
+            return MonthDecision::Exhausted { used: *used };
+        }
+        *used += 1;
+        // Buffered under the slot lock, so a slot is never retired
+        // between counting and buffering.
+        self.buffer.record(customer_id, day, 1);
+        MonthDecision::Counted { used: *used }
+    }
+
     /// Drops slots of months older than the newest one seen, once all their
     /// counts are persisted, so memory does not grow month after month.
     /// Must run while the caller holds the flush lock with the buffer just
@@ -124,18 +137,37 @@ impl Limiter for InProcessLimiter {
     }
 
     async fn try_count_month(&self, customer_id: i64, day: Day, limit: u64) -> Result<MonthDecision, LimitsError> {
-        let month = month_of_day(day);
-        self.with_month(customer_id, month, |used| {
-            if *used >= limit {
-                return MonthDecision::Exhausted { used: *used };
-            }
-            *used += 1;
-            // Buffered under the slot lock, so a slot is never retired
-            // between counting and buffering.
-            self.buffer.record(customer_id, day, 1);
-            MonthDecision::Counted { used: *used }
+        self.with_month(customer_id, month_of_day(day), |used| {
+            self.count(customer_id, day, limit, used)
         })
         .await
+    }
+
+    fn check_rate_at_once(
+        &self,
+        key_id: i64,
+        rate: Rate,
+        now: DateTime<Utc>,
+    ) -> Option<Result<RateDecision, LimitsError>> {
+        Some(Ok(self.rates.check(key_id, rate, now)))
+    }
+
+    /// Counts at once when the month is loaded and its lock is free (the
+    /// usual request); otherwise counts nothing, for `try_count_month` to
+    /// wait for the lock or the load.
+    fn try_count_month_at_once(
+        &self,
+        customer_id: i64,
+        day: Day,
+        limit: u64,
+    ) -> Option<Result<MonthDecision, LimitsError>> {
+        let slot = self.slot(customer_id, month_of_day(day));
+        let mut state = slot.state.try_lock().ok()?;
+        if state.retired {
+            return None;
+        }
+        let used = state.used.as_mut()?;
+        Some(Ok(self.count(customer_id, day, limit, used)))
     }
 
     async fn month_usage(&self, customer_id: i64, month: Month) -> Result<u64, LimitsError> {

@@ -149,13 +149,19 @@ impl KeyCache {
     /// The key and its customer, whatever the key's state. Database errors
     /// are returned (and not cached) so the caller answers 503, never 401.
     pub async fn lookup(&self, key_hash: &str) -> Result<Entry, AccountsError> {
-        if let Some(hit) = self.front_get(key_hash) {
-            crate::metrics::key_cache("hit");
+        if let Some(hit) = self.held(key_hash) {
             return Ok(hit);
         }
         // Boxed: the read-through is a large future, and a hit (the usual
         // case) should neither allocate nor move it.
         Box::pin(self.read_through(key_hash)).await
+    }
+
+    /// A hit of the front map (counted as a hit), answered without waiting.
+    pub fn held(&self, key_hash: &str) -> Option<Entry> {
+        let hit = self.front_get(key_hash)?;
+        crate::metrics::key_cache("hit");
+        Some(hit)
     }
 
     /// A miss of the front map: one database read for concurrent misses of
@@ -215,6 +221,10 @@ impl KeyCache {
 impl KeyDirectory for KeyCache {
     async fn lookup(&self, key_hash: &str) -> Result<Entry, AccountsError> {
         KeyCache::lookup(self, key_hash).await
+    }
+
+    fn held(&self, key_hash: &str) -> Option<Entry> {
+        KeyCache::held(self, key_hash)
     }
 
     async fn forget(&self, key_hash: &str) {

@@ -21,6 +21,7 @@ use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
 use chrono::{DateTime, Utc};
 use linecast_core::Clock;
 use linecast_core::Rate;
+use linecast_core::ports::accounts::first_day;
 use linecast_core::services::access::{Access as Decide, Bucket, Refusal};
 use linecast_core::services::events::StreamSlots;
 use linecast_core::services::slots::{Slot, Slots};
@@ -28,7 +29,7 @@ use linecast_core::services::slots::{Slot, Slots};
 use super::address_limiter::{AddressDecision, AddressLimiter};
 use super::cache::KeyCache;
 use super::client_address::{ClientAddresses, ClientKey};
-use super::{Policy, next_reset};
+use super::{Policy, month_of, next_reset};
 use crate::endpoint::{Access, Hold};
 use crate::error::ApiError;
 
@@ -174,10 +175,11 @@ where
     }
     // The key may borrow from the request, which moves on below.
     drop(presented);
-    let now = gate.clock.now();
+    // The reset is that of the month the request was counted in.
+    let now = ctx.at;
     let limit = ctx.customer().monthly_limit;
     let remaining = limit.saturating_sub(ctx.month_used);
-    let reset = next_reset(now);
+    let (reset, reset_in_secs) = month_reset(now);
     let bucket = ctx.bucket;
     if hand_caller {
         req.extensions_mut().insert(ctx);
@@ -185,21 +187,26 @@ where
     let mut res = call(req).await?;
     let monthly = Monthly {
         remaining,
-        reset_in_secs: seconds_until(reset, now),
+        reset_in_secs,
     };
     // What a plan or a month fixes (limit, policy, reset) is written once
-    // and shared; only the remaining counts are written per request.
+    // and shared; only the remaining counts are written per request, each
+    // in one allocation of its length. No handler sets these names, so
+    // they are appended (`insert` would also look for a value to remove
+    // and hand it back).
     let headers = res.headers_mut();
     let plan = plan_values(access.rate(), limit);
-    headers.insert(X_RATELIMIT_LIMIT, plan.limit);
-    headers.insert(X_RATELIMIT_REMAINING, HeaderValue::from(remaining));
-    headers.insert(X_RATELIMIT_RESET, reset_value(reset.timestamp()));
-    headers.insert(X_RATELIMIT_TIER, HeaderValue::from_static("ai"));
-    if let Some(policy) = plan.policy {
-        headers.insert(RATELIMIT_POLICY, policy);
+    headers.append(X_RATELIMIT_LIMIT, plan.limit);
+    if let Ok(v) = HeaderValue::from_bytes(itoa::Buffer::new().format(remaining).as_bytes()) {
+        headers.append(X_RATELIMIT_REMAINING, v);
     }
-    if let Ok(v) = HeaderValue::from_maybe_shared(bytes::Bytes::from(state_header(Some(bucket), Some(monthly)))) {
-        headers.insert(RATELIMIT, v);
+    headers.append(X_RATELIMIT_RESET, reset);
+    headers.append(X_RATELIMIT_TIER, HeaderValue::from_static("ai"));
+    if let Some(policy) = plan.policy {
+        headers.append(RATELIMIT_POLICY, policy);
+    }
+    if let Ok(v) = HeaderValue::from_bytes(state_header(Some(bucket), Some(monthly)).as_bytes()) {
+        headers.append(RATELIMIT, v);
     }
     Ok(res)
 }
@@ -245,21 +252,35 @@ fn plan_values(rate: Rate, limit: u64) -> PlanValues {
     values
 }
 
-/// `X-RateLimit-Reset` (the Unix time the month ends): one value for a
-/// whole month, written once per month.
-fn reset_value(reset: i64) -> HeaderValue {
-    static LAST: std::sync::RwLock<Option<(i64, HeaderValue)>> = std::sync::RwLock::new(None);
-    if let Ok(last) = LAST.read()
-        && let Some((at, value)) = last.as_ref()
-        && *at == reset
-    {
-        return value.clone();
+/// The quota month of `now` as the headers say it: `X-RateLimit-Reset`
+/// (the Unix second the month ends, the instant `next_reset` names) and
+/// the whole seconds left until then. Each thread remembers the month it
+/// saw last with its header value, so the calendar is worked out and the
+/// value written once per month and thread.
+fn month_reset(now: DateTime<Utc>) -> (HeaderValue, u64) {
+    thread_local! {
+        /// The month seen last: its first and its end second, and the value.
+        static MONTH: std::cell::RefCell<Option<(i64, i64, HeaderValue)>> = const { std::cell::RefCell::new(None) };
     }
-    let value = HeaderValue::from(reset);
-    if let Ok(mut last) = LAST.write() {
-        *last = Some((reset, value.clone()));
-    }
-    value
+    let at = now.timestamp();
+    // Whole seconds, as a difference of instants truncates them: one fewer
+    // while a second is under way.
+    let left = |end: i64| u64::try_from(end - at - i64::from(now.timestamp_subsec_nanos() > 0)).unwrap_or(0);
+    MONTH.with(|memo| {
+        if let Some((start, end, value)) = memo.borrow().as_ref()
+            && *start <= at
+            && at < *end
+        {
+            return (value.clone(), left(*end));
+        }
+        let end = next_reset(now).timestamp();
+        let start = first_day(month_of(now))
+            .and_then(|day| day.and_hms_opt(0, 0, 0))
+            .map_or(at, |midnight| midnight.and_utc().timestamp());
+        let value = HeaderValue::from(end);
+        *memo.borrow_mut() = Some((start, end, value.clone()));
+        (value, left(end))
+    })
 }
 
 fn insert(headers: &mut HeaderMap, values: impl IntoIterator<Item = (&'static str, String)>) {
@@ -268,10 +289,6 @@ fn insert(headers: &mut HeaderMap, values: impl IntoIterator<Item = (&'static st
             headers.insert(HeaderName::from_static(name), v);
         }
     }
-}
-
-fn seconds_until(then: DateTime<Utc>, now: DateTime<Utc>) -> u64 {
-    u64::try_from((then - now).num_seconds()).unwrap_or(0)
 }
 
 /// The standard headers of a 429: what is known of each limit at refusal.
@@ -287,7 +304,9 @@ fn refusal_headers(refused: &Refusal, rate: Rate, now: DateTime<Utc>) -> Vec<(&'
                         full_in_secs: retry_after_secs,
                     }),
                     None,
-                ),
+                )
+                .as_str()
+                .to_owned(),
             ),
         ],
         Refusal::QuotaExhausted { limit, .. } => vec![
@@ -298,9 +317,11 @@ fn refusal_headers(refused: &Refusal, rate: Rate, now: DateTime<Utc>) -> Vec<(&'
                     None,
                     Some(Monthly {
                         remaining: 0,
-                        reset_in_secs: seconds_until(next_reset(now), now),
+                        reset_in_secs: month_reset(now).1,
                     }),
-                ),
+                )
+                .as_str()
+                .to_owned(),
             ),
         ],
         // Refused before any limit was consulted.
@@ -329,11 +350,12 @@ fn policy_header(rate: Rate, monthly_limit: Option<u64>) -> String {
 
 /// `RateLimit`: remaining calls (`r`) and seconds until refilled or reset
 /// (`t`) of each limit known at this response.
-fn state_header(bucket: Option<Bucket>, monthly: Option<Monthly>) -> String {
-    // Numbers through `itoa`: the formatter costs more than the rest of
-    // the header on every limited response.
+fn state_header(bucket: Option<Bucket>, monthly: Option<Monthly>) -> StateLine {
+    // Numbers through `itoa`, into a buffer on the stack: the formatter and
+    // a heap string cost more than the rest of the header on every limited
+    // response.
     let mut digits = itoa::Buffer::new();
-    let mut out = String::with_capacity(64);
+    let mut out = StateLine::default();
     if let Some(b) = bucket {
         out.push_str("\"burst\";r=");
         out.push_str(digits.format(b.remaining));
@@ -350,6 +372,41 @@ fn state_header(bucket: Option<Bucket>, monthly: Option<Monthly>) -> String {
         out.push_str(digits.format(m.reset_in_secs));
     }
     out
+}
+
+/// A `RateLimit` value, written on the stack. Its longest form (both
+/// limits, every number at its type's maximum) is 100 bytes.
+struct StateLine {
+    buf: [u8; 128],
+    len: usize,
+}
+
+impl Default for StateLine {
+    fn default() -> Self {
+        Self { buf: [0; 128], len: 0 }
+    }
+}
+
+impl StateLine {
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn push_str(&mut self, s: &str) {
+        if let Some(dst) = self.buf.get_mut(self.len..self.len + s.len()) {
+            dst.copy_from_slice(s.as_bytes());
+            self.len += s.len();
+        }
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        self.buf.get(..self.len).unwrap_or_default()
+    }
+
+    /// The line as text (only ASCII is ever pushed).
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(self.as_bytes()).unwrap_or_default()
+    }
 }
 
 #[cfg(test)]
@@ -377,7 +434,8 @@ mod tests {
                     remaining: 199_873,
                     reset_in_secs: 691_200
                 })
-            ),
+            )
+            .as_str(),
             r#""burst";r=99;t=1, "monthly";r=199873;t=691200"#
         );
         assert_eq!(
@@ -387,8 +445,30 @@ mod tests {
                     remaining: 0,
                     reset_in_secs: 10
                 })
-            ),
+            )
+            .as_str(),
             r#""monthly";r=0;t=10"#
+        );
+        // The longest value fits the buffer whole.
+        let longest = state_header(
+            Some(Bucket {
+                remaining: u32::MAX,
+                full_in_secs: u64::MAX,
+            }),
+            Some(Monthly {
+                remaining: u64::MAX,
+                reset_in_secs: u64::MAX,
+            }),
+        );
+        assert_eq!(
+            longest.as_str(),
+            format!(
+                "\"burst\";r={};t={}, \"monthly\";r={};t={}",
+                u32::MAX,
+                u64::MAX,
+                u64::MAX,
+                u64::MAX
+            )
         );
     }
 
@@ -417,12 +497,34 @@ mod tests {
             plan_values(other, 1_000).policy.unwrap().to_str().unwrap(),
             r#""burst";q=10;w=1, "monthly";q=1000;w=2592000"#
         );
-        for (reset, text) in [
-            (1_798_761_600, "1798761600"),
-            (1_801_440_000, "1801440000"),
-            (1_798_761_600, "1798761600"),
-        ] {
-            assert_eq!(reset_value(reset).to_str().unwrap(), text);
+    }
+
+    /// The reset and the seconds left follow the calendar, whichever month
+    /// the thread saw before: the end of each instant's UTC month, and the
+    /// whole seconds until it as chrono counts them.
+    #[test]
+    fn the_month_reset_is_the_end_of_the_month_of_each_instant() {
+        use chrono::{Datelike, TimeZone};
+        let instants = [
+            Utc.with_ymd_and_hms(2026, 11, 30, 23, 59, 59).unwrap(),
+            Utc.with_ymd_and_hms(2026, 12, 1, 0, 0, 0).unwrap(),
+            Utc.with_ymd_and_hms(2026, 11, 1, 0, 0, 0).unwrap() + chrono::TimeDelta::milliseconds(1),
+            Utc.with_ymd_and_hms(2026, 12, 31, 23, 59, 59).unwrap() + chrono::TimeDelta::milliseconds(999),
+            Utc.with_ymd_and_hms(2027, 1, 1, 0, 0, 0).unwrap(),
+            Utc.with_ymd_and_hms(2028, 2, 29, 12, 0, 0).unwrap() + chrono::TimeDelta::microseconds(1),
+            Utc.with_ymd_and_hms(2026, 11, 15, 8, 0, 0).unwrap(),
+        ];
+        // Twice over, so each month is asked both fresh and remembered.
+        for now in instants.iter().chain(instants.iter()) {
+            let (year, month) = if now.month() == 12 {
+                (now.year() + 1, 1)
+            } else {
+                (now.year(), now.month() + 1)
+            };
+            let end = Utc.with_ymd_and_hms(year, month, 1, 0, 0, 0).unwrap();
+            let (value, left) = month_reset(*now);
+            assert_eq!(value.to_str().unwrap(), end.timestamp().to_string(), "{now}");
+            assert_eq!(left, (end - *now).num_seconds() as u64, "{now}");
         }
     }
 }

@@ -291,25 +291,24 @@ impl Rendered {
         // Room for every header this response gets on its way out (these,
         // the access gate's six and telemetry's two), so the map is sized
         // once instead of growing and rehashing twice.
+        // The response is new, so the usual names are appended (`insert`
+        // would also look for a value to remove and hand it back); the
+        // body's own headers, which could name one of them, replace.
         headers.reserve(16);
-        headers.insert(ETAG, self.etag(coding).clone());
-        headers.insert(VARY, VARY_ACCEPT_ENCODING);
-        headers.insert(CACHE_CONTROL, cache_control_value(cache_control));
-        for (name, value) in &self.headers {
-            headers.insert(name.clone(), value.clone());
-        }
+        headers.append(ETAG, self.etag(coding).clone());
+        headers.append(VARY, VARY_ACCEPT_ENCODING);
+        headers.append(CACHE_CONTROL, cache_control_value(cache_control));
         if !not_modified {
-            headers.insert(CONTENT_TYPE, self.content_type.clone());
+            headers.append(CONTENT_TYPE, self.content_type.clone());
             // Identity is no content coding: said by leaving the header out.
             match coding {
                 Coding::Identity => {}
-                Coding::Gzip => {
-                    headers.insert(CONTENT_ENCODING, GZIP);
-                }
-                Coding::Brotli => {
-                    headers.insert(CONTENT_ENCODING, BR);
-                }
+                Coding::Gzip => headers.append(CONTENT_ENCODING, GZIP),
+                Coding::Brotli => headers.append(CONTENT_ENCODING, BR),
             }
+        }
+        for (name, value) in &self.headers {
+            headers.insert(name.clone(), value.clone());
         }
         res
     }

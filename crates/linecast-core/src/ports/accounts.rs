@@ -403,8 +403,8 @@ pub struct KeyHash([u8; 64]);
 
 thread_local! {
     /// The digests of the keys this thread saw last (see [`KeyHash::of`]).
-    static SEEN_DIGESTS: std::cell::RefCell<std::collections::HashMap<Box<str>, KeyHash>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
+    static SEEN_DIGESTS: std::cell::RefCell<foldhash::HashMap<Box<str>, KeyHash>> =
+        std::cell::RefCell::new(foldhash::HashMap::default());
 }
 
 impl KeyHash {
@@ -412,8 +412,9 @@ impl KeyHash {
     /// so each worker thread remembers the digests of the keys it saw last
     /// (at most [`Self::REMEMBERED`], then it starts over): a key in use is
     /// hashed once per thread, not on every request. The map is keyed by
-    /// the full key and compared exactly (std's SipHash, randomly seeded:
-    /// no client chooses its layout), so it can never answer another key's
+    /// the full key and compared exactly (foldhash, randomly seeded per
+    /// process: no client can aim keys at one bucket without the seed, and
+    /// the map holds at most `REMEMBERED`), so it can never answer another key's
     /// digest; it authorizes nothing by itself, every lookup still goes to
     /// the key directory with the digest.
     pub fn of(full_key: &str) -> Self {

@@ -18,6 +18,15 @@ pub trait KeyDirectory: Send + Sync {
     /// key has that hash. A database failure is an error, never `None`.
     async fn lookup(&self, key_hash: &str) -> Result<Option<KeyEntry>, AccountsError>;
 
+    /// What [`KeyDirectory::lookup`] would answer, when the directory holds
+    /// it and can say so without waiting (a cache hit): `Some(entry)`, with
+    /// `entry` as `lookup` gives it. `None` means nothing is held: ask
+    /// `lookup`. The request path asks this first, so a hit costs no
+    /// boxed future.
+    fn held(&self, _key_hash: &str) -> Option<Option<KeyEntry>> {
+        None
+    }
+
     /// Drops what is known of `key_hash` (after a rename or a revoke), so
     /// the next request with that key is looked up again.
     async fn forget(&self, key_hash: &str);

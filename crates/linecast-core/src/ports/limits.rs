@@ -84,6 +84,33 @@ pub trait Limiter: Send + Sync {
     /// batch. A refused request is not counted.
     async fn try_count_month(&self, customer_id: i64, day: Day, limit: u64) -> Result<MonthDecision, LimitsError>;
 
+    /// [`Limiter::check_rate`], answered without waiting by a limiter that
+    /// holds the bucket itself (in process). `None` means it cannot: ask
+    /// `check_rate`. When `Some`, the call was taken or refused exactly as
+    /// `check_rate` would have, so the caller must not ask again.
+    fn check_rate_at_once(
+        &self,
+        _key_id: i64,
+        _rate: Rate,
+        _now: DateTime<Utc>,
+    ) -> Option<Result<RateDecision, LimitsError>> {
+        None
+    }
+
+    /// [`Limiter::try_count_month`], answered without waiting when the
+    /// month's count is loaded and nobody else is counting it. `None`
+    /// means nothing was counted: ask `try_count_month`. When `Some`, the
+    /// request was counted (or refused) exactly as `try_count_month` would
+    /// have, so the caller must not ask again.
+    fn try_count_month_at_once(
+        &self,
+        _customer_id: i64,
+        _day: Day,
+        _limit: u64,
+    ) -> Option<Result<MonthDecision, LimitsError>> {
+        None
+    }
+
     /// The month's count as `/me/usage` shows it: persisted plus counted but
     /// not yet flushed.
     async fn month_usage(&self, customer_id: i64, month: Month) -> Result<u64, LimitsError>;

@@ -67,6 +67,9 @@ pub struct Grant {
     pub entry: KeyEntry,
     /// Requests counted this month, this one included.
     pub month_used: u64,
+    /// The data clock's reading the request was decided at: the month it
+    /// was counted in is the month of this instant.
+    pub at: DateTime<Utc>,
     /// The key's rate bucket after this request.
     pub bucket: Bucket,
 }
@@ -201,7 +204,11 @@ impl Access {
     /// [`Access::check_key`] for a key known by its hash (a portal session
     /// remembers the hash of the key it was started with).
     pub async fn check_hash(&self, hash: &str, now: DateTime<Utc>) -> Result<KeyEntry, Refusal> {
-        let entry = self.keys.lookup(hash).await?.ok_or(Refusal::InvalidKey)?;
+        let entry = match self.keys.held(hash) {
+            Some(held) => held,
+            None => self.keys.lookup(hash).await?,
+        }
+        .ok_or(Refusal::InvalidKey)?;
         let (key, customer) = (&entry.0, &entry.1);
         // The lookup is by hash; compare again in constant time so a cache or
         // index quirk can never admit a different key.
@@ -255,10 +262,12 @@ impl Access {
             });
         }
         let unavailable = |e: LimitsError| Refusal::Unavailable { cause: e.to_string() };
-        let bucket = match self
-            .limiter
-            .check_rate(key.id, self.rate, self.rate_clock.now())
-            .await
+        let rate_now = self.rate_clock.now();
+        let rate = match self.limiter.check_rate_at_once(key.id, self.rate, rate_now) {
+            Some(decided) => decided,
+            None => self.limiter.check_rate(key.id, self.rate, rate_now).await,
+        };
+        let bucket = match rate
             .inspect_err(|_| (self.observer)("second", "error"))
             .map_err(unavailable)?
         {
@@ -281,12 +290,13 @@ impl Access {
             crate::services::slots::NoSlot::Full(full) => Refusal::Busy(full),
             crate::services::slots::NoSlot::Unavailable(e) => unavailable(e),
         })?;
-        let month = self
-            .limiter
-            .try_count_month(customer.customer_id, day_of(now), customer.monthly_limit)
-            .await
-            .inspect_err(|_| (self.observer)("month", "error"))
-            .map_err(unavailable)?;
+        let (customer_id, day, limit) = (customer.customer_id, day_of(now), customer.monthly_limit);
+        let month = match self.limiter.try_count_month_at_once(customer_id, day, limit) {
+            Some(counted) => counted,
+            None => self.limiter.try_count_month(customer_id, day, limit).await,
+        }
+        .inspect_err(|_| (self.observer)("month", "error"))
+        .map_err(unavailable)?;
         let month_used = match month {
             MonthDecision::Counted { used } => used,
             MonthDecision::Exhausted { .. } => {
@@ -315,6 +325,7 @@ impl Access {
             Grant {
                 entry: Arc::clone(&entry),
                 month_used,
+                at: now,
                 bucket,
             },
             admitted,
@@ -739,6 +750,76 @@ mod tests {
             Refusal::InvalidKey
         );
         assert_eq!(directory.1.load(std::sync::atomic::Ordering::SeqCst), 1);
+    }
+
+    /// Holds fixed answers by hash; counts the lookups that reach it.
+    struct Holding(
+        std::collections::HashMap<String, Option<KeyEntry>>,
+        Arc<MemoryAccounts>,
+        std::sync::atomic::AtomicUsize,
+    );
+
+    #[async_trait]
+    impl KeyDirectory for Holding {
+        async fn lookup(&self, key_hash: &str) -> Result<Option<KeyEntry>, AccountsError> {
+            self.2.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Ok(self.1.find_key_by_hash(key_hash).await?.map(Arc::new))
+        }
+
+        fn held(&self, key_hash: &str) -> Option<Option<KeyEntry>> {
+            self.0.get(key_hash).cloned()
+        }
+
+        async fn forget(&self, _key_hash: &str) {}
+    }
+
+    /// What a directory holds is answered without a lookup and decided as a
+    /// looked-up entry is: a held key is admitted and counted, a held
+    /// unknown or revoked one refused; a hash it does not hold is looked up.
+    #[tokio::test]
+    async fn a_held_entry_is_decided_without_a_lookup_as_a_looked_up_one_is() {
+        let w = world();
+        let (_, good) = customer_with_key(&w, "ai", SubscriptionStatus::Active, 10).await;
+        let (customer, revoked) = customer_with_key(&w, "data", SubscriptionStatus::Active, 10).await;
+        let record = w.accounts.list_keys(customer.customer_id).await.unwrap().remove(0);
+        w.accounts.revoke_key(record.id, now()).await.unwrap();
+        let (_, not_held) = customer_with_key(&w, "basic", SubscriptionStatus::Active, 10).await;
+        let unknown = format!("sk_service_{}", "b".repeat(40));
+        let mut held = std::collections::HashMap::new();
+        for key in [&good, &revoked] {
+            let hash = crate::ports::accounts::hash_key(key);
+            let entry = w.accounts.find_key_by_hash(&hash).await.unwrap().map(Arc::new);
+            assert!(entry.is_some());
+            held.insert(hash, entry);
+        }
+        held.insert(crate::ports::accounts::hash_key(&unknown), None);
+        let directory = Arc::new(Holding(
+            held,
+            Arc::clone(&w.accounts),
+            std::sync::atomic::AtomicUsize::default(),
+        ));
+        let clock: Arc<dyn Clock> = Arc::new(FixedClock(now()));
+        let access = Access::new(
+            directory.clone(),
+            w.limiter.clone(),
+            key_rate(DEFAULT_BURST),
+            Arc::clone(&clock),
+            clock,
+            Arc::new(UsageHealth::new(Duration::from_hours(1))),
+            Arc::new(|_, _| {}),
+        );
+        let lookups = || directory.2.load(std::sync::atomic::Ordering::SeqCst);
+        let grant = access.authenticate(Some(&good), Policy::AnyKey).await.unwrap();
+        assert_eq!(grant.month_used, 1);
+        for refused in [&revoked, &unknown] {
+            assert_eq!(
+                access.authenticate(Some(refused), Policy::AnyKey).await.unwrap_err(),
+                Refusal::InvalidKey
+            );
+        }
+        assert_eq!(lookups(), 0);
+        access.authenticate(Some(&not_held), Policy::AnyKey).await.unwrap();
+        assert_eq!(lookups(), 1);
     }
 
     #[test]

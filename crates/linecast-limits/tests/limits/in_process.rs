@@ -55,6 +55,75 @@ async fn with_a_limit_of_100_exactly_100_of_500_concurrent_attempts_are_counted(
     assert_eq!(meter.persisted(7, MONTH), 100);
 }
 
+/// As a request counts: at once when the month is loaded and free, else
+/// by waiting. Returns the decision and whether it was made at once.
+async fn count_as_a_request(limiter: &InProcessLimiter, customer_id: i64, limit: u64) -> (MonthDecision, bool) {
+    match limiter.try_count_month_at_once(customer_id, DAY, limit) {
+        Some(decided) => (decided.unwrap(), true),
+        None => (limiter.try_count_month(customer_id, DAY, limit).await.unwrap(), false),
+    }
+}
+
+/// Counting at once is the same count as counting by waiting: 64 tasks of
+/// 40 requests, each asking at once first, get every position exactly
+/// once, a limit of 100 admits exactly 100 of them, and the flush carries
+/// the same total. Both ways were taken.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn counting_at_once_and_counting_by_waiting_make_one_exact_count() {
+    for (limit, expected) in [(HIGH_LIMIT, 2560), (100, 100)] {
+        let meter = Arc::new(MemoryAccounts::new());
+        let limiter = limiter(&meter);
+        // Not loaded yet: nothing can be counted at once, and nothing is.
+        assert!(limiter.try_count_month_at_once(7, DAY, limit).is_none());
+        let mut handles = Vec::new();
+        for _ in 0..64 {
+            let limiter = Arc::clone(&limiter);
+            handles.push(tokio::spawn(async move {
+                let mut out = Vec::new();
+                for _ in 0..40 {
+                    out.push(count_as_a_request(&limiter, 7, limit).await);
+                    tokio::task::yield_now().await;
+                }
+                out
+            }));
+        }
+        let mut decisions = Vec::new();
+        for h in handles {
+            decisions.extend(h.await.unwrap());
+        }
+        let at_once = decisions.iter().filter(|(_, at_once)| *at_once).count();
+        assert!(
+            at_once > 0 && at_once < decisions.len(),
+            "both ways taken: {at_once} at once"
+        );
+        let decisions: Vec<MonthDecision> = decisions.into_iter().map(|(d, _)| d).collect();
+        assert_eq!(counted_values(&decisions), (1..=expected).collect::<Vec<_>>());
+        assert_eq!(limiter.month_usage(7, MONTH).await.unwrap(), expected);
+        limiter.flush().await.unwrap();
+        assert_eq!(meter.persisted(7, MONTH), expected);
+        assert_eq!(meter.persisted_day(7, DAY), expected);
+    }
+}
+
+/// The rate bucket answered at once is the same bucket: of 160 calls at one
+/// instant, asked at once or by waiting in turn, exactly the burst passes.
+#[tokio::test]
+async fn the_rate_bucket_answered_at_once_is_the_same_bucket() {
+    let limiter = limiter(&Arc::new(MemoryAccounts::new()));
+    let mut admitted = 0;
+    for i in 0..160 {
+        let decision = if i % 2 == 0 {
+            limiter.check_rate_at_once(3, RATE, at(20)).unwrap().unwrap()
+        } else {
+            limiter.check_rate(3, RATE, at(20)).await.unwrap()
+        };
+        if let RateDecision::Allowed { .. } = decision {
+            admitted += 1;
+        }
+    }
+    assert_eq!(admitted, 100);
+}
+
 /// Requests counted on different days reach each day's counter and the
 /// day's month through the write-behind: the days of a month sum to it.
 #[tokio::test]
