@@ -71,7 +71,9 @@ API=${API_BINARY:-$TARGET/$PROFILE/linecast-api}
 ADMIN=$TARGET/$PROFILE/linecast-admin
 BARE=$TARGET/$PROFILE/examples/bare
 WORK=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$WORK"' EXIT
+# Waits for the servers to exit (a graceful shutdown takes a moment), so a
+# run started right after this one finds its ports free.
+trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"' EXIT
 export LINECAST_VAR_DIR="$WORK/var" LINECAST_NOW="$NOW" RUST_LOG=warn LINECAST_PUBLIC_RATE=0
 DB="sqlite://$WORK/var/linecast.db?mode=rwc"
 declare -A PID
@@ -82,8 +84,19 @@ fail() {
   exit 1
 }
 
+# A server still answering on the port (another run's, shutting down)
+# would answer for the one started here.
+port_free() { # port
+  for _ in $(seq 1 300); do
+    curl -s -o /dev/null "http://127.0.0.1:$1/" || return 0
+    sleep 0.2
+  done
+  fail "port $1 is still answering: another server holds it"
+}
+
 start() { # port, extra env...
   local port=$1; shift
+  port_free "$port"
   env LINECAST_BIND=127.0.0.1:$port "$@" taskset -c 0 "$API" >"$WORK/server-$port.log" 2>&1 &
   PID[$port]=$!
   for _ in $(seq 1 600); do
@@ -96,6 +109,7 @@ start() { # port, extra env...
 
 start_bare() { # port, extra env...
   local port=$1; shift
+  port_free "$port"
   env BARE_MANIFEST="$WORK/manifest.tsv" BARE_BIND=127.0.0.1:$port "$@" taskset -c 0 "$BARE" >"$WORK/server-$port.log" 2>&1 &
   PID[$port]=$!
   for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && return 0; sleep 0.1; done
@@ -128,7 +142,8 @@ IFS=, read -r -a path_list <<<"$PATHS"
 etags_identity=() etags_gzip=()
 for i in "${!path_list[@]}"; do
   p=${path_list[$i]}
-  code=$(curl -s -o "$WORK/body-$i.json" -w '%{http_code}' -H "X-API-Key: $one" "http://127.0.0.1:$PORT_AUTH$p")
+  code=$(curl -s -o "$WORK/body-$i.json" -w '%{http_code}' -H "X-API-Key: $one" "http://127.0.0.1:$PORT_AUTH$p") \
+    || fail "GET $p: no answer (curl exit $?)"
   [ "$code" = 200 ] || fail "GET $p answered $code"
   # The gzip bytes linecast serves, so the bare server's gzip run sends the
   # very same bytes.
@@ -165,7 +180,12 @@ measure() { # label port encoding [if-none-match list]
   RPS[$label]=$(echo "$result" | sed -n 's/.*rps=\([0-9.]*\).*/\1/p')
   local secs
   secs=$(echo "$result" | sed -n 's/.*duration_s=\([0-9.]*\).*/\1/p')
-  wrk_cpu=$(awk '{print $1 + $2}' "$WORK/time-$label.txt")
+  # The last line is `time`'s; anything before it is wrk's own stderr.
+  if [ "$(wc -l <"$WORK/time-$label.txt")" -gt 1 ]; then
+    echo "$label: wrk said on stderr:" >&2
+    head -n -1 "$WORK/time-$label.txt" | head -5 >&2
+  fi
+  wrk_cpu=$(tail -n 1 "$WORK/time-$label.txt" | awk '{print $1 + $2}')
   SCPU[$label]=$(python3 -c "print(round(($after - $before) / $CLK_TCK / $secs, 3))")
   WCPU[$label]=$(python3 -c "print(round($wrk_cpu / $secs, 3))")
   # Requests per second of server CPU: the server's capacity even when wrk,
@@ -181,7 +201,8 @@ measure() { # label port encoding [if-none-match list]
   [ "$errors" = 0 ] || fail "$label: $errors socket errors"
   case $label in
     bare*) [ "$non2xx" = 0 ] || fail "$label: $non2xx responses >= 400 from the bare server" ;;
-    *) [ "$non2xx" = 0 ] || echo "  $label: $non2xx responses >= 400 (429 from the per-key limit at $(python3 -c "print(round(${RPS[$label]}/$KEYS, 1))") req/s per key; raise KEYS)" ;;
+    # On stderr: the paired rounds' own lines are not shown.
+    *) [ "$non2xx" = 0 ] || echo "  $label: $non2xx responses >= 400 (429 from the per-key limit at $(python3 -c "print(round(${RPS[$label]}/$KEYS, 1))") req/s per key; raise KEYS)" >&2 ;;
   esac
 }
 
