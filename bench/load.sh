@@ -21,7 +21,7 @@
 # Environment:
 #   PROFILE=dist|release|debug  build profile (default dist, the fully optimised one; debug only proves
 #                          the script works: CI's shortened run)
-#   KEYS=3000              API keys to rotate through (the per-key limit is
+#   KEYS=4000              API keys to rotate through (the per-key limit is
 #                          50/s sustained, bursts of 100: keep KEYS above
 #                          req/s / 40 or the auth run measures 429s)
 #   WARM=2                 seconds of warm-up before each run; the warm-up
