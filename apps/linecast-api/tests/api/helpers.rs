@@ -381,3 +381,11 @@ pub fn http_client() -> reqwest::ClientBuilder {
     linecast_tls::install();
     reqwest::Client::builder()
 }
+
+/// The bytes a gzip body inflates to.
+pub fn gunzip(body: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(body).read_to_end(&mut out).unwrap();
+    out
+}

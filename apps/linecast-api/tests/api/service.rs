@@ -81,7 +81,6 @@ async fn responses_are_compressed_when_the_client_asks() {
 /// leaving `Content-Encoding` out.
 #[tokio::test]
 async fn every_kind_of_body_is_gzipped_once_when_the_client_asks() {
-    use std::io::Read as _;
     let app = spawn_app().await;
     let paths = [
         // Made per request, outside the pipeline.
@@ -110,9 +109,7 @@ async fn every_kind_of_body_is_gzipped_once_when_the_client_asks() {
         assert_eq!(plain_status, 200, "{path}");
         assert_eq!(res.headers()["content-encoding"], "gzip", "{path}");
         assert!(res.headers()["etag"].to_str().unwrap().ends_with("-gz\""), "{path}");
-        let bytes = res.bytes().await.unwrap();
-        let mut json = Vec::new();
-        flate2::read::GzDecoder::new(&bytes[..]).read_to_end(&mut json).unwrap();
+        let json = crate::helpers::gunzip(&res.bytes().await.unwrap());
         let body: serde_json::Value = serde_json::from_slice(&json).unwrap_or_else(|e| panic!("{path}: {e}"));
         // Per-request bodies carry their instant; compare their shape.
         let keys = |v: &serde_json::Value| v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>());
@@ -133,7 +130,6 @@ async fn every_kind_of_body_is_gzipped_once_when_the_client_asks() {
 /// `/docs/` or another method is the API's 404 or 405.
 #[tokio::test]
 async fn swagger_ui_is_served_at_docs() {
-    use std::io::Read as _;
     let app = spawn_app().await;
     let res = app.get("/docs/").await;
     assert_eq!(res.status(), 200);
@@ -163,11 +159,7 @@ async fn swagger_ui_is_served_at_docs() {
         .get_keyed("/docs/swagger-ui.css", "", &[("Accept-Encoding", "gzip")])
         .await;
     assert_eq!(res.headers()["content-encoding"], "gzip");
-    let mut inflated = Vec::new();
-    flate2::read::GzDecoder::new(&res.bytes().await.unwrap()[..])
-        .read_to_end(&mut inflated)
-        .unwrap();
-    assert_eq!(inflated, css);
+    assert_eq!(crate::helpers::gunzip(&res.bytes().await.unwrap()), css);
     let res = app
         .get_keyed("/docs/swagger-ui.css", "", &[("If-None-Match", &etag)])
         .await;
