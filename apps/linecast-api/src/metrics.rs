@@ -125,6 +125,11 @@ pub fn stalled_connection() {
     metrics::counter!("linecast_stalled_connections_total").increment(1);
 }
 
+/// A billing event refused because it would move a customer's Stripe link.
+pub fn billing_conflict() {
+    metrics::counter!("linecast_billing_conflicts_total").increment(1);
+}
+
 /// Keys read again ahead of their expiry, in one refresh round.
 pub fn key_refresh(read: usize) {
     metrics::counter!("linecast_key_refresh_total").increment(read as u64);

@@ -49,6 +49,10 @@ pub struct Settings {
     /// `LINECAST_STRIPE_PLANS`: `price=plan[:limit]` pairs, comma-separated:
     /// the plan (and monthly quota) each Stripe price grants.
     pub stripe_plans: linecast_core::services::billing::PlanTable,
+    /// `LINECAST_STRIPE_LIVEMODE`: the only `livemode` of Stripe events
+    /// acted on (default false: test mode); an event of the other mode is
+    /// acknowledged and ignored.
+    pub stripe_livemode: bool,
     /// `LINECAST_NOW`: a frozen clock (RFC 3339).
     pub now: Option<DateTime<Utc>>,
     /// Tests only: a clock the test moves while the app runs (wins over
@@ -499,9 +503,14 @@ impl Settings {
         let stripe_plans =
             linecast_core::services::billing::PlanTable::parse(&env("LINECAST_STRIPE_PLANS").unwrap_or_default())
                 .map_err(|e| bad("LINECAST_STRIPE_PLANS", e))?;
+        let stripe_livemode = match env("LINECAST_STRIPE_LIVEMODE") {
+            Some(v) => flag("LINECAST_STRIPE_LIVEMODE", &v)?,
+            None => false,
+        };
         Ok(Self {
             stripe_webhook_secrets,
             stripe_plans,
+            stripe_livemode,
             heavy,
             freeze_rate_clock: false,
             redis_namespace: env("LINECAST_REDIS_NAMESPACE").unwrap_or_else(|| "linecast".to_owned()),
@@ -550,6 +559,7 @@ impl Settings {
             signing_key: Some("test-signing-key".to_owned()),
             stripe_webhook_secrets: crate::auth::stripe_signature::WebhookSecrets::default(),
             stripe_plans: linecast_core::services::billing::PlanTable::default(),
+            stripe_livemode: false,
             now: Some(now),
             manual_clock: None,
             freshness_windows: FreshnessWindows::default(),

@@ -328,8 +328,17 @@ impl Application {
             webhook: settings.stripe_webhook_secrets.clone(),
             portal,
         });
-        let billing = Arc::new(linecast_core::services::billing::Billing::new(
+        // A signed subscribe reference verifies only under a configured key
+        // (a per-process random key could not verify another instance's).
+        let stripe = Arc::new(linecast_stripe::Reader::new(
             settings.stripe_plans.clone(),
+            settings
+                .signing_key
+                .as_ref()
+                .map(|k| linecast_stripe::ReferenceKey::new(k.as_bytes())),
+            settings.stripe_livemode,
+        ));
+        let billing = Arc::new(linecast_core::services::billing::Billing::new(
             db.clone(),
             accounts.clone(),
             Some(Arc::new(gate.keys.clone())),
@@ -337,6 +346,7 @@ impl Application {
         ));
         let state = AppState {
             billing,
+            stripe,
             strategies: Arc::new(Strategies::new(history.clone())),
             history,
             usage: Arc::new(Usage::new(limiter, usage.clone(), accounts.clone(), usage_health)),

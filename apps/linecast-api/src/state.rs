@@ -47,4 +47,6 @@ pub struct AppState {
     pub responses: Arc<crate::responses::Responses>,
     /// Subscriptions from Stripe's webhook.
     pub billing: Arc<linecast_core::services::billing::Billing>,
+    /// How Stripe's events are read: plans, subscribe references, mode.
+    pub stripe: Arc<linecast_stripe::Reader>,
 }

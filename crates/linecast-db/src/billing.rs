@@ -9,8 +9,8 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use linecast_core::ports::billing::{
-    BillingEvent, BillingEventKind, BillingLedger, BillingOutcome, Buyer, PlanGrant, StripeLink, SubscriptionState,
-    new_buyer, supersedes,
+    BillingEvent, BillingEventKind, BillingLedger, BillingOutcome, Buyer, HeldCheckout, PendingBilling, PlanGrant,
+    StripeLink, SubscriptionState, WaitingEvent, new_buyer, supersedes,
 };
 use linecast_core::{AccountsError, Customer, SubscriptionStatus};
 use sea_orm::sea_query::Expr;
@@ -22,7 +22,7 @@ use sea_orm::{
 use crate::SeaAccounts;
 use crate::accounts::{customer_for_update, customer_row, normalize_email, to_customer};
 use crate::connect::begin_write;
-use crate::entity::{customers, key_audit_log, stripe_events, stripe_links, stripe_pending};
+use crate::entity::{customers, key_audit_log, stripe_events, stripe_held, stripe_links, stripe_pending};
 use crate::error::{corrupt, db_err};
 
 /// The audit actor of every change a billing event makes.
@@ -31,14 +31,22 @@ const ACTOR: &str = "stripe";
 /// The advisory lock every billing transaction takes on PostgreSQL.
 const BILLING_LOCK: i64 = 0x6c63_6269_6c6c; // "lcbill"
 
-fn to_link(m: stripe_links::Model) -> StripeLink {
-    StripeLink {
+fn link_status(m: &stripe_links::Model) -> Result<Option<SubscriptionStatus>, AccountsError> {
+    m.last_status
+        .as_deref()
+        .map(|code| SubscriptionStatus::parse(code).ok_or_else(|| corrupt(format!("link status '{code}'"))))
+        .transpose()
+}
+
+fn to_link(m: &stripe_links::Model) -> Result<StripeLink, AccountsError> {
+    Ok(StripeLink {
         customer_id: m.customer_id,
-        stripe_customer: m.stripe_customer,
-        stripe_subscription: m.stripe_subscription,
+        stripe_customer: m.stripe_customer.clone(),
+        stripe_subscription: m.stripe_subscription.clone(),
         last_created: m.last_created,
-        last_event_id: m.last_event_id,
-    }
+        last_event_id: m.last_event_id.clone(),
+        last_status: link_status(m)?,
+    })
 }
 
 /// One audit line of action `billing`; `detail` starts with `actor=...`.
@@ -60,22 +68,23 @@ async fn audit(
     Ok(())
 }
 
-/// The link of this subscription, else of this Stripe customer.
-async fn link_of(
+/// The link of this subscription.
+async fn link_of_subscription(
+    txn: &DatabaseTransaction,
+    subscription: &str,
+) -> Result<Option<stripe_links::Model>, AccountsError> {
+    stripe_links::Entity::find()
+        .filter(stripe_links::Column::StripeSubscription.eq(subscription))
+        .one(txn)
+        .await
+        .map_err(db_err)
+}
+
+/// The link of this Stripe customer.
+async fn link_of_customer(
     txn: &DatabaseTransaction,
     stripe_customer: &str,
-    stripe_subscription: Option<&str>,
 ) -> Result<Option<stripe_links::Model>, AccountsError> {
-    if let Some(sub) = stripe_subscription {
-        let by_sub = stripe_links::Entity::find()
-            .filter(stripe_links::Column::StripeSubscription.eq(sub))
-            .one(txn)
-            .await
-            .map_err(db_err)?;
-        if by_sub.is_some() {
-            return Ok(by_sub);
-        }
-    }
     stripe_links::Entity::find()
         .filter(stripe_links::Column::StripeCustomer.eq(stripe_customer))
         .one(txn)
@@ -83,33 +92,37 @@ async fn link_of(
         .map_err(db_err)
 }
 
-/// Rule 3 for a customer that is linked: applies `state` when the event
-/// supersedes the link's last one.
+/// Rule 3 for a customer that is linked: applies `status` and `grant` when
+/// the event supersedes the link's last one. A link taken over by another
+/// subscription (`subscription` differs from the link's) starts afresh.
+#[allow(clippy::too_many_arguments)]
 async fn apply_state(
     txn: &DatabaseTransaction,
     link: stripe_links::Model,
     event_id: &str,
     created: i64,
-    subscription: Option<&str>,
-    state: &SubscriptionState,
+    subscription: &str,
+    status: SubscriptionStatus,
+    grant: &PlanGrant,
     now: DateTime<Utc>,
 ) -> Result<Option<Customer>, AccountsError> {
-    if !supersedes(link.last_created, created) {
+    let same_subscription = link.stripe_subscription.as_deref() == Some(subscription);
+    let (last_created, last_status) = if same_subscription {
+        (link.last_created, link_status(&link)?)
+    } else {
+        (None, None)
+    };
+    if !supersedes(last_created, last_status, created) {
         return Ok(None);
     }
     let customer_id = link.customer_id;
     let mut update = customers::Entity::update_many()
-        .col_expr(customers::Column::SubscriptionStatus, Expr::value(state.status.code()))
-        .col_expr(
-            customers::Column::ApiSubscriptionStatus,
-            Expr::value(state.status.code()),
-        );
-    if let Some(PlanGrant { plan, monthly_limit }) = &state.plan {
-        update = update.col_expr(customers::Column::ApiPlan, Expr::value(plan.clone()));
-        if let Some(limit) = monthly_limit {
-            let limit = i64::try_from(*limit).map_err(|_| AccountsError::Conflict("monthly_limit too large".into()))?;
-            update = update.col_expr(customers::Column::MonthlyLimit, Expr::value(limit));
-        }
+        .col_expr(customers::Column::SubscriptionStatus, Expr::value(status.code()))
+        .col_expr(customers::Column::ApiSubscriptionStatus, Expr::value(status.code()))
+        .col_expr(customers::Column::ApiPlan, Expr::value(grant.plan.clone()));
+    if let Some(limit) = grant.monthly_limit {
+        let limit = i64::try_from(limit).map_err(|_| AccountsError::Conflict("monthly_limit too large".into()))?;
+        update = update.col_expr(customers::Column::MonthlyLimit, Expr::value(limit));
     }
     update
         .filter(customers::Column::Id.eq(customer_id))
@@ -118,28 +131,22 @@ async fn apply_state(
         .map_err(db_err)?;
     let stripe_customer = link.stripe_customer.clone();
     let mut row: stripe_links::ActiveModel = link.into();
-    row.stripe_subscription = Set(subscription.map(str::to_owned));
+    row.stripe_subscription = Set(Some(subscription.to_owned()));
     row.last_created = Set(Some(created));
     row.last_event_id = Set(Some(event_id.to_owned()));
+    row.last_status = Set(Some(status.code().to_owned()));
     row.updated_at = Set(now);
     row.update(txn).await.map_err(db_err)?;
-    let plan = match &state.plan {
-        Some(grant) => match grant.monthly_limit {
-            Some(limit) => format!("plan={} monthly_limit={limit}", grant.plan),
-            None => format!("plan={}", grant.plan),
-        },
-        None => format!(
-            "plan unchanged (price {} has no mapping)",
-            state.price.as_deref().unwrap_or("none")
-        ),
+    let plan = match grant.monthly_limit {
+        Some(limit) => format!("plan={} monthly_limit={limit}", grant.plan),
+        None => format!("plan={}", grant.plan),
     };
     audit(
         txn,
         customer_id,
         format!(
-            "actor={ACTOR} event={event_id} customer={stripe_customer} subscription={} status={} {plan}",
-            subscription.unwrap_or("none"),
-            state.status.code(),
+            "actor={ACTOR} event={event_id} customer={stripe_customer} subscription={subscription} status={} {plan}",
+            status.code(),
         ),
         now,
     )
@@ -152,25 +159,19 @@ async fn apply_state(
     to_customer(customer).map(Some)
 }
 
-fn pending_state(p: &stripe_pending::Model) -> Result<SubscriptionState, AccountsError> {
-    Ok(SubscriptionState {
-        status: SubscriptionStatus::parse(&p.status)
-            .ok_or_else(|| corrupt(format!("pending subscription status '{}'", p.status)))?,
-        plan: p
-            .plan
-            .clone()
-            .map(|plan| {
-                Ok::<_, AccountsError>(PlanGrant {
-                    plan,
-                    monthly_limit: p
-                        .monthly_limit
-                        .map(|l| u64::try_from(l).map_err(|_| corrupt("negative pending monthly_limit")))
-                        .transpose()?,
-                })
-            })
-            .transpose()?,
-        price: p.price.clone(),
-    })
+/// A waiting event's status and plan; `None` for a row whose price has no
+/// plan (kept by an earlier release): it changes nothing.
+fn pending_state(p: &stripe_pending::Model) -> Result<Option<(SubscriptionStatus, PlanGrant)>, AccountsError> {
+    let status = SubscriptionStatus::parse(&p.status)
+        .ok_or_else(|| corrupt(format!("pending subscription status '{}'", p.status)))?;
+    let Some(plan) = p.plan.clone() else {
+        return Ok(None);
+    };
+    let monthly_limit = p
+        .monthly_limit
+        .map(|l| u64::try_from(l).map_err(|_| corrupt("negative pending monthly_limit")))
+        .transpose()?;
+    Ok(Some((status, PlanGrant { plan, monthly_limit })))
 }
 
 async fn subscription_event(
@@ -179,35 +180,57 @@ async fn subscription_event(
     state: &SubscriptionState,
     now: DateTime<Utc>,
 ) -> Result<BillingOutcome, AccountsError> {
-    let sub = event.stripe_subscription.as_deref();
-    if let Some(link) = link_of(txn, &event.stripe_customer, sub).await? {
+    let Some(grant) = &state.plan else {
+        return Ok(BillingOutcome::Ignored {
+            reason: format!(
+                "price {} has no plan in LINECAST_STRIPE_PLANS",
+                state.price.as_deref().unwrap_or("none")
+            ),
+        });
+    };
+    let Some(sub) = event.stripe_subscription.as_deref() else {
+        return Err(AccountsError::Conflict(
+            "a subscription event without a subscription id".into(),
+        ));
+    };
+    let link = match link_of_subscription(txn, sub).await? {
+        Some(link) => Some(link),
+        None => match link_of_customer(txn, &event.stripe_customer).await? {
+            Some(link) if to_link(&link)?.may_be_replaced() => Some(link),
+            Some(link) => {
+                return Ok(BillingOutcome::Ignored {
+                    reason: format!(
+                        "{sub} is another subscription of {}: customer {}'s access follows {}",
+                        link.stripe_customer,
+                        link.customer_id,
+                        link.stripe_subscription.as_deref().unwrap_or("none")
+                    ),
+                });
+            }
+            None => None,
+        },
+    };
+    if let Some(link) = link {
         let customer_id = link.customer_id;
         return Ok(
-            match apply_state(txn, link, &event.event_id, event.created, sub, state, now).await? {
+            match apply_state(txn, link, &event.event_id, event.created, sub, state.status, grant, now).await? {
                 Some(customer) => BillingOutcome::Applied { customer },
                 None => BillingOutcome::Stale { customer_id },
             },
         );
     }
-    let Some(sub) = sub else {
-        return Err(AccountsError::Conflict(
-            "a subscription event without a subscription id".into(),
-        ));
-    };
     let held = stripe_pending::Entity::find_by_id(sub.to_owned())
         .one(txn)
         .await
         .map_err(db_err)?;
-    if held
-        .as_ref()
-        .is_some_and(|h| !supersedes(Some(h.created), event.created))
-    {
-        return Ok(BillingOutcome::Pending);
+    if let Some(h) = &held {
+        let held_status = SubscriptionStatus::parse(&h.status);
+        if !supersedes(Some(h.created), held_status, event.created) {
+            return Ok(BillingOutcome::Pending);
+        }
     }
-    let monthly_limit = state
-        .plan
-        .as_ref()
-        .and_then(|g| g.monthly_limit)
+    let monthly_limit = grant
+        .monthly_limit
         .map(|l| i64::try_from(l).map_err(|_| AccountsError::Conflict("monthly_limit too large".into())))
         .transpose()?;
     let row = stripe_pending::ActiveModel {
@@ -216,7 +239,7 @@ async fn subscription_event(
         event_id: Set(event.event_id.clone()),
         created: Set(event.created),
         status: Set(state.status.code().to_owned()),
-        plan: Set(state.plan.as_ref().map(|g| g.plan.clone())),
+        plan: Set(Some(grant.plan.clone())),
         monthly_limit: Set(monthly_limit),
         price: Set(state.price.clone()),
         received_at: Set(now),
@@ -229,68 +252,31 @@ async fn subscription_event(
     Ok(BillingOutcome::Pending)
 }
 
-/// The customer a checkout names: by id, else by email, else created.
-async fn buyer(
-    txn: &DatabaseTransaction,
-    buyer: &Buyer,
-    now: DateTime<Utc>,
-) -> Result<Option<(customers::Model, bool)>, AccountsError> {
-    if let Some(id) = buyer.customer_id
-        && let Some(found) = customer_for_update(id).one(txn).await.map_err(db_err)?
-    {
-        return Ok(Some((found, false)));
-    }
-    let Some(email) = buyer.email.as_deref() else {
-        return Ok(None);
-    };
-    let email = normalize_email(email);
-    if let Some(found) = customers::Entity::find()
-        .filter(customers::Column::Email.eq(email.as_str()))
-        .one(txn)
-        .await
-        .map_err(db_err)?
-    {
-        return Ok(Some((found, false)));
-    }
-    let row = customer_row(new_buyer(&email, buyer.name.as_deref()), now)?;
-    Ok(Some((row.insert(txn).await.map_err(db_err)?, true)))
-}
-
-/// Sets the customer's link to these Stripe ids, keeping what is known of
-/// the subscription's events when it is the same subscription.
-async fn set_link(
+/// Writes the customer's link to these Stripe ids (over `existing`, its
+/// current link, if any), keeping what is known of the subscription's
+/// events when it is the same subscription of the same Stripe customer.
+async fn write_link(
     txn: &DatabaseTransaction,
     customer_id: i64,
+    existing: Option<stripe_links::Model>,
     stripe_customer: &str,
     stripe_subscription: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<stripe_links::Model, AccountsError> {
-    // The Stripe customer may be linked to someone else (an earlier buyer
-    // under another email): the newest checkout wins, so that link goes.
-    stripe_links::Entity::delete_many()
-        .filter(stripe_links::Column::StripeCustomer.eq(stripe_customer))
-        .filter(stripe_links::Column::CustomerId.ne(customer_id))
-        .exec(txn)
-        .await
-        .map_err(db_err)?;
-    let existing = stripe_links::Entity::find_by_id(customer_id)
-        .one(txn)
-        .await
-        .map_err(db_err)?;
-    let same_subscription = existing
-        .as_ref()
-        .is_some_and(|l| stripe_subscription.is_none() || l.stripe_subscription.as_deref() == stripe_subscription);
+    let keep = existing.as_ref().is_some_and(|l| {
+        l.stripe_customer == stripe_customer
+            && (stripe_subscription.is_none() || l.stripe_subscription.as_deref() == stripe_subscription)
+    });
+    let kept = existing.as_ref().filter(|_| keep);
     let row = stripe_links::ActiveModel {
         customer_id: Set(customer_id),
         stripe_customer: Set(stripe_customer.to_owned()),
         stripe_subscription: Set(stripe_subscription
             .map(str::to_owned)
-            .or_else(|| existing.as_ref().and_then(|l| l.stripe_subscription.clone()))),
-        last_created: Set(existing
-            .as_ref()
-            .filter(|_| same_subscription)
-            .and_then(|l| l.last_created)),
-        last_event_id: Set(existing.as_ref().and_then(|l| l.last_event_id.clone())),
+            .or_else(|| kept.and_then(|l| l.stripe_subscription.clone()))),
+        last_created: Set(kept.and_then(|l| l.last_created)),
+        last_event_id: Set(kept.and_then(|l| l.last_event_id.clone())),
+        last_status: Set(kept.and_then(|l| l.last_status.clone())),
         updated_at: Set(now),
     };
     if existing.is_some() {
@@ -300,15 +286,16 @@ async fn set_link(
     }
 }
 
-/// Applies the newest subscription event that waited for `link` (of its
-/// subscription or its Stripe customer) by rule 3, and drops every event
-/// that waited for it. The customer as it is after, if one was applied.
+/// Applies the newest subscription event that waited for `link` by rule 3
+/// (of the link's subscription; with none yet, of its Stripe customer), and
+/// drops every event that waited for its Stripe customer or subscription.
+/// The customer as it is after, if one was applied.
 async fn apply_waiting(
     txn: &DatabaseTransaction,
     link: stripe_links::Model,
     now: DateTime<Utc>,
 ) -> Result<Option<Customer>, AccountsError> {
-    let mut waiting = stripe_pending::Entity::find()
+    let waiting = stripe_pending::Entity::find()
         .filter(
             sea_orm::Condition::any()
                 .add(stripe_pending::Column::StripeCustomer.eq(link.stripe_customer.as_str()))
@@ -321,21 +308,34 @@ async fn apply_waiting(
     if waiting.is_empty() {
         return Ok(None);
     }
-    let newest = waiting.remove(0);
-    let state = pending_state(&newest)?;
-    let applied = apply_state(
-        txn,
-        link,
-        &newest.event_id,
-        newest.created,
-        Some(&newest.stripe_subscription),
-        &state,
-        now,
-    )
-    .await?;
-    let subscriptions: Vec<String> = std::iter::once(newest.stripe_subscription)
-        .chain(waiting.into_iter().map(|w| w.stripe_subscription))
-        .collect();
+    let subscriptions: Vec<String> = waiting.iter().map(|w| w.stripe_subscription.clone()).collect();
+    let mut newest = None;
+    for row in &waiting {
+        let fits = match &link.stripe_subscription {
+            Some(sub) => &row.stripe_subscription == sub,
+            None => true,
+        };
+        if fits && let Some(state) = pending_state(row)? {
+            newest = Some((row, state));
+            break;
+        }
+    }
+    let applied = match newest {
+        Some((row, (status, grant))) => {
+            apply_state(
+                txn,
+                link,
+                &row.event_id,
+                row.created,
+                &row.stripe_subscription,
+                status,
+                &grant,
+                now,
+            )
+            .await?
+        }
+        None => None,
+    };
     stripe_pending::Entity::delete_many()
         .filter(stripe_pending::Column::StripeSubscription.is_in(subscriptions))
         .exec(txn)
@@ -344,22 +344,103 @@ async fn apply_waiting(
     Ok(applied)
 }
 
+/// Refuses an event that would move a link: nothing changes but an audit
+/// line on the customer whose link it is.
+async fn conflict(
+    txn: &DatabaseTransaction,
+    event: &BillingEvent,
+    customer_id: i64,
+    detail: String,
+    now: DateTime<Utc>,
+) -> Result<BillingOutcome, AccountsError> {
+    audit(
+        txn,
+        customer_id,
+        format!("actor={ACTOR} event={} refused (conflict): {detail}", event.event_id),
+        now,
+    )
+    .await?;
+    Ok(BillingOutcome::Conflict { customer_id, detail })
+}
+
+fn ids(stripe_customer: &str, subscription: Option<&str>) -> String {
+    format!("{stripe_customer}/{}", subscription.unwrap_or("none"))
+}
+
 async fn checkout_event(
     txn: &DatabaseTransaction,
     event: &BillingEvent,
     who: &Buyer,
     now: DateTime<Utc>,
 ) -> Result<BillingOutcome, AccountsError> {
-    let Some((customer, created)) = buyer(txn, who, now).await? else {
-        return Ok(BillingOutcome::NoBuyer);
-    };
     let sub = event.stripe_subscription.as_deref();
-    let link = set_link(txn, customer.id, &event.stripe_customer, sub, now).await?;
+    let theirs = ids(&event.stripe_customer, sub);
+    // Who the buyer is, from what a buyer cannot choose: the Stripe customer
+    // already linked, then a reference linecast signed.
+    let (customer, existing, created) = if let Some(link) = link_of_customer(txn, &event.stripe_customer).await? {
+        if let Some(signed) = who.signed_customer
+            && signed != link.customer_id
+        {
+            let detail = format!(
+                "{} is linked to customer {}, and the signed reference names customer {signed}",
+                event.stripe_customer, link.customer_id
+            );
+            return conflict(txn, event, link.customer_id, detail, now).await;
+        }
+        let customer = customer_for_update(link.customer_id)
+            .one(txn)
+            .await
+            .map_err(db_err)?
+            .ok_or(AccountsError::NotFound)?;
+        (customer, Some(link), false)
+    } else if let Some(id) = who.signed_customer {
+        let Some(customer) = customer_for_update(id).one(txn).await.map_err(db_err)? else {
+            return Ok(BillingOutcome::NoBuyer);
+        };
+        let existing = stripe_links::Entity::find_by_id(id).one(txn).await.map_err(db_err)?;
+        (customer, existing, false)
+    } else {
+        let Some(email) = who.email.as_deref() else {
+            return Ok(BillingOutcome::NoBuyer);
+        };
+        let email = normalize_email(email);
+        if let Some(owner) = customers::Entity::find()
+            .filter(customers::Column::Email.eq(email.as_str()))
+            .one(txn)
+            .await
+            .map_err(db_err)?
+        {
+            return hold(txn, event, who, owner.id, &email, now).await;
+        }
+        let Some(new) = new_buyer(&email, who.name.as_deref()) else {
+            return Ok(BillingOutcome::NoBuyer);
+        };
+        let row = customer_row(new, now)?;
+        (row.insert(txn).await.map_err(db_err)?, None, true)
+    };
+    if let Some(link) = &existing {
+        let moves = link.stripe_customer != event.stripe_customer
+            || sub.is_some_and(|s| link.stripe_subscription.as_deref().is_some_and(|l| l != s));
+        if moves && !to_link(link)?.may_be_replaced() {
+            let detail = format!(
+                "customer {} is linked to {}, which may still serve; {theirs} was not linked",
+                customer.id,
+                ids(&link.stripe_customer, link.stripe_subscription.as_deref())
+            );
+            return conflict(txn, event, customer.id, detail, now).await;
+        }
+    }
+    let link = write_link(txn, customer.id, existing, &event.stripe_customer, sub, now).await?;
+    let reference = if who.signed_customer.is_some() {
+        " by signed reference"
+    } else {
+        ""
+    };
     audit(
         txn,
         customer.id,
         format!(
-            "actor={ACTOR} event={} linked customer={} subscription={}{}",
+            "actor={ACTOR} event={} linked customer={} subscription={}{reference}{}",
             event.event_id,
             event.stripe_customer,
             sub.unwrap_or("none"),
@@ -383,6 +464,58 @@ async fn checkout_event(
     })
 }
 
+/// Keeps a checkout whose email belongs to customer `owner` for an
+/// operator: nothing is linked.
+async fn hold(
+    txn: &DatabaseTransaction,
+    event: &BillingEvent,
+    who: &Buyer,
+    owner: i64,
+    email: &str,
+    now: DateTime<Utc>,
+) -> Result<BillingOutcome, AccountsError> {
+    stripe_held::ActiveModel {
+        event_id: Set(event.event_id.clone()),
+        created: Set(event.created),
+        stripe_customer: Set(event.stripe_customer.clone()),
+        stripe_subscription: Set(event.stripe_subscription.clone()),
+        customer_id: Set(owner),
+        email: Set(email.to_owned()),
+        received_at: Set(now),
+    }
+    .insert(txn)
+    .await
+    .map_err(db_err)?;
+    let why = who.refused_reference.as_deref().map_or_else(
+        || "no signed reference".to_owned(),
+        |r| format!("client_reference_id refused: {r}"),
+    );
+    audit(
+        txn,
+        owner,
+        format!(
+            "actor={ACTOR} event={} held for an operator: a checkout with this customer's email as {} ({why}); \
+             apply with customers link-stripe",
+            event.event_id,
+            ids(&event.stripe_customer, event.stripe_subscription.as_deref())
+        ),
+        now,
+    )
+    .await?;
+    Ok(BillingOutcome::Held { customer_id: owner })
+}
+
+fn outcome_detail(outcome: &BillingOutcome, who: Option<&Buyer>) -> Option<String> {
+    match outcome {
+        BillingOutcome::Ignored { reason } => Some(reason.clone()),
+        BillingOutcome::Conflict { detail, .. } => Some(detail.clone()),
+        BillingOutcome::Held { customer_id } => Some(format!("held: the email of customer {customer_id}")),
+        _ => who
+            .and_then(|w| w.refused_reference.as_ref())
+            .map(|r| format!("client_reference_id refused: {r}")),
+    }
+}
+
 async fn apply_in(
     txn: &DatabaseTransaction,
     event: &BillingEvent,
@@ -401,13 +534,14 @@ async fn apply_in(
     {
         return Ok(BillingOutcome::Duplicate);
     }
-    let outcome = match &event.kind {
-        BillingEventKind::Checkout(who) => checkout_event(txn, event, who, now).await?,
-        BillingEventKind::Subscription(state) => subscription_event(txn, event, state, now).await?,
+    let (outcome, who) = match &event.kind {
+        BillingEventKind::Checkout(who) => (checkout_event(txn, event, who, now).await?, Some(who)),
+        BillingEventKind::Subscription(state) => (subscription_event(txn, event, state, now).await?, None),
     };
     stripe_events::ActiveModel {
         event_id: Set(event.event_id.clone()),
         outcome: Set(outcome.code().to_owned()),
+        detail: Set(outcome_detail(&outcome, who)),
         received_at: Set(now),
     }
     .insert(txn)
@@ -465,21 +599,52 @@ impl BillingLedger for SeaAccounts {
                     other.customer_id
                 )));
             }
-            let link = set_link(&txn, customer.id, stripe_customer, None, now).await?;
+            // A checkout held for this Stripe customer names its subscription.
+            let held = stripe_held::Entity::find()
+                .filter(stripe_held::Column::StripeCustomer.eq(stripe_customer))
+                .order_by_desc(stripe_held::Column::Created)
+                .all(&txn)
+                .await
+                .map_err(db_err)?;
+            let subscription = held.first().and_then(|h| h.stripe_subscription.clone());
+            let existing = stripe_links::Entity::find_by_id(customer.id)
+                .one(&txn)
+                .await
+                .map_err(db_err)?;
+            let link = write_link(
+                &txn,
+                customer.id,
+                existing,
+                stripe_customer,
+                subscription.as_deref(),
+                now,
+            )
+            .await?;
+            let applied_held = if held.is_empty() {
+                String::new()
+            } else {
+                let events: Vec<&str> = held.iter().map(|h| h.event_id.as_str()).collect();
+                format!(" (applies held checkout {})", events.join(", "))
+            };
+            stripe_held::Entity::delete_many()
+                .filter(stripe_held::Column::StripeCustomer.eq(stripe_customer))
+                .exec(&txn)
+                .await
+                .map_err(db_err)?;
             audit(
                 &txn,
                 customer.id,
-                format!("actor={actor} linked customer={stripe_customer} by hand"),
+                format!("actor={actor} linked customer={stripe_customer} by hand{applied_held}"),
                 now,
             )
             .await?;
             apply_waiting(&txn, link, now).await?;
-            stripe_links::Entity::find_by_id(customer.id)
+            let link = stripe_links::Entity::find_by_id(customer.id)
                 .one(&txn)
                 .await
                 .map_err(db_err)?
-                .map(to_link)
-                .ok_or(AccountsError::NotFound)
+                .ok_or(AccountsError::NotFound)?;
+            to_link(&link)
         }
         .await;
         match result {
@@ -497,10 +662,50 @@ impl BillingLedger for SeaAccounts {
     }
 
     async fn stripe_link(&self, customer_id: i64) -> Result<Option<StripeLink>, AccountsError> {
-        Ok(stripe_links::Entity::find_by_id(customer_id)
+        stripe_links::Entity::find_by_id(customer_id)
             .one(&self.db)
             .await
             .map_err(db_err)?
-            .map(to_link))
+            .as_ref()
+            .map(to_link)
+            .transpose()
+    }
+
+    async fn pending_billing(&self) -> Result<PendingBilling, AccountsError> {
+        let held = stripe_held::Entity::find()
+            .order_by_asc(stripe_held::Column::ReceivedAt)
+            .all(&self.db)
+            .await
+            .map_err(db_err)?
+            .into_iter()
+            .map(|h| HeldCheckout {
+                event_id: h.event_id,
+                created: h.created,
+                stripe_customer: h.stripe_customer,
+                stripe_subscription: h.stripe_subscription,
+                customer_id: h.customer_id,
+                email: h.email,
+                received_at: h.received_at,
+            })
+            .collect();
+        let waiting = stripe_pending::Entity::find()
+            .order_by_asc(stripe_pending::Column::ReceivedAt)
+            .all(&self.db)
+            .await
+            .map_err(db_err)?
+            .into_iter()
+            .map(|w| {
+                Ok(WaitingEvent {
+                    status: SubscriptionStatus::parse(&w.status)
+                        .ok_or_else(|| corrupt(format!("pending subscription status '{}'", w.status)))?,
+                    event_id: w.event_id,
+                    created: w.created,
+                    stripe_customer: w.stripe_customer,
+                    stripe_subscription: w.stripe_subscription,
+                    received_at: w.received_at,
+                })
+            })
+            .collect::<Result<_, AccountsError>>()?;
+        Ok(PendingBilling { held, waiting })
     }
 }

@@ -10,7 +10,7 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use linecast_core::ports::billing::{BillingEvent, BillingLedger, BillingOutcome, StripeLink};
+use linecast_core::ports::billing::{BillingEvent, BillingLedger, BillingOutcome, PendingBilling, StripeLink};
 use linecast_core::ports::sessions::{PortalSessions, SessionRecord, SignInLink};
 use linecast_core::{
     Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Day, Entitlement, KeyIssue, KeyIssued, Month,
@@ -252,6 +252,9 @@ impl BillingLedger for PinnedAccounts {
     }
     async fn stripe_link(&self, customer_id: i64) -> Result<Option<StripeLink>, AccountsError> {
         self.run(move |a| async move { a.stripe_link(customer_id).await }).await
+    }
+    async fn pending_billing(&self) -> Result<PendingBilling, AccountsError> {
+        self.run(move |a| async move { a.pending_billing().await }).await
     }
 }
 

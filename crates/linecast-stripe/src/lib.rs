@@ -10,13 +10,22 @@
 //!   the operator's `PlanTable`.
 //!
 //! Any other type is [`Parsed::Ignored`] (the endpoint answers 200: Stripe
-//! retries anything that is not 2xx). Signatures are not checked here: the
-//! HTTP shell checks them before a body reaches this crate.
+//! retries anything that is not 2xx), and so is an event whose `livemode`
+//! is not the deployment's (`LINECAST_STRIPE_LIVEMODE`): a test-mode event
+//! never acts on live accounts, nor a live one on a test deployment.
+//!
+//! A checkout's `client_reference_id` names a customer only when it is a
+//! reference linecast signed ([`reference`]). Webhook signatures are not
+//! checked here: the HTTP shell checks them before a body reaches this crate.
+
+pub mod reference;
 
 use linecast_core::SubscriptionStatus;
 use linecast_core::ports::billing::{BillingEvent, BillingEventKind, Buyer, SubscriptionState};
 use linecast_core::services::billing::PlanTable;
 use serde::Deserialize;
+
+pub use reference::{ReferenceKey, ReferenceRefusal};
 
 /// What a body holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +52,8 @@ struct Envelope {
     #[serde(rename = "type")]
     kind: String,
     created: i64,
+    #[serde(default)]
+    livemode: bool,
     data: Data,
 }
 
@@ -124,81 +135,131 @@ fn object<T: serde::de::DeserializeOwned>(value: serde_json::Value, what: &str) 
     serde_json::from_value(value).map_err(|e| StripeJsonError(format!("data.object of {what}: {e}")))
 }
 
-/// Reads one event body. `plans` maps the price of a subscription event to
-/// a plan; a price with no mapping leaves `SubscriptionState::plan` `None`.
-pub fn parse_event(body: &[u8], plans: &PlanTable) -> Result<Parsed, StripeJsonError> {
-    let envelope: Envelope = serde_json::from_slice(body).map_err(|e| StripeJsonError(e.to_string()))?;
-    let ignored = |reason| {
-        Ok(Parsed::Ignored {
-            event_id: envelope.id.clone(),
-            event_type: envelope.kind.clone(),
-            reason,
-        })
-    };
-    match envelope.kind.as_str() {
-        "checkout.session.completed" => {
-            let session: Session = object(envelope.data.object, &envelope.kind)?;
-            if session.mode.as_deref() != Some("subscription") {
-                return ignored("not a subscription checkout");
-            }
-            let Some(customer) = session.customer.map(Ref::id) else {
-                return ignored("the checkout names no Stripe customer");
-            };
-            let details = session.customer_details.unwrap_or(Details {
-                email: None,
-                name: None,
-            });
-            Ok(Parsed::Event(BillingEvent {
-                event_id: envelope.id,
-                created: envelope.created,
-                stripe_customer: customer,
-                stripe_subscription: session.subscription.map(Ref::id),
-                kind: BillingEventKind::Checkout(Buyer {
-                    customer_id: session
-                        .client_reference_id
-                        .as_deref()
-                        .and_then(|r| r.trim().parse::<i64>().ok()),
-                    email: details
-                        .email
-                        .or(session.customer_email)
-                        .filter(|e| !e.trim().is_empty()),
-                    name: details.name,
-                }),
-            }))
+/// How this deployment reads events: the plan of each price, the key of
+/// its subscribe references, and whether it takes live or test events.
+#[derive(Debug, Clone, Default)]
+pub struct Reader {
+    plans: PlanTable,
+    references: Option<ReferenceKey>,
+    livemode: bool,
+}
+
+impl Reader {
+    /// `references`: `None` when no signing key is configured (then no
+    /// reference is honoured). `livemode`: the only `livemode` acted on.
+    pub fn new(plans: PlanTable, references: Option<ReferenceKey>, livemode: bool) -> Self {
+        Self {
+            plans,
+            references,
+            livemode,
         }
-        "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.deleted" => {
-            let sub: Subscription = object(envelope.data.object, &envelope.kind)?;
-            let status = SubscriptionStatus::parse(&sub.status).ok_or_else(|| {
-                StripeJsonError(format!(
-                    "data.object.status of {}: unknown subscription status '{}'",
-                    envelope.kind, sub.status
-                ))
-            })?;
-            // A deleted subscription has ended, whatever else it says.
-            let status = if envelope.kind == "customer.subscription.deleted" {
-                SubscriptionStatus::Canceled
+    }
+
+    /// Which plan each price grants.
+    pub fn plans(&self) -> &PlanTable {
+        &self.plans
+    }
+
+    /// What a `client_reference_id` names: a verified customer, or why not.
+    fn reference(&self, raw: Option<&str>, at: i64) -> (Option<i64>, Option<String>) {
+        let Some(raw) = raw.filter(|r| !r.trim().is_empty()) else {
+            return (None, None);
+        };
+        let verified = match &self.references {
+            Some(key) => key.verify(raw, at),
+            None => Err(ReferenceRefusal::Unsigned),
+        };
+        match verified {
+            Ok(id) => (Some(id), None),
+            Err(refusal) => (None, Some(refusal.to_string())),
+        }
+    }
+
+    /// Reads one event body. A subscription event's price is mapped to a
+    /// plan; a price with no mapping leaves `SubscriptionState::plan` `None`
+    /// (the ledger then ignores the event).
+    pub fn read(&self, body: &[u8]) -> Result<Parsed, StripeJsonError> {
+        let plans = &self.plans;
+        let envelope: Envelope = serde_json::from_slice(body).map_err(|e| StripeJsonError(e.to_string()))?;
+        let ignored = |reason| {
+            Ok(Parsed::Ignored {
+                event_id: envelope.id.clone(),
+                event_type: envelope.kind.clone(),
+                reason,
+            })
+        };
+        if envelope.livemode != self.livemode {
+            return ignored(if envelope.livemode {
+                "a live-mode event, and LINECAST_STRIPE_LIVEMODE is false"
             } else {
-                status
-            };
-            let price = sub
-                .items
-                .and_then(|items| items.data.into_iter().next())
-                .and_then(|item| item.price);
-            let (lookup_key, price_id) = price.map_or((None, None), |p| (p.lookup_key, p.id));
-            let plan = plans.grant(lookup_key.as_deref(), price_id.as_deref()).cloned();
-            Ok(Parsed::Event(BillingEvent {
-                event_id: envelope.id,
-                created: envelope.created,
-                stripe_customer: sub.customer.id(),
-                stripe_subscription: Some(sub.id),
-                kind: BillingEventKind::Subscription(SubscriptionState {
-                    status,
-                    plan,
-                    price: lookup_key.or(price_id),
-                }),
-            }))
+                "a test-mode event, and LINECAST_STRIPE_LIVEMODE is true"
+            });
         }
-        _ => ignored("an event type this service does not act on"),
+        match envelope.kind.as_str() {
+            "checkout.session.completed" => {
+                let session: Session = object(envelope.data.object, &envelope.kind)?;
+                if session.mode.as_deref() != Some("subscription") {
+                    return ignored("not a subscription checkout");
+                }
+                let Some(customer) = session.customer.map(Ref::id) else {
+                    return ignored("the checkout names no Stripe customer");
+                };
+                let details = session.customer_details.unwrap_or(Details {
+                    email: None,
+                    name: None,
+                });
+                let (signed_customer, refused_reference) =
+                    self.reference(session.client_reference_id.as_deref(), envelope.created);
+                Ok(Parsed::Event(BillingEvent {
+                    event_id: envelope.id,
+                    created: envelope.created,
+                    stripe_customer: customer,
+                    stripe_subscription: session.subscription.map(Ref::id),
+                    kind: BillingEventKind::Checkout(Buyer {
+                        signed_customer,
+                        refused_reference,
+                        email: details
+                            .email
+                            .or(session.customer_email)
+                            .filter(|e| !e.trim().is_empty()),
+                        name: details.name,
+                    }),
+                }))
+            }
+            "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.deleted" => {
+                let sub: Subscription = object(envelope.data.object, &envelope.kind)?;
+                let status = SubscriptionStatus::parse(&sub.status).ok_or_else(|| {
+                    StripeJsonError(format!(
+                        "data.object.status of {}: unknown subscription status '{}'",
+                        envelope.kind, sub.status
+                    ))
+                })?;
+                // A deleted subscription has ended, whatever else it says.
+                let status = if envelope.kind == "customer.subscription.deleted" {
+                    SubscriptionStatus::Canceled
+                } else {
+                    status
+                };
+                let price = sub
+                    .items
+                    .and_then(|items| items.data.into_iter().next())
+                    .and_then(|item| item.price);
+                let (lookup_key, price_id) = price.map_or((None, None), |p| (p.lookup_key, p.id));
+                let plan = plans.grant(lookup_key.as_deref(), price_id.as_deref()).cloned();
+                Ok(Parsed::Event(BillingEvent {
+                    event_id: envelope.id,
+                    created: envelope.created,
+                    stripe_customer: sub.customer.id(),
+                    stripe_subscription: Some(sub.id),
+                    kind: BillingEventKind::Subscription(SubscriptionState {
+                        status,
+                        plan,
+                        price: lookup_key.or(price_id),
+                    }),
+                }))
+            }
+            _ => ignored("an event type this service does not act on"),
+        }
     }
 }
 
@@ -212,6 +273,12 @@ mod tests {
 
     fn plans() -> PlanTable {
         PlanTable::parse("ai_monthly=ai,price_pro=ai:500000").unwrap()
+    }
+
+    const KEY: &[u8] = b"test signing key";
+
+    fn reader() -> Reader {
+        Reader::new(plans(), Some(ReferenceKey::new(KEY)), false)
     }
 
     /// A subscription event as Stripe sends it (trimmed, but with fields
@@ -235,7 +302,7 @@ mod tests {
 
     #[test]
     fn a_subscription_update_reads_status_ids_and_the_plan_of_its_price() {
-        let Parsed::Event(event) = parse_event(UPDATED.as_bytes(), &plans()).unwrap() else {
+        let Parsed::Event(event) = reader().read(UPDATED.as_bytes()).unwrap() else {
             panic!("ignored")
         };
         assert_eq!(event.event_id, "evt_1");
@@ -261,7 +328,7 @@ mod tests {
             .replace("customer.subscription.updated", "customer.subscription.deleted")
             .replace("\"lookup_key\": null", "\"lookup_key\": \"enterprise\"")
             .replace("\"id\": \"price_pro\"", "\"id\": \"price_other\"");
-        let Parsed::Event(event) = parse_event(body.as_bytes(), &plans()).unwrap() else {
+        let Parsed::Event(event) = reader().read(body.as_bytes()).unwrap() else {
             panic!("ignored")
         };
         assert_eq!(
@@ -276,12 +343,9 @@ mod tests {
 
     #[test]
     fn a_subscription_checkout_reads_the_buyer_and_an_expanded_customer() {
-        let body = r#"{"id": "evt_2", "type": "checkout.session.completed", "created": 1700000000,
-          "data": {"object": {"id": "cs_1", "object": "checkout.session", "mode": "subscription",
-            "client_reference_id": "42", "customer": {"id": "cus_9", "object": "customer"},
-            "customer_details": {"email": "Ada@Example.com", "name": "Ada L", "phone": null},
-            "subscription": "sub_9", "payment_status": "paid"}}}"#;
-        let Parsed::Event(event) = parse_event(body.as_bytes(), &plans()).unwrap() else {
+        let reference = ReferenceKey::new(KEY).sign(42, 1_700_000_000);
+        let body = CHECKOUT.replace("REFERENCE", &reference);
+        let Parsed::Event(event) = reader().read(body.as_bytes()).unwrap() else {
             panic!("ignored")
         };
         assert_eq!(event.stripe_customer, "cus_9");
@@ -289,36 +353,101 @@ mod tests {
         assert_eq!(
             event.kind,
             BillingEventKind::Checkout(Buyer {
-                customer_id: Some(42),
+                signed_customer: Some(42),
+                refused_reference: None,
                 email: Some("Ada@Example.com".into()),
                 name: Some("Ada L".into()),
             })
         );
     }
 
+    const CHECKOUT: &str = r#"{"id": "evt_2", "type": "checkout.session.completed", "created": 1700000000,
+      "livemode": false,
+      "data": {"object": {"id": "cs_1", "object": "checkout.session", "mode": "subscription",
+        "client_reference_id": "REFERENCE", "customer": {"id": "cus_9", "object": "customer"},
+        "customer_details": {"email": "Ada@Example.com", "name": "Ada L", "phone": null},
+        "subscription": "sub_9", "payment_status": "paid"}}}"#;
+
+    fn buyer(body: &str, reader: &Reader) -> Buyer {
+        match reader.read(body.as_bytes()).unwrap() {
+            Parsed::Event(BillingEvent {
+                kind: BillingEventKind::Checkout(buyer),
+                ..
+            }) => buyer,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_bare_id_a_forged_or_expired_reference_names_nobody() {
+        let key = ReferenceKey::new(KEY);
+        let forged = ReferenceKey::new(b"the attacker's key").sign(1, 1_800_000_000);
+        let expired = key.sign(1, 1_699_999_999);
+        for (reference, why) in [
+            ("1".to_owned(), "not a reference linecast signed"),
+            (forged, "does not match"),
+            (expired, "expired"),
+        ] {
+            let b = buyer(&CHECKOUT.replace("REFERENCE", &reference), &reader());
+            assert_eq!(b.signed_customer, None, "{reference}");
+            assert!(b.refused_reference.as_deref().unwrap().contains(why), "{b:?}");
+            // The email is still read: the ledger decides what it may do.
+            assert_eq!(b.email.as_deref(), Some("Ada@Example.com"));
+        }
+        // Without a signing key, no reference is honoured.
+        let unkeyed = Reader::new(plans(), None, false);
+        let b = buyer(&CHECKOUT.replace("REFERENCE", &key.sign(42, 1_800_000_000)), &unkeyed);
+        assert_eq!(b.signed_customer, None);
+        // No reference at all is no refusal.
+        let b = buyer(&CHECKOUT.replace("\"REFERENCE\"", "null"), &reader());
+        assert_eq!((b.signed_customer, b.refused_reference), (None, None));
+    }
+
+    #[test]
+    fn an_event_of_the_other_mode_is_ignored() {
+        let live = CHECKOUT.replace("\"livemode\": false", "\"livemode\": true");
+        assert!(matches!(
+            reader().read(live.as_bytes()).unwrap(),
+            Parsed::Ignored { reason, .. } if reason.contains("live-mode")
+        ));
+        let live_reader = Reader::new(plans(), None, true);
+        assert!(matches!(
+            live_reader.read(CHECKOUT.as_bytes()).unwrap(),
+            Parsed::Ignored { reason, .. } if reason.contains("test-mode")
+        ));
+        assert!(matches!(live_reader.read(live.as_bytes()).unwrap(), Parsed::Event(_)));
+        // An event without the field is a test-mode event.
+        let bare = CHECKOUT.replace("\"livemode\": false,", "");
+        assert!(matches!(reader().read(bare.as_bytes()).unwrap(), Parsed::Event(_)));
+        assert!(matches!(
+            live_reader.read(bare.as_bytes()).unwrap(),
+            Parsed::Ignored { .. }
+        ));
+    }
+
     #[test]
     fn other_types_and_payment_checkouts_are_ignored() {
         let invoice = r#"{"id": "evt_3", "type": "invoice.paid", "created": 1, "data": {"object": {"id": "in_1"}}}"#;
         assert!(matches!(
-            parse_event(invoice.as_bytes(), &plans()).unwrap(),
+            reader().read(invoice.as_bytes()).unwrap(),
             Parsed::Ignored { ref event_type, .. } if event_type == "invoice.paid"
         ));
         let payment = r#"{"id": "evt_4", "type": "checkout.session.completed", "created": 1,
           "data": {"object": {"mode": "payment", "customer": "cus_1"}}}"#;
         assert!(matches!(
-            parse_event(payment.as_bytes(), &plans()).unwrap(),
+            reader().read(payment.as_bytes()).unwrap(),
             Parsed::Ignored { .. }
         ));
     }
 
     #[test]
     fn a_malformed_body_is_an_error_naming_what_is_wrong() {
-        assert!(parse_event(b"not json", &plans()).is_err());
+        assert!(reader().read(b"not json").is_err());
         let no_status = UPDATED.replace("\"status\": \"past_due\",", "");
-        let err = parse_event(no_status.as_bytes(), &plans()).unwrap_err();
+        let err = reader().read(no_status.as_bytes()).unwrap_err();
         assert!(err.0.contains("status"), "{err}");
         let odd = UPDATED.replace("past_due", "on_fire");
-        let err = parse_event(odd.as_bytes(), &plans()).unwrap_err();
+        let err = reader().read(odd.as_bytes()).unwrap_err();
         assert!(err.0.contains("on_fire"), "{err}");
     }
 }

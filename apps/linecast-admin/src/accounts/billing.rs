@@ -3,6 +3,10 @@
 //! (`services::billing`) as the webhook, without signatures: for a first
 //! sync, or to catch up after the webhook was off. Every line is read
 //! before any is applied, so a malformed file changes nothing.
+//!
+//! `billing pending`: what waits for an operator: checkouts held because
+//! their email belongs to an existing customer (apply one with
+//! `customers link-stripe`), and subscription events waiting for a link.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -10,10 +14,11 @@ use std::sync::Arc;
 use anyhow::{Context, anyhow};
 use linecast_core::FixedClock;
 use linecast_core::services::billing::{Billing, PlanTable};
-use linecast_stripe::Parsed;
+use linecast_core::ports::billing::BillingLedger;
+use linecast_stripe::{Parsed, Reader, ReferenceKey};
 use serde_json::json;
 
-use super::output::escaped;
+use super::output::{escaped, instant, table};
 use super::{Common, Session};
 
 #[derive(Debug, clap::Args)]
@@ -35,25 +40,57 @@ pub enum BillingCommand {
         /// Which plan each price grants, as the server reads it.
         #[arg(long, env = "LINECAST_STRIPE_PLANS", default_value = "")]
         plans: String,
+        /// The server's signing key, to honour subscribe references.
+        #[arg(long, env = "LINECAST_SIGNING_KEY", hide_env_values = true)]
+        signing_key: Option<String>,
+        /// The `livemode` of the events acted on, as the server reads it.
+        #[arg(long, env = "LINECAST_STRIPE_LIVEMODE", default_value = "false", value_parser = parse_flag)]
+        livemode: bool,
     },
+    /// List checkouts held for an operator and subscription events waiting
+    /// for a link, oldest first.
+    Pending,
+}
+
+fn parse_flag(value: &str) -> Result<bool, String> {
+    match value.to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" => Ok(true),
+        "0" | "false" | "no" => Ok(false),
+        other => Err(format!("'{other}'; expected true or false")),
+    }
 }
 
 pub async fn run(args: BillingArgs) -> anyhow::Result<ExitCode> {
     let session = Session::open(&args.common).await?;
-    let BillingCommand::Replay { file, plans } = args.command;
+    let (file, plans, signing_key, livemode) = match args.command {
+        BillingCommand::Pending => return pending(&session).await,
+        BillingCommand::Replay {
+            file,
+            plans,
+            signing_key,
+            livemode,
+        } => (file, plans, signing_key, livemode),
+    };
     let plans = PlanTable::parse(&plans).map_err(|e| anyhow!("LINECAST_STRIPE_PLANS: {e}"))?;
+    let reader = Reader::new(
+        plans,
+        signing_key
+            .filter(|k| !k.is_empty())
+            .map(|k| ReferenceKey::new(k.as_bytes())),
+        livemode,
+    );
     let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
     let mut events = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let parsed = linecast_stripe::parse_event(line.as_bytes(), &plans)
+        let parsed = reader
+            .read(line.as_bytes())
             .map_err(|e| anyhow!("{} line {}: {e}", file.display(), i + 1))?;
         events.push((i + 1, parsed));
     }
     let billing = Billing::new(
-        plans,
         session.billing.clone(),
         session.billing.clone(),
         None,
@@ -89,6 +126,85 @@ pub async fn run(args: BillingArgs) -> anyhow::Result<ExitCode> {
             })
             .collect::<Vec<_>>()
             .join("\n")
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn pending(session: &Session) -> anyhow::Result<ExitCode> {
+    let pending = session.billing.pending_billing().await?;
+    let held: Vec<_> = pending
+        .held
+        .iter()
+        .map(|h| {
+            json!({
+                "event_id": h.event_id,
+                "created": h.created,
+                "stripe_customer": h.stripe_customer,
+                "stripe_subscription": h.stripe_subscription,
+                "customer_id": h.customer_id,
+                "customer_email": h.email,
+                "received_at": instant(h.received_at),
+            })
+        })
+        .collect();
+    let waiting: Vec<_> = pending
+        .waiting
+        .iter()
+        .map(|w| {
+            json!({
+                "event_id": w.event_id,
+                "created": w.created,
+                "stripe_customer": w.stripe_customer,
+                "stripe_subscription": w.stripe_subscription,
+                "status": w.status.code(),
+                "received_at": instant(w.received_at),
+            })
+        })
+        .collect();
+    session.out.emit(&json!({"held_checkouts": held, "waiting_events": waiting}), || {
+        let mut text = String::new();
+        if pending.held.is_empty() {
+            text.push_str("no checkout held\n");
+        } else {
+            text.push_str("checkouts held for an operator (apply one: customers link-stripe --email E --stripe-customer C):\n");
+            let rows: Vec<Vec<String>> = pending
+                .held
+                .iter()
+                .map(|h| {
+                    vec![
+                        escaped(&h.event_id).into_owned(),
+                        escaped(&h.email).into_owned(),
+                        escaped(&h.stripe_customer).into_owned(),
+                        h.stripe_subscription
+                            .as_deref()
+                            .map_or_else(|| "-".to_owned(), |s| escaped(s).into_owned()),
+                        instant(h.received_at),
+                    ]
+                })
+                .collect();
+            text.push_str(&table(&["EVENT", "EMAIL", "STRIPE CUSTOMER", "SUBSCRIPTION", "RECEIVED"], &rows));
+            text.push('\n');
+        }
+        if pending.waiting.is_empty() {
+            text.push_str("no subscription event waiting");
+        } else {
+            text.push_str("subscription events waiting for a link:\n");
+            let rows: Vec<Vec<String>> = pending
+                .waiting
+                .iter()
+                .map(|w| {
+                    vec![
+                        escaped(&w.event_id).into_owned(),
+                        escaped(&w.stripe_customer).into_owned(),
+                        escaped(&w.stripe_subscription).into_owned(),
+                        w.status.code().to_owned(),
+                        instant(w.received_at),
+                    ]
+                })
+                .collect();
+            text.push_str(&table(&["EVENT", "STRIPE CUSTOMER", "SUBSCRIPTION", "STATUS", "RECEIVED"], &rows));
+        }
+        text
     })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -62,9 +62,29 @@ pub enum CustomersCommand {
         #[arg(long, env = "LINECAST_PUBLIC_URL", default_value = "http://127.0.0.1:8080")]
         base_url: String,
     },
+    /// Print a subscribe link for an existing customer: the Stripe Payment
+    /// Link with a `client_reference_id` linecast signed, so the checkout
+    /// links this customer (an email typed at checkout never does).
+    SubscribeLink {
+        /// The customer's email (case-insensitive).
+        #[arg(long)]
+        email: String,
+        /// The Stripe Payment Link the customer buys through
+        /// (`https://buy.stripe.com/...`).
+        #[arg(long, env = "LINECAST_STRIPE_PAYMENT_LINK")]
+        payment_link: String,
+        /// How long the link names the customer, in days.
+        #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u16).range(1..=90))]
+        valid_days: u16,
+        /// The server's signing key: the webhook verifies the reference with it.
+        #[arg(long, env = "LINECAST_SIGNING_KEY", hide_env_values = true)]
+        signing_key: Option<String>,
+    },
     /// Link an existing customer to a Stripe customer by hand (customers who
-    /// subscribed before the webhook was configured); the subscription
-    /// follows from the next subscription event, or from one that waited.
+    /// subscribed before the webhook was configured, or a checkout held for
+    /// an operator: `billing pending` lists them). A held checkout of that
+    /// Stripe customer gives the subscription; the newest subscription
+    /// event that waited for it is applied.
     LinkStripe {
         /// The customer's email (case-insensitive).
         #[arg(long)]
@@ -99,6 +119,12 @@ pub async fn run(args: CustomersArgs) -> anyhow::Result<ExitCode> {
         CustomersCommand::List => list(&session).await?,
         CustomersCommand::Show { email } => show(&session, &email).await?,
         CustomersCommand::SignInLink { email, base_url } => sign_in_link(&session, &email, &base_url).await?,
+        CustomersCommand::SubscribeLink {
+            email,
+            payment_link,
+            valid_days,
+            signing_key,
+        } => subscribe_link(&session, &email, &payment_link, valid_days, signing_key.as_deref()).await?,
         CustomersCommand::LinkStripe { email, stripe_customer } => {
             link_stripe(&session, &email, &stripe_customer).await?;
         }
@@ -153,6 +179,48 @@ async fn sign_in_link(session: &Session, email: &str, base_url: &str) -> anyhow:
     )
 }
 
+async fn subscribe_link(
+    session: &Session,
+    email: &str,
+    payment_link: &str,
+    valid_days: u16,
+    signing_key: Option<&str>,
+) -> anyhow::Result<()> {
+    let Some(key) = signing_key.filter(|k| !k.is_empty()) else {
+        return Err(anyhow!(
+            "--signing-key (or LINECAST_SIGNING_KEY) is required: the server verifies the reference with its signing key"
+        ));
+    };
+    let base = url::Url::parse(payment_link)
+        .ok()
+        .filter(|u| u.scheme() == "https" || u.scheme() == "http")
+        .ok_or_else(|| anyhow!("--payment-link '{payment_link}' is not an http(s) URL"))?;
+    let customer = session.customer(email).await?;
+    // The wall clock: Stripe's `created` is what the reference is checked against.
+    let expires = chrono::Utc::now() + chrono::Duration::days(i64::from(valid_days));
+    let reference =
+        linecast_stripe::ReferenceKey::new(key.as_bytes()).sign(customer.customer_id, expires.timestamp());
+    let mut url = base;
+    url.query_pairs_mut()
+        .append_pair("client_reference_id", &reference)
+        .append_pair("prefilled_email", &customer.email);
+    session.out.emit(
+        &json!({
+            "customer_email": customer.email,
+            "client_reference_id": reference,
+            "url": url.as_str(),
+            "expires_at": instant(expires),
+        }),
+        || {
+            format!(
+                "subscribe link for {} (names this customer until {}):\n{url}",
+                escaped(&customer.email),
+                instant(expires)
+            )
+        },
+    )
+}
+
 async fn link_stripe(session: &Session, email: &str, stripe_customer: &str) -> anyhow::Result<()> {
     if !stripe_customer.starts_with("cus_") || stripe_customer.len() < 5 {
         return Err(anyhow!(
@@ -175,7 +243,7 @@ async fn link_stripe(session: &Session, email: &str, stripe_customer: &str) -> a
             escaped(&link.stripe_customer),
             link.last_event_id
                 .as_deref()
-                .map_or_else(String::new, |e| format!(" (applied waiting event {})", escaped(e)))
+                .map_or_else(String::new, |e| format!(" (applied event {})", escaped(e)))
         )
     })
 }

@@ -12,9 +12,11 @@ pub struct WebhookAck {
     /// Stripe's event id.
     pub event_id: String,
     /// `applied` (status and plan set), `linked` (a checkout linked the
-    /// customer), `pending` (kept until its checkout arrives), `stale`
-    /// (older than what was applied), `duplicate` (applied before),
-    /// `ignored` (a type or checkout this service does not act on) or
+    /// customer), `pending` (a subscription event kept until its checkout
+    /// arrives, or a checkout kept for an operator), `stale` (older than
+    /// what was applied), `duplicate` (applied before), `ignored` (a type,
+    /// mode, price or subscription this service does not act on),
+    /// `conflict` (refused: it would move a customer's Stripe link) or
     /// `no_buyer` (a checkout naming nobody).
     pub outcome: String,
 }

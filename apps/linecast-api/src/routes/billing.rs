@@ -6,7 +6,7 @@
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use actix_web::web;
-use linecast_core::ports::billing::BillingEventKind;
+use linecast_core::ports::billing::{BillingEventKind, BillingOutcome, Buyer};
 use linecast_stripe::Parsed;
 
 use crate::auth::stripe_signature::SignedBody;
@@ -29,9 +29,7 @@ use crate::state::AppState;
     )
 )]
 pub async fn stripe_webhook(state: web::Data<AppState>, body: SignedBody) -> Result<HttpResponse, ApiError> {
-    let billing = &state.billing;
-    let parsed =
-        linecast_stripe::parse_event(&body.0, billing.plans()).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    let parsed = state.stripe.read(&body.0).map_err(|e| ApiError::BadRequest(e.to_string()))?;
     let event = match parsed {
         Parsed::Ignored {
             event_id,
@@ -39,35 +37,42 @@ pub async fn stripe_webhook(state: web::Data<AppState>, body: SignedBody) -> Res
             reason,
         } => {
             tracing::info!(%event_id, %event_type, reason, "billing event ignored");
-            return written(
-                StatusCode::OK,
-                &WebhookAck {
-                    received: true,
-                    event_id,
-                    outcome: "ignored".to_owned(),
-                },
-            );
+            return ack(event_id, "ignored");
         }
         Parsed::Event(event) => event,
     };
-    if let BillingEventKind::Subscription(state) = &event.kind
-        && state.plan.is_none()
+    if let BillingEventKind::Checkout(Buyer {
+        refused_reference: Some(why),
+        ..
+    }) = &event.kind
     {
-        tracing::warn!(
-            event_id = %event.event_id,
-            price = state.price.as_deref().unwrap_or("none"),
-            "a Stripe price with no plan in LINECAST_STRIPE_PLANS: the status is applied, the plan left as it was"
-        );
+        tracing::warn!(event_id = %event.event_id, reason = %why, "a checkout's client_reference_id was not honoured");
     }
-    let outcome = billing.apply(&event).await?;
-    let code = outcome.code();
-    tracing::info!(event_id = %event.event_id, outcome = code, "billing event received");
+    let outcome = state.billing.apply(&event).await?;
+    let event_id = &event.event_id;
+    match &outcome {
+        BillingOutcome::Conflict { customer_id, detail } => {
+            crate::metrics::billing_conflict();
+            tracing::warn!(%event_id, customer_id, %detail, "billing event refused: it would move a customer's Stripe link");
+        }
+        BillingOutcome::Held { customer_id } => tracing::warn!(
+            %event_id,
+            customer_id,
+            "checkout held for an operator: its email belongs to an existing customer and no signed reference names it"
+        ),
+        BillingOutcome::Ignored { reason } => tracing::warn!(%event_id, %reason, "billing event ignored"),
+        _ => tracing::info!(%event_id, outcome = outcome.code(), "billing event received"),
+    }
+    ack(event.event_id, outcome.code())
+}
+
+fn ack(event_id: String, outcome: &str) -> Result<HttpResponse, ApiError> {
     written(
         StatusCode::OK,
         &WebhookAck {
             received: true,
-            event_id: event.event_id,
-            outcome: code.to_owned(),
+            event_id,
+            outcome: outcome.to_owned(),
         },
     )
 }

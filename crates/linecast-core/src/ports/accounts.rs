@@ -142,6 +142,13 @@ impl SubscriptionStatus {
     pub const fn grants_access(self) -> bool {
         matches!(self, Self::Active | Self::Trialing)
     }
+
+    /// Whether the subscription has ended for good: `canceled` and
+    /// `incomplete_expired` never come back (Stripe starts a new
+    /// subscription instead).
+    pub const fn is_terminal(self) -> bool {
+        matches!(self, Self::Canceled | Self::IncompleteExpired)
+    }
 }
 
 impl fmt::Display for SubscriptionStatus {

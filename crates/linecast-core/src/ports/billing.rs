@@ -23,11 +23,17 @@ pub struct PlanGrant {
     pub monthly_limit: Option<u64>,
 }
 
-/// Who a checkout names as the buyer.
+/// Who a checkout names as the buyer. Only linecast's own signed
+/// reference names an existing customer; an email typed at Checkout (not
+/// verified by Stripe) or any other `client_reference_id` never does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Buyer {
-    /// `client_reference_id`, when it holds a linecast customer id.
-    pub customer_id: Option<i64>,
+    /// The customer a `client_reference_id` that linecast signed names,
+    /// verified (signature and expiry) before it reaches the ledger.
+    pub signed_customer: Option<i64>,
+    /// Why a `client_reference_id` that was present was not honoured
+    /// (unsigned, forged, expired), for the audit line and the log.
+    pub refused_reference: Option<String>,
     /// `customer_details.email`, matched case-insensitively.
     pub email: Option<String>,
     /// `customer_details.name`, for an account created by the checkout.
@@ -38,15 +44,22 @@ pub struct Buyer {
 /// `ai` tier and the default quota, but no plan and status `incomplete`
 /// (no access) until its subscription event says otherwise. No key is
 /// issued: a key is shown once, and a webhook has nobody to show it to.
-pub fn new_buyer(email: &str, name: Option<&str>) -> NewCustomer {
-    NewCustomer {
+///
+/// The email and name pass the same rules as an operator's input
+/// (`CustomerInput::validate`): an email that fails is no buyer (`None`);
+/// a name that fails (empty, too long, unprintable or text-reordering
+/// characters) is replaced by the email.
+pub fn new_buyer(email: &str, name: Option<&str>) -> Option<NewCustomer> {
+    let input = |name: &str| crate::services::customers::CustomerInput {
         email: email.to_owned(),
-        name: name.filter(|n| !n.trim().is_empty()).unwrap_or(email).to_owned(),
+        name: name.to_owned(),
         tier: "ai".to_owned(),
-        api_plan: None,
-        subscription_status: SubscriptionStatus::Incomplete,
+        plan: String::new(),
         monthly_limit: crate::services::customers::DEFAULT_MONTHLY_LIMIT,
-    }
+        status: SubscriptionStatus::Incomplete,
+    };
+    let named = name.and_then(|n| input(n).validate().ok());
+    named.or_else(|| input(email.trim()).validate().ok())
 }
 
 /// A subscription's state as one event reports it.
@@ -54,7 +67,7 @@ pub fn new_buyer(email: &str, name: Option<&str>) -> NewCustomer {
 pub struct SubscriptionState {
     pub status: SubscriptionStatus,
     /// The plan of the first item's price; `None` when the price has no
-    /// mapping (the plan is then left as it was).
+    /// mapping: such an event changes nothing (`Ignored`).
     pub plan: Option<PlanGrant>,
     /// The price's lookup key or id, for the audit line and the warning.
     pub price: Option<String>,
@@ -95,6 +108,51 @@ pub struct StripeLink {
     pub last_created: Option<i64>,
     /// Id of the last event applied.
     pub last_event_id: Option<String>,
+    /// The status the last event applied set.
+    pub last_status: Option<SubscriptionStatus>,
+}
+
+impl StripeLink {
+    /// Whether a webhook may move this link to another Stripe customer or
+    /// subscription: only once it no longer grants anything (no
+    /// subscription yet, or its subscription ended). A link that may still
+    /// serve is never moved by an event; an operator moves it by hand.
+    pub fn may_be_replaced(&self) -> bool {
+        self.stripe_subscription.is_none() || self.last_status.is_some_and(SubscriptionStatus::is_terminal)
+    }
+}
+
+/// A checkout kept for an operator: its email belongs to an existing
+/// customer, and nothing linecast signed says the buyer is that customer.
+/// `customers link-stripe` applies it; nothing else does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldCheckout {
+    pub event_id: String,
+    pub created: i64,
+    pub stripe_customer: String,
+    pub stripe_subscription: Option<String>,
+    /// The customer whose email the checkout carried.
+    pub customer_id: i64,
+    pub email: String,
+    pub received_at: DateTime<Utc>,
+}
+
+/// A subscription event waiting for its checkout (or an operator's link).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaitingEvent {
+    pub event_id: String,
+    pub created: i64,
+    pub stripe_customer: String,
+    pub stripe_subscription: String,
+    pub status: SubscriptionStatus,
+    pub received_at: DateTime<Utc>,
+}
+
+/// What waits for an operator.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PendingBilling {
+    pub held: Vec<HeldCheckout>,
+    pub waiting: Vec<WaitingEvent>,
 }
 
 /// What applying one event did.
@@ -119,9 +177,20 @@ pub enum BillingOutcome {
     /// No customer is linked to the subscription yet: kept until its
     /// checkout arrives (only the newest such event is kept).
     Pending,
-    /// The checkout names no customer that exists and carries no email to
-    /// create one with: nothing changed.
+    /// The checkout names no customer that exists and carries no valid
+    /// email to create one with: nothing changed.
     NoBuyer,
+    /// The checkout's email belongs to an existing customer and no signed
+    /// reference names it: nothing linked, kept for an operator
+    /// ([`HeldCheckout`]), with an audit line on that customer.
+    Held { customer_id: i64 },
+    /// The event would move a link that may still serve to another Stripe
+    /// customer or subscription: refused, nothing changed, with an audit
+    /// line on the customer whose link it would have moved.
+    Conflict { customer_id: i64, detail: String },
+    /// The event changes nothing by rule (a price with no plan, another
+    /// subscription of a linked Stripe customer); `reason` says which.
+    Ignored { reason: String },
 }
 
 impl BillingOutcome {
@@ -132,19 +201,24 @@ impl BillingOutcome {
             Self::Linked { .. } => "linked",
             Self::Applied { .. } => "applied",
             Self::Stale { .. } => "stale",
-            Self::Pending => "pending",
+            Self::Pending | Self::Held { .. } => "pending",
             Self::NoBuyer => "no_buyer",
+            Self::Conflict { .. } => "conflict",
+            Self::Ignored { .. } => "ignored",
         }
     }
 }
 
 /// Whether an event created at `incoming` may change a subscription whose
-/// last applied event was created at `last`: not when it is older. An event
-/// of the same second as the last one applies (Stripe's `created` has
-/// whole seconds; the later delivery wins).
-pub const fn supersedes(last: Option<i64>, incoming: i64) -> bool {
-    match last {
-        Some(last) => incoming >= last,
+/// last applied event was created at `last_created` and set `last_status`:
+/// not when it is older. Of two events of the same second (Stripe's
+/// `created` has whole seconds) the later delivery wins, unless the last
+/// one ended the subscription: an end is final within its second, so a
+/// late redelivery of an older `updated: active` cannot undo a `deleted`.
+pub fn supersedes(last_created: Option<i64>, last_status: Option<SubscriptionStatus>, incoming: i64) -> bool {
+    match last_created {
+        Some(last) if incoming == last => !last_status.is_some_and(SubscriptionStatus::is_terminal),
+        Some(last) => incoming > last,
         None => true,
     }
 }
@@ -155,27 +229,42 @@ pub trait BillingLedger: Send + Sync {
     /// Applies one event in one transaction:
     ///
     /// 1. an event id seen before is [`BillingOutcome::Duplicate`]; otherwise
-    ///    the id is recorded, whatever the outcome;
-    /// 2. a checkout finds its customer by `Buyer::customer_id`, else by
-    ///    email, else creates [`new_buyer`] (`NoBuyer` without an email); it links the Stripe
-    ///    customer and subscription to it (replacing an older link), then
-    ///    applies the newest pending subscription event of that
-    ///    subscription or Stripe customer, if any, by rule 3;
-    /// 3. a subscription event finds the customer linked to its subscription,
-    ///    else to its Stripe customer. With none, it is kept pending
-    ///    (replacing a pending one only if it [`supersedes`] it). With one,
-    ///    it applies when it [`supersedes`] the link's `last_created`: both
-    ///    statuses become its status, `api_plan` and the quota its plan's
-    ///    (left as they were when the plan is `None`), and the link records
-    ///    its subscription, `created` and id. Otherwise it is `Stale`.
+    ///    the id is recorded with its outcome, whatever it is;
+    /// 2. a checkout names its customer, in this order: the customer its
+    ///    Stripe customer is already linked to (a signed reference naming
+    ///    another is a `Conflict`); else the customer of its signed
+    ///    reference (`NoBuyer` when it no longer exists); else, when its
+    ///    email belongs to an existing customer, nobody: it is
+    ///    [`BillingOutcome::Held`] for an operator; else a customer created
+    ///    by [`new_buyer`] (`NoBuyer` without a valid email). The link is
+    ///    then set, unless that would move a link that may still serve
+    ///    (not [`StripeLink::may_be_replaced`]) to another Stripe customer
+    ///    or subscription: `Conflict`, nothing changed. Once linked, the
+    ///    newest subscription event that waited for the link's
+    ///    subscription (or, with none yet, its Stripe customer) is applied
+    ///    by rule 3;
+    /// 3. a subscription event whose price has no plan is `Ignored`. It
+    ///    finds the link of its subscription; else the link of its Stripe
+    ///    customer, which it may take only when that link names no
+    ///    subscription or may be replaced (otherwise `Ignored`: access
+    ///    follows the one subscription that granted it). With no link, it
+    ///    is kept pending (replacing a pending one only if it
+    ///    [`supersedes`] it). With one, it applies when it [`supersedes`]
+    ///    the link's last event: both statuses become its status,
+    ///    `api_plan` and the quota its plan's (the quota left as it was
+    ///    when the plan sets none), and the link records its subscription,
+    ///    `created`, status and id. Otherwise it is `Stale`.
     ///
-    /// Every change writes an audit line with the actor `stripe` and the
-    /// event id.
+    /// Every change, hold and conflict writes an audit line with the actor
+    /// `stripe` and the event id.
     async fn apply_billing(&self, event: &BillingEvent, now: DateTime<Utc>) -> Result<BillingOutcome, AccountsError>;
 
     /// Links an existing customer (by email) to a Stripe customer by hand,
-    /// with an audit line naming `actor`. `NotFound` when no customer has
-    /// that email; `Conflict` when the Stripe customer is linked to another.
+    /// with an audit line naming `actor`, then applies what waited for that
+    /// Stripe customer: a [`HeldCheckout`] (its subscription becomes the
+    /// link's) and the newest waiting subscription event. `NotFound` when
+    /// no customer has that email; `Conflict` when the Stripe customer is
+    /// linked to another.
     async fn link_stripe_customer(
         &self,
         email: &str,
@@ -186,17 +275,81 @@ pub trait BillingLedger: Send + Sync {
 
     /// The customer's link, if any.
     async fn stripe_link(&self, customer_id: i64) -> Result<Option<StripeLink>, AccountsError>;
+
+    /// Held checkouts and waiting subscription events, oldest first.
+    async fn pending_billing(&self) -> Result<PendingBilling, AccountsError>;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    use SubscriptionStatus::{Active, Canceled, IncompleteExpired, PastDue};
+
     #[test]
     fn an_older_event_never_supersedes_and_the_same_second_does() {
-        assert!(supersedes(None, 0));
-        assert!(supersedes(Some(100), 101));
-        assert!(supersedes(Some(100), 100));
-        assert!(!supersedes(Some(100), 99));
+        assert!(supersedes(None, None, 0));
+        assert!(supersedes(Some(100), Some(Active), 101));
+        assert!(supersedes(Some(100), Some(Active), 100));
+        assert!(supersedes(Some(100), None, 100));
+        assert!(!supersedes(Some(100), Some(Active), 99));
+    }
+
+    #[test]
+    fn an_end_is_final_within_its_second_but_not_after_it() {
+        for ended in [Canceled, IncompleteExpired] {
+            assert!(!supersedes(Some(100), Some(ended), 100), "{ended}");
+            assert!(supersedes(Some(100), Some(ended), 101), "{ended}");
+        }
+        assert!(supersedes(Some(100), Some(PastDue), 100));
+    }
+
+    fn link(subscription: Option<&str>, last_status: Option<SubscriptionStatus>) -> StripeLink {
+        StripeLink {
+            customer_id: 1,
+            stripe_customer: "cus_1".into(),
+            stripe_subscription: subscription.map(str::to_owned),
+            last_created: Some(1),
+            last_event_id: None,
+            last_status,
+        }
+    }
+
+    #[test]
+    fn only_a_link_that_grants_nothing_may_be_replaced() {
+        assert!(link(None, None).may_be_replaced());
+        assert!(link(Some("sub_1"), Some(Canceled)).may_be_replaced());
+        assert!(link(Some("sub_1"), Some(IncompleteExpired)).may_be_replaced());
+        for live in [
+            Active,
+            PastDue,
+            SubscriptionStatus::Trialing,
+            SubscriptionStatus::Unpaid,
+        ] {
+            assert!(!link(Some("sub_1"), Some(live)).may_be_replaced(), "{live}");
+        }
+        // A subscription whose events were never seen may still serve.
+        assert!(!link(Some("sub_1"), None).may_be_replaced());
+    }
+
+    #[test]
+    fn a_buyer_from_stripe_passes_the_operators_rules() {
+        let ok = new_buyer(" Ada@Example.com ", Some(" Ada L ")).unwrap();
+        assert_eq!((ok.email.as_str(), ok.name.as_str()), ("Ada@Example.com", "Ada L"));
+        assert_eq!(ok.subscription_status, SubscriptionStatus::Incomplete);
+        assert_eq!(ok.api_plan, None);
+        // A name the operator could not type is replaced by the email.
+        for bad in ["", "   ", "evil\u{202e}txt", "a\u{0}b", &"x".repeat(201)] {
+            assert_eq!(
+                new_buyer("ada@example.com", Some(bad)).unwrap().name,
+                "ada@example.com",
+                "{bad:?}"
+            );
+        }
+        assert_eq!(new_buyer("ada@example.com", None).unwrap().name, "ada@example.com");
+        // An email the operator could not type is no buyer.
+        for bad in ["", "no-at-sign", "a b@example.com", "@example.com", "a@"] {
+            assert_eq!(new_buyer(bad, Some("Ada")), None, "{bad:?}");
+        }
     }
 }

@@ -3,7 +3,7 @@
 //! event, see `ports::billing`), and makes this instance's key cache forget
 //! the customer's keys so the change is seen at once here (other instances
 //! see it when their cached entries expire). Which plan a price grants is
-//! the operator's table, [`PlanTable`].
+//! the operator's table, [`PlanTable`], read with the event (`linecast-stripe`).
 
 use std::sync::Arc;
 
@@ -80,7 +80,6 @@ impl PlanTable {
 
 /// The use case.
 pub struct Billing {
-    plans: PlanTable,
     ledger: Arc<dyn BillingLedger>,
     accounts: Arc<dyn Accounts>,
     keys: Option<Arc<dyn KeyDirectory>>,
@@ -93,24 +92,17 @@ impl Billing {
     /// customer whose subscription changed (`None` for the admin tool,
     /// which has no cache).
     pub fn new(
-        plans: PlanTable,
         ledger: Arc<dyn BillingLedger>,
         accounts: Arc<dyn Accounts>,
         keys: Option<Arc<dyn KeyDirectory>>,
         clock: Arc<dyn Clock>,
     ) -> Self {
         Self {
-            plans,
             ledger,
             accounts,
             keys,
             clock,
         }
-    }
-
-    /// Which plan each price grants (to read events with).
-    pub fn plans(&self) -> &PlanTable {
-        &self.plans
     }
 
     /// Applies one event (see `BillingLedger::apply_billing` for the rules).

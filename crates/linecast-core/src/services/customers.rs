@@ -2,7 +2,8 @@
 //! the input rules), find, list, set the subscription, grant datasets, an
 //! operator's overview of one customer, and the first-run demo customer.
 //! Owns the rules: an email has text on both sides of its `@` and no
-//! whitespace; a name is 1 to 200 characters after trimming; a tier is one
+//! whitespace or unprintable character; a name is 1 to 200 characters
+//! after trimming, none of them unprintable (`linecast_domain::text`); a tier is one
 //! of [`ACCEPTED_TIERS`]; a product id is lower-case letters, digits and
 //! `_`, and a sport's history dataset is [`history_product`]. Keys go
 //! through [`Keys`], so the demo key follows the same rules as every other.
@@ -11,6 +12,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use linecast_domain::Sport;
+use linecast_domain::text::is_unprintable;
 
 use super::access::{ACCEPTED_TIERS, month_of};
 use super::keys::{IssuedKey, KeyError, Keys};
@@ -73,13 +75,16 @@ impl CustomerInput {
     pub fn validate(&self) -> Result<NewCustomer, CustomerError> {
         let email = self.email.trim();
         let valid_email = email.split_once('@').is_some_and(|(local, domain)| {
-            !local.is_empty() && !domain.is_empty() && !email.contains(char::is_whitespace)
+            !local.is_empty()
+                && !domain.is_empty()
+                && !email.contains(char::is_whitespace)
+                && !email.chars().any(is_unprintable)
         });
         if !valid_email {
             return Err(CustomerError::InvalidEmail(email.to_owned()));
         }
         let name = self.name.trim();
-        if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
+        if name.is_empty() || name.chars().count() > MAX_NAME_CHARS || name.chars().any(is_unprintable) {
             return Err(CustomerError::InvalidName);
         }
         if !ACCEPTED_TIERS.contains(&self.tier.as_str()) {
@@ -303,6 +308,18 @@ mod tests {
             Err(CustomerError::InvalidName)
         );
         assert!(input("a@b.c", &"é".repeat(200), "ai").validate().is_ok());
+        // Text that would reorder or break what an operator reads.
+        for bad in ["Ada\u{202e}gpj.exe", "Ada\nforged line", "Ada\u{2066}x"] {
+            assert_eq!(
+                input("a@b.c", bad, "ai").validate(),
+                Err(CustomerError::InvalidName),
+                "{bad:?}"
+            );
+        }
+        assert!(matches!(
+            input("a\u{202e}@b.c", "Ops", "ai").validate(),
+            Err(CustomerError::InvalidEmail(_))
+        ));
         let err = input("a@b.c", "Ops", "gold").validate().unwrap_err();
         assert_eq!(
             err.to_string(),

@@ -9,6 +9,7 @@ pub mod portal_links;
 pub mod portal_sessions;
 pub mod refresh_ledger;
 pub mod stripe_events;
+pub mod stripe_held;
 pub mod stripe_links;
 pub mod stripe_pending;
 pub mod usage_counters;

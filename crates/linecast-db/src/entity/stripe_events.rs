@@ -8,6 +8,8 @@ pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub event_id: String,
     pub outcome: String,
+    /// Why an event was ignored, held or refused.
+    pub detail: Option<String>,
     pub received_at: DateTimeUtc,
 }
 

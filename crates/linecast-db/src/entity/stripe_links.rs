@@ -12,6 +12,7 @@ pub struct Model {
     pub stripe_subscription: Option<String>,
     pub last_created: Option<i64>,
     pub last_event_id: Option<String>,
+    pub last_status: Option<String>,
     pub updated_at: DateTimeUtc,
 }
 

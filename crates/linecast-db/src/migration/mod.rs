@@ -8,6 +8,7 @@ mod m0002_billing;
 mod m0003_portal;
 mod m0004_usage_daily;
 mod m0005_portal_links;
+mod m0006_billing_guard;
 
 /// The migrations, in order.
 #[derive(Debug)]
@@ -22,6 +23,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0003_portal::Migration),
             Box::new(m0004_usage_daily::Migration),
             Box::new(m0005_portal_links::Migration),
+            Box::new(m0006_billing_guard::Migration),
         ]
     }
 }
