@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use anyhow::{Context, anyhow};
 use linecast_core::FixedClock;
-use linecast_core::services::billing::{Billing, PlanTable};
 use linecast_core::ports::billing::BillingLedger;
+use linecast_core::services::billing::{Billing, PlanTable};
 use linecast_stripe::{Parsed, Reader, ReferenceKey};
 use serde_json::json;
 

@@ -198,8 +198,7 @@ async fn subscribe_link(
     let customer = session.customer(email).await?;
     // The wall clock: Stripe's `created` is what the reference is checked against.
     let expires = chrono::Utc::now() + chrono::Duration::days(i64::from(valid_days));
-    let reference =
-        linecast_stripe::ReferenceKey::new(key.as_bytes()).sign(customer.customer_id, expires.timestamp());
+    let reference = linecast_stripe::ReferenceKey::new(key.as_bytes()).sign(customer.customer_id, expires.timestamp());
     let mut url = base;
     url.query_pairs_mut()
         .append_pair("client_reference_id", &reference)

@@ -29,7 +29,10 @@ use crate::state::AppState;
     )
 )]
 pub async fn stripe_webhook(state: web::Data<AppState>, body: SignedBody) -> Result<HttpResponse, ApiError> {
-    let parsed = state.stripe.read(&body.0).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    let parsed = state
+        .stripe
+        .read(&body.0)
+        .map_err(|e| ApiError::BadRequest(e.to_string()))?;
     let event = match parsed {
         Parsed::Ignored {
             event_id,
