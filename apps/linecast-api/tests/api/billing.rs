@@ -56,15 +56,40 @@ fn subscription_event(id: &str, kind: &str, created: i64, status: &str, price: &
 }
 
 fn checkout_event(id: &str, created: i64, email: &str, customer: &str, subscription: &str) -> Vec<u8> {
+    referenced_checkout(id, created, email, customer, subscription, None)
+}
+
+fn referenced_checkout(
+    id: &str,
+    created: i64,
+    email: &str,
+    customer: &str,
+    subscription: &str,
+    reference: Option<&str>,
+) -> Vec<u8> {
     serde_json::to_vec(&json!({
         "id": id, "object": "event", "type": "checkout.session.completed", "created": created,
+        "livemode": false,
         "data": {"object": {
             "id": "cs_1", "object": "checkout.session", "mode": "subscription",
-            "client_reference_id": null, "customer": customer, "subscription": subscription,
+            "client_reference_id": reference, "customer": customer, "subscription": subscription,
             "customer_details": {"email": email, "name": "Grace H"}
         }}
     }))
     .unwrap()
+}
+
+/// A subscribe reference as `linecast-admin customers subscribe-link`
+/// makes it, under the test settings' signing key.
+fn reference_for(customer_id: i64, key: &str) -> String {
+    linecast_stripe::ReferenceKey::new(key.as_bytes()).sign(customer_id, now() + 3600)
+}
+
+fn subscription_of(id: &str, kind: &str, created: i64, status: &str, price: &str, cus: &str, sub: &str) -> Vec<u8> {
+    let body = String::from_utf8(subscription_event(id, kind, created, status, price)).unwrap();
+    body.replace("\"cus_1\"", &format!("\"{cus}\""))
+        .replace("\"sub_1\"", &format!("\"{sub}\""))
+        .into_bytes()
 }
 
 async fn deliver(app: &TestApp, signature: Option<&str>, body: &[u8]) -> (u16, Value) {
@@ -160,7 +185,28 @@ async fn webhook_story(app: &TestApp) {
     );
     assert_eq!(outcome(app, OLD, &active).await, "pending");
     assert_eq!(demo_status(app).await, before);
-    let checkout = checkout_event("evt_checkout", t - 20, &DEMO_EMAIL.to_uppercase(), "cus_1", "sub_1");
+    // The customer's email, typed at checkout, links nothing: held for an operator.
+    let by_email = checkout_event("evt_by_email", t - 25, &DEMO_EMAIL.to_uppercase(), "cus_1", "sub_1");
+    assert_eq!(outcome(app, NEW, &by_email).await, "pending");
+    assert_eq!(demo_status(app).await, before);
+    // The checkout of a subscribe link (a reference linecast signed) links it.
+    let demo_id = app
+        .ports
+        .accounts
+        .find_customer_by_email(DEMO_EMAIL)
+        .await
+        .unwrap()
+        .unwrap()
+        .customer_id;
+    let reference = reference_for(demo_id, "test-signing-key");
+    let checkout = referenced_checkout(
+        "evt_checkout",
+        t - 20,
+        "anything@example.com",
+        "cus_1",
+        "sub_1",
+        Some(&reference),
+    );
     assert_eq!(outcome(app, NEW, &checkout).await, "linked");
     assert_eq!(
         demo_status(app).await,
@@ -183,13 +229,23 @@ async fn webhook_story(app: &TestApp) {
     assert_eq!(outcome(app, NEW, &late).await, "stale");
     assert_eq!(demo_status(app).await.0, SubscriptionStatus::Canceled);
 
-    // A newer one reactivates, with a price nobody mapped: status set, plan kept.
+    // A newer one at a price nobody mapped changes nothing.
+    let unmapped = subscription_event(
+        "evt_unmapped",
+        "customer.subscription.updated",
+        t + 1,
+        "active",
+        "price_unknown",
+    );
+    assert_eq!(outcome(app, NEW, &unmapped).await, "ignored");
+    assert_eq!(demo_status(app).await.0, SubscriptionStatus::Canceled);
+    // A newer mapped one reactivates.
     let back = subscription_event(
         "evt_back",
         "customer.subscription.updated",
-        t + 1,
+        t + 2,
         "trialing",
-        "price_unknown",
+        "price_ai",
     );
     assert_eq!(outcome(app, NEW, &back).await, "applied");
     assert_eq!(
@@ -207,7 +263,7 @@ async fn webhook_story(app: &TestApp) {
         .unwrap()
         .unwrap();
     let audit = app.ports.accounts.audit_log(demo.customer_id).await.unwrap();
-    for id in ["evt_checkout", "evt_active", "evt_cancel", "evt_back"] {
+    for id in ["evt_by_email", "evt_checkout", "evt_active", "evt_cancel", "evt_back"] {
         assert!(
             audit
                 .iter()
@@ -215,7 +271,11 @@ async fn webhook_story(app: &TestApp) {
             "{id}: {audit:?}"
         );
     }
-    assert!(!audit.iter().any(|l| l.detail.contains("evt_late")));
+    assert!(
+        !audit
+            .iter()
+            .any(|l| l.detail.contains("evt_late") || l.detail.contains("evt_unmapped"))
+    );
 
     // A buyer nobody knows is created by its checkout, without access yet.
     let buyer = checkout_event("evt_new_buyer", t, "New.Buyer@Example.com", "cus_2", "sub_2");
@@ -256,6 +316,118 @@ async fn signed_stripe_events_drive_subscriptions_on_postgres() {
     webhook_story(&app).await;
     app.handle.stop(true).await;
     schema.drop_schema();
+}
+
+/// The review's reproduction (2026-11-25, finding 1), through the webhook:
+/// the victim's email in another case, a sequential customer id and a
+/// forged reference each try to take over a paying customer's billing,
+/// each followed by a trial and a cancel; the victim is unchanged and their
+/// own renewal still applies.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_checkout_cannot_take_over_a_paying_customers_billing() {
+    let app = billing_app(|s| {
+        s.stripe_plans =
+            linecast_core::services::billing::PlanTable::parse("price_pro=ai:500000,price_small=ai:1000").unwrap();
+    })
+    .await;
+    let victim = app
+        .ports
+        .accounts
+        .find_customer_by_email(DEMO_EMAIL)
+        .await
+        .unwrap()
+        .unwrap();
+    let t = now() - 1000;
+    let reference = reference_for(victim.customer_id, "test-signing-key");
+    let own = referenced_checkout("evt_v_co", t, DEMO_EMAIL, "cus_VICTIM", "sub_VICTIM", Some(&reference));
+    assert_eq!(outcome(&app, NEW, &own).await, "linked");
+    let renew = subscription_of(
+        "evt_v_s1",
+        "customer.subscription.created",
+        t + 1,
+        "active",
+        "price_pro",
+        "cus_VICTIM",
+        "sub_VICTIM",
+    );
+    assert_eq!(outcome(&app, NEW, &renew).await, "applied");
+    let paying = demo_status(&app).await;
+    assert_eq!(paying, (SubscriptionStatus::Active, Some("ai".to_owned()), 500_000));
+
+    let forged = linecast_stripe::ReferenceKey::new(b"not the server's key").sign(victim.customer_id, now() + 3600);
+    let id = victim.customer_id.to_string();
+    let attacks = [
+        ("a", "  DEMO@LINECAST.LOCAL ", None, "pending"),
+        ("b", "attacker@evil.example", Some(id.as_str()), "linked"),
+        ("c", DEMO_EMAIL, Some(forged.as_str()), "pending"),
+    ];
+    for (n, (tag, email, reference, expected)) in attacks.into_iter().enumerate() {
+        let at = t + 10 * (n as i64 + 1);
+        let (cus, sub) = (format!("cus_ATTACKER_{tag}"), format!("sub_ATTACKER_{tag}"));
+        let co = referenced_checkout(&format!("evt_{tag}_co"), at, email, &cus, &sub, reference);
+        assert_eq!(outcome(&app, NEW, &co).await, expected, "{tag}");
+        let trial = subscription_of(
+            &format!("evt_{tag}_s1"),
+            "customer.subscription.created",
+            at + 1,
+            "trialing",
+            "price_small",
+            &cus,
+            &sub,
+        );
+        let cancel = subscription_of(
+            &format!("evt_{tag}_s2"),
+            "customer.subscription.deleted",
+            at + 2,
+            "canceled",
+            "price_small",
+            &cus,
+            &sub,
+        );
+        outcome(&app, NEW, &trial).await;
+        outcome(&app, NEW, &cancel).await;
+        assert_eq!(demo_status(&app).await, paying, "after attack {tag}");
+        assert_eq!(app.get_authed("/api/v1/sports").await.status().as_u16(), 200, "{tag}");
+    }
+    // The sequential id created the attacker's own account, nothing more.
+    let attacker = app
+        .ports
+        .accounts
+        .find_customer_by_email("attacker@evil.example")
+        .await
+        .unwrap()
+        .expect("a new buyer");
+    assert_ne!(attacker.customer_id, victim.customer_id);
+    // A reference linecast signed for the victim cannot move a link that serves.
+    let leaked = referenced_checkout("evt_d_co", t + 50, "x@evil.example", "cus_D", "sub_D", Some(&reference));
+    assert_eq!(outcome(&app, NEW, &leaked).await, "conflict");
+    assert_eq!(demo_status(&app).await, paying);
+    // The victim's own renewal still applies.
+    let next = subscription_of(
+        "evt_v_s2",
+        "customer.subscription.updated",
+        t + 60,
+        "past_due",
+        "price_pro",
+        "cus_VICTIM",
+        "sub_VICTIM",
+    );
+    assert_eq!(outcome(&app, NEW, &next).await, "applied");
+    assert_eq!(demo_status(&app).await.0, SubscriptionStatus::PastDue);
+    // An event of the other mode is acknowledged and ignored.
+    let live = String::from_utf8(subscription_of(
+        "evt_live",
+        "customer.subscription.updated",
+        t + 70,
+        "active",
+        "price_pro",
+        "cus_VICTIM",
+        "sub_VICTIM",
+    ))
+    .unwrap()
+    .replace("\"livemode\":false", "\"livemode\":true");
+    assert_eq!(outcome(&app, NEW, live.as_bytes()).await, "ignored");
+    assert_eq!(demo_status(&app).await.0, SubscriptionStatus::PastDue);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
