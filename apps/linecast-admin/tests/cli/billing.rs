@@ -188,3 +188,116 @@ fn a_sign_in_link_is_printed_once_and_stored_only_hashed() {
     );
     admin.fails(&["customers", "sign-in-link", "--email", "nobody@example.com"]);
 }
+
+fn checkout_line(id: &str, created: i64, email: &str, cus: &str, sub: &str, reference: Option<&str>) -> String {
+    serde_json::json!({
+        "id": id, "object": "event", "type": "checkout.session.completed", "created": created,
+        "data": {"object": {"id": "cs_1", "object": "checkout.session", "mode": "subscription",
+            "client_reference_id": reference, "customer": cus, "subscription": sub,
+            "customer_details": {"email": email, "name": "Buyer"}}}
+    })
+    .to_string()
+}
+
+fn subscription_of(id: &str, created: i64, status: &str, cus: &str, sub: &str) -> String {
+    subscription_line(id, "customer.subscription.updated", created, status)
+        .replace("cus_7", cus)
+        .replace("sub_7", sub)
+}
+
+#[test]
+fn a_subscribe_link_is_honoured_and_a_held_checkout_waits_for_a_hand_link() {
+    let admin = Admin::new();
+    admin.customer("held@example.com");
+    admin.customer("sub@example.com");
+    let url = admin_url(&admin);
+    let key = "the server's signing key";
+    let args = [
+        "customers",
+        "subscribe-link",
+        "--email",
+        "SUB@example.com",
+        "--payment-link",
+        "https://buy.stripe.com/test_abc",
+        "--json",
+    ];
+    // Without the server's signing key there is nothing to sign with.
+    let run = admin.run_with(&args, &[("LINECAST_DATABASE_URL", &url)]);
+    assert!(!run.ok && run.stderr.contains("--signing-key"), "{}", run.stderr);
+    let run = admin.run_with(&args, &[("LINECAST_DATABASE_URL", &url), ("LINECAST_SIGNING_KEY", key)]);
+    assert!(run.ok, "{}", run.stderr);
+    let link = run.json();
+    let reference = link["client_reference_id"].as_str().unwrap().to_owned();
+    assert!(reference.starts_with("lc1_"), "{reference}");
+    let printed = link["url"].as_str().unwrap();
+    assert!(
+        printed.starts_with("https://buy.stripe.com/test_abc?client_reference_id=lc1_")
+            && printed.ends_with("&prefilled_email=sub%40example.com"),
+        "{printed}"
+    );
+
+    let file = admin.dir().join("events.jsonl");
+    let lines = [
+        checkout_line("evt_h", 100, "Held@Example.com", "cus_H", "sub_H", None),
+        checkout_line(
+            "evt_s",
+            100,
+            "typed@elsewhere.example",
+            "cus_S",
+            "sub_S",
+            Some(&reference),
+        ),
+        subscription_of("evt_h_s", 101, "active", "cus_H", "sub_H"),
+        subscription_of("evt_s_s", 101, "active", "cus_S", "sub_S"),
+    ];
+    std::fs::write(&file, lines.join("\n")).unwrap();
+    let run = admin.run_with(
+        &["billing", "replay", "--file", file.to_str().unwrap(), "--json"],
+        &[
+            ("LINECAST_DATABASE_URL", &url),
+            ("LINECAST_STRIPE_PLANS", "ai_monthly=ai:900"),
+            ("LINECAST_SIGNING_KEY", key),
+        ],
+    );
+    assert!(run.ok, "{}", run.stderr);
+    let outcomes: Vec<String> = run
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["outcome"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(outcomes, ["pending", "linked", "pending", "applied"]);
+    assert_eq!(
+        admin.json(&["customers", "show", "--email", "sub@example.com"])["monthly_limit"],
+        900
+    );
+
+    let pending = admin.json(&["billing", "pending"]);
+    assert_eq!(pending["held_checkouts"][0]["event_id"], "evt_h");
+    assert_eq!(pending["held_checkouts"][0]["customer_email"], "held@example.com");
+    assert_eq!(pending["waiting_events"][0]["stripe_customer"], "cus_H");
+    let text = admin.ok(&["billing", "pending"]).stdout;
+    assert!(
+        text.contains("evt_h") && text.contains("customers link-stripe"),
+        "{text}"
+    );
+    assert_eq!(
+        admin.json(&["customers", "show", "--email", "held@example.com"])["subscription_status"],
+        "active",
+        "the operator's own status, untouched"
+    );
+    let linked = admin.json(&[
+        "customers",
+        "link-stripe",
+        "--email",
+        "held@example.com",
+        "--stripe-customer",
+        "cus_H",
+    ]);
+    assert_eq!(linked["stripe_subscription"], "sub_H");
+    assert_eq!(linked["last_event_id"], "evt_h_s");
+    let pending = admin.json(&["billing", "pending"]);
+    assert_eq!(pending["held_checkouts"], serde_json::json!([]));
+    assert_eq!(pending["waiting_events"], serde_json::json!([]));
+}
