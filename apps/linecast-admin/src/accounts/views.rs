@@ -43,7 +43,7 @@ pub fn stripe_link(l: &linecast_core::ports::billing::StripeLink) -> Value {
         "stripe_subscription": l.stripe_subscription,
         "last_event_id": l.last_event_id,
         "last_event_created": l.last_created,
-        "last_status": l.last_status.map(|s| s.code()),
+        "last_status": l.last_status.map(linecast_core::SubscriptionStatus::code),
     })
 }
 

@@ -637,7 +637,10 @@ pub async fn a_link_by_hand_applies_what_waited_for_it(url: String) {
         state(&db.get_customer(bob.customer_id).await.unwrap()),
         ("trialing".into(), "trialing".into(), Some("ai".into()), 7)
     );
-    assert_eq!(db.pending_billing().await.unwrap(), Default::default());
+    assert_eq!(
+        db.pending_billing().await.unwrap(),
+        linecast_core::ports::billing::PendingBilling::default()
+    );
     assert!(
         db.audit_log(bob.customer_id)
             .await
