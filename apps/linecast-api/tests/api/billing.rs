@@ -325,6 +325,14 @@ async fn signed_stripe_events_drive_subscriptions_on_postgres() {
 /// own renewal still applies.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_checkout_cannot_take_over_a_paying_customers_billing() {
+    crate::helpers::capture_logs();
+    let conflicts = || {
+        let text = linecast_api::metrics::handle().expect("a recorder").render();
+        text.lines()
+            .find_map(|l| l.strip_prefix("linecast_billing_conflicts_total "))
+            .map_or(0.0, |v| v.trim().parse::<f64>().unwrap())
+    };
+    let conflicts_before = conflicts();
     let app = billing_app(|s| {
         s.stripe_plans =
             linecast_core::services::billing::PlanTable::parse("price_pro=ai:500000,price_small=ai:1000").unwrap();
@@ -402,6 +410,18 @@ async fn a_checkout_cannot_take_over_a_paying_customers_billing() {
     let leaked = referenced_checkout("evt_d_co", t + 50, "x@evil.example", "cus_D", "sub_D", Some(&reference));
     assert_eq!(outcome(&app, NEW, &leaked).await, "conflict");
     assert_eq!(demo_status(&app).await, paying);
+    assert!(conflicts() >= conflicts_before + 1.0, "the conflict is counted");
+    let logs = crate::helpers::captured_logs();
+    assert!(
+        logs.lines()
+            .any(|l| l.contains("WARN") && l.contains("evt_d_co") && l.contains("would move")),
+        "the conflict is a warning"
+    );
+    assert!(
+        logs.lines()
+            .any(|l| l.contains("WARN") && l.contains("evt_a_co") && l.contains("held for an operator")),
+        "a held checkout is a warning"
+    );
     // The victim's own renewal still applies.
     let next = subscription_of(
         "evt_v_s2",
