@@ -172,6 +172,57 @@ mod tests {
         assert_eq!(fire_both(Firing::Bet(Side::Negative), Firing::Pass), Firing::Pass);
     }
 
+    /// "Signals this close to zero are treated as zero": a move or edge of
+    /// exactly 1e-9 either way, or anything inside, is no signal for any
+    /// rule; just past it, the rule fires.
+    #[test]
+    fn a_signal_at_the_zero_band_is_no_signal_and_just_past_it_fires() {
+        for kind in [SignalKind::LineMove, SignalKind::ModelEdge] {
+            let at = |v: f64| match kind {
+                SignalKind::LineMove => Signals {
+                    line: Some(v),
+                    edge: None,
+                },
+                SignalKind::ModelEdge => Signals {
+                    line: None,
+                    edge: Some(v),
+                },
+            };
+            for fires_on in [Side::Positive, Side::Negative] {
+                for follow in [true, false] {
+                    let r = rule(kind, fires_on, follow);
+                    for v in [0.0, 1e-9, -1e-9, 5e-10, -5e-10] {
+                        assert_eq!(fire(r, at(v)), Firing::Pass, "{r:?} at {v}");
+                    }
+                    let past = match fires_on {
+                        Side::Positive => 2e-9,
+                        Side::Negative => -2e-9,
+                    };
+                    assert_eq!(fire(r, at(past)), Firing::Bet(r.bet_side()), "{r:?} at {past}");
+                    assert_eq!(fire(r, at(-past)), Firing::Pass, "{r:?} at {}", -past);
+                }
+            }
+        }
+    }
+
+    /// Hybrids require "both signals to agree": parents that bet opposite
+    /// sides make no bet, in either order.
+    #[test]
+    fn a_hybrid_whose_parents_bet_opposite_sides_passes() {
+        assert_eq!(
+            fire_both(Firing::Bet(Side::Positive), Firing::Bet(Side::Negative)),
+            Firing::Pass
+        );
+        assert_eq!(
+            fire_both(Firing::Bet(Side::Negative), Firing::Bet(Side::Positive)),
+            Firing::Pass
+        );
+        assert_eq!(
+            fire_both(Firing::Bet(Side::Positive), Firing::Bet(Side::Positive)),
+            Firing::Bet(Side::Positive)
+        );
+    }
+
     #[test]
     fn catalog_hybrids_never_see_parents_disagree() {
         for s in &STRATEGIES {

@@ -291,6 +291,60 @@ fn spread_follow_positive_line_move_settles_at_the_recorded_spread_price() {
     assert_eq!(e.candidates, Some(7));
 }
 
+/// An away bet's lines are the away spreads; a row that recorded only the
+/// home spread gives the away side its negation (payloads.md: `open_line`
+/// and `close_line` are "the side's opening and recorded ... spread").
+#[test]
+fn a_spread_fade_bets_the_away_side_at_the_negated_home_spread() {
+    let mut rows = spread_season();
+    rows[0].lines.away_point_spread = None;
+    rows[0].lines.open_away_point_spread = None;
+    let r = replay(
+        &rows,
+        Sport::Nba,
+        ModelType::WonOnSpread,
+        Accounting::RecordedV2,
+        "line-pf",
+    )
+    .unwrap();
+    // Game 1 moved −3 → −5 for home (+2): fading it bets the away side,
+    // which opened at +3 and was recorded at +5.
+    let first = &r.games[0];
+    assert_eq!((first.home_team.as_str(), first.side), ("home_1", "away"));
+    assert_eq!((first.open_line, first.close_line), (Some(3.0), Some(5.0)));
+}
+
+/// With enough bets to be ranked, a replay's entry carries its own rank
+/// from the leaderboard ("the leaderboard entry, identical to it (rank
+/// included)"), for every strategy.
+#[test]
+fn a_replay_carries_its_own_strategys_leaderboard_rank() {
+    // 96 moneyline games (48 per pure rule, past the minimum sample of 30);
+    // the move, the edge and the winner cycle with
+    // different periods, so the strategies' records differ.
+    let rows: Vec<SeasonRow> = (1..=96_u64)
+        .map(|i| {
+            let home_wins = i % 3 != 0;
+            let (away, home) = if home_wins { (90.0, 100.0) } else { (100.0, 90.0) };
+            let (close, open) = if i % 2 == 0 { (-130.0, -120.0) } else { (-110.0, -120.0) };
+            let blend = if i % 5 < 2 { 0.3 } else { 0.8 };
+            G::final_score(i, away, home)
+                .ml(Some(close), Some(110.0), Some(open))
+                .blend(Some(blend))
+                .stored(u8::from(home_wins))
+                .0
+        })
+        .collect();
+    let board = leaderboard(&rows, Sport::Nba, ModelType::WonOnPoints, Accounting::RecordedV2);
+    let ranks: std::collections::BTreeSet<u32> = board.strategies.iter().filter_map(|e| e.rank).collect();
+    assert!(ranks.len() >= 2, "the fixture ranks several strategies: {ranks:?}");
+    for e in &board.strategies {
+        let r = replay(&rows, Sport::Nba, ModelType::WonOnPoints, Accounting::RecordedV2, &e.id).unwrap();
+        assert_eq!(r.strategy.rank, e.rank, "{}", e.id);
+        assert_eq!(&r.strategy, e);
+    }
+}
+
 #[test]
 fn spread_hybrids_bet_only_when_both_signals_agree() {
     let rows = spread_season();
