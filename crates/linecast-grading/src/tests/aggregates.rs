@@ -171,3 +171,45 @@ fn density_covers_the_current_and_previous_ten_seasons_and_counts_blend_hits() {
     assert_eq!(d.cells[1][0].hit_rate, None);
     assert_eq!(d.cells[0][12].n, 1);
 }
+
+/// Two dates of BLEND picks, summed over a window that holds both: every
+/// count of the window is the sum of its dates (a home pick that wins, an
+/// away pick that wins, a home pick that loses), and a window of one date
+/// holds only that date. Models without a graded pick are not listed.
+#[test]
+fn a_window_sums_every_count_of_its_dates_and_lists_only_models_with_picks() {
+    use crate::daily::{DailyTallies, per_model};
+    use crate::grade::grade_rows;
+    use crate::window::Window;
+
+    let rows = vec![
+        decided("2026-11-01", "a", "b", true, 0.6),
+        decided("2026-11-02", "c", "d", false, 0.4),
+        decided("2026-11-02", "e", "f", false, 0.6),
+    ];
+    let graded = grade_rows(&rows, Sport::Nba, ML);
+    let daily = DailyTallies::new(&rows, &graded);
+    assert_eq!(daily.dates(), [date("2026-11-01"), date("2026-11-02")]);
+    let both = Window {
+        start: date("2026-11-01"),
+        end: date("2026-11-02"),
+    };
+    let blend = daily.sum(both)[BLEND.index()];
+    assert_eq!(
+        (blend.wins, blend.losses, blend.pos_wins, blend.pos_n, blend.neg_wins, blend.neg_n),
+        (2, 1, 1, 2, 1, 1)
+    );
+    let second = Window {
+        start: date("2026-11-02"),
+        end: date("2026-11-02"),
+    };
+    let blend = daily.sum(second)[BLEND.index()];
+    assert_eq!(
+        (blend.wins, blend.losses, blend.pos_wins, blend.pos_n, blend.neg_wins, blend.neg_n),
+        (1, 1, 0, 1, 1, 1)
+    );
+    // Only BLEND has probabilities, and IMPLIED comes from the prices (the
+    // home favourite at -150 every time); the other models have no pick.
+    let listed: Vec<Model> = per_model(&daily.sum(both), 0).0.into_iter().map(|(m, _)| m).collect();
+    assert_eq!(listed, [Model::Column(ModelColumn::Implied), BLEND]);
+}
