@@ -587,7 +587,10 @@ fn run(
             .app_data(path_config())
             .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
             // Every request goes to the route table's dispatcher.
-            .default_service(routes::dispatch::Dispatcher::new(state.gate.clone()))
+            .default_service(routes::dispatch::Dispatcher::new(
+                state.gate.clone(),
+                heavy.body_timeout,
+            ))
             .wrap(from_fn(telemetry::request_context))
     };
     let addr = listener.local_addr()?;

@@ -172,9 +172,16 @@ pub async fn request_context(
     // The gates and handlers answer their own errors, so an `Err` here is
     // actix's own failure; it is passed on (actix renders it) unlogged.
     let mut res = if encoded_body {
-        req.error_response(ApiError::UnsupportedMediaType(
+        // The body is never read: the connection is closed after the
+        // answer (actix would otherwise drain a chunked body for as long as
+        // the client sends it).
+        let mut res = req.error_response(ApiError::UnsupportedMediaType(
             "Request bodies with a Content-Encoding are not accepted; send the body uncompressed".to_owned(),
-        ))
+        ));
+        res.response_mut()
+            .head_mut()
+            .set_connection_type(actix_web::http::ConnectionType::Close);
+        res
     } else {
         let answer = next.call(req);
         // A span below the log level records nothing: the answer need not

@@ -7,6 +7,7 @@
 mod access;
 mod account;
 mod billing;
+mod body_deadline;
 mod calibration;
 mod concurrency;
 mod consistency;
