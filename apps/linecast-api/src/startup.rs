@@ -325,7 +325,7 @@ impl Application {
                 slots,
             ),
             clock: clock.clone(),
-            webhook: settings.stripe_webhook_secrets.clone(),
+            webhook: crate::auth::stripe_signature::Webhook::new(settings.stripe_webhook_secrets.clone()),
             portal,
         });
         let billing = Arc::new(linecast_core::services::billing::Billing::new(

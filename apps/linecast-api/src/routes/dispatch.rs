@@ -333,7 +333,11 @@ impl DispatchService {
                     admit(&inner.gate, access, false, req, |req| async move {
                         let mut res = error_response(
                             StatusCode::METHOD_NOT_ALLOWED,
-                            &format!("Method {} not allowed on {}", req.method(), req.path()),
+                            &format!(
+                                "Method {} not allowed on {}",
+                                req.method(),
+                                crate::telemetry::redact_path(req.path())
+                            ),
                         );
                         res.headers_mut().insert(ALLOW, allow);
                         Ok(req.into_response(res))
@@ -350,7 +354,11 @@ impl DispatchService {
                 let not_found = |req: ServiceRequest| async move {
                     let res = error_response(
                         StatusCode::NOT_FOUND,
-                        &format!("No route for {} {}", req.method(), req.path()),
+                        &format!(
+                            "No route for {} {}",
+                            req.method(),
+                            crate::telemetry::redact_path(req.path())
+                        ),
                     );
                     Ok(req.into_response(res))
                 };
