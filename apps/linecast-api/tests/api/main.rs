@@ -22,6 +22,7 @@ mod fail_closed;
 mod faults;
 mod helpers;
 mod limits;
+mod log_secrets;
 mod markets;
 mod memory;
 mod odds;
