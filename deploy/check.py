@@ -246,7 +246,7 @@ def check_log_format(conf_text):
         fail("the route table has {token} templates (sign-in and download links)")
     for template in templates:
         prefix = template.split("{token}")[0]
-        if f"~*^{prefix}" not in conf_text:
+        if f'"~*^(?<lc_pre>.*{prefix})[^/]*(?<lc_post>.*)$"' not in conf_text:
             fail(f"the nginx log map replaces the token of {template}")
     ok(f"nginx logs no query key and no token of {', '.join(templates)}")
 
