@@ -125,12 +125,10 @@ impl BodyDeadline {
                 return Ok(res);
             }
             let body = self.body;
-            let mut res = res.map_body(move |head, answer| {
+            Ok(res.map_body(move |head, answer| {
                 head.set_connection_type(ConnectionType::Close);
                 BoxBody::new(Holding { answer, _body: body })
-            });
-            res.response_mut().head_mut().set_connection_type(ConnectionType::Close);
-            Ok(res)
+            }))
         })
     }
 }

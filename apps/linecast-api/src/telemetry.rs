@@ -392,7 +392,7 @@ mod tests {
             .collect();
         assert!(with_token.len() >= 3, "{with_token:?}");
         for template in with_token {
-            let path = template.replace("{token}", "s3cr3t").replace('{', "").replace('}', "");
+            let path = template.replace("{token}", "s3cr3t").replace(['{', '}'], "");
             let logged = redact_path(&path);
             assert!(!logged.contains("s3cr3t"), "{template}: {logged}");
         }

@@ -500,7 +500,7 @@ mod tests {
         }
         // Another address has its own second.
         assert_eq!(log.note(b, start + Duration::from_millis(500)), Some(0));
-        assert_eq!(log.note(a, start + Duration::from_millis(1000)), Some(9));
+        assert_eq!(log.note(a, start + Duration::from_secs(1)), Some(9));
         assert_eq!(log.note(a, start + Duration::from_millis(1100)), None);
         assert_eq!(log.note(a, start + Duration::from_secs(5)), Some(1));
     }

@@ -64,6 +64,7 @@ struct PathRows {
 }
 
 /// What a path and method lead to.
+#[derive(Clone, Copy)]
 enum Found {
     Row(usize),
     WrongMethod(usize),

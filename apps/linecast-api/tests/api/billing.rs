@@ -368,7 +368,7 @@ async fn head_only_delivery(app: &TestApp, signature: Option<&str>) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_missing_malformed_or_stale_signature_is_refused_before_any_body_byte_is_read() {
-    let app = billing_app(|s| s.heavy.body_timeout = std::time::Duration::from_secs(300)).await;
+    let app = billing_app(|s| s.heavy.body_timeout = std::time::Duration::from_mins(5)).await;
     let stale = format!("t={},v1={}", now() - 301, "00".repeat(32));
     for signature in [None, Some("garbage"), Some("t=1,v1=00"), Some(stale.as_str())] {
         let status = head_only_delivery(&app, signature).await;

@@ -133,7 +133,7 @@ async fn trickling_bodies_holding_the_connection_cap_are_cut_with_408_and_livene
         "liveness answered after {waited:?}"
     );
     for (i, conn) in trickling.into_iter().enumerate() {
-        let answer = tokio::time::timeout(Duration::from_secs(60), conn)
+        let answer = tokio::time::timeout(Duration::from_mins(1), conn)
             .await
             .unwrap_or_else(|_| panic!("connection {i} was never answered"))
             .unwrap();
