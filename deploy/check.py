@@ -19,6 +19,10 @@
   "Memory"), in Kubernetes and in compose.
 - The nginx configuration of compose passes `nginx -t` (its upstream host
   names mapped to 127.0.0.1: the one thing not checked is Docker's DNS).
+- nginx's access log carries no bearer secret: its log_format never names
+  `$request`, `$request_uri`, `$args` or `$query_string` (the raw request
+  line or query, with `?api_key=` keys), and its path map replaces the
+  token segment of every `{token}` route template of the route table.
 - The image builds the `dist` profile, and `dist` optimises every package
   `release` optimises less (Cargo.toml: `dist` inherits `release`'s
   per-package levels, so each needs its own entry back at 3).
@@ -228,6 +232,25 @@ def check_probes(binary, paths):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def check_log_format(conf_text):
+    formats = re.findall(r"log_format\s+\w+((?:\s+'[^']*')+)\s*;", conf_text)
+    if not formats:
+        fail("deploy/nginx/linecast.conf defines a log_format")
+    for fmt in formats:
+        for variable in ("$request", "$request_uri", "$args", "$query_string", "$arg_api_key"):
+            if re.search(re.escape(variable) + r"(?![A-Za-z0-9_])", fmt):
+                fail(f"the nginx log_format does not log {variable} (it carries keys and tokens)")
+    table = read("apps/linecast-api/src/routes/table.rs")
+    templates = sorted(set(re.findall(r'"(/[^"]*\{token\}[^"]*)"', table)))
+    if not templates:
+        fail("the route table has {token} templates (sign-in and download links)")
+    for template in templates:
+        prefix = template.split("{token}")[0]
+        if f'"~*^(?<lc_pre>.*{prefix})[^/]*(?<lc_post>.*)$"' not in conf_text:
+            fail(f"the nginx log map replaces the token of {template}")
+    ok(f"nginx logs no query key and no token of {', '.join(templates)}")
+
+
 def check_nginx(conf_text):
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     if not os.path.exists(nginx):
@@ -392,6 +415,7 @@ def main():
 
     check_profiles(read("Dockerfile"))
     check_probes(binary, probe_paths)
+    check_log_format(upstream)
     check_nginx(upstream)
     print("deploy check: all passed")
 

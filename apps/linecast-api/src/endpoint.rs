@@ -24,7 +24,7 @@ pub enum Access {
     /// before the request is counted and held while the response lasts.
     KeyHolding(Policy, Hold),
     /// Stripe's webhook: no key (one is never accepted instead), only a
-    /// valid `Stripe-Signature` over the raw body (at most 1 MiB), checked
+    /// valid `Stripe-Signature` over the raw body (at most 256 KiB), checked
     /// by `auth::stripe_signature` before the handler runs. Not counted
     /// against any quota. Off (404) unless webhook secrets are configured.
     StripeSignature,

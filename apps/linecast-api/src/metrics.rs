@@ -130,6 +130,12 @@ pub fn billing_conflict() {
     metrics::counter!("linecast_billing_conflicts_total").increment(1);
 }
 
+/// A request answered 408 because its body did not arrive within the body
+/// timeout (`crate::stall::BodyDeadline`).
+pub fn body_timeout() {
+    metrics::counter!("linecast_body_timeouts_total").increment(1);
+}
+
 /// Keys read again ahead of their expiry, in one refresh round.
 pub fn key_refresh(read: usize) {
     metrics::counter!("linecast_key_refresh_total").increment(read as u64);

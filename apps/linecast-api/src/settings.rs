@@ -150,6 +150,10 @@ pub struct HeavyReads {
     /// not taken for this long is ended and logged (default 30; decimals
     /// allowed).
     pub stall_timeout: std::time::Duration,
+    /// `LINECAST_BODY_TIMEOUT_SECS`: a request body not received whole
+    /// this long after its head is answered 408 and its connection closed
+    /// (default 10; decimals allowed).
+    pub body_timeout: std::time::Duration,
     /// `LINECAST_HEAVY_THREADS`: threads that load, render and compress
     /// large bodies (exports, results pages), off the request threads
     /// (default: half the cores, at least 1).
@@ -161,12 +165,13 @@ pub struct HeavyReads {
 }
 
 impl HeavyReads {
-    /// Two downloads per customer, a 30 s stall bound, half the cores, and
-    /// connections from the descriptor limit.
+    /// Two downloads per customer, a 30 s stall bound, 10 s for a request
+    /// body, half the cores, and connections from the descriptor limit.
     pub fn defaults() -> Self {
         Self {
             max_downloads_per_customer: 2,
             stall_timeout: std::time::Duration::from_secs(30),
+            body_timeout: std::time::Duration::from_secs(10),
             heavy_threads: (std::thread::available_parallelism().map_or(2, std::num::NonZero::get) / 2).max(1),
             max_connections: connections_under_descriptor_limit(descriptor_limit()),
         }
@@ -459,16 +464,17 @@ impl Settings {
             ));
         }
         let defaults = HeavyReads::defaults();
-        let stall_timeout = match env("LINECAST_STALL_TIMEOUT_SECS") {
-            Some(v) => std::time::Duration::try_from_secs_f64(
-                v.parse::<f64>()
-                    .map_err(|e| bad("LINECAST_STALL_TIMEOUT_SECS", format!("'{v}': {e}")))?,
-            )
-            .ok()
-            .filter(|d| *d >= std::time::Duration::from_millis(100))
-            .ok_or_else(|| bad("LINECAST_STALL_TIMEOUT_SECS", "seconds, at least 0.1"))?,
-            None => defaults.stall_timeout,
+        let timeout = |name: &'static str, default: std::time::Duration| match env(name) {
+            Some(v) => {
+                std::time::Duration::try_from_secs_f64(v.parse::<f64>().map_err(|e| bad(name, format!("'{v}': {e}")))?)
+                    .ok()
+                    .filter(|d| *d >= std::time::Duration::from_millis(100))
+                    .ok_or_else(|| bad(name, "seconds, at least 0.1"))
+            }
+            None => Ok(default),
         };
+        let stall_timeout = timeout("LINECAST_STALL_TIMEOUT_SECS", defaults.stall_timeout)?;
+        let body_timeout = timeout("LINECAST_BODY_TIMEOUT_SECS", defaults.body_timeout)?;
         let heavy = HeavyReads {
             max_downloads_per_customer: at_least_one(
                 "LINECAST_MAX_DOWNLOADS_PER_CUSTOMER",
@@ -479,6 +485,7 @@ impl Settings {
                 )?,
             )?,
             stall_timeout,
+            body_timeout,
             heavy_threads: at_least_one(
                 "LINECAST_HEAVY_THREADS",
                 small(
@@ -628,6 +635,7 @@ mod tests {
         let none = FileSettings::default();
         let s = Settings::from_sources(&none, |k| match k {
             "LINECAST_STALL_TIMEOUT_SECS" => Some("2.5".to_owned()),
+            "LINECAST_BODY_TIMEOUT_SECS" => Some("1.5".to_owned()),
             "LINECAST_MAX_DOWNLOADS_PER_CUSTOMER" => Some("3".to_owned()),
             "LINECAST_HEAVY_THREADS" => Some("4".to_owned()),
             "LINECAST_MAX_CONNECTIONS" => Some("900".to_owned()),
@@ -639,16 +647,20 @@ mod tests {
             HeavyReads {
                 max_downloads_per_customer: 3,
                 stall_timeout: std::time::Duration::from_millis(2500),
+                body_timeout: std::time::Duration::from_millis(1500),
                 heavy_threads: 4,
                 max_connections: 900,
             }
         );
         let defaults = Settings::from_sources(&none, |_| None).unwrap().heavy;
         assert_eq!(defaults.stall_timeout, std::time::Duration::from_secs(30));
+        assert_eq!(defaults.body_timeout, std::time::Duration::from_secs(10));
         assert_eq!(defaults.max_downloads_per_customer, 2);
         for (name, value) in [
             ("LINECAST_STALL_TIMEOUT_SECS", "0.01"),
             ("LINECAST_STALL_TIMEOUT_SECS", "soon"),
+            ("LINECAST_BODY_TIMEOUT_SECS", "0"),
+            ("LINECAST_BODY_TIMEOUT_SECS", "ten"),
             ("LINECAST_MAX_DOWNLOADS_PER_CUSTOMER", "0"),
             ("LINECAST_HEAVY_THREADS", "0"),
             ("LINECAST_MAX_CONNECTIONS", "-1"),

@@ -9,6 +9,14 @@
 //! first, the write fails with `TimedOut`, actix closes the connection and
 //! drops the response (and any download slot it held). A connection idle
 //! between requests has no write pending and is left to keep-alive.
+//!
+//! Slow senders: every request body has a deadline
+//! (`LINECAST_BODY_TIMEOUT_SECS`, 10 s by default) counted from the moment
+//! its head was read. [`BodyDeadline`] wraps the body of each request that
+//! has one, whoever reads it (an access gate, an extractor, a handler), and
+//! races the answer against the deadline: a body not received whole by
+//! then is answered 408 and its connection closed, whatever was waiting for
+//! it. A request without a body is not touched.
 
 use std::future::Future;
 use std::io;
@@ -17,8 +25,163 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use actix_web::HttpMessage;
+use actix_web::body::{BodySize, BoxBody, MessageBody};
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::http::header::{CONTENT_LENGTH, TRANSFER_ENCODING};
+use actix_web::http::{ConnectionType, StatusCode};
+use bytes::Bytes;
+use futures::Stream;
+use futures::future::LocalBoxFuture;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::Sleep;
+
+/// The body deadline of one request, armed by [`BodyDeadline::arm`].
+pub struct BodyDeadline {
+    limit: Duration,
+    /// Set once the body was read to its end (or failed).
+    received: Rc<Cell<bool>>,
+    /// The body itself, shared with the [`Watched`] stream the request
+    /// reads: an answer sent while it is unread keeps it (see
+    /// [`Holding`]), so actix closes the connection after the answer
+    /// instead of draining the rest for as long as the client sends.
+    body: Rc<RefCell<Payload>>,
+    /// The request, for the 408 (its head and extensions, not its body).
+    request: actix_web::HttpRequest,
+}
+
+impl BodyDeadline {
+    /// Wraps the body of `req` so its end is seen, and returns the deadline
+    /// to answer it within; `None` when the request has no body (no
+    /// `Content-Length` above 0, not chunked), which is left as it is.
+    pub fn arm(req: &mut ServiceRequest, limit: Duration) -> Option<Self> {
+        let headers = req.headers();
+        let chunked = headers.contains_key(TRANSFER_ENCODING);
+        let declared = headers
+            .get(CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok());
+        if !chunked && declared.is_none_or(|len| len == 0) {
+            return None;
+        }
+        let body = req.take_payload();
+        if matches!(body, Payload::None) {
+            req.set_payload(body);
+            return None;
+        }
+        let received = Rc::new(Cell::new(false));
+        let body = Rc::new(RefCell::new(body));
+        let watched = Watched {
+            body: Rc::clone(&body),
+            received: Rc::clone(&received),
+        };
+        req.set_payload(Payload::Stream {
+            payload: Box::pin(watched),
+        });
+        Some(Self {
+            limit,
+            received,
+            body,
+            request: req.request().clone(),
+        })
+    }
+
+    /// `answer` (the request's access check and handler), unless the body
+    /// is still not received whole when the deadline passes: then the
+    /// answer is dropped and the request answered 408, `Connection: close`.
+    /// Any answer sent before its body was read to the end closes the
+    /// connection.
+    pub fn race(
+        self,
+        answer: LocalBoxFuture<'static, Result<ServiceResponse, actix_web::Error>>,
+    ) -> LocalBoxFuture<'static, Result<ServiceResponse, actix_web::Error>> {
+        Box::pin(async move {
+            let mut answer = answer;
+            let early = tokio::select! {
+                res = &mut answer => Some(res),
+                () = tokio::time::sleep(self.limit) => None,
+            };
+            let res = match early {
+                Some(res) => res?,
+                // The body came in time; the answer may take as long as it takes.
+                None if self.received.get() => answer.await?,
+                None => {
+                    drop(answer);
+                    crate::metrics::body_timeout();
+                    let res = crate::error::error_response(
+                        StatusCode::REQUEST_TIMEOUT,
+                        &format!(
+                            "The request body was not received within {} s; the connection is closed",
+                            seconds(self.limit)
+                        ),
+                    );
+                    ServiceResponse::new(self.request, res)
+                }
+            };
+            if self.received.get() {
+                return Ok(res);
+            }
+            let body = self.body;
+            Ok(res.map_body(move |head, answer| {
+                head.set_connection_type(ConnectionType::Close);
+                BoxBody::new(Holding { answer, _body: body })
+            }))
+        })
+    }
+}
+
+/// `limit` as the 408 says it: whole seconds, or one decimal below ten.
+fn seconds(limit: Duration) -> String {
+    let secs = limit.as_secs_f64();
+    if secs.fract() == 0.0 || secs >= 10.0 {
+        format!("{secs:.0}")
+    } else {
+        format!("{secs:.1}")
+    }
+}
+
+/// A request body that says when it has been read to its end.
+struct Watched {
+    body: Rc<RefCell<Payload>>,
+    received: Rc<Cell<bool>>,
+}
+
+impl Stream for Watched {
+    type Item = Result<Bytes, actix_web::error::PayloadError>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        let polled = Pin::new(&mut *this.body.borrow_mut()).poll_next(cx);
+        if matches!(polled, Poll::Ready(None | Some(Err(_)))) {
+            this.received.set(true);
+        }
+        polled
+    }
+}
+
+/// An answer to a request whose body was not read to its end, holding
+/// that body until the answer's last byte: actix sees a body still owned
+/// and unfinished, and closes the connection after the answer (a body
+/// dropped unread would be drained first, without end while it trickles).
+struct Holding {
+    answer: BoxBody,
+    _body: Rc<RefCell<Payload>>,
+}
+
+impl MessageBody for Holding {
+    type Error = Box<dyn std::error::Error>;
+
+    fn size(&self) -> BodySize {
+        self.answer.size()
+    }
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Bytes, Self::Error>>> {
+        Pin::new(&mut self.get_mut().answer).poll_next(cx)
+    }
+}
 
 /// A socket whose writes fail once it has taken no byte for `limit`.
 pub struct StallGuard<T> {

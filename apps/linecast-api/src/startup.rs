@@ -325,7 +325,7 @@ impl Application {
                 slots,
             ),
             clock: clock.clone(),
-            webhook: settings.stripe_webhook_secrets.clone(),
+            webhook: crate::auth::stripe_signature::Webhook::new(settings.stripe_webhook_secrets.clone()),
             portal,
         });
         // A signed subscribe reference verifies only under a configured key
@@ -597,7 +597,10 @@ fn run(
             .app_data(path_config())
             .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
             // Every request goes to the route table's dispatcher.
-            .default_service(routes::dispatch::Dispatcher::new(state.gate.clone()))
+            .default_service(routes::dispatch::Dispatcher::new(
+                state.gate.clone(),
+                heavy.body_timeout,
+            ))
             .wrap(from_fn(telemetry::request_context))
     };
     let addr = listener.local_addr()?;

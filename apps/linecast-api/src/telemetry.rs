@@ -1,6 +1,9 @@
 //! Tracing setup and the request context: request ids, the access log, and
-//! the headers every response carries. No full key reaches a log line:
-//! `api_key` query values are redacted and key-shaped path segments masked.
+//! the headers every response carries. No bearer secret reaches a log
+//! line: `api_key` query values are redacted, key-shaped path segments
+//! masked, and every path segment a route template names `{token}` (sign-in
+//! links, download links) replaced by `REDACTED`, whatever row the request
+//! reached or whether it reached one at all.
 
 use std::time::Instant;
 
@@ -65,6 +68,80 @@ pub fn redact_keys(text: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Path parameters whose values are bearer secrets: a segment a template
+/// names so is never logged.
+const SECRET_PARAMETERS: &[&str] = &["token"];
+
+/// The templates of the route table with a secret segment: the template's
+/// segments up to it (`None` for a parameter, which any text fills), the
+/// secret last.
+fn secret_templates() -> &'static [Vec<Option<&'static str>>] {
+    static TEMPLATES: std::sync::OnceLock<Vec<Vec<Option<&'static str>>>> = std::sync::OnceLock::new();
+    TEMPLATES.get_or_init(|| {
+        let mut found: Vec<Vec<Option<&'static str>>> = Vec::new();
+        for row in crate::routes::table::ENDPOINTS {
+            let mut segments = Vec::new();
+            for segment in row.path.split('/') {
+                let parameter = segment.strip_prefix('{').and_then(|s| s.strip_suffix('}'));
+                segments.push(if parameter.is_some() { None } else { Some(segment) });
+                if parameter.is_some_and(|name| SECRET_PARAMETERS.contains(&name)) {
+                    if !found.contains(&segments) {
+                        found.push(segments);
+                    }
+                    break;
+                }
+            }
+        }
+        found
+    })
+}
+
+/// The log form of a path: [`redact_keys`], and every segment in the place
+/// of a template's secret parameter replaced by `REDACTED`. Dot segments
+/// are followed as a router would, and the segments before the secret are
+/// compared ignoring case, so no spelling of a link's path (nor a longer
+/// path that answers 404) logs its token.
+pub fn redact_path(path: &str) -> String {
+    let decoded = redact_keys(path);
+    let segments: Vec<&str> = decoded.split('/').collect();
+    // Indices into `segments` of the path a router sees after dot segments.
+    let mut resolved: Vec<usize> = Vec::with_capacity(segments.len());
+    for (i, segment) in segments.iter().enumerate() {
+        match *segment {
+            "." => {}
+            ".." => {
+                if resolved.len() > 1 {
+                    resolved.pop();
+                }
+            }
+            _ => resolved.push(i),
+        }
+    }
+    let mut secret = vec![false; segments.len()];
+    for template in secret_templates() {
+        let at = template.len() - 1;
+        let Some(&target) = resolved.get(at) else {
+            continue;
+        };
+        let fits = template[..at]
+            .iter()
+            .zip(&resolved)
+            .all(|(literal, &i)| literal.is_none_or(|l| l.eq_ignore_ascii_case(segments[i])));
+        if fits && !segments[target].is_empty() {
+            secret[target] = true;
+        }
+    }
+    if !secret.contains(&true) {
+        return decoded;
+    }
+    segments
+        .iter()
+        .zip(&secret)
+        .map(|(segment, secret)| if *secret { "REDACTED" } else { segment })
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 fn find_ignore_case(haystack: &str, needle: &str) -> Option<usize> {
@@ -138,7 +215,8 @@ fn new_request_id() -> HeaderValue {
 ///   otherwise one is generated) and runs it inside a span carrying that id,
 ///   so error logs carry it too;
 /// - writes one access-log line for every answer, 401, 403 and 429 included,
-///   with the route template, the redacted path and query, and the status;
+///   with the route template, the redacted path (keys masked, token
+///   segments replaced) and query, and the status;
 /// - records the request metrics;
 /// - adds `X-Request-Id` and `X-Content-Type-Options: nosniff` to every
 ///   response.
@@ -159,7 +237,7 @@ pub async fn request_context(
     let started = (logging || measuring).then(Instant::now);
     let method = req.method().clone();
     let (path, query) = if logging {
-        (redact_keys(req.path()), redact_query(req.query_string()))
+        (redact_path(req.path()), redact_query(req.query_string()))
     } else {
         (String::new(), String::new())
     };
@@ -172,9 +250,16 @@ pub async fn request_context(
     // The gates and handlers answer their own errors, so an `Err` here is
     // actix's own failure; it is passed on (actix renders it) unlogged.
     let mut res = if encoded_body {
-        req.error_response(ApiError::UnsupportedMediaType(
+        // The body is never read: the connection is closed after the
+        // answer (actix would otherwise drain a chunked body for as long as
+        // the client sends it).
+        let mut res = req.error_response(ApiError::UnsupportedMediaType(
             "Request bodies with a Content-Encoding are not accepted; send the body uncompressed".to_owned(),
-        ))
+        ));
+        res.response_mut()
+            .head_mut()
+            .set_connection_type(actix_web::http::ConnectionType::Close);
+        res
     } else {
         let answer = next.call(req);
         // A span below the log level records nothing: the answer need not
@@ -255,6 +340,62 @@ mod tests {
             redact_keys("/api/v1/predictions/nba/won_on_points"),
             "/api/v1/predictions/nba/won_on_points"
         );
+    }
+
+    #[test]
+    fn token_segments_of_the_route_table_never_reach_the_log() {
+        let token = "d94807d17b4c8a971a9e7bb32d1871edf83121d50d29a2cb4e40a05ee67fc850";
+        for (path, logged) in [
+            (format!("/portal/link/{token}"), "/portal/link/REDACTED".to_owned()),
+            (
+                format!("/api/v1/downloads/{token}"),
+                "/api/v1/downloads/REDACTED".to_owned(),
+            ),
+            // Longer paths (a 404), other spellings, dot segments.
+            (
+                format!("/portal/link/{token}/more"),
+                "/portal/link/REDACTED/more".to_owned(),
+            ),
+            (format!("/Portal/LINK/{token}"), "/Portal/LINK/REDACTED".to_owned()),
+            (format!("/portal/%6Cink/{token}"), "/portal/link/REDACTED".to_owned()),
+            (
+                format!("/portal/x/../link/{token}"),
+                "/portal/x/../link/REDACTED".to_owned(),
+            ),
+            (format!("/portal/./link/{token}"), "/portal/./link/REDACTED".to_owned()),
+        ] {
+            assert_eq!(redact_path(&path), logged, "{path}");
+        }
+        // Other paths are as redact_keys makes them.
+        for path in [
+            "/api/v1/predictions/nba/won_on_points",
+            "/portal/link/",
+            "/portal/overview",
+            "/api/v1/downloads",
+        ] {
+            assert_eq!(redact_path(path), path);
+        }
+        assert_eq!(
+            redact_path("/api/v1/customers/me/api-keys/sk_service_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"),
+            "/api/v1/customers/me/api-keys/sk_service_AbCd*****"
+        );
+    }
+
+    /// The masked segments come from the route table: every template with a
+    /// `{token}` is covered, none is listed here by hand.
+    #[test]
+    fn every_token_template_of_the_table_is_masked() {
+        let with_token: Vec<&str> = crate::routes::table::ENDPOINTS
+            .iter()
+            .map(|row| row.path)
+            .filter(|path| path.contains("{token}"))
+            .collect();
+        assert!(with_token.len() >= 3, "{with_token:?}");
+        for template in with_token {
+            let path = template.replace("{token}", "s3cr3t").replace(['{', '}'], "");
+            let logged = redact_path(&path);
+            assert!(!logged.contains("s3cr3t"), "{template}: {logged}");
+        }
     }
 
     #[test]

@@ -53,8 +53,9 @@ pub struct Gate {
     /// slot until its last byte is sent).
     pub downloads: Arc<Slots>,
     pub clock: Arc<dyn Clock>,
-    /// The billing webhook's endpoint secrets (none: the webhook is off).
-    pub webhook: super::stripe_signature::WebhookSecrets,
+    /// The billing webhook's endpoint secrets (none: the webhook is off)
+    /// and its refusal log.
+    pub webhook: super::stripe_signature::Webhook,
     /// The portal's sessions (`None` while keys are not checked at all:
     /// `LINECAST_AUTH_DISABLED`).
     pub portal: Option<crate::portal::session::PortalGate>,
@@ -87,7 +88,7 @@ where
         },
         Access::Key(policy) => guarded(gate, policy, None, hand_caller, req, call).await,
         Access::KeyHolding(policy, hold) => guarded(gate, policy, Some(hold), hand_caller, req, call).await,
-        Access::StripeSignature => super::stripe_signature::admit(&gate.webhook, req, call).await,
+        Access::StripeSignature => super::stripe_signature::admit(gate, req, call).await,
         Access::Session => crate::portal::session::admit(gate.portal.as_ref(), req, call).await,
     }
 }

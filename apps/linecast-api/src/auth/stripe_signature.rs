@@ -8,8 +8,18 @@
 //! matches any configured secret (so a secret can be rotated: configure the
 //! new one beside the old, then drop the old), compared in constant time,
 //! and `t` is within [`TOLERANCE_SECS`] of the wall clock.
+//!
+//! An anonymous sender gets as little as possible: the header is parsed and
+//! its timestamp checked before any body byte is read, the body is at most
+//! [`MAX_BODY_BYTES`], every delivery pays the per-address limit on failed
+//! credential checks first (the API gate's `auth_failures`; a delivery whose
+//! signature matches is given its token back), and refusals are logged at
+//! most once a second per address, with how many were left unlogged.
 
 use std::future::Future;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::Method;
@@ -18,6 +28,9 @@ use futures::StreamExt;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
+use super::address_limiter::AddressDecision;
+use super::client_address::ClientKey;
+use super::middleware::Gate;
 use crate::error::ApiError;
 
 /// How far `t` may be from the wall clock, either way (Stripe's libraries'
@@ -25,8 +38,13 @@ use crate::error::ApiError;
 pub const TOLERANCE_SECS: i64 = 300;
 
 /// The largest webhook body read: a larger one is refused (413) before it
-/// is read whole.
-pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+/// is read whole. Stripe's events are a few KiB; the largest seen in
+/// practice are well under 100 KiB.
+pub const MAX_BODY_BYTES: usize = 256 * 1024;
+
+/// The shortest text after `whsec_` taken as a secret (Stripe's are 32 or
+/// more characters): an HMAC key of a few characters is as good as public.
+pub const MIN_SECRET_CHARS: usize = 16;
 
 /// The configured endpoint secrets (`LINECAST_STRIPE_WEBHOOK_SECRETS`).
 /// Never printed: `Debug` shows only how many there are.
@@ -36,7 +54,9 @@ pub struct WebhookSecrets(Vec<String>);
 impl WebhookSecrets {
     /// Reads comma-separated secrets; blanks are skipped. A secret that does
     /// not start with `whsec_` is refused (a pasted API key or publishable
-    /// key would otherwise silently never match).
+    /// key would otherwise silently never match), and so is one with fewer
+    /// than [`MIN_SECRET_CHARS`] characters after it. Errors name the
+    /// secret's position, never its text.
     pub fn parse(text: &str) -> Result<Self, String> {
         let secrets: Vec<String> = text
             .split(',')
@@ -44,12 +64,22 @@ impl WebhookSecrets {
             .filter(|s| !s.is_empty())
             .map(str::to_owned)
             .collect();
-        if let Some(position) = secrets.iter().position(|s| !s.starts_with("whsec_")) {
-            return Err(format!(
-                "secret {} of {} does not start with whsec_ (copy the endpoint's signing secret from Stripe)",
-                position + 1,
-                secrets.len()
-            ));
+        for (position, secret) in secrets.iter().enumerate() {
+            let Some(after) = secret.strip_prefix("whsec_") else {
+                return Err(format!(
+                    "secret {} of {} does not start with whsec_ (copy the endpoint's signing secret from Stripe)",
+                    position + 1,
+                    secrets.len()
+                ));
+            };
+            if after.chars().count() < MIN_SECRET_CHARS {
+                return Err(format!(
+                    "secret {} of {} is too short: whsec_ must be followed by at least {MIN_SECRET_CHARS} characters \
+                     (copy the endpoint's signing secret from Stripe)",
+                    position + 1,
+                    secrets.len()
+                ));
+            }
         }
         Ok(Self(secrets))
     }
@@ -94,39 +124,126 @@ pub fn sign(secret: &str, timestamp: i64, body: &[u8]) -> String {
     hex::encode(mac(secret, &timestamp.to_string(), body).finalize().into_bytes())
 }
 
+/// A `Stripe-Signature` header whose shape and timestamp passed: what is
+/// known before any body byte is read.
+#[derive(Debug)]
+pub struct Signature<'h> {
+    timestamp: &'h str,
+    signatures: Vec<Vec<u8>>,
+}
+
+impl<'h> Signature<'h> {
+    /// Reads `header` (the `Stripe-Signature` value) and checks that its
+    /// timestamp is within the tolerance of `now` (Unix seconds).
+    pub fn parse(header: Option<&'h str>, now: i64) -> Result<Self, SignatureRefusal> {
+        let header = header.ok_or(SignatureRefusal::Missing)?;
+        let mut timestamp = None;
+        let mut signatures = Vec::new();
+        for part in header.split(',') {
+            let (name, value) = part.trim().split_once('=').ok_or(SignatureRefusal::Malformed)?;
+            match name {
+                "t" if timestamp.is_none() => timestamp = Some(value),
+                "t" => return Err(SignatureRefusal::Malformed),
+                "v1" => signatures.push(hex::decode(value).map_err(|_| SignatureRefusal::Malformed)?),
+                _ => {}
+            }
+        }
+        let timestamp = timestamp.ok_or(SignatureRefusal::Malformed)?;
+        let t: i64 = timestamp.parse().map_err(|_| SignatureRefusal::Malformed)?;
+        if signatures.is_empty() {
+            return Err(SignatureRefusal::Malformed);
+        }
+        if (now - t).abs() > TOLERANCE_SECS {
+            return Err(SignatureRefusal::Stale);
+        }
+        Ok(Self { timestamp, signatures })
+    }
+
+    /// Whether any `v1` is the signature of `body` under any of `secrets`.
+    pub fn matches(&self, body: &[u8], secrets: &WebhookSecrets) -> Result<(), SignatureRefusal> {
+        // `verify_slice` compares in constant time.
+        let matched = secrets.0.iter().any(|secret| {
+            self.signatures
+                .iter()
+                .any(|sig| mac(secret, self.timestamp, body).verify_slice(sig).is_ok())
+        });
+        if matched {
+            Ok(())
+        } else {
+            Err(SignatureRefusal::Mismatch)
+        }
+    }
+}
+
 /// Checks one delivery: `header` is the `Stripe-Signature` value, `body` the
 /// raw bytes, `now` the wall clock in Unix seconds.
 pub fn verify(header: Option<&str>, body: &[u8], secrets: &WebhookSecrets, now: i64) -> Result<(), SignatureRefusal> {
-    let header = header.ok_or(SignatureRefusal::Missing)?;
-    let mut timestamp = None;
-    let mut signatures = Vec::new();
-    for part in header.split(',') {
-        let (name, value) = part.trim().split_once('=').ok_or(SignatureRefusal::Malformed)?;
-        match name {
-            "t" if timestamp.is_none() => timestamp = Some(value),
-            "t" => return Err(SignatureRefusal::Malformed),
-            "v1" => signatures.push(hex::decode(value).map_err(|_| SignatureRefusal::Malformed)?),
-            _ => {}
+    Signature::parse(header, now)?.matches(body, secrets)
+}
+
+/// The webhook's credential check: its secrets, and the log of refusals.
+#[derive(Debug, Default)]
+pub struct Webhook {
+    pub secrets: WebhookSecrets,
+    refusals: RefusalLog,
+}
+
+impl Webhook {
+    pub fn new(secrets: WebhookSecrets) -> Self {
+        Self {
+            secrets,
+            refusals: RefusalLog::default(),
         }
     }
-    let timestamp = timestamp.ok_or(SignatureRefusal::Malformed)?;
-    let t: i64 = timestamp.parse().map_err(|_| SignatureRefusal::Malformed)?;
-    if signatures.is_empty() {
-        return Err(SignatureRefusal::Malformed);
+}
+
+/// Refusals logged at most once a second per address: the first of a
+/// second is logged with how many were refused unlogged since the last
+/// line, the rest only counted.
+pub struct RefusalLog {
+    windows: moka::sync::Cache<Option<ClientKey>, Arc<Mutex<Window>>>,
+}
+
+#[derive(Default)]
+struct Window {
+    logged_at: Option<Instant>,
+    unlogged: u64,
+}
+
+impl Default for RefusalLog {
+    fn default() -> Self {
+        Self {
+            windows: moka::sync::Cache::builder()
+                .max_capacity(100_000)
+                .time_to_idle(Duration::from_mins(1))
+                .build(),
+        }
     }
-    if (now - t).abs() > TOLERANCE_SECS {
-        return Err(SignatureRefusal::Stale);
+}
+
+impl std::fmt::Debug for RefusalLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RefusalLog")
     }
-    // `verify_slice` compares in constant time.
-    let matched = secrets.0.iter().any(|secret| {
-        signatures
-            .iter()
-            .any(|sig| mac(secret, timestamp, body).verify_slice(sig).is_ok())
-    });
-    if matched {
-        Ok(())
-    } else {
-        Err(SignatureRefusal::Mismatch)
+}
+
+impl RefusalLog {
+    /// A refusal for `client` at `now`: `Some(unlogged)` when it is to be
+    /// logged (with the count of refusals since the last line that were
+    /// not), `None` when it is only counted.
+    pub fn note(&self, client: Option<ClientKey>, now: Instant) -> Option<u64> {
+        let window = self.windows.get_with(client, Arc::default);
+        let mut window = window.lock().unwrap_or_else(PoisonError::into_inner);
+        match window.logged_at {
+            Some(at) if now.saturating_duration_since(at) < Duration::from_secs(1) => {
+                window.unlogged += 1;
+                None
+            }
+            _ => {
+                window.logged_at = Some(now);
+                Some(std::mem::take(&mut window.unlogged))
+            }
+        }
     }
 }
 
@@ -151,13 +268,18 @@ impl FromRequest for SignedBody {
 }
 
 /// The access check of `Access::StripeSignature`: 404 while no secret is
-/// configured; otherwise the body is read (413 past [`MAX_BODY_BYTES`],
-/// refused by its `Content-Length` before any byte is read) and verified
-/// against the wall clock (400 naming the reason), then handed to the
-/// handler as a [`SignedBody`]. A method the row does not take goes on to
-/// the dispatcher's 405.
+/// configured; otherwise, in this order, before the handler:
+/// - the per-address limit of failed credential checks is paid (429 once
+///   the address has none left), and given back when the signature matches;
+/// - the `Stripe-Signature` header is read and its timestamp checked
+///   against the wall clock (400 naming the reason), before any body byte;
+/// - the body is read (413 past [`MAX_BODY_BYTES`], refused by its
+///   `Content-Length` before any byte is read) and its signature checked
+///   (400), then handed to the handler as a [`SignedBody`].
+///
+/// A method the row does not take goes on to the dispatcher's 405.
 pub(crate) async fn admit<F, Fut>(
-    secrets: &WebhookSecrets,
+    gate: &Gate,
     mut req: ServiceRequest,
     call: F,
 ) -> Result<ServiceResponse, actix_web::Error>
@@ -165,13 +287,47 @@ where
     F: FnOnce(ServiceRequest) -> Fut,
     Fut: Future<Output = Result<ServiceResponse, actix_web::Error>>,
 {
-    if secrets.is_empty() {
-        let err = ApiError::NotFound(format!("No route for {} {}", req.method(), req.path()));
+    let webhook = &gate.webhook;
+    if webhook.secrets.is_empty() {
+        let err = ApiError::NotFound(format!(
+            "No route for {} {}",
+            req.method(),
+            crate::telemetry::redact_path(req.path())
+        ));
         return Ok(req.error_response(err));
     }
     if req.method() != Method::POST {
         return call(req).await;
     }
+    let address = gate.clients.of(&req);
+    let client = address.map(ClientKey::from);
+    let refuse = |req: ServiceRequest, err: ApiError| {
+        if let Some(unlogged) = webhook.refusals.note(client, Instant::now()) {
+            log_refusal(address, &err, unlogged);
+        }
+        Ok(req.error_response(err))
+    };
+    // Paid before anything is looked at, so concurrent deliveries cannot
+    // all pass one look at a bucket with a token left.
+    if let Some(client) = client
+        && let AddressDecision::Refused { retry_after_secs } = gate.auth_failures.check(client, Instant::now())
+    {
+        crate::metrics::limiter_decision("auth_failure", "refused");
+        let err = ApiError::TooManyRequests {
+            detail: "Too many refused webhook deliveries from this address; retry later".to_owned(),
+            retry_after: Some(retry_after_secs),
+        };
+        return refuse(req, err);
+    }
+    let header = req
+        .headers()
+        .get("stripe-signature")
+        .map(|v| v.to_str().unwrap_or_default().to_owned());
+    // Stripe's tolerance is against the wall clock, never the data clock.
+    let signature = match Signature::parse(header.as_deref(), chrono::Utc::now().timestamp()) {
+        Ok(signature) => signature,
+        Err(refusal) => return refuse(req, ApiError::BadRequest(refusal.to_string())),
+    };
     let too_large = || ApiError::PayloadTooLarge(format!("A webhook body is at most {MAX_BODY_BYTES} bytes"));
     let declared = req
         .headers()
@@ -179,30 +335,44 @@ where
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|len| len > MAX_BODY_BYTES as u64) {
-        return Ok(req.error_response(too_large()));
+        return refuse(req, too_large());
     }
     let mut payload = req.take_payload();
     let mut body = actix_web::web::BytesMut::with_capacity(declared.map_or(8 * 1024, |l| l as usize));
     while let Some(chunk) = payload.next().await {
         let Ok(chunk) = chunk else {
-            return Ok(req.error_response(ApiError::BadRequest("The webhook body could not be read".to_owned())));
+            return refuse(
+                req,
+                ApiError::BadRequest("The webhook body could not be read".to_owned()),
+            );
         };
         if body.len() + chunk.len() > MAX_BODY_BYTES {
-            return Ok(req.error_response(too_large()));
+            return refuse(req, too_large());
         }
         body.extend_from_slice(&chunk);
     }
-    let header = req
-        .headers()
-        .get("stripe-signature")
-        .map(|v| v.to_str().unwrap_or_default());
-    // Stripe's tolerance is against the wall clock, never the data clock.
-    if let Err(refusal) = verify(header, &body, secrets, chrono::Utc::now().timestamp()) {
-        tracing::warn!(reason = %refusal, "refused a billing webhook delivery");
-        return Ok(req.error_response(ApiError::BadRequest(refusal.to_string())));
+    if let Err(refusal) = signature.matches(&body, &webhook.secrets) {
+        return refuse(req, ApiError::BadRequest(refusal.to_string()));
+    }
+    if let Some(client) = client {
+        gate.auth_failures.refund(client);
     }
     req.extensions_mut().insert(SignedBody(body.freeze()));
     call(req).await
+}
+
+/// One line for a refused delivery, with the refusals of this address left
+/// unlogged since its last line.
+fn log_refusal(address: Option<IpAddr>, err: &ApiError, unlogged: u64) {
+    use actix_web::ResponseError;
+    let client = address.map_or_else(|| "unknown".to_owned(), |a| a.to_string());
+    tracing::warn!(
+        client = %client,
+        status = err.status_code().as_u16(),
+        reason = %err,
+        unlogged_since_last = unlogged,
+        "refused a billing webhook delivery (at most one line a second per address)"
+    );
 }
 
 #[cfg(test)]
@@ -230,11 +400,17 @@ mod tests {
     fn a_matching_signature_within_the_tolerance_passes() {
         let body = br#"{"id":"evt_1"}"#;
         let t = 1_700_000_000;
-        let header = format!("t={t},v1={}", sign("whsec_a", t, body));
-        assert_eq!(verify(Some(&header), body, &secrets(&["whsec_a"]), t + 300), Ok(()));
-        assert_eq!(verify(Some(&header), body, &secrets(&["whsec_a"]), t - 300), Ok(()));
+        let header = format!("t={t},v1={}", sign("whsec_aaaaaaaaaaaaaaaaaaaa", t, body));
         assert_eq!(
-            verify(Some(&header), body, &secrets(&["whsec_a"]), t + 301),
+            verify(Some(&header), body, &secrets(&["whsec_aaaaaaaaaaaaaaaaaaaa"]), t + 300),
+            Ok(())
+        );
+        assert_eq!(
+            verify(Some(&header), body, &secrets(&["whsec_aaaaaaaaaaaaaaaaaaaa"]), t - 300),
+            Ok(())
+        );
+        assert_eq!(
+            verify(Some(&header), body, &secrets(&["whsec_aaaaaaaaaaaaaaaaaaaa"]), t + 301),
             Err(SignatureRefusal::Stale)
         );
     }
@@ -246,16 +422,24 @@ mod tests {
         // Stripe signs with both secrets while a rotation is under way.
         let header = format!(
             "t={t},v1={},v0=ignored,v1={}",
-            sign("whsec_old", t, body),
-            sign("whsec_new", t, body)
+            sign("whsec_old_endpoint_secret", t, body),
+            sign("whsec_new_endpoint_secret", t, body)
         );
-        assert_eq!(verify(Some(&header), body, &secrets(&["whsec_new"]), t), Ok(()));
         assert_eq!(
-            verify(Some(&header), body, &secrets(&["whsec_other", "whsec_old"]), t),
+            verify(Some(&header), body, &secrets(&["whsec_new_endpoint_secret"]), t),
             Ok(())
         );
         assert_eq!(
-            verify(Some(&header), body, &secrets(&["whsec_other"]), t),
+            verify(
+                Some(&header),
+                body,
+                &secrets(&["whsec_other_endpoint_secret", "whsec_old_endpoint_secret"]),
+                t
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            verify(Some(&header), body, &secrets(&["whsec_other_endpoint_secret"]), t),
             Err(SignatureRefusal::Mismatch)
         );
     }
@@ -263,8 +447,8 @@ mod tests {
     #[test]
     fn a_changed_body_or_timestamp_fails() {
         let t = 1_700_000_000;
-        let sig = sign("whsec_a", t, b"{\"a\":1}");
-        let s = secrets(&["whsec_a"]);
+        let sig = sign("whsec_aaaaaaaaaaaaaaaaaaaa", t, b"{\"a\":1}");
+        let s = secrets(&["whsec_aaaaaaaaaaaaaaaaaaaa"]);
         assert_eq!(
             verify(Some(&format!("t={t},v1={sig}")), b"{\"a\":2}", &s, t),
             Err(SignatureRefusal::Mismatch)
@@ -277,7 +461,7 @@ mod tests {
 
     #[test]
     fn a_missing_or_malformed_header_is_refused() {
-        let s = secrets(&["whsec_a"]);
+        let s = secrets(&["whsec_aaaaaaaaaaaaaaaaaaaa"]);
         assert_eq!(verify(None, b"", &s, 0), Err(SignatureRefusal::Missing));
         for header in ["", "t=1", "v1=00", "t=x,v1=00", "t=1,v1=zz", "t=1,t=2,v1=00", "garbage"] {
             assert_eq!(
@@ -289,11 +473,51 @@ mod tests {
     }
 
     #[test]
+    fn the_header_is_judged_without_the_body() {
+        let t = 1_700_000_000;
+        assert_eq!(Signature::parse(None, t).unwrap_err(), SignatureRefusal::Missing);
+        assert_eq!(
+            Signature::parse(Some("t=1,v1=00"), t).unwrap_err(),
+            SignatureRefusal::Stale
+        );
+        let header = format!("t={t},v1={}", sign("whsec_aaaaaaaaaaaaaaaaaaaa", t, b"{}"));
+        let parsed = Signature::parse(Some(&header), t + 10).unwrap();
+        assert_eq!(parsed.matches(b"{}", &secrets(&["whsec_aaaaaaaaaaaaaaaaaaaa"])), Ok(()));
+        assert_eq!(
+            parsed.matches(b"{ }", &secrets(&["whsec_aaaaaaaaaaaaaaaaaaaa"])),
+            Err(SignatureRefusal::Mismatch)
+        );
+    }
+
+    #[test]
+    fn refusals_are_logged_once_a_second_per_address_with_the_count_left_unlogged() {
+        let log = RefusalLog::default();
+        let (a, b) = (Some(ClientKey::V4([10, 0, 0, 1])), Some(ClientKey::V4([10, 0, 0, 2])));
+        let start = Instant::now();
+        assert_eq!(log.note(a, start), Some(0));
+        for i in 1..=9 {
+            assert_eq!(log.note(a, start + Duration::from_millis(i * 100)), None);
+        }
+        // Another address has its own second.
+        assert_eq!(log.note(b, start + Duration::from_millis(500)), Some(0));
+        assert_eq!(log.note(a, start + Duration::from_secs(1)), Some(9));
+        assert_eq!(log.note(a, start + Duration::from_millis(1100)), None);
+        assert_eq!(log.note(a, start + Duration::from_secs(5)), Some(1));
+    }
+
+    #[test]
     fn secrets_must_look_like_endpoint_secrets_and_never_print() {
-        assert!(WebhookSecrets::parse("whsec_a, ,whsec_b").is_ok());
-        let err = WebhookSecrets::parse("whsec_a,sk_live_123").unwrap_err();
+        assert!(WebhookSecrets::parse("whsec_aaaaaaaaaaaaaaaa, ,whsec_bbbbbbbbbbbbbbbb").is_ok());
+        let err = WebhookSecrets::parse("whsec_aaaaaaaaaaaaaaaa,sk_live_123").unwrap_err();
         assert!(err.contains("secret 2 of 2") && !err.contains("sk_live_123"), "{err}");
-        let debug = format!("{:?}", secrets(&["whsec_supersecret"]));
+        // `whsec_` alone, or with a few characters, is not a secret; the
+        // error names the position, never the text.
+        for short in ["whsec_", "whsec_test", "whsec_aaaaaaaaaaaaaaa"] {
+            let err = WebhookSecrets::parse(&format!("whsec_abcdefghijklmnopqrstuvwxyz,{short}")).unwrap_err();
+            assert!(err.contains("secret 2 of 2") && err.contains("at least 16"), "{err}");
+            assert!(!err.contains("abcdefghijklmnop") && !err.contains("whsec_a"), "{err}");
+        }
+        let debug = format!("{:?}", secrets(&["whsec_supersecret_of_the_endpoint"]));
         assert!(!debug.contains("supersecret"), "{debug}");
     }
 }

@@ -19,12 +19,14 @@ use crate::state::AppState;
 #[utoipa::path(
     post, path = table::STRIPE_WEBHOOK.path, tag = "billing",
     params(("Stripe-Signature" = String, Header, description = "Stripe's signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.\" + body>`")),
-    request_body(content = crate::presentation::billing::StripeEvent, content_type = "application/json", description = "A Stripe event, exactly as Stripe sent it (at most 1 MiB)"),
+    request_body(content = crate::presentation::billing::StripeEvent, content_type = "application/json", description = "A Stripe event, exactly as Stripe sent it (at most 256 KiB)"),
     responses(
         (status = 200, description = "The event was received: applied, or ignored with the reason in `outcome`", body = WebhookAck),
-        (status = 400, description = "A missing, malformed, wrong or stale signature, or a body that is not a Stripe event; nothing changed", body = crate::error::ErrorBody),
+        (status = 400, description = "A missing, malformed, wrong or stale signature (the header is checked before the body is read), or a body that is not a Stripe event; nothing changed", body = crate::error::ErrorBody),
         (status = 404, description = "The webhook is off (no secret configured)", body = crate::error::ErrorBody),
-        (status = 413, description = "The body is over 1 MiB", body = crate::error::ErrorBody),
+        (status = 408, description = "The body was not received within the body timeout; the connection is closed", body = crate::error::ErrorBody),
+        (status = 413, description = "The body is over 256 KiB", body = crate::error::ErrorBody),
+        (status = 429, description = "Too many refused deliveries from this address (the per-address limit on failed credential checks); Stripe retries", body = crate::error::ErrorBody),
         (status = 503, description = "The accounts database is unavailable; Stripe retries", body = crate::error::ErrorBody)
     )
 )]

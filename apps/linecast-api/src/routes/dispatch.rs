@@ -20,6 +20,7 @@
 use std::borrow::Cow;
 use std::rc::Rc;
 use std::sync::Arc;
+use std::time::Duration;
 
 use actix_web::dev::{Service, ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::http::StatusCode;
@@ -38,12 +39,15 @@ use crate::error::error_response;
 /// service, so it sees every request no other service (Swagger UI) took.
 pub struct Dispatcher {
     gate: Arc<Gate>,
+    body_timeout: Duration,
 }
 
 impl Dispatcher {
-    /// The dispatcher of `routes::table`, checking access with `gate`.
-    pub fn new(gate: Arc<Gate>) -> Self {
-        Self { gate }
+    /// The dispatcher of `routes::table`, checking access with `gate`; a
+    /// request body not received within `body_timeout` is answered 408
+    /// (`crate::stall::BodyDeadline`).
+    pub fn new(gate: Arc<Gate>, body_timeout: Duration) -> Self {
+        Self { gate, body_timeout }
     }
 }
 
@@ -60,6 +64,7 @@ struct PathRows {
 }
 
 /// What a path and method lead to.
+#[derive(Clone, Copy)]
 enum Found {
     Row(usize),
     WrongMethod(usize),
@@ -254,6 +259,8 @@ struct Inner {
     gate: Arc<Gate>,
     /// Each row's handler, built once per worker.
     handlers: Vec<RouteService>,
+    /// How long a request body may take to arrive.
+    body_timeout: Duration,
 }
 
 impl ServiceFactory<ServiceRequest> for Dispatcher {
@@ -266,13 +273,19 @@ impl ServiceFactory<ServiceRequest> for Dispatcher {
 
     fn new_service(&self, (): ()) -> Self::Future {
         let gate = Arc::clone(&self.gate);
+        let body_timeout = self.body_timeout;
         Box::pin(async move {
             let table = table();
             let mut handlers = Vec::with_capacity(table.rows.len());
             for row in table.rows {
                 handlers.push((row.route)().new_service(()).await?);
             }
-            Ok(DispatchService(Rc::new(Inner { table, gate, handlers })))
+            Ok(DispatchService(Rc::new(Inner {
+                table,
+                gate,
+                handlers,
+                body_timeout,
+            })))
         })
     }
 }
@@ -286,7 +299,25 @@ impl Service<ServiceRequest> for DispatchService {
 
     fn call(&self, mut req: ServiceRequest) -> Self::Future {
         let inner = Rc::clone(&self.0);
-        match inner.table.find(&mut req) {
+        let found = inner.table.find(&mut req);
+        // Every body, whoever reads it (gate, extractor, handler), and
+        // whatever the path leads to, arrives within the deadline.
+        let deadline = crate::stall::BodyDeadline::arm(&mut req, inner.body_timeout);
+        let answer = Self::answer(inner, found, req);
+        match deadline {
+            Some(deadline) => deadline.race(answer),
+            None => answer,
+        }
+    }
+}
+
+impl DispatchService {
+    fn answer(
+        inner: Rc<Inner>,
+        found: Found,
+        req: ServiceRequest,
+    ) -> LocalBoxFuture<'static, Result<ServiceResponse, Error>> {
+        match found {
             Found::Row(i) => {
                 let row = inner.table.rows[i];
                 Box::pin(async move {
@@ -303,7 +334,11 @@ impl Service<ServiceRequest> for DispatchService {
                     admit(&inner.gate, access, false, req, |req| async move {
                         let mut res = error_response(
                             StatusCode::METHOD_NOT_ALLOWED,
-                            &format!("Method {} not allowed on {}", req.method(), req.path()),
+                            &format!(
+                                "Method {} not allowed on {}",
+                                req.method(),
+                                crate::telemetry::redact_path(req.path())
+                            ),
                         );
                         res.headers_mut().insert(ALLOW, allow);
                         Ok(req.into_response(res))
@@ -320,7 +355,11 @@ impl Service<ServiceRequest> for DispatchService {
                 let not_found = |req: ServiceRequest| async move {
                     let res = error_response(
                         StatusCode::NOT_FOUND,
-                        &format!("No route for {} {}", req.method(), req.path()),
+                        &format!(
+                            "No route for {} {}",
+                            req.method(),
+                            crate::telemetry::redact_path(req.path())
+                        ),
                     );
                     Ok(req.into_response(res))
                 };

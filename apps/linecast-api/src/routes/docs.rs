@@ -7,13 +7,24 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use actix_web::http::header::{CONTENT_ENCODING, HeaderValue, LOCATION};
+use actix_web::http::header::{CONTENT_ENCODING, CONTENT_SECURITY_POLICY, HeaderValue, LOCATION};
 use actix_web::{HttpRequest, HttpResponse, web};
 use bytes::Bytes;
 
 use crate::error::ApiError;
 use crate::responses::Rendered;
 use crate::routes::table;
+
+/// The policy of every Swagger UI response. The page shares the portal's
+/// origin (and, in production, its cookie's path), so it may run nothing
+/// but Swagger UI's own files: its `index.html` has no inline script (the
+/// configuration is the file `swagger-initializer.js`), so scripts are
+/// `'self'` only. Swagger UI sets inline styles and draws icons from
+/// `data:` images; it fetches `/openapi.json` and "try it out" calls from
+/// the same origin; it is never framed.
+pub const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; \
+                       script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; \
+                       form-action 'self'; frame-ancestors 'none'";
 
 /// The OpenAPI document, rendered once at start (app data).
 pub struct OpenApiDocument(pub Arc<Rendered>);
@@ -28,6 +39,7 @@ pub async fn openapi(req: HttpRequest, document: web::Data<OpenApiDocument>) -> 
 pub async fn docs() -> HttpResponse {
     HttpResponse::MovedPermanently()
         .insert_header((LOCATION, "/docs/"))
+        .insert_header((CONTENT_SECURITY_POLICY, CSP))
         .finish()
 }
 
@@ -64,7 +76,10 @@ fn swagger_file(req: &HttpRequest, name: &str, row: &table::Endpoint) -> Result<
             .insert(name.to_owned(), Arc::clone(&rendered));
         rendered
     };
-    Ok(rendered.respond(req, row.cache_control()))
+    let mut res = rendered.respond(req, row.cache_control());
+    res.headers_mut()
+        .insert(CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    Ok(res)
 }
 
 /// Swagger UI's file `name`, configured to read `/openapi.json`.

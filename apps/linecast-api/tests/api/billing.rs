@@ -14,8 +14,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::helpers::{TestApp, assert_error_shape, fixture_now, spawn_app_configured};
 
-const OLD: &str = "whsec_old_secret";
-const NEW: &str = "whsec_new_secret";
+const OLD: &str = "whsec_old_endpoint_secret_0001";
+const NEW: &str = "whsec_new_endpoint_secret_0002";
 const DEMO_EMAIL: &str = linecast_core::services::customers::DEMO_EMAIL;
 
 /// Stripe's `v1`: lower-case hex HMAC-SHA256 of `"<t>." + body`.
@@ -150,7 +150,12 @@ async fn webhook_story(app: &TestApp) {
         let (status, body) = deliver(app, Some(bad), &cancel).await;
         assert!(assert_error_shape(status, &body, 400).contains("Malformed"), "{bad}");
     }
-    let (status, body) = deliver(app, Some(&signed("whsec_someone_else", &cancel)), &cancel).await;
+    let (status, body) = deliver(
+        app,
+        Some(&signed("whsec_someone_elses_endpoint_secret", &cancel)),
+        &cancel,
+    )
+    .await;
     assert!(assert_error_shape(status, &body, 400).contains("matches"));
     let stale_t = t - 301;
     let stale = format!("t={stale_t},v1={}", stripe_v1(NEW, stale_t, &cancel));
@@ -509,12 +514,169 @@ async fn raw_post(app: &TestApp, declared: Option<usize>, chunks: usize, chunk: 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_body_over_one_mebibyte_is_refused_before_it_is_read_whole() {
+async fn a_body_over_256_kib_is_refused_before_it_is_read_whole() {
     let app = billing_app(|_| {}).await;
     // Declared too large: refused on the header, before any body byte.
-    assert_eq!(raw_post(&app, Some(1024 * 1024 + 1), 0, 0).await, 413);
+    assert_eq!(raw_post(&app, Some(256 * 1024 + 1), 0, 0).await, 413);
     // Chunked, no length: refused once the bytes read pass the cap.
-    assert_eq!(raw_post(&app, None, 17, 64 * 1024).await, 413);
+    assert_eq!(raw_post(&app, None, 5, 64 * 1024).await, 413);
     // Exactly at the cap is read (and then refused for its signature).
-    assert_eq!(raw_post(&app, Some(1024 * 1024), 16, 64 * 1024).await, 400);
+    assert_eq!(raw_post(&app, Some(256 * 1024), 4, 64 * 1024).await, 400);
+}
+
+/// Sends a webhook head with `signature` and a declared 200,000-byte body,
+/// and no body byte at all; returns the answer's status line, read within
+/// 30 s (the app's body timeout is far longer).
+async fn head_only_delivery(app: &TestApp, signature: Option<&str>) -> String {
+    let addr = app.address.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let header = signature
+        .map(|s| format!("Stripe-Signature: {s}\r\n"))
+        .unwrap_or_default();
+    let head = format!(
+        "POST /billing/stripe/webhook HTTP/1.1\r\nHost: x\r\n{header}Content-Type: application/json\r\n\
+         Content-Length: 200000\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    let mut buf = [0_u8; 4096];
+    let read = async {
+        while !answer.windows(4).any(|w| w == b"\r\n\r\n") {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => answer.extend_from_slice(&buf[..n]),
+            }
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(30), read)
+        .await
+        .expect("the header was refused without waiting for the body");
+    String::from_utf8_lossy(&answer)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_malformed_or_stale_signature_is_refused_before_any_body_byte_is_read() {
+    let app = billing_app(|s| s.heavy.body_timeout = std::time::Duration::from_mins(5)).await;
+    let stale = format!("t={},v1={}", now() - 301, "00".repeat(32));
+    for signature in [None, Some("garbage"), Some("t=1,v1=00"), Some(stale.as_str())] {
+        let status = head_only_delivery(&app, signature).await;
+        assert!(status.starts_with("HTTP/1.1 400"), "{signature:?}: {status}");
+    }
+    // A fresh, well-formed header is read on: its body is waited for (the
+    // answer does not come within a second of the head).
+    let fresh = format!("t={},v1={}", now(), "00".repeat(32));
+    let addr = app.address.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST /billing/stripe/webhook HTTP/1.1\r\nHost: x\r\nStripe-Signature: {fresh}\r\n\
+         Content-Length: 10\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut buf = [0_u8; 64];
+    let early = tokio::time::timeout(std::time::Duration::from_secs(1), stream.read(&mut buf)).await;
+    assert!(early.is_err(), "answered before the body came");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_bad_signatures_pays_the_per_address_failed_check_limit_and_signed_deliveries_do_not() {
+    let app = billing_app(|s| {
+        s.auth_failure_rate = 1;
+        s.auth_failure_burst = 5;
+    })
+    .await;
+    // Signed deliveries pay and get the token back: any number pass.
+    for i in 0..12 {
+        let body = subscription_event(
+            &format!("evt_ok_{i}"),
+            "customer.subscription.updated",
+            now(),
+            "active",
+            "p",
+        );
+        let (status, ack) = deliver(&app, Some(&signed(NEW, &body)), &body).await;
+        assert_eq!(status, 200, "{i}: {ack}");
+    }
+    let body = subscription_event("evt_bad", "customer.subscription.deleted", now(), "canceled", "p");
+    let (mut refused, mut limited) = (0, 0);
+    let started = std::time::Instant::now();
+    for _ in 0..30 {
+        let (status, err) = deliver(&app, Some(&signed("whsec_not_this_endpoints_secret", &body)), &body).await;
+        match status {
+            400 => refused += 1,
+            429 => {
+                limited += 1;
+                let detail = assert_error_shape(status, &err, 429);
+                assert!(detail.contains("refused webhook deliveries"), "{detail}");
+            }
+            other => panic!("{other}: {err}"),
+        }
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    // A burst of 5, then 1 a second.
+    assert!(
+        f64::from(refused) <= 5.0 + elapsed + 1.0,
+        "{refused} checked in {elapsed:.1} s"
+    );
+    assert!(limited > 0, "no 429 in 30 bad deliveries");
+    // Missing headers pay too.
+    let (status, _) = deliver(&app, None, &body).await;
+    assert_eq!(status, 429);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refused_deliveries_are_logged_at_most_once_a_second_per_address_with_the_count_left_unlogged() {
+    crate::helpers::capture_logs();
+    // This test's deliveries come from their own address (a trusted proxy
+    // names it), so its lines are told apart from other tests'.
+    let app = billing_app(|s| {
+        s.client_ip_header = Some("X-Forwarded-For".into());
+        s.trusted_proxy_cidrs = linecast_api::auth::client_address::parse_ranges("127.0.0.1/32").unwrap();
+        s.auth_failure_rate = 0;
+    })
+    .await;
+    let send = |n: usize| {
+        let app = &app;
+        async move {
+            for _ in 0..n {
+                let res = app
+                    .client
+                    .post(format!("{}/billing/stripe/webhook", app.address))
+                    .header("X-Forwarded-For", "10.45.6.7")
+                    .header("Stripe-Signature", "garbage")
+                    .body("{}")
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(res.status().as_u16(), 400);
+            }
+        }
+    };
+    send(50).await;
+    // Past the second, the next refusal is logged with the count.
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    send(1).await;
+    let logs = crate::helpers::captured_logs();
+    let lines: Vec<&str> = logs
+        .lines()
+        .filter(|l| l.contains("refused a billing webhook delivery") && l.contains("client=10.45.6.7"))
+        .collect();
+    let unlogged: u64 = lines
+        .iter()
+        .map(|l| {
+            let at = l.find("unlogged_since_last=").unwrap() + "unlogged_since_last=".len();
+            l[at..]
+                .split(|c: char| !c.is_ascii_digit())
+                .next()
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+        })
+        .sum();
+    // Every refusal is either a line or counted in the next one.
+    assert_eq!(lines.len() as u64 + unlogged, 51, "{lines:#?}");
+    assert!(lines.len() < 51, "one line per refusal: {}", lines.len());
 }

@@ -7,6 +7,7 @@
 mod access;
 mod account;
 mod billing;
+mod body_deadline;
 mod calibration;
 mod concurrency;
 mod consistency;
@@ -21,6 +22,7 @@ mod fail_closed;
 mod faults;
 mod helpers;
 mod limits;
+mod log_secrets;
 mod markets;
 mod memory;
 mod odds;

@@ -124,6 +124,66 @@ async fn every_kind_of_body_is_gzipped_once_when_the_client_asks() {
     }
 }
 
+/// Swagger UI runs under a Content-Security-Policy that allows only its
+/// own files: every response under `/docs` carries it, and the page has no
+/// inline script or handler the policy would block (its configuration is
+/// a file, read from `/docs/`).
+#[tokio::test]
+async fn swagger_ui_is_served_under_a_content_security_policy_it_works_under() {
+    let app = spawn_app().await;
+    let expected = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; \
+                    script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; \
+                    form-action 'self'; frame-ancestors 'none'";
+    let no_redirects = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    for path in [
+        "/docs",
+        "/docs/",
+        "/docs/index.html",
+        "/docs/swagger-initializer.js",
+        "/docs/swagger-ui-bundle.js",
+        "/docs/swagger-ui.css",
+    ] {
+        let res = no_redirects.get(format!("{}{path}", app.address)).send().await.unwrap();
+        assert!(res.status().as_u16() < 400, "{path}: {}", res.status());
+        assert_eq!(
+            res.headers()
+                .get("content-security-policy")
+                .map(|v| v.to_str().unwrap()),
+            Some(expected),
+            "{path}"
+        );
+    }
+    let html = app.get("/docs/").await.text().await.unwrap().to_lowercase();
+    let scripts: Vec<&str> = html.split("<script").skip(1).collect();
+    assert!(!scripts.is_empty(), "{html}");
+    for script in scripts {
+        let tag = &script[..script.find('>').unwrap()];
+        let src = tag
+            .split("src=\"")
+            .nth(1)
+            .and_then(|s| s.split('"').next())
+            .unwrap_or_default();
+        assert!(
+            src.starts_with("./") && !src.contains("//"),
+            "a script that is not a /docs/ file: {tag}"
+        );
+        let inline = &script[script.find('>').unwrap() + 1..script.find("</script").unwrap()];
+        assert!(inline.trim().is_empty(), "an inline script: {inline}");
+        let file = src.trim_start_matches("./");
+        assert_eq!(app.get(&format!("/docs/{file}")).await.status(), 200, "{file}");
+    }
+    for handler in [" onload=", " onclick=", " onerror=", "javascript:"] {
+        assert!(!html.contains(handler), "{handler} in {html}");
+    }
+    // Styles and images come from /docs/ too.
+    for href in html.split("href=\"").skip(1).filter_map(|s| s.split('"').next()) {
+        assert!(href.starts_with("./") || !href.contains(':'), "{href}");
+    }
+}
+
 /// Swagger UI is rows of the route table: its page and files go out like
 /// every other body (validator, 304, the coding asked for), it reads
 /// `/openapi.json`, `/docs` leads to `/docs/`, and anything else under
