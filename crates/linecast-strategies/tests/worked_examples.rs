@@ -339,7 +339,7 @@ fn a_replay_carries_its_own_strategys_leaderboard_rank() {
     let ranks: std::collections::BTreeSet<u32> = board.strategies.iter().filter_map(|e| e.rank).collect();
     assert!(ranks.len() >= 2, "the fixture ranks several strategies: {ranks:?}");
     for e in &board.strategies {
-        let r = replay(&rows, Sport::Nba, ModelType::WonOnPoints, Accounting::RecordedV2, &e.id).unwrap();
+        let r = replay(&rows, Sport::Nba, ModelType::WonOnPoints, Accounting::RecordedV2, e.id).unwrap();
         assert_eq!(r.strategy.rank, e.rank, "{}", e.id);
         assert_eq!(&r.strategy, e);
     }

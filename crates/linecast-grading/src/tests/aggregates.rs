@@ -196,7 +196,14 @@ fn a_window_sums_every_count_of_its_dates_and_lists_only_models_with_picks() {
     };
     let blend = daily.sum(both)[BLEND.index()];
     assert_eq!(
-        (blend.wins, blend.losses, blend.pos_wins, blend.pos_n, blend.neg_wins, blend.neg_n),
+        (
+            blend.wins,
+            blend.losses,
+            blend.pos_wins,
+            blend.pos_n,
+            blend.neg_wins,
+            blend.neg_n
+        ),
         (2, 1, 1, 2, 1, 1)
     );
     let second = Window {
@@ -205,7 +212,14 @@ fn a_window_sums_every_count_of_its_dates_and_lists_only_models_with_picks() {
     };
     let blend = daily.sum(second)[BLEND.index()];
     assert_eq!(
-        (blend.wins, blend.losses, blend.pos_wins, blend.pos_n, blend.neg_wins, blend.neg_n),
+        (
+            blend.wins,
+            blend.losses,
+            blend.pos_wins,
+            blend.pos_n,
+            blend.neg_wins,
+            blend.neg_n
+        ),
         (1, 1, 0, 1, 1, 1)
     );
     // Only BLEND has probabilities, and IMPLIED comes from the prices (the
