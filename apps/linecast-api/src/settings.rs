@@ -126,6 +126,11 @@ pub struct Settings {
     pub freeze_rate_clock: bool,
     /// `LINECAST_PUBLIC_URL`: base of signed download links (default `http://<bind>`).
     pub public_url: String,
+    /// The origin of `LINECAST_PUBLIC_URL` when it is set
+    /// (`https://api.example.com`): the only origin the portal's sign-in
+    /// forms are accepted from (`portal::origin`). `None` when it is unset:
+    /// a sign-in's `Origin` must then be the request's own host.
+    pub portal_origin: Option<String>,
     /// `LINECAST_MARKETS`: `file` (default, the store's snapshots) or `kalshi`.
     pub markets_source: String,
     /// `LINECAST_KALSHI_BASE_URL`: Kalshi's public market-data API.
@@ -499,13 +504,20 @@ impl Settings {
         let stripe_plans =
             linecast_core::services::billing::PlanTable::parse(&env("LINECAST_STRIPE_PLANS").unwrap_or_default())
                 .map_err(|e| bad("LINECAST_STRIPE_PLANS", e))?;
+        let public_url = env("LINECAST_PUBLIC_URL");
+        let portal_origin = public_url
+            .as_deref()
+            .map(crate::portal::origin::origin_of)
+            .transpose()
+            .map_err(|e| bad("LINECAST_PUBLIC_URL", e))?;
         Ok(Self {
             stripe_webhook_secrets,
             stripe_plans,
             heavy,
             freeze_rate_clock: false,
             redis_namespace: env("LINECAST_REDIS_NAMESPACE").unwrap_or_else(|| "linecast".to_owned()),
-            public_url: env("LINECAST_PUBLIC_URL").unwrap_or_else(|| format!("http://{bind}")),
+            public_url: public_url.unwrap_or_else(|| format!("http://{bind}")),
+            portal_origin,
             markets_source,
             kalshi_base_url: env("LINECAST_KALSHI_BASE_URL"),
             auth_enabled,
@@ -581,6 +593,7 @@ impl Settings {
             freeze_rate_clock: true,
             redis_namespace: "linecast".to_owned(),
             public_url: "http://127.0.0.1".to_owned(),
+            portal_origin: None,
             markets_source: "file".to_owned(),
             kalshi_base_url: None,
             heavy: HeavyReads {
