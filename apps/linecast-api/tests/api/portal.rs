@@ -1292,10 +1292,25 @@ async fn sixty_four_concurrent_failed_sign_ins_stay_within_the_failed_key_limit(
     )
     .await;
     let wrong = format!("sk_service_{}", "w".repeat(40));
+    let body = url::form_urlencoded::Serializer::new(String::new())
+        .append_pair("api_key", &wrong)
+        .finish();
+    // One client made before the clock starts (making one per request
+    // would space the requests out), so the 64 go out together.
+    let client = browser();
+    let url = format!("{}/portal/sign-in", app.address);
     let started = std::time::Instant::now();
-    let statuses = futures::future::join_all(
-        (0..64).map(|_| async { post(&app, "/portal/sign-in", None, &[("api_key", &wrong)]).await.status }),
-    )
+    let statuses = futures::future::join_all((0..64).map(|_| async {
+        client
+            .post(&url)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body(body.clone())
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    }))
     .await;
     let elapsed = started.elapsed().as_secs_f64();
     let checked = statuses.iter().filter(|&&s| s == 401).count();
@@ -1316,13 +1331,13 @@ async fn a_good_sign_in_gives_its_token_back() {
         |_| {},
         |s| {
             // A burst of 2 and one token a second: 20 sign-ins in a row
-            // pass only if each good one gives its token back.
+            // pass only if each good one gives its token back (or if they
+            // take over 18 s, which no machine here does).
             s.auth_failure_rate = 1;
             s.auth_failure_burst = 2;
         },
     )
     .await;
-    let started = std::time::Instant::now();
     for _ in 0..20 {
         let res = post(&app, "/portal/sign-in", None, &[("api_key", &app.api_key)]).await;
         assert_eq!(res.status, 303, "{}", res.body);
@@ -1332,10 +1347,6 @@ async fn a_good_sign_in_gives_its_token_back() {
         post(&app, "/portal/sign-in", None, &[("api_key", &wrong)]).await.status,
         401
     );
-    // (Slower than the refill, the loop would pass without refunds.)
-    if started.elapsed() < std::time::Duration::from_secs(15) {
-        eprintln!("20 good sign-ins in {:?}", started.elapsed());
-    }
 }
 
 // ---- A sign-in ends the browser's session ----
