@@ -106,7 +106,7 @@ pub async fn use_link(req: HttpRequest, state: web::Data<AppState>, path: web::P
     }
     let throttle = match super::session::SignInThrottle::pay(&state.gate, &req) {
         Ok(paid) => paid,
-        Err(refusal) => return refusal,
+        Err(refusal) => return *refusal,
     };
     let previous = gate.cookie.session_id(&req);
     let outcome = match token_of(&path) {

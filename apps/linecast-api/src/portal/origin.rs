@@ -55,7 +55,7 @@ impl SignInOrigin {
             .headers()
             .get(HOST)
             .and_then(|h| h.to_str().ok())
-            .or_else(|| req.uri().authority().map(|a| a.as_str()));
+            .or_else(|| req.uri().authority().map(actix_web::http::uri::Authority::as_str));
         if self.allows(req.headers(), host) {
             return None;
         }

@@ -191,7 +191,7 @@ pub async fn sign_in(req: HttpRequest, state: web::Data<AppState>, form: web::Fo
     }
     let throttle = match super::session::SignInThrottle::pay(&state.gate, &req) {
         Ok(paid) => paid,
-        Err(refusal) => return refusal,
+        Err(refusal) => return *refusal,
     };
     let presented = form.api_key.trim();
     let previous = gate.cookie.session_id(&req);

@@ -145,7 +145,7 @@ impl<'a> SignInThrottle<'a> {
     pub(crate) fn pay(
         gate: &'a crate::auth::middleware::Gate,
         req: &HttpRequest,
-    ) -> Result<Self, actix_web::HttpResponse> {
+    ) -> Result<Self, Box<actix_web::HttpResponse>> {
         use crate::auth::address_limiter::AddressDecision;
         let client = gate
             .clients
@@ -162,7 +162,7 @@ impl<'a> SignInThrottle<'a> {
             );
             res.headers_mut()
                 .insert(actix_web::http::header::RETRY_AFTER, retry_after_secs.max(1).into());
-            return Err(res);
+            return Err(Box::new(res));
         }
         Ok(Self {
             limiter: &gate.auth_failures,
