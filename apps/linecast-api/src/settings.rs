@@ -609,6 +609,26 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
+    /// The portal's sign-in origin is `LINECAST_PUBLIC_URL`'s when it is
+    /// set (none when unset: the request's own host); a value that is not
+    /// an http(s) URL stops the start, naming the setting.
+    #[test]
+    fn the_public_url_gives_the_portals_sign_in_origin() {
+        let file = FileSettings::default();
+        let with = |url: &'static str| {
+            Settings::from_sources(&file, move |k| (k == "LINECAST_PUBLIC_URL").then(|| url.to_owned()))
+        };
+        let s = with("https://API.example.com/base/").unwrap();
+        assert_eq!(s.portal_origin.as_deref(), Some("https://api.example.com"));
+        assert_eq!(s.public_url, "https://API.example.com/base/");
+        let unset = Settings::from_sources(&file, |_| None).unwrap();
+        assert_eq!(unset.portal_origin, None);
+        assert!(unset.public_url.starts_with("http://"));
+        for bad in ["api.example.com", "ftp://example.com/"] {
+            assert_eq!(with(bad).unwrap_err().name, "LINECAST_PUBLIC_URL", "{bad}");
+        }
+    }
+
     #[test]
     fn environment_overrides_the_file_and_bad_values_name_the_setting() {
         let file = FileSettings {
