@@ -297,7 +297,6 @@ fn source_options(choice: &Choice) -> Vec<Option_> {
 /// The page without its numbers: the choices (the season only as asked;
 /// no season list is read) and why nothing is shown.
 fn refused_page(status: StatusCode, signed: &SignedIn, choice: &Choice, notice: String) -> HttpResponse {
-    let season = choice.season.map(|s| s.to_string());
     page(
         status,
         NO_STORE,
@@ -305,14 +304,14 @@ fn refused_page(status: StatusCode, signed: &SignedIn, choice: &Choice, notice: 
             csrf: signed.0.csrf_token.clone(),
             sports: sport_options(choice),
             markets: market_options(choice),
-            seasons: season
-                .iter()
-                .map(|s| (s.clone(), s.clone()))
-                .map(|v| Option_ {
-                    value: v.0,
-                    label: v.1,
+            seasons: choice
+                .season
+                .map(|s| Option_ {
+                    value: s.to_string(),
+                    label: s.to_string(),
                     selected: true,
                 })
+                .into_iter()
                 .collect(),
             sources: source_options(choice),
             heading: String::new(),
