@@ -130,6 +130,11 @@ pub struct Settings {
     pub freeze_rate_clock: bool,
     /// `LINECAST_PUBLIC_URL`: base of signed download links (default `http://<bind>`).
     pub public_url: String,
+    /// The origin of `LINECAST_PUBLIC_URL` when it is set
+    /// (`https://api.example.com`): the only origin the portal's sign-in
+    /// forms are accepted from (`portal::origin`). `None` when it is unset:
+    /// a sign-in's `Origin` must then be the request's own host.
+    pub portal_origin: Option<String>,
     /// `LINECAST_MARKETS`: `file` (default, the store's snapshots) or `kalshi`.
     pub markets_source: String,
     /// `LINECAST_KALSHI_BASE_URL`: Kalshi's public market-data API.
@@ -514,6 +519,12 @@ impl Settings {
             Some(v) => flag("LINECAST_STRIPE_LIVEMODE", &v)?,
             None => false,
         };
+        let public_url = env("LINECAST_PUBLIC_URL");
+        let portal_origin = public_url
+            .as_deref()
+            .map(crate::portal::origin::origin_of)
+            .transpose()
+            .map_err(|e| bad("LINECAST_PUBLIC_URL", e))?;
         Ok(Self {
             stripe_webhook_secrets,
             stripe_plans,
@@ -521,7 +532,8 @@ impl Settings {
             heavy,
             freeze_rate_clock: false,
             redis_namespace: env("LINECAST_REDIS_NAMESPACE").unwrap_or_else(|| "linecast".to_owned()),
-            public_url: env("LINECAST_PUBLIC_URL").unwrap_or_else(|| format!("http://{bind}")),
+            public_url: public_url.unwrap_or_else(|| format!("http://{bind}")),
+            portal_origin,
             markets_source,
             kalshi_base_url: env("LINECAST_KALSHI_BASE_URL"),
             auth_enabled,
@@ -598,6 +610,7 @@ impl Settings {
             freeze_rate_clock: true,
             redis_namespace: "linecast".to_owned(),
             public_url: "http://127.0.0.1".to_owned(),
+            portal_origin: None,
             markets_source: "file".to_owned(),
             kalshi_base_url: None,
             heavy: HeavyReads {
@@ -612,6 +625,26 @@ impl Settings {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// The portal's sign-in origin is `LINECAST_PUBLIC_URL`'s when it is
+    /// set (none when unset: the request's own host); a value that is not
+    /// an http(s) URL stops the start, naming the setting.
+    #[test]
+    fn the_public_url_gives_the_portals_sign_in_origin() {
+        let file = FileSettings::default();
+        let with = |url: &'static str| {
+            Settings::from_sources(&file, move |k| (k == "LINECAST_PUBLIC_URL").then(|| url.to_owned()))
+        };
+        let s = with("https://API.example.com/base/").unwrap();
+        assert_eq!(s.portal_origin.as_deref(), Some("https://api.example.com"));
+        assert_eq!(s.public_url, "https://API.example.com/base/");
+        let unset = Settings::from_sources(&file, |_| None).unwrap();
+        assert_eq!(unset.portal_origin, None);
+        assert!(unset.public_url.starts_with("http://"));
+        for bad in ["api.example.com", "ftp://example.com/"] {
+            assert_eq!(with(bad).unwrap_err().name, "LINECAST_PUBLIC_URL", "{bad}");
+        }
+    }
 
     #[test]
     fn environment_overrides_the_file_and_bad_values_name_the_setting() {

@@ -299,6 +299,7 @@ impl Application {
             // Production is served over HTTPS (behind a terminating proxy);
             // demo mode runs on plain loopback HTTP.
             cookie: crate::portal::cookie::CookiePolicy { secure: !settings.demo },
+            origin: crate::portal::origin::SignInOrigin::new(settings.portal_origin.clone()),
         });
         let gate = Arc::new(crate::auth::middleware::Gate {
             access,

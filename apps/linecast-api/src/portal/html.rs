@@ -81,6 +81,13 @@ pub fn error_page(status: StatusCode, message: &str) -> HttpResponse {
     res
 }
 
+/// Whether `path` is the portal's (`/portal` and below): a path there that
+/// no row declares is the portal's 404 page, not the API's JSON.
+pub fn under_portal(path: &str) -> bool {
+    path.strip_prefix("/portal")
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
 /// `303 See Other` to `location` (after a form, or to the sign-in page).
 pub fn see_other(location: &'static str) -> HttpResponse {
     let mut res = HttpResponse::SeeOther().finish();

@@ -2,13 +2,16 @@
 //! (`linecast-admin customers sign-in-link`) for a customer who lost every
 //! key. The GET only asks (a link previewer cannot use it up); the POST
 //! uses the link, issues a new key shown once on the answer, and starts a
-//! session with it.
+//! session with it. A link for an account that core's `LINK_POLICY` does not
+//! serve (no API access, a lapsed subscription) is refused on both, and
+//! stays unused.
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::SET_COOKIE;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
-use linecast_core::services::portal::SignInRefusal;
+use linecast_core::services::access::{Refusal, serves};
+use linecast_core::services::portal::{LINK_POLICY, SignInRefusal};
 
 use super::html::{error_page, page};
 use crate::endpoint::NO_STORE;
@@ -40,6 +43,23 @@ fn spent() -> HttpResponse {
     )
 }
 
+/// The page refusing a link whose account cannot be signed in (the link is
+/// left unused).
+fn not_served(refusal: &Refusal) -> HttpResponse {
+    let why = match refusal {
+        Refusal::NoSubscription { status } => format!(
+            "This account's subscription is {status}. A sign-in link issues a new API key, which needs an active subscription."
+        ),
+        _ => "This account's plan has no API access, so a sign-in link cannot issue it a key.".to_owned(),
+    };
+    error_page(
+        StatusCode::FORBIDDEN,
+        &format!(
+            "{why} The link has not been used: once the account is put right it works until it expires. Ask whoever sent it."
+        ),
+    )
+}
+
 /// `GET /portal/link/{token}`.
 #[utoipa::path(get, path = table::PORTAL_LINK.path, tag = "portal", params(("token" = String, Path)), responses((status = 200, description = "Asks before using the link")))]
 pub async fn show(state: web::Data<AppState>, path: web::Path<String>) -> HttpResponse {
@@ -50,14 +70,17 @@ pub async fn show(state: web::Data<AppState>, path: web::Path<String>) -> HttpRe
         return spent();
     };
     match gate.portal.link_customer(token).await {
-        Ok(Some(customer)) => page(
-            StatusCode::OK,
-            NO_STORE,
-            &LinkPage {
-                email: customer.email,
-                action: format!("/portal/link/{token}"),
-            },
-        ),
+        Ok(Some(customer)) => match serves(&customer, LINK_POLICY) {
+            Err(refusal) => not_served(&refusal),
+            Ok(()) => page(
+                StatusCode::OK,
+                NO_STORE,
+                &LinkPage {
+                    email: customer.email,
+                    action: format!("/portal/link/{token}"),
+                },
+            ),
+        },
         Ok(None) => spent(),
         Err(e) => {
             tracing::warn!(error = %e, "portal sign-in link");
@@ -69,33 +92,42 @@ pub async fn show(state: web::Data<AppState>, path: web::Path<String>) -> HttpRe
     }
 }
 
-/// `POST /portal/link/{token}`: uses the link. An unknown, used or expired
-/// link counts against the address's failed-key limit.
+/// `POST /portal/link/{token}`: refused when posted from another site
+/// (`portal::origin`); uses the link, ending the session the browser
+/// presented. Every attempt pays the address's failed-key limit first; an
+/// unknown, used or expired link keeps the token.
 #[utoipa::path(post, path = table::PORTAL_LINK_USE.path, tag = "portal", params(("token" = String, Path)), responses((status = 200, description = "Signed in; the new key shown once")))]
 pub async fn use_link(req: HttpRequest, state: web::Data<AppState>, path: web::Path<String>) -> HttpResponse {
     let Some(gate) = state.gate.portal.as_ref() else {
         return error_page(StatusCode::NOT_FOUND, "The portal is not available on this server.");
     };
-    let throttle = super::session::SignInThrottle::of(&state.gate, &req);
-    if let Some(refusal) = throttle.refusal() {
+    if let Some(refusal) = gate.origin.refusal(&req) {
         return refusal;
     }
+    let throttle = match super::session::SignInThrottle::pay(&state.gate, &req) {
+        Ok(paid) => paid,
+        Err(refusal) => return *refusal,
+    };
+    let previous = gate.cookie.session_id(&req);
     let outcome = match token_of(&path) {
-        Some(token) => gate.portal.sign_in_with_link(token).await,
+        Some(token) => gate.portal.sign_in_with_link(token, previous.as_deref()).await,
         None => Ok(None),
     };
     match outcome {
         Ok(Some((started, key))) => {
+            throttle.refund();
             let mut res = page(StatusCode::OK, NO_STORE, &LinkUsedPage { key });
             res.headers_mut()
                 .append(SET_COOKIE, gate.cookie.set(&started.session_id));
             res
         }
-        Ok(None) | Err(SignInRefusal::Key(_)) => {
-            throttle.failed();
-            spent()
+        Err(SignInRefusal::Account(refusal)) => {
+            throttle.refund();
+            not_served(&refusal)
         }
+        Ok(None) | Err(SignInRefusal::Key(_)) => spent(),
         Err(SignInRefusal::Unavailable(cause)) => {
+            throttle.refund();
             tracing::warn!(%cause, "portal sign-in link");
             error_page(
                 StatusCode::SERVICE_UNAVAILABLE,

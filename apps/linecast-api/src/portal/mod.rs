@@ -2,8 +2,10 @@
 //! `/status` page), a second surface on the route table. Its rows use the
 //! `Session` access (`session`), its pages carry the portal's security
 //! headers and its errors are pages (`html`); it calls the same core use
-//! cases as the API. Portal requests are never counted against the API
-//! quota, and a session never authenticates the API.
+//! cases as the API. A page that shows what an API route serves (model
+//! quality) is decided and counted as that route's request with the
+//! session's key (`quality`); no other portal request is counted against the
+//! API quota. A session never authenticates the API.
 
 pub mod chart;
 pub mod cookie;
@@ -11,6 +13,7 @@ pub mod data;
 pub mod html;
 pub mod keys;
 pub mod link;
+pub mod origin;
 pub mod pages;
 pub mod quality;
 pub mod session;

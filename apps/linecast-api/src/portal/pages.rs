@@ -176,35 +176,47 @@ pub struct SignInForm {
     api_key: String,
 }
 
-/// `POST /portal/sign-in`: checks the key as the API does and starts a
-/// session (a new id at every sign-in). A failed attempt counts against the
-/// address's failed-key limit.
+/// `POST /portal/sign-in`: refused when posted from another site
+/// (`portal::origin`); checks the key as the API does and starts a session
+/// (a new id at every sign-in), ending the one the browser presented. Every
+/// attempt pays the address's failed-key limit first; one that is not a
+/// failure gets its token back.
 #[utoipa::path(post, path = table::PORTAL_SIGN_IN.path, tag = "portal", responses((status = 303, description = "Signed in: to the overview")))]
 pub async fn sign_in(req: HttpRequest, state: web::Data<AppState>, form: web::Form<SignInForm>) -> HttpResponse {
     let Some(gate) = state.gate.portal.as_ref() else {
         return error_page(StatusCode::NOT_FOUND, "The portal is not available on this server.");
     };
-    let throttle = super::session::SignInThrottle::of(&state.gate, &req);
-    if let Some(refusal) = throttle.refusal() {
+    if let Some(refusal) = gate.origin.refusal(&req) {
         return refusal;
     }
+    let throttle = match super::session::SignInThrottle::pay(&state.gate, &req) {
+        Ok(paid) => paid,
+        Err(refusal) => return *refusal,
+    };
     let presented = form.api_key.trim();
-    match gate.portal.sign_in(Some(presented).filter(|k| !k.is_empty())).await {
+    let previous = gate.cookie.session_id(&req);
+    match gate
+        .portal
+        .sign_in(Some(presented).filter(|k| !k.is_empty()), previous.as_deref())
+        .await
+    {
         Ok(started) => {
+            throttle.refund();
             let mut res = see_other("/portal/overview");
             res.headers_mut()
                 .append(SET_COOKIE, gate.cookie.set(&started.session_id));
             res
         }
         Err(SignInRefusal::Unavailable(cause)) => {
+            throttle.refund();
             tracing::warn!(%cause, "portal sign-in: accounts unavailable");
             error_page(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "The accounts database is not answering. Please try again in a moment.",
             )
         }
-        Err(SignInRefusal::Key(refusal)) => {
-            throttle.failed();
+        // A key sign-in has no link's account to refuse.
+        Err(SignInRefusal::Key(refusal) | SignInRefusal::Account(refusal)) => {
             let message = match refusal {
                 Refusal::NoApiAccess { .. } => "This key's plan has no API access.",
                 _ => "That API key is not valid. Check it and try again.",

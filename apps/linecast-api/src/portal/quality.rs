@@ -2,18 +2,27 @@
 //! source the customer picks: the reliability diagram and a table per model
 //! (n, Brier, log loss, skill against IMPLIED, CLV), read from the same use
 //! case as `/api/v1/models/{sport}/{model_type}/calibration`.
+//!
+//! The page and its diagram serve what that route serves, so each is
+//! decided and counted as that route's request with the session's key
+//! (core's `Portal::view` under the route's own policy): a customer whose
+//! subscription does not grant access, or whose monthly quota is used up,
+//! sees the page's explanation instead of the numbers, and the diagram is
+//! refused; a page shown, and a diagram drawn, each count one request.
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderName, HeaderValue};
 use actix_web::{HttpResponse, web};
 use askama::Template;
+use linecast_core::services::access::{Policy, Refusal};
 use linecast_domain::{ModelType, SeasonLabel, Sport};
 use linecast_grading::calibration::CalibrationSource;
 use serde::Deserialize;
 
 use super::html::{api_error_page, error_page, page};
 use super::session::SignedIn;
-use crate::endpoint::NO_STORE;
+use crate::auth::next_reset;
+use crate::endpoint::{Access, NO_STORE};
 use crate::error::ApiError;
 use crate::presentation::calibration::{DEFAULT_DIAGRAM_MODELS, SVG_POLICY, reliability_svg};
 use crate::routes::table;
@@ -103,6 +112,71 @@ struct QualityPage {
     games: usize,
     diagram: String,
     rows: Vec<ModelRow>,
+    /// Why no numbers are shown (the data is not served to this customer
+    /// now); `None` when they are.
+    notice: Option<String>,
+}
+
+/// The policy of the API route whose numbers the pages show: they are
+/// served, and counted, as that route's requests. Fails closed: a row that
+/// named no key policy would leave the pages for subscribers.
+fn calibration_policy() -> Policy {
+    match table::CALIBRATION.access {
+        Access::Key(policy) | Access::KeyHolding(policy, _) => policy,
+        _ => Policy::Subscriber,
+    }
+}
+
+/// A refused view: its status and what the page says.
+fn refused(refusal: &Refusal, now: chrono::DateTime<chrono::Utc>) -> (StatusCode, String) {
+    match refusal {
+        Refusal::NoSubscription { status } => (
+            StatusCode::FORBIDDEN,
+            format!(
+                "Your subscription is {status}: model quality is part of the API subscription and is shown again when it is active (the API's /calibration is refused too)."
+            ),
+        ),
+        Refusal::QuotaExhausted { limit, .. } => (
+            StatusCode::TOO_MANY_REQUESTS,
+            format!(
+                "You have used all {limit} requests of this month. Each view of model quality counts as a request, as the API's /calibration does, so it is shown again after {}.",
+                next_reset(now).format("%Y-%m-%d")
+            ),
+        ),
+        Refusal::TooManyPerSecond { .. } | Refusal::Busy(_) => (
+            StatusCode::TOO_MANY_REQUESTS,
+            "Too many requests with this session's key at once. Wait a second and show it again.".to_owned(),
+        ),
+        Refusal::UsageStale { .. } | Refusal::Unavailable { .. } => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Requests cannot be counted right now, so model quality cannot be shown. Please try again in a moment."
+                .to_owned(),
+        ),
+        Refusal::MissingKey | Refusal::InvalidKey | Refusal::NoApiAccess { .. } => (
+            StatusCode::FORBIDDEN,
+            "This account's plan does not include model quality.".to_owned(),
+        ),
+    }
+}
+
+/// Decides and counts one view of the calibration data for `signed`: `Ok`
+/// to show it, else the refusal's status and explanation.
+async fn admit_view(state: &AppState, signed: &SignedIn) -> Result<(), (StatusCode, String)> {
+    let Some(gate) = state.gate.portal.as_ref() else {
+        return Err((
+            StatusCode::NOT_FOUND,
+            "The portal is not available on this server.".to_owned(),
+        ));
+    };
+    match gate.portal.view(&signed.0, calibration_policy()).await {
+        Ok(_) => Ok(()),
+        Err(refusal) => {
+            if let Refusal::Unavailable { cause } = &refusal {
+                tracing::warn!(%cause, "portal model quality: counting unavailable");
+            }
+            Err(refused(&refusal, state.clock.now()))
+        }
+    }
 }
 
 fn fixed(v: f64, places: usize) -> String {
@@ -120,6 +194,9 @@ pub async fn quality(state: web::Data<AppState>, signed: SignedIn, query: web::Q
         Ok(c) => c,
         Err(e) => return api_error_page(&e),
     };
+    if let Err((status, notice)) = admit_view(&state, &signed).await {
+        return refused_page(status, &signed, &choice, notice);
+    }
     let now = state.clock.now();
     let calibration = match state
         .history
@@ -149,46 +226,18 @@ pub async fn quality(state: web::Data<AppState>, signed: SignedIn, query: web::Q
             clv: or_dash(m.clv.mean, 3),
         })
         .collect();
-    let options = |values: Vec<(String, String)>, chosen: &str| {
-        values
-            .into_iter()
-            .map(|(value, label)| Option_ {
-                selected: value == chosen,
-                value,
-                label,
-            })
-            .collect::<Vec<_>>()
-    };
     page(
         StatusCode::OK,
         NO_STORE,
         &QualityPage {
             csrf: signed.0.csrf_token.clone(),
-            sports: options(
-                Sport::ALL
-                    .iter()
-                    .map(|s| (s.code().to_owned(), s.code().to_uppercase()))
-                    .collect(),
-                choice.sport.code(),
-            ),
-            markets: options(
-                ModelType::ALL
-                    .iter()
-                    .map(|m| (m.code().to_owned(), m.name().to_owned()))
-                    .collect(),
-                choice.model_type.code(),
-            ),
+            sports: sport_options(&choice),
+            markets: market_options(&choice),
             seasons: options(
                 seasons.iter().map(|s| (s.to_string(), s.to_string())).collect(),
                 &data.season.to_string(),
             ),
-            sources: options(
-                CalibrationSource::ALL
-                    .iter()
-                    .map(|s| (s.code().to_owned(), s.code().to_owned()))
-                    .collect(),
-                choice.source.code(),
-            ),
+            sources: source_options(&choice),
             heading: format!(
                 "{} {} {} ({})",
                 choice.sport.code().to_uppercase(),
@@ -199,6 +248,77 @@ pub async fn quality(state: web::Data<AppState>, signed: SignedIn, query: web::Q
             games: cal.games,
             diagram: format!("/portal/quality/diagram.svg?{}", choice.query(data.season)),
             rows,
+            notice: None,
+        },
+    )
+}
+
+fn options(values: Vec<(String, String)>, chosen: &str) -> Vec<Option_> {
+    values
+        .into_iter()
+        .map(|(value, label)| Option_ {
+            selected: value == chosen,
+            value,
+            label,
+        })
+        .collect()
+}
+
+fn sport_options(choice: &Choice) -> Vec<Option_> {
+    options(
+        Sport::ALL
+            .iter()
+            .map(|s| (s.code().to_owned(), s.code().to_uppercase()))
+            .collect(),
+        choice.sport.code(),
+    )
+}
+
+fn market_options(choice: &Choice) -> Vec<Option_> {
+    options(
+        ModelType::ALL
+            .iter()
+            .map(|m| (m.code().to_owned(), m.name().to_owned()))
+            .collect(),
+        choice.model_type.code(),
+    )
+}
+
+fn source_options(choice: &Choice) -> Vec<Option_> {
+    options(
+        CalibrationSource::ALL
+            .iter()
+            .map(|s| (s.code().to_owned(), s.code().to_owned()))
+            .collect(),
+        choice.source.code(),
+    )
+}
+
+/// The page without its numbers: the choices (the season only as asked;
+/// no season list is read) and why nothing is shown.
+fn refused_page(status: StatusCode, signed: &SignedIn, choice: &Choice, notice: String) -> HttpResponse {
+    page(
+        status,
+        NO_STORE,
+        &QualityPage {
+            csrf: signed.0.csrf_token.clone(),
+            sports: sport_options(choice),
+            markets: market_options(choice),
+            seasons: choice
+                .season
+                .map(|s| Option_ {
+                    value: s.to_string(),
+                    label: s.to_string(),
+                    selected: true,
+                })
+                .into_iter()
+                .collect(),
+            sources: source_options(choice),
+            heading: String::new(),
+            games: 0,
+            diagram: String::new(),
+            rows: Vec::new(),
+            notice: Some(notice),
         },
     )
 }
@@ -206,11 +326,14 @@ pub async fn quality(state: web::Data<AppState>, signed: SignedIn, query: web::Q
 /// `GET /portal/quality/diagram.svg`: the reliability diagram of the page's
 /// choice (BLEND and IMPLIED), for its `<img>`.
 #[utoipa::path(get, path = table::PORTAL_QUALITY_DIAGRAM.path, tag = "portal", params(QualityQuery), responses((status = 200, description = "The reliability diagram")))]
-pub async fn diagram(state: web::Data<AppState>, _signed: SignedIn, query: web::Query<QualityQuery>) -> HttpResponse {
+pub async fn diagram(state: web::Data<AppState>, signed: SignedIn, query: web::Query<QualityQuery>) -> HttpResponse {
     let choice = match Choice::of(&query) {
         Ok(c) => c,
         Err(e) => return api_error_page(&e),
     };
+    if let Err((status, notice)) = admit_view(&state, &signed).await {
+        return error_page(status, &notice);
+    }
     let now = state.clock.now();
     let calibration = match state
         .history

@@ -19,10 +19,12 @@ use super::html::{error_page, see_other};
 /// The largest portal form read.
 pub const MAX_FORM_BYTES: usize = 16 * 1024;
 
-/// What the portal's gate needs: the use case and how the cookie is written.
+/// What the portal's gate needs: the use case, how the cookie is written
+/// and where a sign-in may come from.
 pub struct PortalGate {
     pub portal: Arc<Portal>,
     pub cookie: CookiePolicy,
+    pub origin: super::origin::SignInOrigin,
 }
 
 /// The signed-in customer, put on the request by [`admit`]: the only way a
@@ -126,45 +128,55 @@ where
 }
 
 /// The per-address failed-key limit as the portal's sign-in forms (a key, a
-/// sign-in link) pay it: checked before an attempt, paid by a failed one.
+/// sign-in link) pay it: as the API's gate does (`auth::middleware`), an
+/// attempt pays its token before the lookup and gets it back when it turns
+/// out not to be a failure, so concurrent failures cannot all pass one look
+/// at a bucket with a token left. Unlike the gate, the portal pays even
+/// while every bucket is full: sign-ins are rare, and paying is one lock.
 pub(crate) struct SignInThrottle<'a> {
     limiter: &'a crate::auth::address_limiter::AddressLimiter,
-    client: Option<crate::auth::client_address::ClientKey>,
+    /// The address that paid, if it is known.
+    paid: Option<crate::auth::client_address::ClientKey>,
 }
 
 impl<'a> SignInThrottle<'a> {
-    pub(crate) fn of(gate: &'a crate::auth::middleware::Gate, req: &HttpRequest) -> Self {
-        Self {
-            limiter: &gate.auth_failures,
-            client: gate
-                .clients
-                .from_parts(req.headers(), req.peer_addr().map(|a| a.ip()))
-                .map(crate::auth::client_address::ClientKey::from),
-        }
-    }
-
-    /// A 429 page while the address is past the limit.
-    pub(crate) fn refusal(&self) -> Option<actix_web::HttpResponse> {
+    /// Pays for one attempt from the request's address; a 429 page when the
+    /// address is past the limit (nothing is tried then).
+    pub(crate) fn pay(
+        gate: &'a crate::auth::middleware::Gate,
+        req: &HttpRequest,
+    ) -> Result<Self, Box<actix_web::HttpResponse>> {
         use crate::auth::address_limiter::AddressDecision;
-        let client = self.client?;
-        let AddressDecision::Refused { .. } = self.limiter.peek(client, std::time::Instant::now()) else {
-            return None;
-        };
-        let mut res = error_page(
-            StatusCode::TOO_MANY_REQUESTS,
-            "Too many failed sign-ins from this address. Wait a moment and try again.",
-        );
-        res.headers_mut().insert(
-            actix_web::http::header::RETRY_AFTER,
-            actix_web::http::header::HeaderValue::from_static("1"),
-        );
-        Some(res)
+        let client = gate
+            .clients
+            .from_parts(req.headers(), req.peer_addr().map(|a| a.ip()))
+            .map(crate::auth::client_address::ClientKey::from);
+        if let Some(client) = client
+            && let AddressDecision::Refused { retry_after_secs } =
+                gate.auth_failures.check(client, std::time::Instant::now())
+        {
+            crate::metrics::limiter_decision("auth_failure", "refused");
+            let mut res = error_page(
+                StatusCode::TOO_MANY_REQUESTS,
+                "Too many failed sign-ins from this address. Wait a moment and try again.",
+            );
+            res.headers_mut()
+                .insert(actix_web::http::header::RETRY_AFTER, retry_after_secs.max(1).into());
+            return Err(Box::new(res));
+        }
+        Ok(Self {
+            limiter: &gate.auth_failures,
+            paid: client,
+        })
     }
 
-    /// Pays for a failed attempt; past the limit the next one waits.
-    pub(crate) fn failed(&self) {
-        if let Some(client) = self.client {
-            let _ = self.limiter.check(client, std::time::Instant::now());
+    /// The attempt was not a failure (signed in, or refused for a reason
+    /// that is no guess: the accounts database down, a valid link for an
+    /// account it cannot sign in): its token goes back. A failed attempt
+    /// keeps it (drop the throttle).
+    pub(crate) fn refund(self) {
+        if let Some(client) = self.paid {
+            self.limiter.refund(client);
         }
     }
 }

@@ -12,6 +12,11 @@
 //!   under `/api/v1` (fail closed: an unknown path tells nothing to a caller
 //!   without a key).
 //!
+//! The portal's refusals are pages, as its own are: a wrong method on a
+//! `Page` row's path (`HEAD` included) and a path no row declares under
+//! `/portal` answer the portal's HTML 405 or 404 with its security headers,
+//! not the API's JSON.
+//!
 //! The path matched is the one actix routes on (percent escapes of
 //! unreserved characters decoded), so every spelling of a path reaches
 //! the same row and the same access. Path segments are handed to the
@@ -32,7 +37,7 @@ use linecast_core::services::access::Policy;
 use linecast_domain::{ModelType, PublicMarket, Sport};
 
 use crate::auth::middleware::{Gate, admit};
-use crate::endpoint::{Access, Endpoint};
+use crate::endpoint::{Access, Endpoint, Serving};
 use crate::error::error_response;
 
 /// The service factory of the table: registered as the app's default
@@ -330,16 +335,24 @@ impl DispatchService {
             Found::WrongMethod(p) => {
                 let path = &inner.table.paths[p];
                 let (access, allow) = (path.loosest, path.allow.clone());
+                let page = matches!(inner.table.rows[path.rows[0]].serving, Serving::Page(_));
                 Box::pin(async move {
                     admit(&inner.gate, access, false, req, |req| async move {
-                        let mut res = error_response(
-                            StatusCode::METHOD_NOT_ALLOWED,
-                            &format!(
-                                "Method {} not allowed on {}",
-                                req.method(),
-                                crate::telemetry::redact_path(req.path())
-                            ),
-                        );
+                        let mut res = if page {
+                            crate::portal::html::error_page(
+                                StatusCode::METHOD_NOT_ALLOWED,
+                                &format!("This page does not answer {}.", req.method()),
+                            )
+                        } else {
+                            error_response(
+                                StatusCode::METHOD_NOT_ALLOWED,
+                                &format!(
+                                    "Method {} not allowed on {}",
+                                    req.method(),
+                                    crate::telemetry::redact_path(req.path())
+                                ),
+                            )
+                        };
                         res.headers_mut().insert(ALLOW, allow);
                         Ok(req.into_response(res))
                     })
@@ -363,7 +376,10 @@ impl DispatchService {
                     );
                     Ok(req.into_response(res))
                 };
-                if gated {
+                if crate::portal::html::under_portal(path) {
+                    let res = crate::portal::html::error_page(StatusCode::NOT_FOUND, "There is no such page.");
+                    Box::pin(async move { Ok(req.into_response(res)) })
+                } else if gated {
                     Box::pin(
                         async move { admit(&inner.gate, Access::Key(Policy::Subscriber), false, req, not_found).await },
                     )

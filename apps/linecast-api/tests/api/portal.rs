@@ -47,6 +47,17 @@ async fn get(app: &TestApp, path: &str, cookie: Option<&str>) -> Res {
 }
 
 async fn post(app: &TestApp, path: &str, cookie: Option<&str>, form: &[(&str, &str)]) -> Res {
+    post_with(app, path, cookie, form, &[]).await
+}
+
+/// `post` with more request headers (`Origin`, `Sec-Fetch-Site`).
+async fn post_with(
+    app: &TestApp,
+    path: &str,
+    cookie: Option<&str>,
+    form: &[(&str, &str)],
+    headers: &[(&str, &str)],
+) -> Res {
     let body = url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs(form)
         .finish();
@@ -56,6 +67,9 @@ async fn post(app: &TestApp, path: &str, cookie: Option<&str>, form: &[(&str, &s
         .body(body);
     if let Some(c) = cookie {
         req = req.header("Cookie", c);
+    }
+    for (name, value) in headers {
+        req = req.header(*name, *value);
     }
     to_res(req.send().await.unwrap()).await
 }
@@ -366,6 +380,18 @@ async fn the_status_page_is_public_and_lists_every_sport() {
 
 /// A new active customer with `monthly_limit` and one key: its id and key.
 async fn customer_with_key(app: &TestApp, email: &str, monthly_limit: u64) -> (i64, String) {
+    customer_of(app, email, "ai", SubscriptionStatus::Active, monthly_limit).await
+}
+
+/// A new customer of `tier` in `status` with `monthly_limit` and one key:
+/// its id and key.
+async fn customer_of(
+    app: &TestApp,
+    email: &str,
+    tier: &str,
+    status: SubscriptionStatus,
+    monthly_limit: u64,
+) -> (i64, String) {
     let customer = app
         .ports
         .accounts
@@ -373,9 +399,9 @@ async fn customer_with_key(app: &TestApp, email: &str, monthly_limit: u64) -> (i
             linecast_core::NewCustomer {
                 email: email.into(),
                 name: "Small Plan".into(),
-                tier: "ai".into(),
+                tier: tier.into(),
                 api_plan: Some("ai".into()),
-                subscription_status: SubscriptionStatus::Active,
+                subscription_status: status,
                 monthly_limit,
             },
             fixture_now(),
@@ -390,7 +416,7 @@ async fn customer_with_key(app: &TestApp, email: &str, monthly_limit: u64) -> (i
             key_hash: linecast_core::ports::accounts::hash_key(&key),
             display_prefix: linecast_core::ports::accounts::display_prefix(&key).unwrap().to_owned(),
             name: "small".into(),
-            tier: "ai".into(),
+            tier: tier.into(),
             expires_at: None,
         },
         fixture_now(),
@@ -767,7 +793,16 @@ async fn a_keys_form_without_the_csrf_token_changes_nothing() {
     let (app, _) = app_with_clock().await;
     let (_, pair) = sign_in(&app, &app.api_key).await;
     let (other_key, other_id) = api_key_named(&app, "other").await;
-    let before = demo_keys(&app).await;
+    // What a form could change (the once-a-second usage flush may still
+    // write the demo key's `last_used_at` meanwhile: not a change by a form).
+    let keys = || async {
+        demo_keys(&app)
+            .await
+            .into_iter()
+            .map(|k| (k.id, k.name, k.is_active, k.expires_at, k.revoked_at))
+            .collect::<Vec<_>>()
+    };
+    let before = keys().await;
     let id = other_id.to_string();
     let forms: [(&str, Vec<(&str, &str)>); 4] = [
         ("/portal/keys/create", vec![("name", "sneaky")]),
@@ -786,7 +821,7 @@ async fn a_keys_form_without_the_csrf_token_changes_nothing() {
             assert_eq!(full_key_in(&res.body), None);
         }
     }
-    assert_eq!(demo_keys(&app).await, before, "nothing changed");
+    assert_eq!(keys().await, before, "nothing changed");
     assert_eq!(sports_status(&app, &other_key).await, 200);
 }
 
@@ -1049,4 +1084,458 @@ async fn no_key_reaches_a_log_line_or_a_url() {
     for key in [&wrong, &app.api_key] {
         assert!(!logs.contains(key.as_str()), "a key reached the log");
     }
+}
+
+// ---- Model quality is served as /calibration is ----
+
+const QUALITY: &str = "/portal/quality?sport=nba&market=won_on_points&source=all";
+
+/// The diagram of the default season, as the page for `QUALITY` links it.
+async fn diagram_path(app: &TestApp) -> String {
+    let (_, api) = app
+        .get_authed_json("/api/v1/models/nba/won_on_points/calibration?source=all")
+        .await;
+    let season = api["season"].as_str().unwrap().to_owned();
+    format!("/portal/quality/diagram.svg?sport=nba&market=won_on_points&season={season}&source=all")
+}
+
+/// This month's requests of the customer with `key` (the usage call itself
+/// counts one).
+async fn used(app: &TestApp, key: &str) -> u64 {
+    let res = app.get_keyed("/api/v1/customers/me/usage", key, &[]).await;
+    assert_eq!(res.status().as_u16(), 200);
+    let body: serde_json::Value = res.json().await.unwrap();
+    body["monthly_requests"].as_u64().unwrap()
+}
+
+/// A page that shows none of the calibration's numbers or its diagram.
+fn assert_no_quality_data(page: &str) {
+    assert!(!page.contains("graded games"), "{page}");
+    assert!(!page.contains("<img class=\"diagram\""), "{page}");
+    assert!(!page.contains("<td>BLEND</td>"), "{page}");
+    assert!(!page.contains("<svg"), "{page}");
+}
+
+#[tokio::test]
+async fn a_lapsed_customer_signs_in_but_gets_no_model_quality_and_no_diagram() {
+    let (app, _) = app_with_clock().await;
+    let diagram = diagram_path(&app).await;
+    let (_, key) = customer_of(&app, "lapsed@example.com", "ai", SubscriptionStatus::Canceled, 1_000).await;
+    // As the API: /calibration is refused.
+    assert_eq!(
+        app.get_keyed("/api/v1/models/nba/won_on_points/calibration", &key, &[])
+            .await
+            .status()
+            .as_u16(),
+        403
+    );
+    let before = used(&app, &key).await;
+    let (_, pair) = sign_in(&app, &key).await;
+    let page = get(&app, QUALITY, Some(&pair)).await;
+    assert_eq!(page.status, 403, "{}", page.body);
+    assert_eq!(page.header("content-security-policy"), Some(CSP));
+    assert!(
+        page.body
+            .contains("Your subscription is canceled: model quality is part of the API subscription"),
+        "{}",
+        page.body
+    );
+    assert!(page.body.contains(">Show</button>"), "the choices stay");
+    assert_no_quality_data(&page.body);
+    let svg = get(&app, &diagram, Some(&pair)).await;
+    assert_eq!(svg.status, 403, "{}", svg.body);
+    assert_ne!(svg.header("content-type"), Some("image/svg+xml"));
+    assert_no_quality_data(&svg.body);
+    assert_eq!(used(&app, &key).await, before + 1, "refusals count nothing");
+}
+
+#[tokio::test]
+async fn each_model_quality_view_counts_like_an_api_call_and_the_used_up_quota_stops_it() {
+    let (app, _) = app_with_clock().await;
+    let diagram = diagram_path(&app).await;
+    let (_, key) = customer_with_key(&app, "quality@example.com", 5).await;
+    let (_, pair) = sign_in(&app, &key).await;
+    assert_eq!(used(&app, &key).await, 1);
+    // The page and its diagram: one request each.
+    let page = get(&app, QUALITY, Some(&pair)).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(page.body.contains("graded games"));
+    assert_eq!(used(&app, &key).await, 3);
+    let svg = get(&app, &diagram, Some(&pair)).await;
+    assert_eq!(svg.status, 200);
+    assert_eq!(svg.header("content-type"), Some("image/svg+xml"));
+    assert_eq!(used(&app, &key).await, 5, "the quota of 5 is used up");
+
+    // As the API: /calibration is refused, and so are the page and diagram.
+    assert_eq!(
+        app.get_keyed("/api/v1/models/nba/won_on_points/calibration", &key, &[])
+            .await
+            .status()
+            .as_u16(),
+        429
+    );
+    let page = get(&app, QUALITY, Some(&pair)).await;
+    assert_eq!(page.status, 429, "{}", page.body);
+    assert_eq!(page.header("content-security-policy"), Some(CSP));
+    assert!(
+        page.body.contains("You have used all 5 requests of this month."),
+        "{}",
+        page.body
+    );
+    assert_no_quality_data(&page.body);
+    let svg = get(&app, &diagram, Some(&pair)).await;
+    assert_eq!(svg.status, 429);
+    assert_no_quality_data(&svg.body);
+    // The rest of the portal stays open.
+    assert_eq!(get(&app, "/portal/overview", Some(&pair)).await.status, 200);
+}
+
+// ---- Sign-ins from another site ----
+
+#[tokio::test]
+async fn a_sign_in_posted_from_another_site_is_a_403_page_without_a_session() {
+    let (app, _) = app_with_clock().await;
+    let own = app.address.clone();
+    let demo = app
+        .ports
+        .accounts
+        .find_customer_by_email(linecast_core::services::customers::DEMO_EMAIL)
+        .await
+        .unwrap()
+        .unwrap();
+    let token = linecast_core::services::portal::create_sign_in_link(
+        app.ports.sessions.as_ref(),
+        demo.customer_id,
+        fixture_now(),
+    )
+    .await
+    .unwrap();
+    let link = format!("/portal/link/{token}");
+    let keys_before = demo_keys(&app).await.len();
+    for headers in [
+        vec![("Origin", "https://evil.example")],
+        vec![("Origin", "null")],
+        vec![("Sec-Fetch-Site", "cross-site")],
+        vec![("Origin", own.as_str()), ("Sec-Fetch-Site", "cross-site")],
+        vec![("Origin", "http://127.0.0.1:1")],
+    ] {
+        let res = post_with(&app, "/portal/sign-in", None, &[("api_key", &app.api_key)], &headers).await;
+        assert_eq!(res.status, 403, "{headers:?}: {}", res.body);
+        assert!(res.header("set-cookie").is_none());
+        assert!(res.header("content-type").unwrap().starts_with("text/html"));
+        assert_eq!(res.header("content-security-policy"), Some(CSP));
+        assert_eq!(res.header("x-frame-options"), Some("DENY"));
+        assert!(res.body.contains("sent from another site"), "{}", res.body);
+        let res = post_with(&app, &link, None, &[], &headers).await;
+        assert_eq!(res.status, 403, "{headers:?}");
+        assert!(res.header("set-cookie").is_none());
+    }
+    assert_eq!(demo_keys(&app).await.len(), keys_before, "no key was issued");
+    assert_eq!(get(&app, &link, None).await.status, 200, "the link is unused");
+
+    // From the server's own host (LINECAST_PUBLIC_URL unset), or with no
+    // header at all (not a browser), a sign-in goes through.
+    for headers in [
+        vec![("Origin", own.as_str()), ("Sec-Fetch-Site", "same-origin")],
+        vec![],
+    ] {
+        let res = post_with(&app, "/portal/sign-in", None, &[("api_key", &app.api_key)], &headers).await;
+        assert_eq!(res.status, 303, "{headers:?}: {}", res.body);
+    }
+    let res = post_with(&app, &link, None, &[], &[("Origin", own.as_str())]).await;
+    assert_eq!(res.status, 200, "{}", res.body);
+}
+
+#[tokio::test]
+async fn with_a_public_url_a_sign_in_must_come_from_its_origin() {
+    let app = spawn_app_configured(
+        fixture_now(),
+        |_| {},
+        |s| s.portal_origin = Some("https://portal.example.com".to_owned()),
+    )
+    .await;
+    let own = app.address.clone();
+    // The request's own host is not enough once the public URL is set.
+    for origin in [own.as_str(), "http://portal.example.com", "https://evil.example"] {
+        let res = post_with(
+            &app,
+            "/portal/sign-in",
+            None,
+            &[("api_key", &app.api_key)],
+            &[("Origin", origin)],
+        )
+        .await;
+        assert_eq!(res.status, 403, "{origin}");
+    }
+    let res = post_with(
+        &app,
+        "/portal/sign-in",
+        None,
+        &[("api_key", &app.api_key)],
+        &[
+            ("Origin", "https://portal.example.com"),
+            ("Sec-Fetch-Site", "same-origin"),
+        ],
+    )
+    .await;
+    assert_eq!(res.status, 303, "{}", res.body);
+}
+
+// ---- The sign-in throttle pays first ----
+
+/// 64 failed sign-ins at once from one address pass no more than the
+/// failed-key limit lets through: its burst, plus the tokens it refills
+/// while they are answered (measured, so a slow machine widens the bound
+/// by exactly what it adds), plus one.
+#[tokio::test]
+async fn sixty_four_concurrent_failed_sign_ins_stay_within_the_failed_key_limit() {
+    const RATE: u32 = 2;
+    const BURST: u32 = 5;
+    let app = spawn_app_configured(
+        fixture_now(),
+        |_| {},
+        |s| {
+            s.auth_failure_rate = RATE;
+            s.auth_failure_burst = BURST;
+        },
+    )
+    .await;
+    let wrong = format!("sk_service_{}", "w".repeat(40));
+    let body = url::form_urlencoded::Serializer::new(String::new())
+        .append_pair("api_key", &wrong)
+        .finish();
+    // One client made before the clock starts (making one per request
+    // would space the requests out), so the 64 go out together.
+    let client = browser();
+    let url = format!("{}/portal/sign-in", app.address);
+    let started = std::time::Instant::now();
+    let statuses = futures::future::join_all((0..64).map(|_| async {
+        client
+            .post(&url)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body(body.clone())
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    }))
+    .await;
+    let elapsed = started.elapsed().as_secs_f64();
+    let checked = statuses.iter().filter(|&&s| s == 401).count();
+    let refused = statuses.iter().filter(|&&s| s == 429).count();
+    assert_eq!(checked + refused, 64, "{statuses:?}");
+    let bound = BURST as usize + (f64::from(RATE) * elapsed).ceil() as usize + 1;
+    assert!(
+        checked <= bound,
+        "{checked} failed checks in {elapsed:.2}s; the limit allows {bound}"
+    );
+    assert!(checked >= BURST as usize, "the burst is checked: {statuses:?}");
+}
+
+#[tokio::test]
+async fn a_good_sign_in_gives_its_token_back() {
+    let app = spawn_app_configured(
+        fixture_now(),
+        |_| {},
+        |s| {
+            // A burst of 2 and one token a second: 20 sign-ins in a row
+            // pass only if each good one gives its token back (or if they
+            // take over 18 s, which no machine here does).
+            s.auth_failure_rate = 1;
+            s.auth_failure_burst = 2;
+        },
+    )
+    .await;
+    for _ in 0..20 {
+        let res = post(&app, "/portal/sign-in", None, &[("api_key", &app.api_key)]).await;
+        assert_eq!(res.status, 303, "{}", res.body);
+    }
+    let wrong = format!("sk_service_{}", "w".repeat(40));
+    assert_eq!(
+        post(&app, "/portal/sign-in", None, &[("api_key", &wrong)]).await.status,
+        401
+    );
+}
+
+// ---- A sign-in ends the browser's session ----
+
+#[tokio::test]
+async fn signing_in_with_a_key_or_a_link_ends_the_session_the_browser_presented() {
+    let (app, _) = app_with_clock().await;
+    let (_, first) = sign_in(&app, &app.api_key).await;
+    let (_, bystander) = sign_in(&app, &app.api_key).await;
+    // A failed sign-in leaves the session as it was.
+    let wrong = format!("sk_service_{}", "w".repeat(40));
+    assert_eq!(
+        post(&app, "/portal/sign-in", Some(&first), &[("api_key", &wrong)])
+            .await
+            .status,
+        401
+    );
+    assert_eq!(get(&app, "/portal/overview", Some(&first)).await.status, 200);
+
+    let res = post(&app, "/portal/sign-in", Some(&first), &[("api_key", &app.api_key)]).await;
+    assert_eq!(res.status, 303);
+    let second = res.header("set-cookie").unwrap().split(';').next().unwrap().to_owned();
+    assert_ne!(second, first);
+    let old = get(&app, "/portal/overview", Some(&first)).await;
+    assert_eq!((old.status, old.header("location")), (303, Some("/portal")));
+    assert_eq!(get(&app, "/portal/overview", Some(&second)).await.status, 200);
+
+    let demo = app
+        .ports
+        .accounts
+        .find_customer_by_email(linecast_core::services::customers::DEMO_EMAIL)
+        .await
+        .unwrap()
+        .unwrap();
+    let token = linecast_core::services::portal::create_sign_in_link(
+        app.ports.sessions.as_ref(),
+        demo.customer_id,
+        fixture_now(),
+    )
+    .await
+    .unwrap();
+    let used = post(&app, &format!("/portal/link/{token}"), Some(&second), &[]).await;
+    assert_eq!(used.status, 200, "{}", used.body);
+    let third = used.header("set-cookie").unwrap().split(';').next().unwrap().to_owned();
+    assert_eq!(get(&app, "/portal/overview", Some(&second)).await.status, 303);
+    assert_eq!(get(&app, "/portal/overview", Some(&third)).await.status, 200);
+    // Another browser's session is not touched.
+    assert_eq!(get(&app, "/portal/overview", Some(&bystander)).await.status, 200);
+}
+
+// ---- A link for an account it cannot sign in stays unused ----
+
+#[tokio::test]
+async fn a_sign_in_link_for_an_account_without_api_access_is_refused_before_it_is_used() {
+    let (app, _) = app_with_clock().await;
+    for (email, tier, status, why) in [
+        (
+            "free@example.com",
+            "free",
+            SubscriptionStatus::Active,
+            "plan has no API access",
+        ),
+        (
+            "canceled@example.com",
+            "ai",
+            SubscriptionStatus::Canceled,
+            "subscription is canceled",
+        ),
+    ] {
+        let (customer, _) = customer_of(&app, email, tier, status, 1_000).await;
+        let token =
+            linecast_core::services::portal::create_sign_in_link(app.ports.sessions.as_ref(), customer, fixture_now())
+                .await
+                .unwrap();
+        let path = format!("/portal/link/{token}");
+        let ask = get(&app, &path, None).await;
+        assert_eq!(ask.status, 403, "{}", ask.body);
+        assert!(ask.body.contains(why), "{}", ask.body);
+        assert!(!ask.body.contains(">Sign in</button>"));
+        let res = post(&app, &path, None, &[]).await;
+        assert_eq!(res.status, 403, "{email}: {}", res.body);
+        assert!(res.body.contains(why), "{}", res.body);
+        assert!(res.body.contains("has not been used"));
+        assert!(res.header("set-cookie").is_none());
+        assert_eq!(full_key_in(&res.body), None);
+        let keys = app.ports.accounts.list_keys(customer).await.unwrap();
+        assert_eq!(keys.len(), 1, "{email}: no key was issued");
+        let hash = hex::encode(Sha256::digest(token.as_bytes()));
+        assert_eq!(
+            app.ports.sessions.peek_link(&hash, fixture_now()).await.unwrap(),
+            Some(customer),
+            "{email}: the link is unused"
+        );
+    }
+    // Put right, the same link works.
+    app.ports
+        .accounts
+        .set_subscription("canceled@example.com", SubscriptionStatus::Active)
+        .await
+        .unwrap();
+    let customer = app
+        .ports
+        .accounts
+        .find_customer_by_email("canceled@example.com")
+        .await
+        .unwrap()
+        .unwrap();
+    let token = linecast_core::services::portal::create_sign_in_link(
+        app.ports.sessions.as_ref(),
+        customer.customer_id,
+        fixture_now(),
+    )
+    .await
+    .unwrap();
+    let used = post(&app, &format!("/portal/link/{token}"), None, &[]).await;
+    assert_eq!(used.status, 200, "{}", used.body);
+    assert!(full_key_in(&used.body).is_some());
+}
+
+// ---- The portal's 404 and 405 are pages ----
+
+fn assert_portal_page_headers(res: &Res, what: &str) {
+    assert!(
+        res.header("content-type").is_some_and(|t| t.starts_with("text/html")),
+        "{what}: {:?}",
+        res.headers
+    );
+    assert_eq!(res.header("content-security-policy"), Some(CSP), "{what}");
+    assert_eq!(res.header("x-frame-options"), Some("DENY"), "{what}");
+    assert_eq!(res.header("referrer-policy"), Some("no-referrer"), "{what}");
+    assert_eq!(res.header("cache-control"), Some("no-store"), "{what}");
+}
+
+async fn send(app: &TestApp, method: &str, path: &str, cookie: Option<&str>) -> Res {
+    let mut req = browser().request(method.parse().unwrap(), format!("{}{path}", app.address));
+    if let Some(c) = cookie {
+        req = req.header("Cookie", c);
+    }
+    to_res(req.send().await.unwrap()).await
+}
+
+#[tokio::test]
+async fn unknown_portal_paths_and_wrong_methods_are_portal_pages() {
+    let (app, _) = app_with_clock().await;
+    for path in [
+        "/portal/nothing",
+        "/portal/",
+        "/portal/keys/nothing",
+        "/portal/static/x.css",
+    ] {
+        let res = get(&app, path, None).await;
+        assert_eq!(res.status, 404, "{path}");
+        assert_portal_page_headers(&res, path);
+        assert!(res.body.contains("There is no such page."), "{}", res.body);
+        assert!(!res.body.contains("HTTP_404"));
+    }
+    let (_, pair) = sign_in(&app, &app.api_key).await;
+    for (method, path, cookie, allow) in [
+        ("PUT", "/portal/sign-in", None, "POST"),
+        ("GET", "/portal/sign-in", None, "POST"),
+        ("HEAD", "/portal", None, "GET"),
+        ("OPTIONS", "/portal", None, "GET"),
+        ("DELETE", "/status", None, "GET"),
+        ("PUT", "/portal/overview", Some(pair.as_str()), "GET"),
+        ("HEAD", "/portal/quality", Some(pair.as_str()), "GET"),
+    ] {
+        let res = send(&app, method, path, cookie).await;
+        let what = format!("{method} {path}");
+        assert_eq!(res.status, 405, "{what}: {}", res.body);
+        assert_eq!(res.header("allow"), Some(allow), "{what}");
+        assert_portal_page_headers(&res, &what);
+        if method != "HEAD" {
+            assert!(res.body.contains(&format!("does not answer {method}")), "{}", res.body);
+        }
+    }
+    // The API's own stay JSON.
+    let res = get(&app, "/portalx", None).await;
+    assert_eq!(res.status, 404);
+    assert!(res.header("content-type").unwrap().starts_with("application/json"));
+    let res = send(&app, "PUT", "/api/v1/health", None).await;
+    assert_eq!(res.status, 405);
+    assert!(res.header("content-type").unwrap().starts_with("application/json"));
 }

@@ -61,6 +61,36 @@ pub fn key_rate(burst: u32) -> Rate {
 /// Tiers that resolve to the `ai` product access.
 pub const ACCEPTED_TIERS: [&str; 4] = ["ai", "data", "basic", "premium"];
 
+/// Whether a key or customer of `tier` has API access (the one home of the
+/// tier rule: [`ACCEPTED_TIERS`]).
+pub fn tier_has_api_access(tier: &str) -> bool {
+    ACCEPTED_TIERS.contains(&tier)
+}
+
+/// Whether `customer` is served on a route of `policy` by its account alone
+/// (no key, no limit): its tier must have API access, and a `Subscriber`
+/// route needs a subscription that grants access
+/// ([`SubscriptionStatus::grants_access`]). The refusal is the one a
+/// request would get.
+pub fn serves(customer: &Customer, policy: Policy) -> Result<(), Refusal> {
+    if !tier_has_api_access(&customer.tier) {
+        return Err(Refusal::NoApiAccess {
+            tier: customer.tier.clone(),
+        });
+    }
+    subscription_serves(customer, policy)
+}
+
+/// The subscription half of [`serves`].
+fn subscription_serves(customer: &Customer, policy: Policy) -> Result<(), Refusal> {
+    if policy == Policy::Subscriber && !customer.api_subscription_status.grants_access() {
+        return Err(Refusal::NoSubscription {
+            status: customer.api_subscription_status,
+        });
+    }
+    Ok(())
+}
+
 /// An admitted request.
 #[derive(Debug, Clone)]
 pub struct Grant {
@@ -215,7 +245,7 @@ impl Access {
         if !constant_time_eq(key.key_hash.as_bytes(), hash.as_bytes()) || !key.is_usable(now) {
             return Err(Refusal::InvalidKey);
         }
-        if !ACCEPTED_TIERS.contains(&key.tier.as_str()) || !ACCEPTED_TIERS.contains(&customer.tier.as_str()) {
+        if !tier_has_api_access(&key.tier) || !tier_has_api_access(&customer.tier) {
             return Err(Refusal::NoApiAccess { tier: key.tier.clone() });
         }
         Ok(entry)
@@ -250,12 +280,36 @@ impl Access {
     {
         let now = self.clock.now();
         let entry = self.check_key(presented, now).await?;
+        self.decide(entry, policy, now, admit).await
+    }
+
+    /// Decides and counts one request on a route of `policy` for a key
+    /// already checked ([`Access::check_key`], [`Access::check_hash`]): a
+    /// portal session's, whose page serves what an API route of `policy`
+    /// serves. The rules after the key are [`Access::authenticate`]'s, in
+    /// its order (subscription, usage staleness, the per-key rate, the
+    /// monthly quota), and a request that passes is counted exactly once,
+    /// as an API call is.
+    pub async fn authorize(&self, entry: KeyEntry, policy: Policy) -> Result<Grant, Refusal> {
+        let now = self.clock.now();
+        self.decide(entry, policy, now, |_| std::future::ready(Ok(())))
+            .await
+            .map(|(grant, ())| grant)
+    }
+
+    /// Everything after the key check: see the module docs.
+    async fn decide<A, F>(
+        &self,
+        entry: KeyEntry,
+        policy: Policy,
+        now: DateTime<Utc>,
+        admit: impl FnOnce(&Customer) -> F,
+    ) -> Result<(Grant, A), Refusal>
+    where
+        F: std::future::Future<Output = Result<A, crate::services::slots::NoSlot>>,
+    {
         let (key, customer) = (&entry.0, &entry.1);
-        if policy == Policy::Subscriber && !customer.api_subscription_status.grants_access() {
-            return Err(Refusal::NoSubscription {
-                status: customer.api_subscription_status,
-            });
-        }
+        subscription_serves(customer, policy)?;
         if self.usage_health.is_stale() {
             return Err(Refusal::UsageStale {
                 lag: self.usage_health.lag(),
@@ -323,7 +377,7 @@ impl Access {
             .insert(key.id);
         Ok((
             Grant {
-                entry: Arc::clone(&entry),
+                entry,
                 month_used,
                 at: now,
                 bucket,
@@ -434,6 +488,76 @@ mod tests {
             w.access.authenticate(Some(&key), Policy::AnyKey).await.unwrap_err(),
             Refusal::InvalidKey
         );
+    }
+
+    /// A key checked elsewhere (a portal session's) is decided by the same
+    /// rules after the key and counted once, as an API call is: a lapsed
+    /// subscription is refused on a `Subscriber` route and counts nothing,
+    /// the quota refuses when it is used up.
+    #[tokio::test]
+    async fn an_already_checked_key_is_authorized_and_counted_as_an_api_call() {
+        let w = world();
+        let (customer, key) = customer_with_key(&w, "ai", SubscriptionStatus::Active, 2).await;
+        let entry = w.access.check_key(Some(&key), now()).await.unwrap();
+        assert_eq!(
+            w.access
+                .authorize(Arc::clone(&entry), Policy::Subscriber)
+                .await
+                .unwrap()
+                .month_used,
+            1
+        );
+        w.access.authenticate(Some(&key), Policy::Subscriber).await.unwrap();
+        assert_eq!(
+            w.access
+                .authorize(Arc::clone(&entry), Policy::Subscriber)
+                .await
+                .unwrap_err(),
+            Refusal::QuotaExhausted {
+                limit: 2,
+                retry_after_secs: 734_400
+            }
+        );
+        assert_eq!(
+            w.limiter.month_usage(customer.customer_id, (2026, 11)).await.unwrap(),
+            2
+        );
+
+        let (lapsed, key) = customer_with_key(&w, "ai", SubscriptionStatus::Canceled, 10).await;
+        let entry = w.access.check_key(Some(&key), now()).await.unwrap();
+        assert_eq!(
+            w.access.authorize(entry, Policy::Subscriber).await.unwrap_err(),
+            Refusal::NoSubscription {
+                status: SubscriptionStatus::Canceled
+            }
+        );
+        assert_eq!(
+            w.limiter.month_usage(lapsed.customer_id, (2026, 11)).await.unwrap(),
+            0,
+            "a refusal counts nothing"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_account_is_served_by_its_tier_and_on_subscriber_routes_by_its_subscription() {
+        let w = world();
+        let (active, _) = customer_with_key(&w, "ai", SubscriptionStatus::Active, 10).await;
+        let (trialing, _) = customer_with_key(&w, "data", SubscriptionStatus::Trialing, 10).await;
+        let (lapsed, _) = customer_with_key(&w, "ai", SubscriptionStatus::PastDue, 10).await;
+        let (free, _) = customer_with_key(&w, "free", SubscriptionStatus::Active, 10).await;
+        for served in [&active, &trialing] {
+            assert_eq!(serves(served, Policy::Subscriber), Ok(()));
+        }
+        assert_eq!(serves(&lapsed, Policy::AnyKey), Ok(()));
+        assert_eq!(
+            serves(&lapsed, Policy::Subscriber),
+            Err(Refusal::NoSubscription {
+                status: SubscriptionStatus::PastDue
+            })
+        );
+        for policy in [Policy::AnyKey, Policy::Subscriber] {
+            assert_eq!(serves(&free, policy), Err(Refusal::NoApiAccess { tier: "free".into() }));
+        }
     }
 
     #[tokio::test]

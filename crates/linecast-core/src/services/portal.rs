@@ -9,7 +9,14 @@
 //! - it lasts at most [`IDLE`] between requests and [`ABSOLUTE`] in all;
 //! - it ends when the customer signs out, and with the key it was started
 //!   with: a session is resumed only while that key is usable, so revoking
-//!   (or the expiry of) the key ends it.
+//!   (or the expiry of) the key ends it;
+//! - signing in (with a key or a link) ends the session the browser
+//!   presented, if any.
+//!
+//! A page that shows what an API route serves (model quality) is decided
+//! and counted as that route's request ([`Portal::view`]). A sign-in link
+//! is refused, unused, for a customer the links' policy does not serve
+//! ([`LINK_POLICY`]).
 //!
 //! The portal never authenticates the API: the API reads keys only.
 
@@ -24,13 +31,19 @@ use crate::ports::accounts::Accounts;
 use crate::ports::accounts::{AccountsError, constant_time_eq};
 use crate::ports::key_directory::KeyEntry;
 use crate::ports::sessions::{PortalSessions, SessionRecord, SignInLink};
-use crate::services::access::{Access, Refusal};
+use crate::services::access::{Access, Grant, Policy, Refusal, serves};
 use crate::services::keys::Keys;
 
 /// How long a sign-in link works.
 pub const LINK_LIFETIME: Duration = Duration::minutes(15);
 /// The name of the key a sign-in link issues.
 pub const LINK_KEY_NAME: &str = "Portal sign-in link";
+/// Whom a sign-in link may sign in: a link issues a key, and issuing a key
+/// needs what creating one through the API needs (a tier with API access
+/// and a subscription that grants access). A link for anyone else is
+/// refused before it is used, so it still works once the account is put
+/// right.
+pub const LINK_POLICY: Policy = Policy::Subscriber;
 
 /// Makes a one-time sign-in link's token for `customer_id` at `now` (the
 /// wall clock) and stores its hash; the token is returned once, to be sent
@@ -103,6 +116,10 @@ pub enum SignInRefusal {
     /// The key was refused by the API's rules (missing, malformed, unknown,
     /// revoked, expired, no API plan).
     Key(Refusal),
+    /// A sign-in link's customer is not served by [`LINK_POLICY`] (its tier
+    /// has no API access, or its subscription does not grant access): the
+    /// link is left unused and no key is issued.
+    Account(Refusal),
     Unavailable(String),
 }
 
@@ -144,15 +161,32 @@ impl Portal {
         }
     }
 
-    /// Uses a sign-in link: marks it used (once, atomically), issues the
-    /// customer a new key (an operator's grant: not held to the self-service
-    /// cap; audited as issued via `sign-in link`) and starts a session with
-    /// it. The new full key is returned to be shown once.
-    pub async fn sign_in_with_link(&self, token: &str) -> Result<Option<(Started, String)>, SignInRefusal> {
+    /// Uses a sign-in link: checks that [`LINK_POLICY`] serves its customer
+    /// (else refused, the link unused), marks it used (once, atomically),
+    /// issues the customer a new key (an operator's grant: not held to the
+    /// self-service cap; audited as issued via `sign-in link`) and starts a
+    /// session with it, ending the browser's `previous` one. The new full
+    /// key is returned to be shown once.
+    pub async fn sign_in_with_link(
+        &self,
+        token: &str,
+        previous: Option<&str>,
+    ) -> Result<Option<(Started, String)>, SignInRefusal> {
         let unavailable = |e: AccountsError| SignInRefusal::Unavailable(e.to_string());
+        let token_hash = hash_session_id(token);
         let Some(customer_id) = self
             .sessions
-            .consume_link(&hash_session_id(token), self.clock.now())
+            .peek_link(&token_hash, self.clock.now())
+            .await
+            .map_err(unavailable)?
+        else {
+            return Ok(None);
+        };
+        let customer = self.accounts.get_customer(customer_id).await.map_err(unavailable)?;
+        serves(&customer, LINK_POLICY).map_err(SignInRefusal::Account)?;
+        let Some(customer_id) = self
+            .sessions
+            .consume_link(&token_hash, self.clock.now())
             .await
             .map_err(unavailable)?
         else {
@@ -163,13 +197,16 @@ impl Portal {
             .issue(&customer, LINK_KEY_NAME, None, "sign-in link", self.access.now())
             .await
             .map_err(|e| SignInRefusal::Unavailable(e.to_string()))?;
-        let started = self.sign_in(Some(&issued.key)).await?;
+        let started = self.sign_in(Some(&issued.key), previous).await?;
         Ok(Some((started, issued.key)))
     }
 
     /// Checks `presented` as the API would and starts a new session (a new
-    /// id at every sign-in).
-    pub async fn sign_in(&self, presented: Option<&str>) -> Result<Started, SignInRefusal> {
+    /// id at every sign-in), ending the session the browser presented
+    /// (`previous`, its id), if any: a browser holds one session at a time,
+    /// and a session id seen before a sign-in never opens a page after it.
+    /// A refused key leaves `previous` as it was.
+    pub async fn sign_in(&self, presented: Option<&str>, previous: Option<&str>) -> Result<Started, SignInRefusal> {
         let now = self.clock.now();
         let entry = self
             .access
@@ -180,6 +217,12 @@ impl Portal {
                 other => SignInRefusal::Key(other),
             })?;
         let unavailable = |e: AccountsError| SignInRefusal::Unavailable(e.to_string());
+        if let Some(previous) = previous {
+            self.sessions
+                .end_session(&hash_session_id(previous), now)
+                .await
+                .map_err(unavailable)?;
+        }
         let session_id = random_token(32).map_err(unavailable)?;
         let record = SessionRecord {
             id_hash: hash_session_id(&session_id),
@@ -220,6 +263,15 @@ impl Portal {
             csrf_token: session.csrf_token,
             id_hash,
         }))
+    }
+
+    /// Decides and counts one view of what an API route of `policy` serves
+    /// (the model quality page shows `/calibration`'s numbers), as that
+    /// route's request with the session's key ([`Access::authorize`]): the
+    /// same subscription rule, per-key rate and monthly quota, counted
+    /// once. A refusal is the one the API would answer.
+    pub async fn view(&self, signed: &Signed, policy: Policy) -> Result<Grant, Refusal> {
+        self.access.authorize(Arc::clone(&signed.entry), policy).await
     }
 
     /// Ends the session on the server.
