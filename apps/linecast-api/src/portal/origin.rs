@@ -9,7 +9,10 @@
 //! - carries an `Origin` that is not the portal's own: the origin of
 //!   `LINECAST_PUBLIC_URL` when it is set; when it is not, an origin whose
 //!   host and port are not the request's own `Host` (the scheme's default
-//!   port when `Host` names none). `Origin: null` is never the portal's.
+//!   port when `Host` names none). `Origin: null` is the portal's only when
+//!   `Sec-Fetch-Site` says `same-origin` (or `none`): the portal's pages
+//!   send `Referrer-Policy: no-referrer`, under which Chromium posts a
+//!   same-origin form with `Origin: null`.
 //!
 //! A request with neither header (a client that is not a browser, or an
 //! old one) is let through: it is no forgery by a page.
@@ -66,13 +69,17 @@ impl SignInOrigin {
     }
 
     fn allows(&self, headers: &HeaderMap, host: Option<&str>) -> bool {
-        let cross_site = headers.get_all(SEC_FETCH_SITE).any(|v| match v.to_str() {
-            Ok(v) => v.trim().eq_ignore_ascii_case("cross-site"),
+        let mut vouched = false;
+        for value in headers.get_all(SEC_FETCH_SITE) {
             // Unreadable: not a value a browser sends.
-            Err(_) => true,
-        });
-        if cross_site {
-            return false;
+            let Ok(value) = value.to_str() else {
+                return false;
+            };
+            let value = value.trim();
+            if value.eq_ignore_ascii_case("cross-site") {
+                return false;
+            }
+            vouched = value.eq_ignore_ascii_case("same-origin") || value.eq_ignore_ascii_case("none");
         }
         let mut origins = headers.get_all(ORIGIN);
         let Some(origin) = origins.next() else {
@@ -84,6 +91,9 @@ impl SignInOrigin {
         let Ok(origin) = origin.to_str() else {
             return false;
         };
+        if origin.trim() == "null" {
+            return vouched;
+        }
         let Ok(url) = url::Url::parse(origin.trim()) else {
             return false;
         };
@@ -149,6 +159,9 @@ mod tests {
             headers(&[("origin", "https://api.example.com"), ("sec-fetch-site", "same-origin")]),
             headers(&[("sec-fetch-site", "same-origin")]),
             headers(&[("sec-fetch-site", "none")]),
+            // What Chromium sends for the portal's own form under
+            // `Referrer-Policy: no-referrer`.
+            headers(&[("origin", "null"), ("sec-fetch-site", "same-origin")]),
         ] {
             assert!(check.allows(&ok, host), "{ok:?}");
         }
@@ -158,6 +171,9 @@ mod tests {
             headers(&[("origin", "https://api.example.com:8443")]),
             headers(&[("origin", "https://evil.api.example.com")]),
             headers(&[("origin", "null")]),
+            headers(&[("origin", "null"), ("sec-fetch-site", "same-site")]),
+            headers(&[("origin", "null"), ("sec-fetch-site", "cross-site")]),
+            headers(&[("origin", "https://evil.example"), ("sec-fetch-site", "same-origin")]),
             headers(&[
                 ("origin", "https://api.example.com"),
                 ("origin", "https://evil.example"),
