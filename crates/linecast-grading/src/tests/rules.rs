@@ -236,3 +236,74 @@ fn ungraded_reasons_have_the_public_spellings() {
     let names: Vec<_> = all.iter().map(|r| r.as_str()).collect();
     assert_eq!(names, ["no_final", "no_line", "push", "no_prediction"]);
 }
+
+/// `push` as result rows serve it (payloads.md): true when the final lands
+/// on the line, false when the game was decided either way, null without a
+/// final or a posted line; in every market.
+#[test]
+fn push_is_true_on_the_line_false_when_decided_and_null_without_a_final_or_line() {
+    use crate::push;
+    let landed = [
+        (
+            ModelType::WonOnPoints,
+            game("2026-11-01", "a", "b").score(100.0, 100.0).ml(-110.0, -110.0),
+        ),
+        (
+            ModelType::WonOnSpread,
+            game("2026-11-01", "a", "b")
+                .score(100.0, 97.0)
+                .spread(3.0, -110.0, -110.0),
+        ),
+        (
+            ModelType::OverUnder,
+            game("2026-11-01", "a", "b")
+                .score(100.0, 110.0)
+                .total(210.0, -110.0, -110.0),
+        ),
+    ];
+    for (mt, row) in landed {
+        assert_eq!(push(&row, mt), Some(true), "{mt:?}");
+    }
+    let decided = [
+        (
+            ModelType::WonOnPoints,
+            game("2026-11-01", "a", "b").score(100.0, 101.0).ml(-110.0, -110.0),
+        ),
+        (
+            ModelType::WonOnPoints,
+            game("2026-11-01", "a", "b").score(101.0, 100.0).ml(-110.0, -110.0),
+        ),
+        (
+            ModelType::WonOnSpread,
+            game("2026-11-01", "a", "b")
+                .score(100.0, 98.0)
+                .spread(3.0, -110.0, -110.0),
+        ),
+        (
+            ModelType::OverUnder,
+            game("2026-11-01", "a", "b")
+                .score(100.0, 109.5)
+                .total(210.0, -110.0, -110.0),
+        ),
+    ];
+    for (mt, row) in decided {
+        assert_eq!(push(&row, mt), Some(false), "{mt:?}");
+    }
+    assert_eq!(
+        push(&game("2026-11-01", "a", "b").ml(-110.0, -110.0), ModelType::WonOnPoints),
+        None
+    );
+    assert_eq!(
+        push(&game("2026-11-01", "a", "b").score(1.0, 1.0), ModelType::WonOnPoints),
+        None
+    );
+}
+
+/// The CLV unit's label as the calibration payload spells it (payloads.md:
+/// moneyline `probability_points`, spread and totals `points`).
+#[test]
+fn the_clv_units_are_labelled_as_the_payload_documents() {
+    use crate::ClvUnit;
+    assert_eq!(ClvUnit::ProbabilityPoints.as_str(), "probability_points");
+    assert_eq!(ClvUnit::Points.as_str(), "points");
+}
