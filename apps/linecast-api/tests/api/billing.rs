@@ -127,13 +127,7 @@ async fn billing_app(configure: impl FnOnce(&mut Settings)) -> TestApp {
 }
 
 async fn demo_status(app: &TestApp) -> (SubscriptionStatus, Option<String>, u64) {
-    let c = app
-        .ports
-        .accounts
-        .find_customer_by_email(DEMO_EMAIL)
-        .await
-        .unwrap()
-        .unwrap();
+    let c = crate::helpers::demo_customer(app).await;
     (c.api_subscription_status, c.api_plan, c.monthly_limit)
 }
 
@@ -195,14 +189,7 @@ async fn webhook_story(app: &TestApp) {
     assert_eq!(outcome(app, NEW, &by_email).await, "pending");
     assert_eq!(demo_status(app).await, before);
     // The checkout of a subscribe link (a reference linecast signed) links it.
-    let demo_id = app
-        .ports
-        .accounts
-        .find_customer_by_email(DEMO_EMAIL)
-        .await
-        .unwrap()
-        .unwrap()
-        .customer_id;
+    let demo_id = crate::helpers::demo_customer(app).await.customer_id;
     let reference = reference_for(demo_id, "test-signing-key");
     let checkout = referenced_checkout(
         "evt_checkout",
@@ -260,13 +247,7 @@ async fn webhook_story(app: &TestApp) {
     assert_eq!(app.get_authed("/api/v1/sports").await.status().as_u16(), 200);
 
     // Every change has its audit line by actor stripe with the event id.
-    let demo = app
-        .ports
-        .accounts
-        .find_customer_by_email(DEMO_EMAIL)
-        .await
-        .unwrap()
-        .unwrap();
+    let demo = crate::helpers::demo_customer(app).await;
     let audit = app.ports.accounts.audit_log(demo.customer_id).await.unwrap();
     for id in ["evt_by_email", "evt_checkout", "evt_active", "evt_cancel", "evt_back"] {
         assert!(
@@ -343,13 +324,7 @@ async fn a_checkout_cannot_take_over_a_paying_customers_billing() {
             linecast_core::services::billing::PlanTable::parse("price_pro=ai:500000,price_small=ai:1000").unwrap();
     })
     .await;
-    let victim = app
-        .ports
-        .accounts
-        .find_customer_by_email(DEMO_EMAIL)
-        .await
-        .unwrap()
-        .unwrap();
+    let victim = crate::helpers::demo_customer(&app).await;
     let t = now() - 1000;
     let reference = reference_for(victim.customer_id, "test-signing-key");
     let own = referenced_checkout("evt_v_co", t, DEMO_EMAIL, "cus_VICTIM", "sub_VICTIM", Some(&reference));

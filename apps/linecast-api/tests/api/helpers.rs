@@ -389,3 +389,22 @@ pub fn gunzip(body: &[u8]) -> Vec<u8> {
     flate2::read::GzDecoder::new(body).read_to_end(&mut out).unwrap();
     out
 }
+
+/// The demo customer (every in-process app starts with it).
+pub async fn demo_customer(app: &TestApp) -> linecast_core::Customer {
+    app.ports
+        .accounts
+        .find_customer_by_email(linecast_core::services::customers::DEMO_EMAIL)
+        .await
+        .unwrap()
+        .expect("the demo customer")
+}
+
+/// A one-time sign-in link token for the demo customer, made at `now`, as
+/// `linecast-admin customers sign-in-link` makes it.
+pub async fn demo_sign_in_link(app: &TestApp, now: DateTime<Utc>) -> String {
+    let demo = demo_customer(app).await;
+    linecast_core::services::portal::create_sign_in_link(app.ports.sessions.as_ref(), demo.customer_id, now)
+        .await
+        .unwrap()
+}

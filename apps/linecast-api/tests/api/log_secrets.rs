@@ -12,20 +12,7 @@ async fn no_link_token_download_token_or_full_key_reaches_the_logs() {
     let app = spawn_app().await;
     let key = app.api_key.clone();
     assert!(key.starts_with("sk_service_") && key.len() > 30, "{key}");
-    let demo = app
-        .ports
-        .accounts
-        .find_customer_by_email(linecast_core::services::customers::DEMO_EMAIL)
-        .await
-        .unwrap()
-        .unwrap();
-    let link = linecast_core::services::portal::create_sign_in_link(
-        app.ports.sessions.as_ref(),
-        demo.customer_id,
-        fixture_now(),
-    )
-    .await
-    .unwrap();
+    let link = crate::helpers::demo_sign_in_link(&app, fixture_now()).await;
 
     // A key in the query, in the header, and as a path segment.
     let res = app

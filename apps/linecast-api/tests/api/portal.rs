@@ -299,13 +299,7 @@ async fn revoking_the_key_ends_its_sessions_and_a_lapsed_customer_still_sees_the
     let (_, by_second) = sign_in(&app, &second).await;
     let (_, by_demo) = sign_in(&app, &app.api_key).await;
 
-    let demo = app
-        .ports
-        .accounts
-        .find_customer_by_email(linecast_core::services::customers::DEMO_EMAIL)
-        .await
-        .unwrap()
-        .unwrap();
+    let demo = crate::helpers::demo_customer(&app).await;
     app.ports
         .accounts
         .set_subscription(&demo.email, SubscriptionStatus::Canceled)
@@ -595,20 +589,8 @@ async fn the_data_page_shows_every_sport_and_refresh_signs_links_with_the_csrf_t
 #[tokio::test]
 async fn a_sign_in_link_works_once_for_fifteen_minutes_and_gives_a_new_key_shown_once() {
     let (app, clock) = app_with_clock().await;
-    let demo = app
-        .ports
-        .accounts
-        .find_customer_by_email(linecast_core::services::customers::DEMO_EMAIL)
-        .await
-        .unwrap()
-        .unwrap();
-    let token = linecast_core::services::portal::create_sign_in_link(
-        app.ports.sessions.as_ref(),
-        demo.customer_id,
-        fixture_now(),
-    )
-    .await
-    .unwrap();
+    let demo = crate::helpers::demo_customer(&app).await;
+    let token = crate::helpers::demo_sign_in_link(&app, fixture_now()).await;
     assert_eq!(token.len(), 64);
     // Stored hashed: known by its hash, not by the token.
     let hash = hex::encode(Sha256::digest(token.as_bytes()));
@@ -655,13 +637,7 @@ async fn a_sign_in_link_works_once_for_fifteen_minutes_and_gives_a_new_key_shown
     assert_eq!(get(&app, &path, None).await.status, 404);
 
     // Fifteen minutes, then it is spent unused.
-    let late = linecast_core::services::portal::create_sign_in_link(
-        app.ports.sessions.as_ref(),
-        demo.customer_id,
-        fixture_now(),
-    )
-    .await
-    .unwrap();
+    let late = crate::helpers::demo_sign_in_link(&app, fixture_now()).await;
     clock.set(fixture_now() + Duration::minutes(15));
     assert_eq!(post(&app, &format!("/portal/link/{late}"), None, &[]).await.status, 404);
     assert_eq!(get(&app, "/portal/link/not-a-token", None).await.status, 404);
@@ -712,13 +688,7 @@ async fn sports_status(app: &TestApp, key: &str) -> u16 {
 }
 
 async fn demo_keys(app: &TestApp) -> Vec<linecast_core::ApiKeyRecord> {
-    let demo = app
-        .ports
-        .accounts
-        .find_customer_by_email(linecast_core::services::customers::DEMO_EMAIL)
-        .await
-        .unwrap()
-        .unwrap();
+    let demo = crate::helpers::demo_customer(app).await;
     app.ports.accounts.list_keys(demo.customer_id).await.unwrap()
 }
 
@@ -1196,20 +1166,7 @@ async fn each_model_quality_view_counts_like_an_api_call_and_the_used_up_quota_s
 async fn a_sign_in_posted_from_another_site_is_a_403_page_without_a_session() {
     let (app, _) = app_with_clock().await;
     let own = app.address.clone();
-    let demo = app
-        .ports
-        .accounts
-        .find_customer_by_email(linecast_core::services::customers::DEMO_EMAIL)
-        .await
-        .unwrap()
-        .unwrap();
-    let token = linecast_core::services::portal::create_sign_in_link(
-        app.ports.sessions.as_ref(),
-        demo.customer_id,
-        fixture_now(),
-    )
-    .await
-    .unwrap();
+    let token = crate::helpers::demo_sign_in_link(&app, fixture_now()).await;
     let link = format!("/portal/link/{token}");
     let keys_before = demo_keys(&app).await.len();
     for headers in [
@@ -1383,20 +1340,7 @@ async fn signing_in_with_a_key_or_a_link_ends_the_session_the_browser_presented(
     assert_eq!((old.status, old.header("location")), (303, Some("/portal")));
     assert_eq!(get(&app, "/portal/overview", Some(&second)).await.status, 200);
 
-    let demo = app
-        .ports
-        .accounts
-        .find_customer_by_email(linecast_core::services::customers::DEMO_EMAIL)
-        .await
-        .unwrap()
-        .unwrap();
-    let token = linecast_core::services::portal::create_sign_in_link(
-        app.ports.sessions.as_ref(),
-        demo.customer_id,
-        fixture_now(),
-    )
-    .await
-    .unwrap();
+    let token = crate::helpers::demo_sign_in_link(&app, fixture_now()).await;
     let used = post(&app, &format!("/portal/link/{token}"), Some(&second), &[]).await;
     assert_eq!(used.status, 200, "{}", used.body);
     let third = used.header("set-cookie").unwrap().split(';').next().unwrap().to_owned();
