@@ -44,20 +44,12 @@ pub enum BillingCommand {
         #[arg(long, env = "LINECAST_SIGNING_KEY", hide_env_values = true)]
         signing_key: Option<String>,
         /// The `livemode` of the events acted on, as the server reads it.
-        #[arg(long, env = "LINECAST_STRIPE_LIVEMODE", default_value = "false", value_parser = parse_flag)]
+        #[arg(long, env = "LINECAST_STRIPE_LIVEMODE", default_value = "false", value_parser = clap::builder::BoolishValueParser::new())]
         livemode: bool,
     },
     /// List checkouts held for an operator and subscription events waiting
     /// for a link, oldest first.
     Pending,
-}
-
-fn parse_flag(value: &str) -> Result<bool, String> {
-    match value.to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" => Ok(true),
-        "0" | "false" | "no" => Ok(false),
-        other => Err(format!("'{other}'; expected true or false")),
-    }
 }
 
 pub async fn run(args: BillingArgs) -> anyhow::Result<ExitCode> {
