@@ -54,3 +54,11 @@ cluster-test:
 deploy-check:
     cargo build -p linecast-api
     python3 deploy/check.py
+
+# The full mutation pass over the pure rule crates (.cargo/mutants.toml); TESTING.md has the last result.
+mutants:
+    PROPTEST_CASES=32 CARGO_PROFILE_DEV_DEBUG=0 CARGO_PROFILE_TEST_DEBUG=0 cargo mutants -j 2 -o target/mutants
+
+# The mutation guard CI runs: mutants on the pure crates' lines changed since .ci/mutants-base.
+mutants-diff:
+    .ci/mutants-diff

@@ -5,7 +5,8 @@
 //
 // Steps: sign in with the demo key and see the quota; create a key and use
 // it against the API; roll it, then revoke it, and see the API refuse it;
-// open a reliability diagram; sign out and find the pages closed. Every
+// open a reliability diagram; sign out and find the pages closed; call the
+// API from a page of another origin (CORS) and find the portal closed to it. Every
 // page is checked by axe-core (no serious or critical violation) and must
 // raise no Content-Security-Policy violation; a 1280x800 screenshot of each
 // goes to SHOTS when it is set. Exits 1 on the first failure.
@@ -152,6 +153,44 @@ try {
 
   await page.goto(`${BASE}/status`);
   await accessible("status");
+
+  // 6. A notebook on another origin calls the API with its key: Chromium
+  // sends a real preflight (X-API-Key is not a safelisted header), and the
+  // page reads the body and the exposed headers. The portal stays closed
+  // to it. The notebook's page is served by Playwright at its own origin
+  // (localhost, not 127.0.0.1: another origin on the same loopback).
+  const elsewhere = `${BASE.replace("127.0.0.1", "localhost")}/notebook`;
+  check(new URL(elsewhere).origin !== new URL(BASE).origin, "the notebook is on another origin");
+  const notebook = await browser.newPage();
+  await notebook.route(elsewhere, (route) =>
+    route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><title>notebook</title>" }),
+  );
+  await notebook.goto(elsewhere);
+  const seen = await notebook.evaluate(
+    async ({ base, key }) => {
+      const res = await fetch(`${base}/api/v1/predictions/nba/won_on_points`, { headers: { "X-API-Key": key } });
+      const body = await res.json();
+      let portal = "readable";
+      try {
+        await fetch(`${base}/portal/overview`, { headers: { "X-API-Key": key } });
+      } catch {
+        portal = "blocked";
+      }
+      return {
+        status: res.status,
+        games: Array.isArray(body.games),
+        limit: res.headers.get("RateLimit-Policy"),
+        requestId: res.headers.get("X-Request-Id"),
+        etag: res.headers.get("ETag"),
+        portal,
+      };
+    },
+    { base: BASE, key: KEY },
+  );
+  check(seen.status === 200 && seen.games, "a page of another origin reads predictions with its key");
+  check(Boolean(seen.limit && seen.requestId && seen.etag), "it reads RateLimit-Policy, X-Request-Id and ETag");
+  check(seen.portal === "blocked", "the portal refuses the other origin's preflighted request");
+  await notebook.close();
 } catch (e) {
   if (failures === 0) {
     console.log(`FAIL ${e.message}`);

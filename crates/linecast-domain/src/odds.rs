@@ -109,6 +109,19 @@ mod tests {
         assert!(AmericanOdds::new(-99.5).is_err());
         assert!(AmericanOdds::new(f64::NAN).is_err());
         assert!(AmericanOdds::from_decimal(1.0).is_err());
+        // A decimal price at or under 1 pays nothing or less than the stake:
+        // no American price, however finite.
+        assert!(AmericanOdds::from_decimal(0.5).is_err());
+        assert!(AmericanOdds::from_decimal(-3.0).is_err());
+        assert!(AmericanOdds::from_decimal(f64::INFINITY).is_err());
+    }
+
+    #[test]
+    fn a_winning_bet_pays_the_price_minus_the_stake() {
+        // +150 wins 1.5 units on one staked; -200 wins 0.5; -110 wins 100/110.
+        assert!(close(AmericanOdds::new(150.0).unwrap().win_profit(), 1.5));
+        assert!(close(AmericanOdds::new(-200.0).unwrap().win_profit(), 0.5));
+        assert!(close(AmericanOdds::new(-110.0).unwrap().win_profit(), 100.0 / 110.0));
     }
 
     #[test]
@@ -126,6 +139,9 @@ mod tests {
         let (h, a) = no_vig(home, away);
         assert!(close(h, 0.6 / (0.6 + 100.0 / 230.0)));
         assert!(close(h + a, 1.0));
+        // Both prices raw: the first side's no-vig probability, 0.6 / (0.6 + 100/230).
+        let raw = no_vig_from_raw(Some(-150.0), Some(130.0)).unwrap();
+        assert!(close(raw, 0.6 / (0.6 + 100.0 / 230.0)));
         assert_eq!(no_vig_from_raw(Some(-150.0), None), None);
         assert_eq!(no_vig_from_raw(Some(-150.0), Some(0.0)), None);
     }

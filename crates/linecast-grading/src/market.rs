@@ -30,7 +30,9 @@ pub fn decide(row: &SeasonRow, model_type: ModelType) -> Option<Decision> {
     if !line_posted(row, model_type) {
         return None;
     }
-    // Margin toward the positive side; zero is a push.
+    // Margin toward the positive side; zero is a push. A margin closer to
+    // zero than 1e-9 is float noise of fractional lines and pushes too; a
+    // margin of 1e-9 or more either way is decided.
     let margin = match model_type {
         ModelType::WonOnPoints => home - away,
         ModelType::WonOnSpread => home + row.lines.home_point_spread? - away,

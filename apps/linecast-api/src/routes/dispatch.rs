@@ -81,6 +81,8 @@ type Segments = [Option<(&'static str, Cow<'static, str>)>; 4];
 
 struct Table {
     rows: &'static [&'static Endpoint],
+    /// Per row, whether it answers cross-origin callers (`super::cors`).
+    cross_origin: Vec<bool>,
     router: matchit::Router<usize>,
     paths: Vec<PathRows>,
     /// Every path a template makes from the closed sets' codes, with its
@@ -197,6 +199,7 @@ impl Table {
         }
         Self {
             rows,
+            cross_origin: rows.iter().map(|row| super::cors::applies(row)).collect(),
             router,
             paths,
             known,
@@ -325,16 +328,26 @@ impl DispatchService {
         match found {
             Found::Row(i) => {
                 let row = inner.table.rows[i];
+                let cross_origin = inner.table.cross_origin[i];
                 Box::pin(async move {
-                    admit(&inner.gate, row.access, row.hands_caller(), req, |req| {
+                    let mut res = admit(&inner.gate, row.access, row.hands_caller(), req, |req| {
                         inner.handlers[i].call(req)
                     })
-                    .await
+                    .await?;
+                    if cross_origin {
+                        let (req, res) = (res.request().clone(), res.response_mut());
+                        super::cors::allow_reading(req.headers(), res.headers_mut());
+                    }
+                    Ok(res)
                 })
             }
             Found::WrongMethod(p) => {
                 let path = &inner.table.paths[p];
                 let (access, allow) = (path.loosest, path.allow.clone());
+                if path.rows.iter().any(|&i| inner.table.cross_origin[i]) && super::cors::is_preflight(req.request()) {
+                    let res = super::cors::preflight(allow);
+                    return Box::pin(async move { Ok(req.into_response(res)) });
+                }
                 let page = matches!(inner.table.rows[path.rows[0]].serving, Serving::Page(_));
                 Box::pin(async move {
                     admit(&inner.gate, access, false, req, |req| async move {

@@ -8,6 +8,7 @@ pub mod account;
 pub mod analytics;
 pub mod billing;
 pub mod compat;
+pub mod cors;
 pub mod data_status;
 pub mod datasets;
 pub mod dispatch;

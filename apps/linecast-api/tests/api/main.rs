@@ -12,6 +12,7 @@ mod calibration;
 mod concurrency;
 mod consistency;
 mod contract;
+mod cors;
 mod data_status;
 mod datasets;
 mod drain;

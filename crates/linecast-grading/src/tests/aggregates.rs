@@ -227,3 +227,26 @@ fn a_window_sums_every_count_of_its_dates_and_lists_only_models_with_picks() {
     let listed: Vec<Model> = per_model(&daily.sum(both), 0).0.into_iter().map(|(m, _)| m).collect();
     assert_eq!(listed, [Model::Column(ModelColumn::Implied), BLEND]);
 }
+
+#[test]
+fn recent_games_name_only_models_with_a_graded_pick_in_the_season() {
+    // payloads.md: `models` are the models with a graded pick, and each
+    // recent game's `hits` is keyed by MODEL. XGB has a probability only on
+    // a game without a final, so it has no graded pick and no key.
+    let rows = vec![
+        decided("2026-11-01", "a", "b", true, 0.6),
+        game("2026-11-02", "a", "b")
+            .ml(-150.0, 130.0)
+            .prob(ModelColumn::Xgb, 0.7),
+    ];
+    let t = track(&rows, Sport::Nba, ML);
+    let xgb = Model::Column(ModelColumn::Xgb);
+    assert!(!t.models.contains(&xgb));
+    assert_eq!(t.recent_games.len(), 1);
+    assert_eq!(t.recent_games[0].hits.get(BLEND), Some(&Some(1)));
+    assert_eq!(
+        t.recent_games[0].hits.get(xgb),
+        None,
+        "no key for a model without a graded pick"
+    );
+}

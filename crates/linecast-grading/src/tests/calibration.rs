@@ -383,6 +383,37 @@ fn spread_and_totals_clv_is_in_points_signed_by_the_pick() {
 }
 
 #[test]
+fn a_line_that_did_not_move_counts_in_clv_but_is_not_positive() {
+    // payloads.md: "Positive means the market moved toward the pick after
+    // the opener." A line that opened where it stands moved 0: the pick is
+    // counted (n) with CLV 0, and is not positive.
+    let spread = |day: &str, p: f64, open: f64| {
+        game(day, "a", "b")
+            .score(100.0, 110.0)
+            .spread(-3.5, -110.0, -110.0)
+            .line(LineField::OpenHomePointSpread, open)
+            .prob(ModelColumn::Blend, p)
+    };
+    let rows = [
+        // Opened −3.5, still −3.5: move 0, home pick → 0.
+        spread("2026-11-01", 0.6, -3.5),
+        // Opened −2.5: move +1, home pick → +1.
+        spread("2026-11-02", 0.6, -2.5),
+    ];
+    let c = calibrate(&rows, Sport::Nba, ModelType::WonOnSpread, CalibrationSource::All);
+    // n 2, mean (0 + 1) / 2 = 0.5, positive 1 of 2 = 0.5.
+    assert_eq!(
+        entry(&c, ModelColumn::Blend).clv,
+        Clv {
+            n: 2,
+            mean: Some(0.5),
+            positive_share: Some(0.5),
+            unit: ClvUnit::Points,
+        }
+    );
+}
+
+#[test]
 fn moneyline_clv_is_in_probability_points_and_implied_picks_the_favourite() {
     // Home −150 / away +130: IMPLIED = 0.6 / (0.6 + 0.434783) = 0.579832, a
     // home pick. Opened −130: 130/230 = 0.565217; now 150/250 = 0.6; move

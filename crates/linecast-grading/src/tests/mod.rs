@@ -7,6 +7,8 @@ mod calibration;
 mod calibration_props;
 mod fixtures;
 mod issue12;
+#[cfg(feature = "serde")]
+mod json;
 mod props;
 mod rules;
 mod signal;

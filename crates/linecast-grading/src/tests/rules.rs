@@ -307,3 +307,17 @@ fn the_clv_units_are_labelled_as_the_payload_documents() {
     assert_eq!(ClvUnit::ProbabilityPoints.as_str(), "probability_points");
     assert_eq!(ClvUnit::Points.as_str(), "points");
 }
+
+#[test]
+fn a_margin_inside_the_float_noise_band_pushes_and_one_at_its_edge_is_decided() {
+    // A 0-0 final against a home spread of s: the margin toward home is s.
+    let at = |s: f64| {
+        let row = game("2026-11-01", "a", "b").score(0.0, 0.0).spread(s, -110.0, -110.0);
+        crate::decide(&row, ModelType::WonOnSpread)
+    };
+    assert_eq!(at(0.0), Some(Decision::Push));
+    assert_eq!(at(5e-10), Some(Decision::Push));
+    assert_eq!(at(-5e-10), Some(Decision::Push));
+    assert_eq!(at(1e-9), Some(Decision::Won(Side::Positive)));
+    assert_eq!(at(-1e-9), Some(Decision::Won(Side::Negative)));
+}

@@ -233,3 +233,28 @@ fn a_serialized_entry_uses_the_public_keys() {
     assert!(json["under % 1W"].is_null());
     assert_eq!(json["bt bets"], 1);
 }
+
+#[test]
+fn a_bet_whose_ev_is_exactly_ten_percent_is_a_bt_bet() {
+    // payloads.md: bt bets only "when that EV ≥ +10%". Home at -175 pays
+    // 100/175 = 4/7 per unit, so a 0.70 home probability has an EV of
+    // 0.70 × 11/7 − 1 = 0.10 exactly (in binary floating point it comes
+    // out a hair under). The away side at +120 has 0.30 × 2.2 − 1 < 0.
+    let rows = [game("2026-11-01", "a", "b")
+        .score(1.0, 2.0)
+        .ml(-175.0, 120.0)
+        .prob(ModelColumn::Blend, 0.70)];
+    let s = summarize(&rows, Sport::Nba, ML);
+    let blend = s.entries.iter().find(|e| e.model == BLEND).unwrap();
+    assert_eq!(field(blend, "bt bets"), FieldValue::Count(1));
+    assert_eq!(field(blend, "bt wins"), FieldValue::Count(1));
+    assert_eq!(field(blend, "bt units"), FieldValue::Number(Some(0.5714)));
+    // Just under: 0.69 × 11/7 − 1 = 0.0843, not a bt bet.
+    let rows = [game("2026-11-01", "a", "b")
+        .score(1.0, 2.0)
+        .ml(-175.0, 120.0)
+        .prob(ModelColumn::Blend, 0.69)];
+    let s = summarize(&rows, Sport::Nba, ML);
+    let blend = s.entries.iter().find(|e| e.model == BLEND).unwrap();
+    assert_eq!(field(blend, "bt bets"), FieldValue::Count(0));
+}
