@@ -1,15 +1,18 @@
 //! The one error type of the HTTP layer, and the one table from domain
 //! errors to it: store, paging, accounts, access refusals, keys,
-//! strategies, dataset refresh and downloads each map here to a status and
-//! a detail. Every error, from every layer (extractors, unknown routes,
-//! wrong methods, payload limits, use cases) renders as `{error:
-//! "HTTP_<status>", detail, timestamp}`.
+//! strategies, dataset refresh and downloads each map here to a status, a
+//! stable code and a detail. Every error, from every layer (extractors,
+//! unknown routes, wrong methods, payload limits, use cases) renders as
+//! `{error: "HTTP_<status>", code, detail, timestamp, request_id}`, with
+//! `parameter` when one parameter is at fault.
+
+use std::borrow::Cow;
 
 use actix_web::http::StatusCode;
-use actix_web::http::header::{CONTENT_TYPE, HeaderValue, RETRY_AFTER};
+use actix_web::http::header::{CONTENT_TYPE, HeaderValue, RETRY_AFTER, WWW_AUTHENTICATE};
 use actix_web::{HttpResponse, ResponseError};
 use chrono::{SecondsFormat, Utc};
-use linecast_core::services::access::{PER_SECOND_LIMIT, Refusal};
+use linecast_core::services::access::Refusal;
 use linecast_core::services::datasets::{DownloadError, RefreshError};
 use linecast_core::services::history::PageError;
 use linecast_core::services::keys::KeyError;
@@ -19,16 +22,137 @@ use linecast_domain::artifacts::ArtifactRef;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+/// What went wrong, for a program: stable, snake_case, one status each.
+/// `docs/payloads.md` ("Errors") lists them with their meaning; a new code
+/// is an additive change, a code never changes meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// 400: a query, path or body parameter is malformed or out of range (`parameter` names it).
+    InvalidParameter,
+    /// 400: the sport is not one of the six.
+    UnknownSport,
+    /// 400: the model type is not one of the three.
+    UnknownModelType,
+    /// 400: `snapshot` is not a snapshot this service issues.
+    InvalidSnapshot,
+    /// 400: the request is refused for another reason the detail gives (a malformed body, the key cap).
+    InvalidRequest,
+    /// 401: no API key was sent.
+    MissingKey,
+    /// 401: the key is unknown, revoked or expired.
+    InvalidKey,
+    /// 403: the plan has no API access.
+    NoApiAccess,
+    /// 403: the subscription is not active.
+    SubscriptionInactive,
+    /// 403: the key may not do this.
+    Forbidden,
+    /// 404: no such route, resource or data.
+    NotFound,
+    /// 405: the route does not take this method (`Allow` lists those it takes).
+    MethodNotAllowed,
+    /// 408: the request body did not arrive in time.
+    RequestTimeout,
+    /// 409: the data changed while paging; restart from offset 0.
+    SnapshotChanged,
+    /// 413: the request body is too large.
+    TooLarge,
+    /// 415: the request body is encoded or of a type not accepted.
+    UnsupportedMediaType,
+    /// 429: the per-second rate (sustained rate and burst of `RateLimit-Policy`) is exceeded.
+    RateLimited,
+    /// 429: the monthly quota is used up until the reset.
+    MonthlyQuotaExceeded,
+    /// 429: too many streams, downloads or refreshes held or taken at once or this month.
+    TooManyConcurrent,
+    /// 500: a fault of the service, logged.
+    InternalError,
+    /// 503: object storage, or a data artifact in it, is unavailable.
+    StorageUnavailable,
+    /// 503: the accounts database or the usage accounting is unavailable.
+    AccountsUnavailable,
+    /// 503: the service cannot answer now (draining, starting, a dependency).
+    ServiceUnavailable,
+}
+
+impl ErrorCode {
+    /// The status this code is answered with.
+    pub const fn status(self) -> StatusCode {
+        use ErrorCode::*;
+        match self {
+            InvalidParameter | UnknownSport | UnknownModelType | InvalidSnapshot | InvalidRequest => {
+                StatusCode::BAD_REQUEST
+            }
+            MissingKey | InvalidKey => StatusCode::UNAUTHORIZED,
+            NoApiAccess | SubscriptionInactive | Forbidden => StatusCode::FORBIDDEN,
+            NotFound => StatusCode::NOT_FOUND,
+            MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+            SnapshotChanged => StatusCode::CONFLICT,
+            TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            RateLimited | MonthlyQuotaExceeded | TooManyConcurrent => StatusCode::TOO_MANY_REQUESTS,
+            InternalError => StatusCode::INTERNAL_SERVER_ERROR,
+            StorageUnavailable | AccountsUnavailable | ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+
+    /// The code of an error known only by its status (actix's own refusals,
+    /// a probe's 503): the general code of that status.
+    pub fn of_status(status: StatusCode) -> Self {
+        match status.as_u16() {
+            400 => ErrorCode::InvalidRequest,
+            401 => ErrorCode::MissingKey,
+            403 => ErrorCode::Forbidden,
+            404 => ErrorCode::NotFound,
+            405 => ErrorCode::MethodNotAllowed,
+            408 => ErrorCode::RequestTimeout,
+            409 => ErrorCode::SnapshotChanged,
+            413 => ErrorCode::TooLarge,
+            415 => ErrorCode::UnsupportedMediaType,
+            429 => ErrorCode::RateLimited,
+            503 => ErrorCode::ServiceUnavailable,
+            _ => ErrorCode::InternalError,
+        }
+    }
+
+    /// The code of an invalid value of the parameter `name`: the closed
+    /// sets of the path have codes of their own.
+    fn of_parameter(name: &str) -> Self {
+        match name {
+            "sport" => ErrorCode::UnknownSport,
+            "model_type" => ErrorCode::UnknownModelType,
+            "snapshot" => ErrorCode::InvalidSnapshot,
+            _ => ErrorCode::InvalidParameter,
+        }
+    }
+}
+
+tokio::task_local! {
+    /// The request id of the request being answered (`X-Request-Id`), set
+    /// by `telemetry::request_context` around everything that answers it.
+    pub static REQUEST_ID: HeaderValue;
+}
+
 /// The error body of every non-2xx response.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"error": "HTTP_400", "detail": "Invalid sport 'xyz'. Allowed: mlb, nba, nfl, nhl, ncaaf, ncaab", "timestamp": "2026-11-21T15:04:05.123Z"}))]
+#[schema(example = json!({"error": "HTTP_400", "code": "unknown_sport", "parameter": "sport", "detail": "Invalid sport 'xyz'. Allowed: mlb, nba, nfl, nhl, ncaaf, ncaab", "timestamp": "2026-11-21T15:04:05.123Z", "request_id": "5b0f0c2e9d1a4f6b8c3e7a2d1f0e9c8b"}))]
 pub struct ErrorBody {
     /// `HTTP_<status>`.
     pub error: String,
+    /// What went wrong, for a program (see `docs/payloads.md`, "Errors").
+    pub code: ErrorCode,
+    /// The parameter at fault, when one is (`invalid_parameter`, `unknown_sport`, `unknown_model_type`, `invalid_snapshot`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parameter: Option<String>,
     /// Human-readable cause; for 400 it names the parameter and its allowed values.
     pub detail: String,
     /// ISO 8601 time the error was produced.
     pub timestamp: String,
+    /// The request's `X-Request-Id`: quote it when reporting a problem.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
 }
 
 /// An HTTP-facing error. 5xx causes are logged, never sent to the client.
@@ -54,12 +178,74 @@ pub enum ApiError {
     Unavailable { detail: String, cause: String },
     #[error("Internal server error")]
     Internal(String),
+    /// An error with a code of its own (the other variants answer their
+    /// status's general code, `ErrorCode::of_status`).
+    #[error("{detail}")]
+    Coded {
+        code: ErrorCode,
+        detail: String,
+        /// The parameter at fault.
+        parameter: Option<Cow<'static, str>>,
+        retry_after: Option<u64>,
+        /// A 5xx's cause, logged, never sent.
+        cause: Option<String>,
+    },
 }
 
 impl ApiError {
+    /// An error of `code` with `detail`.
+    pub fn coded(code: ErrorCode, detail: impl Into<String>) -> Self {
+        ApiError::Coded {
+            code,
+            detail: detail.into(),
+            parameter: None,
+            retry_after: None,
+            cause: None,
+        }
+    }
+
     /// A 400 naming the parameter, the value and what is allowed.
     pub fn invalid_param(name: &str, value: &str, allowed: &str) -> Self {
-        ApiError::BadRequest(format!("Invalid {name} '{value}'. Allowed: {allowed}"))
+        Self::invalid(name, format!("Invalid {name} '{value}'. Allowed: {allowed}"))
+    }
+
+    /// A 400 about the parameter `name`, with `detail`.
+    pub fn invalid(name: &str, detail: impl Into<String>) -> Self {
+        ApiError::Coded {
+            code: ErrorCode::of_parameter(name),
+            detail: detail.into(),
+            parameter: Some(Cow::Owned(name.to_owned())),
+            retry_after: None,
+            cause: None,
+        }
+    }
+
+    /// A 503 of `code` whose `cause` is logged.
+    fn unavailable(code: ErrorCode, detail: impl Into<String>, cause: String) -> Self {
+        ApiError::Coded {
+            code,
+            detail: detail.into(),
+            parameter: None,
+            retry_after: None,
+            cause: Some(cause),
+        }
+    }
+
+    /// What went wrong, for a program.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            ApiError::Coded { code, .. } => *code,
+            other => ErrorCode::of_status(other.status_code()),
+        }
+    }
+
+    /// A 5xx's cause, for the log.
+    pub fn cause(&self) -> Option<&str> {
+        match self {
+            ApiError::Unavailable { cause, .. } | ApiError::Internal(cause) => Some(cause),
+            ApiError::Coded { cause, .. } => cause.as_deref(),
+            _ => None,
+        }
     }
 }
 
@@ -76,25 +262,29 @@ impl ResponseError for ApiError {
             ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Coded { code, .. } => code.status(),
         }
     }
 
     fn error_response(&self) -> HttpResponse {
         let status = self.status_code();
-        match self {
-            ApiError::Unavailable { cause, .. } => {
+        if let Some(cause) = self.cause() {
+            if status == StatusCode::SERVICE_UNAVAILABLE {
                 tracing::error!(status = status.as_u16(), cause = %cause, "dependency unavailable");
-            }
-            ApiError::Internal(cause) => {
+            } else {
                 tracing::error!(status = status.as_u16(), cause = %cause, "internal error");
             }
-            _ => {}
         }
-        let mut response = error_response(status, &self.to_string());
-        if let ApiError::TooManyRequests {
-            retry_after: Some(secs),
-            ..
-        } = self
+        let parameter = match self {
+            ApiError::Coded { parameter, .. } => parameter.as_deref(),
+            _ => None,
+        };
+        let mut response = render(status, self.code(), parameter, &self.to_string());
+        let retry_after = match self {
+            ApiError::TooManyRequests { retry_after, .. } | ApiError::Coded { retry_after, .. } => *retry_after,
+            _ => None,
+        };
+        if let Some(secs) = retry_after
             && let Ok(v) = HeaderValue::from_str(&secs.to_string())
         {
             response.headers_mut().insert(RETRY_AFTER, v);
@@ -103,17 +293,34 @@ impl ResponseError for ApiError {
     }
 }
 
-/// Renders the error shape for any status.
+/// The challenge of a 401: a key as a Bearer token (or in `X-API-Key`).
+const CHALLENGE: &str = "Bearer realm=\"linecast\"";
+
+/// Renders the error shape for any status, with that status's general code.
 pub fn error_response(status: StatusCode, detail: &str) -> HttpResponse {
+    render(status, ErrorCode::of_status(status), None, detail)
+}
+
+/// Renders the error shape: the body, its content type, and a 401's
+/// `WWW-Authenticate`.
+pub fn render(status: StatusCode, code: ErrorCode, parameter: Option<&str>, detail: &str) -> HttpResponse {
     let body = ErrorBody {
         error: format!("HTTP_{}", status.as_u16()),
+        code,
+        parameter: parameter.map(str::to_owned),
         detail: detail.to_owned(),
         timestamp: Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
+        request_id: REQUEST_ID
+            .try_with(|id| id.to_str().ok().map(str::to_owned))
+            .ok()
+            .flatten(),
     };
     let mut response = HttpResponse::build(status).json(body);
-    response
-        .headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    if status == StatusCode::UNAUTHORIZED {
+        headers.insert(WWW_AUTHENTICATE, HeaderValue::from_static(CHALLENGE));
+    }
     response
 }
 
@@ -128,15 +335,16 @@ impl From<StoreError> for ApiError {
                 tracing::debug!(%object, "data artifact not found");
                 ApiError::NotFound(ArtifactRef::describe_missing(&object))
             }
-            StoreError::Unavailable { .. } => ApiError::Unavailable {
-                detail: "Object storage is temporarily unavailable; retry with backoff".to_owned(),
-                cause: err.to_string(),
-            },
-            StoreError::Corrupt { .. } => ApiError::Unavailable {
-                detail: "A data artifact failed validation and is temporarily unavailable; retry with backoff"
-                    .to_owned(),
-                cause: err.to_string(),
-            },
+            StoreError::Unavailable { .. } => ApiError::unavailable(
+                ErrorCode::StorageUnavailable,
+                "Object storage is temporarily unavailable; retry with backoff",
+                err.to_string(),
+            ),
+            StoreError::Corrupt { .. } => ApiError::unavailable(
+                ErrorCode::StorageUnavailable,
+                "A data artifact failed validation and is temporarily unavailable; retry with backoff",
+                err.to_string(),
+            ),
         }
     }
 }
@@ -146,7 +354,7 @@ impl From<linecast_paging::PagingError> for ApiError {
         if err.is_conflict() {
             ApiError::Conflict(err.to_string())
         } else {
-            ApiError::BadRequest(format!("Invalid {}: {err}", err.parameter()))
+            ApiError::invalid(err.parameter(), format!("Invalid {}: {err}", err.parameter()))
         }
     }
 }
@@ -158,18 +366,19 @@ impl From<RefreshError> for ApiError {
             RefreshError::NotEntitled | RefreshError::NoCatalog | RefreshError::NothingRefreshable => {
                 ApiError::Forbidden(detail)
             }
-            RefreshError::Exhausted { retry_after_secs } => ApiError::TooManyRequests {
+            RefreshError::Exhausted { retry_after_secs } => ApiError::Coded {
+                code: ErrorCode::TooManyConcurrent,
                 detail,
+                parameter: None,
                 retry_after: Some(retry_after_secs),
+                cause: None,
             },
-            RefreshError::CatalogUnavailable(cause) => ApiError::Unavailable {
-                detail,
-                cause: cause.to_string(),
-            },
-            RefreshError::SigningUnavailable(cause) => ApiError::Unavailable {
-                detail,
-                cause: cause.to_string(),
-            },
+            RefreshError::CatalogUnavailable(cause) => {
+                ApiError::unavailable(ErrorCode::StorageUnavailable, detail, cause.to_string())
+            }
+            RefreshError::SigningUnavailable(cause) => {
+                ApiError::unavailable(ErrorCode::ServiceUnavailable, detail, cause.to_string())
+            }
             RefreshError::Accounts(e) => e.into(),
         }
     }
@@ -189,10 +398,11 @@ impl From<AccountsError> for ApiError {
         match err {
             AccountsError::NotFound => ApiError::NotFound("Not found".to_owned()),
             AccountsError::Conflict(detail) => ApiError::BadRequest(detail),
-            AccountsError::Unavailable(cause) => ApiError::Unavailable {
-                detail: "The accounts service is temporarily unavailable; retry with backoff".to_owned(),
+            AccountsError::Unavailable(cause) => ApiError::unavailable(
+                ErrorCode::AccountsUnavailable,
+                "The accounts service is temporarily unavailable; retry with backoff",
                 cause,
-            },
+            ),
         }
     }
 }
@@ -201,32 +411,46 @@ impl From<AccountsError> for ApiError {
 impl From<Refusal> for ApiError {
     fn from(refusal: Refusal) -> Self {
         match refusal {
-            Refusal::MissingKey => ApiError::Unauthorized("API key required".to_owned()),
-            Refusal::InvalidKey => ApiError::Unauthorized("Invalid or expired API key".to_owned()),
-            Refusal::NoApiAccess { tier } => {
-                ApiError::Forbidden(format!("The '{tier}' plan does not include API access"))
-            }
-            Refusal::NoSubscription { status } => ApiError::Forbidden(format!(
-                "An active API subscription is required (subscription status: {status})"
-            )),
-            Refusal::UsageStale { lag } => ApiError::Unavailable {
-                detail: "Usage accounting is temporarily unavailable; retry with backoff".to_owned(),
-                cause: format!("usage has not reached the database for {} ms", lag.as_millis()),
-            },
-            Refusal::Unavailable { cause } => ApiError::Unavailable {
-                detail: "The accounts service is temporarily unavailable; retry with backoff".to_owned(),
+            Refusal::MissingKey => ApiError::coded(ErrorCode::MissingKey, "API key required"),
+            Refusal::InvalidKey => ApiError::coded(ErrorCode::InvalidKey, "Invalid or expired API key"),
+            Refusal::NoApiAccess { tier } => ApiError::coded(
+                ErrorCode::NoApiAccess,
+                format!("The '{tier}' plan does not include API access"),
+            ),
+            Refusal::NoSubscription { status } => ApiError::coded(
+                ErrorCode::SubscriptionInactive,
+                format!("An active API subscription is required (subscription status: {status})"),
+            ),
+            Refusal::UsageStale { lag } => ApiError::unavailable(
+                ErrorCode::AccountsUnavailable,
+                "Usage accounting is temporarily unavailable; retry with backoff",
+                format!("usage has not reached the database for {} ms", lag.as_millis()),
+            ),
+            Refusal::Unavailable { cause } => ApiError::unavailable(
+                ErrorCode::AccountsUnavailable,
+                "The accounts service is temporarily unavailable; retry with backoff",
                 cause,
-            },
-            Refusal::TooManyPerSecond { retry_after_secs } => ApiError::TooManyRequests {
-                detail: format!("Rate limit exceeded. Limit: {PER_SECOND_LIMIT} requests per second"),
+            ),
+            Refusal::TooManyPerSecond { retry_after_secs, rate } => ApiError::Coded {
+                code: ErrorCode::RateLimited,
+                detail: format!(
+                    "Rate limit exceeded. Limit: {per_second} requests per second sustained, in bursts of up to {burst} (RateLimit-Policy \"burst\")",
+                    per_second = rate.per_second,
+                    burst = rate.burst,
+                ),
+                parameter: None,
                 retry_after: Some(retry_after_secs),
+                cause: None,
             },
             Refusal::QuotaExhausted {
                 limit,
                 retry_after_secs,
-            } => ApiError::TooManyRequests {
+            } => ApiError::Coded {
+                code: ErrorCode::MonthlyQuotaExceeded,
                 detail: format!("Rate limit exceeded. Limit: {limit} requests per month"),
+                parameter: None,
                 retry_after: Some(retry_after_secs),
+                cause: None,
             },
             Refusal::Busy(full) => full.into(),
         }
@@ -256,12 +480,16 @@ pub fn key_error(err: KeyError, fields: &KeyFields<'_>) -> ApiError {
         raw_reference,
     } = fields;
     match err {
-        KeyError::InvalidName => ApiError::BadRequest(format!(
-            "Invalid {name}: must be 1 to 100 printable characters (no control characters, line breaks or bidi overrides)"
-        )),
-        KeyError::BadReference => ApiError::BadRequest(format!(
-            "Invalid {reference}: expected a full key (sk_service_...) or its masked form (sk_service_XXXX*****)"
-        )),
+        KeyError::InvalidName => ApiError::invalid(
+            name,
+            format!(
+                "Invalid {name}: must be 1 to 100 printable characters (no control characters, line breaks or bidi overrides)"
+            ),
+        ),
+        KeyError::BadReference => ApiError::invalid(
+            reference,
+            format!("Invalid {reference}: expected a full key (sk_service_...) or its masked form (sk_service_XXXX*****)"),
+        ),
         KeyError::LimitReached { max } => ApiError::BadRequest(format!(
             "Key limit reached: a customer may hold at most {max} active API keys; revoke one before creating another"
         )),
@@ -308,13 +536,16 @@ impl From<linecast_core::services::slots::Full> for ApiError {
             LARGE_DOWNLOADS => " (LINECAST_MAX_DOWNLOADS_PER_CUSTOMER)",
             _ => "",
         };
-        ApiError::TooManyRequests {
+        ApiError::Coded {
+            code: ErrorCode::TooManyConcurrent,
             detail: format!(
                 "Too many {what}: at most {cap} at once per customer{setting}; wait for one to end or close one, then retry (this refusal was not counted)",
                 what = e.what,
                 cap = e.cap,
             ),
+            parameter: None,
             retry_after: Some(e.retry_after_secs),
+            cause: None,
         }
     }
 }
@@ -322,10 +553,11 @@ impl From<linecast_core::services::slots::Full> for ApiError {
 /// The usage counts (held by the limiter) could not be read.
 impl From<LimitsError> for ApiError {
     fn from(e: LimitsError) -> Self {
-        ApiError::Unavailable {
-            detail: "Usage is temporarily unavailable".into(),
-            cause: e.to_string(),
-        }
+        ApiError::unavailable(
+            ErrorCode::AccountsUnavailable,
+            "Usage is temporarily unavailable",
+            e.to_string(),
+        )
     }
 }
 

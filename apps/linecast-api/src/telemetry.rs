@@ -249,27 +249,10 @@ pub async fn request_context(
         .is_some_and(|v| !v.trim().eq_ignore_ascii_case("identity"));
     // The gates and handlers answer their own errors, so an `Err` here is
     // actix's own failure; it is passed on (actix renders it) unlogged.
-    let mut res = if encoded_body {
-        // The body is never read: the connection is closed after the
-        // answer (actix would otherwise drain a chunked body for as long as
-        // the client sends it).
-        let mut res = req.error_response(ApiError::UnsupportedMediaType(
-            "Request bodies with a Content-Encoding are not accepted; send the body uncompressed".to_owned(),
-        ));
-        res.response_mut()
-            .head_mut()
-            .set_connection_type(actix_web::http::ConnectionType::Close);
-        res
-    } else {
-        let answer = next.call(req);
-        // A span below the log level records nothing: the answer need not
-        // enter and leave it at every poll.
-        if span.is_disabled() {
-            answer.await?.map_into_boxed_body()
-        } else {
-            answer.instrument(span.clone()).await?.map_into_boxed_body()
-        }
-    };
+    // Errors rendered while answering quote the request id in their body.
+    let mut res = crate::error::REQUEST_ID
+        .scope(request_id.clone(), answer(req, next, encoded_body, &span))
+        .await?;
     let status = res.status().as_u16();
     if let Some(started) = started {
         let route = crate::routes::dispatch::template(res.request())
@@ -301,6 +284,36 @@ pub async fn request_context(
         headers.append(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     }
     Ok(res)
+}
+
+/// The answer to `req`: a 415 for an encoded body, else the app's.
+async fn answer(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+    encoded_body: bool,
+    span: &tracing::Span,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    if encoded_body {
+        // The body is never read: the connection is closed after the
+        // answer (actix would otherwise drain a chunked body for as long as
+        // the client sends it).
+        let mut res = req.error_response(ApiError::UnsupportedMediaType(
+            "Request bodies with a Content-Encoding are not accepted; send the body uncompressed".to_owned(),
+        ));
+        res.response_mut()
+            .head_mut()
+            .set_connection_type(actix_web::http::ConnectionType::Close);
+        Ok(res)
+    } else {
+        let answer = next.call(req);
+        // A span below the log level records nothing: the answer need not
+        // enter and leave it at every poll.
+        if span.is_disabled() {
+            Ok(answer.await?.map_into_boxed_body())
+        } else {
+            Ok(answer.instrument(span.clone()).await?.map_into_boxed_body())
+        }
+    }
 }
 
 /// Checked once, at compile time.

@@ -295,7 +295,7 @@ fn insert(headers: &mut HeaderMap, values: impl IntoIterator<Item = (&'static st
 /// The standard headers of a 429: what is known of each limit at refusal.
 fn refusal_headers(refused: &Refusal, rate: Rate, now: DateTime<Utc>) -> Vec<(&'static str, String)> {
     match *refused {
-        Refusal::TooManyPerSecond { retry_after_secs } => vec![
+        Refusal::TooManyPerSecond { retry_after_secs, .. } => vec![
             ("ratelimit-policy", policy_header(rate, None)),
             (
                 "ratelimit",

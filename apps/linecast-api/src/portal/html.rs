@@ -103,11 +103,8 @@ pub fn see_other(location: &'static str) -> HttpResponse {
 pub fn api_error_page(e: &crate::error::ApiError) -> HttpResponse {
     use actix_web::ResponseError;
     let status = e.status_code();
-    match e {
-        crate::error::ApiError::Unavailable { cause, .. } | crate::error::ApiError::Internal(cause) => {
-            tracing::error!(status = status.as_u16(), cause = %cause, "portal page failed");
-        }
-        _ => {}
+    if let Some(cause) = e.cause() {
+        tracing::error!(status = status.as_u16(), cause = %cause, "portal page failed");
     }
     error_page(status, &e.to_string())
 }

@@ -55,7 +55,7 @@ impl ExportFormat {
             Some("csv") => Ok(Self::Csv),
             Some("parquet") => Ok(Self::Parquet),
             Some(other) => Err(ApiError::invalid_param("format", other, "csv, parquet")),
-            None => Err(ApiError::BadRequest("Missing format. Allowed: csv, parquet".to_owned())),
+            None => Err(ApiError::invalid("format", "Missing format. Allowed: csv, parquet")),
         }
     }
 

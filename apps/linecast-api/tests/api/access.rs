@@ -398,7 +398,12 @@ async fn more_than_the_burst_of_100_at_one_instant_get_429_with_retry_after_and_
     assert_eq!(ok, 100, "exactly the burst passes at the frozen instant");
     for r in replies.iter().filter(|r| r.status != 200) {
         let detail = assert_error_shape(r.status, &r.body, 429);
-        assert_eq!(detail, "Rate limit exceeded. Limit: 50 requests per second");
+        // Both figures of RateLimit-Policy's bucket: 50 a second, bursts of 100.
+        assert_eq!(
+            detail,
+            r#"Rate limit exceeded. Limit: 50 requests per second sustained, in bursts of up to 100 (RateLimit-Policy "burst")"#
+        );
+        assert_eq!(r.body["code"], "rate_limited");
         // The next token is 20 ms away: Retry-After rounds up to 1 s.
         assert_eq!(r.header("retry-after"), Some("1"));
         assert_eq!(r.header("ratelimit-policy"), Some(r#""burst";q=100;w=1"#));
@@ -433,6 +438,7 @@ async fn a_monthly_limit_of_5_serves_exactly_5_requests_then_429_without_countin
         let r = get_with(&app, path, &key).await;
         let detail = assert_error_shape(r.status, &r.body, 429);
         assert_eq!(detail, "Rate limit exceeded. Limit: 5 requests per month");
+        assert_eq!(r.body["code"], "monthly_quota_exceeded");
         assert_eq!(r.header("retry-after"), Some("1321200"));
         assert_eq!(
             r.header("ratelimit-policy"),

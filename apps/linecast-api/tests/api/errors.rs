@@ -163,3 +163,103 @@ async fn delete_on_the_rename_resource_is_a_405_allowing_patch_not_a_key_lookup(
     let body: serde_json::Value = res.json().await.unwrap();
     assert_error_shape(status, &body, 405);
 }
+
+/// `code` tells a program what went wrong without reading `detail`; the
+/// codes are spelled here as docs/payloads.md lists them.
+#[tokio::test]
+async fn each_error_carries_its_code_its_parameter_and_the_request_id() {
+    let app = spawn_app().await;
+    let cases: [(&str, bool, u16, &str, Option<&str>); 8] = [
+        ("/api/v1/predictions/cricket/won_on_points", true, 400, "unknown_sport", Some("sport")),
+        ("/api/v1/predictions/nba/won_on_goals", true, 400, "unknown_model_type", Some("model_type")),
+        (
+            "/api/v1/predictions/nba/won_on_points?upcoming_only=perhaps",
+            true,
+            400,
+            "invalid_parameter",
+            Some("upcoming_only"),
+        ),
+        (
+            "/api/v1/results/nba/won_on_points?limit=0",
+            true,
+            400,
+            "invalid_parameter",
+            Some("limit"),
+        ),
+        (
+            "/api/v1/results/nba/won_on_points?season=2025-26&offset=0&snapshot=xyz",
+            true,
+            400,
+            "invalid_snapshot",
+            Some("snapshot"),
+        ),
+        ("/api/v1/predictions/nba/won_on_points", false, 401, "missing_key", None),
+        ("/api/v1/no-such-thing", true, 404, "not_found", None),
+        ("/no-such-thing", false, 404, "not_found", None),
+    ];
+    for (path, keyed, status, code, parameter) in cases {
+        let res = if keyed { app.get_authed(path).await } else { app.get(path).await };
+        let header_id = res.headers()["x-request-id"].to_str().unwrap().to_owned();
+        let got = res.status().as_u16();
+        let body: serde_json::Value = res.json().await.unwrap();
+        assert_error_shape(got, &body, status);
+        assert_eq!(body["code"], code, "{path}: {body}");
+        assert_eq!(body["parameter"].as_str(), parameter, "{path}: {body}");
+        assert_eq!(body["request_id"], header_id.as_str(), "{path}: the body quotes X-Request-Id");
+    }
+    // A key that does not exist: invalid_key, and a 401 names its scheme.
+    let res = app
+        .get_keyed("/api/v1/predictions/nba/won_on_points", "sk_service_nope", &[])
+        .await;
+    assert_eq!(res.status().as_u16(), 401);
+    assert_eq!(res.headers()["www-authenticate"], r#"Bearer realm="linecast""#);
+    let body: serde_json::Value = res.json().await.unwrap();
+    assert_eq!(body["code"], "invalid_key");
+    let res = app.get("/api/v1/predictions/nba/won_on_points").await;
+    assert!(res.headers().contains_key("www-authenticate"), "missing key: 401 with a challenge");
+    // A wrong method: method_not_allowed.
+    let res = app
+        .client
+        .delete(format!("{}/api/v1/public/ml-picks/nba/moneyline", app.address))
+        .send()
+        .await
+        .unwrap();
+    let body: serde_json::Value = res.json().await.unwrap();
+    assert_eq!(body["code"], "method_not_allowed");
+}
+
+/// Every code the document declares is listed in docs/payloads.md with its
+/// status, and the document's error schema carries the new fields.
+#[tokio::test]
+async fn the_error_codes_of_the_document_are_the_ones_payloads_md_lists() {
+    let app = spawn_app().await;
+    let (status, doc) = app.get_json("/openapi.json").await;
+    assert_eq!(status, 200);
+    let schema = &doc["components"]["schemas"]["ErrorBody"];
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    for field in ["error", "code", "detail", "timestamp"] {
+        assert!(required.contains(&field), "{field} required: {required:?}");
+    }
+    let code = &doc["components"]["schemas"]["ErrorCode"];
+    let declared: Vec<&str> = code["enum"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert!(declared.len() >= 13, "{declared:?}");
+    let payloads = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/payloads.md")).unwrap();
+    let section = payloads
+        .split("\n## Errors")
+        .nth(1)
+        .expect("payloads.md has an Errors section")
+        .split("\n## ")
+        .next()
+        .unwrap();
+    let listed: Vec<&str> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split('`').next())
+        .collect();
+    assert_eq!(declared, listed, "payloads.md lists the document's codes, in its order");
+}

@@ -195,11 +195,18 @@ pub fn assert_error_shape(status: u16, body: &serde_json::Value, expected: u16) 
     assert_eq!(body["error"], format!("HTTP_{expected}"), "body {body}");
     let ts = body["timestamp"].as_str().expect("timestamp string");
     assert!(DateTime::parse_from_rfc3339(ts).is_ok(), "timestamp {ts} is ISO 8601");
-    assert_eq!(
-        body.as_object().unwrap().len(),
-        3,
-        "only error, detail, timestamp: {body}"
+    // The original three fields, then `code` (snake_case) and `request_id`
+    // on every error, and `parameter` only when one is at fault.
+    let code = body["code"].as_str().expect("code string");
+    assert!(
+        !code.is_empty() && code.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'),
+        "code {code} is snake_case"
     );
+    assert!(body["request_id"].as_str().is_some_and(|id| !id.is_empty()), "request_id in {body}");
+    let known = ["error", "detail", "timestamp", "code", "request_id", "parameter"];
+    for key in body.as_object().unwrap().keys() {
+        assert!(known.contains(&key.as_str()), "unexpected field {key} in {body}");
+    }
     body["detail"].as_str().expect("detail string").to_owned()
 }
 

@@ -148,6 +148,8 @@ pub enum Refusal {
     },
     TooManyPerSecond {
         retry_after_secs: u64,
+        /// The bucket refused: its sustained rate and burst.
+        rate: Rate,
     },
     QuotaExhausted {
         limit: u64,
@@ -336,6 +338,7 @@ impl Access {
                 (self.observer)("second", "refused");
                 return Err(Refusal::TooManyPerSecond {
                     retry_after_secs: retry_after_secs.max(1),
+                    rate: self.rate,
                 });
             }
         };
@@ -781,7 +784,10 @@ mod tests {
                 .authenticate(Some(&first), Policy::Subscriber)
                 .await
                 .unwrap_err(),
-            Refusal::TooManyPerSecond { retry_after_secs: 1 }
+            Refusal::TooManyPerSecond {
+                retry_after_secs: 1,
+                rate: Rate { per_second: 50, burst: 100 },
+            }
         );
         // Another key of the same customer has its own bucket: the month answers.
         let second = Keys::new(w.accounts.clone(), 10)
@@ -809,7 +815,10 @@ mod tests {
         }
         assert_eq!(
             w.access.authenticate(Some(&key), Policy::Subscriber).await.unwrap_err(),
-            Refusal::TooManyPerSecond { retry_after_secs: 1 }
+            Refusal::TooManyPerSecond {
+                retry_after_secs: 1,
+                rate: Rate { per_second: 50, burst: 100 },
+            }
         );
         assert_eq!(
             w.access.rate(),
