@@ -106,7 +106,18 @@ pub struct Endpoint {
     pub name: &'static str,
     /// The handler, as an actix route.
     pub route: fn() -> actix_web::Route,
-    /// The OpenAPI operation and the schemas it references.
+    /// What the handler's `#[utoipa::path]` adds to the OpenAPI document;
+    /// `None` for the rows the document does not list (`Page`,
+    /// `Description`).
+    pub operation: Option<Operation>,
+}
+
+/// The parts of an OpenAPI operation a handler declares: its parameters,
+/// its own responses, its summary and description, its tag and the schemas
+/// they reference. Everything the row says (security, the access gate's
+/// refusals, 304 and the serving headers) is added from the row by
+/// `openapi::document`, never declared by the handler.
+pub struct Operation {
     pub operation: fn() -> utoipa::openapi::path::Operation,
     pub methods: fn() -> Vec<utoipa::openapi::path::HttpMethod>,
     pub tags: fn() -> Vec<&'static str>,

@@ -7,6 +7,8 @@
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
+use crate::endpoint::{Access, Endpoint, Serving};
+
 /// The three ways to send a key: `X-API-Key` (recommended), Bearer, `?api_key=`.
 struct SecuritySchemes;
 
@@ -39,96 +41,209 @@ impl Modify for SecuritySchemes {
     }
 }
 
-/// The refusals every key-gated operation can answer, declared once: an
-/// operation that names a security scheme gets these responses unless it
-/// declares its own wording for the same status (account routes, for
-/// example, say which dependency their 503 is about).
-struct GatedErrorResponses;
-
-/// Status and description of each refusal of the access gate.
+/// The refusals of the access gate, by the row's `Access`: an operation
+/// gets each unless its handler declares its own wording for the status
+/// (account routes, for example, say which dependency their 503 is about).
 pub const GATED_ERRORS: [(&str, &str); 4] = [
-    ("401", "Missing, invalid, expired or revoked key"),
-    ("403", "No active subscription"),
+    (
+        "401",
+        "Missing (`missing_key`), or unknown, expired or revoked (`invalid_key`) key; `WWW-Authenticate` names the scheme",
+    ),
+    (
+        "403",
+        "The plan has no API access (`no_api_access`) or the subscription is not active (`subscription_inactive`)",
+    ),
     (
         "429",
-        "Rate limit exceeded, not counted. Per key: 50 requests per second sustained, bursts of up to 100 \
-         (a token bucket; the burst is the server's LINECAST_RATE_BURST); detail `Rate limit exceeded. Limit: 50 \
-         requests per second`. Per customer: the monthly quota (UTC calendar month); detail `Rate limit exceeded. \
-         Limit: <n> requests per month`. Per client address: too many failed key checks (LINECAST_AUTH_FAILURE_RATE, \
-         default 20 per second, bursts of 40). Per customer, on the change stream and on exports: more open streams \
-         (LINECAST_MAX_STREAMS_PER_CUSTOMER, default 5) or exports in flight (LINECAST_MAX_DOWNLOADS_PER_CUSTOMER, \
-         default 2) than allowed; detail `Too many event streams: ...` or `Too many large downloads: ...`. `Retry-After` is the whole number of seconds until a call would be \
-         admitted. `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers) describe the `burst` \
-         bucket and the `monthly` quota on every limited response, for example `RateLimit-Policy: \"burst\";q=100;w=1, \
-         \"monthly\";q=200000;w=2592000` and `RateLimit: \"burst\";r=99;t=1, \"monthly\";r=199873;t=691200`.",
+        "Refused and not counted. `rate_limited`: the key's per-second bucket is empty (50 requests per second \
+         sustained, bursts of up to 100; `RateLimit-Policy` states both), or this address failed too many key \
+         checks (LINECAST_AUTH_FAILURE_RATE, default 20 per second, bursts of 40). `monthly_quota_exceeded`: the \
+         customer's monthly quota (UTC calendar month) is used up; `Retry-After` is the seconds to the reset. \
+         `too_many_concurrent`: more open streams (LINECAST_MAX_STREAMS_PER_CUSTOMER, default 5) or exports in \
+         flight (LINECAST_MAX_DOWNLOADS_PER_CUSTOMER, default 2) than allowed. `Retry-After` is the whole number \
+         of seconds until a call would be admitted.",
     ),
-    ("503", "Object storage or the accounts database unavailable"),
+    (
+        "503",
+        "Object storage (`storage_unavailable`) or the accounts database (`accounts_unavailable`) is unavailable; retry with backoff",
+    ),
 ];
 
-/// The headers of a 429 (and, but for `Retry-After`, of every limited response).
-const LIMIT_HEADERS: [(&str, &str); 3] = [
+/// The refusal of a row within the per-address limit of public routes.
+const PER_ADDRESS_ERROR: (&str, &str) = (
+    "429",
+    "`rate_limited`: more than the per-address rate of public routes (LINECAST_PUBLIC_RATE); `Retry-After` says when to retry",
+);
+
+/// Every response header the service sends, declared once under
+/// `components/headers` and referenced by each response that can carry it:
+/// (name, integer-valued, meaning).
+pub const HEADERS: [(&str, bool, &str); 15] = [
     (
-        "Retry-After",
-        "Whole seconds (at least 1) until a call would be admitted",
+        "X-Request-Id",
+        false,
+        "The request's id: the caller's own `X-Request-Id` when it is 1 to 64 visible ASCII characters, else one the service made. Quoted as `request_id` in every error body and in the logs.",
+    ),
+    ("X-Content-Type-Options", false, "`nosniff`: the body is only ever its declared media type."),
+    (
+        "ETag",
+        false,
+        "Strong tag of the body (per content coding). Send it back in `If-None-Match` to get a 304 without a body.",
+    ),
+    (
+        "Cache-Control",
+        false,
+        "How caches may keep the body: `private, no-cache` for model data, `public, max-age=30` for the public feed, `no-cache` for bodies any cache must revalidate, `no-store` for account data, probes and writes.",
+    ),
+    (
+        "Vary",
+        false,
+        "`Accept-Encoding`: the body is sent gzip, brotli or identity as asked.",
     ),
     (
         "RateLimit-Policy",
-        "The limits: `\"burst\";q=<burst>;w=1` and, once known, `\"monthly\";q=<quota>;w=2592000`",
+        false,
+        "The limits of the key (draft-ietf-httpapi-ratelimit-headers): `\"burst\";q=<burst>;w=1` and, once known, `\"monthly\";q=<quota>;w=2592000`.",
     ),
     (
         "RateLimit",
-        "What is left of each limit known at this response: `r` calls, `t` seconds until refilled or reset",
+        false,
+        "What is left of each limit at this response: `r` calls, `t` seconds until refilled or reset, for example `\"burst\";r=99;t=1, \"monthly\";r=199873;t=691200`.",
+    ),
+    ("X-RateLimit-Limit", true, "The customer's monthly request quota."),
+    ("X-RateLimit-Remaining", true, "Requests left of the monthly quota after this one."),
+    ("X-RateLimit-Reset", true, "The Unix second the quota month ends (UTC)."),
+    ("X-RateLimit-Tier", false, "The rate tier of the key (`ai`)."),
+    (
+        "Retry-After",
+        true,
+        "Whole seconds (at least 1) until a call would be admitted.",
+    ),
+    (
+        "WWW-Authenticate",
+        false,
+        "`Bearer realm=\"linecast\"`: send the key as `X-API-Key` (recommended) or `Authorization: Bearer`.",
+    ),
+    (
+        "X-Accel-Buffering",
+        false,
+        "`no`: proxies are asked not to buffer the stream.",
+    ),
+    (
+        "Deprecation",
+        false,
+        "RFC 9745: this form of the resource is deprecated (`@<unix seconds>`); see `docs/payloads.md`, \"Versioning and deprecation\".",
     ),
 ];
 
-fn string_header(description: &str) -> utoipa::openapi::header::Header {
+fn header_component(integer: bool, description: &str) -> utoipa::openapi::header::Header {
+    use utoipa::openapi::schema::{KnownFormat, Object, ObjectBuilder, SchemaFormat, Type};
+    let schema = if integer {
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64)))
+            .minimum(Some(0))
+            .build()
+    } else {
+        Object::with_type(Type::String)
+    };
     utoipa::openapi::header::HeaderBuilder::new()
-        .schema(utoipa::openapi::schema::Object::with_type(utoipa::openapi::schema::Type::String).into())
+        .schema(Some(schema))
         .description(Some(description))
         .build()
 }
 
-impl Modify for GatedErrorResponses {
-    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
-        for item in openapi.paths.paths.values_mut() {
-            for operation in [
-                &mut item.get,
-                &mut item.put,
-                &mut item.post,
-                &mut item.delete,
-                &mut item.options,
-                &mut item.head,
-                &mut item.patch,
-                &mut item.trace,
-            ]
+/// Adds the component header `name` to `response`.
+fn declare(response: &mut utoipa::openapi::Response, name: &str) {
+    response.headers.insert(
+        name.to_owned(),
+        utoipa::openapi::RefOr::Ref(utoipa::openapi::Ref::new(format!("#/components/headers/{name}"))),
+    );
+}
+
+/// A response of the error schema with `description` (the access gate's
+/// refusals and the 304 are not declared by handlers).
+fn error_response(description: &str) -> utoipa::openapi::Response {
+    use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+    ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name("ErrorBody")))
+                .build(),
+        )
+        .build()
+}
+
+/// Applies what `row` says to its operation: the security of its access,
+/// the gate's refusals, the 304 of a validated body, and the headers every
+/// response of the row can carry. The handler declares none of these.
+fn apply_row(row: &Endpoint, operation: &mut utoipa::openapi::path::Operation) {
+    use utoipa::openapi::security::SecurityRequirement;
+    use utoipa::openapi::{RefOr, ResponseBuilder};
+    let keyed = matches!(row.access, Access::Key(_) | Access::KeyHolding(..));
+    operation.security = keyed.then(|| {
+        ["api_key_header", "bearer", "api_key_query"]
             .into_iter()
-            .flatten()
-            {
-                if operation.security.as_ref().is_none_or(Vec::is_empty) {
-                    continue;
-                }
-                for (status, description) in GATED_ERRORS {
-                    operation
-                        .responses
-                        .responses
-                        .entry(status.to_owned())
-                        .or_insert_with(|| {
-                            let mut response = ResponseBuilder::new().description(description).content(
-                                "application/json",
-                                ContentBuilder::new()
-                                    .schema(Some(Ref::from_schema_name("ErrorBody")))
-                                    .build(),
-                            );
-                            if status == "429" {
-                                for (name, about) in LIMIT_HEADERS {
-                                    response = response.header(name, string_header(about));
-                                }
-                            }
-                            response.build().into()
-                        });
-                }
+            .map(|scheme| SecurityRequirement::new::<_, [&str; 0], &str>(scheme, []))
+            .collect()
+    });
+    let responses = &mut operation.responses.responses;
+    let refusals: &[(&str, &str)] = match row.access {
+        Access::Key(_) | Access::KeyHolding(..) => &GATED_ERRORS,
+        Access::PerAddress => std::slice::from_ref(&PER_ADDRESS_ERROR),
+        Access::Open | Access::StripeSignature | Access::Session => &[],
+    };
+    for (status, description) in refusals {
+        responses
+            .entry((*status).to_owned())
+            .or_insert_with(|| error_response(description).into());
+    }
+    let validated = matches!(
+        row.serving,
+        Serving::Read(_) | Serving::Fresh(_) | Serving::Description(_)
+    );
+    if validated {
+        responses.entry("304".to_owned()).or_insert_with(|| {
+            ResponseBuilder::new()
+                .description("Not modified: `If-None-Match` named this body's ETag; no body")
+                .build()
+                .into()
+        });
+    }
+    for (status, response) in responses.iter_mut() {
+        let RefOr::T(response) = response else { continue };
+        let success = status.starts_with('2') || status == "304";
+        let mut names = vec!["X-Request-Id", "X-Content-Type-Options"];
+        if success {
+            names.push("Cache-Control");
+            if validated {
+                names.extend(["ETag", "Vary"]);
             }
+            if row.serving == Serving::Stream {
+                names.push("X-Accel-Buffering");
+            }
+        }
+        // The gate's counters ride on every answer past the key check.
+        if keyed && status != "401" && status != "403" {
+            names.extend([
+                "RateLimit-Policy",
+                "RateLimit",
+                "X-RateLimit-Limit",
+                "X-RateLimit-Remaining",
+                "X-RateLimit-Reset",
+                "X-RateLimit-Tier",
+            ]);
+        }
+        if status == "429" {
+            names.push("Retry-After");
+        }
+        if status == "401" {
+            names.push("WWW-Authenticate");
+        }
+        for name in names {
+            declare(response, name);
         }
     }
 }
@@ -218,9 +333,11 @@ impl Modify for EventStreamItems {
 #[openapi(
     info(
         title = "linecast",
-        description = "Sports model data: predictions, odds, graded results, summaries, strategies and market comparisons for mlb, nba, nfl, nhl, ncaaf and ncaab. Every error has the shape {error, detail, timestamp}.",
-        license(name = "Apache-2.0")
+        description = "Sports model data: predictions, odds, graded results, summaries, strategies and market comparisons for mlb, nba, nfl, nhl, ncaaf and ncaab.\n\nEvery error has the shape `{error, code, detail, timestamp, request_id}` (with `parameter` when one parameter is at fault); `code` is stable and listed in the `ErrorCode` schema. Every response carries `X-Request-Id`; authenticated answers carry the rate-limit headers. The manual of every payload, field by field: [/docs/payloads.md](/docs/payloads.md).",
+        license(name = "Apache-2.0", identifier = "Apache-2.0"),
+        contact(name = "linecast API support", url = "/docs/payloads.md", email = "api@linecast.example")
     ),
+    servers((url = "/", description = "This server (the document is served by the API it describes)")),
     components(schemas(
         crate::error::ErrorBody,
         crate::schema::SportCode,
@@ -258,31 +375,29 @@ pub fn base() -> utoipa::openapi::OpenApi {
     doc
 }
 
-/// The whole document: each row of the route table (`routes::table`), in
-/// the table's order, at its path with its handler's operation.
+/// The whole document: each row of the route table (`routes::table`) that
+/// has an operation, in the table's order, at its path with its handler's
+/// operation and what the row says (`apply_row`).
 pub fn document() -> utoipa::openapi::OpenApi {
     use utoipa::openapi::path::Paths;
     let mut doc = base();
-    // The portal's pages are HTML for people, not part of the API; the
-    // document and Swagger UI describe the API, they are not in it.
-    for row in crate::routes::table::ENDPOINTS.iter().filter(|r| {
-        !matches!(
-            r.serving,
-            crate::endpoint::Serving::Page(_) | crate::endpoint::Serving::Description(_)
-        )
-    }) {
+    for row in crate::routes::table::ENDPOINTS {
+        // The portal's pages and the API's own description are not part
+        // of the API: their rows carry no operation.
+        let Some(op) = &row.operation else { continue };
         let mut schemas = Vec::new();
-        (row.schemas)(&mut schemas);
+        (op.schemas)(&mut schemas);
         let mut paths = Paths::new();
-        for method in (row.methods)() {
-            let mut operation = (row.operation)();
-            let tags = (row.tags)();
+        for method in (op.methods)() {
+            let mut operation = (op.operation)();
+            let tags = (op.tags)();
             if !tags.is_empty() {
                 operation
                     .tags
                     .get_or_insert_with(Vec::new)
                     .extend(tags.into_iter().map(ToString::to_string));
             }
+            apply_row(row, &mut operation);
             paths.add_path_operation(row.path, vec![method], operation);
         }
         doc.paths.merge(paths);
@@ -291,7 +406,12 @@ pub fn document() -> utoipa::openapi::OpenApi {
             .schemas
             .extend(schemas);
     }
-    GatedErrorResponses.modify(&mut doc);
+    let components = doc.components.get_or_insert_with(utoipa::openapi::Components::new);
+    for (name, integer, description) in HEADERS {
+        components
+            .headers
+            .insert(name.to_owned(), header_component(integer, description).into());
+    }
     EventStreamItems.modify(&mut doc);
     doc
 }

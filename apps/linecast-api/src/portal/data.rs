@@ -13,7 +13,6 @@ use super::pages::{SportStatus, sport_statuses};
 use super::session::SignedIn;
 use crate::endpoint::NO_STORE;
 use crate::error::ApiError;
-use crate::routes::table;
 use crate::state::AppState;
 
 struct Link {
@@ -91,7 +90,6 @@ async fn render(state: &AppState, signed: &SignedIn, links: Vec<Link>) -> HttpRe
 }
 
 /// `GET /portal/data`.
-#[utoipa::path(get, path = table::PORTAL_DATA.path, tag = "portal", responses((status = 200, description = "Data status and datasets")))]
 pub async fn data(state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
     render(&state, &signed, Vec::new()).await
 }
@@ -99,7 +97,6 @@ pub async fn data(state: web::Data<AppState>, signed: SignedIn) -> HttpResponse 
 /// `POST /portal/data/refresh`: consumes one of the month's refreshes and
 /// shows the signed links (as the API's refresh: it needs a subscription
 /// that grants access).
-#[utoipa::path(post, path = table::PORTAL_DATA_REFRESH.path, tag = "portal", responses((status = 200, description = "Signed links")))]
 pub async fn refresh(state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
     let customer = &signed.0.entry.1;
     if !customer.api_subscription_status.grants_access() {

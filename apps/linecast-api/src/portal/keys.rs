@@ -169,7 +169,6 @@ fn no_key() -> HttpResponse {
 }
 
 /// `GET /portal/keys`: the customer's keys, masked, with their forms.
-#[utoipa::path(get, path = table::PORTAL_KEYS.path, tag = "portal", responses((status = 200, description = "The keys page")))]
 pub async fn keys(state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
     let (current, customer) = (&signed.0.entry.0, &signed.0.entry.1);
     let now = state.clock.now();
@@ -235,7 +234,6 @@ fn shown_once(signed: &SignedIn, issued: IssuedKey, replaced: Option<(String, St
 
 /// `POST /portal/keys/create` (`name`, `expires`): issues a key and shows
 /// it once.
-#[utoipa::path(post, path = table::PORTAL_CREATE_KEY.path, tag = "portal", responses((status = 200, description = "The new key, shown once")))]
 pub async fn create_key(state: web::Data<AppState>, signed: SignedIn, form: Fields) -> HttpResponse {
     if let Some(res) = may_not_create(&signed) {
         return res;
@@ -260,7 +258,6 @@ pub async fn create_key(state: web::Data<AppState>, signed: SignedIn, form: Fiel
 }
 
 /// `POST /portal/keys/rename` (`key_id`, `name`): back to the list.
-#[utoipa::path(post, path = table::PORTAL_RENAME_KEY.path, tag = "portal", responses((status = 303, description = "Renamed: back to the keys page")))]
 pub async fn rename_key(state: web::Data<AppState>, signed: SignedIn, form: Fields) -> HttpResponse {
     let Some(id) = form.key_id() else {
         return no_key();
@@ -282,7 +279,6 @@ pub async fn rename_key(state: web::Data<AppState>, signed: SignedIn, form: Fiel
 
 /// `POST /portal/keys/revoke` (`key_id`, then `confirm`): without `confirm`
 /// a page asks first; with it the key is revoked at once (its sessions end).
-#[utoipa::path(post, path = table::PORTAL_REVOKE_KEY.path, tag = "portal", responses((status = 200, description = "Asks to confirm"), (status = 303, description = "Revoked: back to the keys page")))]
 pub async fn revoke_key(state: web::Data<AppState>, signed: SignedIn, form: Fields) -> HttpResponse {
     let Some(id) = form.key_id() else {
         return no_key();
@@ -315,7 +311,6 @@ pub async fn revoke_key(state: web::Data<AppState>, signed: SignedIn, form: Fiel
 
 /// `POST /portal/keys/roll` (`key_id`, `grace`): issues the replacement,
 /// shown once; the old key stops after the grace.
-#[utoipa::path(post, path = table::PORTAL_ROLL_KEY.path, tag = "portal", responses((status = 200, description = "The replacement key, shown once")))]
 pub async fn roll_key(state: web::Data<AppState>, signed: SignedIn, form: Fields) -> HttpResponse {
     if let Some(res) = may_not_create(&signed) {
         return res;

@@ -15,7 +15,6 @@ use linecast_core::services::portal::{LINK_POLICY, SignInRefusal};
 
 use super::html::{error_page, page};
 use crate::endpoint::NO_STORE;
-use crate::routes::table;
 use crate::state::AppState;
 
 #[derive(Template)]
@@ -61,7 +60,6 @@ fn not_served(refusal: &Refusal) -> HttpResponse {
 }
 
 /// `GET /portal/link/{token}`.
-#[utoipa::path(get, path = table::PORTAL_LINK.path, tag = "portal", params(("token" = String, Path)), responses((status = 200, description = "Asks before using the link")))]
 pub async fn show(state: web::Data<AppState>, path: web::Path<String>) -> HttpResponse {
     let Some(gate) = state.gate.portal.as_ref() else {
         return error_page(StatusCode::NOT_FOUND, "The portal is not available on this server.");
@@ -96,7 +94,6 @@ pub async fn show(state: web::Data<AppState>, path: web::Path<String>) -> HttpRe
 /// (`portal::origin`); uses the link, ending the session the browser
 /// presented. Every attempt pays the address's failed-key limit first; an
 /// unknown, used or expired link keeps the token.
-#[utoipa::path(post, path = table::PORTAL_LINK_USE.path, tag = "portal", params(("token" = String, Path)), responses((status = 200, description = "Signed in; the new key shown once")))]
 pub async fn use_link(req: HttpRequest, state: web::Data<AppState>, path: web::Path<String>) -> HttpResponse {
     let Some(gate) = state.gate.portal.as_ref() else {
         return error_page(StatusCode::NOT_FOUND, "The portal is not available on this server.");

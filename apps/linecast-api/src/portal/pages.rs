@@ -155,7 +155,6 @@ struct StatusPage {
 }
 
 /// `GET /portal`: the sign-in page, or the overview when already signed in.
-#[utoipa::path(get, path = table::PORTAL_HOME.path, tag = "portal", responses((status = 200, description = "The sign-in page")))]
 pub async fn home(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
     if let Some(gate) = state.gate.portal.as_ref() {
         if let Some(id) = gate.cookie.session_id(&req)
@@ -181,7 +180,6 @@ pub struct SignInForm {
 /// (a new id at every sign-in), ending the one the browser presented. Every
 /// attempt pays the address's failed-key limit first; one that is not a
 /// failure gets its token back.
-#[utoipa::path(post, path = table::PORTAL_SIGN_IN.path, tag = "portal", responses((status = 303, description = "Signed in: to the overview")))]
 pub async fn sign_in(req: HttpRequest, state: web::Data<AppState>, form: web::Form<SignInForm>) -> HttpResponse {
     let Some(gate) = state.gate.portal.as_ref() else {
         return error_page(StatusCode::NOT_FOUND, "The portal is not available on this server.");
@@ -231,7 +229,6 @@ pub async fn sign_in(req: HttpRequest, state: web::Data<AppState>, form: web::Fo
 }
 
 /// `POST /portal/sign-out`: ends the session on the server.
-#[utoipa::path(post, path = table::PORTAL_SIGN_OUT.path, tag = "portal", responses((status = 303, description = "Signed out: to the sign-in page")))]
 pub async fn sign_out(state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
     let Some(gate) = state.gate.portal.as_ref() else {
         return error_page(StatusCode::NOT_FOUND, "The portal is not available on this server.");
@@ -250,7 +247,6 @@ pub async fn sign_out(state: web::Data<AppState>, signed: SignedIn) -> HttpRespo
 
 /// `GET /portal/overview`: plan, status, this month's quota, requests per
 /// day this month and the totals of past months.
-#[utoipa::path(get, path = table::PORTAL_OVERVIEW.path, tag = "portal", responses((status = 200, description = "The overview")))]
 pub async fn overview(state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
     let customer = &signed.0.entry.1;
     let now = state.clock.now();
@@ -297,7 +293,6 @@ pub async fn overview(state: web::Data<AppState>, signed: SignedIn) -> HttpRespo
 
 /// `GET /status`: each sport's data status and the service's health, for
 /// anyone.
-#[utoipa::path(get, path = table::STATUS_PAGE.path, tag = "portal", responses((status = 200, description = "The public status page")))]
 pub async fn status(state: web::Data<AppState>) -> HttpResponse {
     let now = state.clock.now();
     let round = state.health.current(&state.probes).await;
@@ -322,7 +317,6 @@ pub async fn status(state: web::Data<AppState>) -> HttpResponse {
 const STYLESHEET: &str = include_str!("../../templates/portal/portal.css");
 
 /// `GET /portal/static/portal.css`.
-#[utoipa::path(get, path = table::PORTAL_CSS.path, tag = "portal", responses((status = 200, description = "The stylesheet")))]
 pub async fn stylesheet() -> HttpResponse {
     let mut res = HttpResponse::Ok().body(STYLESHEET);
     res.headers_mut()
@@ -340,7 +334,6 @@ pub async fn stylesheet() -> HttpResponse {
 const COPY_SCRIPT: &str = include_str!("../../templates/portal/copy.js");
 
 /// `GET /portal/static/copy.js`.
-#[utoipa::path(get, path = table::PORTAL_COPY_JS.path, tag = "portal", responses((status = 200, description = "The Copy button's script")))]
 pub async fn copy_script() -> HttpResponse {
     let mut res = HttpResponse::Ok().body(COPY_SCRIPT);
     res.headers_mut()

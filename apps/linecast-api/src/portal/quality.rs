@@ -188,7 +188,6 @@ fn or_dash(v: Option<f64>, places: usize) -> String {
 }
 
 /// `GET /portal/quality`.
-#[utoipa::path(get, path = table::PORTAL_QUALITY.path, tag = "portal", params(QualityQuery), responses((status = 200, description = "Model quality")))]
 pub async fn quality(state: web::Data<AppState>, signed: SignedIn, query: web::Query<QualityQuery>) -> HttpResponse {
     let choice = match Choice::of(&query) {
         Ok(c) => c,
@@ -325,7 +324,6 @@ fn refused_page(status: StatusCode, signed: &SignedIn, choice: &Choice, notice: 
 
 /// `GET /portal/quality/diagram.svg`: the reliability diagram of the page's
 /// choice (BLEND and IMPLIED), for its `<img>`.
-#[utoipa::path(get, path = table::PORTAL_QUALITY_DIAGRAM.path, tag = "portal", params(QualityQuery), responses((status = 200, description = "The reliability diagram")))]
 pub async fn diagram(state: web::Data<AppState>, signed: SignedIn, query: web::Query<QualityQuery>) -> HttpResponse {
     let choice = match Choice::of(&query) {
         Ok(c) => c,

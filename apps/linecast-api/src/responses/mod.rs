@@ -29,7 +29,7 @@ use bytes::Bytes;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::endpoint::Endpoint;
+use crate::routes::dispatch::row;
 use crate::error::ApiError;
 
 pub mod heavy;
@@ -62,24 +62,26 @@ pub struct Responses {
 /// Serves `value`, made for this request, as `row` says: a strong ETag
 /// (`If-None-Match` answered with 304), the coding the client asked for,
 /// and the row's `Cache-Control`. For the rows served `Fresh`.
-pub fn fresh(req: &HttpRequest, row: &Endpoint, value: &impl Serialize) -> Result<HttpResponse, ApiError> {
+pub fn fresh(req: &HttpRequest, value: &impl Serialize) -> Result<HttpResponse, ApiError> {
+    let row = row(req)?;
     Ok(Rendered::new(value)?.respond(req, row.cache_control()))
 }
 
 /// [`fresh`] for a body already made (a file, with its own media type and
 /// headers).
-pub fn fresh_body(req: &HttpRequest, row: &Endpoint, body: &Rendered) -> HttpResponse {
-    body.respond(req, row.cache_control())
+pub fn fresh_body(req: &HttpRequest, body: &Rendered) -> Result<HttpResponse, ApiError> {
+    Ok(body.respond(req, row(req)?.cache_control()))
 }
 
 /// A server-sent event stream (`Serving::Stream`): never compressed (each
 /// event must reach the client when sent) and never stored; proxies are
 /// asked not to buffer it.
-pub fn event_stream<S, E>(row: &Endpoint, events: S) -> HttpResponse
+pub fn event_stream<S, E>(req: &HttpRequest, events: S) -> Result<HttpResponse, ApiError>
 where
     S: futures::Stream<Item = Result<Bytes, E>> + 'static,
     E: Into<Box<dyn std::error::Error>> + 'static,
 {
+    let row = row(req)?;
     let mut res = HttpResponse::Ok().streaming(events);
     let headers = res.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
@@ -88,7 +90,7 @@ where
         HeaderName::from_static("x-accel-buffering"),
         HeaderValue::from_static("no"),
     );
-    res
+    Ok(res)
 }
 
 /// The answer of a write (`Serving::Write`): its JSON, never stored.

@@ -24,7 +24,7 @@ use linecast_domain::time::et_date;
 use actix_web::http::header::ACCEPT_ENCODING;
 
 use super::{CacheKey, Rendered, Responses, negotiate};
-use crate::endpoint::Endpoint;
+use crate::routes::dispatch::row;
 use crate::error::ApiError;
 
 /// Serves one read of `route` (a row of `routes::table` served by the
@@ -37,7 +37,6 @@ use crate::error::ApiError;
 pub async fn serve<P, T, E, L, Fut, R>(
     req: &HttpRequest,
     state: &Responses,
-    route: &Endpoint,
     params: &P,
     load: L,
     render: R,
@@ -49,6 +48,7 @@ where
     ApiError: From<E>,
     R: FnOnce(&T) -> Result<Rendered, ApiError>,
 {
+    let route = row(req)?;
     let now = state.clock.now();
     let date = et_date_of_minute(now);
     if let Some(body) = state.memo.get(route.name, params, date) {
@@ -79,7 +79,6 @@ where
 pub async fn serve_heavy<P, T, E, L, Fut, R, RFut>(
     req: &HttpRequest,
     state: &Responses,
-    route: &'static Endpoint,
     params: P,
     slot: Option<Slot>,
     load: L,
@@ -94,6 +93,7 @@ where
     R: FnOnce(T, Parts) -> RFut + Send + 'static,
     RFut: Future<Output = Result<Rendered, ApiError>> + Send + 'static,
 {
+    let route = row(req)?;
     let now = state.clock.now();
     let date = et_date_of_minute(now);
     let asked = negotiate(req.headers().get(ACCEPT_ENCODING).and_then(|v| v.to_str().ok()));

@@ -26,7 +26,6 @@ const ORIGIN: &str = "api";
 
 #[utoipa::path(
     get, path = table::GET_ME.path, tag = "account",
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "The caller's account", body = CustomerResponse),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
@@ -42,12 +41,11 @@ pub async fn get_me(
         .usage
         .month_count(ctx.customer().customer_id, state.clock.now())
         .await?;
-    fresh(&req, &table::GET_ME, &customer_view(ctx.customer(), used))
+    fresh(&req, &customer_view(ctx.customer(), used))
 }
 
 #[utoipa::path(
     get, path = table::GET_USAGE.path, tag = "account",
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Usage this month", body = UsageResponse),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
@@ -64,7 +62,6 @@ pub async fn get_usage(
     let used = state.usage.month_count(c.customer_id, now).await?;
     fresh(
         &req,
-        &table::GET_USAGE,
         &UsageResponse {
             monthly_requests: used,
             monthly_limit: c.monthly_limit,
@@ -80,7 +77,6 @@ pub async fn get_usage(
 
 #[utoipa::path(
     get, path = table::LIST_API_KEYS.path, tag = "account",
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "The caller's keys, masked, oldest first", body = Vec<ApiKeyView>),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
@@ -99,7 +95,6 @@ pub async fn list_api_keys(
         .map_err(|e| key_error(e, &KEY_LIST))?;
     fresh(
         &req,
-        &table::LIST_API_KEYS,
         &keys.iter().map(|k| view(k, state.clock.now())).collect::<Vec<_>>(),
     )
 }
@@ -107,7 +102,6 @@ pub async fn list_api_keys(
 #[utoipa::path(
     post, path = table::CREATE_API_KEY.path, tag = "account",
     request_body(content = Option<CreateKeyRequest>, description = "Optional: no body, `{}` or `{\"name\": null}` gives the default name", content_type = "application/json"),
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "The new key, shown once", body = CreatedKeyResponse),
         (status = 400, description = "Missing or invalid name, a malformed JSON body, or the customer already holds the most active keys allowed (25 by default)", body = crate::error::ErrorBody),
@@ -146,7 +140,6 @@ pub async fn create_api_key(
 #[utoipa::path(
     patch, path = table::RENAME_API_KEY.path, tag = "account",
     request_body = RenameKeyRequest,
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Renamed", body = MessageResponse),
         (status = 400, description = "Invalid key reference or name, a masked key matching several keys, or a malformed body", body = crate::error::ErrorBody),
@@ -193,7 +186,6 @@ pub async fn rename_api_key(
 #[utoipa::path(
     delete, path = table::REVOKE_API_KEY.path, tag = "account",
     params(("api_key" = String, Path, description = "The full key or its masked form", pattern = r"^sk_service_[A-Za-z0-9]{4}(\*{5}|[A-Za-z0-9]{28,60})$")),
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Revoked", body = MessageResponse),
         (status = 400, description = "Invalid key reference, a masked key matching several keys, or the key authenticating this request", body = crate::error::ErrorBody),

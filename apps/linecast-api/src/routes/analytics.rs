@@ -24,10 +24,8 @@ use crate::state::AppState;
     params(
         crate::params::SportModelPath
     ),
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Per-model summary", body = SummaryResponse),
-        (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Unknown sport or model type", body = crate::error::ErrorBody),
         (status = 404, description = "No season with a decided game", body = crate::error::ErrorBody)
     )
@@ -41,7 +39,6 @@ pub async fn summary(
     serve(
         &req,
         &state.responses,
-        &table::SUMMARY,
         &(sport, model_type),
         |now| state.history.chosen_season(sport, model_type, None, now),
         |data| Rendered::new(&SummaryResponse::new(data)),
@@ -55,10 +52,8 @@ pub async fn summary(
         crate::params::SportModelPath,
         ("season" = Option<String>, Query, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "Season label; default the current season")
     ),
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Model tracking", body = TrackingResponse),
-        (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Unknown sport or model type, or a malformed season", body = crate::error::ErrorBody),
         (status = 404, description = "No season store for that season", body = crate::error::ErrorBody)
     )
@@ -74,7 +69,6 @@ pub async fn model_tracking(
     serve(
         &req,
         &state.responses,
-        &table::TRACKING,
         &(sport, model_type, named),
         |now| state.history.chosen_season(sport, model_type, named, now),
         |data| Rendered::new(&TrackingResponse::new(data)),
@@ -87,10 +81,8 @@ pub async fn model_tracking(
     params(
         crate::params::SportModelPath
     ),
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Team form", body = TeamFormResponse),
-        (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Unknown sport or model type", body = crate::error::ErrorBody),
         (status = 404, description = "No season with a decided game", body = crate::error::ErrorBody)
     )
@@ -104,7 +96,6 @@ pub async fn team_form(
     serve(
         &req,
         &state.responses,
-        &table::TEAM_FORM,
         &(sport, model_type),
         |now| state.history.team_form_inputs(sport, model_type, now),
         |inputs| Rendered::new(&TeamFormResponse::new(inputs, inputs.assemble())),
@@ -117,10 +108,8 @@ pub async fn team_form(
     params(
         crate::params::SportModelPath
     ),
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Rolling curves", body = RollingResponse),
-        (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Unknown sport or model type", body = crate::error::ErrorBody)
     )
 )]
@@ -133,7 +122,6 @@ pub async fn rolling(
     serve(
         &req,
         &state.responses,
-        &table::ROLLING,
         &(sport, model_type),
         |_| state.history.rolling(sport, model_type),
         |cross| Rendered::new(&RollingResponse::new(sport, model_type, cross)),
@@ -146,10 +134,8 @@ pub async fn rolling(
     params(
         crate::params::SportModelPath
     ),
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Density grid", body = DensityResponse),
-        (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Unknown sport or model type", body = crate::error::ErrorBody),
         (status = 404, description = "No season with a decided game", body = crate::error::ErrorBody)
     )
@@ -163,7 +149,6 @@ pub async fn density(
     serve(
         &req,
         &state.responses,
-        &table::DENSITY,
         &(sport, model_type),
         |now| state.history.density(sport, model_type, now),
         |cross| Rendered::new(&DensityResponse::new(sport, model_type, cross)),
@@ -180,7 +165,6 @@ pub async fn density(
         ("format" = Option<CalibrationFormatCode>, Query, description = "`json` (default) or `svg` (a reliability diagram)"),
         ("models" = Option<String>, Query, description = "With `format=svg`: comma-separated model columns to draw (IMPLIED, BLEND, AI, CATB, RF, LGB, LOGR, XGB, XT); default BLEND,IMPLIED")
     ),
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Calibration, proper scores, skill against the market and closing-line value per model; `format=svg` answers `image/svg+xml`", body = CalibrationResponse,
             content(
@@ -188,7 +172,6 @@ pub async fn density(
                 (String = "image/svg+xml")
             )
         ),
-        (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Unknown sport or model type, a malformed season, or a bad source, format or models value", body = crate::error::ErrorBody),
         (status = 404, description = "No season store for that season", body = crate::error::ErrorBody)
     )
@@ -209,7 +192,6 @@ pub async fn model_calibration(
     serve(
         &req,
         &state.responses,
-        &table::CALIBRATION,
         &(sport, model_type, named, source, &view),
         |now| state.history.calibration(sport, model_type, named, source, now),
         |(data, calibration)| view.render(data, source, calibration),

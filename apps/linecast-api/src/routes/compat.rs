@@ -15,7 +15,6 @@ use crate::state::AppState;
 
 #[utoipa::path(
     get, path = table::PICKS_TODAY.path, tag = "compatibility",
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Empty payload", body = PicksResponse),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
@@ -24,7 +23,6 @@ use crate::state::AppState;
 pub async fn picks_today(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     fresh(
         &req,
-        &table::PICKS_TODAY,
         &PicksResponse::from(state.slate.picks_today(state.clock.now())),
     )
 }
@@ -35,7 +33,6 @@ pub async fn picks_today(req: HttpRequest, state: web::Data<AppState>) -> Result
         ("sport" = Option<crate::schema::LegacySportCode>, Query, description = "MLB, NBA, NFL, NHL, NCAAF, NCAAB"),
         ("market" = Option<crate::schema::LegacyMarketCode>, Query, description = "spread, total, moneyline")
     ),
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Zeroed performance windows", body = PerformanceResponse),
         (status = 400, description = "Unknown sport or market", body = crate::error::ErrorBody),
@@ -56,7 +53,6 @@ pub async fn picks_performance(req: HttpRequest, query: web::Query<RawQuery>) ->
     };
     fresh(
         &req,
-        &table::PICKS_PERFORMANCE,
         &PerformanceResponse::zeroed(sport, market),
     )
 }
@@ -64,7 +60,6 @@ pub async fn picks_performance(req: HttpRequest, query: web::Query<RawQuery>) ->
 #[utoipa::path(
     get, path = table::PICKS_FOR_DATE.path, tag = "compatibility",
     params(("date" = String, Path, format = Date, description = "YYYY-MM-DD", example = "2026-11-21")),
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Empty payload for the date", body = PicksResponse),
         (status = 400, description = "Malformed date", body = crate::error::ErrorBody),
@@ -79,19 +74,17 @@ pub async fn picks_for_date(
     let DatePath(date) = path;
     fresh(
         &req,
-        &table::PICKS_FOR_DATE,
         &PicksResponse::from(state.slate.picks_for(Some(date))),
     )
 }
 
 #[utoipa::path(
     get, path = table::SPORTS.path, tag = "data",
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Sports and model types", body = SportsResponse),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn sports(req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    fresh(&req, &table::SPORTS, &SportsResponse::catalog())
+    fresh(&req, &SportsResponse::catalog())
 }

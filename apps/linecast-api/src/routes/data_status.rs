@@ -15,8 +15,7 @@ use crate::state::AppState;
     params(crate::params::SportPath),
     responses(
         (status = 200, description = "Freshness of today's artifacts; storage errors give status unknown", body = DataStatusResponse),
-        (status = 400, description = "Unknown sport", body = crate::error::ErrorBody),
-        (status = 429, description = "More than the per-address rate on public routes; see Retry-After", body = crate::error::ErrorBody)
+        (status = 400, description = "Unknown sport", body = crate::error::ErrorBody)
     )
 )]
 pub async fn data_status(
@@ -26,5 +25,5 @@ pub async fn data_status(
 ) -> Result<HttpResponse, ApiError> {
     let SportPath(sport) = path;
     let report = state.freshness.status(sport, state.clock.now()).await;
-    fresh(&req, &table::DATA_STATUS, &DataStatusResponse::from(&report))
+    fresh(&req, &DataStatusResponse::from(&report))
 }

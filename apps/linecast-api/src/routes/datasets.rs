@@ -18,7 +18,6 @@ use crate::state::AppState;
 
 #[utoipa::path(
     get, path = table::DATASET_STATUS.path, tag = "datasets",
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Entitlement and refresh quota; consumes nothing", body = EntitlementResponse),
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
@@ -34,12 +33,11 @@ pub async fn dataset_status(
         .datasets
         .status(ctx.customer().customer_id, state.clock.now())
         .await?;
-    fresh(&req, &table::DATASET_STATUS, &EntitlementResponse::from(status))
+    fresh(&req, &EntitlementResponse::from(status))
 }
 
 #[utoipa::path(
     post, path = table::DATASET_REFRESH.path, tag = "datasets",
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Signed links for every owned refreshable dataset; one refresh consumed", body = RefreshResponse),
         (status = 403, description = "No active subscription, or no owned refreshable dataset", body = crate::error::ErrorBody),
@@ -66,8 +64,7 @@ pub async fn dataset_refresh(
         (status = 200, description = "The dataset file", content_type = "text/csv", body = String),
         (status = 403, description = "Expired or tampered link", body = crate::error::ErrorBody),
         (status = 404, description = "The dataset no longer exists", body = crate::error::ErrorBody),
-        (status = 503, description = "Object storage unavailable", body = crate::error::ErrorBody),
-        (status = 429, description = "More than the per-address rate on public routes; see Retry-After", body = crate::error::ErrorBody)
+        (status = 503, description = "Object storage unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn download(
@@ -80,5 +77,5 @@ pub async fn download(
         .map_err(|e| ApiError::Internal(format!("a dataset's file name: {e}")))?;
     let body =
         Rendered::from_bytes(download.bytes, "text/csv; charset=utf-8").with_header(CONTENT_DISPOSITION, disposition);
-    Ok(fresh_body(&req, &table::DOWNLOAD, &body))
+    Ok(fresh_body(&req, &body)?)
 }

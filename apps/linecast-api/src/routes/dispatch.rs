@@ -31,7 +31,7 @@ use actix_web::dev::{Service, ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::http::StatusCode;
 use actix_web::http::header::{ALLOW, HeaderValue};
 type RouteService = <actix_web::Route as ServiceFactory<ServiceRequest>>::Service;
-use actix_web::Error;
+use actix_web::{Error, HttpMessage};
 use futures::future::LocalBoxFuture;
 use linecast_core::services::access::Policy;
 use linecast_domain::{ModelType, PublicMarket, Sport};
@@ -223,10 +223,23 @@ impl Table {
             (*m.value, segments)
         };
         let p = &self.paths[at];
-        let found = match p.rows.iter().find(|&&i| self.rows[i].method == req.method()) {
-            Some(&i) => Found::Row(i),
-            None => Found::WrongMethod(at),
+        let (found, matched) = match p.rows.iter().find(|&&i| self.rows[i].method == req.method()) {
+            Some(&i) => (
+                Found::Row(i),
+                Matched {
+                    row: self.rows[i],
+                    dispatched: true,
+                },
+            ),
+            None => (
+                Found::WrongMethod(at),
+                Matched {
+                    row: self.rows[p.rows[0]],
+                    dispatched: false,
+                },
+            ),
         };
+        req.extensions_mut().insert(matched);
         let info = req.match_info_mut();
         for (name, value) in segments.into_iter().flatten() {
             info.add_static(name, value);
@@ -251,13 +264,31 @@ fn table() -> &'static Table {
     TABLE.get_or_init(|| Table::new(super::table::ENDPOINTS))
 }
 
+/// What the dispatcher matched, riding on the request: the row that
+/// answers it (`dispatched`), or for a wrong method the first row of the
+/// path. Handlers read their row from it (`row`), telemetry its template
+/// (`template`), so nothing routes twice and no handler names a row.
+#[derive(Clone, Copy)]
+struct Matched {
+    row: &'static Endpoint,
+    dispatched: bool,
+}
+
 /// The path template of the row `req` reached (for logs and metrics: a
 /// label never carries a raw path), or `None` for a path no row declares.
 pub fn template(req: &actix_web::HttpRequest) -> Option<&'static str> {
-    let table = table();
-    let m = table.router.at(req.match_info().as_str()).ok()?;
-    let path = table.paths.get(*m.value)?;
-    path.rows.first().map(|&i| table.rows[i].path)
+    req.extensions().get::<Matched>().map(|m| m.row.path)
+}
+
+/// The row that dispatched `req`: a handler's own row, handed to it by the
+/// dispatcher. Only a handler the dispatcher did not call (none does in
+/// the app) lacks one: a 500, logged.
+pub fn row(req: &actix_web::HttpRequest) -> Result<&'static Endpoint, crate::error::ApiError> {
+    req.extensions()
+        .get::<Matched>()
+        .filter(|m| m.dispatched)
+        .map(|m| m.row)
+        .ok_or_else(|| crate::error::ApiError::Internal(format!("no dispatched row for {}", req.path())))
 }
 
 pub struct DispatchService(Rc<Inner>);

@@ -13,6 +13,7 @@ use bytes::Bytes;
 
 use crate::error::ApiError;
 use crate::responses::Rendered;
+use crate::routes::dispatch::row;
 use crate::routes::table;
 
 /// The policy of every Swagger UI response. The page shares the portal's
@@ -29,13 +30,11 @@ pub const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self
 /// The OpenAPI document, rendered once at start (app data).
 pub struct OpenApiDocument(pub Arc<Rendered>);
 
-#[utoipa::path(get, path = table::OPENAPI.path, tag = "docs", responses((status = 200, description = "The OpenAPI document")))]
-pub async fn openapi(req: HttpRequest, document: web::Data<OpenApiDocument>) -> HttpResponse {
-    document.0.respond(&req, table::OPENAPI.cache_control())
+pub async fn openapi(req: HttpRequest, document: web::Data<OpenApiDocument>) -> Result<HttpResponse, ApiError> {
+    Ok(document.0.respond(&req, row(&req)?.cache_control()))
 }
 
 /// `GET /docs`: Swagger UI's files are relative to `/docs/`.
-#[utoipa::path(get, path = table::DOCS.path, tag = "docs", responses((status = 301, description = "To /docs/")))]
 pub async fn docs() -> HttpResponse {
     HttpResponse::MovedPermanently()
         .insert_header((LOCATION, "/docs/"))
@@ -44,20 +43,19 @@ pub async fn docs() -> HttpResponse {
 }
 
 /// `GET /docs/`: Swagger UI's page.
-#[utoipa::path(get, path = table::DOCS_INDEX.path, tag = "docs", responses((status = 200, description = "Swagger UI")))]
 pub async fn swagger_ui_index(req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    swagger_file(&req, "index.html", &table::DOCS_INDEX)
+    swagger_file(&req, "index.html")
 }
 
 /// `GET /docs/{file}`: one of Swagger UI's files.
-#[utoipa::path(get, path = table::DOCS_FILE.path, tag = "docs", responses((status = 200, description = "A file of Swagger UI")))]
 pub async fn swagger_ui_file(req: HttpRequest, file: web::Path<String>) -> Result<HttpResponse, ApiError> {
-    swagger_file(&req, &file, &table::DOCS_FILE)
+    swagger_file(&req, &file)
 }
 
 /// `name`, one of the files Swagger UI ships, rendered the first time it
 /// is asked for; 404 for any other name.
-fn swagger_file(req: &HttpRequest, name: &str, row: &table::Endpoint) -> Result<HttpResponse, ApiError> {
+fn swagger_file(req: &HttpRequest, name: &str) -> Result<HttpResponse, ApiError> {
+    let row = row(req)?;
     type Files = Mutex<HashMap<String, Arc<Rendered>>>;
     static FILES: OnceLock<Files> = OnceLock::new();
     let files = FILES.get_or_init(Files::default);
@@ -82,8 +80,19 @@ fn swagger_file(req: &HttpRequest, name: &str, row: &table::Endpoint) -> Result<
     Ok(res)
 }
 
-/// Swagger UI's file `name`, configured to read `/openapi.json`.
+/// The payload manual (docs/payloads.md), served beside Swagger UI so the
+/// operations' descriptions link to it on every deployment.
+pub const MANUAL: &str = "payloads.md";
+
+/// Swagger UI's file `name`, configured to read `/openapi.json`, or the
+/// payload manual.
 fn render(name: &str) -> Result<Option<Rendered>, ApiError> {
+    if name == MANUAL {
+        return Ok(Some(Rendered::of_media_type(
+            Bytes::from_static(include_str!("../../../../docs/payloads.md").as_bytes()),
+            HeaderValue::from_static("text/markdown; charset=utf-8"),
+        )));
+    }
     static CONFIG: OnceLock<Arc<utoipa_swagger_ui::Config<'static>>> = OnceLock::new();
     let config = CONFIG.get_or_init(|| Arc::new(utoipa_swagger_ui::Config::from(table::OPENAPI.path)));
     let file = utoipa_swagger_ui::serve(name, Arc::clone(config))

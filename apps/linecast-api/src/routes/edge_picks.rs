@@ -15,8 +15,7 @@ use crate::state::AppState;
     get, path = table::EDGE_PICKS.path, tag = "compatibility",
     params(("sport" = Option<String>, Query, description = "Accepted and ignored")),
     responses(
-        (status = 200, description = "Empty payload", body = EdgePicksResponse),
-        (status = 429, description = "More than the per-address rate on public routes; see Retry-After", body = crate::error::ErrorBody)
+        (status = 200, description = "Empty payload", body = EdgePicksResponse)
     )
 )]
 pub async fn edge_picks(
@@ -26,7 +25,6 @@ pub async fn edge_picks(
 ) -> Result<HttpResponse, ApiError> {
     fresh(
         &req,
-        &table::EDGE_PICKS,
         &EdgePicksResponse::from(state.slate.picks_for(None)),
     )
 }
@@ -34,12 +32,11 @@ pub async fn edge_picks(
 #[utoipa::path(
     get, path = table::TRACK_RECORD.path, tag = "compatibility",
     responses(
-        (status = 200, description = "Empty track record", body = TrackRecordResponse),
-        (status = 429, description = "More than the per-address rate on public routes; see Retry-After", body = crate::error::ErrorBody)
+        (status = 200, description = "Empty track record", body = TrackRecordResponse)
     )
 )]
 pub async fn edge_picks_track_record(req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    fresh(&req, &table::TRACK_RECORD, &TrackRecordResponse::empty())
+    fresh(&req, &TrackRecordResponse::empty())
 }
 
 #[utoipa::path(
@@ -47,8 +44,7 @@ pub async fn edge_picks_track_record(req: HttpRequest) -> Result<HttpResponse, A
     params(("date_str" = String, Path, format = Date, description = "YYYY-MM-DD", example = "2026-11-21")),
     responses(
         (status = 200, description = "Empty payload for the date", body = EdgePicksResponse),
-        (status = 400, description = "Malformed date", body = crate::error::ErrorBody),
-        (status = 429, description = "More than the per-address rate on public routes; see Retry-After", body = crate::error::ErrorBody)
+        (status = 400, description = "Malformed date", body = crate::error::ErrorBody)
     )
 )]
 pub async fn edge_picks_for_date(
@@ -59,7 +55,6 @@ pub async fn edge_picks_for_date(
     let DatePath(date) = path;
     fresh(
         &req,
-        &table::EDGE_PICKS_FOR_DATE,
         &EdgePicksResponse::from(state.slate.picks_for(Some(date))),
     )
 }

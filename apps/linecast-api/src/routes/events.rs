@@ -24,7 +24,6 @@ use crate::state::AppState;
         ("last_event_id" = Option<String>, Query, description = "For clients that cannot set the Last-Event-ID header: the id of the last event received"),
         ("Last-Event-ID" = Option<String>, Header, description = "The id of the last event received: the events after it are replayed (from a window of at least an hour), or a resync is sent")
     ),
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "A server-sent event stream: `release` (ReleaseEventData), `status` (StatusEventData) and `resync` (ResyncEventData) events, each with an id, and `: ping` after 2 s without another frame. Opening counts as one request.", content_type = "text/event-stream", body = String),
         (status = 400, description = "An unknown sport or type", body = crate::error::ErrorBody),
@@ -51,5 +50,5 @@ pub async fn events(
     };
     let key_check = key_still_usable(state.gate.keys.clone(), state.clock.clone(), ctx.key().key_hash.clone());
     let stream = open(&state.events, slot, filter, last, key_check, KEY_CACHE_TTL);
-    Ok(event_stream(&table::EVENTS, stream))
+    Ok(event_stream(&req, stream)?)
 }

@@ -21,7 +21,6 @@ pub async fn health(req: HttpRequest, state: web::Data<AppState>) -> Result<Http
     let healthy = dependencies.values().all(|d| d.status == "ok");
     fresh(
         &req,
-        &table::HEALTH,
         &HealthResponse {
             status: if healthy { "healthy" } else { "degraded" }.to_owned(),
             checked_at: round.at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
@@ -55,7 +54,7 @@ pub async fn readiness(req: HttpRequest, state: web::Data<AppState>) -> Result<H
         .map(|(n, _)| n.as_str())
         .collect();
     if down.is_empty() {
-        fresh(&req, &table::READINESS, &ProbeResponse { status: "ready".into() })
+        fresh(&req, &ProbeResponse { status: "ready".into() })
     } else {
         Ok(crate::error::error_response(
             actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
@@ -69,5 +68,5 @@ pub async fn readiness(req: HttpRequest, state: web::Data<AppState>) -> Result<H
     responses((status = 200, description = "The process serves requests", body = ProbeResponse))
 )]
 pub async fn liveness(req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    fresh(&req, &table::LIVENESS, &ProbeResponse { status: "alive".into() })
+    fresh(&req, &ProbeResponse { status: "alive".into() })
 }

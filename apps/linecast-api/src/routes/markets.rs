@@ -15,7 +15,6 @@ use crate::state::AppState;
 #[utoipa::path(
     get, path = table::MARKETS.path, tag = "data",
     params(crate::params::SportPath),
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Model vs sportsbook vs prediction market", body = MarketsResponse),
         (status = 400, description = "Unknown sport", body = crate::error::ErrorBody),
@@ -25,5 +24,5 @@ use crate::state::AppState;
 pub async fn markets(req: HttpRequest, state: web::Data<AppState>, path: SportPath) -> Result<HttpResponse, ApiError> {
     let SportPath(sport) = path;
     let comparison = state.markets.compare(sport, state.clock.now()).await?;
-    fresh(&req, &table::MARKETS, &MarketsResponse::from(&comparison))
+    fresh(&req, &MarketsResponse::from(&comparison))
 }

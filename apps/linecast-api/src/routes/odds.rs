@@ -13,10 +13,8 @@ use crate::state::AppState;
 #[utoipa::path(
     get, path = table::ODDS.path, tag = "data",
     params(crate::params::SportPath),
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Current odds", body = OddsResponse),
-        (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Unknown sport", body = crate::error::ErrorBody),
         (status = 404, description = "No odds artifact for that sport", body = crate::error::ErrorBody)
     )
@@ -26,7 +24,6 @@ pub async fn odds(req: HttpRequest, state: web::Data<AppState>, path: SportPath)
     serve(
         &req,
         &state.responses,
-        &table::ODDS,
         &sport,
         |now| state.slate.odds(sport, now),
         |slate| Rendered::new(&OddsResponse::from(slate)),

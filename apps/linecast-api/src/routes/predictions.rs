@@ -18,10 +18,8 @@ use crate::state::AppState;
         crate::params::SportModelPath,
         ("upcoming_only" = Option<bool>, Query, description = "Default true: leave out games before today's ET slate; the latest completed slate stays visible until today's run completes. false returns the whole artifact.")
     ),
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Today's predictions", body = PredictionsResponse),
-        (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Unknown sport or model type, or a malformed boolean", body = crate::error::ErrorBody),
         (status = 404, description = "No predictions artifact for that sport and model type", body = crate::error::ErrorBody)
     )
@@ -37,7 +35,6 @@ pub async fn predictions(
     serve(
         &req,
         &state.responses,
-        &table::PREDICTIONS,
         &(sport, model_type, upcoming_only),
         |now| state.slate.predictions(sport, model_type, upcoming_only, now),
         |slate| Rendered::new(&PredictionsResponse::from(slate)),

@@ -20,11 +20,9 @@ use crate::state::AppState;
     ),
     responses(
         (status = 200, description = "Today's free picks", body = PublicPicksResponse),
-        (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Unknown sport or market, or a malformed boolean", body = crate::error::ErrorBody),
         (status = 404, description = "No predictions artifact for that sport and market", body = crate::error::ErrorBody),
-        (status = 503, description = "Object storage unavailable", body = crate::error::ErrorBody),
-        (status = 429, description = "More than the per-address rate on public routes; see Retry-After", body = crate::error::ErrorBody)
+        (status = 503, description = "Object storage unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn public_ml_picks(
@@ -38,7 +36,6 @@ pub async fn public_ml_picks(
     serve(
         &req,
         &state.responses,
-        &table::PUBLIC_ML_PICKS,
         &(sport, market, upcoming_only),
         |now| state.slate.public_picks(sport, market, upcoming_only, now),
         |feed| Rendered::new(&PublicPicksResponse::from(feed)),

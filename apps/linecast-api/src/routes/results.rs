@@ -26,10 +26,8 @@ use crate::state::AppState;
         ("offset" = Option<i64>, Query, description = "First row of the page, default 0", minimum = 0),
         ("snapshot" = Option<String>, Query, pattern = r"^[0-9a-f]{64}$", description = "With season: the first page's snapshot (64 hex)")
     ),
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "A page of results", body = ResultsResponse),
-        (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Malformed sport, model_type, limit, offset, season or snapshot", body = crate::error::ErrorBody),
         (status = 404, description = "No season store for that sport, model type and season", body = crate::error::ErrorBody),
         (status = 409, description = "The snapshot changed between pages; restart from offset 0", body = crate::error::ErrorBody)
@@ -51,7 +49,6 @@ pub async fn results(
     serve_heavy(
         &req,
         &state.responses,
-        &table::RESULTS,
         (sport, model_type, named, request),
         None,
         move |now| async move { history.results_page(sport, model_type, named, &asked, now).await },
@@ -68,10 +65,8 @@ pub async fn results(
     params(
         crate::params::SportModelPath
     ),
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Seasons with history", body = SeasonsResponse),
-        (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Unknown sport or model type", body = crate::error::ErrorBody)
     )
 )]
@@ -84,7 +79,6 @@ pub async fn result_seasons(
     serve(
         &req,
         &state.responses,
-        &table::RESULT_SEASONS,
         &(sport, model_type),
         |now| state.history.season_list(sport, model_type, now),
         |list| Rendered::new(&SeasonsResponse::new(sport, model_type, list)),
@@ -99,7 +93,6 @@ pub async fn result_seasons(
         ("season" = Option<String>, Query, pattern = r"^([0-9]{4}(-[0-9]{2})?|all)$", description = "A season label (YYYY for mlb, YYYY-YY otherwise), or `all` for every archived season oldest first; default the current season"),
         ("format" = ExportFormat, Query, description = "`csv` or `parquet`")
     ),
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "Every row `/results` serves for the season(s), oldest first, as a file (counted as one request). CSV: one header row, null as an empty cell; gzip/br by Accept-Encoding. Parquet: typed columns, Snappy, the snapshot and columns version in the key-value metadata.",
             headers(
@@ -112,7 +105,6 @@ pub async fn result_seasons(
                 (Vec<u8> = "application/vnd.apache.parquet")
             )
         ),
-        (status = 304, description = "Not modified: If-None-Match named this file's ETag; no body"),
         (status = 400, description = "Unknown sport or model type, a malformed season, or a missing or unknown format", body = crate::error::ErrorBody),
         (status = 404, description = "No season store for that season (or none at all with season=all)", body = crate::error::ErrorBody)
     )
@@ -136,7 +128,6 @@ pub async fn results_export(
     serve_heavy(
         &req,
         &state.responses,
-        &table::RESULTS_EXPORT,
         (sport, model_type, asked, format),
         slot,
         // The body's key comes from the seasons' versions; the seasons are

@@ -29,7 +29,6 @@ pub struct RootResponse {
 pub async fn root(req: HttpRequest) -> Result<HttpResponse, ApiError> {
     fresh(
         &req,
-        &table::ROOT,
         &RootResponse {
             message: "linecast sports model data API".to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),

@@ -46,10 +46,8 @@ fn announce(mut res: HttpResponse, accounting: Accounting) -> HttpResponse {
         ("season" = Option<String>, Query, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "YYYY for mlb, YYYY-YY otherwise; default the latest season in the store"),
         ("accounting" = Option<crate::schema::AccountingCode>, Query, description = "legacy_v1 (default, deprecated) or recorded_v2")
     ),
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "The leaderboard; legacy_v1 carries a Deprecation header", body = StrategiesResponse),
-        (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Unknown sport or model type, malformed season or accounting", body = crate::error::ErrorBody),
         (status = 404, description = "No season store for that season", body = crate::error::ErrorBody)
     )
@@ -66,7 +64,6 @@ pub async fn strategies(
     let res = serve(
         &req,
         &state.responses,
-        &table::STRATEGIES,
         &(sport, model_type, named, accounting),
         |_| state.strategies.leaderboard(sport, model_type, named, accounting),
         |(data, board)| Rendered::new(&StrategiesResponse::new(data, board)),
@@ -84,10 +81,8 @@ pub async fn strategies(
         ("accounting" = Option<crate::schema::AccountingCode>, Query, description = "legacy_v1 (default, deprecated) or recorded_v2"),
         ("include_excluded" = Option<bool>, Query, description = "true adds excluded_rows with a reason each")
     ),
-    security(("api_key_header" = []), ("bearer" = []), ("api_key_query" = [])),
     responses(
         (status = 200, description = "The replay; its totals equal the leaderboard entry", body = ReplayResponse),
-        (status = 304, description = "Not modified: If-None-Match named this body's ETag; no body"),
         (status = 400, description = "Unknown strategy id (the detail lists the valid ids), sport or model type; malformed season, accounting or include_excluded", body = crate::error::ErrorBody),
         (status = 404, description = "No season store for that season", body = crate::error::ErrorBody)
     )
@@ -108,7 +103,6 @@ pub async fn strategy_replay(
     let res = serve(
         &req,
         &state.responses,
-        &table::STRATEGY_REPLAY,
         &(sport, model_type, named, accounting, &strategy_id, include_excluded),
         |_| {
             let service = &state.strategies;

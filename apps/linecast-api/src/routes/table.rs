@@ -16,30 +16,40 @@
 use actix_web::http::Method;
 use linecast_core::services::access::Policy;
 
-pub use crate::endpoint::{Access, Endpoint, Hold, Serving};
+pub use crate::endpoint::{Access, Endpoint, Hold, Operation, Serving};
 use crate::endpoint::{NO_STORE, PRIVATE, PUBLIC, REVALIDATE};
 
 /// Declares the rows: `NAME = METHOD "path", access, serving, module::handler;`.
 /// The operation id is the handler's name; its OpenAPI operation is the
-/// `#[utoipa::path]` on the handler.
+/// `#[utoipa::path]` on the handler, except for `Page` and `Description`
+/// rows, which the document does not list and whose handlers declare none.
 macro_rules! endpoints {
-    ($($row:ident = $method:ident $path:literal, $access:expr, $serving:expr, $module:ident :: $handler:ident;)*) => {
-        pastey::paste! { $(
+    ($($row:ident = $method:ident $path:literal, $access:expr, $serving:ident $(($cache:ident))?, $module:ident :: $handler:ident;)*) => {
+        $(
             pub const $row: Endpoint = Endpoint {
                 method: Method::$method,
                 path: $path,
                 access: $access,
-                serving: $serving,
+                serving: $serving $(($cache))?,
                 name: stringify!($handler),
                 route: || actix_web::web::route().to(super::$module::$handler),
+                operation: endpoints!(@operation $serving, $module, $handler),
+            };
+        )*
+        /// Every endpoint, in the order of the OpenAPI document.
+        pub static ENDPOINTS: &[&Endpoint] = &[$(&$row),*];
+    };
+    (@operation Page, $module:ident, $handler:ident) => { None };
+    (@operation Description, $module:ident, $handler:ident) => { None };
+    (@operation $serving:ident, $module:ident, $handler:ident) => {
+        pastey::paste! {
+            Some(Operation {
                 operation: <super::$module::[<__path_ $handler>] as utoipa::Path>::operation,
                 methods: <super::$module::[<__path_ $handler>] as utoipa::Path>::methods,
                 tags: <super::$module::[<__path_ $handler>] as utoipa::__dev::Tags<'static>>::tags,
                 schemas: <super::$module::[<__path_ $handler>] as utoipa::__dev::SchemaReferences>::schemas,
-            };
-        )* }
-        /// Every endpoint, in the order of the OpenAPI document.
-        pub static ENDPOINTS: &[&Endpoint] = &[$(&$row),*];
+            })
+        }
     };
 }
 
@@ -144,7 +154,11 @@ mod tests {
     #[test]
     fn each_rows_method_is_its_operations_method() {
         for row in ENDPOINTS {
-            let methods = (row.methods)();
+            let Some(op) = &row.operation else {
+                assert!(matches!(row.serving, Serving::Page(_) | Serving::Description(_)), "{row:?}");
+                continue;
+            };
+            let methods = (op.methods)();
             let json = serde_json::to_string(&methods).unwrap_or_default().to_ascii_uppercase();
             assert_eq!(methods.len(), 1, "{row:?}");
             assert!(json.contains(row.method.as_str()), "{row:?}: the operation says {json}");

@@ -169,7 +169,7 @@ async fn delete_on_the_rename_resource_is_a_405_allowing_patch_not_a_key_lookup(
 #[tokio::test]
 async fn each_error_carries_its_code_its_parameter_and_the_request_id() {
     let app = spawn_app().await;
-    let cases: [(&str, bool, u16, &str, Option<&str>); 8] = [
+    let cases: [(&str, bool, u16, &str, Option<&str>); 9] = [
         ("/api/v1/predictions/cricket/won_on_points", true, 400, "unknown_sport", Some("sport")),
         ("/api/v1/predictions/nba/won_on_goals", true, 400, "unknown_model_type", Some("model_type")),
         (
@@ -188,6 +188,14 @@ async fn each_error_carries_its_code_its_parameter_and_the_request_id() {
         ),
         (
             "/api/v1/results/nba/won_on_points?season=2025-26&offset=0&snapshot=xyz",
+            true,
+            400,
+            "invalid_snapshot",
+            Some("snapshot"),
+        ),
+        // Well-formed, but never issued: its check fails (a 400, not the 409 of a replaced season).
+        (
+            "/api/v1/results/nba/won_on_points?season=2025-26&offset=0&snapshot=0000000000000000000000000000000000000000000000000000000000000000",
             true,
             400,
             "invalid_snapshot",

@@ -107,7 +107,7 @@ async fn every_authenticated_route_declares_the_three_security_schemes_and_publi
     }
 }
 
-/// Every `$ref` in the document resolves to a component schema.
+/// Every `$ref` in the document resolves to a component schema or header.
 #[test]
 fn every_schema_reference_resolves() {
     fn walk(v: &serde_json::Value, refs: &mut Vec<String>) {
@@ -127,10 +127,12 @@ fn every_schema_reference_resolves() {
     walk(&doc, &mut refs);
     assert!(!refs.is_empty());
     for r in refs {
-        let name = r
-            .strip_prefix("#/components/schemas/")
+        let (kind, name) = r
+            .strip_prefix("#/components/")
+            .and_then(|rest| rest.split_once('/'))
             .unwrap_or_else(|| panic!("unexpected ref {r}"));
-        assert!(doc["components"]["schemas"][name].is_object(), "dangling {r}");
+        assert!(["schemas", "headers"].contains(&kind), "unexpected ref {r}");
+        assert!(doc["components"][kind][name].is_object(), "dangling {r}");
     }
 }
 
