@@ -149,6 +149,7 @@ pub struct ErrorBody {
     /// Human-readable cause; for 400 it names the parameter and its allowed values.
     pub detail: String,
     /// ISO 8601 time the error was produced.
+    #[schema(format = DateTime)]
     pub timestamp: String,
     /// The request's `X-Request-Id`: quote it when reporting a problem.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -78,7 +78,7 @@ const PER_ADDRESS_ERROR: (&str, &str) = (
 /// Every response header the service sends, declared once under
 /// `components/headers` and referenced by each response that can carry it:
 /// (name, integer-valued, meaning).
-pub const HEADERS: [(&str, bool, &str); 15] = [
+pub const HEADERS: [(&str, bool, &str); 17] = [
     (
         "X-Request-Id",
         false,
@@ -128,6 +128,16 @@ pub const HEADERS: [(&str, bool, &str); 15] = [
         "X-Accel-Buffering",
         false,
         "`no`: proxies are asked not to buffer the stream.",
+    ),
+    (
+        "Access-Control-Allow-Origin",
+        false,
+        "`*`, on an answer to a request that carried `Origin` (cross-origin calls from a browser; `/api/v1` only, never with credentials).",
+    ),
+    (
+        "Access-Control-Expose-Headers",
+        false,
+        "The headers a cross-origin page may read: the rate-limit headers, `Retry-After`, `ETag`, `X-Request-Id`, `Deprecation`, `Sunset`, `Content-Disposition`, `Accept-Ranges`, `Content-Range`.",
     ),
     (
         "Deprecation",
@@ -183,6 +193,7 @@ fn apply_row(row: &Endpoint, operation: &mut utoipa::openapi::path::Operation) {
     use utoipa::openapi::security::SecurityRequirement;
     use utoipa::openapi::{RefOr, ResponseBuilder};
     let keyed = matches!(row.access, Access::Key(_) | Access::KeyHolding(..));
+    let cross_origin = crate::routes::cors::applies(row);
     operation.security = keyed.then(|| {
         ["api_key_header", "bearer", "api_key_query"]
             .into_iter()
@@ -200,17 +211,22 @@ fn apply_row(row: &Endpoint, operation: &mut utoipa::openapi::path::Operation) {
             .entry((*status).to_owned())
             .or_insert_with(|| error_response(description).into());
     }
+    responses.entry("500".to_owned()).or_insert_with(|| {
+        error_response("`internal_error`: a fault of the service, logged with the request id; nothing was counted").into()
+    });
     let validated = matches!(
         row.serving,
         Serving::Read(_) | Serving::Fresh(_) | Serving::Description(_)
     );
     if validated {
-        responses.entry("304".to_owned()).or_insert_with(|| {
-            ResponseBuilder::new()
-                .description("Not modified: `If-None-Match` named this body's ETag; no body")
-                .build()
-                .into()
-        });
+        // A 304 carries the headers its 200 would have (RFC 9110 15.4.5).
+        let mut not_modified = ResponseBuilder::new()
+            .description("Not modified: `If-None-Match` named this body's ETag; no body")
+            .build();
+        if let Some(RefOr::T(ok)) = responses.get("200") {
+            not_modified.headers = ok.headers.clone();
+        }
+        responses.entry("304".to_owned()).or_insert_with(|| not_modified.into());
     }
     for (status, response) in responses.iter_mut() {
         let RefOr::T(response) = response else { continue };
@@ -242,6 +258,9 @@ fn apply_row(row: &Endpoint, operation: &mut utoipa::openapi::path::Operation) {
         if status == "401" {
             names.push("WWW-Authenticate");
         }
+        if cross_origin {
+            names.extend(["Access-Control-Allow-Origin", "Access-Control-Expose-Headers"]);
+        }
         for name in names {
             declare(response, name);
         }
@@ -251,8 +270,10 @@ fn apply_row(row: &Endpoint, operation: &mut utoipa::openapi::path::Operation) {
 /// The media type of the change stream.
 const EVENT_STREAM: &str = "text/event-stream";
 
-/// The change stream described one event at a time, as OpenAPI 3.2's
-/// `itemSchema` does (schemathesis checks every event against it): an
+/// The change stream described one event at a time: in an OpenAPI 3.1
+/// document the `schema` of `text/event-stream` is read as each event's
+/// schema (schemathesis checks every event against it; 3.2's `itemSchema`
+/// would be invalid 3.1, which linters and generators refuse): an
 /// event is its `id`, `event` and `data` fields, `data` being the JSON of
 /// the event type's schema (`contentMediaType`/`contentSchema`). Comment
 /// lines (`: ping`) are not events. The route declares the stream's
@@ -321,7 +342,7 @@ impl Modify for EventStreamItems {
             response.content.insert(
                 EVENT_STREAM.to_owned(),
                 ContentBuilder::new()
-                    .item_schema(Some(event_item_schema()))
+                    .schema(Some(event_item_schema()))
                     .build()
                     .into(),
             );
@@ -334,7 +355,7 @@ impl Modify for EventStreamItems {
     info(
         title = "linecast",
         description = "Sports model data: predictions, odds, graded results, summaries, strategies and market comparisons for mlb, nba, nfl, nhl, ncaaf and ncaab.\n\nEvery error has the shape `{error, code, detail, timestamp, request_id}` (with `parameter` when one parameter is at fault); `code` is stable and listed in the `ErrorCode` schema. Every response carries `X-Request-Id`; authenticated answers carry the rate-limit headers. The manual of every payload, field by field: [/docs/payloads.md](/docs/payloads.md).",
-        license(name = "Apache-2.0", identifier = "Apache-2.0"),
+        license(name = "Apache-2.0", url = "https://www.apache.org/licenses/LICENSE-2.0"),
         contact(name = "linecast API support", url = "/docs/payloads.md", email = "api@linecast.example")
     ),
     servers((url = "/", description = "This server (the document is served by the API it describes)")),
@@ -355,15 +376,15 @@ impl Modify for EventStreamItems {
     )),
     modifiers(&SecuritySchemes),
     tags(
-        (name = "service", description = "Identity and health"),
-        (name = "public", description = "Free, unauthenticated feeds"),
-        (name = "data", description = "Model data; needs an API key"),
-        (name = "history", description = "Graded results and aggregates; needs an API key"),
-        (name = "strategies", description = "Strategy leaderboards and replays; needs an API key"),
         (name = "account", description = "Customer account, usage and API keys"),
-        (name = "datasets", description = "Historical dataset refresh and signed downloads"),
+        (name = "billing", description = "Subscriptions set by the billing provider (Stripe webhooks)"),
         (name = "compatibility", description = "Legacy endpoints with explicit empty payloads"),
-        (name = "billing", description = "Subscriptions set by the billing provider (Stripe webhooks)")
+        (name = "data", description = "Model data; needs an API key"),
+        (name = "datasets", description = "Historical dataset refresh and signed downloads"),
+        (name = "history", description = "Graded results and aggregates; needs an API key"),
+        (name = "public", description = "Free, unauthenticated feeds"),
+        (name = "service", description = "Identity and health"),
+        (name = "strategies", description = "Strategy leaderboards and replays; needs an API key")
     )
 )]
 pub struct ApiDoc;
@@ -412,6 +433,75 @@ pub fn document() -> utoipa::openapi::OpenApi {
             .headers
             .insert(name.to_owned(), header_component(integer, description).into());
     }
+    for schema in components.schemas.values_mut() {
+        integers_with_format(schema);
+    }
     EventStreamItems.modify(&mut doc);
+    add_examples(&mut doc);
     doc
+}
+
+/// One example answer per read operation, by operation id: a live answer
+/// of the demo data with each list cut to its first item, written and
+/// checked by the API test `declared::each_examples_is_a_live_answer`
+/// (`UPDATE_SNAPSHOTS=1` rewrites it), so an example cannot drift.
+pub const EXAMPLES: &str = include_str!("../openapi-examples.json");
+
+/// Sets each operation's example on its 200's JSON content.
+fn add_examples(doc: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::RefOr;
+    let Ok(serde_json::Value::Object(examples)) = serde_json::from_str::<serde_json::Value>(EXAMPLES) else {
+        return;
+    };
+    for item in doc.paths.paths.values_mut() {
+        for operation in [&mut item.get, &mut item.post, &mut item.patch, &mut item.delete]
+            .into_iter()
+            .flatten()
+        {
+            let Some(example) = operation.operation_id.as_ref().and_then(|id| examples.get(id)) else {
+                continue;
+            };
+            if let Some(RefOr::T(ok)) = operation.responses.responses.get_mut("200")
+                && let Some(RefOr::T(content)) = ok.content.get_mut("application/json")
+            {
+                content.example = Some(example.clone());
+            }
+        }
+    }
+}
+
+/// Gives every integer schema without a format `int64` (every integer
+/// the service sends or takes fits in one; generated clients then type
+/// it as a 64-bit integer, not an arbitrary-precision one).
+fn integers_with_format(schema: &mut utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>) {
+    use utoipa::openapi::RefOr;
+    use utoipa::openapi::schema::{AdditionalProperties, ArrayItems, KnownFormat, Schema, SchemaFormat, SchemaType, Type};
+    let RefOr::T(schema) = schema else { return };
+    match schema {
+        Schema::Object(object) => {
+            let integer = match &object.schema_type {
+                SchemaType::Type(t) => *t == Type::Integer,
+                SchemaType::Array(types) => types.contains(&Type::Integer),
+                SchemaType::AnyValue => false,
+            };
+            if integer && object.format.is_none() {
+                object.format = Some(SchemaFormat::KnownFormat(KnownFormat::Int64));
+            }
+            object.properties.values_mut().for_each(integers_with_format);
+            if let Some(extra) = object.additional_properties.as_deref_mut()
+                && let AdditionalProperties::RefOr(inner) = extra
+            {
+                integers_with_format(inner);
+            }
+        }
+        Schema::Array(array) => {
+            if let ArrayItems::RefOrSchema(items) = &mut array.items {
+                integers_with_format(items);
+            }
+        }
+        Schema::OneOf(one) => one.items.iter_mut().for_each(integers_with_format),
+        Schema::AllOf(all) => all.items.iter_mut().for_each(integers_with_format),
+        Schema::AnyOf(any) => any.items.iter_mut().for_each(integers_with_format),
+        _ => {}
+    }
 }

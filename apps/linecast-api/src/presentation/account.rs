@@ -24,6 +24,7 @@ pub struct CustomerResponse {
     /// Requests counted this UTC month.
     pub monthly_requests: u64,
     pub monthly_limit: u64,
+    #[schema(format = DateTime)]
     pub created_at: String,
 }
 
@@ -40,6 +41,7 @@ pub struct UsageResponse {
     pub api_subscription_status: String,
     pub subscription_status: String,
     /// First day of the next UTC month (`YYYY-MM-DD`).
+    #[schema(format = Date)]
     pub reset_date: String,
 }
 
@@ -52,6 +54,7 @@ pub struct ApiKeyView {
     /// `ai`: legacy `data`, `basic` and `premium` have the same access and are reported as `ai`.
     #[schema(example = "ai")]
     pub tier: String,
+    #[schema(format = DateTime)]
     pub created_at: String,
     pub is_active: bool,
     pub expires_at: Option<String>,

@@ -40,6 +40,7 @@ pub struct CalibrationResponse {
     /// filter).
     pub games: usize,
     /// Publication time of the season store.
+    #[schema(format = DateTime)]
     pub last_updated: String,
     /// IMPLIED, BLEND, AI, CATB, RF, LGB, LOGR, XGB, XT, each only when it has
     /// a probability on at least one graded game.

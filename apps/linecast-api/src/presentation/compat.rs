@@ -64,6 +64,7 @@ impl ToSchema for NoPicksBySport {}
 #[derive(Debug, Serialize, ToSchema)]
 pub struct EdgePicksResponse {
     /// The date asked for, or null for the undated listing.
+    #[schema(format = Date)]
     pub date: Option<String>,
     /// Always empty.
     pub picks: NoItems,
@@ -122,6 +123,7 @@ pub struct PicksSummary {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PicksResponse {
     /// `YYYY-MM-DD` (ET).
+    #[schema(format = Date)]
     pub date: String,
     pub picks: NoItems,
     pub summary: PicksSummary,

@@ -13,6 +13,7 @@ use crate::presentation::time::rfc3339;
 #[derive(Debug, Serialize, ToSchema)]
 pub struct EntitlementResponse {
     pub has_service_sports_data: bool,
+    #[schema(format = DateTime)]
     pub expires_at: Option<String>,
     pub owned_products: Vec<String>,
     pub owned_sports: Vec<String>,
@@ -20,6 +21,7 @@ pub struct EntitlementResponse {
     pub refreshes_remaining: u32,
     pub refresh_limit: u32,
     /// First instant of the next UTC month.
+    #[schema(format = DateTime)]
     pub next_reset_at: String,
 }
 
@@ -30,6 +32,7 @@ pub struct DownloadItem {
     pub filename: String,
     /// Signed link, valid for 15 minutes.
     pub url: String,
+    #[schema(format = DateTime)]
     pub expires_at: String,
 }
 
@@ -37,6 +40,7 @@ pub struct DownloadItem {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RefreshResponse {
     pub refreshes_remaining: u32,
+    #[schema(format = DateTime)]
     pub next_reset_at: String,
     pub downloads: Vec<DownloadItem>,
 }

@@ -24,6 +24,7 @@ pub struct ReleaseEventData {
     /// `predictions`, `odds`, `results` (a season store) or `release` (the daily manifest).
     pub artifact: String,
     /// The object's last-modified time (RFC 3339).
+    #[schema(format = DateTime)]
     pub published_at: String,
     /// The object's version (its ETag, or last-modified and size).
     pub version: String,

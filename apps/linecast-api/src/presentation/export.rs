@@ -40,6 +40,26 @@ pub const COLUMNS_VERSION: &str = "2";
 /// The response header naming the snapshot of the exported seasons.
 pub const SNAPSHOT_HEADER: &str = "x-linecast-snapshot";
 
+/// An export's body in the document: a file's bytes (`format: binary`),
+/// so generated clients hand it back as bytes, never decoded as text.
+/// Schema only: the body is written by `ExportFormat::render`.
+pub struct ExportFile;
+
+impl utoipa::PartialSchema for ExportFile {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, Type};
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Binary)))
+            .description(Some(
+                "The export file: CSV text (`format=csv`) or a Parquet file (`format=parquet`), as bytes",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for ExportFile {}
+
 /// The `format` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]

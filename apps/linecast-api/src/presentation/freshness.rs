@@ -28,6 +28,7 @@ pub struct MarketStatus {
     /// pending, updating, fresh, off_day, partial, stale or unknown.
     pub status: String,
     /// When the market's predictions were published (artifact time).
+    #[schema(format = DateTime)]
     pub published_at: Option<String>,
     pub release_id: Option<String>,
     /// As-of time of the source data the release used.
@@ -35,6 +36,7 @@ pub struct MarketStatus {
     /// Newer odds arrived and the rebuild has not landed yet.
     pub refresh_pending: bool,
     /// One odds cycle after the newer odds arrived.
+    #[schema(format = DateTime)]
     pub refresh_deadline: Option<String>,
     /// Games whose previous prediction is kept; they never change status.
     pub held_games: Vec<String>,
@@ -43,6 +45,7 @@ pub struct MarketStatus {
 /// Publication times of the day's derived artifacts.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ArtifactStatus {
+    #[schema(format = DateTime)]
     pub predictions: Option<String>,
     pub results: Option<String>,
     pub summaries: Option<String>,
@@ -54,6 +57,7 @@ pub struct ArtifactStatus {
 pub struct DataStatusResponse {
     pub sport: String,
     /// Today's ET slate date.
+    #[schema(format = Date)]
     pub slate_date: String,
     /// pending, updating, fresh, off_day, partial, stale or unknown.
     pub status: String,
@@ -63,6 +67,7 @@ pub struct DataStatusResponse {
     pub degradation_reason: Option<String>,
     pub refresh_pending: bool,
     /// 10:15 America/New_York on the slate date.
+    #[schema(format = DateTime)]
     pub deadline: String,
     pub release_id: Option<String>,
     pub source_as_of: Option<String>,

@@ -41,6 +41,7 @@ pub struct HealthResponse {
     pub status: String,
     /// When this round of probes ran (ISO 8601). Probes run at most once a
     /// second; calls in between get the same round.
+    #[schema(format = DateTime)]
     pub checked_at: String,
     pub version: String,
     /// `database`, `cache` and `object_storage`.

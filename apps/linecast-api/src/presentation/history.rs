@@ -42,6 +42,7 @@ pub struct ResultsResponse<'a> {
     #[schema(value_type = Vec<ResultRow>)]
     pub results: Vec<&'a RawValue>,
     /// Publication time of the season store.
+    #[schema(format = DateTime)]
     pub last_updated: String,
     /// Every row of the season, graded or not.
     pub total: usize,
@@ -52,6 +53,7 @@ pub struct ResultsResponse<'a> {
     /// With `season`: the generation token to echo on later pages; null otherwise.
     pub snapshot: Option<String>,
     /// First game date of the season store.
+    #[schema(format = Date)]
     pub source_start: Option<String>,
     /// Last game date of the season store.
     pub source_end: Option<String>,
@@ -122,6 +124,7 @@ pub struct SummaryResponse {
     #[schema(value_type = Vec<SummaryEntryShape>)]
     pub summaries: Vec<SummaryEntry>,
     /// Publication time of the season store the summary was computed from.
+    #[schema(format = DateTime)]
     pub generated_date: String,
     /// The grading rules: rule name → the rule in one sentence.
     pub grading: GradingRules,
@@ -184,6 +187,7 @@ pub struct TrackingResponse {
     /// The grading rules: rule name → the rule in one sentence.
     pub grading: GradingRules,
     /// Publication time of the season store.
+    #[schema(format = DateTime)]
     pub last_updated: String,
 }
 
@@ -239,6 +243,7 @@ pub struct TeamFormResponse {
     #[schema(value_type = Vec<TeamFormEntry>)]
     pub teams: Vec<TeamForm>,
     /// Publication time of the season archive used.
+    #[schema(format = DateTime)]
     pub last_updated: String,
 }
 
@@ -272,6 +277,7 @@ pub struct RollingResponse {
     pub historical_average: linecast_grading::PerModel<f64>,
     /// Publication time of the newest season archive used.
     #[schema(required = true)]
+    #[schema(format = DateTime)]
     pub last_updated: Option<String>,
 }
 
@@ -310,6 +316,7 @@ pub struct DensityResponse {
     pub cells: Vec<Vec<DensityCell>>,
     /// Publication time of the newest season archive used.
     #[schema(required = true)]
+    #[schema(format = DateTime)]
     pub last_updated: Option<String>,
 }
 

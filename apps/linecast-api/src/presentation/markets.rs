@@ -13,6 +13,7 @@ use crate::presentation::time::rfc3339;
 /// One game of the comparison.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct MarketGame {
+    #[schema(format = Date)]
     pub date: String,
     /// `HH:MM` ET.
     pub time: String,
@@ -36,6 +37,7 @@ pub struct MarketGame {
 pub struct MarketsResponse {
     pub sport: String,
     /// Newest source time used (odds update or market snapshot); null with none.
+    #[schema(format = DateTime)]
     pub as_of: Option<String>,
     pub games: Vec<MarketGame>,
 }

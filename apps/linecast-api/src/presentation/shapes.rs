@@ -19,7 +19,9 @@ use linecast_domain::artifacts::KEY_COLUMNS;
 use linecast_domain::row::SEASON_TEXT_COLUMNS;
 use linecast_domain::{LineField, ModelColumn, ModelType};
 use serde::Serialize;
-use utoipa::openapi::schema::{AdditionalProperties, Object, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type};
+use utoipa::openapi::schema::{
+    AdditionalProperties, KnownFormat, Object, ObjectBuilder, OneOfBuilder, Schema, SchemaFormat, SchemaType, Type,
+};
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::{PartialSchema, ToSchema};
 
@@ -56,7 +58,11 @@ impl utoipa::PartialSchema for ResultRow {
                 "time_est" => "Start time, HH:MM:SS (Eastern)",
                 _ => "Team slug",
             };
-            row = row.property(key, text(what)).required(key);
+            let mut column = text(what);
+            if key == "date" {
+                column.format = Some(SchemaFormat::KnownFormat(KnownFormat::Date));
+            }
+            row = row.property(key, column).required(key);
         }
         row = row
             .property("season", text("Season label"))
@@ -287,6 +293,7 @@ pub struct WeeklyPointShape {
 #[serde(deny_unknown_fields)]
 #[schema(as = RecentGame)]
 pub struct RecentGameShape {
+    #[schema(format = Date)]
     date: String,
     time_est: String,
     away_team: String,
@@ -432,6 +439,7 @@ pub struct StrategyEntryShape {
 #[serde(deny_unknown_fields)]
 #[schema(as = ReplayGame)]
 pub struct ReplayGameShape {
+    #[schema(format = Date)]
     date: String,
     time_est: String,
     away_team: String,
@@ -461,6 +469,7 @@ pub struct ReplayGameShape {
 #[serde(deny_unknown_fields)]
 #[schema(as = ExcludedRow)]
 pub struct ExcludedRowShape {
+    #[schema(format = Date)]
     date: String,
     time_est: String,
     away_team: String,

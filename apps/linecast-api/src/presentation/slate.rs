@@ -47,6 +47,7 @@ pub struct PredictionsResponse {
     pub sport: String,
     pub model_type: String,
     /// Publication time of the predictions artifact (ISO 8601).
+    #[schema(format = DateTime)]
     pub predictions_date: String,
     /// Sorted by date then ET time.
     pub games: Vec<PredictionGame>,
@@ -186,6 +187,7 @@ impl ToSchema for PickLines {}
 #[derive(Debug, Serialize, ToSchema)]
 pub struct OddsGame {
     pub match_id: String,
+    #[schema(format = Date)]
     pub date: String,
     /// `HH:MM:SS` ET.
     pub time: String,
@@ -209,6 +211,7 @@ pub struct OddsGame {
 pub struct OddsResponse {
     pub sport: String,
     /// The served slate date (`YYYY-MM-DD`, ET).
+    #[schema(format = Date)]
     pub date: String,
     /// Sorted by date then ET time.
     pub games: Vec<OddsGame>,
@@ -222,6 +225,7 @@ pub(crate) const FREE_NOTE: &str = "Only free predictions are included in this p
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PublicPickGame {
     /// `YYYY-MM-DD` (ET).
+    #[schema(format = Date)]
     pub date: String,
     /// `HH:MM:SS` ET.
     pub time: String,
@@ -256,6 +260,7 @@ pub struct PublicPicksResponse {
     pub market: String,
     pub model_type: String,
     /// Publication time of the predictions artifact (ISO 8601).
+    #[schema(format = DateTime)]
     pub predictions_date: String,
     /// Sorted by date then ET time.
     pub games: Vec<PublicPickGame>,

@@ -29,6 +29,7 @@ pub fn deprecation_header_value() -> String {
 pub struct StrategiesResponse<'a> {
     pub season: String,
     /// Publication time of the season store.
+    #[schema(format = DateTime)]
     pub last_updated: String,
     pub sport: &'static str,
     /// The public market: `moneyline`, `spread` or `over_under`.
@@ -72,6 +73,7 @@ impl<'a> StrategiesResponse<'a> {
 #[serde(deny_unknown_fields)]
 pub struct ReplayResponse<'a> {
     pub season: String,
+    #[schema(format = DateTime)]
     pub last_updated: String,
     pub sport: &'static str,
     #[schema(value_type = MarketCode)]

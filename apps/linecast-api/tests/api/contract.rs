@@ -2,7 +2,7 @@
 //! validated against the OpenAPI schema of its route, method and status: an
 //! undocumented status or a body that breaks its schema fails the test that
 //! received it. Every server-sent event they read from the change stream is
-//! validated against the stream's `itemSchema` (`validate_event`).
+//! validated against the stream's per-event `schema` (`validate_event`).
 
 use std::sync::OnceLock;
 
@@ -88,8 +88,10 @@ pub fn violations(method: &str, url_path: &str, status: u16, body: &Value) -> Ve
     };
     let mut schema = c.doc.clone();
     schema["$ref"] = json!(pointer);
+    // Formats are checked too: a `date` or `date-time` field must be one.
     let validator = jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
+        .should_validate_formats(true)
         .build(&schema)
         .unwrap_or_else(|e| panic!("schema for {pointer} does not compile: {e}"));
     validator
@@ -104,6 +106,7 @@ fn compiled(doc: &Value, pointer: &str) -> jsonschema::Validator {
     schema["$ref"] = json!(pointer);
     jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
+        .should_validate_formats(true)
         .build(&schema)
         .unwrap_or_else(|e| panic!("schema for {pointer} does not compile: {e}"))
 }
@@ -116,7 +119,7 @@ fn compiled(doc: &Value, pointer: &str) -> jsonschema::Validator {
 pub fn validate_event(event: &Value) {
     let c = contract();
     let path = escape(linecast_api::routes::table::EVENTS.path);
-    let pointer = format!("#/paths/{path}/get/responses/200/content/text~1event-stream/itemSchema");
+    let pointer = format!("#/paths/{path}/get/responses/200/content/text~1event-stream/schema");
     let errors: Vec<String> = compiled(&c.doc, &pointer)
         .iter_errors(event)
         .map(|e| format!("{} at {}", e, e.instance_path))
@@ -124,7 +127,7 @@ pub fn validate_event(event: &Value) {
         .collect();
     assert!(
         errors.is_empty(),
-        "an event breaks the stream's itemSchema: {errors:?}\nevent: {event}"
+        "an event breaks the stream's per-event schema: {errors:?}\nevent: {event}"
     );
     let item = c
         .doc
@@ -140,7 +143,7 @@ pub fn validate_event(event: &Value) {
                 .unwrap()
                 .contains(&event["event"])
         })
-        .unwrap_or_else(|| panic!("no branch of the itemSchema names {}", event["event"]));
+        .unwrap_or_else(|| panic!("no branch of the per-event schema names {}", event["event"]));
     let data_schema = branch["properties"]["data"]["contentSchema"]["$ref"].as_str().unwrap();
     let data: Value = serde_json::from_str(event["data"].as_str().unwrap())
         .unwrap_or_else(|e| panic!("an event's data is not JSON ({e}): {event}"));

@@ -14,6 +14,7 @@ mod consistency;
 mod contract;
 mod cors;
 mod data_status;
+mod declared;
 mod datasets;
 mod drain;
 mod errors;
