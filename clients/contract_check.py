@@ -7,7 +7,7 @@ Usage: python3 clients/contract_check.py BASE_URL API_KEY PACKAGE_DIR
 
 Checks, through the generated client only:
 - one season of /results paged to the end, pinned to its snapshot;
-- that season's Parquet export read as bytes (`.content`) and opened with
+- that season's Parquet export read as bytes (`.parsed`, a `File`) and opened with
   pyarrow: its rows equal the paged total and its metadata names the snapshot;
 - a 400's error body parsed with the generated ErrorBody: its `code`;
 - dates come back as `datetime.date` and timestamps as `datetime.datetime`
@@ -39,7 +39,7 @@ from linecast_client.models import (  # noqa: E402
     ResultsResponse,
     SportCode,
 )
-from linecast_client.types import Unset  # noqa: E402
+from linecast_client.types import File, Unset  # noqa: E402
 
 client = AuthenticatedClient(base_url=base, token=key, prefix="", auth_header_name="X-API-Key")
 SPORT, MODEL = SportCode.NBA, ModelTypeCode.WON_ON_POINTS
@@ -82,18 +82,15 @@ check(len(rows) == total, f"paged season {season} to the end: {len(rows)} rows =
 # --- the season's Parquet export, as bytes, through the generated client ---
 exported = results_export.sync_detailed(SPORT, MODEL, client=client, season=season, format_=ExportFormat.PARQUET)
 check(exported.status_code == 200, f"parquet export of {season}: HTTP {exported.status_code}")
-content = exported.content
-check(
-    isinstance(content, bytes) and content.startswith(b"PAR1"),
-    f"export .content is bytes starting PAR1 ({len(content)} bytes)",
-)
-# The generator types the 200 by the first media type it knows (text/csv), so
-# `.parsed` is `response.text`: the Parquet bytes decoded as text, not bytes.
+# The export's 200 is `format: binary` (Parquet first) and the generator is
+# run with clients/openapi-python-client.yaml, so `.parsed` is a `File`
+# holding the bytes: never text.
 parsed = exported.parsed
-note(
-    f"export .parsed is {type(parsed).__name__}"
-    + (f" ({len(parsed)} chars; encodes back to the bytes: {parsed.encode('utf-8', 'surrogateescape') == content})"
-       if isinstance(parsed, str) else "")
+check(isinstance(parsed, File), f"export .parsed is a File, not text (got {type(parsed).__name__})")
+content = parsed.payload.read()
+check(
+    isinstance(content, bytes) and content.startswith(b"PAR1") and content == exported.content,
+    f"export .parsed holds the file's bytes, starting PAR1 ({len(content)} bytes)",
 )
 try:
     table = pq.read_table(io.BytesIO(content))

@@ -489,7 +489,9 @@ pub fn key_error(err: KeyError, fields: &KeyFields<'_>) -> ApiError {
         ),
         KeyError::BadReference => ApiError::invalid(
             reference,
-            format!("Invalid {reference}: expected a full key (sk_service_...) or its masked form (sk_service_XXXX*****)"),
+            format!(
+                "Invalid {reference}: expected a full key (sk_service_...) or its masked form (sk_service_XXXX*****)"
+            ),
         ),
         KeyError::LimitReached { max } => ApiError::BadRequest(format!(
             "Key limit reached: a customer may hold at most {max} active API keys; revoke one before creating another"

@@ -84,7 +84,11 @@ pub const HEADERS: [(&str, bool, &str); 17] = [
         false,
         "The request's id: the caller's own `X-Request-Id` when it is 1 to 64 visible ASCII characters, else one the service made. Quoted as `request_id` in every error body and in the logs.",
     ),
-    ("X-Content-Type-Options", false, "`nosniff`: the body is only ever its declared media type."),
+    (
+        "X-Content-Type-Options",
+        false,
+        "`nosniff`: the body is only ever its declared media type.",
+    ),
     (
         "ETag",
         false,
@@ -111,7 +115,11 @@ pub const HEADERS: [(&str, bool, &str); 17] = [
         "What is left of each limit at this response: `r` calls, `t` seconds until refilled or reset, for example `\"burst\";r=99;t=1, \"monthly\";r=199873;t=691200`.",
     ),
     ("X-RateLimit-Limit", true, "The customer's monthly request quota."),
-    ("X-RateLimit-Remaining", true, "Requests left of the monthly quota after this one."),
+    (
+        "X-RateLimit-Remaining",
+        true,
+        "Requests left of the monthly quota after this one.",
+    ),
     ("X-RateLimit-Reset", true, "The Unix second the quota month ends (UTC)."),
     ("X-RateLimit-Tier", false, "The rate tier of the key (`ai`)."),
     (
@@ -142,7 +150,7 @@ pub const HEADERS: [(&str, bool, &str); 17] = [
     (
         "Deprecation",
         false,
-        "RFC 9745: this form of the resource is deprecated (`@<unix seconds>`); see `docs/payloads.md`, \"Versioning and deprecation\".",
+        "RFC 9745: this form of the resource is deprecated (`@<unix seconds>`); see /docs/payloads.md#versions-changes-and-deprecation.",
     ),
 ];
 
@@ -212,7 +220,8 @@ fn apply_row(row: &Endpoint, operation: &mut utoipa::openapi::path::Operation) {
             .or_insert_with(|| error_response(description).into());
     }
     responses.entry("500".to_owned()).or_insert_with(|| {
-        error_response("`internal_error`: a fault of the service, logged with the request id; nothing was counted").into()
+        error_response("`internal_error`: a fault of the service, logged with the request id; nothing was counted")
+            .into()
     });
     let validated = matches!(
         row.serving,
@@ -260,6 +269,13 @@ fn apply_row(row: &Endpoint, operation: &mut utoipa::openapi::path::Operation) {
         }
         if cross_origin {
             names.extend(["Access-Control-Allow-Origin", "Access-Control-Expose-Headers"]);
+        }
+        // A header a handler declares itself (Deprecation, say) is the
+        // component of its name: one meaning, stated once.
+        for name in response.headers.keys().cloned().collect::<Vec<_>>() {
+            if HEADERS.iter().any(|(known, ..)| *known == name) {
+                declare(response, &name);
+            }
         }
         for name in names {
             declare(response, name);
@@ -341,10 +357,7 @@ impl Modify for EventStreamItems {
         if let Some(RefOr::T(response)) = operation.responses.responses.get_mut("200") {
             response.content.insert(
                 EVENT_STREAM.to_owned(),
-                ContentBuilder::new()
-                    .schema(Some(event_item_schema()))
-                    .build()
-                    .into(),
+                ContentBuilder::new().schema(Some(event_item_schema())).build().into(),
             );
         }
     }
@@ -356,9 +369,9 @@ impl Modify for EventStreamItems {
         title = "linecast",
         description = "Sports model data: predictions, odds, graded results, summaries, strategies and market comparisons for mlb, nba, nfl, nhl, ncaaf and ncaab.\n\nEvery error has the shape `{error, code, detail, timestamp, request_id}` (with `parameter` when one parameter is at fault); `code` is stable and listed in the `ErrorCode` schema. Every response carries `X-Request-Id`; authenticated answers carry the rate-limit headers. The manual of every payload, field by field: [/docs/payloads.md](/docs/payloads.md).",
         license(name = "Apache-2.0", url = "https://www.apache.org/licenses/LICENSE-2.0"),
-        contact(name = "linecast API support", url = "/docs/payloads.md", email = "api@linecast.example")
+        contact(name = "linecast API support", email = "api@linecast.example")
     ),
-    servers((url = "/", description = "This server (the document is served by the API it describes)")),
+    servers((url = "/", description = "The deployment serving this document, production or a local demo alike (the document is served by the API it describes)")),
     components(schemas(
         crate::error::ErrorBody,
         crate::schema::SportCode,
@@ -438,6 +451,26 @@ pub fn document() -> utoipa::openapi::OpenApi {
     }
     EventStreamItems.modify(&mut doc);
     add_examples(&mut doc);
+    // The API is for customers outside: `x-internal: false` says so to
+    // documentation tools (OWASP API9, inventory).
+    for server in doc.servers.iter_mut().flatten() {
+        server.extensions = Some(
+            utoipa::openapi::extensions::ExtensionsBuilder::new()
+                .add("x-internal", false)
+                .build(),
+        );
+    }
+    doc
+}
+
+/// The document as this deployment serves it: `document()`, with the
+/// contact's address the payload manual at `public_url` (an absolute URL,
+/// as the OpenAPI contact object requires).
+pub fn served(public_url: &str) -> utoipa::openapi::OpenApi {
+    let mut doc = document();
+    if let Some(contact) = doc.info.contact.as_mut() {
+        contact.url = Some(format!("{}/docs/payloads.md", public_url.trim_end_matches('/')));
+    }
     doc
 }
 
@@ -475,7 +508,9 @@ fn add_examples(doc: &mut utoipa::openapi::OpenApi) {
 /// it as a 64-bit integer, not an arbitrary-precision one).
 fn integers_with_format(schema: &mut utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>) {
     use utoipa::openapi::RefOr;
-    use utoipa::openapi::schema::{AdditionalProperties, ArrayItems, KnownFormat, Schema, SchemaFormat, SchemaType, Type};
+    use utoipa::openapi::schema::{
+        AdditionalProperties, ArrayItems, KnownFormat, Schema, SchemaFormat, SchemaType, Type,
+    };
     let RefOr::T(schema) = schema else { return };
     match schema {
         Schema::Object(object) => {

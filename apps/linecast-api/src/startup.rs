@@ -210,7 +210,7 @@ impl Application {
         let limiter = build_limiter(&settings, usage.clone()).await?;
         let (slots, slot_heartbeat) = build_slots(&settings).await?;
         let keys = KeyCache::new(accounts.clone());
-        let doc = openapi::document();
+        let doc = openapi::served(&settings.public_url);
         let usage_health = Arc::new(UsageHealth::new(settings.usage_stale_after));
         if !settings.auth_enabled {
             // Written here, after logging has started (settings are read before).

@@ -57,6 +57,7 @@ pub struct ApiKeyView {
     #[schema(format = DateTime)]
     pub created_at: String,
     pub is_active: bool,
+    #[schema(format = DateTime)]
     pub expires_at: Option<String>,
 }
 

@@ -32,6 +32,7 @@ pub struct MarketStatus {
     pub published_at: Option<String>,
     pub release_id: Option<String>,
     /// As-of time of the source data the release used.
+    #[schema(format = DateTime)]
     pub source_as_of: Option<String>,
     /// Newer odds arrived and the rebuild has not landed yet.
     pub refresh_pending: bool,
@@ -47,8 +48,11 @@ pub struct MarketStatus {
 pub struct ArtifactStatus {
     #[schema(format = DateTime)]
     pub predictions: Option<String>,
+    #[schema(format = DateTime)]
     pub results: Option<String>,
+    #[schema(format = DateTime)]
     pub summaries: Option<String>,
+    #[schema(format = DateTime)]
     pub model_tracking: Option<String>,
 }
 
@@ -70,6 +74,7 @@ pub struct DataStatusResponse {
     #[schema(format = DateTime)]
     pub deadline: String,
     pub release_id: Option<String>,
+    #[schema(format = DateTime)]
     pub source_as_of: Option<String>,
     /// Keyed by model type.
     pub markets: BTreeMap<String, MarketStatus>,

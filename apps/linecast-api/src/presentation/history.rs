@@ -56,6 +56,7 @@ pub struct ResultsResponse<'a> {
     #[schema(format = Date)]
     pub source_start: Option<String>,
     /// Last game date of the season store.
+    #[schema(format = Date)]
     pub source_end: Option<String>,
 }
 

@@ -108,7 +108,14 @@ one-sided price. Always present."
             );
         }
         for key in SEASON_TEXT_COLUMNS {
-            row = row.property(key, nullable(Type::String, "Provenance text; null where empty"));
+            let mut column = nullable(Type::String, "Provenance text; null where empty");
+            // The store holds these checked (docs/data-contract.md).
+            column.format = match key {
+                "forecast_published_at" => Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)),
+                "model_training_through" => Some(SchemaFormat::KnownFormat(KnownFormat::Date)),
+                _ => None,
+            };
+            row = row.property(key, column);
         }
         row.property(
             "push",

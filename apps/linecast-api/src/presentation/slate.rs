@@ -26,6 +26,7 @@ use crate::schema::ModelProbabilities;
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PredictionGame {
     /// `YYYY-MM-DD` (ET).
+    #[schema(format = Date)]
     pub date: String,
     /// `HH:MM:SS` ET.
     pub time: String,

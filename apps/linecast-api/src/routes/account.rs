@@ -24,6 +24,14 @@ pub(crate) fn caller(ctx: Option<web::ReqData<AuthContext>>) -> Result<AuthConte
 /// Where the key routes' audit lines say a change came from.
 const ORIGIN: &str = "api";
 
+/// The caller's account, plan and requests this month
+///
+/// Returns the customer's id, email, name, tier, API plan, subscription statuses, `monthly_requests`
+/// (this UTC month, this request included), `monthly_limit` and creation time. Any valid key on a plan
+/// with API access may read it, whatever the subscription's state; the call counts as one request of the
+/// monthly quota, and the answer is `Cache-Control: no-store`.
+///
+/// See [payloads.md: Account](/docs/payloads.md#account-key).
 #[utoipa::path(
     get, path = table::GET_ME.path, tag = "account",
     responses(
@@ -44,6 +52,14 @@ pub async fn get_me(
     fresh(&req, &customer_view(ctx.customer(), used))
 }
 
+/// The caller's requests, quota and reset date this month
+///
+/// Returns `monthly_requests`, `monthly_limit`, `requests_remaining` and `reset_date` (the first day of
+/// the next UTC month), with the tier, plan and subscription statuses. Any valid key on a plan with API
+/// access may read it, whatever the subscription's state; the call counts as one request of the monthly
+/// quota, and the answer is `Cache-Control: no-store`.
+///
+/// See [payloads.md: Account](/docs/payloads.md#account-key).
 #[utoipa::path(
     get, path = table::GET_USAGE.path, tag = "account",
     responses(
@@ -75,6 +91,14 @@ pub async fn get_usage(
     )
 }
 
+/// The caller's API keys, masked
+///
+/// Returns each of the customer's keys, oldest first, masked as `sk_service_XXXX*****`, with its name,
+/// tier, creation time, whether it is active and when it expires. Any valid key on a plan with API
+/// access may list them, whatever the subscription's state, so a lapsed customer can still clean up; the
+/// call counts as one request of the monthly quota, and the answer is `Cache-Control: no-store`.
+///
+/// See [payloads.md: Account](/docs/payloads.md#account-key).
 #[utoipa::path(
     get, path = table::LIST_API_KEYS.path, tag = "account",
     responses(
@@ -99,6 +123,14 @@ pub async fn list_api_keys(
     )
 }
 
+/// Create an API key
+///
+/// Takes `{name}`, `{}` or no body at all (the key is then named `API key`) and returns the full key,
+/// shown this once: store it, it cannot be recovered. Creating a key needs an active subscription; a
+/// customer already holding the most active keys allowed (`LINECAST_MAX_KEYS_PER_CUSTOMER`, 25 by
+/// default) gets a 400 `invalid_request`. The call counts as one request of the monthly quota.
+///
+/// See [payloads.md: Account](/docs/payloads.md#account-key).
 #[utoipa::path(
     post, path = table::CREATE_API_KEY.path, tag = "account",
     request_body(content = Option<CreateKeyRequest>, description = "Optional: no body, `{}` or `{\"name\": null}` gives the default name", content_type = "application/json"),
@@ -137,6 +169,14 @@ pub async fn create_api_key(
     )
 }
 
+/// Rename one of the caller's API keys
+///
+/// Takes `{api_key_to_rename, new_name}`, the key given in full or masked (`sk_service_XXXX*****`), and
+/// returns a `message`. A masked form matching several of the caller's keys is a 400, and a key that is
+/// not the caller's is a 404. Any valid key on a plan with API access may rename, whatever the
+/// subscription's state; the call counts as one request of the monthly quota.
+///
+/// See [payloads.md: Account](/docs/payloads.md#account-key).
 #[utoipa::path(
     patch, path = table::RENAME_API_KEY.path, tag = "account",
     request_body = RenameKeyRequest,
@@ -183,9 +223,18 @@ pub async fn rename_api_key(
     )
 }
 
+/// Revoke one of the caller's API keys
+///
+/// `api_key` is the full key or its masked form (`sk_service_XXXX*****`); the answer is a `message`.
+/// Revoking the key that authenticates the request, or naming a masked form that matches several keys,
+/// is a 400, and a key that is not the caller's is a 404. Any valid key on a plan with API access may
+/// revoke, whatever the subscription's state, so a lapsed customer can revoke a leaked key; the call
+/// counts as one request of the monthly quota.
+///
+/// See [payloads.md: Account](/docs/payloads.md#account-key).
 #[utoipa::path(
     delete, path = table::REVOKE_API_KEY.path, tag = "account",
-    params(("api_key" = String, Path, description = "The full key or its masked form", pattern = r"^sk_service_[A-Za-z0-9]{4}(\*{5}|[A-Za-z0-9]{28,60})$")),
+    params(("api_key" = String, Path, description = "The full key or its masked form", max_length = 75, pattern = r"^sk_service_[A-Za-z0-9]{4}(\*{5}|[A-Za-z0-9]{28,60})$")),
     responses(
         (status = 200, description = "Revoked", body = MessageResponse),
         (status = 400, description = "Invalid key reference, a masked key matching several keys, or the key authenticating this request", body = crate::error::ErrorBody),

@@ -19,6 +19,16 @@ use crate::presentation::history::{
 use crate::responses::{Rendered, serve};
 use crate::state::AppState;
 
+/// Per-model record, win rates and EV ROI over the current season
+///
+/// Returns one entry per model with at least one graded pick, `ENSEMBLE` included: wins, losses and
+/// abstentions, win and fade rates overall and over `1W` and `4W` (the 7 and 28 days ending on the latest
+/// decided game), the rates per side, the EV ROI and the backtest of betting only at an EV of +10% or more.
+/// Every figure comes from the graded rows `/results` serves, and `grading` states the rules. Percentages
+/// are 0 to 100 with one decimal, null when the denominator is 0. Each call counts as one request of the
+/// monthly quota.
+///
+/// See [payloads.md: Summary](/docs/payloads.md#summary-get-apiv1summarysportmodel_type-ai-key).
 #[utoipa::path(
     get, path = table::SUMMARY.path, tag = "history",
     params(
@@ -46,11 +56,20 @@ pub async fn summary(
     .await
 }
 
+/// Season, weekly and recent hit rates of each model
+///
+/// Returns each model's win rate and graded picks over the season, the last 4 weeks and the last week
+/// (`snapshot`), a `weekly` series (one point every 7 days, each over the 28 days ending on `week_ending`,
+/// `win_pct` null below 10 picks), the latest 20 graded games with each model's hit, and the rows'
+/// provenance. `season` (`YYYY` for mlb, `YYYY-YY` otherwise) picks the season; without it the current
+/// season is tracked. Each call counts as one request of the monthly quota.
+///
+/// See [payloads.md: Model tracking](/docs/payloads.md#model-tracking-get-apiv1modelssportmodel_typetracking-ai-key).
 #[utoipa::path(
     get, path = table::TRACKING.path, tag = "history",
     params(
         crate::params::SportModelPath,
-        ("season" = Option<String>, Query, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "Season label; default the current season")
+        ("season" = Option<String>, Query, max_length = 7, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "Season label; default the current season")
     ),
     responses(
         (status = 200, description = "Model tracking", body = TrackingResponse),
@@ -76,6 +95,16 @@ pub async fn model_tracking(
     .await
 }
 
+/// Each team's recent results against the market in the current season
+///
+/// Returns, per team (by slug), the decided games, wins, losses and win rate of the current season, its
+/// last (up to) 10 results with the most recent last, the current streak (e.g. `W3`) and the next game
+/// date on the score tape. A result is from the team's side of the market: a moneyline win, a spread
+/// cover, or an over for totals (both teams of a game that went over get a 1); a push counts for neither
+/// team, and teams without a decided game are not listed. Each call counts as one request of the monthly
+/// quota.
+///
+/// See [payloads.md: Team form](/docs/payloads.md#team-form-get-apiv1resultssportmodel_typeteam-form-ai-key).
 #[utoipa::path(
     get, path = table::TEAM_FORM.path, tag = "history",
     params(
@@ -103,6 +132,14 @@ pub async fn team_form(
     .await
 }
 
+/// 28-day rolling win rate of each model, season by season
+///
+/// Returns one series per archived season (oldest first) and model: for every date with a graded game,
+/// the win rate over the 28 days ending on it, skipping dates where the model had no graded pick in the
+/// window. `historical_average` pools each model over every season (total wins / total picks). Each call
+/// counts as one request of the monthly quota.
+///
+/// See [payloads.md: Rolling](/docs/payloads.md#rolling-get-apiv1resultssportmodel_typerolling-ai-key).
 #[utoipa::path(
     get, path = table::ROLLING.path, tag = "history",
     params(
@@ -129,6 +166,14 @@ pub async fn rolling(
     .await
 }
 
+/// Hit rate of BLEND's picks by probability bin and season
+///
+/// Returns a grid with one row per season (the current season and up to ten before it that have a store,
+/// oldest first) and one column per BLEND probability bin of width 0.05. Each cell holds the graded BLEND
+/// picks whose probability falls in the bin (`n`) and the share that hit (null when `n` is 0). Each call
+/// counts as one request of the monthly quota.
+///
+/// See [payloads.md: Density](/docs/payloads.md#density-get-apiv1resultssportmodel_typedensity-ai-key).
 #[utoipa::path(
     get, path = table::DENSITY.path, tag = "history",
     params(
@@ -156,11 +201,21 @@ pub async fn density(
     .await
 }
 
+/// Calibration, proper scores and market skill of each model in a season
+///
+/// Returns per model its reliability bins (10 bins of width 0.1 with Wilson 95% intervals), Brier score,
+/// log loss, the Murphy decomposition, ECE, skill against the no-vig market on the same games and the
+/// closing-line value of its picks. `season` defaults to the current season, and `source` keeps `live` or
+/// `reconstructed` forecasts only (default `all`); a source with no rows answers 200 with `games: 0`.
+/// `format=svg` returns the reliability diagram as `image/svg+xml`, drawing the comma-separated `models`
+/// (default BLEND and IMPLIED). Each call counts as one request of the monthly quota, a 304 included.
+///
+/// See [payloads.md: Calibration](/docs/payloads.md#calibration-get-apiv1modelssportmodel_typecalibration-ai-key).
 #[utoipa::path(
     get, path = table::CALIBRATION.path, tag = "history",
     params(
         crate::params::SportModelPath,
-        ("season" = Option<String>, Query, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "Season label; default the current season (the same choice as summary)"),
+        ("season" = Option<String>, Query, max_length = 7, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "Season label; default the current season (the same choice as summary)"),
         ("source" = Option<CalibrationSourceCode>, Query, description = "`all` (default), `live` (model_probability_source = live) or `reconstructed` (walk_forward or reconstructed_oos)"),
         ("format" = Option<CalibrationFormatCode>, Query, description = "`json` (default) or `svg` (a reliability diagram)"),
         ("models" = Option<String>, Query, description = "With `format=svg`: comma-separated model columns to draw (IMPLIED, BLEND, AI, CATB, RF, LGB, LOGR, XGB, XT); default BLEND,IMPLIED")

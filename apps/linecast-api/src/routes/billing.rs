@@ -16,9 +16,19 @@ use crate::responses::written;
 use crate::routes::table;
 use crate::state::AppState;
 
+/// Stripe webhook: apply a billing event to a customer's subscription
+///
+/// Stripe posts its events here with a `Stripe-Signature` header over the raw body; no API key is taken
+/// and nothing is counted against a quota. The answer is `{received: true, event_id, outcome}`, where
+/// `outcome` is `applied`, `linked`, `pending`, `stale`, `duplicate`, `ignored`, `conflict` or `no_buyer`.
+/// A missing, malformed, wrong or stale signature or a body that is not an event is a 400, a body over
+/// 256 KiB a 413, too many refused deliveries from one address a 429; while no webhook secret is
+/// configured the route is a 404.
+///
+/// See [payloads.md: Billing webhook](/docs/payloads.md#billing-webhook-stripes-signature-no-key).
 #[utoipa::path(
     post, path = table::STRIPE_WEBHOOK.path, tag = "billing",
-    params(("Stripe-Signature" = String, Header, description = "Stripe's signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.\" + body>`")),
+    params(("Stripe-Signature" = String, Header, max_length = 1024, description = "Stripe's signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.\" + body>`")),
     request_body(content = crate::presentation::billing::StripeEvent, content_type = "application/json", description = "A Stripe event, exactly as Stripe sent it (at most 256 KiB)"),
     responses(
         (status = 200, description = "The event was received: applied, or ignored with the reason in `outcome`", body = WebhookAck),

@@ -13,6 +13,13 @@ use crate::params::{DatePath, RawQuery};
 use crate::presentation::compat::{PerformanceResponse, PicksResponse, SportsResponse};
 use crate::state::AppState;
 
+/// Legacy picks of today: always an empty list
+///
+/// Returns `{date, picks: [], summary: {total_picks: 0, by_sport: {}}, note}`: no validated betting
+/// selector is active. Any valid key on a plan with API access may call it; each call counts as one
+/// request of the monthly quota.
+///
+/// See [payloads.md: Legacy and compatibility](/docs/payloads.md#legacy-and-compatibility).
 #[utoipa::path(
     get, path = table::PICKS_TODAY.path, tag = "compatibility",
     responses(
@@ -21,12 +28,18 @@ use crate::state::AppState;
     )
 )]
 pub async fn picks_today(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    fresh(
-        &req,
-        &PicksResponse::from(state.slate.picks_today(state.clock.now())),
-    )
+    fresh(&req, &PicksResponse::from(state.slate.picks_today(state.clock.now())))
 }
 
+/// Legacy pick performance: every window at zero
+///
+/// Returns `{sport, market, windows, note}` with the `last_7_days`, `last_30_days`, `season` and
+/// `all_time` windows at zero (null win rate and ROI). `sport` (`MLB`, `NBA`, `NFL`, `NHL`, `NCAAF`,
+/// `NCAAB`) and `market` (`spread`, `total`, `moneyline`) are optional and echoed; any other value is a
+/// 400. Any valid key on a plan with API access may call it; each call counts as one request of the
+/// monthly quota.
+///
+/// See [payloads.md: Legacy and compatibility](/docs/payloads.md#legacy-and-compatibility).
 #[utoipa::path(
     get, path = table::PICKS_PERFORMANCE.path, tag = "compatibility",
     params(
@@ -51,15 +64,20 @@ pub async fn picks_performance(req: HttpRequest, query: web::Query<RawQuery>) ->
         Some(m @ ("spread" | "total" | "moneyline")) => Some(m.to_owned()),
         Some(m) => return Err(ApiError::invalid_param("market", m, "spread, total, moneyline")),
     };
-    fresh(
-        &req,
-        &PerformanceResponse::zeroed(sport, market),
-    )
+    fresh(&req, &PerformanceResponse::zeroed(sport, market))
 }
 
+/// Legacy picks of one date: always an empty list
+///
+/// Returns `{date, picks: [], summary: {total_picks: 0, by_sport: {}}, note}` for `date`, which must be
+/// a real calendar date written `YYYY-MM-DD` (anything else is a 400); no validated betting selector is
+/// active. Any valid key on a plan with API access may call it; each call counts as one request of the
+/// monthly quota.
+///
+/// See [payloads.md: Legacy and compatibility](/docs/payloads.md#legacy-and-compatibility).
 #[utoipa::path(
     get, path = table::PICKS_FOR_DATE.path, tag = "compatibility",
-    params(("date" = String, Path, format = Date, description = "YYYY-MM-DD", example = "2026-11-21")),
+    params(("date" = String, Path, format = Date, max_length = 10, description = "YYYY-MM-DD", example = "2026-11-21")),
     responses(
         (status = 200, description = "Empty payload for the date", body = PicksResponse),
         (status = 400, description = "Malformed date", body = crate::error::ErrorBody),
@@ -72,12 +90,16 @@ pub async fn picks_for_date(
     path: DatePath,
 ) -> Result<HttpResponse, ApiError> {
     let DatePath(date) = path;
-    fresh(
-        &req,
-        &PicksResponse::from(state.slate.picks_for(Some(date))),
-    )
+    fresh(&req, &PicksResponse::from(state.slate.picks_for(Some(date))))
 }
 
+/// The sports and model types the API serves
+///
+/// Returns `sports` and `model_types`, each as `{code, name}`: the codes are the values of the `sport`
+/// and `model_type` path segments, and the model types are Over/Under, Moneyline and Point Spread. Needs
+/// an active subscription; each call counts as one request of the monthly quota.
+///
+/// See [payloads.md: Legacy and compatibility](/docs/payloads.md#legacy-and-compatibility).
 #[utoipa::path(
     get, path = table::SPORTS.path, tag = "data",
     responses(

@@ -10,6 +10,15 @@ use crate::params::SportPath;
 use crate::presentation::freshness::DataStatusResponse;
 use crate::state::AppState;
 
+/// Whether today's slate of one sport is served, and how fresh it is
+///
+/// Returns the sport's data `status` (`pending`, `updating`, `fresh`, `off_day`, `partial`, `stale` or
+/// `unknown`), whether today's slate is `operational`, the 10:15 ET deadline, the release served and
+/// each market's publication and refresh state. The answer is always 200 for a known sport: storage
+/// failures show as `status: unknown`. No key is needed and nothing is counted against a quota; calls
+/// are within the per-address limit of public routes (a 429 `rate_limited` past it).
+///
+/// See [payloads.md: Data status](/docs/payloads.md#data-status-get-apiv1data-statussport-no-key).
 #[utoipa::path(
     get, path = table::DATA_STATUS.path, tag = "public",
     params(crate::params::SportPath),

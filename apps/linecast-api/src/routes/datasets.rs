@@ -16,6 +16,14 @@ use crate::error::ApiError;
 use crate::presentation::datasets::{EntitlementResponse, RefreshResponse};
 use crate::state::AppState;
 
+/// The caller's historical-dataset entitlement and refresh allowance
+///
+/// Returns whether the customer has service sports data, when it expires, the owned products and sports,
+/// and the refreshes used and remaining of `refresh_limit` (8 per UTC month) with `next_reset_at`.
+/// Reading it consumes no refresh; it needs an active subscription and counts as one request of the
+/// monthly quota.
+///
+/// See [payloads.md: Historical datasets](/docs/payloads.md#historical-datasets-key).
 #[utoipa::path(
     get, path = table::DATASET_STATUS.path, tag = "datasets",
     responses(
@@ -36,6 +44,15 @@ pub async fn dataset_status(
     fresh(&req, &EntitlementResponse::from(status))
 }
 
+/// Sign fresh download links for the caller's historical datasets
+///
+/// Returns a link per owned refreshable dataset (`downloads`: sport, filename, url, expiry), each valid
+/// 15 minutes, and the refreshes remaining. One of the 8 refreshes of the UTC month is consumed, and only
+/// once every link is signed; when they are used up the call is a 429 `too_many_concurrent`, and a
+/// customer without an owned refreshable dataset gets a 403. It needs an active subscription; a
+/// refresh that succeeds counts as one request of the monthly quota.
+///
+/// See [payloads.md: Historical datasets](/docs/payloads.md#historical-datasets-key).
 #[utoipa::path(
     post, path = table::DATASET_REFRESH.path, tag = "datasets",
     responses(
@@ -57,9 +74,17 @@ pub async fn dataset_refresh(
     written(StatusCode::OK, &RefreshResponse::from(refresh))
 }
 
+/// Download a historical dataset file through a signed link
+///
+/// Serves, as a CSV attachment, the file a link from `POST /api/v1/service-sports-data/refresh` grants.
+/// The token in the path is the link's own authorisation: no key is sent and nothing is counted against
+/// a quota, but calls are within the per-address limit of public routes. Links live 15 minutes; an
+/// expired or altered link is a 403.
+///
+/// See [payloads.md: Historical datasets](/docs/payloads.md#historical-datasets-key).
 #[utoipa::path(
     get, path = table::DOWNLOAD.path, tag = "datasets",
-    params(("token" = String, Path, description = "The signed token from a refresh link")),
+    params(("token" = String, Path, max_length = 1024, pattern = r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$", description = "The signed token from a refresh link")),
     responses(
         (status = 200, description = "The dataset file", content_type = "text/csv", body = String),
         (status = 403, description = "Expired or tampered link", body = crate::error::ErrorBody),

@@ -11,6 +11,13 @@ use crate::params::{DatePath, RawQuery};
 use crate::presentation::compat::{EdgePicksResponse, TrackRecordResponse};
 use crate::state::AppState;
 
+/// Legacy edge picks: always an empty list
+///
+/// Returns `{date, picks: [], total: 0, note}`: no validated betting selector is active, so the list is
+/// empty. `sport` is accepted and ignored. No key is needed and nothing is counted against a quota; calls
+/// are within the per-address limit of public routes.
+///
+/// See [payloads.md: Legacy and compatibility](/docs/payloads.md#legacy-and-compatibility).
 #[utoipa::path(
     get, path = table::EDGE_PICKS.path, tag = "compatibility",
     params(("sport" = Option<String>, Query, description = "Accepted and ignored")),
@@ -23,12 +30,16 @@ pub async fn edge_picks(
     state: web::Data<AppState>,
     _query: web::Query<RawQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    fresh(
-        &req,
-        &EdgePicksResponse::from(state.slate.picks_for(None)),
-    )
+    fresh(&req, &EdgePicksResponse::from(state.slate.picks_for(None)))
 }
 
+/// Legacy edge-pick track record: always empty
+///
+/// Returns `{total_picks: 0, wins: 0, losses: 0, win_pct: null, roi: null, history: [], note}`, since no
+/// validated betting selector is active. No key is needed and nothing is counted against a quota; calls
+/// are within the per-address limit of public routes.
+///
+/// See [payloads.md: Legacy and compatibility](/docs/payloads.md#legacy-and-compatibility).
 #[utoipa::path(
     get, path = table::TRACK_RECORD.path, tag = "compatibility",
     responses(
@@ -39,9 +50,16 @@ pub async fn edge_picks_track_record(req: HttpRequest) -> Result<HttpResponse, A
     fresh(&req, &TrackRecordResponse::empty())
 }
 
+/// Legacy edge picks of one date: always an empty list
+///
+/// Returns `{date, picks: [], total: 0, note}` for `date_str`, which must be a real calendar date written
+/// `YYYY-MM-DD` (anything else is a 400); no validated betting selector is active. No key is needed and
+/// nothing is counted against a quota; calls are within the per-address limit of public routes.
+///
+/// See [payloads.md: Legacy and compatibility](/docs/payloads.md#legacy-and-compatibility).
 #[utoipa::path(
     get, path = table::EDGE_PICKS_FOR_DATE.path, tag = "compatibility",
-    params(("date_str" = String, Path, format = Date, description = "YYYY-MM-DD", example = "2026-11-21")),
+    params(("date_str" = String, Path, format = Date, max_length = 10, description = "YYYY-MM-DD", example = "2026-11-21")),
     responses(
         (status = 200, description = "Empty payload for the date", body = EdgePicksResponse),
         (status = 400, description = "Malformed date", body = crate::error::ErrorBody)
@@ -53,8 +71,5 @@ pub async fn edge_picks_for_date(
     path: DatePath,
 ) -> Result<HttpResponse, ApiError> {
     let DatePath(date) = path;
-    fresh(
-        &req,
-        &EdgePicksResponse::from(state.slate.picks_for(Some(date))),
-    )
+    fresh(&req, &EdgePicksResponse::from(state.slate.picks_for(Some(date))))
 }

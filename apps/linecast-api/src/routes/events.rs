@@ -16,6 +16,18 @@ use crate::events::{EventFilter, key_still_usable, open};
 use crate::params::RawQuery;
 use crate::state::AppState;
 
+/// Server-sent change stream of model releases and data-status changes
+///
+/// Opens a `text/event-stream` that tells a client when to fetch instead of polling: `release` when a
+/// new predictions, odds, results or release object is published, `status` when a sport's data status
+/// changes, and `resync` when the client must re-read what it keeps. `sport` and `types` filter the
+/// stream (comma-separated, default all); send the id of the last event received as `Last-Event-ID` (or
+/// `last_event_id`) to have the events after it replayed first. Opening a stream counts as one request
+/// of the monthly quota and the events are free; a customer may hold `LINECAST_MAX_STREAMS_PER_CUSTOMER`
+/// (5) streams, and the next is a 429 `too_many_concurrent`, not counted. Any valid key on a plan with
+/// API access may open one; the stream ends when its key is revoked or expires.
+///
+/// See [payloads.md: Change stream](/docs/payloads.md#change-stream-get-apiv1events-any-valid-key).
 #[utoipa::path(
     get, path = table::EVENTS.path, tag = "data",
     params(

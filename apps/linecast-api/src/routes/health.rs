@@ -11,6 +11,14 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use crate::presentation::health::{HealthResponse, ProbeResponse};
 use crate::state::AppState;
 
+/// Service health with the status and latency of each dependency
+///
+/// Returns `healthy`, or `degraded` when a dependency is down, with `checked_at`, the version and the
+/// database, cache and object-storage probes (`status`, `latency_ms`, `detail`, `error`). Probes run at
+/// most one round a second, which calls in between share, and the answer is 200 either way. Open to
+/// anyone, never rate-limited and never counted.
+///
+/// See [payloads.md: Service](/docs/payloads.md#service).
 #[utoipa::path(
     get, path = table::HEALTH.path, tag = "service",
     responses((status = 200, description = "Dependency status; `degraded` when one is down", body = HealthResponse))
@@ -30,6 +38,13 @@ pub async fn health(req: HttpRequest, state: web::Data<AppState>) -> Result<Http
     )
 }
 
+/// Readiness probe for a load balancer
+///
+/// Returns `{status: "ready"}` when every dependency answers, or a 503 in the error shape when one is
+/// down or the instance is draining before it stops. Open to anyone, never rate-limited and never
+/// counted.
+///
+/// See [payloads.md: Service](/docs/payloads.md#service).
 #[utoipa::path(
     get, path = table::READINESS.path, tag = "service",
     responses(
@@ -63,6 +78,12 @@ pub async fn readiness(req: HttpRequest, state: web::Data<AppState>) -> Result<H
     }
 }
 
+/// Liveness probe: the process serves requests
+///
+/// Returns `{status: "alive"}` whenever the process can answer, whatever the state of its dependencies.
+/// Open to anyone, never rate-limited and never counted.
+///
+/// See [payloads.md: Service](/docs/payloads.md#service).
 #[utoipa::path(
     get, path = table::LIVENESS.path, tag = "service",
     responses((status = 200, description = "The process serves requests", body = ProbeResponse))

@@ -12,6 +12,16 @@ use crate::params::SportPath;
 use crate::presentation::markets::MarketsResponse;
 use crate::state::AppState;
 
+/// Model vs sportsbook vs prediction-market probabilities, moneyline only
+///
+/// Returns today's slate (the `upcoming_only=true` rule of predictions) with, per game, BLEND's home and
+/// away probabilities, the sportsbook's no-vig probabilities, the prediction market's prices and the
+/// model's edge over the lowest available home price (probabilities to 4 decimals). The prediction-market
+/// fields are null once the game has started, for ncaaf and ncaab, when no market matches, or when the
+/// source fails or times out; the call still answers 200. Any valid key on a plan with API access may
+/// call it, whatever the subscription's state; each call counts as one request of the monthly quota.
+///
+/// See [payloads.md: Prediction markets](/docs/payloads.md#prediction-markets-get-apiv1marketssport-any-valid-key).
 #[utoipa::path(
     get, path = table::MARKETS.path, tag = "data",
     params(crate::params::SportPath),

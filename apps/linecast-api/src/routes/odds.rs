@@ -10,6 +10,15 @@ use crate::presentation::slate::OddsResponse;
 use crate::responses::{Rendered, serve};
 use crate::state::AppState;
 
+/// Current sportsbook odds for every game of one sport
+///
+/// Returns every row of the sport's odds artifact, sorted by date then ET time: the spread, moneyline and
+/// total lines in American odds (null when not offered) and when the book last moved them (UTC), with
+/// the served slate `date` (the rule of predictions) and the newest `last_updated`. Each call counts as
+/// one request of the monthly quota; send the `ETag` back in `If-None-Match` to get a 304 without a body
+/// (still counted).
+///
+/// See [payloads.md: Odds](/docs/payloads.md#odds-get-apiv1oddssport-ai-key).
 #[utoipa::path(
     get, path = table::ODDS.path, tag = "data",
     params(crate::params::SportPath),

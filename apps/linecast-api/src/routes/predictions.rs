@@ -12,6 +12,17 @@ use crate::presentation::slate::PredictionsResponse;
 use crate::responses::{Rendered, serve};
 use crate::state::AppState;
 
+/// Today's model probabilities and lines for one sport and model type
+///
+/// Returns the predictions artifact of the sport and model type: per game, each model column's probability
+/// of the positive side (home for moneyline and spread, over for totals), `IMPLIED` from the current
+/// prices, the current and opening lines and the EV of each side. With `upcoming_only=true` (the default;
+/// `1/0`, `yes/no` and `on/off` also work) games dated before the served slate are left out: today's ET
+/// slate once today's run has completed, otherwise the newest earlier slate whose run completed; `false`
+/// returns every row of the artifact. Each call counts as one request of the monthly quota; send the
+/// `ETag` back in `If-None-Match` to get a 304 without a body (still counted).
+///
+/// See [payloads.md: Predictions](/docs/payloads.md#predictions-get-apiv1predictionssportmodel_type-ai-key).
 #[utoipa::path(
     get, path = table::PREDICTIONS.path, tag = "data",
     params(

@@ -12,6 +12,16 @@ use crate::presentation::slate::PublicPicksResponse;
 use crate::responses::{Rendered, serve};
 use crate::state::AppState;
 
+/// Free feed of today's games with BLEND's pick for one market
+///
+/// Returns the slate's games with display team names, the side BLEND favours (`pick`, `pick_side`,
+/// `confidence`), the market line, the picked side's no-vig probability, the current and opening lines
+/// and each model column's probability. `upcoming_only` works as on predictions (default `true`: games
+/// before the served slate are left out; `false` returns the whole artifact). No key is needed and nothing
+/// is counted against a quota; calls are within the per-address limit of public routes (a 429
+/// `rate_limited` past it), and caches may keep a response for 30 seconds.
+///
+/// See [payloads.md: Public picks](/docs/payloads.md#public-picks-get-apiv1publicml-pickssportmarket).
 #[utoipa::path(
     get, path = table::PUBLIC_ML_PICKS.path, tag = "public",
     params(

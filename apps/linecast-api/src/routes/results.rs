@@ -11,20 +11,33 @@ use crate::auth::middleware::HeldSlot;
 use crate::error::ApiError;
 use crate::params::season as parse_season;
 use crate::params::{RawQuery, SportModelPath};
-use crate::presentation::export::ExportFormat;
+use crate::presentation::export::{ExportFile, ExportFormat};
 use crate::presentation::history::{ResultsResponse, SeasonsResponse};
 use crate::presentation::result_rows::render_rows;
 use crate::responses::{Rendered, serve, serve_heavy};
 use crate::state::AppState;
 
+/// A page of the graded result rows of one season
+///
+/// Returns result rows holding every column of the season store (then the outcome column and `IMPLIED`
+/// when the store lacks them), followed by `push`, `graded` and `ungraded_reason`. Page with `limit`
+/// (1 to 100000, default 100) and `offset` (default 0; past the end is an empty page), repeating with
+/// `offset=next_offset` until `next_offset` is null. Without `season` the current season is served newest
+/// game first and `snapshot` is null; with a named `season` it is served oldest game first, and every page
+/// after the first must echo the first page's `snapshot` (a 400 without it, a 400 `invalid_snapshot` for
+/// a token the service never issued). A 409 `snapshot_changed` means the season store was republished
+/// while paging: restart from offset 0 without a snapshot. Each page counts as one request of the monthly
+/// quota, a 304 included.
+///
+/// See [payloads.md: Results](/docs/payloads.md#results-get-apiv1resultssportmodel_type-ai-key).
 #[utoipa::path(
     get, path = table::RESULTS.path, tag = "history",
     params(
         crate::params::SportModelPath,
         ("limit" = Option<u32>, Query, description = "1 to 100000, default 100", minimum = 1, maximum = 100_000),
-        ("season" = Option<String>, Query, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "Season label (YYYY for mlb, YYYY-YY otherwise); omitted: the current season newest first"),
-        ("offset" = Option<i64>, Query, description = "First row of the page, default 0", minimum = 0),
-        ("snapshot" = Option<String>, Query, pattern = r"^[0-9a-f]{64}$", description = "With season: the first page's snapshot (64 hex)")
+        ("season" = Option<String>, Query, max_length = 7, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "Season label (YYYY for mlb, YYYY-YY otherwise); omitted: the current season newest first"),
+        ("offset" = Option<i64>, Query, description = "First row of the page, default 0", minimum = 0, maximum = 9_223_372_036_854_775_807_i64),
+        ("snapshot" = Option<String>, Query, max_length = 64, pattern = r"^[0-9a-f]{64}$", description = "With season: the first page's snapshot (64 hex)")
     ),
     responses(
         (status = 200, description = "A page of results", body = ResultsResponse),
@@ -60,6 +73,14 @@ pub async fn results(
     .await
 }
 
+/// Seasons with a season store for one sport and model type
+///
+/// Returns the season labels that have a store, newest first (the values `season` takes on `/results`),
+/// and `current_season`: the newest season with a game played against a posted line (between seasons,
+/// the one just finished). `live` is true while that season has a decided game within the last 14 days
+/// (ET dates), and `live_season` then names it. Each call counts as one request of the monthly quota.
+///
+/// See [payloads.md: Seasons](/docs/payloads.md#seasons-get-apiv1resultssportmodel_typeseasons-ai-key).
 #[utoipa::path(
     get, path = table::RESULT_SEASONS.path, tag = "history",
     params(
@@ -86,11 +107,22 @@ pub async fn result_seasons(
     .await
 }
 
+/// One season, or all of history, of result rows as a CSV or Parquet file
+///
+/// Returns the rows `/results?season=…` serves when paged through the season, oldest first, with the
+/// same columns and values; `season=all` gives every archived season one after the other, oldest first.
+/// `format` (`csv` or `parquet`) is required and `season` defaults to the current season. The call counts
+/// as one request of the monthly quota whatever the file's size; `X-Linecast-Snapshot` names the data
+/// served, and an `If-None-Match` with the file's `ETag` is a 304 (still counted). An export holds one of
+/// the customer's download slots (`LINECAST_MAX_DOWNLOADS_PER_CUSTOMER`, 2 by default) until its last byte
+/// is sent; with all of them held the next is a 429 `too_many_concurrent`, not counted.
+///
+/// See [payloads.md: Export](/docs/payloads.md#export-get-apiv1resultssportmodel_typeexport-ai-key).
 #[utoipa::path(
     get, path = table::RESULTS_EXPORT.path, tag = "history",
     params(
         crate::params::SportModelPath,
-        ("season" = Option<String>, Query, pattern = r"^([0-9]{4}(-[0-9]{2})?|all)$", description = "A season label (YYYY for mlb, YYYY-YY otherwise), or `all` for every archived season oldest first; default the current season"),
+        ("season" = Option<String>, Query, max_length = 7, pattern = r"^([0-9]{4}(-[0-9]{2})?|all)$", description = "A season label (YYYY for mlb, YYYY-YY otherwise), or `all` for every archived season oldest first; default the current season"),
         ("format" = ExportFormat, Query, description = "`csv` or `parquet`")
     ),
     responses(
@@ -101,8 +133,8 @@ pub async fn result_seasons(
                 ("ETag" = String, description = "Strong tag of the file")
             ),
             content(
-                (String = "text/csv"),
-                (Vec<u8> = "application/vnd.apache.parquet")
+                (ExportFile = "application/vnd.apache.parquet"),
+                (ExportFile = "text/csv")
             )
         ),
         (status = 400, description = "Unknown sport or model type, a malformed season, or a missing or unknown format", body = crate::error::ErrorBody),

@@ -22,6 +22,12 @@ pub struct RootResponse {
     pub deployment_test: String,
 }
 
+/// Service identity: name, version and where the docs are
+///
+/// Returns `message`, `version`, `docs` (`/docs`), `security_scan` and `deployment_test`, the endpoint a
+/// deployment smoke test should call. Open to anyone, never rate-limited and never counted.
+///
+/// See [payloads.md: Service](/docs/payloads.md#service).
 #[utoipa::path(
     get, path = table::ROOT.path, tag = "service",
     responses((status = 200, description = "Service identity", body = RootResponse))

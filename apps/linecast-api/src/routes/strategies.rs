@@ -39,15 +39,26 @@ fn announce(mut res: HttpResponse, accounting: Accounting) -> HttpResponse {
     res
 }
 
+/// The sixteen betting strategies of one market, ranked by season ROI
+///
+/// Returns the line-move, model-edge and hybrid strategies: those with at least 30 decisive bets ranked
+/// by ROI (descending), then the others by sample size, unranked. `season` defaults to the latest season
+/// in the store. `accounting` chooses how bets settle: `recorded_v2` at the recorded price of the side
+/// bet, or `legacy_v1` (used when `accounting` is absent), which is deprecated and answered with a
+/// `Deprecation: @1795219200` header; any other value is a 400. Each call counts as one request of the
+/// monthly quota.
+///
+/// See [payloads.md: Leaderboard](/docs/payloads.md#leaderboard-get-apiv1strategiessportmodel_type-ai-key).
 #[utoipa::path(
     get, path = table::STRATEGIES.path, tag = "strategies",
     params(
         crate::params::SportModelPath,
-        ("season" = Option<String>, Query, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "YYYY for mlb, YYYY-YY otherwise; default the latest season in the store"),
+        ("season" = Option<String>, Query, max_length = 7, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "YYYY for mlb, YYYY-YY otherwise; default the latest season in the store"),
         ("accounting" = Option<crate::schema::AccountingCode>, Query, description = "legacy_v1 (default, deprecated) or recorded_v2")
     ),
     responses(
-        (status = 200, description = "The leaderboard; legacy_v1 carries a Deprecation header", body = StrategiesResponse),
+        (status = 200, description = "The leaderboard; legacy_v1 carries a Deprecation header", body = StrategiesResponse,
+            headers(("Deprecation" = String, description = "On legacy_v1 accounting"))),
         (status = 400, description = "Unknown sport or model type, malformed season or accounting", body = crate::error::ErrorBody),
         (status = 404, description = "No season store for that season", body = crate::error::ErrorBody)
     )
@@ -72,17 +83,28 @@ pub async fn strategies(
     Ok(announce(res, accounting))
 }
 
+/// Bet-by-bet replay of one strategy over a season
+///
+/// Returns the strategy's leaderboard entry and every bet it made, oldest first, with the price it
+/// settled at, the outcome, the profit in units and the running total; the totals equal the entry
+/// exactly. `season` and `accounting` work as on the leaderboard (`legacy_v1`, used when `accounting` is
+/// absent, is deprecated and answered with a `Deprecation` header). `include_excluded=true` adds the
+/// excluded candidate games, each with its reason. An unknown `strategy_id` is a 400 listing the sixteen
+/// ids; each call counts as one request of the monthly quota.
+///
+/// See [payloads.md: Replay](/docs/payloads.md#replay-get-apiv1strategiessportmodel_typereplaystrategy_id-ai-key).
 #[utoipa::path(
     get, path = table::STRATEGY_REPLAY.path, tag = "strategies",
     params(
         crate::params::SportModelPath,
         ("strategy_id" = crate::schema::StrategyId, Path, description = "One of the sixteen ids, e.g. line-pb, edge-nf, hybrid-pb-pb", example = "edge-pb"),
-        ("season" = Option<String>, Query, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "YYYY for mlb, YYYY-YY otherwise; default the latest season in the store"),
+        ("season" = Option<String>, Query, max_length = 7, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "YYYY for mlb, YYYY-YY otherwise; default the latest season in the store"),
         ("accounting" = Option<crate::schema::AccountingCode>, Query, description = "legacy_v1 (default, deprecated) or recorded_v2"),
         ("include_excluded" = Option<bool>, Query, description = "true adds excluded_rows with a reason each")
     ),
     responses(
-        (status = 200, description = "The replay; its totals equal the leaderboard entry", body = ReplayResponse),
+        (status = 200, description = "The replay; its totals equal the leaderboard entry", body = ReplayResponse,
+            headers(("Deprecation" = String, description = "On legacy_v1 accounting"))),
         (status = 400, description = "Unknown strategy id (the detail lists the valid ids), sport or model type; malformed season, accounting or include_excluded", body = crate::error::ErrorBody),
         (status = 404, description = "No season store for that season", body = crate::error::ErrorBody)
     )

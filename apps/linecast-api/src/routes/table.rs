@@ -155,7 +155,10 @@ mod tests {
     fn each_rows_method_is_its_operations_method() {
         for row in ENDPOINTS {
             let Some(op) = &row.operation else {
-                assert!(matches!(row.serving, Serving::Page(_) | Serving::Description(_)), "{row:?}");
+                assert!(
+                    matches!(row.serving, Serving::Page(_) | Serving::Description(_)),
+                    "{row:?}"
+                );
                 continue;
             };
             let methods = (op.methods)();

@@ -47,7 +47,10 @@ fn fill(doc: &Value, template: &str, parameters: &[Value]) -> String {
 
 /// A schema, or the component its `$ref` names.
 fn resolve<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
-    match schema["$ref"].as_str().and_then(|r| r.strip_prefix("#/components/schemas/")) {
+    match schema["$ref"]
+        .as_str()
+        .and_then(|r| r.strip_prefix("#/components/schemas/"))
+    {
         Some(name) => &doc["components"]["schemas"][name],
         None => schema,
     }
@@ -67,7 +70,11 @@ fn query(doc: &Value, parameters: &[Value]) -> String {
             format!("{}={value}", p["name"].as_str().unwrap())
         })
         .collect();
-    if pairs.is_empty() { String::new() } else { format!("?{}", pairs.join("&")) }
+    if pairs.is_empty() {
+        String::new()
+    } else {
+        format!("?{}", pairs.join("&"))
+    }
 }
 
 #[tokio::test]
@@ -134,7 +141,13 @@ async fn every_header_of_every_answer_is_declared_on_its_response() {
     }
     assert!(called >= 60, "only {called} calls");
     // The walk met the headers it is about.
-    for name in ["x-request-id", "etag", "ratelimit", "x-ratelimit-remaining", "access-control-allow-origin"] {
+    for name in [
+        "x-request-id",
+        "etag",
+        "ratelimit",
+        "x-ratelimit-remaining",
+        "access-control-allow-origin",
+    ] {
         assert!(seen.contains(name), "no answer carried {name}: {seen:?}");
     }
 }
@@ -185,7 +198,12 @@ async fn each_row_and_its_operation_agree() {
         assert_eq!(operation["operationId"], row.name, "{row:?}");
         let schemes: Vec<&str> = operation["security"]
             .as_array()
-            .map(|s| s.iter().flat_map(|r| r.as_object().unwrap().keys()).map(String::as_str).collect())
+            .map(|s| {
+                s.iter()
+                    .flat_map(|r| r.as_object().unwrap().keys())
+                    .map(String::as_str)
+                    .collect()
+            })
             .unwrap_or_default();
         let responses = &operation["responses"];
         match row.access {
@@ -219,7 +237,9 @@ async fn each_row_and_its_operation_agree() {
         assert_eq!(ok["headers"]["ETag"].is_object(), validated, "{row:?}: ETag");
         assert!(
             operation["summary"].as_str().is_some_and(|s| !s.is_empty())
-                && operation["description"].as_str().is_some_and(|d| d.contains("/docs/payloads.md#")),
+                && operation["description"]
+                    .as_str()
+                    .is_some_and(|d| d.contains("/docs/payloads.md#")),
             "{row:?}: a summary and a description linking its section of payloads.md"
         );
     }
@@ -294,7 +314,12 @@ async fn each_example_is_a_live_answer_of_the_demo_data() {
                     row.name
                 );
             } else {
-                assert_eq!(shape(written), shape(&example), "{}: the example's shape drifted", row.name);
+                assert_eq!(
+                    shape(written),
+                    shape(&example),
+                    "{}: the example's shape drifted",
+                    row.name
+                );
             }
             assert_eq!(
                 &operation["responses"]["200"]["content"]["application/json"]["example"], written,

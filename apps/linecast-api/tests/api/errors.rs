@@ -170,8 +170,20 @@ async fn delete_on_the_rename_resource_is_a_405_allowing_patch_not_a_key_lookup(
 async fn each_error_carries_its_code_its_parameter_and_the_request_id() {
     let app = spawn_app().await;
     let cases: [(&str, bool, u16, &str, Option<&str>); 9] = [
-        ("/api/v1/predictions/cricket/won_on_points", true, 400, "unknown_sport", Some("sport")),
-        ("/api/v1/predictions/nba/won_on_goals", true, 400, "unknown_model_type", Some("model_type")),
+        (
+            "/api/v1/predictions/cricket/won_on_points",
+            true,
+            400,
+            "unknown_sport",
+            Some("sport"),
+        ),
+        (
+            "/api/v1/predictions/nba/won_on_goals",
+            true,
+            400,
+            "unknown_model_type",
+            Some("model_type"),
+        ),
         (
             "/api/v1/predictions/nba/won_on_points?upcoming_only=perhaps",
             true,
@@ -206,14 +218,22 @@ async fn each_error_carries_its_code_its_parameter_and_the_request_id() {
         ("/no-such-thing", false, 404, "not_found", None),
     ];
     for (path, keyed, status, code, parameter) in cases {
-        let res = if keyed { app.get_authed(path).await } else { app.get(path).await };
+        let res = if keyed {
+            app.get_authed(path).await
+        } else {
+            app.get(path).await
+        };
         let header_id = res.headers()["x-request-id"].to_str().unwrap().to_owned();
         let got = res.status().as_u16();
         let body: serde_json::Value = res.json().await.unwrap();
         assert_error_shape(got, &body, status);
         assert_eq!(body["code"], code, "{path}: {body}");
         assert_eq!(body["parameter"].as_str(), parameter, "{path}: {body}");
-        assert_eq!(body["request_id"], header_id.as_str(), "{path}: the body quotes X-Request-Id");
+        assert_eq!(
+            body["request_id"],
+            header_id.as_str(),
+            "{path}: the body quotes X-Request-Id"
+        );
     }
     // A key that does not exist: invalid_key, and a 401 names its scheme.
     let res = app
@@ -224,7 +244,10 @@ async fn each_error_carries_its_code_its_parameter_and_the_request_id() {
     let body: serde_json::Value = res.json().await.unwrap();
     assert_eq!(body["code"], "invalid_key");
     let res = app.get("/api/v1/predictions/nba/won_on_points").await;
-    assert!(res.headers().contains_key("www-authenticate"), "missing key: 401 with a challenge");
+    assert!(
+        res.headers().contains_key("www-authenticate"),
+        "missing key: 401 with a challenge"
+    );
     // A wrong method: method_not_allowed.
     let res = app
         .client
@@ -254,7 +277,12 @@ async fn the_error_codes_of_the_document_are_the_ones_payloads_md_lists() {
         assert!(required.contains(&field), "{field} required: {required:?}");
     }
     let code = &doc["components"]["schemas"]["ErrorCode"];
-    let declared: Vec<&str> = code["enum"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    let declared: Vec<&str> = code["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
     assert!(declared.len() >= 13, "{declared:?}");
     let payloads = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/payloads.md")).unwrap();
     let section = payloads

@@ -202,7 +202,10 @@ pub fn assert_error_shape(status: u16, body: &serde_json::Value, expected: u16) 
         !code.is_empty() && code.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'),
         "code {code} is snake_case"
     );
-    assert!(body["request_id"].as_str().is_some_and(|id| !id.is_empty()), "request_id in {body}");
+    assert!(
+        body["request_id"].as_str().is_some_and(|id| !id.is_empty()),
+        "request_id in {body}"
+    );
     let known = ["error", "detail", "timestamp", "code", "request_id", "parameter"];
     for key in body.as_object().unwrap().keys() {
         assert!(known.contains(&key.as_str()), "unexpected field {key} in {body}");

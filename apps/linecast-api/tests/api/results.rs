@@ -564,9 +564,16 @@ async fn malformed_paging_parameters_are_400s_naming_the_parameter() {
         let (status, body) = s.json(path).await;
         assert_error_shape(status, &body, 404);
     }
-    // A well-formed snapshot from another season generation is a conflict, not a 400.
+    // Well formed but never issued (its last 8 characters do not check
+    // the first 56): a 400, not the 409 of a replaced generation.
     let (status, body) = s.json(&format!("{base}?season=2025-26&snapshot={valid}")).await;
+    assert_error_shape(status, &body, 400);
+    assert_eq!(body["code"], "invalid_snapshot");
+    // A snapshot the service issues, of another season generation: a conflict.
+    let other = linecast_paging::snapshot_token("another generation", 1);
+    let (status, body) = s.json(&format!("{base}?season=2025-26&snapshot={other}")).await;
     assert_error_shape(status, &body, 409);
+    assert_eq!(body["code"], "snapshot_changed");
 }
 
 /// Every served row has the stored columns in artifact (CSV header) order,

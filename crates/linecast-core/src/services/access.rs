@@ -786,7 +786,10 @@ mod tests {
                 .unwrap_err(),
             Refusal::TooManyPerSecond {
                 retry_after_secs: 1,
-                rate: Rate { per_second: 50, burst: 100 },
+                rate: Rate {
+                    per_second: 50,
+                    burst: 100
+                },
             }
         );
         // Another key of the same customer has its own bucket: the month answers.
@@ -817,7 +820,10 @@ mod tests {
             w.access.authenticate(Some(&key), Policy::Subscriber).await.unwrap_err(),
             Refusal::TooManyPerSecond {
                 retry_after_secs: 1,
-                rate: Rate { per_second: 50, burst: 100 },
+                rate: Rate {
+                    per_second: 50,
+                    burst: 100
+                },
             }
         );
         assert_eq!(
