@@ -79,6 +79,7 @@ pub enum ErrorCode {
 impl ErrorCode {
     /// The status this code is answered with.
     pub const fn status(self) -> StatusCode {
+        #[allow(clippy::enum_glob_use)]
         use ErrorCode::*;
         match self {
             InvalidParameter | UnknownSport | UnknownModelType | InvalidSnapshot | InvalidRequest => {

@@ -102,5 +102,5 @@ pub async fn download(
         .map_err(|e| ApiError::Internal(format!("a dataset's file name: {e}")))?;
     let body =
         Rendered::from_bytes(download.bytes, "text/csv; charset=utf-8").with_header(CONTENT_DISPOSITION, disposition);
-    Ok(fresh_body(&req, &body)?)
+    fresh_body(&req, &body)
 }

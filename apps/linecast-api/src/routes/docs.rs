@@ -55,9 +55,9 @@ pub async fn swagger_ui_file(req: HttpRequest, file: web::Path<String>) -> Resul
 /// `name`, one of the files Swagger UI ships, rendered the first time it
 /// is asked for; 404 for any other name.
 fn swagger_file(req: &HttpRequest, name: &str) -> Result<HttpResponse, ApiError> {
-    let row = row(req)?;
     type Files = Mutex<HashMap<String, Arc<Rendered>>>;
     static FILES: OnceLock<Files> = OnceLock::new();
+    let row = row(req)?;
     let files = FILES.get_or_init(Files::default);
     let held = files.lock().unwrap_or_else(PoisonError::into_inner).get(name).cloned();
     let rendered = if let Some(rendered) = held {
@@ -87,13 +87,13 @@ pub const MANUAL: &str = "payloads.md";
 /// Swagger UI's file `name`, configured to read `/openapi.json`, or the
 /// payload manual.
 fn render(name: &str) -> Result<Option<Rendered>, ApiError> {
+    static CONFIG: OnceLock<Arc<utoipa_swagger_ui::Config<'static>>> = OnceLock::new();
     if name == MANUAL {
         return Ok(Some(Rendered::of_media_type(
             Bytes::from_static(include_str!("../../../../docs/payloads.md").as_bytes()),
             HeaderValue::from_static("text/markdown; charset=utf-8"),
         )));
     }
-    static CONFIG: OnceLock<Arc<utoipa_swagger_ui::Config<'static>>> = OnceLock::new();
     let config = CONFIG.get_or_init(|| Arc::new(utoipa_swagger_ui::Config::from(table::OPENAPI.path)));
     let file = utoipa_swagger_ui::serve(name, Arc::clone(config))
         .map_err(|e| ApiError::Internal(format!("Swagger UI file {name}: {e}")))?;

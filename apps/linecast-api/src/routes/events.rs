@@ -62,5 +62,5 @@ pub async fn events(
     };
     let key_check = key_still_usable(state.gate.keys.clone(), state.clock.clone(), ctx.key().key_hash.clone());
     let stream = open(&state.events, slot, filter, last, key_check, KEY_CACHE_TTL);
-    Ok(event_stream(&req, stream)?)
+    event_stream(&req, stream)
 }
