@@ -237,6 +237,12 @@ fn apply_row(row: &Endpoint, operation: &mut utoipa::openapi::path::Operation) {
         }
         responses.entry("304".to_owned()).or_insert_with(|| not_modified.into());
     }
+    if row.serving == Serving::Stream
+        && let Some(RefOr::T(ok)) = responses.get_mut("200")
+    {
+        ok.content
+            .insert(EVENT_STREAM.to_owned(), event_stream_content().into());
+    }
     for (status, response) in responses.iter_mut() {
         let RefOr::T(response) = response else { continue };
         let success = status.starts_with('2') || status == "304";
@@ -292,10 +298,13 @@ const EVENT_STREAM: &str = "text/event-stream";
 /// would be invalid 3.1, which linters and generators refuse): an
 /// event is its `id`, `event` and `data` fields, `data` being the JSON of
 /// the event type's schema (`contentMediaType`/`contentSchema`). Comment
-/// lines (`: ping`) are not events. The route declares the stream's
-/// status, wording and media type; this replaces the media type's
-/// schema (a plain string, which would describe each event as a string).
-struct EventStreamItems;
+/// lines (`: ping`) are not events. A `Stream` row's 200 gets it
+/// (`apply_row`); the handler declares only the status and its wording.
+fn event_stream_content() -> utoipa::openapi::content::Content {
+    utoipa::openapi::ContentBuilder::new()
+        .schema(Some(event_item_schema()))
+        .build()
+}
 
 /// Each event type and the component schema of its `data`.
 const EVENT_TYPES: [(&str, &str); 3] = [
@@ -341,26 +350,6 @@ fn event_item_schema() -> utoipa::openapi::Schema {
         events = events.item(event);
     }
     events.build().into()
-}
-
-impl Modify for EventStreamItems {
-    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        use utoipa::openapi::{ContentBuilder, RefOr};
-        let Some(operation) = openapi
-            .paths
-            .paths
-            .get_mut(crate::routes::table::EVENTS.path)
-            .and_then(|item| item.get.as_mut())
-        else {
-            return;
-        };
-        if let Some(RefOr::T(response)) = operation.responses.responses.get_mut("200") {
-            response.content.insert(
-                EVENT_STREAM.to_owned(),
-                ContentBuilder::new().schema(Some(event_item_schema())).build().into(),
-            );
-        }
-    }
 }
 
 #[derive(OpenApi)]
@@ -449,7 +438,6 @@ pub fn document() -> utoipa::openapi::OpenApi {
     for schema in components.schemas.values_mut() {
         integers_with_format(schema);
     }
-    EventStreamItems.modify(&mut doc);
     add_examples(&mut doc);
     // The API is for customers outside: `x-internal: false` says so to
     // documentation tools (OWASP API9, inventory).

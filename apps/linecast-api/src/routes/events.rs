@@ -37,7 +37,7 @@ use crate::state::AppState;
         ("Last-Event-ID" = Option<String>, Header, description = "The id of the last event received: the events after it are replayed (from a window of at least an hour), or a resync is sent")
     ),
     responses(
-        (status = 200, description = "A server-sent event stream: `release` (ReleaseEventData), `status` (StatusEventData) and `resync` (ResyncEventData) events, each with an id, and `: ping` after 2 s without another frame. Opening counts as one request.", content_type = "text/event-stream", body = String),
+        (status = 200, description = "A server-sent event stream: `release` (ReleaseEventData), `status` (StatusEventData) and `resync` (ResyncEventData) events, each with an id, and `: ping` after 2 s without another frame. Opening counts as one request."),
         (status = 400, description = "An unknown sport or type", body = crate::error::ErrorBody),
         (status = 429, description = "The customer already holds LINECAST_MAX_STREAMS_PER_CUSTOMER streams (default 5; not counted, with Retry-After), or the request limits are exceeded", body = crate::error::ErrorBody)
     )
