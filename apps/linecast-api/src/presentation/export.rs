@@ -40,9 +40,10 @@ pub const COLUMNS_VERSION: &str = "2";
 /// The response header naming the snapshot of the exported seasons.
 pub const SNAPSHOT_HEADER: &str = "x-linecast-snapshot";
 
-/// An export's body in the document: a file's bytes (`format: binary`),
-/// so generated clients hand it back as bytes, never decoded as text.
-/// Schema only: the body is written by `ExportFormat::render`.
+/// A Parquet export's body in the document: a file's bytes (`format:
+/// binary`), so generated clients hand it back as bytes, never decoded as
+/// text (a CSV export is text, a plain string). Schema only: the body is
+/// written by `ExportFormat::render`.
 pub struct ExportFile;
 
 impl utoipa::PartialSchema for ExportFile {
@@ -52,7 +53,7 @@ impl utoipa::PartialSchema for ExportFile {
             .schema_type(Type::String)
             .format(Some(SchemaFormat::KnownFormat(KnownFormat::Binary)))
             .description(Some(
-                "The export file: CSV text (`format=csv`) or a Parquet file (`format=parquet`), as bytes",
+                "The Parquet file (`format=parquet`), as bytes",
             ))
             .into()
     }

@@ -134,7 +134,7 @@ pub async fn result_seasons(
             ),
             content(
                 (ExportFile = "application/vnd.apache.parquet"),
-                (ExportFile = "text/csv")
+                (String = "text/csv")
             )
         ),
         (status = 400, description = "Unknown sport or model type, a malformed season, or a missing or unknown format", body = crate::error::ErrorBody),
