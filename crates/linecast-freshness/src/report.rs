@@ -134,3 +134,125 @@ impl FreshnessReport {
         all
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn utc(s: &str) -> DateTime<Utc> {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn statuses_read_as_the_codes_docs_payloads_lists() {
+        // docs/payloads.md, data-status `status`.
+        let codes: Vec<&str> = [
+            Status::Pending,
+            Status::Updating,
+            Status::Fresh,
+            Status::OffDay,
+            Status::Partial,
+            Status::Stale,
+            Status::Unknown,
+        ]
+        .into_iter()
+        .map(Status::as_str)
+        .collect();
+        assert_eq!(
+            codes,
+            ["pending", "updating", "fresh", "off_day", "partial", "stale", "unknown"]
+        );
+    }
+
+    #[test]
+    fn degradation_reasons_read_as_the_codes_docs_payloads_lists() {
+        // docs/payloads.md, data-status `degradation_reason`.
+        let codes: Vec<&str> = [
+            DegradationReason::SourceStale,
+            DegradationReason::PredictionsStale,
+            DegradationReason::ResultsAwaitingSettlement,
+            DegradationReason::DailyOutputStale,
+            DegradationReason::ReleaseMissing,
+            DegradationReason::ReleaseUnavailable,
+        ]
+        .into_iter()
+        .map(DegradationReason::as_str)
+        .collect();
+        assert_eq!(
+            codes,
+            [
+                "source_stale",
+                "predictions_stale",
+                "results_awaiting_settlement",
+                "daily_output_stale",
+                "release_missing",
+                "release_unavailable",
+            ]
+        );
+    }
+
+    #[test]
+    fn timestamps_lists_every_instant_the_report_carries() {
+        // Every instant is distinct, so the list says which field each came from.
+        let market = |published: &str, source: &str, refresh: Option<&str>| MarketReport {
+            status: Status::Fresh,
+            published_at: Some(utc(published)),
+            release_id: Some("nba-2026-11-21-r1".into()),
+            source_as_of: Some(utc(source)),
+            refresh_pending: refresh.is_some(),
+            refresh_deadline: refresh.map(utc),
+            held_games: Vec::new(),
+        };
+        let report = FreshnessReport {
+            sport: Sport::Nba,
+            slate_date: "2026-11-21".parse().unwrap(),
+            status: Status::Fresh,
+            operational: true,
+            degradation_reason: None,
+            refresh_pending: true,
+            deadline: utc("2026-11-21T15:15:00Z"),
+            release_id: Some("nba-2026-11-21-r1".into()),
+            source_as_of: Some(utc("2026-11-21T12:55:00Z")),
+            markets: BTreeMap::from([
+                (
+                    ModelType::WonOnPoints,
+                    market(
+                        "2026-11-21T13:38:00Z",
+                        "2026-11-21T12:56:00Z",
+                        Some("2026-11-21T19:00:00Z"),
+                    ),
+                ),
+                (
+                    ModelType::OverUnder,
+                    market("2026-11-21T13:37:00Z", "2026-11-21T12:57:00Z", None),
+                ),
+            ]),
+            artifacts: ArtifactTimes {
+                predictions: Some(utc("2026-11-21T13:36:00Z")),
+                results: Some(utc("2026-11-21T13:39:00Z")),
+                summaries: None,
+                model_tracking: Some(utc("2026-11-21T13:40:00Z")),
+            },
+        };
+        let mut all = report.timestamps();
+        all.sort();
+        let expected: Vec<DateTime<Utc>> = [
+            "2026-11-21T12:55:00Z",
+            "2026-11-21T12:56:00Z",
+            "2026-11-21T12:57:00Z",
+            "2026-11-21T13:36:00Z",
+            "2026-11-21T13:37:00Z",
+            "2026-11-21T13:38:00Z",
+            "2026-11-21T13:39:00Z",
+            "2026-11-21T13:40:00Z",
+            "2026-11-21T15:15:00Z",
+            "2026-11-21T19:00:00Z",
+        ]
+        .into_iter()
+        .map(utc)
+        .collect();
+        assert_eq!(all, expected);
+    }
+}

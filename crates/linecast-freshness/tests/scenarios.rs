@@ -144,6 +144,44 @@ fn an_unconfirmed_off_day_is_updating_then_stale_after_the_deadline() {
 }
 
 #[test]
+fn a_run_that_started_and_published_nothing_yet_is_updating_before_the_deadline() {
+    // DECISIONS 2: `run_started_at` alone says the run has started, so the
+    // sport is `updating` (not `pending`) while nothing is published yet.
+    let report = at(&inputs(Some(started_manifest())), BEFORE_DEADLINE);
+    assert_eq!(report.status, Status::Updating);
+    assert!(report.operational);
+    assert_eq!(report.degradation_reason, None);
+    assert_eq!(market_statuses(&report), all_markets(Status::Updating));
+}
+
+#[test]
+fn a_manifest_without_run_started_at_has_started_once_any_of_its_output_shows() {
+    // DECISIONS 2: a completed run, a published artifact or a published
+    // market each say the run started even when `run_started_at` is missing;
+    // before the deadline the still incomplete run reads `updating`, where a
+    // run that never started would read `pending`.
+    let mut completed = started_manifest();
+    completed.run_started_at = None;
+    completed.run_completed_at = Some(utc("2026-11-21T13:40:00Z"));
+
+    let mut artifact = started_manifest();
+    artifact.run_started_at = None;
+    artifact.artifacts.predictions = Some(utc("2026-11-21T13:20:00Z"));
+
+    let mut market = started_manifest();
+    market.run_started_at = None;
+    market
+        .markets
+        .insert(ModelType::WonOnPoints, published_market("2026-11-21T13:20:00Z"));
+
+    for (case, manifest) in [("completed", completed), ("artifact", artifact), ("market", market)] {
+        let report = at(&inputs(Some(manifest)), BEFORE_DEADLINE);
+        assert_eq!(report.status, Status::Updating, "{case}");
+        assert_eq!(report.release_id.as_deref(), Some("nba-2026-11-21-r1"), "{case}");
+    }
+}
+
+#[test]
 fn some_but_not_all_markets_after_the_deadline_is_partial_and_not_operational() {
     let mut manifest = complete_manifest();
     manifest.markets.insert(ModelType::WonOnSpread, unpublished_market());
@@ -302,6 +340,62 @@ fn a_pending_since_older_than_the_last_rebuild_is_ignored() {
         report.markets[&ModelType::WonOnPoints].refresh_deadline,
         Some(utc("2026-11-21T19:00:00Z"))
     );
+}
+
+#[test]
+fn odds_arriving_at_the_very_instant_of_the_rebuild_are_not_newer() {
+    // refresh_pending needs odds *later* than the last rebuild (payloads.md):
+    // odds of 13:38:00 were absorbed by the 13:38:00 rebuild. Were they
+    // owed, the deadline 15:38 would have passed by 18:00.
+    let mut inputs = with_newer_odds();
+    let manifest = inputs.today.as_mut().unwrap().as_mut().unwrap();
+    let market = manifest.markets.get_mut(&ModelType::WonOnPoints).unwrap();
+    market.odds_arrived_at = Some(utc("2026-11-21T13:38:00Z"));
+    let report = at(&inputs, "2026-11-21T18:00:07Z");
+    assert_eq!(report.status, Status::Fresh);
+    assert!(!report.refresh_pending);
+    let market = &report.markets[&ModelType::WonOnPoints];
+    assert_eq!(market.status, Status::Fresh);
+    assert!(!market.refresh_pending);
+    assert_eq!(market.refresh_deadline, None);
+}
+
+#[test]
+fn a_pending_since_at_the_very_instant_of_the_rebuild_is_ignored() {
+    // data-contract.md: `odds_pending_since` lies *after* the rebuild. One
+    // equal to the 13:38 rebuild names odds that rebuild absorbed, so the
+    // deadline counts from the latest arrival: 17:00 + 2 h = 19:00, not
+    // 13:38 + 2 h = 15:38.
+    let mut inputs = with_newer_odds();
+    let manifest = inputs.today.as_mut().unwrap().as_mut().unwrap();
+    manifest
+        .markets
+        .get_mut(&ModelType::WonOnPoints)
+        .unwrap()
+        .odds_pending_since = Some(utc("2026-11-21T13:38:00Z"));
+    let report = at(&inputs, "2026-11-21T18:00:07Z");
+    assert_eq!(
+        report.markets[&ModelType::WonOnPoints].refresh_deadline,
+        Some(utc("2026-11-21T19:00:00Z"))
+    );
+    assert_eq!(report.status, Status::Fresh);
+}
+
+#[test]
+fn a_market_whose_predictions_object_is_missing_owes_no_refresh() {
+    // DECISIONS 4 and 8: only a published market owes a rebuild for newer
+    // odds; with its object gone the market is unpublished and serves nothing.
+    let mut inputs = with_newer_odds();
+    inputs
+        .artifacts
+        .predictions
+        .insert(ModelType::WonOnPoints, ObjectPresence::Missing);
+    let report = at(&inputs, "2026-11-21T18:00:07Z");
+    assert!(!report.refresh_pending);
+    let market = &report.markets[&ModelType::WonOnPoints];
+    assert_eq!(market.status, Status::Stale);
+    assert!(!market.refresh_pending);
+    assert_eq!(market.refresh_deadline, None);
 }
 
 #[test]

@@ -201,6 +201,20 @@ mod tests {
     }
 
     #[test]
+    fn a_signed_value_is_refused_even_with_a_plus() {
+        // Query integers are plain digits: `+5` is no more a limit or an
+        // offset than `-1` is, though Rust's integer parser would take it.
+        for signed in ["+5", "+0", "+100"] {
+            assert_eq!(Limit::parse(Some(signed)).unwrap_err().parameter(), "limit", "{signed}");
+            assert_eq!(
+                parse_offset(Some(signed)).unwrap_err().parameter(),
+                "offset",
+                "{signed}"
+            );
+        }
+    }
+
+    #[test]
     fn the_current_season_pages_newest_first_without_a_snapshot() {
         let req = Request::parse(false, Some("10"), Some("20"), None).unwrap();
         let p = plan(&req, 25, "v1").unwrap();
