@@ -52,9 +52,7 @@ impl utoipa::PartialSchema for ExportFile {
         ObjectBuilder::new()
             .schema_type(Type::String)
             .format(Some(SchemaFormat::KnownFormat(KnownFormat::Binary)))
-            .description(Some(
-                "The Parquet file (`format=parquet`), as bytes",
-            ))
+            .description(Some("The Parquet file (`format=parquet`), as bytes"))
             .into()
     }
 }
