@@ -14,8 +14,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::helpers::{TestApp, assert_error_shape, fixture_now, spawn_app_configured};
 
-const OLD: &str = "whsec_old_endpoint_secret_0001";
-const NEW: &str = "whsec_new_endpoint_secret_0002";
+pub(crate) const OLD: &str = "whsec_old_endpoint_secret_0001";
+pub(crate) const NEW: &str = "whsec_new_endpoint_secret_0002";
 const DEMO_EMAIL: &str = linecast_core::services::customers::DEMO_EMAIL;
 
 /// Stripe's `v1`: lower-case hex HMAC-SHA256 of `"<t>." + body`.
@@ -39,12 +39,12 @@ fn now() -> i64 {
     chrono::Utc::now().timestamp()
 }
 
-fn signed(secret: &str, body: &[u8]) -> String {
+pub(crate) fn signed(secret: &str, body: &[u8]) -> String {
     let t = now();
     format!("t={t},v1={}", stripe_v1(secret, t, body))
 }
 
-fn subscription_event(id: &str, kind: &str, created: i64, status: &str, price: &str) -> Vec<u8> {
+pub(crate) fn subscription_event(id: &str, kind: &str, created: i64, status: &str, price: &str) -> Vec<u8> {
     serde_json::to_vec(&json!({
         "id": id, "object": "event", "type": kind, "created": created, "livemode": false,
         "data": {"object": {
@@ -92,7 +92,7 @@ fn subscription_of(id: &str, kind: &str, created: i64, status: &str, price: &str
         .into_bytes()
 }
 
-async fn deliver(app: &TestApp, signature: Option<&str>, body: &[u8]) -> (u16, Value) {
+pub(crate) async fn deliver(app: &TestApp, signature: Option<&str>, body: &[u8]) -> (u16, Value) {
     let mut req = app
         .client
         .post(format!("{}/billing/stripe/webhook", app.address))
@@ -112,7 +112,7 @@ async fn outcome(app: &TestApp, secret: &str, body: &[u8]) -> String {
     ack["outcome"].as_str().unwrap().to_owned()
 }
 
-async fn billing_app(configure: impl FnOnce(&mut Settings)) -> TestApp {
+pub(crate) async fn billing_app(configure: impl FnOnce(&mut Settings)) -> TestApp {
     spawn_app_configured(
         fixture_now(),
         |_| {},

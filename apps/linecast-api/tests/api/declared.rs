@@ -328,6 +328,103 @@ async fn each_example_is_a_live_answer_of_the_demo_data() {
         }
         live.insert(row.name.to_owned(), example);
     }
+    // The writes, in a customer's order: create a key, rename it, revoke
+    // it, refresh the dataset links. Their answers are made per caller
+    // (a new key each time): compared by shape.
+    let send = |method: &str, path: &str, body: Option<Value>| {
+        let mut req = app
+            .client
+            .request(method.parse().unwrap(), format!("{}{path}", app.address))
+            .header("X-API-Key", &app.api_key);
+        if let Some(body) = body {
+            req = req.json(&body);
+        }
+        req.send()
+    };
+    let created: Value = send(
+        "POST",
+        "/api/v1/customers/me/api-keys",
+        Some(serde_json::json!({"name": "Example key"})),
+    )
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    let key = created["api_key"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a created key: {created}"))
+        .to_owned();
+    let writes = [
+        ("create_api_key", created),
+        (
+            "rename_api_key",
+            send(
+                "PATCH",
+                "/api/v1/customers/me/api-keys/rename",
+                Some(serde_json::json!({"api_key_to_rename": key, "new_name": "Renamed key"})),
+            )
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap(),
+        ),
+        (
+            "revoke_api_key",
+            send("DELETE", &format!("/api/v1/customers/me/api-keys/{key}"), None)
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap(),
+        ),
+        (
+            "dataset_refresh",
+            send("POST", "/api/v1/service-sports-data/refresh", None)
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap(),
+        ),
+    ];
+    // The billing webhook's answer to a signed delivery (Stripe reads only
+    // its status; the body says what was done).
+    let billing = crate::billing::billing_app(|_| {}).await;
+    let event =
+        crate::billing::subscription_event("evt_example", "customer.subscription.updated", 1, "active", "price_ai");
+    let (status, ack) = crate::billing::deliver(
+        &billing,
+        Some(&crate::billing::signed(crate::billing::NEW, &event)),
+        &event,
+    )
+    .await;
+    assert_eq!(status, 200, "{ack}");
+    for (name, body) in writes.into_iter().chain([("stripe_webhook", ack)]) {
+        assert!(body.get("error").is_none(), "{name}: {body}");
+        let example = cut(&body);
+        if std::env::var_os("UPDATE_SNAPSHOTS").is_none() {
+            let written = committed
+                .get(name)
+                .unwrap_or_else(|| panic!("{name} has no example; run with UPDATE_SNAPSHOTS=1"));
+            assert_eq!(shape(written), shape(&example), "{name}: the example's shape drifted");
+        }
+        live.insert(name.to_owned(), example);
+    }
+    // Every operation answering JSON has its example in the document.
+    for item in doc["paths"].as_object().unwrap().values() {
+        for (method, operation) in item.as_object().unwrap() {
+            let ok = &operation["responses"]["200"]["content"]["application/json"];
+            if ok.is_object() && std::env::var_os("UPDATE_SNAPSHOTS").is_none() {
+                assert!(
+                    ok["example"].is_object() || ok["example"].is_array(),
+                    "{method} {} has no example",
+                    operation["operationId"]
+                );
+            }
+        }
+    }
     assert!(live.len() >= 25, "only {} examples", live.len());
     if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("openapi-examples.json");
