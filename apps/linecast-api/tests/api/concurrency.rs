@@ -79,6 +79,10 @@ async fn spawn_configured(now: DateTime<Utc>, configure: impl FnOnce(&mut Settin
     // Likewise for Redis: the whole suite running on 2 cores can delay a
     // reply past the 500 ms production bound (partition.rs pins that one).
     settings.redis_timeout = std::time::Duration::from_secs(30);
+    // A flush may queue that long too, so the staleness gate (usage not in
+    // the database for 10 s: 503) must wait longer than a lookup may; the
+    // gate itself is pinned in partition.rs.
+    settings.usage_stale_after = std::time::Duration::from_secs(120);
     configure(&mut settings);
     spawn_with_settings(settings, dir, store_dir).await
 }
