@@ -82,7 +82,7 @@ async fn spawn_configured(now: DateTime<Utc>, configure: impl FnOnce(&mut Settin
     // A flush may queue that long too, so the staleness gate (usage not in
     // the database for 10 s: 503) must wait longer than a lookup may; the
     // gate itself is pinned in partition.rs.
-    settings.usage_stale_after = std::time::Duration::from_secs(120);
+    settings.usage_stale_after = std::time::Duration::from_mins(2);
     configure(&mut settings);
     spawn_with_settings(settings, dir, store_dir).await
 }
