@@ -206,6 +206,17 @@ impl ApiError {
         }
     }
 
+    /// A refusal of `code` with `detail`, to be retried after `secs`.
+    fn retry_later(code: ErrorCode, detail: impl Into<String>, secs: u64) -> Self {
+        ApiError::Coded {
+            code,
+            detail: detail.into(),
+            parameter: None,
+            retry_after: Some(secs),
+            cause: None,
+        }
+    }
+
     /// A 400 naming the parameter, the value and what is allowed.
     pub fn invalid_param(name: &str, value: &str, allowed: &str) -> Self {
         Self::invalid(name, format!("Invalid {name} '{value}'. Allowed: {allowed}"))
@@ -368,13 +379,9 @@ impl From<RefreshError> for ApiError {
             RefreshError::NotEntitled | RefreshError::NoCatalog | RefreshError::NothingRefreshable => {
                 ApiError::Forbidden(detail)
             }
-            RefreshError::Exhausted { retry_after_secs } => ApiError::Coded {
-                code: ErrorCode::TooManyConcurrent,
-                detail,
-                parameter: None,
-                retry_after: Some(retry_after_secs),
-                cause: None,
-            },
+            RefreshError::Exhausted { retry_after_secs } => {
+                ApiError::retry_later(ErrorCode::TooManyConcurrent, detail, retry_after_secs)
+            }
             RefreshError::CatalogUnavailable(cause) => {
                 ApiError::unavailable(ErrorCode::StorageUnavailable, detail, cause.to_string())
             }
@@ -433,27 +440,23 @@ impl From<Refusal> for ApiError {
                 "The accounts service is temporarily unavailable; retry with backoff",
                 cause,
             ),
-            Refusal::TooManyPerSecond { retry_after_secs, rate } => ApiError::Coded {
-                code: ErrorCode::RateLimited,
-                detail: format!(
+            Refusal::TooManyPerSecond { retry_after_secs, rate } => ApiError::retry_later(
+                ErrorCode::RateLimited,
+                format!(
                     "Rate limit exceeded. Limit: {per_second} requests per second sustained, in bursts of up to {burst} (RateLimit-Policy \"burst\")",
                     per_second = rate.per_second,
                     burst = rate.burst,
                 ),
-                parameter: None,
-                retry_after: Some(retry_after_secs),
-                cause: None,
-            },
+                retry_after_secs,
+            ),
             Refusal::QuotaExhausted {
                 limit,
                 retry_after_secs,
-            } => ApiError::Coded {
-                code: ErrorCode::MonthlyQuotaExceeded,
-                detail: format!("Rate limit exceeded. Limit: {limit} requests per month"),
-                parameter: None,
-                retry_after: Some(retry_after_secs),
-                cause: None,
-            },
+            } => ApiError::retry_later(
+                ErrorCode::MonthlyQuotaExceeded,
+                format!("Rate limit exceeded. Limit: {limit} requests per month"),
+                retry_after_secs,
+            ),
             Refusal::Busy(full) => full.into(),
         }
     }
@@ -540,17 +543,15 @@ impl From<linecast_core::services::slots::Full> for ApiError {
             LARGE_DOWNLOADS => " (LINECAST_MAX_DOWNLOADS_PER_CUSTOMER)",
             _ => "",
         };
-        ApiError::Coded {
-            code: ErrorCode::TooManyConcurrent,
-            detail: format!(
+        ApiError::retry_later(
+            ErrorCode::TooManyConcurrent,
+            format!(
                 "Too many {what}: at most {cap} at once per customer{setting}; wait for one to end or close one, then retry (this refusal was not counted)",
                 what = e.what,
                 cap = e.cap,
             ),
-            parameter: None,
-            retry_after: Some(e.retry_after_secs),
-            cause: None,
-        }
+            e.retry_after_secs,
+        )
     }
 }
 
