@@ -13,7 +13,7 @@ use linecast_core::Customer;
 use reqwest::Method;
 
 use crate::access::{FIXTURE_MONTH, Via, demo_customer, get_with, issue_key, send_to};
-use crate::helpers::{TestApp, fixture_now, fixtures_dir, spawn_app, spawn_with_settings};
+use crate::helpers::{TestApp, fixture_now, fixtures_dir, spawn_with_settings};
 
 const CLIENTS: usize = 64;
 /// Requests per client: under the per-second limit of one key, since the
@@ -71,20 +71,26 @@ async fn spawn_configured(now: DateTime<Utc>, configure: impl FnOnce(&mut Settin
     let dir = tempfile::tempdir().unwrap();
     let store_dir = dir.path().join("store");
     copy_fixtures(&store_dir);
-    let mut settings = Settings::for_tests(&format!("file://{}", store_dir.display()), dir.path(), now);
-    // These tests are about exact counting under a cold burst (64 new keys
-    // at once against a small pool on a loaded CI machine), not about the
-    // fail-fast bound, which partition.rs pins: give lookups time to queue.
-    settings.database_timeout = std::time::Duration::from_secs(30);
-    // Likewise for Redis: the whole suite running on 2 cores can delay a
-    // reply past the 500 ms production bound (partition.rs pins that one).
-    settings.redis_timeout = std::time::Duration::from_secs(30);
-    // A flush may queue that long too, so the staleness gate (usage not in
-    // the database for 10 s: 503) must wait longer than a lookup may; the
-    // gate itself is pinned in partition.rs.
-    settings.usage_stale_after = std::time::Duration::from_mins(2);
+    let mut settings = patient(Settings::for_tests(
+        &format!("file://{}", store_dir.display()),
+        dir.path(),
+        now,
+    ));
     configure(&mut settings);
     spawn_with_settings(settings, dir, store_dir).await
+}
+
+/// Test settings for every instance of these suites. They are about exact
+/// counting under a cold burst (64 new keys at once against a small pool on
+/// a loaded 2-core CI machine), not about the fail-fast bounds, which
+/// partition.rs pins: database lookups and Redis replies may queue for long,
+/// and so the staleness gate (usage not in the database for 10 s: 503) must
+/// wait longer than a queued flush may.
+fn patient(mut settings: Settings) -> Settings {
+    settings.database_timeout = std::time::Duration::from_secs(30);
+    settings.redis_timeout = std::time::Duration::from_secs(30);
+    settings.usage_stale_after = std::time::Duration::from_mins(2);
+    settings
 }
 
 fn copy_fixtures(to: &std::path::Path) {
@@ -204,7 +210,8 @@ async fn every_request_is_counted_once(app: TestApp, backend: Backend) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn requests_from_64_concurrent_clients_are_each_counted_once_on_sqlite() {
-    every_request_is_counted_once(spawn_app().await, Backend::Sqlite).await;
+    let app = spawn_configured(fixture_now(), |_| {}).await;
+    every_request_is_counted_once(app, Backend::Sqlite).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -251,9 +258,11 @@ pub(crate) async fn two_instances(
     })
     .await;
     let dir = tempfile::tempdir().unwrap();
-    let mut settings = Settings::for_tests(&format!("file://{}", first.store_dir.display()), &first.var_dir, now);
-    settings.database_timeout = std::time::Duration::from_secs(30);
-    settings.redis_timeout = std::time::Duration::from_secs(30);
+    let mut settings = patient(Settings::for_tests(
+        &format!("file://{}", first.store_dir.display()),
+        &first.var_dir,
+        now,
+    ));
     settings.redis_url = Some(redis.to_owned());
     settings.redis_namespace = namespace;
     settings.redis_leases = leases;
