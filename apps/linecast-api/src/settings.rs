@@ -22,7 +22,8 @@ pub enum LogFormat {
 /// Every setting of the server.
 #[derive(Debug, Clone)]
 pub struct Settings {
-    /// `LINECAST_BIND`, default `127.0.0.1:8080`. Port 0 picks a free port.
+    /// `LINECAST_BIND`, else `0.0.0.0:$PORT` when `PORT` is set, else
+    /// `127.0.0.1:8080`. Port 0 picks a free port.
     pub bind: SocketAddr,
     /// `LINECAST_DATABASE_URL`, default a SQLite file under `var/`.
     pub database_url: String,
@@ -72,6 +73,8 @@ pub struct Settings {
     /// generates the demo store into an empty `file://` store and creates the
     /// demo customer and key. Off (production) as soon as storage is
     /// configured: nothing is invented. `LINECAST_DEMO=false` forces it off.
+    /// By default only on a loopback address: without storage and without
+    /// `LINECAST_DEMO`, any other bind stops the start (`demo_by_default`).
     pub demo: bool,
     /// `LINECAST_PUBLIC_RATE`: requests per second per client address on the
     /// public data routes (default 20; 0 turns the limit off).
@@ -248,6 +251,19 @@ struct FileSettings {
     drain_grace_secs: Option<f64>,
 }
 
+impl FileSettings {
+    /// `linecast.toml`, or the file `LINECAST_CONFIG` names; empty when
+    /// there is none.
+    fn load() -> Result<Self, SettingsError> {
+        let path = std::env::var("LINECAST_CONFIG").unwrap_or_else(|_| "linecast.toml".to_owned());
+        if !Path::new(&path).exists() {
+            return Ok(Self::default());
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| bad("LINECAST_CONFIG", e))?;
+        toml::from_str::<Self>(&text).map_err(|e| bad("LINECAST_CONFIG", e))
+    }
+}
+
 /// How long the store trusts a seen object version and the pipeline a
 /// request's resolution (see `responses::RESOLUTION_TTL`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -315,17 +331,57 @@ fn client_ip_header(
     Ok((header, ranges))
 }
 
+/// The address the server listens on: `LINECAST_BIND` (environment, then
+/// `bind` in the file); else `0.0.0.0:$PORT` when `PORT` is set (Cloud Run
+/// and other platforms that name the port); else `127.0.0.1:8080`.
+fn bind_address(from_file: Option<&String>, env: impl Fn(&str) -> Option<String>) -> Result<SocketAddr, SettingsError> {
+    if let Some(bind) = env("LINECAST_BIND").or_else(|| from_file.cloned()) {
+        return bind.parse().map_err(|e| bad("LINECAST_BIND", format!("'{bind}': {e}")));
+    }
+    match env("PORT").filter(|p| !p.is_empty()) {
+        Some(port) => {
+            let port: u16 = port
+                .parse()
+                .map_err(|e| bad("PORT", format!("'{port}': {e}; expected a TCP port")))?;
+            Ok(SocketAddr::from(([0, 0, 0, 0], port)))
+        }
+        None => Ok(SocketAddr::from(([127, 0, 0, 1], 8080))),
+    }
+}
+
+/// Demo mode when nobody asked either way (`LINECAST_DEMO` and `demo` in
+/// the file unset): on while no storage is configured, but only on a
+/// loopback address. Demo mode invents a customer and a key and serves
+/// generated data; on any other address (the image's `0.0.0.0:8080`, or
+/// `PORT`) that is refused unless asked for with `LINECAST_DEMO=true`, so an
+/// instance deployed without its database and store URLs stops instead of
+/// serving made-up data to the network.
+fn demo_by_default(no_storage: bool, bind: SocketAddr) -> Result<bool, SettingsError> {
+    if no_storage && !bind.ip().is_loopback() {
+        return Err(bad(
+            "LINECAST_DEMO",
+            format!(
+                "no LINECAST_DATABASE_URL or LINECAST_STORE_URL is configured, which means demo mode (generated \
+                 data, a demo customer and key), and demo mode listens on {bind}, not a loopback address, only \
+                 on request: set LINECAST_DEMO=true to serve the demo there, or configure the database and store \
+                 URLs for production"
+            ),
+        ));
+    }
+    Ok(no_storage)
+}
+
 impl Settings {
     /// Reads `linecast.toml` (if present) and the environment.
     pub fn load() -> Result<Self, SettingsError> {
-        let path = std::env::var("LINECAST_CONFIG").unwrap_or_else(|_| "linecast.toml".to_owned());
-        let file = if Path::new(&path).exists() {
-            let text = std::fs::read_to_string(&path).map_err(|e| bad("LINECAST_CONFIG", e))?;
-            toml::from_str::<FileSettings>(&text).map_err(|e| bad("LINECAST_CONFIG", e))?
-        } else {
-            FileSettings::default()
-        };
-        Self::from_sources(&file, |k| std::env::var(k).ok())
+        Self::from_sources(&FileSettings::load()?, |k| std::env::var(k).ok())
+    }
+
+    /// Only the address the server listens on, from the same sources as
+    /// [`Settings::load`] (for `linecast-api healthcheck`, which must not
+    /// fail on a setting that only the server needs).
+    pub fn load_bind() -> Result<SocketAddr, SettingsError> {
+        bind_address(FileSettings::load()?.bind.as_ref(), |k| std::env::var(k).ok())
     }
 
     fn from_sources(file: &FileSettings, env: impl Fn(&str) -> Option<String>) -> Result<Self, SettingsError> {
@@ -337,17 +393,15 @@ impl Settings {
         } else {
             cwd.join(var_dir)
         };
-        let bind = pick("LINECAST_BIND", &file.bind)
-            .unwrap_or_else(|| "127.0.0.1:8080".to_owned())
-            .parse()
-            .map_err(|e| bad("LINECAST_BIND", e))?;
+        let bind = bind_address(file.bind.as_ref(), &env)?;
         let configured_database = pick("LINECAST_DATABASE_URL", &file.database_url).filter(|s| !s.is_empty());
         let configured_store = pick("LINECAST_STORE_URL", &file.store_url).filter(|s| !s.is_empty());
         let demo = match env("LINECAST_DEMO") {
             Some(v) => flag("LINECAST_DEMO", &v)?,
-            None => file
-                .demo
-                .unwrap_or(configured_database.is_none() && configured_store.is_none()),
+            None => match file.demo {
+                Some(asked) => asked,
+                None => demo_by_default(configured_database.is_none() && configured_store.is_none(), bind)?,
+            },
         };
         let database_url = configured_database
             .unwrap_or_else(|| format!("sqlite://{}?mode=rwc", var_dir.join("linecast.db").display()));
@@ -650,6 +704,7 @@ mod tests {
     fn environment_overrides_the_file_and_bad_values_name_the_setting() {
         let file = FileSettings {
             bind: Some("0.0.0.0:9000".into()),
+            demo: Some(true),
             ..FileSettings::default()
         };
         let s = Settings::from_sources(&file, |k| {
@@ -771,6 +826,94 @@ mod tests {
         assert!(!Settings::from_sources(&none, off).unwrap().demo);
         let err = Settings::from_sources(&none, |k| (k == "LINECAST_DEMO").then(|| "maybe".to_owned())).unwrap_err();
         assert_eq!(err.name, "LINECAST_DEMO");
+    }
+
+    /// An environment of the given variables only.
+    fn env_of<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        |k| vars.iter().find(|(name, _)| *name == k).map(|(_, v)| (*v).to_owned())
+    }
+
+    /// `PORT` (Cloud Run's) is the port on every interface while
+    /// `LINECAST_BIND` is set neither in the environment nor in the file.
+    #[test]
+    fn port_is_listened_on_every_interface_when_linecast_bind_is_not_set() {
+        let none = FileSettings::default();
+        let with = |vars: &[(&str, &str)]| Settings::from_sources(&none, env_of(vars));
+        let db = ("LINECAST_DATABASE_URL", "postgres://db/x");
+        assert_eq!(
+            with(&[db, ("PORT", "9090")]).unwrap().bind,
+            "0.0.0.0:9090".parse().unwrap()
+        );
+        assert_eq!(
+            with(&[db, ("PORT", "9090"), ("LINECAST_BIND", "127.0.0.1:7000")])
+                .unwrap()
+                .bind,
+            "127.0.0.1:7000".parse().unwrap()
+        );
+        // An empty PORT is unset; neither set: loopback, 8080.
+        assert_eq!(
+            with(&[db, ("PORT", "")]).unwrap().bind,
+            "127.0.0.1:8080".parse().unwrap()
+        );
+        assert_eq!(
+            Settings::from_sources(&none, |_| None).unwrap().bind,
+            "127.0.0.1:8080".parse().unwrap()
+        );
+        // `bind` in the file is LINECAST_BIND too.
+        let in_file = FileSettings {
+            bind: Some("127.0.0.1:7001".into()),
+            ..FileSettings::default()
+        };
+        let port = |k: &str| (k == "PORT").then(|| "9090".to_owned());
+        assert_eq!(Settings::from_sources(&in_file, port).unwrap().bind.port(), 7001);
+        assert_eq!(bind_address(None, port).unwrap(), "0.0.0.0:9090".parse().unwrap());
+        for bad_port in ["http", "70000", "-1"] {
+            let err = bind_address(None, |k| (k == "PORT").then(|| bad_port.to_owned())).unwrap_err();
+            assert_eq!(err.name, "PORT", "{bad_port}");
+            assert!(err.reason.contains(bad_port), "{err}");
+        }
+        let err = bind_address(None, |k| (k == "LINECAST_BIND").then(|| "localhost".to_owned())).unwrap_err();
+        assert_eq!(err.name, "LINECAST_BIND");
+    }
+
+    /// Without storage and without `LINECAST_DEMO`, demo mode starts only on
+    /// a loopback address; any other bind (the image's `0.0.0.0:8080`,
+    /// `PORT`) stops the start naming `LINECAST_DEMO`, unless the demo is
+    /// asked for or storage is configured.
+    #[test]
+    fn demo_mode_on_a_non_loopback_address_only_on_request() {
+        let none = FileSettings::default();
+        let env = |vars: Vec<(&'static str, &'static str)>| {
+            move |k: &str| vars.iter().find(|(name, _)| *name == k).map(|(_, v)| (*v).to_owned())
+        };
+        for bind in ["0.0.0.0:8080", "[::]:8080", "10.1.2.3:8080"] {
+            let err = Settings::from_sources(&none, env(vec![("LINECAST_BIND", bind)])).unwrap_err();
+            assert_eq!(err.name, "LINECAST_DEMO", "{bind}");
+            assert!(err.reason.contains("LINECAST_DEMO=true"), "{err}");
+            let asked = Settings::from_sources(&none, env(vec![("LINECAST_BIND", bind), ("LINECAST_DEMO", "true")]));
+            assert!(asked.unwrap().demo, "{bind}");
+            let production = env(vec![("LINECAST_BIND", bind), ("LINECAST_STORE_URL", "s3://bucket/p")]);
+            assert!(!Settings::from_sources(&none, production).unwrap().demo, "{bind}");
+            let off = env(vec![("LINECAST_BIND", bind), ("LINECAST_DEMO", "false")]);
+            assert!(!Settings::from_sources(&none, off).unwrap().demo, "{bind}");
+        }
+        let err = Settings::from_sources(&none, env(vec![("PORT", "8080")])).unwrap_err();
+        assert_eq!(err.name, "LINECAST_DEMO");
+        for bind in ["127.0.0.1:8080", "[::1]:8080", "127.0.0.2:0"] {
+            assert!(
+                Settings::from_sources(&none, env(vec![("LINECAST_BIND", bind)]))
+                    .unwrap()
+                    .demo,
+                "{bind}"
+            );
+        }
+        // `demo = true` in the file is a request too.
+        let in_file = FileSettings {
+            bind: Some("0.0.0.0:8080".into()),
+            demo: Some(true),
+            ..FileSettings::default()
+        };
+        assert!(Settings::from_sources(&in_file, |_| None).unwrap().demo);
     }
 
     #[test]
