@@ -44,7 +44,12 @@ pub async fn run(command: FixturesCommand) -> anyhow::Result<ExitCode> {
             profile,
         } => {
             let today = today.unwrap_or_else(|| et_date(chrono::Utc::now()));
-            let opts = GenOptions { today, seed, profile };
+            let opts = GenOptions {
+                today,
+                seed,
+                profile,
+                not_after: None,
+            };
             // Generation is CPU-bound; keep it off the async runtime's workers.
             tokio::task::spawn_blocking(move || generate_into(&out, &opts))
                 .await

@@ -169,9 +169,10 @@ impl Application {
         if settings.demo
             && let Some(dir) = local_store_dir(&settings.store_url)
         {
-            let today = et_date(clock.now());
+            let now = clock.now();
+            let today = et_date(now);
             let dir_for_task = dir.clone();
-            let generated = tokio::task::spawn_blocking(move || linecast_demo::ensure_demo_store(&dir_for_task, today))
+            let generated = tokio::task::spawn_blocking(move || linecast_demo::ensure_demo_store(&dir_for_task, now))
                 .await
                 .context("demo data task")?
                 .with_context(|| format!("generating demo data into {}", dir.display()))?;

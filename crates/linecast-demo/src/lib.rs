@@ -54,7 +54,7 @@ mod teams;
 use std::io;
 use std::path::Path;
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, Utc};
 use linecast_domain::artifacts::keys;
 use linecast_domain::{ModelType, SeasonLabel, Sport};
 
@@ -102,6 +102,29 @@ pub struct GenOptions {
     pub today: NaiveDate,
     pub seed: u64,
     pub profile: Profile,
+    /// The wall clock when the data is generated for a running server: no
+    /// generated instant (release times, odds updates, market captures,
+    /// forecast publications) lies after it, so a freshness check never
+    /// computes a negative age. `None` keeps the planned times (fixtures).
+    pub not_after: Option<DateTime<Utc>>,
+}
+
+/// `at`, or `not_after` when `at` lies after it.
+pub(crate) fn capped(at: DateTime<Utc>, not_after: Option<DateTime<Utc>>) -> DateTime<Utc> {
+    not_after.map_or(at, |cap| at.min(cap))
+}
+
+/// Caps the forecast publication times of generated games at `not_after`.
+fn cap_publications(games: &mut [season::Game], not_after: Option<DateTime<Utc>>) {
+    let Some(cap) = not_after else { return };
+    for game in games {
+        let published = &mut game.provenance.forecast_published_at;
+        if let Some(at) = published.as_deref().and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+            && at > cap
+        {
+            *published = Some(cap.to_rfc3339_opts(chrono::SecondsFormat::Secs, true).into());
+        }
+    }
 }
 
 impl Profile {
@@ -174,13 +197,14 @@ pub fn generate(opts: &GenOptions, progress: &mut dyn FnMut(&str)) -> Vec<(Strin
         let seasons: Vec<_> = (0..=oldest)
             .map(|back| {
                 let year = latest.start_year() - back as i32;
-                let games = build_season(
+                let mut games = build_season(
                     *sport,
                     SeasonPlace { year, back, oldest },
                     opts.profile.size(*sport),
                     opts.seed,
                     opts.today,
                 );
+                cap_publications(&mut games, opts.not_after);
                 progress(&format!("{sport} {}", SeasonLabel::starting(*sport, year)));
                 games
             })
@@ -190,6 +214,7 @@ pub fn generate(opts: &GenOptions, progress: &mut dyn FnMut(&str)) -> Vec<(Strin
             teams: opts.profile.size(*sport).teams,
             seasons,
             today: opts.today,
+            not_after: opts.not_after,
         };
         out.push((keys::teams(*sport), artifacts::teams(&league)));
         out.push((keys::scores(*sport), artifacts::scores(&league)));
@@ -245,14 +270,15 @@ pub const DEMO_SEED: u64 = 42;
 
 /// Generates the demo profile for `today` into `dir` when it is missing or
 /// empty; returns whether it generated. A non-empty directory is left alone.
-pub fn ensure_demo_store(dir: &Path, today: NaiveDate) -> io::Result<bool> {
+pub fn ensure_demo_store(dir: &Path, now: DateTime<Utc>) -> io::Result<bool> {
     if dir.exists() && std::fs::read_dir(dir)?.next().is_some() {
         return Ok(false);
     }
     let opts = GenOptions {
-        today,
+        today: et_date(now),
         seed: DEMO_SEED,
         profile: Profile::Demo,
+        not_after: Some(now),
     };
     let objects = generate(&opts, &mut |_| {});
     write_dir(dir, &objects)?;
@@ -352,6 +378,7 @@ mod tests {
             teams: size.teams,
             seasons: vec![games],
             today: today(),
+            not_after: None,
         };
         let teams_csv = String::from_utf8(artifacts::teams(&league)).unwrap();
         let slugs: BTreeSet<&str> = teams_csv.lines().skip(1).filter_map(|l| l.split(',').next()).collect();

@@ -26,6 +26,8 @@ pub(crate) struct League {
     pub teams: usize,
     pub seasons: Vec<Vec<Game>>,
     pub today: NaiveDate,
+    /// No generated instant lies after it ([`crate::GenOptions::not_after`]).
+    pub not_after: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 impl League {

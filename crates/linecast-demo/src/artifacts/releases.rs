@@ -12,10 +12,11 @@ use linecast_domain::{ModelType, Sport};
 use super::League;
 use super::store::dataset_files;
 use crate::calendar::plus;
+use crate::capped;
 use crate::rng::fnv;
 use crate::season::release_id;
 
-fn at(date: NaiveDate, h: u32, m: u32, s: u32) -> Option<DateTime<Utc>> {
+fn planned(date: NaiveDate, h: u32, m: u32, s: u32) -> Option<DateTime<Utc>> {
     date.and_hms_opt(h, m, s).map(|t| t.and_utc())
 }
 
@@ -43,8 +44,9 @@ fn manifest(league: &League, sport: Sport, day: NaiveDate, hold: bool) -> Releas
     let active = !slate.is_empty();
     let jitter = (fnv(&format!("{sport}{day}")) % 20) as u32;
     let id = release_id(sport, day);
-    let predictions = at(day, 13, 30 + jitter, 0);
+    let predictions = planned(day, 13, 30 + jitter, 0).map(|t| capped(t, league.not_after));
     let is_today = day == league.today;
+    let at = |date, h, m, s| planned(date, h, m, s).map(|t| capped(t, league.not_after));
     let markets: BTreeMap<ModelType, ReleaseMarket> = ModelType::ALL
         .iter()
         .map(|mt| {

@@ -90,13 +90,10 @@ pub(crate) fn odds(league: &League) -> Vec<u8> {
             csv.line(line_value(g, f));
         }
         let stamp_day = league.today.min(g.key.date);
-        csv.cell(&format!(
-            "{} {:02}:{:02}:{:02}",
-            stamp_day.format("%Y-%m-%d"),
-            12 + id % 3,
-            (id >> 8) % 60,
-            (id >> 16) % 60
-        ));
+        let planned = stamp_day
+            .and_hms_opt(12 + (id % 3) as u32, ((id >> 8) % 60) as u32, ((id >> 16) % 60) as u32)
+            .map(|t| crate::capped(t.and_utc(), league.not_after));
+        csv.opt(planned.map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string()).as_deref());
         csv.end_row();
     }
     csv.into_bytes()
@@ -145,7 +142,11 @@ pub(crate) fn markets(league: &League) -> Vec<u8> {
         };
         csv.opt(h.as_deref());
         csv.opt(a.as_deref());
-        csv.cell(&format!("{}T15:{:02}:00Z", league.today.format("%Y-%m-%d"), 5 + i % 50));
+        let planned = league
+            .today
+            .and_hms_opt(15, 5 + (i % 50) as u32, 0)
+            .map(|t| crate::capped(t.and_utc(), league.not_after));
+        csv.opt(planned.map(|t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string()).as_deref());
         csv.end_row();
     }
     csv.into_bytes()

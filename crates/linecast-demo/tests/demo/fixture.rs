@@ -90,7 +90,8 @@ fn ensure_demo_store_leaves_a_non_empty_directory_alone() {
     let dir = scratch_dir("ensure");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("keep.txt"), b"mine").unwrap();
-    let generated = ensure_demo_store(&dir, fixture_options().today).unwrap();
+    let now = fixture_options().today.and_hms_opt(17, 0, 0).unwrap().and_utc();
+    let generated = ensure_demo_store(&dir, now).unwrap();
     assert!(!generated);
     assert_eq!(read_tree(&dir).len(), 1);
     std::fs::remove_dir_all(&dir).unwrap();
@@ -107,4 +108,55 @@ fn the_small_store_stays_under_three_megabytes() {
         },
         fixture_options()
     );
+}
+
+/// Every `YYYY-MM-DD?HH:MM:SS` instant written in `text` (`T` or a space
+/// between date and time), read as UTC. A held game (`date time away@home`,
+/// an ET start, not an instant) is followed by a space and is left out.
+fn instants(text: &str) -> Vec<chrono::NaiveDateTime> {
+    let b = text.as_bytes();
+    let shape = |w: &[u8]| {
+        w.iter().enumerate().all(|(i, c)| match i {
+            4 | 7 => *c == b'-',
+            10 => *c == b'T' || *c == b' ',
+            13 | 16 => *c == b':',
+            _ => c.is_ascii_digit(),
+        })
+    };
+    (0..b.len().saturating_sub(18))
+        .filter(|&i| shape(&b[i..i + 19]) && b.get(i + 19) != Some(&b' '))
+        .filter_map(|i| {
+            let t = text[i..i + 19].replace(' ', "T");
+            chrono::NaiveDateTime::parse_from_str(&t, "%Y-%m-%dT%H:%M:%S").ok()
+        })
+        .collect()
+}
+
+#[test]
+fn no_generated_instant_lies_after_the_wall_clock_it_was_generated_at() {
+    // Early on the fixture date (ET), before the day's planned release
+    // (13:30 UTC), odds updates (12:00 to 14:59) and market captures (15:05).
+    let now = fixture_options().today.and_hms_opt(9, 15, 0).unwrap().and_utc();
+    let opts = GenOptions {
+        not_after: Some(now),
+        ..fixture_options()
+    };
+    let objects = generate(&opts, &mut |_| {});
+    let mut today_seen = 0;
+    for (key, bytes) in &objects {
+        let text = String::from_utf8_lossy(bytes);
+        for at in instants(&text) {
+            assert!(at <= now.naive_utc(), "{key}: {at} is after {now}");
+            today_seen += usize::from(at.date() == now.date_naive());
+        }
+    }
+    assert!(today_seen > 0, "today's release, odds and captures are stamped");
+    // Without the cap the plan is kept: the same objects hold later times.
+    let planned = generate(&fixture_options(), &mut |_| {});
+    let later = planned
+        .iter()
+        .flat_map(|(_, bytes)| instants(&String::from_utf8_lossy(bytes)))
+        .filter(|at| *at > now.naive_utc())
+        .count();
+    assert!(later > 0);
 }

@@ -20,6 +20,7 @@ pub fn fixture_options() -> GenOptions {
         today: NaiveDate::from_ymd_opt(2026, 11, 15).unwrap(),
         seed: 7,
         profile: Profile::Small,
+        not_after: None,
     }
 }
 
@@ -34,6 +35,7 @@ pub fn small(seed: u64, today: &str) -> BTreeMap<String, Vec<u8>> {
         today: NaiveDate::parse_from_str(today, "%Y-%m-%d").unwrap(),
         seed,
         profile: Profile::Small,
+        not_after: None,
     };
     generate(&opts, &mut |_| {}).into_iter().collect()
 }
