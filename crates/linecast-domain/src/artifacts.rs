@@ -79,6 +79,8 @@ pub struct ScoreRow {
 #[derive(Debug, Clone, PartialEq)]
 pub struct PredictionRow {
     pub key: GameKey,
+    /// The public game id, numbered over the artifact ([`crate::assign_game_ids`]).
+    pub game_id: crate::GameId,
     /// Only the line fields of the artifact's model type are set.
     pub lines: Lines,
     pub models: ModelProbs,
@@ -100,6 +102,8 @@ pub struct PredictionTable {
 pub struct OddsRow {
     pub match_id: String,
     pub key: GameKey,
+    /// The public game id, numbered over the artifact ([`crate::assign_game_ids`]).
+    pub game_id: crate::GameId,
     pub lines: Lines,
     /// UTC, written `YYYY-MM-DD HH:MM:SS`.
     pub last_updated: NaiveDateTime,

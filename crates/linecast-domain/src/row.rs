@@ -285,6 +285,9 @@ pub struct Provenance {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SeasonRow {
     pub key: GameKey,
+    /// The public game id, numbered over the whole season table
+    /// ([`crate::assign_game_ids`]).
+    pub game_id: crate::GameId,
     pub season: SeasonLabel,
     pub season_type: SeasonType,
     pub away_score: Option<f64>,
@@ -332,6 +335,7 @@ mod tests {
         let own = |name: &str| Some(Text::from(name));
         let row = SeasonRow {
             key: crate::GameKey::new(chrono::NaiveDate::MIN, chrono::NaiveTime::MIN, "away", "home"),
+            game_id: crate::GameId::default(),
             season: SeasonLabel::parse(crate::Sport::Nba, "2025-26").unwrap_or_else(|e| panic!("{e}")),
             season_type: SeasonType::Regular,
             away_score: None,

@@ -47,6 +47,7 @@ fn season(rows: usize) -> Vec<SeasonRow> {
             let settled = i < rows * 95 / 100;
             SeasonRow {
                 key,
+                game_id: linecast_domain::GameId::default(),
                 season: SeasonLabel::starting(Sport::Ncaab, 2025),
                 season_type: SeasonType::Regular,
                 away_score: settled.then_some(away),

@@ -32,7 +32,8 @@ impl ArtifactStore for ObjectArtifactStore {
     }
 
     async fn odds(&self, sport: Sport) -> Result<Versioned<Vec<OddsRow>>, StoreError> {
-        self.load(keys::odds(sport), Keep::Value, parse::odds).await
+        self.load(keys::odds(sport), Keep::Value, |o, b| parse::odds(o, sport, b))
+            .await
     }
 
     async fn seasons(&self, sport: Sport, model_type: ModelType) -> Result<Vec<SeasonLabel>, StoreError> {

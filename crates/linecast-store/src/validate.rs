@@ -247,8 +247,8 @@ fn check_object(
         Kind::Predictions(sport, model_type) => {
             collect::predictions(sport, model_type, bytes, problems);
         }
-        Kind::Odds(_) => {
-            collect::odds(bytes, problems);
+        Kind::Odds(sport) => {
+            collect::odds(sport, bytes, problems);
         }
         Kind::Season(sport, model_type, label) => {
             collect::season(sport, model_type, label, bytes, problems);

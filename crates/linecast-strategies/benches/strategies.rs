@@ -40,6 +40,7 @@ fn season(n: usize) -> Vec<SeasonRow> {
             let total = 200.0 + (g.next() * 60.0).round() / 2.0;
             let mut row = SeasonRow {
                 key: GameKey::new(date, time, format!("away_{}", i % 30), format!("home_{}", (i + 7) % 30)),
+                game_id: linecast_domain::GameId::default(),
                 season: label.unwrap_or_else(|| SeasonLabel::containing(Sport::Nba, date)),
                 season_type: SeasonType::Regular,
                 away_score: Some((90.0 + g.next() * 40.0).round()),

@@ -5,7 +5,7 @@
 //! `season` and `last_updated` are not known to this pure crate: the HTTP
 //! layer adds them next to these fields (e.g. with `#[serde(flatten)]`).
 
-use linecast_domain::TeamName;
+use linecast_domain::{GameId, TeamName};
 use serde::{Serialize, Serializer};
 
 use crate::accounting::{Accounting, Exclusion, Outcome};
@@ -77,6 +77,8 @@ pub struct Leaderboard {
 /// One bet of a replay.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReplayGame {
+    /// The game's public id (the season row's).
+    pub game_id: GameId,
     pub date: String,
     pub time_est: String,
     pub away_team: TeamName,
@@ -106,6 +108,8 @@ pub struct ReplayGame {
 /// A candidate game the strategy did not bet, with the reason.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ExcludedRow {
+    /// The game's public id (the season row's).
+    pub game_id: GameId,
     pub date: String,
     pub time_est: String,
     pub away_team: TeamName,

@@ -28,6 +28,7 @@ pub fn walk(season: &Season<'_>, strategy: &Strategy) -> Walk {
             Verdict::Bet(bet) => {
                 let (open_line, close_line) = lines(c.row, mt, bet.side);
                 games.push(ReplayGame {
+                    game_id: c.row.game_id.clone(),
                     date: key.date_string(),
                     time_est: key.time_string(),
                     away_team: key.away_team.clone(),
@@ -50,6 +51,7 @@ pub fn walk(season: &Season<'_>, strategy: &Strategy) -> Walk {
                 });
             }
             Verdict::Excluded { side, reason } => excluded.push(ExcludedRow {
+                game_id: c.row.game_id.clone(),
                 date: key.date_string(),
                 time_est: key.time_string(),
                 away_team: key.away_team.clone(),

@@ -3,8 +3,9 @@
 //! (through `result_rows::served`, the one home of the value rules).
 //!
 //! Columns: the union of the seasons' served columns, in first-seen order
-//! oldest season first, with `push`, `graded` and `ungraded_reason` last as
-//! on every result row; a season without a column has null there.
+//! oldest season first, with `push`, `graded`, `ungraded_reason` and
+//! `game_id` last as on every result row; a season without a column has
+//! null there.
 //!
 //! Parquet types follow the column's kind, except for the text columns of
 //! [`TYPED_TEXT`], whose text has a known form: Parquet holds them typed
@@ -112,7 +113,7 @@ impl ExportFormat {
 }
 
 /// Columns recomputed on every row and served last.
-const TAIL: [&str; 3] = ["push", "graded", "ungraded_reason"];
+const TAIL: [&str; 4] = ["push", "graded", "ungraded_reason", "game_id"];
 
 /// The union of the seasons' served columns (see the module doc).
 fn union_columns(export: &Export) -> Vec<ServedColumn<'_>> {

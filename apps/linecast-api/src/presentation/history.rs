@@ -38,7 +38,7 @@ pub struct ResultsResponse<'a> {
     pub season: String,
     /// Result rows: every stored column in artifact order (unknown extras
     /// included), the outcome column and IMPLIED recomputed, then `push`,
-    /// `graded` and `ungraded_reason`.
+    /// `graded`, `ungraded_reason` and `game_id`.
     #[schema(value_type = Vec<ResultRow>)]
     pub results: Vec<&'a RawValue>,
     /// Publication time of the season store.

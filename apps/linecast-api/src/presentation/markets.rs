@@ -13,6 +13,10 @@ use crate::presentation::time::rfc3339;
 /// One game of the comparison.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct MarketGame {
+    /// The game's id, the same on every endpoint and in every release
+    /// ([payloads.md](/docs/payloads.md#game-ids)).
+    #[schema(example = "mlb-20261011-athletics-chicago_white_sox")]
+    pub game_id: String,
     #[schema(format = Date)]
     pub date: String,
     /// `HH:MM` ET.
@@ -51,6 +55,7 @@ impl From<&MarketComparison> for MarketsResponse {
                 .games
                 .iter()
                 .map(|g| MarketGame {
+                    game_id: g.game_id.to_string(),
                     date: g.key.date_string(),
                     time: g.key.time_est.format("%H:%M").to_string(),
                     away_team: g.key.away_team.to_string(),

@@ -29,8 +29,8 @@ use utoipa::{PartialSchema, ToSchema};
 
 /// One result row: every stored column in artifact order (unknown store
 /// columns included, as strings), the outcome column and IMPLIED
-/// recomputed by the grading rules, then `push`, `graded` and
-/// `ungraded_reason`.
+/// recomputed by the grading rules, then `push`, `graded`,
+/// `ungraded_reason` and `game_id`.
 pub struct ResultRow;
 
 fn nullable(ty: Type, description: &str) -> Object {
@@ -140,6 +140,15 @@ one-sided price. Always present."
                 .description(Some("Why no model graded the game; null when graded")),
         )
         .required("ungraded_reason")
+        .property("game_id", {
+            let mut id = text(
+                "The game's id, the same on every endpoint and in every release: \
+{sport}-{YYYYMMDD}-{away_slug}-{home_slug}, -2 for a doubleheader's second game (/docs/payloads.md#game-ids)",
+            );
+            id.examples = vec![serde_json::json!("nba-20251104-boston_celtics-new_york_knicks")];
+            id
+        })
+        .required("game_id")
         .additional_properties(Some(AdditionalProperties::RefOr(RefOr::T(Schema::Object(nullable(
             Type::String,
             "An unknown store column, verbatim",
@@ -446,6 +455,9 @@ pub struct StrategyEntryShape {
 #[serde(deny_unknown_fields)]
 #[schema(as = ReplayGame)]
 pub struct ReplayGameShape {
+    /// The game's id, as on every other endpoint ([payloads.md](/docs/payloads.md#game-ids)).
+    #[schema(example = "nba-20251104-boston_celtics-new_york_knicks")]
+    game_id: String,
     #[schema(format = Date)]
     date: String,
     time_est: String,
@@ -476,6 +488,9 @@ pub struct ReplayGameShape {
 #[serde(deny_unknown_fields)]
 #[schema(as = ExcludedRow)]
 pub struct ExcludedRowShape {
+    /// The game's id, as on every other endpoint ([payloads.md](/docs/payloads.md#game-ids)).
+    #[schema(example = "nba-20251104-boston_celtics-new_york_knicks")]
+    game_id: String,
     #[schema(format = Date)]
     date: String,
     time_est: String,

@@ -25,6 +25,11 @@ use crate::schema::ModelProbabilities;
 /// real opener exists; EV is percent, null without a valid price.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PredictionGame {
+    /// The game's id, the same on every endpoint and in every release
+    /// (`{sport}-{YYYYMMDD}-{away_slug}-{home_slug}`, `-2` for a
+    /// doubleheader's second game; [payloads.md](/docs/payloads.md#game-ids)).
+    #[schema(example = "mlb-20261011-athletics-chicago_white_sox")]
+    pub game_id: String,
     /// `YYYY-MM-DD` (ET).
     #[schema(format = Date)]
     pub date: String,
@@ -187,6 +192,12 @@ impl ToSchema for PickLines {}
 /// One game's current odds. Prices are American; null when not offered.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct OddsGame {
+    /// The game's id, the same on every endpoint and in every release
+    /// (`{sport}-{YYYYMMDD}-{away_slug}-{home_slug}`, `-2` for a
+    /// doubleheader's second game; [payloads.md](/docs/payloads.md#game-ids)).
+    #[schema(example = "mlb-20261011-athletics-chicago_white_sox")]
+    pub game_id: String,
+    /// The odds feed's own id of the game.
     pub match_id: String,
     #[schema(format = Date)]
     pub date: String,
@@ -225,6 +236,11 @@ pub(crate) const FREE_NOTE: &str = "Only free predictions are included in this p
 /// One game of the public feed.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PublicPickGame {
+    /// The game's id, the same on every endpoint and in every release
+    /// (`{sport}-{YYYYMMDD}-{away_slug}-{home_slug}`, `-2` for a
+    /// doubleheader's second game; [payloads.md](/docs/payloads.md#game-ids)).
+    #[schema(example = "mlb-20261011-athletics-chicago_white_sox")]
+    pub game_id: String,
     /// `YYYY-MM-DD` (ET).
     #[schema(format = Date)]
     pub date: String,
@@ -327,6 +343,7 @@ fn prediction_game(row: &PredictionRow, model_type: ModelType, columns: &[ModelC
     lines.insert(neg_name.to_owned(), neg.map(round2).into());
     lines.insert(pos_name.to_owned(), pos.map(round2).into());
     PredictionGame {
+        game_id: row.game_id.to_string(),
         date: row.key.date_string(),
         time: row.key.time_string(),
         away_team: row.key.away_team.to_string(),
@@ -364,6 +381,7 @@ impl From<&OddsSlate> for OddsResponse {
             .map(|r| {
                 let l = &r.lines;
                 OddsGame {
+                    game_id: r.game_id.to_string(),
                     match_id: r.match_id.clone(),
                     date: r.key.date_string(),
                     time: r.key.time_string(),
@@ -467,6 +485,7 @@ fn public_game(
     let row = pick.row;
     let (label, market_line) = labels(pick, model_type, names);
     PublicPickGame {
+        game_id: row.game_id.to_string(),
         date: row.key.date_string(),
         time: row.key.time_string(),
         away_team: names.display(&row.key.away_team),

@@ -20,7 +20,7 @@ use crate::state::AppState;
 /// A page of the graded result rows of one season
 ///
 /// Returns result rows holding every column of the season store (then the outcome column and `IMPLIED`
-/// when the store lacks them), followed by `push`, `graded` and `ungraded_reason`. Page with `limit`
+/// when the store lacks them), followed by `push`, `graded`, `ungraded_reason` and `game_id`. Page with `limit`
 /// (1 to 100000, default 100) and `offset` (default 0; past the end is an empty page), repeating with
 /// `offset=next_offset` until `next_offset` is null. Without `season` the current season is served newest
 /// game first and `snapshot` is null; with a named `season` it is served oldest game first, and every page

@@ -153,7 +153,10 @@ async fn all_history_as_csv_concatenates_every_season_oldest_first_under_the_uni
         linecast_paging::combined_snapshot(snapshots.iter().map(String::as_str))
     );
     let (header, csv_rows) = read_csv(&res.bytes().await.unwrap());
-    assert_eq!(&header[header.len() - 3..], ["push", "graded", "ungraded_reason"]);
+    assert_eq!(
+        &header[header.len() - 4..],
+        ["push", "graded", "ungraded_reason", "game_id"]
+    );
     let season_at = header.iter().position(|h| h == "season").unwrap();
     let order: Vec<&str> = csv_rows.iter().map(|r| r[season_at].as_str()).collect();
     assert!(order.windows(2).all(|w| w[0] <= w[1]), "oldest season first");

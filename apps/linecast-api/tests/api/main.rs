@@ -22,6 +22,7 @@ mod events;
 mod export;
 mod fail_closed;
 mod faults;
+mod game_ids;
 mod helpers;
 mod limits;
 mod log_secrets;

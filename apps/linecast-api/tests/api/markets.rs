@@ -88,6 +88,7 @@ fn check_payload(sport: &str, body: &Value, now: DateTime<Utc>, market_prices: b
     for game in games {
         let keys: BTreeSet<&str> = game.as_object().unwrap().keys().map(String::as_str).collect();
         let expected_keys = BTreeSet::from([
+            "game_id",
             "date",
             "time",
             "away_team",
@@ -167,6 +168,7 @@ async fn the_comparison_is_blend_vs_the_no_vig_moneyline_vs_the_market_hand_chec
     assert_eq!(
         *game,
         serde_json::json!({
+            "game_id": "nba-20261115-dallas_mavericks-charlotte_hornets",
             "date": "2026-11-15", "time": "18:00", "away_team": "dallas_mavericks", "home_team": "charlotte_hornets",
             "model_home": 0.7303, "model_away": 0.2697, "book_home": 0.6924, "book_away": 0.3076,
             "kalshi_home": 0.69, "kalshi_away": 0.33, "edge_home": 0.0403

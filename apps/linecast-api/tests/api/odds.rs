@@ -63,8 +63,16 @@ async fn odds_serve_every_row_with_its_match_id_and_lines_sorted_by_date_then_ti
         assert_eq!(body["date"], FIXTURE_TODAY, "{sport}: the served slate date");
         let games = body["games"].as_array().unwrap();
         assert_eq!(games.len(), rows.len(), "{sport}: every odds row");
-        let mut expected_keys: BTreeSet<&str> =
-            ["match_id", "date", "time", "away_team", "home_team", "last_updated"].into();
+        let mut expected_keys: BTreeSet<&str> = [
+            "game_id",
+            "match_id",
+            "date",
+            "time",
+            "away_team",
+            "home_team",
+            "last_updated",
+        ]
+        .into();
         expected_keys.extend(LINE_FIELDS);
         let order: Vec<(String, String)> = games
             .iter()

@@ -122,8 +122,17 @@ async fn every_game_carries_exactly_its_model_types_line_opening_and_ev_fields()
                 BTreeSet::from(["sport", "model_type", "predictions_date", "games", "models_used"])
             );
             let (lines, opens, (ev_neg, ev_pos), _) = fields(model_type);
-            let mut expected: BTreeSet<&str> =
-                ["date", "time", "away_team", "home_team", "predictions", ev_neg, ev_pos].into();
+            let mut expected: BTreeSet<&str> = [
+                "game_id",
+                "date",
+                "time",
+                "away_team",
+                "home_team",
+                "predictions",
+                ev_neg,
+                ev_pos,
+            ]
+            .into();
             expected.extend(lines);
             expected.extend(opens);
             let games = body["games"].as_array().unwrap();

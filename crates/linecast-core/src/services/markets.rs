@@ -18,6 +18,8 @@ use crate::{ArtifactStore, StoreError};
 #[derive(Debug, Clone, PartialEq)]
 pub struct MarketGame {
     pub key: GameKey,
+    /// The predictions row's game id.
+    pub game_id: linecast_domain::GameId,
     /// BLEND of the moneyline predictions.
     pub model_home: Option<f64>,
     /// No-vig probability from the sportsbook moneyline (the odds artifact,
@@ -127,6 +129,7 @@ impl Markets {
                 };
                 MarketGame {
                     key: row.key.clone(),
+                    game_id: row.game_id.clone(),
                     model_home,
                     book_home,
                     market_home,
@@ -180,6 +183,7 @@ mod tests {
         models.set(ModelColumn::Blend, Some(blend));
         PredictionRow {
             key,
+            game_id: linecast_domain::GameId::default(),
             lines,
             models,
             extras: Vec::new(),
@@ -219,6 +223,7 @@ mod tests {
             vec![OddsRow {
                 match_id: "m1".into(),
                 key: key("19:30", "nyk"),
+                game_id: linecast_domain::GameId::default(),
                 lines: moneyline(-200.0, 150.0),
                 last_updated: NaiveDateTime::parse_from_str("2026-11-22 20:00:00", "%Y-%m-%d %H:%M:%S").unwrap(),
             }],

@@ -438,6 +438,7 @@ mod service_tests {
         models.set(ModelColumn::Xgb, Some(0.55));
         PredictionRow {
             key: GameKey::new(day(d), NaiveTime::parse_from_str(time, "%H:%M").unwrap(), away, "bos"),
+            game_id: linecast_domain::GameId::default(),
             lines,
             models,
             extras: Vec::new(),
@@ -555,6 +556,7 @@ mod service_tests {
         let odds_row = |d: u32, away: &str, updated: &str| OddsRow {
             match_id: format!("m-{away}"),
             key: GameKey::new(day(d), NaiveTime::from_hms_opt(19, 0, 0).unwrap(), away, "bos"),
+            game_id: linecast_domain::GameId::default(),
             lines: moneyline(-110.0, -110.0),
             last_updated: NaiveDateTime::parse_from_str(updated, "%Y-%m-%d %H:%M:%S").unwrap(),
         };

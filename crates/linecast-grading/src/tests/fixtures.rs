@@ -11,6 +11,7 @@ pub fn date(s: &str) -> NaiveDate {
 pub fn game(day: &str, away: &str, home: &str) -> SeasonRow {
     SeasonRow {
         key: GameKey::new(date(day), NaiveTime::from_hms_opt(19, 0, 0).unwrap(), away, home),
+        game_id: linecast_domain::GameId::default(),
         season: SeasonLabel::starting(Sport::Nba, 2026),
         season_type: SeasonType::Regular,
         away_score: None,

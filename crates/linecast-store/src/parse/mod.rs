@@ -62,9 +62,9 @@ pub fn predictions(
     p.into_result(value)
 }
 
-pub fn odds(object: &str, bytes: &[u8]) -> Result<Vec<OddsRow>, StoreError> {
+pub fn odds(object: &str, sport: Sport, bytes: &[u8]) -> Result<Vec<OddsRow>, StoreError> {
     let mut p = Problems::first_only(object);
-    let value = odds::odds(bytes, &mut p);
+    let value = odds::odds(sport, bytes, &mut p);
     p.into_result(value)
 }
 

@@ -1,13 +1,13 @@
 //! `odds/{sport}.csv`: the books' current prices.
 
 use linecast_domain::artifacts::OddsRow;
-use linecast_domain::{LineField, Lines};
+use linecast_domain::{GameId, LineField, Lines, Sport};
 
 use super::problems::Problems;
-use super::sheet::{Cells, Col, Sheet};
+use super::sheet::{Cells, Col, Sheet, number_games};
 
 /// Parses the odds table. Every line column present is read.
-pub fn odds(bytes: &[u8], problems: &mut Problems) -> Option<Vec<OddsRow>> {
+pub fn odds(sport: Sport, bytes: &[u8], problems: &mut Problems) -> Option<Vec<OddsRow>> {
     let mut sheet = Sheet::open(bytes, problems)?;
     let match_id = sheet.require("match_id", problems);
     let key = sheet.key_columns(problems);
@@ -24,11 +24,13 @@ pub fn odds(bytes: &[u8], problems: &mut Problems) -> Option<Vec<OddsRow>> {
             rows.push(OddsRow {
                 match_id: match_id.to_owned(),
                 key,
+                game_id: GameId::default(),
                 lines: l,
                 last_updated,
             });
         }
     });
+    number_games(sport, &mut rows, |r| &r.key, |r| &mut r.game_id);
     Some(rows)
 }
 

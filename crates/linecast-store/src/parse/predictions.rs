@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use linecast_domain::artifacts::{KEY_COLUMNS, PredictionRow, PredictionTable};
-use linecast_domain::{LineField, ModelColumn, ModelProbs, ModelType, Sport};
+use linecast_domain::{GameId, LineField, ModelColumn, ModelProbs, ModelType, Sport};
 
 use super::odds::{line_columns, read_lines};
 use super::problems::Problems;
-use super::sheet::{Cells, Col, Sheet};
+use super::sheet::{Cells, Col, Sheet, number_games};
 
 /// Parses a prediction artifact.
 ///
@@ -50,12 +50,14 @@ pub fn predictions(
         if let (Some(key), true) = (k, c.ok()) {
             rows.push(PredictionRow {
                 key,
+                game_id: GameId::default(),
                 lines: l,
                 models: m,
                 extras: x,
             });
         }
     });
+    number_games(sport, &mut rows, |r| &r.key, |r| &mut r.game_id);
     Some(PredictionTable {
         sport,
         model_type,

@@ -5,14 +5,14 @@ use std::collections::HashMap;
 use linecast_domain::artifacts::{KEY_COLUMNS, SeasonTable};
 use linecast_domain::row::SEASON_TEXT_COLUMNS;
 use linecast_domain::{
-    GameKey, LineField, ModelColumn, ModelType, Provenance, SeasonLabel, SeasonRow, SeasonType, Sport,
+    GameId, GameKey, LineField, ModelColumn, ModelType, Provenance, SeasonLabel, SeasonRow, SeasonType, Sport,
 };
 
 use super::odds::{line_columns, read_lines};
 use super::predictions::{extra_columns, model_columns, read_extras, read_models};
 use super::problems::Problems;
 use super::scores::season_label;
-use super::sheet::Sheet;
+use super::sheet::{Sheet, number_games};
 
 /// Column named in a duplicate-key problem.
 const KEY_COLUMN_LIST: &str = "date,time_est,away_team,home_team";
@@ -102,6 +102,7 @@ pub fn season(
         seen.insert(key.clone(), c.row());
         rows.push(SeasonRow {
             key,
+            game_id: GameId::default(),
             season,
             season_type,
             away_score: away,
@@ -115,6 +116,7 @@ pub fn season(
             extras: x,
         });
     });
+    number_games(sport, &mut rows, |r| &r.key, |r| &mut r.game_id);
     Some(SeasonTable {
         sport,
         model_type,

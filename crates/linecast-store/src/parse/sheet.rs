@@ -8,7 +8,7 @@ use std::sync::Arc;
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
 use csv::{ByteRecord, StringRecord};
 use linecast_domain::artifacts::KEY_COLUMNS;
-use linecast_domain::{GameKey, Text};
+use linecast_domain::{GameId, GameKey, Sport, Text, assign_game_ids};
 
 use super::problems::{Problems, WHOLE};
 
@@ -357,6 +357,15 @@ fn parse_time(value: &str) -> Option<NaiveTime> {
         8 => NaiveTime::parse_from_str(value, "%H:%M:%S").ok(),
         5 => NaiveTime::parse_from_str(value, "%H:%M").ok(),
         _ => None,
+    }
+}
+
+/// Sets each row's game id, numbered over all of `rows` (the artifact) by
+/// the domain's rule: once per object version, at parse time.
+pub fn number_games<T>(sport: Sport, rows: &mut [T], key: impl Fn(&T) -> &GameKey, id: impl Fn(&mut T) -> &mut GameId) {
+    let ids = assign_game_ids(sport, rows.iter().map(key));
+    for (row, game_id) in rows.iter_mut().zip(ids) {
+        *id(row) = game_id;
     }
 }
 

@@ -117,10 +117,11 @@ fn predictions_require_a_blend_value_and_probabilities_in_range() {
 fn odds_parse_and_a_malformed_last_updated_is_named() {
     let good = "match_id,date,time_est,away_team,home_team,home_money_line,away_money_line,last_updated\n\
 m1,2025-11-22,19:30:00,a,b,-120,100,2025-11-22 15:00:00\n";
-    let rows = parse::odds("odds/nba.csv", good.as_bytes()).unwrap();
+    let rows = parse::odds("odds/nba.csv", Sport::Nba, good.as_bytes()).unwrap();
     assert_eq!(rows[0].lines.get(LineField::HomeMoneyLine), Some(-120.0));
+    assert_eq!(rows[0].game_id, "nba-20251122-a-b");
     let bad = good.replace("2025-11-22 15:00:00", "2025-11-22T15:00:00Z");
-    let (object, row, column, _) = corrupt_at(parse::odds("odds/nba.csv", bad.as_bytes()).unwrap_err());
+    let (object, row, column, _) = corrupt_at(parse::odds("odds/nba.csv", Sport::Nba, bad.as_bytes()).unwrap_err());
     assert_eq!(
         (object.as_str(), row, column.as_str()),
         ("odds/nba.csv", 1, "last_updated")
@@ -272,7 +273,7 @@ fn parse_everything(bytes: &[u8]) {
     let date = NaiveDate::from_ymd_opt(2026, 11, 21).unwrap();
     let _ = parse::teams("x", bytes);
     let _ = parse::scores("x", Sport::Nba, bytes);
-    let _ = parse::odds("x", bytes);
+    let _ = parse::odds("x", Sport::Nba, bytes);
     let _ = parse::market_prices("x", bytes);
     let _ = parse::release("x", Sport::Nba, date, bytes);
     let _ = parse::catalog("x", bytes);

@@ -21,6 +21,7 @@ impl G {
                 format!("away_{i}"),
                 format!("home_{i}"),
             ),
+            game_id: format!("nba-{}-away_{i}-home_{i}", date.format("%Y%m%d")).into(),
             season: SeasonLabel::parse(Sport::Nba, "2025-26").unwrap(),
             season_type: SeasonType::Regular,
             away_score,

@@ -2,8 +2,9 @@
 //! the season cache, so the cache can use it without a module cycle): every
 //! stored column in artifact order (unknown extras included, verbatim), with
 //! the outcome column and IMPLIED recomputed by the grading rules (both
-//! appended when the store lacks them), then `push`, `graded` and
-//! `ungraded_reason`. Placeholder zero openers are null.
+//! appended when the store lacks them), then `push`, `graded`,
+//! `ungraded_reason` and the public `game_id`. Placeholder zero openers are
+//! null.
 //!
 //! This module says which columns a row has and what each cell holds; how a
 //! cell is written (JSON, CSV, Parquet, rounding) is the API's presentation.
@@ -40,6 +41,8 @@ pub enum Column<'a> {
     Push,
     Graded,
     UngradedReason,
+    /// The public game id (the season row's).
+    GameId,
 }
 
 /// The type of a column's cells.
@@ -72,7 +75,8 @@ impl Column<'_> {
             | Self::SeasonType
             | Self::Text(_)
             | Self::Extra(_)
-            | Self::UngradedReason => Kind::Text,
+            | Self::UngradedReason
+            | Self::GameId => Kind::Text,
             Self::AwayScore | Self::HomeScore | Self::Line(_) => Kind::Number,
             Self::Implied | Self::Model(_) => Kind::Probability,
             Self::Outcome => Kind::Outcome,
@@ -119,6 +123,7 @@ fn classify<'a>(name: &'a str, outcome: &str) -> Column<'a> {
         "push" => Column::Push,
         "graded" => Column::Graded,
         "ungraded_reason" => Column::UngradedReason,
+        "game_id" => Column::GameId,
         other => Column::Extra(other),
     }
 }
@@ -164,6 +169,7 @@ impl ServedColumn<'_> {
             Column::Push => graded.push.map_or(Cell::Null, Cell::Flag),
             Column::Graded => Cell::Flag(graded.graded),
             Column::UngradedReason => text(graded.ungraded_reason.map(linecast_grading::UngradedReason::as_str)),
+            Column::GameId => text(Some(&row.game_id)),
         }
     }
 }
@@ -171,8 +177,9 @@ impl ServedColumn<'_> {
 /// The columns of every served row of `table`, in served order: the
 /// artifact's columns (each name once, at its first position), then the
 /// outcome column and IMPLIED when the store lacks them, then `push`,
-/// `graded` and `ungraded_reason` unless stored. Recomputed columns are
-/// served recomputed wherever they stand.
+/// `graded`, `ungraded_reason` and `game_id` unless stored. Recomputed
+/// columns (and the game id) are served recomputed wherever they stand;
+/// `game_id` comes last so that CSV readers by position keep working.
 pub fn served_columns(table: &SeasonTable, model_type: ModelType) -> Vec<ServedColumn<'_>> {
     let outcome = model_type.outcome_column();
     let mut columns: Vec<ServedColumn<'_>> = Vec::with_capacity(table.columns.len() + 5);
@@ -190,6 +197,7 @@ pub fn served_columns(table: &SeasonTable, model_type: ModelType) -> Vec<ServedC
         ("push", Column::Push),
         ("graded", Column::Graded),
         ("ungraded_reason", Column::UngradedReason),
+        ("game_id", Column::GameId),
     ] {
         if !columns.iter().any(|c| c.name == name) {
             columns.push(ServedColumn { name, column });

@@ -50,6 +50,7 @@ fn game(label: SeasonLabel, day: &str, away: &str, home: &str, home_wins: Option
     };
     SeasonRow {
         key: key(day, away, home),
+        game_id: linecast_domain::GameId::default(),
         season: label,
         season_type: SeasonType::Regular,
         away_score,
