@@ -4,17 +4,38 @@
     python3 deploy/check.py [LINECAST_API_BINARY]
 
 - Every environment variable the Dockerfile, deploy/compose.yaml, the
-  Kubernetes manifests (deploy/k8s) and deploy/local/cluster.sh set for
-  linecast is read by the server: a LINECAST_* name must appear in
-  apps/linecast-api/src/settings.rs and in docs/configuration.md; any other
-  name (AWS_*, RUST_LOG) must be documented in docs/configuration.md.
-- Secrets (database and Redis URLs, the signing key, object-store keys) are
-  passed by reference in Kubernetes (secretKeyRef), never as values.
-- Every probe path (HEALTHCHECK, Kubernetes probes, compose health checks)
+  Kubernetes manifests (deploy/k8s, the ConfigMap generated from
+  linecast.env included), the Cloud Run service (deploy/cloudrun) and
+  deploy/local/cluster.sh set for linecast is read by the server: a
+  LINECAST_* name must appear in apps/linecast-api/src/settings.rs and in
+  docs/configuration.md; any other name (AWS_*, PORT, RUST_LOG) must be
+  documented in docs/configuration.md.
+- Secrets (SECRET_NAMES: database and Redis URLs, the signing key, the
+  Stripe webhook secrets, object-store keys, the GCS key) are passed by
+  reference in Kubernetes and Cloud Run (secretKeyRef), never as values,
+  and in compose only from deploy/.env (a `${NAME}` reference without a
+  default; deploy/.env.example names every one). A variable naming a
+  credentials file (SECRET_FILE_NAMES: the GCS key file) must point into a
+  mounted Secret. A form that sets LINECAST_REDIS_URL without
+  LINECAST_SIGNING_KEY gets a warning (a per-process key: links signed by
+  one instance fail on the others).
+- The image's HEALTHCHECK is the binary's own `linecast-api healthcheck`
+  (no curl in the image, no package manager in its runtime stage), and it
+  answers 0 against the running server below and 1 against a closed port.
+- Every probe path (Kubernetes and Cloud Run probes, compose health checks)
   answers 200 from a running server (the binary given, default
   $CARGO_TARGET_DIR/debug/linecast-api, else target/debug/linecast-api, in
   production mode over fixtures/store), on the
-  port the manifests bind.
+  port the manifests bind. Readiness tolerates a blip (failureThreshold
+  above 1).
+- Kubernetes: a ServiceAccount without a token used by the pods, a
+  NetworkPolicy selecting them, a PodDisruptionBudget of maxUnavailable 1,
+  the ConfigMap generated (configMapGenerator), and a migration Job whose
+  pods the Service does not select. Compose: every service running the
+  linecast image builds it, every service is read-only without
+  capabilities or new privileges, every published port names its
+  interface, and the instances wait for the `migrate` service. Cloud Run:
+  CPU always allocated and a drain grace that fits its 10 s kill window.
 - The memory request covers the cache budget plus 200 MB (operations.md,
   "Memory"), in Kubernetes and in compose.
 - The nginx configuration of compose passes `nginx -t` (its upstream host
@@ -47,9 +68,22 @@ SECRET_NAMES = {
     "LINECAST_DATABASE_URL",
     "LINECAST_REDIS_URL",
     "LINECAST_SIGNING_KEY",
+    "LINECAST_STRIPE_WEBHOOK_SECRETS",
     "AWS_ACCESS_KEY_ID",
     "AWS_SECRET_ACCESS_KEY",
+    "GOOGLE_SERVICE_ACCOUNT_KEY",
 }
+# Variables naming a file that holds a credential (a GCS service-account
+# key, application-default credentials): the file must come from a Secret.
+SECRET_FILE_NAMES = {
+    "GOOGLE_SERVICE_ACCOUNT",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+}
+# The longest a request may take to finish after the listener closes
+# (apps/linecast-api/src/startup.rs, SHUTDOWN_TIMEOUT_SECS).
+IN_FLIGHT_SECS = 10
+# Cloud Run sends SIGKILL this long after SIGTERM.
+CLOUD_RUN_KILL_SECS = 10
 
 
 def fail(what):
@@ -59,6 +93,18 @@ def fail(what):
 
 def ok(what):
     print(f"ok: {what}")
+
+
+def warn(what):
+    print(f"WARNING: {what}")
+
+
+def check_redis_signing(where, names):
+    """Redis means several instances; without a shared signing key each
+    signs download links with its own random key."""
+    if "LINECAST_REDIS_URL" in names and "LINECAST_SIGNING_KEY" not in names:
+        warn(f"{where} sets LINECAST_REDIS_URL without LINECAST_SIGNING_KEY: each instance signs links with "
+             "its own random key, so a link from one fails on the others")
 
 
 def read(path):
@@ -82,12 +128,14 @@ def documented_names():
 
 
 def dockerfile():
-    """(ENV names with their values, HEALTHCHECK command) of the runtime stage."""
+    """(ENV names with their values, HEALTHCHECK command, the runtime stage's
+    RUN lines) of the runtime stage."""
     text = read("Dockerfile")
     joined = re.sub(r"\\\n", " ", text)
     runtime = joined.split("AS runtime", 1)[1]
     env = {}
     health = None
+    runs = []
     for line in runtime.splitlines():
         line = line.strip()
         if line.startswith("ENV "):
@@ -95,9 +143,21 @@ def dockerfile():
                 env[name] = value
         if line.startswith("HEALTHCHECK "):
             health = line
+        if line.startswith("RUN "):
+            runs.append(line)
     if health is None:
         fail("the Dockerfile's runtime stage has a HEALTHCHECK")
-    return env, health
+    return env, health, runs
+
+
+def image_bind(env):
+    """The address the image listens on: LINECAST_BIND, else 0.0.0.0:$PORT
+    (settings.rs, bind_address)."""
+    if "LINECAST_BIND" in env:
+        return env["LINECAST_BIND"]
+    if "PORT" in env:
+        return f"0.0.0.0:{env['PORT']}"
+    return "127.0.0.1:8080"
 
 
 def compose():
@@ -114,7 +174,79 @@ def linecast_services(doc):
     return out
 
 
+def env_file(path):
+    """NAME=value lines of a kustomize env file (comments and blanks skipped)."""
+    out = {}
+    for line in read(path).splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if "=" not in line:
+            fail(f"{path}: '{line}' is NAME=value")
+        name, value = line.split("=", 1)
+        out[name] = value
+    return out
+
+
+def check_compose_secrets(doc, environment_of):
+    """Secrets reach compose services only from deploy/.env: `${NAME}`,
+    `${NAME:?...}` or an empty default, never a value or a default value;
+    deploy/.env.example names every variable compose.yaml interpolates."""
+    text = read("deploy/compose.yaml")
+    example = env_file("deploy/.env.example")
+    for name in sorted(set(re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)", text))):
+        if name not in example:
+            fail(f"deploy/.env.example names {name}, which deploy/compose.yaml reads from .env")
+    for service, svc in doc["services"].items():
+        environment = environment_of(svc)
+        for name in sorted(environment.keys() & (SECRET_NAMES | {"POSTGRES_PASSWORD"})):
+            value = str(environment[name])
+            refs = re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)([^}]*)\}", value)
+            # A URL is a secret through its password: one without a password
+            # (redis://redis:6379) holds none; one with a password takes it
+            # from .env.
+            password = re.match(r"^[a-z][a-z0-9+.-]*://[^/@]*:([^/@]*)@", value) if name.endswith("_URL") else None
+            if name.endswith("_URL") and not password and "@" not in value:
+                continue
+            if not refs or (password and not password.group(1).startswith("${")):
+                fail(f"compose service {service}: {name} comes from deploy/.env (a ${{...}} reference), not a value")
+            for ref, rest in refs:
+                default = re.match(r":?-(.*)", rest)
+                if default and default.group(1):
+                    fail(f"compose service {service}: {name} has no default for ${{{ref}}} (a default password)")
+        for name in sorted(environment.keys() & SECRET_FILE_NAMES):
+            if not str(environment[name]).startswith("/run/secrets/"):
+                fail(f"compose service {service}: {name} points into /run/secrets (a compose secret)")
+    ok("compose takes every secret from deploy/.env, without defaults; .env.example names each")
+
+
+def check_compose_hardening(doc, image_services):
+    for name, svc in doc["services"].items():
+        if svc.get("read_only") is not True:
+            fail(f"compose service {name} is read_only: true")
+        if [c.upper() for c in svc.get("cap_drop", [])] != ["ALL"]:
+            fail(f"compose service {name} drops every capability (cap_drop: [ALL])")
+        if svc.get("cap_add"):
+            fail(f"compose service {name} adds no capability")
+        if "no-new-privileges:true" not in svc.get("security_opt", []):
+            fail(f"compose service {name} sets no-new-privileges:true")
+        for port in svc.get("ports", []):
+            parts = str(port).split(":")
+            if len(parts) < 3 or not parts[0]:
+                fail(f"compose service {name} publishes {port} on a named interface (127.0.0.1:HOST:CONTAINER)")
+        image = svc.get("image", "")
+        if ":" not in image.rsplit("/", 1)[-1] or image.endswith((":latest", ":dev")):
+            fail(f"compose service {name} names its image with an explicit tag ({image or 'none'})")
+    for name, svc in image_services.items():
+        if "build" not in svc:
+            fail(f"compose service {name} runs the linecast image and builds it (build:), so it never runs a stale one")
+    ok(f"compose: {len(doc['services'])} services read-only, without capabilities or new privileges, "
+       "ports on named interfaces, explicit tags; every linecast service builds its image")
+
+
 def k8s_docs():
+    """The resources of the kustomization, with each ConfigMap of its
+    configMapGenerator made from its env files and literals."""
     docs = []
     kustomization = yaml.safe_load(read("deploy/k8s/kustomization.yaml"))
     for resource in kustomization["resources"]:
@@ -122,7 +254,21 @@ def k8s_docs():
         if not os.path.exists(os.path.join(ROOT, path)):
             fail(f"kustomization lists {resource}, which exists")
         docs.extend(d for d in yaml.safe_load_all(read(path)) if d)
+    if any(d["kind"] == "ConfigMap" for d in docs):
+        fail("the ConfigMap is generated (configMapGenerator), so an edit rolls the pods; no static ConfigMap")
+    for generator in kustomization.get("configMapGenerator", []):
+        data = {}
+        for path in generator.get("envs", []):
+            data.update(env_file(os.path.join("deploy/k8s", path)))
+        for literal in generator.get("literals", []):
+            name, value = literal.split("=", 1)
+            data[name] = value
+        docs.append({"kind": "ConfigMap", "metadata": {"name": generator["name"]}, "data": data})
     return docs
+
+
+def cloudrun():
+    return yaml.safe_load(read("deploy/cloudrun/service.yaml"))
 
 
 def cluster_script_names():
@@ -182,7 +328,26 @@ def get(url):
         return None
 
 
-def check_probes(binary, paths):
+def run_healthcheck(binary, env, work):
+    result = subprocess.run([binary, "healthcheck"], env=env, cwd=work, capture_output=True, text=True, timeout=30)
+    return result.returncode, result.stderr.strip()
+
+
+def check_healthcheck(binary, env, port, work):
+    by_port = {k: v for k, v in env.items() if k != "LINECAST_BIND"}
+    by_port["PORT"] = str(port)
+    for how, variables in (("LINECAST_BIND", env), ("PORT", by_port)):
+        code, err = run_healthcheck(binary, variables, work)
+        if code != 0:
+            fail(f"`linecast-api healthcheck` exits 0 against the running server (bound by {how}; got {code}: {err})")
+    closed = dict(env, LINECAST_BIND=f"127.0.0.1:{free_port()}")
+    code, _ = run_healthcheck(binary, closed, work)
+    if code != 1:
+        fail(f"`linecast-api healthcheck` exits 1 when nothing answers (got {code})")
+    ok("`linecast-api healthcheck` exits 0 against the server (LINECAST_BIND or PORT) and 1 against a closed port")
+
+
+def check_probes(binary, paths, healthcheck=True):
     if not os.path.exists(binary):
         fail(f"{binary} exists (build it: cargo build -p linecast-api)")
     work = tempfile.mkdtemp(prefix="linecast-check-")
@@ -220,6 +385,10 @@ def check_probes(binary, paths):
                     fail(f"probe path {path} answers 200 (got {status})")
                 time.sleep(0.5)
             ok(f"probe path {path} answers 200")
+        # The image's HEALTHCHECK: the binary's own subcommand, on the port
+        # the settings bind (here LINECAST_BIND; in the image PORT).
+        if healthcheck:
+            check_healthcheck(binary, env, port, work)
     finally:
         if server is not None:
             server.terminate()
@@ -305,6 +474,224 @@ def check_profiles(dockerfile_text):
     ok("the Dockerfile builds the dist profile by default")
 
 
+def environment_of(svc):
+    environment = svc.get("environment") or {}
+    if isinstance(environment, list):
+        environment = dict(item.split("=", 1) for item in environment)
+    return environment
+
+
+def check_dockerfile(known, documented):
+    """The runtime stage's variables and its HEALTHCHECK; returns (env, bind)."""
+    env, health, runs = dockerfile()
+    check_names("Dockerfile", set(env), known, documented)
+    for run in runs:
+        if re.search(r"\b(apt-get|apt|curl|wget)\b", run):
+            fail(f"the runtime stage installs or runs no package manager or curl: {run}")
+    form = re.search(r"HEALTHCHECK\b.*\bCMD\s+(\[.*\])\s*$", health)
+    if not form:
+        fail("the HEALTHCHECK is in exec form (CMD [...])")
+    command = yaml.safe_load(form.group(1))
+    if [os.path.basename(command[0])] + command[1:] != ["linecast-api", "healthcheck"]:
+        fail(f"the HEALTHCHECK runs the binary's own `linecast-api healthcheck` (runs {command})")
+    ok("Dockerfile HEALTHCHECK runs `linecast-api healthcheck`; the runtime stage runs no package manager or curl")
+    return env, image_bind(env)
+
+
+def check_compose(known, documented, image_port):
+    doc = compose()
+    services = linecast_services(doc)
+    if len([n for n in services if n.startswith("linecast-")]) != 3:
+        fail("compose runs three linecast instances")
+    for name, svc in services.items():
+        environment = environment_of(svc)
+        check_names(f"compose service {name}", set(environment), known, documented)
+        check_redis_signing(f"compose service {name}", set(environment))
+        if name.startswith("linecast-"):
+            bind = environment.get("LINECAST_BIND")
+            port = port_of(bind) if bind else image_port
+            if port != image_port:
+                fail(f"compose service {name} listens on the port the image's health check polls")
+            check_memory(f"compose service {name}", mib(str(svc.get("mem_reservation", "0")).replace("m", "Mi")),
+                         environment.get("LINECAST_CACHE_BYTES", "167772160"))
+            if (svc.get("depends_on") or {}).get("migrate", {}).get("condition") != "service_completed_successfully":
+                fail(f"compose service {name} starts after the `migrate` service completed")
+    migrate = doc["services"].get("migrate")
+    if not migrate or migrate.get("entrypoint") != ["linecast-admin"]:
+        fail("compose has a `migrate` service running linecast-admin")
+    check_compose_secrets(doc, environment_of)
+    check_compose_hardening(doc, services)
+    upstream = read("deploy/nginx/linecast.conf")
+    for name in (n for n in services if n.startswith("linecast-")):
+        if f"server {name}:{image_port}" not in upstream:
+            fail(f"the nginx upstream names {name}:{image_port}")
+    ok("the nginx upstream names the three compose instances on the image's port")
+    listen = re.search(r"^\s*listen\s+(\d+)\s*;", upstream, re.M)
+    published = [str(p).rsplit(":", 1)[-1] for p in doc["services"]["nginx"].get("ports", [])]
+    if not listen or listen.group(1) not in published:
+        fail(f"compose publishes the port nginx listens on ({listen.group(1) if listen else 'none'})")
+    ok(f"compose publishes nginx's port {listen.group(1)}")
+    return upstream
+
+
+def secret_mounts(pod_spec, container):
+    """Mount paths of the container's volumes that come from a Secret."""
+    secret_volumes = {v["name"] for v in pod_spec.get("volumes", []) if "secret" in v}
+    return [m["mountPath"] for m in container.get("volumeMounts", []) if m["name"] in secret_volumes]
+
+
+def check_secret_refs(where, container, values, pod_spec):
+    """Secrets by secretKeyRef; a credentials file inside a mounted Secret."""
+    mounts = secret_mounts(pod_spec, container)
+    for item in container.get("env", []):
+        if item["name"] in SECRET_NAMES and "secretKeyRef" not in item.get("valueFrom", {}):
+            fail(f"{where}: {item['name']} is passed by reference (valueFrom.secretKeyRef)")
+    for name in sorted(values.keys() & SECRET_FILE_NAMES):
+        path = values[name]
+        if not any(path == m or path.startswith(m.rstrip("/") + "/") for m in mounts):
+            fail(f"{where}: {name} ({path}) is a file of a mounted Secret volume")
+
+
+def probe_port(container, spec, ports):
+    http = spec["httpGet"]
+    return ports.get(http["port"], http["port"])
+
+
+def check_k8s(known, documented, image_bind_address, probe_paths):
+    docs = k8s_docs()
+    by_kind = {}
+    for d in docs:
+        by_kind.setdefault(d["kind"], []).append(d)
+    for kind in ("Deployment", "Service", "PodDisruptionBudget", "ConfigMap", "ServiceAccount", "NetworkPolicy",
+                 "Ingress", "Job"):
+        if kind not in by_kind:
+            fail(f"deploy/k8s has a {kind}")
+    kinds = {k: v[0] for k, v in by_kind.items()}
+    deployment, configmap = kinds["Deployment"], kinds["ConfigMap"]
+    pod = deployment["spec"]["template"]["spec"]
+    labels = deployment["spec"]["template"]["metadata"]["labels"]
+
+    def selects(selector, pod_labels):
+        selector = selector.get("matchLabels", selector)
+        return all(pod_labels.get(k) == v for k, v in selector.items())
+
+    for kind in ("Service", "PodDisruptionBudget"):
+        if not selects(kinds[kind]["spec"]["selector"], labels):
+            fail(f"the {kind} selects the Deployment's pods")
+    ok("the Service and the PodDisruptionBudget select the Deployment's pods")
+    if not any(selects(p["spec"]["podSelector"], labels) for p in by_kind["NetworkPolicy"]):
+        fail("a NetworkPolicy selects the Deployment's pods")
+    ok("a NetworkPolicy selects the Deployment's pods")
+    pdb = kinds["PodDisruptionBudget"]["spec"]
+    if pdb.get("maxUnavailable") != 1 or "minAvailable" in pdb:
+        fail("the PodDisruptionBudget is maxUnavailable: 1 (minAvailable blocks drains at that replica count)")
+    ok("the PodDisruptionBudget lets one pod at a time go")
+    account = kinds["ServiceAccount"]
+    if account.get("automountServiceAccountToken") is not False:
+        fail("the ServiceAccount sets automountServiceAccountToken: false")
+    for what, spec in [("Deployment", pod)] + [(f"Job {j['metadata']['name']}", j["spec"]["template"]["spec"])
+                                                for j in by_kind["Job"]]:
+        if spec.get("serviceAccountName") != account["metadata"]["name"]:
+            fail(f"the {what}'s pods run as the ServiceAccount {account['metadata']['name']}")
+        if spec.get("automountServiceAccountToken") is not False:
+            fail(f"the {what}'s pods mount no service-account token")
+    ok("the pods run as a ServiceAccount without a token")
+    for name in (configmap.get("data") or {}).keys() & SECRET_NAMES:
+        fail(f"{name} is not in the ConfigMap (a secret goes by reference)")
+    ok(f"the ConfigMap {configmap['metadata']['name']} is generated (configMapGenerator, {len(configmap['data'])} settings)")
+
+    k8s_env = dict(configmap.get("data") or {})
+    for container in pod["containers"]:
+        for source in container.get("envFrom", []):
+            ref = source.get("configMapRef", {}).get("name")
+            if ref and ref != configmap["metadata"]["name"]:
+                fail(f"envFrom names the ConfigMap {ref} of deploy/k8s")
+        for item in container.get("env", []):
+            k8s_env[item["name"]] = item.get("value", "")
+        check_names("deploy/k8s (ConfigMap and env)", set(k8s_env), known, documented)
+        check_secret_refs("deploy/k8s Deployment", container, k8s_env, pod)
+        check_redis_signing("deploy/k8s", set(k8s_env))
+        ok("secrets reach the pods by secretKeyRef only")
+        ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+        bind_port = port_of(configmap["data"].get("LINECAST_BIND", image_bind_address))
+        for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
+            spec = container.get(probe)
+            if not spec:
+                if probe == "startupProbe":
+                    continue
+                fail(f"the container has a {probe}")
+            port = probe_port(container, spec, ports)
+            if port != bind_port:
+                fail(f"the {probe} polls port {port}, the one LINECAST_BIND listens on ({bind_port})")
+            probe_paths.add(spec["httpGet"]["path"])
+        if container["readinessProbe"]["httpGet"]["path"] != "/api/v1/readiness":
+            fail("the readiness probe is /api/v1/readiness")
+        if container["livenessProbe"]["httpGet"]["path"] != "/api/v1/liveness":
+            fail("the liveness probe is /api/v1/liveness")
+        ok("readiness and liveness probes poll /api/v1/readiness and /api/v1/liveness on the bound port")
+        if container["readinessProbe"].get("failureThreshold", 3) < 2:
+            fail("the readiness probe tolerates a blip (failureThreshold above 1; docs/operations.md, Kubernetes)")
+        ok("the readiness probe tolerates a blip "
+           f"({container['readinessProbe'].get('failureThreshold', 3)} failures "
+           f"{container['readinessProbe'].get('periodSeconds', 10)} s apart)")
+        check_memory("deploy/k8s Deployment", mib(container["resources"]["requests"]["memory"]),
+                     configmap["data"].get("LINECAST_CACHE_BYTES", "167772160"))
+        grace = float(configmap["data"].get("LINECAST_DRAIN_GRACE_SECS", "5"))
+        period = pod.get("terminationGracePeriodSeconds", 30)
+        if period < grace + 15:
+            fail(f"terminationGracePeriodSeconds ({period}) leaves the drain grace ({grace} s) and 15 s of drain")
+        ok(f"terminationGracePeriodSeconds {period} covers the drain grace ({grace:g} s) and the drain")
+    images = {c["image"].split(":")[0].split("@")[0] for c in pod["containers"]}
+    for job in by_kind["Job"]:
+        spec = job["spec"]["template"]
+        if selects(kinds["Service"]["spec"]["selector"], spec["metadata"].get("labels", {})):
+            fail(f"the Service does not select the Job {job['metadata']['name']}'s pods")
+        for container in spec["spec"]["containers"]:
+            if container["image"].split(":")[0].split("@")[0] not in images:
+                fail(f"the Job {job['metadata']['name']} runs the linecast image")
+            if os.path.basename(container.get("command", [""])[0]) != "linecast-admin":
+                fail(f"the Job {job['metadata']['name']} runs linecast-admin")
+            values = {i["name"]: i.get("value", "") for i in container.get("env", [])}
+            check_names(f"deploy/k8s Job {job['metadata']['name']}", set(values), known, documented)
+            check_secret_refs(f"deploy/k8s Job {job['metadata']['name']}", container, values, spec["spec"])
+        ok(f"the Job {job['metadata']['name']} runs linecast-admin from the image, outside the Service")
+
+
+def check_cloudrun(known, documented, image_bind_address, probe_paths):
+    service = cloudrun()
+    template = service["spec"]["template"]
+    annotations = template["metadata"].get("annotations", {})
+    if annotations.get("run.googleapis.com/cpu-throttling") != "false":
+        fail("deploy/cloudrun: CPU is always allocated (run.googleapis.com/cpu-throttling: \"false\"; the usage "
+             "flusher runs between requests)")
+    spec = template["spec"]
+    container = spec["containers"][0]
+    values = {i["name"]: i.get("value", "") for i in container.get("env", [])}
+    check_names("deploy/cloudrun", set(values), known, documented)
+    if "LINECAST_BIND" in values or "PORT" in values:
+        fail("deploy/cloudrun leaves the address to PORT, which Cloud Run sets (no LINECAST_BIND, no PORT)")
+    check_secret_refs("deploy/cloudrun", container, values, {"volumes": spec.get("volumes", [])})
+    check_redis_signing("deploy/cloudrun", set(values))
+    ok("deploy/cloudrun: secrets by secretKeyRef (Secret Manager), CPU always allocated")
+    port = container["ports"][0]["containerPort"]
+    if port != port_of(image_bind_address):
+        fail(f"deploy/cloudrun's containerPort {port} is the image's port")
+    for probe in ("startupProbe", "livenessProbe"):
+        if probe not in container:
+            fail(f"deploy/cloudrun has a {probe}")
+        if container[probe]["httpGet"].get("port", port) != port:
+            fail(f"deploy/cloudrun's {probe} polls the container port")
+        probe_paths.add(container[probe]["httpGet"]["path"])
+    if container["livenessProbe"]["httpGet"]["path"] != "/api/v1/liveness":
+        fail("deploy/cloudrun's liveness probe is /api/v1/liveness")
+    grace = float(values.get("LINECAST_DRAIN_GRACE_SECS", "5"))
+    if grace + IN_FLIGHT_SECS > CLOUD_RUN_KILL_SECS:
+        fail(f"deploy/cloudrun: the drain grace ({grace:g} s) and the in-flight allowance ({IN_FLIGHT_SECS} s) fit "
+             f"Cloud Run's {CLOUD_RUN_KILL_SECS} s before SIGKILL (set LINECAST_DRAIN_GRACE_SECS to 0)")
+    ok(f"deploy/cloudrun: probes on the container port; drain grace {grace:g} s within the {CLOUD_RUN_KILL_SECS} s "
+       "kill window")
+
+
 def main():
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(target, "debug/linecast-api"))
@@ -313,105 +700,16 @@ def main():
         fail(f"settings.rs names its variables as string literals (found {len(known)})")
     probe_paths = set()
 
-    # Dockerfile
-    env, health = dockerfile()
-    check_names("Dockerfile", set(env), known, documented)
-    match = re.search(r"https?://[^/\s]+:(\d+)(/\S*)", health)
-    if not match:
-        fail("the HEALTHCHECK names a URL with a port")
-    if int(match.group(1)) != port_of(env["LINECAST_BIND"]):
-        fail(f"the HEALTHCHECK port {match.group(1)} is the image's LINECAST_BIND port")
-    probe_paths.add(match.group(2))
-    ok(f"Dockerfile HEALTHCHECK polls {match.group(2)} on the bound port")
-    image_port = port_of(env["LINECAST_BIND"])
-
-    # compose
-    doc = compose()
-    services = linecast_services(doc)
-    if len([n for n in services if n.startswith("linecast-")]) != 3:
-        fail("compose runs three linecast instances")
-    for name, svc in services.items():
-        environment = svc.get("environment") or {}
-        if isinstance(environment, list):
-            environment = dict(item.split("=", 1) for item in environment)
-        check_names(f"compose service {name}", set(environment), known, documented)
-        hc = svc.get("healthcheck", {}).get("test")
-        if hc:
-            found = re.search(r"https?://[^/\s]+:(\d+)(/[^\s\"']*)", " ".join(hc) if isinstance(hc, list) else hc)
-            if found:
-                probe_paths.add(found.group(2))
-        if name.startswith("linecast-"):
-            bind = environment.get("LINECAST_BIND", env["LINECAST_BIND"])
-            if port_of(bind) != image_port:
-                fail(f"compose service {name} listens on the port the image's health check polls")
-            check_memory(f"compose service {name}", mib(str(svc.get("mem_reservation", "0")).replace("m", "Mi")),
-                         environment.get("LINECAST_CACHE_BYTES", "167772160"))
-    upstream = read("deploy/nginx/linecast.conf")
-    for name in (n for n in services if n.startswith("linecast-")):
-        if f"server {name}:{image_port}" not in upstream:
-            fail(f"the nginx upstream names {name}:{image_port}")
-    ok("the nginx upstream names the three compose instances on the image's port")
-
-    # Kubernetes
-    docs = k8s_docs()
-    kinds = {d["kind"]: d for d in docs}
-    for kind in ("Deployment", "Service", "PodDisruptionBudget", "ConfigMap"):
-        if kind not in kinds:
-            fail(f"deploy/k8s has a {kind}")
-    deployment, configmap = kinds["Deployment"], kinds["ConfigMap"]
-    labels = deployment["spec"]["template"]["metadata"]["labels"]
-    for kind in ("Service", "PodDisruptionBudget"):
-        selector = kinds[kind]["spec"]["selector"]
-        selector = selector.get("matchLabels", selector)
-        if any(labels.get(k) != v for k, v in selector.items()):
-            fail(f"the {kind} selects the Deployment's pods")
-    ok("the Service and the PodDisruptionBudget select the Deployment's pods")
-    pdb = kinds["PodDisruptionBudget"]["spec"]
-    if not (pdb.get("minAvailable", 0) >= 1 or "maxUnavailable" in pdb):
-        fail("the PodDisruptionBudget keeps pods available")
-    for secret in SECRET_NAMES:
-        if secret in (configmap.get("data") or {}):
-            fail(f"{secret} is not in the ConfigMap (a secret goes by reference)")
-    k8s_env = set(configmap.get("data") or {})
-    for container in deployment["spec"]["template"]["spec"]["containers"]:
-        for source in container.get("envFrom", []):
-            ref = source.get("configMapRef", {}).get("name")
-            if ref and ref != configmap["metadata"]["name"]:
-                fail(f"envFrom names the ConfigMap {ref} of deploy/k8s")
-        for item in container.get("env", []):
-            k8s_env.add(item["name"])
-            if item["name"] in SECRET_NAMES and "secretKeyRef" not in item.get("valueFrom", {}):
-                fail(f"{item['name']} is passed by reference (valueFrom.secretKeyRef)")
-        check_names("deploy/k8s (ConfigMap and env)", k8s_env, known, documented)
-        ok("secrets reach the pods by secretKeyRef only")
-        ports = {p["name"]: p["containerPort"] for p in container["ports"]}
-        bind_port = port_of(configmap["data"].get("LINECAST_BIND", env["LINECAST_BIND"]))
-        for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
-            spec = container.get(probe)
-            if not spec:
-                if probe == "startupProbe":
-                    continue
-                fail(f"the container has a {probe}")
-            http = spec["httpGet"]
-            port = ports.get(http["port"], http["port"])
-            if port != bind_port:
-                fail(f"the {probe} polls port {port}, the one LINECAST_BIND listens on ({bind_port})")
-            probe_paths.add(http["path"])
-        if container["readinessProbe"]["httpGet"]["path"] != "/api/v1/readiness":
-            fail("the readiness probe is /api/v1/readiness")
-        if container["livenessProbe"]["httpGet"]["path"] != "/api/v1/liveness":
-            fail("the liveness probe is /api/v1/liveness")
-        ok("readiness and liveness probes poll /api/v1/readiness and /api/v1/liveness on the bound port")
-        check_memory("deploy/k8s Deployment", mib(container["resources"]["requests"]["memory"]),
-                     configmap["data"].get("LINECAST_CACHE_BYTES", "167772160"))
-        grace = float(configmap["data"].get("LINECAST_DRAIN_GRACE_SECS", "5"))
-        period = deployment["spec"]["template"]["spec"].get("terminationGracePeriodSeconds", 30)
-        if period < grace + 15:
-            fail(f"terminationGracePeriodSeconds ({period}) leaves the drain grace ({grace} s) and 15 s of drain")
-        ok(f"terminationGracePeriodSeconds {period} covers the drain grace ({grace:g} s) and the drain")
+    env, bind = check_dockerfile(known, documented)
+    image_port = port_of(bind)
+    upstream = check_compose(known, documented, image_port)
+    check_k8s(known, documented, bind, probe_paths)
+    check_cloudrun(known, documented, bind, probe_paths)
 
     # The local cluster's own variables
-    check_names("deploy/local/cluster.sh", cluster_script_names(), known, documented)
+    names = cluster_script_names()
+    check_names("deploy/local/cluster.sh", names, known, documented)
+    check_redis_signing("deploy/local/cluster.sh", names)
 
     check_profiles(read("Dockerfile"))
     check_probes(binary, probe_paths)
