@@ -126,7 +126,12 @@ pub fn spawn_watcher(
             tokio::select! {
                 _ = stopped.changed() => break,
                 _ = tick.tick() => {
-                    let events = hub.watcher.poll(clock.now()).await;
+                    // A stop cancels a round in progress: a store call that
+                    // hangs must not hold up the process's exit.
+                    let events = tokio::select! {
+                        events = hub.watcher.poll(clock.now()) => events,
+                        _ = stopped.changed() => break,
+                    };
                     if !events.is_empty() {
                         tracing::info!(events = events.len(), "change stream: new events");
                         changed();

@@ -122,6 +122,16 @@ pub struct Settings {
     /// take it out) before it stops accepting and drains (default 5;
     /// decimals allowed; 0 stops at once).
     pub drain_grace: std::time::Duration,
+    /// `LINECAST_STORE_TIMEOUT_SECS`: the most one object-store call (a
+    /// HEAD, a GET with its body, a listing, retries included) may take
+    /// before it fails as unavailable (default 5; decimals allowed; more
+    /// than 0, at most 300). A store that accepts connections and never
+    /// answers is then a fast 503 and never holds up a stop.
+    pub store_timeout: std::time::Duration,
+    /// How long the stop may take once the server has drained: giving back
+    /// slots and leases, then the final usage flush, each cut off when it
+    /// hangs ([`STOP_BOUND`]; not a setting, tests raise it).
+    pub stop_bound: std::time::Duration,
     /// `LINECAST_VAR_DIR`: where the SQLite file, demo key and default store live.
     pub var_dir: PathBuf,
     /// False only with `LINECAST_AUTH_DISABLED=true`: no keys, no limits.
@@ -194,6 +204,14 @@ pub const DEFAULT_DRAIN_GRACE_SECS: f64 = 5.0;
 /// The longest drain grace accepted.
 const MAX_DRAIN_GRACE: std::time::Duration = std::time::Duration::from_hours(1);
 
+/// After SIGTERM the process exits within the drain grace, the in-flight
+/// allowance and this, whatever its dependencies do.
+pub const STOP_BOUND: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The bound of one object-store call unless `LINECAST_STORE_TIMEOUT_SECS` says otherwise.
+pub const DEFAULT_STORE_TIMEOUT: std::time::Duration = linecast_store::DEFAULT_TIMEOUT;
+const MAX_STORE_TIMEOUT: std::time::Duration = std::time::Duration::from_mins(5);
+
 /// Descriptors kept for everything but client connections.
 const RESERVED_DESCRIPTORS: u64 = 512;
 
@@ -249,6 +267,7 @@ struct FileSettings {
     database_timeout_ms: Option<u64>,
     usage_stale_after_ms: Option<u64>,
     drain_grace_secs: Option<f64>,
+    store_timeout_secs: Option<f64>,
 }
 
 impl FileSettings {
@@ -484,6 +503,16 @@ impl Settings {
             .ok()
             .filter(|d| *d <= MAX_DRAIN_GRACE)
             .ok_or_else(|| bad("LINECAST_DRAIN_GRACE_SECS", "seconds, from 0 to 3600"))?;
+        let store_timeout = match env("LINECAST_STORE_TIMEOUT_SECS") {
+            Some(v) => v
+                .parse::<f64>()
+                .map_err(|e| bad("LINECAST_STORE_TIMEOUT_SECS", format!("'{v}': {e}")))?,
+            None => file.store_timeout_secs.unwrap_or(DEFAULT_STORE_TIMEOUT.as_secs_f64()),
+        };
+        let store_timeout = std::time::Duration::try_from_secs_f64(store_timeout)
+            .ok()
+            .filter(|d| !d.is_zero() && *d <= MAX_STORE_TIMEOUT)
+            .ok_or_else(|| bad("LINECAST_STORE_TIMEOUT_SECS", "seconds, more than 0 and at most 300"))?;
         let metrics_bind = pick("LINECAST_METRICS_BIND", &file.metrics_bind)
             .filter(|s| !s.is_empty())
             .map(|v| v.parse().map_err(|e| bad("LINECAST_METRICS_BIND", e)))
@@ -619,6 +648,8 @@ impl Settings {
             redis_leases,
             usage_stale_after,
             drain_grace,
+            store_timeout,
+            stop_bound: STOP_BOUND,
         })
     }
 
@@ -660,6 +691,8 @@ impl Settings {
             redis_leases: true,
             usage_stale_after: std::time::Duration::from_secs(10),
             drain_grace: std::time::Duration::ZERO,
+            store_timeout: DEFAULT_STORE_TIMEOUT,
+            stop_bound: std::time::Duration::from_mins(1),
             auth_enabled: true,
             freeze_rate_clock: true,
             redis_namespace: "linecast".to_owned(),

@@ -88,6 +88,8 @@ pub struct Application {
     /// How long readiness fails before the server stops accepting, after a
     /// stop signal (`LINECAST_DRAIN_GRACE_SECS`).
     drain_grace: std::time::Duration,
+    /// How long the stop may take after the server has drained.
+    stop_bound: std::time::Duration,
 }
 
 pub use crate::accounting::FLUSH_EVERY;
@@ -186,6 +188,7 @@ impl Application {
                 StoreOptions {
                     cache_bytes: linecast_core::memory::Budget::new(settings.cache_bytes).artifacts(),
                     version_ttl: settings.freshness_windows.version_ttl,
+                    timeout: settings.store_timeout,
                     ..StoreOptions::default()
                 },
             )
@@ -431,6 +434,7 @@ impl Application {
             metrics,
             var_dir: settings.var_dir.clone(),
             drain_grace: settings.drain_grace,
+            stop_bound: settings.stop_bound,
         })
     }
 
@@ -482,32 +486,57 @@ impl Application {
             // The event streams end first, so the graceful shutdown does
             // not wait on connections that never finish.
             events.close();
+            // Past the grace, one more signal ends the process at once,
+            // whatever is still in flight or being given back.
+            tokio::spawn(async {
+                shutdown_signal().await;
+                tracing::warn!("another stop signal while stopping: exiting now, without the final usage flush");
+                std::process::exit(1);
+            });
             server.stop(true).await;
         });
         let served = self.server.await;
         closer.abort();
-        self.state.events.close();
-        self.watcher.stop().await;
-        self.trimmer.stop().await;
-        self.refresher.stop().await;
-        if let Some((task, handle)) = metrics {
-            handle.stop(true).await;
-            let _ = task.await;
+        let bound = self.stop_bound;
+        let deadline = tokio::time::Instant::now() + bound;
+        let state = self.state.clone();
+        // Everything but the final flush gets half the bound; the flush
+        // gets the rest, so it is attempted whatever hangs before it.
+        let winding_down = async move {
+            self.state.events.close();
+            self.watcher.stop().await;
+            self.trimmer.stop().await;
+            self.refresher.stop().await;
+            if let Some((task, handle)) = metrics {
+                handle.stop(true).await;
+                let _ = task.await;
+            }
+            // The streams and downloads have ended: their slots go back now
+            // rather than when their leases lapse.
+            if let Some(heartbeat) = self.slot_heartbeat {
+                heartbeat.stop().await;
+            }
+            if let Err(e) = self.adapters.slots.release().await {
+                tracing::warn!(error = %e, "giving back stream and download slots failed; they lapse with their leases");
+            }
+            self.flusher.stop().await;
+            // Leased allowance goes back before the last flush reports it.
+            if let Err(e) = self.adapters.limiter.release().await {
+                tracing::warn!(error = %e, "giving back leased limits failed; they stay reserved for the month");
+            }
+        };
+        if tokio::time::timeout(bound / 2, winding_down).await.is_err() {
+            tracing::warn!(
+                bound_ms = (bound / 2).as_millis() as u64,
+                "stopping: background tasks or slot and lease releases did not finish in time; moving on to the final flush"
+            );
         }
-        // The streams and downloads have ended: their slots go back now
-        // rather than when their leases lapse.
-        if let Some(heartbeat) = self.slot_heartbeat {
-            heartbeat.stop().await;
+        if tokio::time::timeout_at(deadline, crate::accounting::flush_once(&state))
+            .await
+            .is_err()
+        {
+            tracing::error!("stopping: the final usage flush did not finish in time; the usage it held is lost");
         }
-        if let Err(e) = self.adapters.slots.release().await {
-            tracing::warn!(error = %e, "giving back stream and download slots failed; they lapse with their leases");
-        }
-        self.flusher.stop().await;
-        // Leased allowance goes back before the last flush reports it.
-        if let Err(e) = self.adapters.limiter.release().await {
-            tracing::warn!(error = %e, "giving back leased limits failed; they stay reserved for the month");
-        }
-        crate::accounting::flush_once(&self.state).await;
         served
     }
 

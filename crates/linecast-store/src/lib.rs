@@ -14,7 +14,7 @@ mod options;
 mod port;
 mod store;
 
-pub use options::{GcsOptions, S3Options, StoreOptions};
+pub use options::{DEFAULT_TIMEOUT, GcsOptions, S3Options, StoreOptions};
 pub use store::ObjectArtifactStore;
 mod validate;
 

@@ -38,7 +38,7 @@ pub fn store_for_url(url: &str, options: &StoreOptions) -> Result<Arc<dyn Object
         "s3" | "s3a" => {
             linecast_tls::install();
             let bucket = bucket_of(&parsed).ok_or_else(|| invalid("no bucket".to_owned()))?;
-            let s3 = s3_builder(bucket, &options.s3)
+            let s3 = s3_builder(bucket, &options.s3, options.timeout)
                 .build()
                 .map_err(|e| invalid(e.to_string()))?;
             Ok(with_prefix(Arc::new(s3), prefix_of(&parsed, false)))
@@ -46,7 +46,7 @@ pub fn store_for_url(url: &str, options: &StoreOptions) -> Result<Arc<dyn Object
         "gs" => {
             linecast_tls::install();
             let bucket = bucket_of(&parsed).ok_or_else(|| invalid("no bucket".to_owned()))?;
-            let gcs = gcs_builder(bucket, &options.gcs)
+            let gcs = gcs_builder(bucket, &options.gcs, options.timeout)
                 .build()
                 .map_err(|e| invalid(e.to_string()))?;
             Ok(with_prefix(Arc::new(gcs), prefix_of(&parsed, false)))
@@ -63,17 +63,21 @@ fn bucket_of(url: &Url) -> Option<&str> {
 }
 
 /// A few quick retries ride out a blip; a longer outage must surface as
-/// Unavailable within a request's lifetime, not after minutes of backoff.
-fn retry() -> RetryConfig {
+/// Unavailable within a request's lifetime, not after minutes of backoff:
+/// retries stop within `bound`, the bound of one store call, which the
+/// store also enforces on each call, however the backend behaves.
+fn retry(bound: Duration) -> RetryConfig {
     RetryConfig {
         max_retries: 3,
-        retry_timeout: Duration::from_secs(10),
+        retry_timeout: bound,
         ..RetryConfig::default()
     }
 }
 
-fn s3_builder(bucket: &str, options: &S3Options) -> AmazonS3Builder {
-    let mut builder = AmazonS3Builder::from_env().with_bucket_name(bucket).with_retry(retry());
+fn s3_builder(bucket: &str, options: &S3Options, bound: Duration) -> AmazonS3Builder {
+    let mut builder = AmazonS3Builder::from_env()
+        .with_bucket_name(bucket)
+        .with_retry(retry(bound));
     if let Some(endpoint) = &options.endpoint {
         builder = builder.with_endpoint(endpoint);
     }
@@ -101,10 +105,10 @@ fn s3_builder(bucket: &str, options: &S3Options) -> AmazonS3Builder {
 /// service-account file), `GOOGLE_APPLICATION_CREDENTIALS`, else the
 /// metadata server on Google Cloud. A service-account file may carry
 /// `gcs_base_url` and `disable_oauth` (an emulator).
-fn gcs_builder(bucket: &str, options: &GcsOptions) -> GoogleCloudStorageBuilder {
+fn gcs_builder(bucket: &str, options: &GcsOptions, bound: Duration) -> GoogleCloudStorageBuilder {
     let mut builder = GoogleCloudStorageBuilder::from_env()
         .with_bucket_name(bucket)
-        .with_retry(retry());
+        .with_retry(retry(bound));
     if let Some(path) = &options.service_account {
         builder = builder.with_service_account_path(path);
     }

@@ -2,6 +2,9 @@
 
 use std::time::Duration;
 
+/// The default bound of one store call (`LINECAST_STORE_TIMEOUT_SECS`).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// Options of an `ObjectArtifactStore`.
 #[derive(Debug, Clone)]
 pub struct StoreOptions {
@@ -12,6 +15,11 @@ pub struct StoreOptions {
     /// How long a seen object version (and a listing) is trusted without
     /// asking the store again. Within it, repeated reads do no I/O.
     pub version_ttl: Duration,
+    /// The most one store call (a HEAD, a GET with its body, a listing) may
+    /// take, retries included; past it the call fails as Unavailable. A
+    /// store that accepts connections and never answers is an outage within
+    /// this bound, never a hang.
+    pub timeout: Duration,
     /// Settings for `s3://` URLs; anything unset comes from the `AWS_*`
     /// environment (`AWS_ENDPOINT_URL`, `AWS_ALLOW_HTTP`, credentials, region).
     pub s3: S3Options,
@@ -26,6 +34,7 @@ impl Default for StoreOptions {
         Self {
             cache_bytes: linecast_core::memory::Budget::default().artifacts(),
             version_ttl: Duration::from_secs(2),
+            timeout: DEFAULT_TIMEOUT,
             s3: S3Options::default(),
             gcs: GcsOptions::default(),
         }

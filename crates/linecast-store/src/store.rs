@@ -77,6 +77,8 @@ enum LoadError {
 /// The artifact store over an object_store backend.
 pub struct ObjectArtifactStore {
     store: Arc<dyn ObjectStore>,
+    /// The bound of one store call ([`StoreOptions::timeout`]).
+    timeout: std::time::Duration,
     /// Last seen version per key (NotFound remembered too), for `version_ttl`.
     versions: Cache<String, Result<ObjectVersion, StoreError>>,
     /// Parsed artifacts, within the artifacts share of the budget.
@@ -116,6 +118,7 @@ impl ObjectArtifactStore {
         let StoreOptions {
             cache_bytes,
             version_ttl,
+            timeout,
             s3: _,
             gcs: _,
         } = options;
@@ -126,6 +129,7 @@ impl ObjectArtifactStore {
             linecast_core::memory::Budgeted::new(cache_bytes, |_key: &(String, String), value: &Parsed| value.weight());
         Self {
             store,
+            timeout,
             versions,
             parsed,
             listings,
@@ -134,6 +138,17 @@ impl ObjectArtifactStore {
             parses: AtomicU64::new(0),
             loads: AtomicU64::new(0),
         }
+    }
+
+    /// `call`, failed as object_store would fail it when it outlives the
+    /// bound of one store call: every call to the backend goes through here.
+    async fn within<T>(
+        &self,
+        call: impl std::future::Future<Output = Result<T, object_store::Error>>,
+    ) -> Result<T, object_store::Error> {
+        tokio::time::timeout(self.timeout, call)
+            .await
+            .unwrap_or_else(|_| Err(crate::errors::deadline_passed(self.timeout)))
     }
 
     /// The underlying object store, scoped to the data root (for tests and tools).
@@ -190,8 +205,7 @@ impl ObjectArtifactStore {
     pub async fn is_empty(&self) -> Result<bool, StoreError> {
         let init = async {
             let listing = self
-                .store
-                .list_with_delimiter(None)
+                .within(self.store.list_with_delimiter(None))
                 .await
                 .map_err(|e| from_object_store("/", e))?;
             Ok::<_, StoreError>(listing.common_prefixes.is_empty() && listing.objects.is_empty())
@@ -258,7 +272,7 @@ impl ObjectArtifactStore {
     pub(crate) async fn version(&self, key: &str) -> Result<ObjectVersion, StoreError> {
         let init = async {
             let path = path_of(key)?;
-            match self.store.head(&path).await {
+            match self.within(self.store.head(&path)).await {
                 Ok(meta) => Ok(Ok(object_version(key, &meta))),
                 // A missing object is remembered like a version, so repeated
                 // reads of an absent optional artifact cost no I/O either.
@@ -285,9 +299,14 @@ impl ObjectArtifactStore {
     /// The object's bytes and the version they are.
     pub(crate) async fn get(&self, key: &str) -> Result<(ObjectVersion, Bytes), StoreError> {
         let path = path_of(key)?;
-        let result = self.store.get(&path).await.map_err(|e| from_object_store(key, e))?;
-        let version = object_version(key, &result.meta);
-        let bytes = result.bytes().await.map_err(|e| from_object_store(key, e))?;
+        let (version, bytes) = self
+            .within(async {
+                let result = self.store.get(&path).await?;
+                let version = object_version(key, &result.meta);
+                Ok((version, result.bytes().await?))
+            })
+            .await
+            .map_err(|e| from_object_store(key, e))?;
         Ok((version, bytes))
     }
 
@@ -296,8 +315,7 @@ impl ObjectArtifactStore {
         let init = async {
             let prefix = path_of(dir)?;
             let listing = self
-                .store
-                .list_with_delimiter(Some(&prefix))
+                .within(self.store.list_with_delimiter(Some(&prefix)))
                 .await
                 .map_err(|e| from_object_store(dir, e))?;
             let names: Vec<String> = listing
@@ -329,14 +347,12 @@ impl ObjectArtifactStore {
             if prefix.ends_with('/') {
                 let path = path_of(prefix.trim_end_matches('/'))?;
                 let metas: Vec<ObjectMeta> = self
-                    .store
-                    .list(Some(&path))
-                    .try_collect()
+                    .within(self.store.list(Some(&path)).try_collect())
                     .await
                     .map_err(|e| from_object_store(&prefix, e))?;
                 versions.extend(metas.iter().map(|m| object_version(m.location.as_ref(), m)));
             } else {
-                match self.store.head(&path_of(&prefix)?).await {
+                match self.within(self.store.head(&path_of(&prefix)?)).await {
                     Ok(meta) => versions.push(object_version(&prefix, &meta)),
                     Err(object_store::Error::NotFound { .. }) => {}
                     Err(e) => return Err(from_object_store(&prefix, e)),
@@ -362,8 +378,7 @@ impl ObjectArtifactStore {
 
     /// One listing of the root: proves the store answers.
     pub(crate) async fn ping_root(&self) -> Result<(), StoreError> {
-        self.store
-            .list_with_delimiter(None)
+        self.within(self.store.list_with_delimiter(None))
             .await
             .map(|_| ())
             .map_err(|e| from_object_store("/", e))

@@ -34,6 +34,14 @@ fn free_port() -> u16 {
 }
 
 fn start(grace: &str) -> Server {
+    start_with(
+        grace,
+        &[("LINECAST_STORE_URL", format!("file://{}", fixtures_dir().display()))],
+    )
+}
+
+/// `start` with more environment (later entries win).
+fn start_with(grace: &str, env: &[(&str, String)]) -> Server {
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
     let mut command = Command::new(env!("CARGO_BIN_EXE_linecast-api"));
@@ -50,12 +58,12 @@ fn start(grace: &str) -> Server {
             "LINECAST_DATABASE_URL",
             format!("sqlite://{}?mode=rwc", dir.path().join("accounts.db").display()),
         )
-        .env("LINECAST_STORE_URL", format!("file://{}", fixtures_dir().display()))
         .env("LINECAST_VAR_DIR", dir.path())
         .env("LINECAST_DEMO", "false")
         .env("LINECAST_NOW", fixture_now().to_rfc3339())
         .env("LINECAST_DRAIN_GRACE_SECS", grace)
         .env("RUST_LOG", "info")
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .stdin(Stdio::null())
         .stdout(log.try_clone().unwrap())
         .stderr(log)
@@ -185,5 +193,72 @@ async fn the_grace_ends_by_itself_and_the_server_exits_cleanly() {
     server.signal("TERM");
     let exit = server.exit_within(Duration::from_secs(90));
     assert!(exit.success(), "{exit:?}:\n{}", server.log());
+    assert!(server.log().contains("linecast stopped"), "{}", server.log());
+}
+
+/// A store endpoint that accepts connections and never answers; the
+/// connections stay open as long as the test runs.
+fn blackhole() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().flatten() {
+            held.push(stream);
+        }
+    });
+    port
+}
+
+#[tokio::test]
+async fn a_store_that_never_answers_makes_readiness_fail_fast_and_does_not_hold_up_the_stop() {
+    let port = blackhole();
+    let mut server = start_with(
+        "0.5",
+        &[
+            ("LINECAST_STORE_URL", "s3://linecast-blackhole".to_owned()),
+            ("LINECAST_STORE_TIMEOUT_SECS", "1".to_owned()),
+            ("AWS_ENDPOINT_URL", format!("http://127.0.0.1:{port}")),
+            ("AWS_ALLOW_HTTP", "true".to_owned()),
+            ("AWS_ACCESS_KEY_ID", "blackhole".to_owned()),
+            ("AWS_SECRET_ACCESS_KEY", "blackhole".to_owned()),
+            ("AWS_REGION", "us-east-1".to_owned()),
+        ],
+    );
+    until(&server, "/api/v1/liveness", 200, Duration::from_mins(2)).await;
+    // Readiness and a data request answer 503 within a few store-call
+    // bounds (before: 30 s for readiness, and a watcher round never ended).
+    let client = client();
+    for path in ["/api/v1/readiness", PUBLIC_DATA] {
+        let started = Instant::now();
+        let status = status(&client, &format!("{}{path}", server.base)).await;
+        assert_eq!(status, Some(503), "{path}:\n{}", server.log());
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{path} took {:?}",
+            started.elapsed()
+        );
+    }
+    // With a watcher round and a data request waiting on the store, the
+    // process exits within the grace, the in-flight allowance and 2 s.
+    let pending = {
+        let (client, url) = (client.clone(), format!("{}{PUBLIC_DATA}", server.base));
+        tokio::spawn(async move { client.get(url).send().await.map(|r| r.status().as_u16()) })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let signalled = Instant::now();
+    server.signal("TERM");
+    let exit = server.exit_within(Duration::from_mins(1));
+    let took = signalled.elapsed();
+    assert!(exit.success(), "{exit:?}:\n{}", server.log());
+    let bound = Duration::from_secs_f64(0.5)
+        + Duration::from_secs(linecast_api::startup::SHUTDOWN_TIMEOUT_SECS)
+        + linecast_api::settings::STOP_BOUND;
+    assert!(
+        took < bound,
+        "exited after {took:?}, more than {bound:?}:\n{}",
+        server.log()
+    );
+    let _ = pending.await;
     assert!(server.log().contains("linecast stopped"), "{}", server.log());
 }
