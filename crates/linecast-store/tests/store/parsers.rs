@@ -429,8 +429,10 @@ fn a_parsed_season_holds_each_team_name_and_repeated_text_once() {
         assert_eq!(first, text.as_ptr(), "text {text} is held more than once");
     }
 
-    // What a row costs: its fixed part and its two extras, nothing per name
-    // or text. Parsed with owned strings and nine `Option<f64>` model
-    // slots, this fixture took 938 bytes per row (a 720-byte row).
-    assert!(per_row <= 700, "{per_row} heap bytes per row (row size {fixed})");
+    // What a row costs: its fixed part, its two extras and its game id
+    // (one string of its own, about 60 bytes), nothing per name or text.
+    // Parsed with owned strings and nine `Option<f64>` model slots, this
+    // fixture took 938 bytes per row (a 720-byte row); before the game id,
+    // 700 bounded it.
+    assert!(per_row <= 770, "{per_row} heap bytes per row (row size {fixed})");
 }
