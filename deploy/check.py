@@ -82,6 +82,9 @@ SECRET_FILE_NAMES = {
 # The longest a request may take to finish after the listener closes
 # (apps/linecast-api/src/startup.rs, SHUTDOWN_TIMEOUT_SECS).
 IN_FLIGHT_SECS = 10
+# After the drain, the releases and the final usage flush take at most this
+# long (startup.rs, run_until_stopped).
+WIND_DOWN_SECS = 2
 # Cloud Run sends SIGKILL this long after SIGTERM.
 CLOUD_RUN_KILL_SECS = 10
 
@@ -685,11 +688,21 @@ def check_cloudrun(known, documented, image_bind_address, probe_paths):
     if container["livenessProbe"]["httpGet"]["path"] != "/api/v1/liveness":
         fail("deploy/cloudrun's liveness probe is /api/v1/liveness")
     grace = float(values.get("LINECAST_DRAIN_GRACE_SECS", "5"))
-    if grace + IN_FLIGHT_SECS > CLOUD_RUN_KILL_SECS:
-        fail(f"deploy/cloudrun: the drain grace ({grace:g} s) and the in-flight allowance ({IN_FLIGHT_SECS} s) fit "
-             f"Cloud Run's {CLOUD_RUN_KILL_SECS} s before SIGKILL (set LINECAST_DRAIN_GRACE_SECS to 0)")
-    ok(f"deploy/cloudrun: probes on the container port; drain grace {grace:g} s within the {CLOUD_RUN_KILL_SECS} s "
-       "kill window")
+    if grace != 0:
+        fail(f"deploy/cloudrun: LINECAST_DRAIN_GRACE_SECS is 0 (Cloud Run stops routing before SIGTERM; "
+             f"its {CLOUD_RUN_KILL_SECS} s before SIGKILL go to the drain; got {grace:g})")
+    if "LINECAST_SHUTDOWN_TIMEOUT_SECS" in known:
+        in_flight = float(values.get("LINECAST_SHUTDOWN_TIMEOUT_SECS", IN_FLIGHT_SECS))
+        if grace + in_flight + WIND_DOWN_SECS > CLOUD_RUN_KILL_SECS:
+            fail(f"deploy/cloudrun: the drain grace ({grace:g} s), the in-flight allowance "
+                 f"(LINECAST_SHUTDOWN_TIMEOUT_SECS, {in_flight:g} s) and the {WIND_DOWN_SECS} s wind-down fit "
+                 f"Cloud Run's {CLOUD_RUN_KILL_SECS} s before SIGKILL")
+        ok(f"deploy/cloudrun: probes on the container port; the stop ({grace:g} + {in_flight:g} + {WIND_DOWN_SECS} s) "
+           f"fits the {CLOUD_RUN_KILL_SECS} s kill window")
+    else:
+        ok(f"deploy/cloudrun: probes on the container port; drain grace 0 (the in-flight allowance is fixed at "
+           f"{IN_FLIGHT_SECS} s until LINECAST_SHUTDOWN_TIMEOUT_SECS exists: a response still running at "
+           f"{CLOUD_RUN_KILL_SECS} s is cut by Cloud Run's SIGKILL)")
 
 
 def main():
