@@ -107,6 +107,7 @@ impl ExportFormat {
         let snapshot =
             HeaderValue::from_str(&export.snapshot).map_err(|e| ApiError::Internal(format!("snapshot header: {e}")))?;
         Ok(body
+            .with_ranges()
             .with_header(CONTENT_DISPOSITION, disposition)
             .with_header(HeaderName::from_static(SNAPSHOT_HEADER), snapshot))
     }

@@ -22,7 +22,8 @@ use std::sync::{Arc, OnceLock};
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{
-    ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, ETAG, HeaderName, HeaderValue, IF_NONE_MATCH, VARY,
+    ACCEPT_ENCODING, ACCEPT_RANGES, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_RANGE, CONTENT_TYPE, ETAG, HeaderName,
+    HeaderValue, IF_NONE_MATCH, IF_RANGE, RANGE, VARY,
 };
 use actix_web::{HttpRequest, HttpResponse};
 use bytes::Bytes;
@@ -34,6 +35,7 @@ use crate::routes::dispatch::row;
 
 pub mod heavy;
 pub mod pipeline;
+pub mod ranges;
 mod resolutions;
 pub mod rows;
 pub mod sliced;
@@ -136,6 +138,9 @@ pub struct Rendered {
     etags: [HeaderValue; 3],
     gzip: OnceLock<Bytes>,
     br: OnceLock<Bytes>,
+    /// A file (a dataset, an export): `Range` is honoured and
+    /// `Accept-Ranges: bytes` says so.
+    ranges: bool,
 }
 
 /// A content coding of a response body.
@@ -179,6 +184,7 @@ impl Rendered {
             etags: [etag(""), etag("-gz"), etag("-br")],
             gzip: OnceLock::new(),
             br: OnceLock::new(),
+            ranges: false,
         }
     }
 
@@ -194,6 +200,16 @@ impl Rendered {
             compressible: false,
             ..Self::of_media_type(identity, content_type)
         }
+    }
+
+    /// Makes this a file a client may fetch in parts: a `Range` (one byte
+    /// range of the variant served) gets 206 with those bytes, or 416 when
+    /// it lies past the end; `If-Range` with another ETag gets the whole
+    /// body. A download cut short resumes where it stopped.
+    #[must_use]
+    pub fn with_ranges(mut self) -> Self {
+        self.ranges = true;
+        self
     }
 
     /// Adds a header sent with this body (on 200 and 304 alike).
@@ -283,11 +299,16 @@ impl Rendered {
             HttpResponse::new(StatusCode::NOT_MODIFIED)
         } else {
             let body = self.body(coding);
-            if body.len() > sliced::SLICE_ABOVE {
-                HttpResponse::with_body(StatusCode::OK, sliced::Sliced::new(body, slot)).map_into_boxed_body()
+            let (status, body, content_range) = self.part(req, coding, body);
+            let mut res = if body.len() > sliced::SLICE_ABOVE {
+                HttpResponse::with_body(status, sliced::Sliced::new(body, slot)).map_into_boxed_body()
             } else {
-                HttpResponse::with_body(StatusCode::OK, body).map_into_boxed_body()
+                HttpResponse::with_body(status, body).map_into_boxed_body()
+            };
+            if let Some(range) = content_range {
+                res.headers_mut().insert(CONTENT_RANGE, range);
             }
+            res
         };
         let headers = res.headers_mut();
         // Room for every header this response gets on its way out (these,
@@ -312,7 +333,50 @@ impl Rendered {
         for (name, value) in &self.headers {
             headers.insert(name.clone(), value.clone());
         }
+        if self.ranges {
+            headers.insert(ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+        }
         res
+    }
+
+    /// The status, the bytes and the `Content-Range` of the answer to `req`
+    /// with `body` (the variant in `coding`): the whole body unless this is
+    /// a file and `req` asks for one range of this very variant.
+    fn part(&self, req: &HttpRequest, coding: Coding, body: Bytes) -> (StatusCode, Bytes, Option<HeaderValue>) {
+        let range = if self.ranges {
+            req.headers().get(RANGE).and_then(|v| v.to_str().ok())
+        } else {
+            None
+        };
+        // `If-Range`: the part only of the representation the client holds
+        // (its strong ETag; a date never matches a strong validator here).
+        let same = req
+            .headers()
+            .get(IF_RANGE)
+            .is_none_or(|tag| tag.as_bytes() == self.etag(coding).as_bytes());
+        let Some(range) = range.filter(|_| same) else {
+            return (StatusCode::OK, body, None);
+        };
+        let len = body.len() as u64;
+        match ranges::ask(range, len) {
+            ranges::Ask::Whole => (StatusCode::OK, body, None),
+            ranges::Ask::Unsatisfiable => (
+                StatusCode::RANGE_NOT_SATISFIABLE,
+                Bytes::new(),
+                HeaderValue::from_str(&format!("bytes */{len}")).ok(),
+            ),
+            ranges::Ask::Part { first, last } => {
+                let (from, to) = (
+                    usize::try_from(first).unwrap_or(usize::MAX),
+                    usize::try_from(last).unwrap_or(usize::MAX),
+                );
+                (
+                    StatusCode::PARTIAL_CONTENT,
+                    body.slice(from..=to),
+                    HeaderValue::from_str(&format!("bytes {first}-{last}/{len}")).ok(),
+                )
+            }
+        }
     }
 
     /// Bytes held (the compressed variants are counted at their usual ratio

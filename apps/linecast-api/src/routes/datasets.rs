@@ -84,9 +84,27 @@ pub async fn dataset_refresh(
 /// See [payloads.md: Historical datasets](/docs/payloads.md#historical-datasets-key).
 #[utoipa::path(
     get, path = table::DOWNLOAD.path, tag = "datasets",
-    params(("token" = String, Path, max_length = 1024, pattern = r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$", description = "The signed token from a refresh link")),
+    params(
+        ("token" = String, Path, max_length = 1024, pattern = r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$", description = "The signed token from a refresh link"),
+        ("Range" = Option<String>, Header, max_length = 64, description = "One byte range of the file (`bytes=first-last`, `bytes=first-`, `bytes=-suffix`), of the variant Accept-Encoding selects: 206 with those bytes. Several ranges or a malformed value get the whole file."),
+        ("If-Range" = Option<String>, Header, max_length = 64, description = "The file's ETag: the range only while the file is still that version, else the whole file")
+    ),
     responses(
-        (status = 200, description = "The dataset file", content_type = "text/csv", body = String),
+        (status = 200, description = "The dataset file", content_type = "text/csv", body = String,
+            headers(("Accept-Ranges" = String, description = "bytes: a Range fetches part of the file"))
+        ),
+        (status = 206, description = "The bytes the Range asked for (resume a download cut short)",
+            headers(
+                ("Content-Range" = String, description = "bytes first-last/length"),
+                ("Accept-Ranges" = String, description = "bytes")
+            ),
+            content(
+                (String = "text/csv")
+            )
+        ),
+        (status = 416, description = "The Range lies past the end of the file; Content-Range says its length (bytes */length)",
+            headers(("Content-Range" = String, description = "bytes */length"))
+        ),
         (status = 403, description = "Expired or tampered link", body = crate::error::ErrorBody),
         (status = 404, description = "The dataset no longer exists", body = crate::error::ErrorBody),
         (status = 503, description = "Object storage unavailable", body = crate::error::ErrorBody)
@@ -100,7 +118,8 @@ pub async fn download(
     let download = state.datasets.download(&path, state.clock.now()).await?;
     let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{}\"", download.filename))
         .map_err(|e| ApiError::Internal(format!("a dataset's file name: {e}")))?;
-    let body =
-        Rendered::from_bytes(download.bytes, "text/csv; charset=utf-8").with_header(CONTENT_DISPOSITION, disposition);
+    let body = Rendered::from_bytes(download.bytes, "text/csv; charset=utf-8")
+        .with_ranges()
+        .with_header(CONTENT_DISPOSITION, disposition);
     fresh_body(&req, &body)
 }

@@ -123,19 +123,35 @@ pub async fn result_seasons(
     params(
         crate::params::SportModelPath,
         ("season" = Option<String>, Query, max_length = 7, pattern = r"^([0-9]{4}(-[0-9]{2})?|all)$", description = "A season label (YYYY for mlb, YYYY-YY otherwise), or `all` for every archived season oldest first; default the current season"),
-        ("format" = ExportFormat, Query, description = "`csv` or `parquet`")
+        ("format" = ExportFormat, Query, description = "`csv` or `parquet`"),
+        ("Range" = Option<String>, Header, max_length = 64, description = "One byte range of the file (`bytes=first-last`, `bytes=first-`, `bytes=-suffix`), of the variant Accept-Encoding selects: 206 with those bytes. Several ranges or a malformed value get the whole file."),
+        ("If-Range" = Option<String>, Header, max_length = 64, description = "The file's ETag: the range only while the file is still that version, else the whole file")
     ),
     responses(
         (status = 200, description = "Every row `/results` serves for the season(s), oldest first, as a file (counted as one request). CSV: one header row, null as an empty cell; gzip/br by Accept-Encoding. Parquet: typed columns, Snappy, the snapshot and columns version in the key-value metadata.",
             headers(
                 ("Content-Disposition" = String, description = "attachment; filename=\"{sport}_{model_type}_{season or all}.{csv|parquet}\""),
                 ("X-Linecast-Snapshot" = String, description = "The 64-hex snapshot /results gives for the season; with season=all a hash over every season's snapshot"),
-                ("ETag" = String, description = "Strong tag of the file")
+                ("ETag" = String, description = "Strong tag of the file"),
+                ("Accept-Ranges" = String, description = "bytes: a Range fetches part of the file")
             ),
             content(
                 (ExportFile = "application/vnd.apache.parquet"),
                 (String = "text/csv")
             )
+        ),
+        (status = 206, description = "The bytes the Range asked for (resume a download cut short)",
+            headers(
+                ("Content-Range" = String, description = "bytes first-last/length"),
+                ("Accept-Ranges" = String, description = "bytes")
+            ),
+            content(
+                (ExportFile = "application/vnd.apache.parquet"),
+                (String = "text/csv")
+            )
+        ),
+        (status = 416, description = "The Range lies past the end of the file; Content-Range says its length (bytes */length)",
+            headers(("Content-Range" = String, description = "bytes */length"))
         ),
         (status = 400, description = "Unknown sport or model type, a malformed season, or a missing or unknown format", body = crate::error::ErrorBody),
         (status = 404, description = "No season store for that season (or none at all with season=all)", body = crate::error::ErrorBody)

@@ -102,12 +102,19 @@ async fn a_refresh_signs_every_owned_refreshable_dataset_for_15_minutes_and_each
                 .unwrap()
                 .contains(filename.as_str())
         );
+        assert_eq!(res.headers()["accept-ranges"], "bytes");
         let bytes = res.bytes().await.unwrap();
+        let stored = std::fs::read(fixtures_dir().join(key)).unwrap();
+        assert_eq!(bytes.as_ref(), stored.as_slice(), "{key}");
+        // A download cut at 100 bytes resumes with the rest of the file.
+        let url = format!("{}{}", app.address, path_of(item["url"].as_str().unwrap()));
+        let rest = app.client.get(&url).header("Range", "bytes=100-").send().await.unwrap();
+        assert_eq!(rest.status(), 206, "{key}");
         assert_eq!(
-            bytes.as_ref(),
-            std::fs::read(fixtures_dir().join(key)).unwrap().as_slice(),
-            "{key}"
+            rest.headers()["content-range"],
+            format!("bytes 100-{}/{}", stored.len() - 1, stored.len()).as_str()
         );
+        assert_eq!(rest.bytes().await.unwrap().as_ref(), &stored[100..], "{key}");
     }
     assert!(
         downloads.iter().all(|d| d["filename"] != "nba_closing_lines.csv"),
