@@ -50,7 +50,7 @@ fn game(label: SeasonLabel, day: &str, away: &str, home: &str, home_wins: Option
     };
     SeasonRow {
         key: key(day, away, home),
-        game_id: linecast_domain::GameId::default(),
+        game_id: format!("nba-{}-{away}-{home}", day.replace('-', "")).into(),
         season: label,
         season_type: SeasonType::Regular,
         away_score,
@@ -359,6 +359,7 @@ async fn a_results_page_of_the_current_season_is_newest_first() {
             ("push", Cell::Flag(false)),
             ("graded", Cell::Flag(true)),
             ("ungraded_reason", Cell::Null),
+            ("game_id", Cell::Text("nba-20241102-nyk-bos".into())),
         ]
     );
     assert!(read.deps.as_str().contains("order=newest"), "{}", read.deps);
