@@ -128,6 +128,11 @@ pub struct Settings {
     /// than 0, at most 300). A store that accepts connections and never
     /// answers is then a fast 503 and never holds up a stop.
     pub store_timeout: std::time::Duration,
+    /// `LINECAST_SHUTDOWN_TIMEOUT_SECS`: once the listener has closed after
+    /// a stop, how long requests in flight (a large export to a slow
+    /// client) may take to finish before they are cut (default 10; whole
+    /// seconds, 0 to 3600).
+    pub shutdown_timeout: u64,
     /// How long the stop may take once the server has drained: giving back
     /// slots and leases, then the final usage flush, each cut off when it
     /// hangs ([`STOP_BOUND`]; not a setting, tests raise it).
@@ -268,6 +273,7 @@ struct FileSettings {
     usage_stale_after_ms: Option<u64>,
     drain_grace_secs: Option<f64>,
     store_timeout_secs: Option<f64>,
+    shutdown_timeout_secs: Option<u64>,
 }
 
 impl FileSettings {
@@ -513,6 +519,14 @@ impl Settings {
             .ok()
             .filter(|d| !d.is_zero() && *d <= MAX_STORE_TIMEOUT)
             .ok_or_else(|| bad("LINECAST_STORE_TIMEOUT_SECS", "seconds, more than 0 and at most 300"))?;
+        let shutdown_timeout = number(
+            "LINECAST_SHUTDOWN_TIMEOUT_SECS",
+            file.shutdown_timeout_secs,
+            crate::startup::SHUTDOWN_TIMEOUT_SECS,
+        )?;
+        if shutdown_timeout > 3600 {
+            return Err(bad("LINECAST_SHUTDOWN_TIMEOUT_SECS", "whole seconds, from 0 to 3600"));
+        }
         let metrics_bind = pick("LINECAST_METRICS_BIND", &file.metrics_bind)
             .filter(|s| !s.is_empty())
             .map(|v| v.parse().map_err(|e| bad("LINECAST_METRICS_BIND", e)))
@@ -649,6 +663,7 @@ impl Settings {
             usage_stale_after,
             drain_grace,
             store_timeout,
+            shutdown_timeout,
             stop_bound: STOP_BOUND,
         })
     }
@@ -692,6 +707,7 @@ impl Settings {
             usage_stale_after: std::time::Duration::from_secs(10),
             drain_grace: std::time::Duration::ZERO,
             store_timeout: DEFAULT_STORE_TIMEOUT,
+            shutdown_timeout: crate::startup::SHUTDOWN_TIMEOUT_SECS,
             stop_bound: std::time::Duration::from_mins(1),
             auth_enabled: true,
             freeze_rate_clock: true,
@@ -788,6 +804,39 @@ mod tests {
         ] {
             let err = Settings::from_sources(&none, |k| (k == name).then(|| value.to_owned())).unwrap_err();
             assert_eq!(err.name, name, "{value}");
+        }
+    }
+
+    #[test]
+    fn the_store_timeout_and_the_in_flight_allowance_default_to_five_and_ten_seconds_and_are_bounded() {
+        let none = FileSettings::default();
+        let with = |name: &'static str, value: &'static str| {
+            Settings::from_sources(&none, move |k| (k == name).then(|| value.to_owned()))
+        };
+        let defaults = Settings::from_sources(&none, |_| None).unwrap();
+        assert_eq!(defaults.store_timeout, std::time::Duration::from_secs(5));
+        assert_eq!(defaults.shutdown_timeout, 10);
+        assert_eq!(
+            with("LINECAST_STORE_TIMEOUT_SECS", "0.25").unwrap().store_timeout,
+            std::time::Duration::from_millis(250)
+        );
+        assert_eq!(with("LINECAST_SHUTDOWN_TIMEOUT_SECS", "7").unwrap().shutdown_timeout, 7);
+        assert_eq!(with("LINECAST_SHUTDOWN_TIMEOUT_SECS", "0").unwrap().shutdown_timeout, 0);
+        let in_file = FileSettings {
+            store_timeout_secs: Some(1.5),
+            shutdown_timeout_secs: Some(3),
+            ..FileSettings::default()
+        };
+        let read = Settings::from_sources(&in_file, |_| None).unwrap();
+        assert_eq!(read.store_timeout, std::time::Duration::from_millis(1500));
+        assert_eq!(read.shutdown_timeout, 3);
+        for bad in ["0", "-1", "soon", "301"] {
+            let err = with("LINECAST_STORE_TIMEOUT_SECS", bad).unwrap_err();
+            assert_eq!(err.name, "LINECAST_STORE_TIMEOUT_SECS", "{bad}");
+        }
+        for bad in ["-1", "1.5", "3601"] {
+            let err = with("LINECAST_SHUTDOWN_TIMEOUT_SECS", bad).unwrap_err();
+            assert_eq!(err.name, "LINECAST_SHUTDOWN_TIMEOUT_SECS", "{bad}");
         }
     }
 

@@ -393,7 +393,7 @@ impl Application {
         );
         let listener = TcpListener::bind(settings.bind).with_context(|| format!("binding {}", settings.bind))?;
         let port = listener.local_addr()?.port();
-        let server = run(listener, state.clone(), &doc, settings.heavy)?;
+        let server = run(listener, state.clone(), &doc, settings.heavy, settings.shutdown_timeout)?;
         // What each share of the cache budget holds now: the one list the
         // metrics and the trimmer read.
         let shares: Arc<dyn Fn() -> Vec<(&'static str, CacheStats)> + Send + Sync> = {
@@ -613,6 +613,7 @@ fn run(
     state: AppState,
     doc: &utoipa::openapi::OpenApi,
     heavy: crate::settings::HeavyReads,
+    shutdown_timeout_secs: u64,
 ) -> anyhow::Result<Server> {
     // The document is served as rendered bytes (ETag, gzip and brotli
     // made once), like every other body.
@@ -647,7 +648,7 @@ fn run(
     let builder = actix_server::Server::build()
         .workers(workers)
         .max_concurrent_connections(per_worker)
-        .shutdown_timeout(SHUTDOWN_TIMEOUT_SECS)
+        .shutdown_timeout(shutdown_timeout_secs)
         .disable_signals();
     // A graceful stop also closes idle keep-alive connections (and ends
     // keep-alive on busy ones after their request), as `HttpServer` does,
