@@ -6,6 +6,8 @@
 //! never the method as sent: no client input becomes a label, so a scan of
 //! random paths or made-up methods cannot grow the series without bound.
 
+pub mod process;
+
 use std::collections::HashMap;
 use std::net::{SocketAddr, TcpListener};
 use std::sync::{Arc, OnceLock, PoisonError, RwLock};

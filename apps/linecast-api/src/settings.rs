@@ -227,7 +227,7 @@ pub fn connections_under_descriptor_limit(limit: u64) -> usize {
 
 /// This process's soft limit on open descriptors, from
 /// `/proc/self/limits` (1024 where that cannot be read).
-fn descriptor_limit() -> u64 {
+pub fn descriptor_limit() -> u64 {
     std::fs::read_to_string("/proc/self/limits")
         .ok()
         .and_then(|limits| soft_descriptor_limit(&limits))

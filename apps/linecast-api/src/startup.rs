@@ -393,7 +393,15 @@ impl Application {
         );
         let listener = TcpListener::bind(settings.bind).with_context(|| format!("binding {}", settings.bind))?;
         let port = listener.local_addr()?.port();
-        let server = run(listener, state.clone(), &doc, settings.heavy, settings.shutdown_timeout)?;
+        let hsts = settings.public_url.starts_with("https://");
+        let server = run(
+            listener,
+            state.clone(),
+            &doc,
+            settings.heavy,
+            settings.shutdown_timeout,
+            hsts,
+        )?;
         // What each share of the cache budget holds now: the one list the
         // metrics and the trimmer read.
         let shares: Arc<dyn Fn() -> Vec<(&'static str, CacheStats)> + Send + Sync> = {
@@ -412,9 +420,11 @@ impl Application {
             Some(bind) => {
                 crate::metrics::handle();
                 let (store, shares) = (store_for_shares, shares.clone());
+                let max_fds = crate::settings::descriptor_limit();
                 Some(crate::metrics::serve(bind, move || {
                     crate::metrics::artifact_cache(store.cache_counts());
                     crate::metrics::caches(&shares());
+                    crate::metrics::process::scrape(max_fds);
                 })?)
             }
             None => None,
@@ -614,6 +624,7 @@ fn run(
     doc: &utoipa::openapi::OpenApi,
     heavy: crate::settings::HeavyReads,
     shutdown_timeout_secs: u64,
+    hsts: bool,
 ) -> anyhow::Result<Server> {
     // The document is served as rendered bytes (ETag, gzip and brotli
     // made once), like every other body.
@@ -634,6 +645,13 @@ fn run(
                 heavy.body_timeout,
             ))
             .wrap(from_fn(telemetry::request_context))
+            // Served over https (the public URL says so): browsers keep to
+            // https for a year. Not for subdomains, which are the operator's.
+            .wrap(actix_web::middleware::Condition::new(
+                hsts,
+                actix_web::middleware::DefaultHeaders::new()
+                    .add((actix_web::http::header::STRICT_TRANSPORT_SECURITY, HSTS)),
+            ))
     };
     let addr = listener.local_addr()?;
     let workers = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
@@ -699,6 +717,9 @@ fn run(
 /// flight either finishes or is cut by the stall timeout; a few seconds is
 /// a fair first wait.
 pub const DOWNLOAD_RETRY_AFTER_SECS: u64 = 5;
+
+/// `Strict-Transport-Security` when `LINECAST_PUBLIC_URL` is https.
+pub const HSTS: &str = "max-age=31536000";
 
 /// How long requests in flight may take to finish once the server stops
 /// accepting; past it their connections are closed.

@@ -404,6 +404,30 @@ async fn every_response_carries_a_request_id_and_nosniff() {
         let id = generated.headers()["x-request-id"].to_str().unwrap().to_owned();
         assert_eq!(id.len(), 32, "{path}: {id}");
         assert!(id.bytes().all(|b| b.is_ascii_hexdigit()));
+        assert!(
+            !echoed.headers().contains_key("strict-transport-security"),
+            "{path}: no HSTS on a plain-http public URL"
+        );
+    }
+}
+
+#[tokio::test]
+async fn behind_an_https_public_url_every_answer_asks_browsers_to_keep_to_https_for_a_year() {
+    let app = spawn_app_configured(
+        fixture_now(),
+        |_| {},
+        |s| s.public_url = "https://api.example.com".to_owned(),
+    )
+    .await;
+    for (path, want) in [
+        ("/api/v1/liveness", 200),
+        ("/no-such-route", 404),
+        ("/api/v1/predictions/nba/won_on_points", 401),
+        ("/portal", 200),
+    ] {
+        let res = app.get(path).await;
+        assert_eq!(res.status(), want, "{path}");
+        assert_eq!(res.headers()["strict-transport-security"], "max-age=31536000", "{path}");
     }
 }
 
@@ -478,6 +502,21 @@ async fn metrics_are_served_on_their_own_listener_by_route_template() {
         assert!(text.contains(name), "{name} missing from\n{text}");
     }
     assert!(text.contains(r#"status="401""#));
+    // The process's own resources, in Prometheus's standard names.
+    let gauge = |name: &str| -> f64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("{name} missing from\n{text}"))
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    assert!(gauge("process_resident_memory_bytes") > 1_000_000.0);
+    assert!(gauge("process_open_fds") >= 3.0);
+    assert!(gauge("process_max_fds") >= gauge("process_open_fds"));
+    assert!(gauge("process_threads") >= 1.0);
+    assert!(gauge("process_cpu_seconds_total") > 0.0);
+    assert!(gauge("process_start_time_seconds") > 1.7e9);
     // Each decision lands on its own series: the first authenticated request
     // missed the key cache, the second hit it.
     assert_eq!(
