@@ -25,6 +25,7 @@
 //! );
 //! let mut row = SeasonRow {
 //!     key,
+//!     game_id: "nba-20261120-boston_celtics-new_york_knicks".into(),
 //!     season: SeasonLabel::starting(Sport::Nba, 2026),
 //!     season_type: SeasonType::Regular,
 //!     away_score: Some(101.0),
