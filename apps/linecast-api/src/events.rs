@@ -24,6 +24,7 @@ use bytes::Bytes;
 use futures::Stream;
 use linecast_core::Clock;
 use linecast_core::services::events::{Event, EventId, EventKind, Resume, StreamSlot, StreamSlots, Watcher};
+use linecast_core::services::releases::Releases;
 use linecast_core::services::slots::{SlotKind, SlotRegistry};
 use linecast_domain::Sport;
 use tokio::sync::{broadcast, watch};
@@ -109,11 +110,17 @@ impl WatcherTask {
     }
 }
 
+/// How often kept releases past their retention are forgotten.
+const PRUNE_EVERY: chrono::Duration = chrono::Duration::hours(1);
+
 /// Runs one watcher round now, then every `every`, publishing what it
 /// finds; `changed` runs first whenever a round found something (the
-/// caller forgets what it resolved against the old versions).
+/// caller forgets what it resolved against the old versions). After each
+/// round, every predictions and odds version seen is kept (`releases`),
+/// and once an hour the releases past their retention are forgotten.
 pub fn spawn_watcher(
     hub: Arc<EventHub>,
+    releases: Arc<Releases>,
     clock: Arc<dyn Clock>,
     every: Duration,
     changed: impl Fn() + Send + 'static,
@@ -122,6 +129,7 @@ pub fn spawn_watcher(
     let handle = tokio::spawn(async move {
         let mut tick = tokio::time::interval(every);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut pruned_at: Option<chrono::DateTime<chrono::Utc>> = None;
         loop {
             tokio::select! {
                 _ = stopped.changed() => break,
@@ -137,6 +145,23 @@ pub fn spawn_watcher(
                         changed();
                     }
                     hub.publish(events);
+                    let versions = hub.watcher.versions();
+                    tokio::select! {
+                        _ = releases.keep_versions(&versions) => {}
+                        _ = stopped.changed() => break,
+                    }
+                    let now = clock.now();
+                    if pruned_at.is_none_or(|at| now - at >= PRUNE_EVERY) {
+                        pruned_at = Some(now);
+                        tokio::select! {
+                            pruned = releases.prune(now) => match pruned {
+                                Ok(0) => {}
+                                Ok(n) => tracing::info!(releases = n, "kept releases past their retention forgotten"),
+                                Err(e) => tracing::warn!(error = %e, "kept releases: retention not applied"),
+                            },
+                            _ = stopped.changed() => break,
+                        }
+                    }
                 }
             }
         }

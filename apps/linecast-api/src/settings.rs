@@ -133,6 +133,10 @@ pub struct Settings {
     /// client) may take to finish before they are cut (default 10; whole
     /// seconds, 0 to 3600).
     pub shutdown_timeout: u64,
+    /// `LINECAST_RELEASE_RETENTION_DAYS`: how many days a kept release of
+    /// predictions or odds (its record and archived bytes) is kept; unset
+    /// or 0 keeps every release (whole days, at most 36500).
+    pub release_retention_days: Option<u32>,
     /// How long the stop may take once the server has drained: giving back
     /// slots and leases, then the final usage flush, each cut off when it
     /// hangs ([`STOP_BOUND`]; not a setting, tests raise it).
@@ -274,6 +278,7 @@ struct FileSettings {
     drain_grace_secs: Option<f64>,
     store_timeout_secs: Option<f64>,
     shutdown_timeout_secs: Option<u64>,
+    release_retention_days: Option<u64>,
 }
 
 impl FileSettings {
@@ -527,6 +532,14 @@ impl Settings {
         if shutdown_timeout > 3600 {
             return Err(bad("LINECAST_SHUTDOWN_TIMEOUT_SECS", "whole seconds, from 0 to 3600"));
         }
+        let release_retention_days = number("LINECAST_RELEASE_RETENTION_DAYS", file.release_retention_days, 0)?;
+        if release_retention_days > 36_500 {
+            return Err(bad(
+                "LINECAST_RELEASE_RETENTION_DAYS",
+                "whole days, from 0 (keep all) to 36500",
+            ));
+        }
+        let release_retention_days = u32::try_from(release_retention_days).ok().filter(|d| *d > 0);
         let metrics_bind = pick("LINECAST_METRICS_BIND", &file.metrics_bind)
             .filter(|s| !s.is_empty())
             .map(|v| v.parse().map_err(|e| bad("LINECAST_METRICS_BIND", e)))
@@ -664,6 +677,7 @@ impl Settings {
             drain_grace,
             store_timeout,
             shutdown_timeout,
+            release_retention_days,
             stop_bound: STOP_BOUND,
         })
     }
@@ -708,6 +722,7 @@ impl Settings {
             drain_grace: std::time::Duration::ZERO,
             store_timeout: DEFAULT_STORE_TIMEOUT,
             shutdown_timeout: crate::startup::SHUTDOWN_TIMEOUT_SECS,
+            release_retention_days: None,
             stop_bound: std::time::Duration::from_mins(1),
             auth_enabled: true,
             freeze_rate_clock: true,

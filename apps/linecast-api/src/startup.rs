@@ -358,6 +358,14 @@ impl Application {
             clock: clock.clone(),
             probes,
             slate: Arc::new(Slate::new(artifacts.clone())),
+            releases: Arc::new(linecast_core::services::releases::Releases::new(
+                db.clone(),
+                store.clone(),
+                artifacts.clone(),
+                settings
+                    .release_retention_days
+                    .map(|days| chrono::Duration::days(i64::from(days))),
+            )),
             markets: Arc::new(Markets::new(artifacts.clone(), markets)),
             datasets,
             freshness: Arc::new(Freshness::new(artifacts.clone())),
@@ -387,6 +395,7 @@ impl Application {
         let resolutions = state.responses.memo.clone();
         let watcher = crate::events::spawn_watcher(
             state.events.clone(),
+            state.releases.clone(),
             state.clock.clone(),
             settings.watch_interval,
             move || resolutions.clear(),

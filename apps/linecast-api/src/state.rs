@@ -29,6 +29,8 @@ pub struct AppState {
     pub usage: Arc<Usage>,
     /// Predictions, odds, the public feed and the legacy picks listings.
     pub slate: Arc<Slate>,
+    /// Kept releases: `as_of` reads and a game's history.
+    pub releases: Arc<linecast_core::services::releases::Releases>,
     /// Model vs sportsbook vs prediction market.
     pub markets: Arc<Markets>,
     /// Dataset status, refresh (signed links) and downloads.

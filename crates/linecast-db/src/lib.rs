@@ -14,6 +14,7 @@ pub mod entity;
 mod error;
 pub mod migration;
 mod pinned;
+mod releases;
 mod sessions;
 mod sql;
 mod usage;

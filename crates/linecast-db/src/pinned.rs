@@ -293,3 +293,25 @@ impl PortalSessions for PinnedAccounts {
             .await
     }
 }
+
+#[async_trait]
+impl linecast_core::ports::releases::ReleaseLog for PinnedAccounts {
+    async fn record(&self, release: &linecast_core::ports::releases::KeptRelease) -> Result<bool, AccountsError> {
+        let release = release.clone();
+        self.run(move |a| async move { linecast_core::ports::releases::ReleaseLog::record(&a, &release).await })
+            .await
+    }
+    async fn releases(
+        &self,
+        series: linecast_core::ports::releases::Series,
+    ) -> Result<Vec<linecast_core::ports::releases::KeptRelease>, AccountsError> {
+        self.run(move |a| async move { linecast_core::ports::releases::ReleaseLog::releases(&a, series).await })
+            .await
+    }
+    async fn forget_before(
+        &self,
+        before: DateTime<Utc>,
+    ) -> Result<Vec<linecast_core::ports::releases::KeptRelease>, AccountsError> {
+        self.run(move |a| async move { a.forget_before(before).await }).await
+    }
+}

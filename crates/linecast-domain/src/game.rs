@@ -95,6 +95,26 @@ pub fn assign_game_ids<'a>(sport: Sport, keys: impl IntoIterator<Item = &'a Game
         .collect()
 }
 
+/// The sport and ET date a well-formed game id names, read back from its
+/// form (`{sport}-{YYYYMMDD}-{away}-{home}`, optionally `-N`); `None` when
+/// the text is not of that form (a malformed id, not an unknown game).
+pub fn read_game_id(id: &str) -> Option<(Sport, NaiveDate)> {
+    let mut parts = id.splitn(3, '-');
+    let sport = Sport::parse(parts.next()?).ok()?;
+    let date = parts.next()?;
+    let teams = parts.next()?;
+    let date = (date.len() == 8 && date.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| NaiveDate::parse_from_str(date, "%Y%m%d").ok())??;
+    let well_formed = teams.len() >= 3
+        && teams.contains('-')
+        && !teams.starts_with('-')
+        && !teams.ends_with('-')
+        && teams
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-');
+    well_formed.then_some((sport, date))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,6 +142,32 @@ mod tests {
         assert_eq!(ids, ["mlb-20261011-athletics-chicago_white_sox"]);
         let ids = assign_game_ids(Sport::Ncaab, &[key("2027-01-02", "21:00:00", "duke", "unc")]);
         assert_eq!(ids, ["ncaab-20270102-duke-unc"]);
+    }
+
+    #[test]
+    fn a_game_id_is_read_back_to_its_sport_and_date_and_anything_else_is_malformed() {
+        let oct11 = NaiveDate::from_ymd_opt(2026, 10, 11).unwrap();
+        assert_eq!(
+            read_game_id("mlb-20261011-athletics-chicago_white_sox"),
+            Some((Sport::Mlb, oct11))
+        );
+        assert_eq!(
+            read_game_id("mlb-20261011-athletics-chicago_white_sox-2"),
+            Some((Sport::Mlb, oct11))
+        );
+        for bad in [
+            "",
+            "mlb",
+            "xfl-20261011-a-b",
+            "mlb-2026-10-11-a-b",
+            "mlb-20261311-a-b",
+            "mlb-20261011-ab",
+            "mlb-20261011-A-B",
+            "mlb-20261011-a-b;drop",
+            "mlb-20261011--b",
+        ] {
+            assert_eq!(read_game_id(bad), None, "{bad}");
+        }
     }
 
     #[test]

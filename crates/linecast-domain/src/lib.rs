@@ -18,7 +18,7 @@ pub mod text;
 pub mod time;
 
 pub use catalog::{ModelColumn, ModelType, PublicMarket, Side, Sport, UnknownCode};
-pub use game::{GameId, GameKey, assign_game_ids};
+pub use game::{GameId, GameKey, assign_game_ids, read_game_id};
 pub use odds::{AmericanOdds, InvalidOdds};
 pub use row::{LineField, Lines, ModelProbs, Provenance, SeasonRow, SeasonType};
 pub use season::{InvalidSeason, SeasonLabel};

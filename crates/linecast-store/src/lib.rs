@@ -8,6 +8,7 @@
 
 pub mod parse;
 
+mod archive;
 mod errors;
 mod open;
 mod options;

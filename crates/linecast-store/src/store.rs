@@ -268,6 +268,80 @@ impl ObjectArtifactStore {
         })
     }
 
+    /// Reads an object that never changes once written (a kept release,
+    /// named by its digest): parsed once per `version.version`, with no
+    /// HEAD; the value carries `version` as given.
+    pub(crate) async fn load_written_once<T, F>(
+        &self,
+        version: ObjectVersion,
+        parse: F,
+    ) -> Result<Versioned<T>, StoreError>
+    where
+        T: Send + Sync + 'static,
+        F: Fn(&str, &[u8]) -> Result<T, StoreError>,
+    {
+        self.loads.fetch_add(1, Ordering::Relaxed);
+        let key = version.key.clone();
+        let slot = (key.clone(), version.version.clone());
+        let init = async {
+            let (got, bytes) = self.get(&key).await?;
+            self.parses.fetch_add(1, Ordering::Relaxed);
+            let (value, heap_bytes) = linecast_heap::measured(|| parse(&key, &bytes).map(|v| Arc::new(v) as AnyArc));
+            Ok::<_, StoreError>(Parsed {
+                version: got,
+                value,
+                heap_bytes,
+                handed_over: false,
+            })
+        };
+        let parsed = self.parsed.try_get_with(slot, init).await.map_err(|e| (*e).clone())?;
+        let value = parsed.value?.downcast::<T>().map_err(|_| StoreError::Unavailable {
+            reason: format!("{key}: cached artifact has an unexpected type"),
+        })?;
+        Ok(Versioned {
+            version,
+            value,
+            heap_bytes: parsed.heap_bytes,
+        })
+    }
+
+    /// Writes `bytes` under `key` unless an object is there already (a key
+    /// named by its content's digest: whoever wrote it first wrote the same
+    /// bytes). A backend without conditional writes is asked first.
+    pub(crate) async fn put_once(&self, key: &str, bytes: Bytes) -> Result<(), StoreError> {
+        use object_store::{PutMode, PutOptions};
+        let path = path_of(key)?;
+        let create = PutOptions {
+            mode: PutMode::Create,
+            ..PutOptions::default()
+        };
+        match self
+            .within(self.store.put_opts(&path, bytes.clone().into(), create))
+            .await
+        {
+            Ok(_) | Err(object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. }) => Ok(()),
+            Err(object_store::Error::NotImplemented { .. }) => match self.within(self.store.head(&path)).await {
+                Ok(_) => Ok(()),
+                Err(object_store::Error::NotFound { .. }) => self
+                    .within(self.store.put(&path, bytes.into()))
+                    .await
+                    .map(|_| ())
+                    .map_err(|e| from_object_store(key, e)),
+                Err(e) => Err(from_object_store(key, e)),
+            },
+            Err(e) => Err(from_object_store(key, e)),
+        }
+    }
+
+    /// Deletes `key`; a missing object is no error.
+    pub(crate) async fn delete_key(&self, key: &str) -> Result<(), StoreError> {
+        let path = path_of(key)?;
+        match self.within(self.store.delete(&path)).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(from_object_store(key, e)),
+        }
+    }
+
     /// The key's version: remembered for `version_ttl`, else one HEAD.
     pub(crate) async fn version(&self, key: &str) -> Result<ObjectVersion, StoreError> {
         let init = async {

@@ -5,6 +5,7 @@ pub mod billing;
 pub mod key_directory;
 pub mod limits;
 pub mod markets;
+pub mod releases;
 pub mod sessions;
 pub mod signer;
 pub mod slots;

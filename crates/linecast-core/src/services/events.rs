@@ -322,6 +322,15 @@ impl Watcher {
         fresh
     }
 
+    /// Every watched object's version as last listed (what the release
+    /// keeper reads after a round).
+    pub fn versions(&self) -> Vec<ObjectVersion> {
+        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut versions: Vec<ObjectVersion> = state.values().flat_map(|s| s.versions.values().cloned()).collect();
+        versions.sort_by(|a, b| a.key.cmp(&b.key));
+        versions
+    }
+
     /// What a client resuming after `last` gets.
     pub fn resume(&self, last: &EventId) -> Resume {
         let window = self.window.lock().unwrap_or_else(PoisonError::into_inner);

@@ -10,6 +10,7 @@ pub mod history;
 pub mod keys;
 pub mod markets;
 pub mod portal;
+pub mod releases;
 pub mod slate;
 pub mod slots;
 pub mod strategies;

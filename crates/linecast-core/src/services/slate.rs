@@ -15,6 +15,7 @@ use linecast_domain::artifacts::{OddsRow, PredictionRow, PredictionTable, TeamTa
 use linecast_domain::odds::{AmericanOdds, ev_percent, no_vig_from_raw};
 use linecast_domain::{GameKey, ModelColumn, ModelType, PublicMarket, Side, Sport};
 
+use crate::ports::releases::KeptRelease;
 use crate::{ArtifactStore, Deps, Derived, StoreError, Versioned};
 
 /// The calendar date in America/New_York at `now`.
@@ -30,6 +31,25 @@ pub async fn served_slate(
     sport: linecast_domain::Sport,
     now: DateTime<Utc>,
 ) -> Result<NaiveDate, StoreError> {
+    slate_judged(store, sport, now, false).await
+}
+
+/// [`served_slate`] as it was at a past `instant`: a run counts as
+/// completed only if it had completed by then.
+pub async fn served_slate_at(
+    store: &dyn ArtifactStore,
+    sport: linecast_domain::Sport,
+    instant: DateTime<Utc>,
+) -> Result<NaiveDate, StoreError> {
+    slate_judged(store, sport, instant, true).await
+}
+
+async fn slate_judged(
+    store: &dyn ArtifactStore,
+    sport: linecast_domain::Sport,
+    now: DateTime<Utc>,
+    completed_by_now: bool,
+) -> Result<NaiveDate, StoreError> {
     let today = et_date(now);
     let dates = match store.release_dates(sport).await {
         Ok(dates) => dates,
@@ -43,7 +63,14 @@ pub async fn served_slate(
     candidates.sort_unstable_by(|a, b| b.cmp(a));
     for date in candidates {
         match store.release(sport, date).await {
-            Ok(manifest) if manifest.value.run_completed_at.is_some() => return Ok(date),
+            Ok(manifest)
+                if manifest
+                    .value
+                    .run_completed_at
+                    .is_some_and(|at| !completed_by_now || at <= now) =>
+            {
+                return Ok(date);
+            }
             Ok(_) | Err(StoreError::NotFound { .. }) => {}
             Err(e) => return Err(e),
         }
@@ -101,6 +128,9 @@ pub struct PredictionSlate {
     /// The served slate with `upcoming_only`, otherwise today's ET date.
     pub slate_date: NaiveDate,
     pub upcoming_only: bool,
+    /// The kept release served, for an `as_of` read (`None`: the current
+    /// object).
+    pub release: Option<KeptRelease>,
 }
 
 impl PredictionSlate {
@@ -122,7 +152,10 @@ impl PredictionSlate {
     /// What the served games depend on: the artifact's version and, for the
     /// slate view, the slate date (the whole artifact depends on no date).
     pub fn deps(&self) -> Deps {
-        let deps = Deps::new().object(&self.predictions.version);
+        let mut deps = Deps::new().object(&self.predictions.version);
+        if let Some(release) = &self.release {
+            deps = deps.param("release", &release.digest);
+        }
         if self.upcoming_only {
             deps.param("slate", self.slate_date)
         } else {
@@ -137,6 +170,8 @@ pub struct OddsSlate {
     pub sport: Sport,
     pub odds: Versioned<Vec<OddsRow>>,
     pub slate_date: NaiveDate,
+    /// The kept release served, for an `as_of` read.
+    pub release: Option<KeptRelease>,
 }
 
 impl OddsSlate {
@@ -297,6 +332,7 @@ impl Slate {
             predictions,
             slate_date,
             upcoming_only,
+            release: None,
         };
         let deps = slate.deps();
         Ok(Derived::new(slate, deps))
@@ -312,6 +348,7 @@ impl Slate {
                 sport,
                 odds,
                 slate_date,
+                release: None,
             },
             deps,
         ))

@@ -4,6 +4,7 @@
 pub mod api_keys;
 pub mod customers;
 pub mod entitlements;
+pub mod kept_releases;
 pub mod key_audit_log;
 pub mod portal_links;
 pub mod portal_sessions;

@@ -9,6 +9,7 @@ mod m0003_portal;
 mod m0004_usage_daily;
 mod m0005_portal_links;
 mod m0006_billing_guard;
+mod m0007_kept_releases;
 
 /// The migrations, in order.
 #[derive(Debug)]
@@ -24,6 +25,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0004_usage_daily::Migration),
             Box::new(m0005_portal_links::Migration),
             Box::new(m0006_billing_guard::Migration),
+            Box::new(m0007_kept_releases::Migration),
         ]
     }
 }

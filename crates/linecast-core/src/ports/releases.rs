@@ -1,0 +1,150 @@
+//! Kept releases: every version of a predictions or odds object that
+//! linecast has seen, recorded in the database (`ReleaseLog`) and kept as
+//! bytes in the object store under the archive prefix (`ReleaseArchive`),
+//! content-addressed and written once.
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use chrono::{DateTime, Utc};
+use linecast_domain::artifacts::{ArtifactRef, OddsRow, PredictionTable, keys};
+use linecast_domain::{ModelType, Sport};
+
+use crate::{AccountsError, ObjectVersion, StoreError, Versioned};
+
+/// The prefix of the archive in the object store.
+pub const ARCHIVE_PREFIX: &str = "archive";
+
+/// Which object a release is a version of: one sport's predictions of one
+/// market, or its odds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Series {
+    Predictions(Sport, ModelType),
+    Odds(Sport),
+}
+
+impl Series {
+    /// Every series, in catalog order.
+    pub fn all() -> impl Iterator<Item = Self> {
+        Sport::ALL.iter().flat_map(|sport| {
+            ModelType::ALL
+                .iter()
+                .map(|model_type| Self::Predictions(*sport, *model_type))
+                .chain(std::iter::once(Self::Odds(*sport)))
+        })
+    }
+
+    pub const fn sport(self) -> Sport {
+        match self {
+            Self::Predictions(sport, _) | Self::Odds(sport) => sport,
+        }
+    }
+
+    /// `predictions` or `odds`.
+    pub const fn artifact(self) -> &'static str {
+        match self {
+            Self::Predictions(..) => "predictions",
+            Self::Odds(_) => "odds",
+        }
+    }
+
+    pub const fn model_type(self) -> Option<ModelType> {
+        match self {
+            Self::Predictions(_, model_type) => Some(model_type),
+            Self::Odds(_) => None,
+        }
+    }
+
+    /// `{sport}/predictions/{model_type}` or `{sport}/odds`: how the
+    /// release log names the series.
+    pub fn code(self) -> String {
+        match self {
+            Self::Predictions(sport, model_type) => format!("{sport}/predictions/{model_type}"),
+            Self::Odds(sport) => format!("{sport}/odds"),
+        }
+    }
+
+    /// The series from its parts as the release log stores them.
+    pub fn from_parts(sport: Sport, artifact: &str, model_type: Option<ModelType>) -> Option<Self> {
+        match (artifact, model_type) {
+            ("predictions", Some(model_type)) => Some(Self::Predictions(sport, model_type)),
+            ("odds", None) => Some(Self::Odds(sport)),
+            _ => None,
+        }
+    }
+
+    /// The store key of the object (what the pipeline overwrites).
+    pub fn key(self) -> String {
+        match self {
+            Self::Predictions(sport, model_type) => keys::predictions(sport, model_type),
+            Self::Odds(sport) => keys::odds(sport),
+        }
+    }
+
+    /// The series a watched object key names; `None` for any other key.
+    pub fn of_key(key: &str) -> Option<Self> {
+        match ArtifactRef::parse(key)? {
+            ArtifactRef::Predictions(sport, model_type) => Some(Self::Predictions(sport, model_type)),
+            ArtifactRef::Odds(sport) => Some(Self::Odds(sport)),
+            _ => None,
+        }
+    }
+
+    /// Where the bytes of the version with `digest` are kept:
+    /// `archive/{sport}/predictions/{model_type}/{digest}.csv` or
+    /// `archive/{sport}/odds/{digest}.csv`.
+    pub fn archive_key(self, digest: &str) -> String {
+        match self {
+            Self::Predictions(sport, model_type) => {
+                format!("{ARCHIVE_PREFIX}/{sport}/predictions/{model_type}/{digest}.csv")
+            }
+            Self::Odds(sport) => format!("{ARCHIVE_PREFIX}/{sport}/odds/{digest}.csv"),
+        }
+    }
+}
+
+/// One kept version of a series.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptRelease {
+    pub series: Series,
+    /// The object's last-modified time when linecast read it (what the
+    /// change stream reports as `published_at`).
+    pub published_at: DateTime<Utc>,
+    /// SHA-256 of the object's bytes, lowercase hex.
+    pub digest: String,
+    /// Rows (games) of the object.
+    pub game_count: u32,
+    /// Bytes of the object.
+    pub size: u64,
+}
+
+/// The record of kept releases.
+#[async_trait]
+pub trait ReleaseLog: Send + Sync {
+    /// Records `release` once: `true` when this call recorded it, `false`
+    /// when a release of the same series and `published_at` was already
+    /// recorded (by this or another instance).
+    async fn record(&self, release: &KeptRelease) -> Result<bool, AccountsError>;
+    /// Every kept release of `series`, oldest first.
+    async fn releases(&self, series: Series) -> Result<Vec<KeptRelease>, AccountsError>;
+    /// Forgets the releases published before `before`; returns them.
+    async fn forget_before(&self, before: DateTime<Utc>) -> Result<Vec<KeptRelease>, AccountsError>;
+}
+
+/// The bytes of kept releases, beside the data contract's objects.
+#[async_trait]
+pub trait ReleaseArchive: Send + Sync {
+    /// The current bytes of a watched object and the version they are.
+    async fn current(&self, key: &str) -> Result<(ObjectVersion, Bytes), StoreError>;
+    /// Keeps `bytes` under the archive key `key`, once: a key already
+    /// written is left as it is (its name is its content's digest).
+    async fn keep(&self, key: &str, bytes: Bytes) -> Result<(), StoreError>;
+    /// Deletes an archived object (retention); a missing one is no error.
+    async fn delete(&self, key: &str) -> Result<(), StoreError>;
+    /// Reads `bytes` as a version of `series` (the data contract's rules),
+    /// for its game count; a broken object is `Corrupt`, naming `object`.
+    fn count_games(&self, series: Series, object: &str, bytes: &[u8]) -> Result<u32, StoreError>;
+    /// The kept predictions of `release`, parsed once per digest.
+    async fn predictions(&self, release: &KeptRelease) -> Result<Versioned<PredictionTable>, StoreError>;
+    /// The kept odds of `release`, parsed once per digest.
+    async fn odds(&self, release: &KeptRelease) -> Result<Versioned<Vec<OddsRow>>, StoreError>;
+}

@@ -1,0 +1,410 @@
+//! Point-in-time data: every version of a predictions or odds object that
+//! linecast sees is kept (its bytes archived once, its release recorded
+//! once), and the slates can be asked as of an instant, and a game's
+//! history read across the kept releases.
+//!
+//! Owns which versions are kept, the digest, which release an instant
+//! falls in, retention and a game's opening and closing release. Must not
+//! know HTTP, SQL or object_store (the ports do).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use bytes::Bytes;
+use chrono::{DateTime, Duration, DurationRound, Utc};
+use linecast_domain::artifacts::PredictionRow;
+use linecast_domain::time::et_instant;
+use linecast_domain::{ModelType, Sport, read_game_id};
+use sha2::{Digest, Sha256};
+
+use crate::ports::releases::{KeptRelease, ReleaseArchive, ReleaseLog, Series};
+use crate::services::slate::{OddsSlate, PredictionSlate, served_slate_at};
+use crate::{AccountsError, ArtifactStore, Deps, Derived, ObjectVersion, StoreError};
+
+/// How long an instance trusts its copy of a series' releases before it
+/// reads the log again (releases recorded by another instance, or imported,
+/// show within this long; its own are seen at once).
+pub const INDEX_TTL: Duration = Duration::seconds(60);
+
+/// A kept release could not be read or written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReleaseError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("release log: {0}")]
+    Log(#[from] AccountsError),
+}
+
+/// Why an `as_of` read has no answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AsOfError {
+    /// The instant is after now.
+    #[error("as_of is in the future")]
+    Future,
+    /// No kept release was published at or before the instant; `first` is
+    /// when history starts (`None`: nothing kept yet).
+    #[error("no release kept before the instant")]
+    BeforeHistory { first: Option<DateTime<Utc>> },
+    #[error(transparent)]
+    Release(#[from] ReleaseError),
+}
+
+impl From<StoreError> for AsOfError {
+    fn from(e: StoreError) -> Self {
+        Self::Release(ReleaseError::Store(e))
+    }
+}
+
+/// Why a game's history has no answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HistoryError {
+    /// Not of the game id form.
+    #[error("malformed game id")]
+    Malformed,
+    /// No kept release of the market carried the game.
+    #[error("no kept release carries the game")]
+    Unknown,
+    #[error(transparent)]
+    Release(#[from] ReleaseError),
+}
+
+/// The SHA-256 of `bytes`, lowercase hex: a kept release's digest.
+pub fn digest(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// One release that carried a game, with the game's row in it.
+#[derive(Debug, Clone)]
+pub struct GameRelease {
+    pub release: KeptRelease,
+    pub row: PredictionRow,
+}
+
+/// A game's kept history in one market, oldest first.
+#[derive(Debug, Clone)]
+pub struct GameHistory {
+    pub sport: Sport,
+    pub model_type: ModelType,
+    pub game_id: String,
+    pub entries: Vec<GameRelease>,
+    /// Index into `entries` of the closing release: the last published
+    /// before the game's scheduled start (its latest start when the start
+    /// moved); `None` when every kept release came after the start.
+    pub closing: Option<usize>,
+}
+
+impl GameHistory {
+    /// The first release that carried the game.
+    pub fn opening(&self) -> Option<&GameRelease> {
+        self.entries.first()
+    }
+
+    pub fn closing(&self) -> Option<&GameRelease> {
+        self.closing.and_then(|i| self.entries.get(i))
+    }
+}
+
+/// The kept releases and the reads over them.
+pub struct Releases {
+    log: Arc<dyn ReleaseLog>,
+    archive: Arc<dyn ReleaseArchive>,
+    store: Arc<dyn ArtifactStore>,
+    retention: Option<Duration>,
+    /// Versions (key and version) already kept, or found broken: a round
+    /// reads only the versions it has not met.
+    met: Mutex<HashSet<(String, String)>>,
+    /// Each series' releases as last read from the log, and when.
+    index: Mutex<HashMap<Series, (DateTime<Utc>, Arc<Vec<KeptRelease>>)>>,
+}
+
+impl std::fmt::Debug for Releases {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Releases")
+            .field("retention", &self.retention)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Releases {
+    /// `retention`: how long a release is kept (`None`: for ever).
+    pub fn new(
+        log: Arc<dyn ReleaseLog>,
+        archive: Arc<dyn ReleaseArchive>,
+        store: Arc<dyn ArtifactStore>,
+        retention: Option<Duration>,
+    ) -> Self {
+        Self {
+            log,
+            archive,
+            store,
+            retention,
+            met: Mutex::new(HashSet::new()),
+            index: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Keeps every predictions and odds version among `versions` (what the
+    /// watcher listed) that this instance has not kept yet: its bytes read
+    /// once, archived once, its release recorded once. A version that fails
+    /// to be kept is tried again next round; a broken one is logged and
+    /// skipped (it is no release a client could have read). Returns the
+    /// releases this call recorded.
+    pub async fn keep_versions(&self, versions: &[ObjectVersion]) -> Vec<KeptRelease> {
+        let mut recorded = Vec::new();
+        for listed in versions {
+            let Some(series) = Series::of_key(&listed.key) else {
+                continue;
+            };
+            if self.has_met(listed) {
+                continue;
+            }
+            match self.keep_current(series, listed).await {
+                Ok(Some(release)) => recorded.push(release),
+                Ok(None) => {}
+                Err(e) => tracing::warn!(object = %listed.key, error = %e, "release not kept; tried again next round"),
+            }
+        }
+        recorded
+    }
+
+    fn has_met(&self, version: &ObjectVersion) -> bool {
+        self.met
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(&(version.key.clone(), version.version.clone()))
+    }
+
+    fn meet(&self, version: &ObjectVersion) {
+        self.met
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert((version.key.clone(), version.version.clone()));
+    }
+
+    async fn keep_current(&self, series: Series, listed: &ObjectVersion) -> Result<Option<KeptRelease>, ReleaseError> {
+        let (read, bytes) = self.archive.current(&listed.key).await?;
+        if self.has_met(&read) {
+            self.meet(listed);
+            return Ok(None);
+        }
+        match self.keep(series, read.last_modified, bytes).await {
+            Ok((release, new)) => {
+                self.meet(listed);
+                self.meet(&read);
+                Ok(new.then_some(release))
+            }
+            Err(ReleaseError::Store(StoreError::Corrupt {
+                object,
+                row,
+                column,
+                reason,
+            })) => {
+                tracing::warn!(%object, row, %column, %reason, "a broken version is not kept");
+                self.meet(listed);
+                self.meet(&read);
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Keeps `bytes` as the version of `series` published at
+    /// `published_at` (the watcher's reads, backfill and the demo's past
+    /// week): checked against the data contract, archived under its digest
+    /// and recorded. Returns the release and whether this call recorded it.
+    pub async fn keep(
+        &self,
+        series: Series,
+        published_at: DateTime<Utc>,
+        bytes: Bytes,
+    ) -> Result<(KeptRelease, bool), ReleaseError> {
+        // The precision both databases keep, so a release reads back equal.
+        let published_at = published_at
+            .duration_trunc(Duration::microseconds(1))
+            .unwrap_or(published_at);
+        let digest = digest(&bytes);
+        let archive_key = series.archive_key(&digest);
+        let game_count = self.archive.count_games(series, &series.key(), &bytes)?;
+        let release = KeptRelease {
+            series,
+            published_at,
+            digest,
+            game_count,
+            size: bytes.len() as u64,
+        };
+        // Bytes first: a recorded release always has its bytes.
+        self.archive.keep(&archive_key, bytes).await?;
+        let new = self.log.record(&release).await?;
+        if new {
+            tracing::info!(
+                series = %archive_key, published_at = %published_at, games = game_count,
+                "release kept"
+            );
+        }
+        self.index
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&series);
+        Ok((release, new))
+    }
+
+    /// Every kept release of `series`, oldest first (the log read at most
+    /// once per [`INDEX_TTL`]).
+    pub async fn series(&self, series: Series, now: DateTime<Utc>) -> Result<Arc<Vec<KeptRelease>>, ReleaseError> {
+        if let Some((read_at, releases)) = self.index.lock().unwrap_or_else(PoisonError::into_inner).get(&series)
+            && now - *read_at < INDEX_TTL
+            && *read_at <= now
+        {
+            return Ok(Arc::clone(releases));
+        }
+        let releases = Arc::new(self.log.releases(series).await?);
+        self.index
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(series, (now, Arc::clone(&releases)));
+        Ok(releases)
+    }
+
+    /// The release of `series` current at `instant`: the last published at
+    /// or before it.
+    pub async fn at(
+        &self,
+        series: Series,
+        instant: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<KeptRelease, AsOfError> {
+        if instant > now {
+            return Err(AsOfError::Future);
+        }
+        let releases = self.series(series, now).await?;
+        let after = releases.partition_point(|r| r.published_at <= instant);
+        match after.checked_sub(1).and_then(|i| releases.get(i)) {
+            Some(release) => Ok(release.clone()),
+            None => Err(AsOfError::BeforeHistory {
+                first: releases.first().map(|r| r.published_at),
+            }),
+        }
+    }
+
+    /// `/predictions` as it answered at `instant`: the release current
+    /// then, the slate judged at that instant.
+    pub async fn predictions_at(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        upcoming_only: bool,
+        instant: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<Derived<PredictionSlate>, AsOfError> {
+        let release = self.at(Series::Predictions(sport, model_type), instant, now).await?;
+        let predictions = self.archive.predictions(&release).await?;
+        let slate_date = if upcoming_only {
+            served_slate_at(self.store.as_ref(), sport, instant).await?
+        } else {
+            linecast_domain::time::et_date(instant)
+        };
+        let slate = PredictionSlate {
+            sport,
+            model_type,
+            predictions,
+            slate_date,
+            upcoming_only,
+            release: Some(release),
+        };
+        let deps = slate.deps();
+        Ok(Derived::new(slate, deps))
+    }
+
+    /// `/odds` as it answered at `instant`.
+    pub async fn odds_at(
+        &self,
+        sport: Sport,
+        instant: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<Derived<OddsSlate>, AsOfError> {
+        let release = self.at(Series::Odds(sport), instant, now).await?;
+        let odds = self.archive.odds(&release).await?;
+        let slate_date = served_slate_at(self.store.as_ref(), sport, instant).await?;
+        let deps = Deps::new()
+            .object(&odds.version)
+            .param("slate", slate_date)
+            .param("release", &release.digest);
+        Ok(Derived::new(
+            OddsSlate {
+                sport,
+                odds,
+                slate_date,
+                release: Some(release),
+            },
+            deps,
+        ))
+    }
+
+    /// Every kept release of `model_type`'s predictions that carried
+    /// `game_id`, oldest first, with its opening and closing release.
+    pub async fn game_history(
+        &self,
+        game_id: &str,
+        model_type: ModelType,
+        now: DateTime<Utc>,
+    ) -> Result<GameHistory, HistoryError> {
+        let (sport, _) = read_game_id(game_id).ok_or(HistoryError::Malformed)?;
+        let releases = self.series(Series::Predictions(sport, model_type), now).await?;
+        let mut entries = Vec::new();
+        for release in releases.iter() {
+            let table = self.archive.predictions(release).await.map_err(ReleaseError::from)?;
+            if let Some(row) = table.value.rows.iter().find(|r| r.game_id.as_str() == game_id) {
+                entries.push(GameRelease {
+                    release: release.clone(),
+                    row: row.clone(),
+                });
+            }
+        }
+        if entries.is_empty() {
+            return Err(HistoryError::Unknown);
+        }
+        let closing = closing_index(&entries);
+        Ok(GameHistory {
+            sport,
+            model_type,
+            game_id: game_id.to_owned(),
+            entries,
+            closing,
+        })
+    }
+
+    /// Forgets the releases older than the retention (none without one) and
+    /// deletes the archived bytes no kept release names any more.
+    pub async fn prune(&self, now: DateTime<Utc>) -> Result<usize, ReleaseError> {
+        let Some(retention) = self.retention else {
+            return Ok(0);
+        };
+        let forgotten = self.log.forget_before(now - retention).await?;
+        let mut touched: HashSet<Series> = HashSet::new();
+        for release in &forgotten {
+            touched.insert(release.series);
+        }
+        self.index.lock().unwrap_or_else(PoisonError::into_inner).clear();
+        for series in touched {
+            let kept: HashSet<String> = self.log.releases(series).await?.into_iter().map(|r| r.digest).collect();
+            let orphans: HashSet<&str> = forgotten
+                .iter()
+                .filter(|r| r.series == series && !kept.contains(&r.digest))
+                .map(|r| r.digest.as_str())
+                .collect();
+            for digest in orphans {
+                self.archive.delete(&series.archive_key(digest)).await?;
+            }
+        }
+        Ok(forgotten.len())
+    }
+}
+
+/// The closing release: the last whose publication came before the game's
+/// scheduled start as that release itself stated it.
+fn closing_index(entries: &[GameRelease]) -> Option<usize> {
+    entries.iter().rposition(|e| {
+        let key = &e.row.key;
+        et_instant(key.date, key.time_est).is_some_and(|start| e.release.published_at < start)
+    })
+}
