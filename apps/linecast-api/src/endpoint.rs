@@ -148,6 +148,9 @@ impl std::fmt::Debug for Endpoint {
 /// `Cache-Control` of authenticated data: only the caller's own cache may
 /// keep it, and must revalidate (cheaply, with the ETag) before reuse.
 pub const PRIVATE: &str = "private, no-cache";
+/// `Cache-Control` of an `as_of` answer: what the data was at a past
+/// instant does not change, so the caller's cache may keep it for a day.
+pub const SETTLED: &str = "private, max-age=86400";
 /// `Cache-Control` of the free public feed.
 pub const PUBLIC: &str = "public, max-age=30";
 /// `Cache-Control` of a body any cache may keep but must revalidate.

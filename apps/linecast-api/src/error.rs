@@ -362,6 +362,52 @@ impl From<StoreError> for ApiError {
     }
 }
 
+/// An `as_of` read: a future instant is the parameter's fault (400); an
+/// instant before the first kept release is a 404 that says when history
+/// starts.
+impl From<linecast_core::services::releases::AsOfError> for ApiError {
+    fn from(err: linecast_core::services::releases::AsOfError) -> Self {
+        use linecast_core::services::releases::AsOfError;
+        match err {
+            AsOfError::Future => ApiError::invalid("as_of", "Invalid as_of: the instant is in the future"),
+            AsOfError::BeforeHistory { first: Some(first) } => ApiError::NotFound(format!(
+                "No release was kept at or before as_of; history starts at {}",
+                first.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+            )),
+            AsOfError::BeforeHistory { first: None } => {
+                ApiError::NotFound("No release of this data has been kept yet".to_owned())
+            }
+            AsOfError::Release(e) => e.into(),
+        }
+    }
+}
+
+impl From<linecast_core::services::releases::ReleaseError> for ApiError {
+    fn from(err: linecast_core::services::releases::ReleaseError) -> Self {
+        use linecast_core::services::releases::ReleaseError;
+        match err {
+            ReleaseError::Store(e) => e.into(),
+            ReleaseError::Log(e) => e.into(),
+        }
+    }
+}
+
+/// A game's history: a malformed id is a 400 naming `game_id`, an id no
+/// kept release carried a 404.
+impl From<linecast_core::services::releases::HistoryError> for ApiError {
+    fn from(err: linecast_core::services::releases::HistoryError) -> Self {
+        use linecast_core::services::releases::HistoryError;
+        match err {
+            HistoryError::Malformed => ApiError::invalid(
+                "game_id",
+                "Invalid game_id: expected {sport}-{YYYYMMDD}-{away}-{home}, optionally -N",
+            ),
+            HistoryError::Unknown => ApiError::NotFound("No kept release of this market carried that game".to_owned()),
+            HistoryError::Release(e) => e.into(),
+        }
+    }
+}
+
 impl From<linecast_paging::PagingError> for ApiError {
     fn from(err: linecast_paging::PagingError) -> Self {
         if err.is_conflict() {

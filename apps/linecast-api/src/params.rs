@@ -355,6 +355,19 @@ pub fn boolean(query: &RawQuery, name: &str, default: bool) -> Result<bool, ApiE
     }
 }
 
+/// An optional RFC 3339 instant (`2026-11-20T14:00:00Z`, any offset); a
+/// malformed one is a 400 naming the parameter.
+pub fn instant(query: &RawQuery, name: &str) -> Result<Option<chrono::DateTime<chrono::Utc>>, ApiError> {
+    query
+        .get(name)
+        .map(|raw| {
+            chrono::DateTime::parse_from_rfc3339(raw)
+                .map(|t| t.with_timezone(&chrono::Utc))
+                .map_err(|_| ApiError::invalid_param(name, raw, "an RFC 3339 instant such as 2026-11-20T14:00:00Z"))
+        })
+        .transpose()
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

@@ -11,6 +11,7 @@ pub mod datasets;
 pub mod events;
 pub mod export;
 pub mod freshness;
+pub mod games;
 pub mod health;
 pub mod history;
 pub mod markets;

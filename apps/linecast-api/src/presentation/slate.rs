@@ -60,6 +60,36 @@ pub struct PredictionsResponse {
     /// The model columns every game's `predictions` carries, in catalog
     /// order: IMPLIED (always) and the artifact's columns.
     pub models_used: Vec<String>,
+    /// With `as_of` only: the kept release the answer comes from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub release: Option<ReleaseStamp>,
+}
+
+/// The kept release an `as_of` answer was read from.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ReleaseStamp {
+    /// When the release was published (the object's last-modified time,
+    /// RFC 3339 UTC with its fraction of a second: given back as `as_of`,
+    /// it reads this release).
+    #[schema(format = DateTime, example = "2026-11-20T13:58:02.114Z")]
+    pub published_at: String,
+    /// SHA-256 of the release's bytes, lowercase hex: the same bytes are
+    /// the same digest on every instance.
+    #[schema(example = "9f2c4e0b4f6a1d3e8b7c5a6d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f")]
+    pub digest: String,
+}
+
+impl From<&linecast_core::ports::releases::KeptRelease> for ReleaseStamp {
+    fn from(release: &linecast_core::ports::releases::KeptRelease) -> Self {
+        Self {
+            // Every digit kept: the instant is exact, so passing it back as
+            // `as_of` reads this very release.
+            published_at: release
+                .published_at
+                .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+            digest: release.digest.clone(),
+        }
+    }
 }
 
 /// The line, opener and EV fields of one prediction game: exactly the
@@ -229,6 +259,9 @@ pub struct OddsResponse {
     pub games: Vec<OddsGame>,
     /// Newest `last_updated` of the games, `YYYY-MM-DD HH:MM:SS` (UTC); null with no games.
     pub last_updated: Option<String>,
+    /// With `as_of` only: the kept release the answer comes from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub release: Option<ReleaseStamp>,
 }
 
 pub(crate) const FREE_NOTE: &str = "Only free predictions are included in this public feed. Paid workflows (all model columns, odds, results, summaries, strategies and account tooling) need a paid API plan and an API key.";
@@ -336,7 +369,7 @@ fn line_fields(row: &PredictionRow, model_type: ModelType) -> serde_json::Map<St
     lines
 }
 
-fn prediction_game(row: &PredictionRow, model_type: ModelType, columns: &[ModelColumn]) -> PredictionGame {
+pub(crate) fn prediction_game(row: &PredictionRow, model_type: ModelType, columns: &[ModelColumn]) -> PredictionGame {
     let mut lines = line_fields(row, model_type);
     let (neg, pos) = expected_values(row, model_type);
     let (neg_name, pos_name) = model_type.ev_fields();
@@ -367,6 +400,7 @@ impl From<&PredictionSlate> for PredictionsResponse {
             predictions_date: rfc3339(slate.predictions.version.last_modified),
             games,
             models_used: columns.iter().map(|m| m.code().to_owned()).collect(),
+            release: slate.release.as_ref().map(ReleaseStamp::from),
         }
     }
 }
@@ -405,6 +439,7 @@ impl From<&OddsSlate> for OddsResponse {
             date: slate.slate_date.format("%Y-%m-%d").to_string(),
             games,
             last_updated: slate.last_updated().map(|t| t.format(STAMP).to_string()),
+            release: slate.release.as_ref().map(ReleaseStamp::from),
         }
     }
 }

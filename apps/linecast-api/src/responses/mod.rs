@@ -42,6 +42,17 @@ pub mod sliced;
 
 pub use heavy::HeavyWork;
 pub use pipeline::{Parts, serve, serve_heavy};
+
+/// An answer about a past instant (`as_of`), which never changes: its
+/// `Cache-Control` lets the caller's cache keep it
+/// ([`crate::endpoint::SETTLED`]), on the 200 and the 304 alike.
+pub fn settled(mut res: HttpResponse) -> HttpResponse {
+    if res.status().is_success() || res.status() == StatusCode::NOT_MODIFIED {
+        res.headers_mut()
+            .insert(CACHE_CONTROL, HeaderValue::from_static(crate::endpoint::SETTLED));
+    }
+    res
+}
 pub use resolutions::{RESOLUTION_TTL, Resolutions};
 
 /// What the serving path owns: the clock it dates reads by, the

@@ -15,6 +15,7 @@ pub mod dispatch;
 pub mod docs;
 pub mod edge_picks;
 pub mod events;
+pub mod games;
 pub mod health;
 pub mod markets;
 pub mod odds;

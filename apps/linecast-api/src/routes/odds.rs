@@ -5,31 +5,52 @@ use crate::routes::table;
 use actix_web::{HttpRequest, HttpResponse, web};
 
 use crate::error::ApiError;
-use crate::params::SportPath;
+use crate::params::{self, RawQuery, SportPath};
 use crate::presentation::slate::OddsResponse;
-use crate::responses::{Rendered, serve};
+use crate::responses::{Rendered, serve, settled};
 use crate::state::AppState;
 
 /// Current sportsbook odds for every game of one sport
 ///
 /// Returns every row of the sport's odds artifact, sorted by date then ET time: the spread, moneyline and
 /// total lines in American odds (null when not offered) and when the book last moved them (UTC), with
-/// the served slate `date` (the rule of predictions) and the newest `last_updated`. Each call counts as
+/// the served slate `date` (the rule of predictions) and the newest `last_updated`. With `as_of=<RFC 3339>`
+/// the answer is what this endpoint answered at that instant, from the kept release current then (named by
+/// the `release` object), served with `Cache-Control: private, max-age=86400`. Each call counts as
 /// one request of the monthly quota; send the `ETag` back in `If-None-Match` to get a 304 without a body
 /// (still counted).
 ///
 /// See [payloads.md: Odds](/docs/payloads.md#odds-get-apiv1oddssport-ai-key).
 #[utoipa::path(
     get, path = table::ODDS.path, tag = "data",
-    params(crate::params::SportPath),
+    params(
+        crate::params::SportPath,
+        ("as_of" = Option<String>, Query, format = DateTime, description = "An RFC 3339 instant in the past: answer as this endpoint answered then, from the kept release current at that instant.", example = "2026-11-20T14:00:00Z")
+    ),
     responses(
         (status = 200, description = "Current odds", body = OddsResponse),
-        (status = 400, description = "Unknown sport", body = crate::error::ErrorBody),
-        (status = 404, description = "No odds artifact for that sport", body = crate::error::ErrorBody)
+        (status = 400, description = "Unknown sport, or a malformed or future as_of", body = crate::error::ErrorBody),
+        (status = 404, description = "No odds artifact for that sport, or no release kept at or before as_of (the detail says when history starts)", body = crate::error::ErrorBody)
     )
 )]
-pub async fn odds(req: HttpRequest, state: web::Data<AppState>, path: SportPath) -> Result<HttpResponse, ApiError> {
+pub async fn odds(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    path: SportPath,
+    query: web::Query<RawQuery>,
+) -> Result<HttpResponse, ApiError> {
     let SportPath(sport) = path;
+    if let Some(instant) = params::instant(&query, "as_of")? {
+        return serve(
+            &req,
+            &state.responses,
+            &(sport, instant),
+            |now| state.releases.odds_at(sport, instant, now),
+            |slate| Rendered::new(&OddsResponse::from(slate)),
+        )
+        .await
+        .map(settled);
+    }
     serve(
         &req,
         &state.responses,

@@ -34,6 +34,7 @@ mod partition;
 mod portal;
 mod predictions;
 mod public_picks;
+mod releases;
 mod render_once;
 mod rerender;
 mod results;

@@ -14,11 +14,11 @@ use bytes::Bytes;
 use chrono::{DateTime, Duration, DurationRound, Utc};
 use linecast_domain::artifacts::PredictionRow;
 use linecast_domain::time::et_instant;
-use linecast_domain::{ModelType, Sport, read_game_id};
+use linecast_domain::{ModelColumn, ModelType, Sport, read_game_id};
 use sha2::{Digest, Sha256};
 
 use crate::ports::releases::{KeptRelease, ReleaseArchive, ReleaseLog, Series};
-use crate::services::slate::{OddsSlate, PredictionSlate, served_slate_at};
+use crate::services::slate::{OddsSlate, PredictionSlate, served_models, served_slate_at};
 use crate::{AccountsError, ArtifactStore, Deps, Derived, ObjectVersion, StoreError};
 
 /// How long an instance trusts its copy of a series' releases before it
@@ -78,6 +78,8 @@ pub fn digest(bytes: &[u8]) -> String {
 pub struct GameRelease {
     pub release: KeptRelease,
     pub row: PredictionRow,
+    /// The model columns that release served (IMPLIED and its own).
+    pub models: Vec<ModelColumn>,
 }
 
 /// A game's kept history in one market, oldest first.
@@ -87,6 +89,8 @@ pub struct GameHistory {
     pub model_type: ModelType,
     pub game_id: String,
     pub entries: Vec<GameRelease>,
+    /// The first release that carried the game.
+    pub opening: GameRelease,
     /// Index into `entries` of the closing release: the last published
     /// before the game's scheduled start (its latest start when the start
     /// moved); `None` when every kept release came after the start.
@@ -94,11 +98,6 @@ pub struct GameHistory {
 }
 
 impl GameHistory {
-    /// The first release that carried the game.
-    pub fn opening(&self) -> Option<&GameRelease> {
-        self.entries.first()
-    }
-
     pub fn closing(&self) -> Option<&GameRelease> {
         self.closing.and_then(|i| self.entries.get(i))
     }
@@ -347,9 +346,21 @@ impl Releases {
         game_id: &str,
         model_type: ModelType,
         now: DateTime<Utc>,
-    ) -> Result<GameHistory, HistoryError> {
+    ) -> Result<Derived<GameHistory>, HistoryError> {
         let (sport, _) = read_game_id(game_id).ok_or(HistoryError::Malformed)?;
-        let releases = self.series(Series::Predictions(sport, model_type), now).await?;
+        let series = Series::Predictions(sport, model_type);
+        let releases = self.series(series, now).await?;
+        // The history is a function of the kept releases: their count and
+        // the newest (releases are only added at the end, or pruned from
+        // the start, which changes the count).
+        let deps = Deps::new().param("series", series.code()).param(
+            "kept",
+            format_args!(
+                "{}@{}",
+                releases.len(),
+                releases.last().map_or(0, |r| r.published_at.timestamp_micros())
+            ),
+        );
         let mut entries = Vec::new();
         for release in releases.iter() {
             let table = self.archive.predictions(release).await.map_err(ReleaseError::from)?;
@@ -357,20 +368,25 @@ impl Releases {
                 entries.push(GameRelease {
                     release: release.clone(),
                     row: row.clone(),
+                    models: served_models(&table.value.models_present),
                 });
             }
         }
-        if entries.is_empty() {
+        let Some(opening) = entries.first().cloned() else {
             return Err(HistoryError::Unknown);
-        }
+        };
         let closing = closing_index(&entries);
-        Ok(GameHistory {
-            sport,
-            model_type,
-            game_id: game_id.to_owned(),
-            entries,
-            closing,
-        })
+        Ok(Derived::new(
+            GameHistory {
+                sport,
+                model_type,
+                game_id: game_id.to_owned(),
+                entries,
+                opening,
+                closing,
+            },
+            deps,
+        ))
     }
 
     /// Forgets the releases older than the retention (none without one) and

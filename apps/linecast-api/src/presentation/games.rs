@@ -1,0 +1,67 @@
+//! The JSON shape of a game's history: every kept release of one market
+//! that carried the game, oldest first, with its opening and closing
+//! release. Built from `linecast_core::services::releases::GameHistory`;
+//! which release opens and which closes is decided there.
+
+use linecast_core::services::releases::{GameHistory, GameRelease};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::presentation::slate::{PredictionGame, ReleaseStamp, prediction_game};
+
+/// One kept release that carried the game: the release, then the game as
+/// that release served it (the fields of a predictions game: its date and
+/// start, the model probabilities, the current and opening lines and EV).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct GameHistoryEntry {
+    /// When the release was published (RFC 3339 UTC, exact).
+    #[schema(format = DateTime, example = "2026-11-20T13:58:02.114Z")]
+    pub published_at: String,
+    /// SHA-256 of the release's bytes, lowercase hex.
+    pub digest: String,
+    /// The model columns this release served, in catalog order.
+    pub models_used: Vec<String>,
+    #[serde(flatten)]
+    pub game: PredictionGame,
+}
+
+/// `GET /api/v1/games/{game_id}/history`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct GameHistoryResponse {
+    #[schema(example = "nba-20261120-boston_celtics-new_york_knicks")]
+    pub game_id: String,
+    pub sport: String,
+    pub model_type: String,
+    /// Every kept release that carried the game, oldest first.
+    pub releases: Vec<GameHistoryEntry>,
+    /// The first release that carried the game.
+    pub opening: GameHistoryEntry,
+    /// The last release published before the game's scheduled start (as
+    /// that release gave the start); null when every kept release came
+    /// after the start.
+    pub closing: Option<GameHistoryEntry>,
+}
+
+fn entry(history: &GameHistory, e: &GameRelease) -> GameHistoryEntry {
+    let stamp = ReleaseStamp::from(&e.release);
+    GameHistoryEntry {
+        published_at: stamp.published_at,
+        digest: stamp.digest,
+        models_used: e.models.iter().map(|m| m.code().to_owned()).collect(),
+        game: prediction_game(&e.row, history.model_type, &e.models),
+    }
+}
+
+impl From<&GameHistory> for GameHistoryResponse {
+    fn from(history: &GameHistory) -> Self {
+        let releases: Vec<GameHistoryEntry> = history.entries.iter().map(|e| entry(history, e)).collect();
+        Self {
+            game_id: history.game_id.clone(),
+            sport: history.sport.code().to_owned(),
+            model_type: history.model_type.code().to_owned(),
+            opening: entry(history, &history.opening),
+            closing: history.closing().map(|e| entry(history, e)),
+            releases,
+        }
+    }
+}

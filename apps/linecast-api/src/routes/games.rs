@@ -1,0 +1,55 @@
+//! `GET /api/v1/games/{game_id}/history`: every kept release of one market
+//! that carried a game, with its opening and closing release. The history
+//! comes from `Releases::game_history`, the JSON shape from
+//! `presentation::games`.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+
+use crate::error::ApiError;
+use crate::params::{self, RawQuery};
+use crate::presentation::games::GameHistoryResponse;
+use crate::responses::{Rendered, serve};
+use crate::routes::table;
+use crate::state::AppState;
+
+/// One game's history across kept releases
+///
+/// Lists every kept release of the `model_type` predictions that carried the game, oldest first: when it
+/// was published, its digest, and the game as that release served it (model probabilities, current and
+/// opening lines, EV). `opening` is the first of them; `closing` the last published before the game's
+/// scheduled start (null when every kept release came after it). A game id that is not of the game id form
+/// is a 400 naming `game_id`; one that no kept release carried is a 404. Each call counts as one request
+/// of the monthly quota.
+///
+/// See [payloads.md: Game history](/docs/payloads.md#game-history-get-apiv1gamesgame_idhistory-ai-key).
+#[utoipa::path(
+    get, path = table::GAME_HISTORY.path, tag = "data",
+    params(
+        ("game_id" = String, Path, description = "A game id as every endpoint serves it: {sport}-{YYYYMMDD}-{away}-{home}, -2 for a doubleheader's second game", example = "nba-20261120-boston_celtics-new_york_knicks"),
+        ("model_type" = crate::schema::ModelTypeCode, Query, description = "The market whose releases to read")
+    ),
+    responses(
+        (status = 200, description = "The game's kept releases", body = GameHistoryResponse),
+        (status = 400, description = "A malformed game_id, or a missing or unknown model_type", body = crate::error::ErrorBody),
+        (status = 404, description = "No kept release of that market carried the game", body = crate::error::ErrorBody)
+    )
+)]
+pub async fn game_history(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    query: web::Query<RawQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let game_id = req.match_info().query("game_id").to_owned();
+    let model_type = match query.get("model_type") {
+        Some(raw) => params::model_type(raw)?,
+        None => return Err(ApiError::invalid("model_type", "model_type is required")),
+    };
+    serve(
+        &req,
+        &state.responses,
+        &(&game_id, model_type),
+        |now| state.releases.game_history(&game_id, model_type, now),
+        |history| Rendered::new(&GameHistoryResponse::from(history)),
+    )
+    .await
+}

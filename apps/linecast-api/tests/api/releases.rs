@@ -1,0 +1,303 @@
+//! Point-in-time data: the test writes three versions of the NBA moneyline
+//! predictions (and two of the odds) at instants it chooses, lets the
+//! watcher keep them, and checks `as_of` against the version it wrote for
+//! each instant, a game's history against the cells it wrote, and the
+//! archive and the release log against the bytes it wrote.
+
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use linecast_core::ports::releases::Series;
+use linecast_domain::{ModelType, Sport};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::helpers::{TestApp, fixture_now, spawn_app_with};
+
+const PREDICTIONS: &str = "predictions/nba/won_on_points.csv";
+const ODDS: &str = "odds/nba.csv";
+/// The Nets at the Celtics, 2026-11-14 19:30 ET (00:30 UTC on the 15th).
+const NETS: &str = "nba-20261114-brooklyn_nets-boston_celtics";
+const NETS_ROW: &str = "2026-11-14,19:30:00,brooklyn_nets,boston_celtics,117,-140,107,-128,0.5973,";
+
+/// The three publication instants: the first before the 14th's run
+/// completed (13:45:57Z), the second before the Nets game's start, the
+/// third after it.
+const T1: &str = "2026-11-14T12:00:00Z";
+const T2: &str = "2026-11-14T20:00:00Z";
+const T3: &str = "2026-11-15T02:00:00Z";
+
+fn at(s: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+}
+
+/// Writes `bytes` as the object `key` last modified at `when`, in one
+/// rename (a watcher round never sees the bytes with another time).
+fn publish(store: &Path, key: &str, bytes: &[u8], when: &str) {
+    let path = store.join(key);
+    let staged = path.with_extension("staged");
+    std::fs::write(&staged, bytes).unwrap();
+    let file = std::fs::File::options().write(true).open(&staged).unwrap();
+    file.set_modified(at(when).into()).unwrap();
+    drop(file);
+    std::fs::rename(&staged, &path).unwrap();
+}
+
+/// The fixture predictions with the Nets game's BLEND set to `blend` and
+/// its home price to `home_price`.
+fn nets_version(original: &str, blend: &str, home_price: &str) -> String {
+    let edited = NETS_ROW
+        .replace(",-140,107,", &format!(",{home_price},107,"))
+        .replace(",0.5973,", &format!(",{blend},"));
+    original.replacen(NETS_ROW, &edited, 1)
+}
+
+fn nets(games: &Value) -> Option<&Value> {
+    games.as_array().unwrap().iter().find(|g| g["game_id"] == NETS)
+}
+
+/// One watcher round as the server runs it, then the keeping of what it saw.
+async fn round(app: &TestApp) {
+    let watcher = &app.state.events.watcher;
+    watcher.poll(fixture_now()).await;
+    app.state.releases.keep_versions(&watcher.versions()).await;
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+struct Written {
+    app: TestApp,
+    versions: [Vec<u8>; 3],
+    odds: [Vec<u8>; 2],
+}
+
+async fn written() -> Written {
+    let original = std::fs::read_to_string(crate::helpers::fixtures_dir().join(PREDICTIONS)).unwrap();
+    let v1 = original.clone().into_bytes();
+    let v2 = nets_version(&original, "0.4321", "-155").into_bytes();
+    let v3 = nets_version(&original, "0.5555", "-170").into_bytes();
+    let odds1 = std::fs::read(crate::helpers::fixtures_dir().join(ODDS)).unwrap();
+    let odds2 = String::from_utf8(odds1.clone())
+        .unwrap()
+        .replacen(",-262,", ",-275,", 1)
+        .into_bytes();
+    let (first, first_odds) = (v1.clone(), odds1.clone());
+    let app = spawn_app_with(fixture_now(), move |store| {
+        publish(store, PREDICTIONS, &first, T1);
+        publish(store, ODDS, &first_odds, T1);
+    })
+    .await;
+    round(&app).await;
+    publish(&app.store_dir, PREDICTIONS, &v2, T2);
+    publish(&app.store_dir, ODDS, &odds2, T2);
+    round(&app).await;
+    publish(&app.store_dir, PREDICTIONS, &v3, T3);
+    round(&app).await;
+    Written {
+        app,
+        versions: [v1, v2, v3],
+        odds: [odds1, odds2],
+    }
+}
+
+#[tokio::test]
+async fn as_of_answers_with_the_version_written_at_that_instant_and_names_it() {
+    let Written { app, versions, .. } = written().await;
+    let base = "/api/v1/predictions/nba/won_on_points?upcoming_only=false";
+    // (as_of, the version current then, the Nets BLEND written in it)
+    let cases = [
+        ("2026-11-14T12:00:00Z", 0, 0.5973),
+        ("2026-11-14T19:59:59.999Z", 0, 0.5973),
+        ("2026-11-14T20:00:00Z", 1, 0.4321),
+        ("2026-11-14T21:00:00-05:00", 2, 0.5555),
+        ("2026-11-15T16:59:00Z", 2, 0.5555),
+    ];
+    let published = [T1, T2, T3];
+    for (as_of, version, blend) in cases {
+        let encoded = as_of.replace('+', "%2B");
+        let res = app.get_authed(&format!("{base}&as_of={encoded}")).await;
+        assert_eq!(res.status(), 200, "{as_of}");
+        assert_eq!(
+            res.headers()["cache-control"],
+            "private, max-age=86400",
+            "an as_of answer never changes"
+        );
+        let body: Value = res.json().await.unwrap();
+        assert_eq!(body["release"]["digest"], sha256(&versions[version]), "{as_of}");
+        assert_eq!(
+            at(body["release"]["published_at"].as_str().unwrap()),
+            at(published[version]),
+            "{as_of}"
+        );
+        assert_eq!(at(body["predictions_date"].as_str().unwrap()), at(published[version]));
+        assert_eq!(nets(&body["games"]).unwrap()["predictions"]["BLEND"], blend, "{as_of}");
+    }
+    // The current answer is the last version, without a release object.
+    let (status, now) = app.get_authed_json(base).await;
+    assert_eq!(status, 200);
+    assert_eq!(nets(&now["games"]).unwrap()["predictions"]["BLEND"], 0.5555);
+    assert!(now.get("release").is_none(), "{now}");
+}
+
+#[tokio::test]
+async fn as_of_judges_upcoming_only_on_that_instants_et_date() {
+    let Written { app, .. } = written().await;
+    let base = "/api/v1/predictions/nba/won_on_points";
+    // Now (the 15th, its run completed) the Nets game of the 14th is past.
+    let (_, now) = app.get_authed_json(base).await;
+    assert!(nets(&now["games"]).is_none(), "{now}");
+    // At 15:00Z on the 14th its run had completed (13:45:57Z): the 14th's
+    // slate, with the Nets game.
+    let (status, then) = app.get_authed_json(&format!("{base}?as_of=2026-11-14T15:00:00Z")).await;
+    assert_eq!(status, 200, "{then}");
+    assert!(nets(&then["games"]).is_some(), "{then}");
+    // At 13:00Z it had not: the 13th's slate still shows its games.
+    let (_, earlier) = app.get_authed_json(&format!("{base}?as_of=2026-11-14T13:00:00Z")).await;
+    let dates: Vec<&str> = earlier["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["date"].as_str().unwrap())
+        .collect();
+    assert!(dates.iter().all(|d| *d >= "2026-11-13"), "{dates:?}");
+}
+
+#[tokio::test]
+async fn as_of_on_odds_reads_the_kept_odds() {
+    let Written { app, odds, .. } = written().await;
+    let (status, first) = app.get_authed_json("/api/v1/odds/nba?as_of=2026-11-14T13:00:00Z").await;
+    assert_eq!(status, 200, "{first}");
+    assert_eq!(first["release"]["digest"], sha256(&odds[0]));
+    let (_, second) = app.get_authed_json("/api/v1/odds/nba?as_of=2026-11-15T00:00:00Z").await;
+    assert_eq!(second["release"]["digest"], sha256(&odds[1]));
+    let prices = |body: &Value| -> Vec<Value> {
+        body["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["home_money_line"].clone())
+            .collect()
+    };
+    assert_ne!(prices(&first), prices(&second), "the second odds moved one price");
+}
+
+#[tokio::test]
+async fn a_malformed_or_future_as_of_is_a_400_naming_it_and_one_before_history_a_404_saying_when_it_starts() {
+    let Written { app, .. } = written().await;
+    for bad in ["yesterday", "2026-11-14", "2026-11-14T25:00:00Z"] {
+        let (status, body) = app
+            .get_authed_json(&format!("/api/v1/predictions/nba/won_on_points?as_of={bad}"))
+            .await;
+        assert_eq!(status, 400, "{bad}: {body}");
+        assert_eq!(body["parameter"], "as_of", "{body}");
+    }
+    let (status, body) = app.get_authed_json("/api/v1/odds/nba?as_of=2026-11-15T17:00:01Z").await;
+    assert_eq!(status, 400, "one second after the server's now: {body}");
+    assert_eq!(body["parameter"], "as_of");
+    let (status, body) = app
+        .get_authed_json("/api/v1/predictions/nba/won_on_points?as_of=2026-11-14T11:59:59Z")
+        .await;
+    assert_eq!(status, 404, "{body}");
+    assert!(
+        body["detail"].as_str().unwrap().contains("2026-11-14T12:00:00Z"),
+        "says when history starts: {body}"
+    );
+}
+
+#[tokio::test]
+async fn every_version_is_archived_once_by_digest_and_recorded_once_even_by_a_second_instance() {
+    let Written { app, versions, .. } = written().await;
+    for version in &versions {
+        let archived = app
+            .store_dir
+            .join(format!("archive/nba/predictions/won_on_points/{}.csv", sha256(version)));
+        assert_eq!(&std::fs::read(&archived).unwrap(), version, "{}", archived.display());
+    }
+    let series = Series::Predictions(Sport::Nba, ModelType::WonOnPoints);
+    let kept = app.state.releases.series(series, fixture_now()).await.unwrap();
+    let instants: Vec<DateTime<Utc>> = kept.iter().map(|r| r.published_at).collect();
+    assert_eq!(instants, [at(T1), at(T2), at(T3)]);
+    let rows: Vec<u32> = kept.iter().map(|r| r.game_count).collect();
+    assert_eq!(rows, [8, 8, 8], "the fixture's eight games");
+
+    // Another round, and a second instance over the same database and
+    // store: nothing new is recorded.
+    round(&app).await;
+    let db = linecast_db::SeaAccounts::connect(&format!(
+        "sqlite://{}?mode=rwc",
+        app.var_dir.join("linecast.db").display()
+    ))
+    .await
+    .unwrap();
+    let store = std::sync::Arc::new(
+        linecast_store::ObjectArtifactStore::from_url(
+            &format!("file://{}", app.store_dir.display()),
+            linecast_store::StoreOptions::default(),
+        )
+        .unwrap(),
+    );
+    let second =
+        linecast_core::services::releases::Releases::new(std::sync::Arc::new(db), store.clone(), store.clone(), None);
+    let watcher = linecast_core::services::events::Watcher::new(store);
+    watcher.poll(fixture_now()).await;
+    let recorded = second.keep_versions(&watcher.versions()).await;
+    assert!(
+        recorded.iter().all(|r| r.series != series),
+        "a version kept by one instance is not recorded again by another: {recorded:?}"
+    );
+    let kept = second.series(series, fixture_now()).await.unwrap();
+    assert_eq!(kept.len(), 3);
+}
+
+#[tokio::test]
+async fn a_games_history_lists_every_release_that_carried_it_with_its_opening_and_closing() {
+    let Written { app, versions, .. } = written().await;
+    let (status, body) = app
+        .get_authed_json(&format!("/api/v1/games/{NETS}/history?model_type=won_on_points"))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let entries = body["releases"].as_array().unwrap();
+    let blends: Vec<f64> = entries
+        .iter()
+        .map(|e| e["predictions"]["BLEND"].as_f64().unwrap())
+        .collect();
+    assert_eq!(blends, [0.5973, 0.4321, 0.5555]);
+    let prices: Vec<f64> = entries.iter().map(|e| e["home_money_line"].as_f64().unwrap()).collect();
+    assert_eq!(prices, [-140.0, -155.0, -170.0]);
+    let digests: Vec<String> = entries
+        .iter()
+        .map(|e| e["digest"].as_str().unwrap().to_owned())
+        .collect();
+    let written: Vec<String> = versions.iter().map(|v| sha256(v)).collect();
+    assert_eq!(digests, written);
+    for e in entries {
+        assert_eq!(e["game_id"], NETS);
+        assert!(e["ev_home_ml"].is_number(), "{e}");
+    }
+    assert_eq!(at(body["opening"]["published_at"].as_str().unwrap()), at(T1));
+    // The game started at 00:30Z on the 15th: T3 (02:00Z) came after.
+    assert_eq!(at(body["closing"]["published_at"].as_str().unwrap()), at(T2));
+    assert_eq!(body["closing"]["predictions"]["BLEND"], 0.4321);
+
+    let (status, body) = app
+        .get_authed_json("/api/v1/games/nba-20261114-brooklyn_nets-boston_celtics-2/history?model_type=won_on_points")
+        .await;
+    assert_eq!(status, 404, "{body}");
+    for (path, parameter) in [
+        (
+            "/api/v1/games/nets-at-celtics/history?model_type=won_on_points",
+            "game_id",
+        ),
+        (&format!("/api/v1/games/{NETS}/history") as &str, "model_type"),
+        (
+            &format!("/api/v1/games/{NETS}/history?model_type=moneyline") as &str,
+            "model_type",
+        ),
+    ] {
+        let (status, body) = app.get_authed_json(path).await;
+        assert_eq!(status, 400, "{path}: {body}");
+        assert_eq!(body["parameter"], parameter, "{body}");
+    }
+}
