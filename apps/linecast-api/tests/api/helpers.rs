@@ -35,6 +35,15 @@ pub struct TestApp {
 }
 
 impl TestApp {
+    /// One watcher round at the app's now and the keeping of the
+    /// predictions and odds versions it saw, as the server's watcher task
+    /// runs them (without waiting for its next tick).
+    pub async fn keep_releases(&self) {
+        let watcher = &self.state.events.watcher;
+        watcher.poll(self.state.clock.now()).await;
+        self.state.releases.keep_versions(&watcher.versions()).await;
+    }
+
     pub async fn get(&self, path: &str) -> reqwest::Response {
         self.client
             .get(format!("{}{path}", self.address))

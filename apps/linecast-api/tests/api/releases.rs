@@ -56,11 +56,8 @@ fn nets(games: &Value) -> Option<&Value> {
     games.as_array().unwrap().iter().find(|g| g["game_id"] == NETS)
 }
 
-/// One watcher round as the server runs it, then the keeping of what it saw.
 async fn round(app: &TestApp) {
-    let watcher = &app.state.events.watcher;
-    watcher.poll(fixture_now()).await;
-    app.state.releases.keep_versions(&watcher.versions()).await;
+    app.keep_releases().await;
 }
 
 fn sha256(bytes: &[u8]) -> String {
