@@ -29,3 +29,46 @@ pub async fn ensure_demo_customer(customers: &Customers, state: &AppState, var_d
     println!("===========================================================");
     Ok(())
 }
+
+/// Gives the demo store's predictions and odds a past week of kept releases
+/// (`linecast_demo::history`: one every two hours, all before now) when
+/// none is kept yet, so `as_of` and a game's history answer from the first
+/// run. Runs in the background; the current versions are kept by the
+/// watcher as usual.
+pub fn spawn_demo_releases(state: &AppState, dir: std::path::PathBuf) {
+    use linecast_core::ports::releases::Series;
+    let releases = state.releases.clone();
+    let now = state.clock.now();
+    tokio::spawn(async move {
+        let mut kept = 0_usize;
+        for series in Series::all() {
+            // The watcher may have kept the current version already; a past
+            // week is kept once, when nothing older is.
+            let past = now - linecast_demo::history::PAST_EVERY / 2;
+            match releases.series(series, now).await {
+                Ok(known) if known.iter().all(|r| r.published_at > past) => {}
+                Ok(_) => continue,
+                Err(e) => {
+                    tracing::warn!(error = %e, "demo releases: the release log cannot be read");
+                    return;
+                }
+            }
+            let key = series.key();
+            let Ok(current) = std::fs::read(dir.join(&key)) else {
+                continue;
+            };
+            for (at, bytes) in linecast_demo::history::past_versions(&key, &current, now, linecast_demo::DEMO_SEED) {
+                match releases.keep(series, at, bytes.into()).await {
+                    Ok(_) => kept += 1,
+                    Err(e) => {
+                        tracing::warn!(object = %key, error = %e, "demo releases: a past version was not kept");
+                        break;
+                    }
+                }
+            }
+        }
+        if kept > 0 {
+            tracing::info!(releases = kept, "demo: kept a past week of predictions and odds releases");
+        }
+    });
+}

@@ -390,6 +390,9 @@ impl Application {
         if settings.demo {
             let customers = Customers::new(accounts, usage);
             crate::demo::ensure_demo_customer(&customers, &state, &settings.var_dir).await?;
+            if let Some(dir) = local_store_dir(&settings.store_url) {
+                crate::demo::spawn_demo_releases(&state, dir);
+            }
         }
         let flusher = crate::accounting::spawn_flusher(state.clone());
         let resolutions = state.responses.memo.clone();

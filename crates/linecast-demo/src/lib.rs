@@ -45,6 +45,7 @@
 mod artifacts;
 mod calendar;
 mod csvw;
+pub mod history;
 mod rng;
 mod schedule;
 mod season;

@@ -158,7 +158,13 @@ impl Releases {
                 continue;
             }
             match self.keep_current(series, listed).await {
-                Ok(Some(release)) => recorded.push(release),
+                Ok(Some(release)) => {
+                    tracing::info!(
+                        series = %series.code(), published_at = %release.published_at,
+                        digest = %release.digest, games = release.game_count, "release kept"
+                    );
+                    recorded.push(release);
+                }
                 Ok(None) => {}
                 Err(e) => tracing::warn!(object = %listed.key, error = %e, "release not kept; tried again next round"),
             }
@@ -235,10 +241,7 @@ impl Releases {
         self.archive.keep(&archive_key, bytes).await?;
         let new = self.log.record(&release).await?;
         if new {
-            tracing::info!(
-                series = %archive_key, published_at = %published_at, games = game_count,
-                "release kept"
-            );
+            tracing::debug!(object = %archive_key, %published_at, games = game_count, "release kept");
         }
         self.index
             .lock()
