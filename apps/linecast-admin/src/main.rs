@@ -4,6 +4,7 @@
 mod accounts;
 mod data;
 mod fixtures;
+mod releases;
 
 use std::process::ExitCode;
 
@@ -33,6 +34,11 @@ enum Command {
         #[command(subcommand)]
         command: data::DataCommand,
     },
+    /// Kept releases of predictions and odds: backfill.
+    Releases {
+        #[command(subcommand)]
+        command: releases::ReleasesCommand,
+    },
     /// Deterministic demo and test data.
     Fixtures {
         #[command(subcommand)]
@@ -51,6 +57,7 @@ async fn main() -> ExitCode {
         Command::Billing(args) => accounts::billing::run(args).await,
         Command::Data { command } => data::run(command).await,
         Command::Fixtures { command } => fixtures::run(command).await,
+        Command::Releases { command } => releases::run(command).await,
     };
     match result {
         Ok(code) => code,

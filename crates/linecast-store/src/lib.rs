@@ -9,6 +9,7 @@
 pub mod parse;
 
 mod archive;
+pub mod backfill;
 mod errors;
 mod open;
 mod options;

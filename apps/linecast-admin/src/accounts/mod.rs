@@ -10,7 +10,7 @@ pub mod entitlements;
 pub mod keys;
 pub mod subscription;
 
-mod config;
+pub(crate) mod config;
 mod output;
 mod views;
 

@@ -7,5 +7,6 @@ mod billing;
 mod customers;
 mod entitlements;
 mod keys;
+mod releases;
 mod subscription;
 mod support;

@@ -1,0 +1,90 @@
+//! `releases import`: earlier versions written by the test into instant
+//! folders are archived by their digest and recorded once; a broken version
+//! is named by object, row and column; a second import records nothing.
+
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use linecast_core::ports::releases::{ReleaseLog, Series};
+use linecast_domain::{ModelType, Sport};
+
+use crate::support::Admin;
+
+const HEADER: &str = "date,time_est,away_team,home_team,away_money_line,home_money_line,open_away_money_line,open_home_money_line,BLEND,CATB\n";
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn at(s: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+}
+
+#[tokio::test]
+async fn import_keeps_each_earlier_version_once_and_names_a_broken_one() {
+    let admin = Admin::new();
+    let source = admin.dir().join("versions");
+    let store = admin.dir().join("store");
+    std::fs::create_dir_all(&store).unwrap();
+    let first = format!("{HEADER}2026-11-20,19:30:00,brooklyn_nets,boston_celtics,117,-140,107,-128,0.5973,0.51\n");
+    let second = format!("{HEADER}2026-11-20,19:30:00,brooklyn_nets,boston_celtics,120,-145,107,-128,0.6011,0.52\n");
+    write(
+        &source,
+        "2026-11-20T12:00:00Z/predictions/nba/won_on_points.csv",
+        &first,
+    );
+    write(&source, "20261120T140000Z/predictions/nba/won_on_points.csv", &second);
+    write(
+        &source,
+        "2026-11-20T16:00:00Z/predictions/nba/won_on_points.csv",
+        &format!("{HEADER}2026-11-20,19:30:00,brooklyn_nets,boston_celtics,117,-140,107,-128,0.5973,high\n"),
+    );
+    write(&source, "2026-11-20T12:00:00Z/notes.txt", "not a release");
+
+    let store_url = format!("file://{}", store.display());
+    let source_arg = source.display().to_string();
+    let args = ["releases", "import", source_arg.as_str(), "--store", store_url.as_str()];
+    let run = admin.run(&args);
+    assert_eq!(run.code, Some(1), "a broken version fails the import: {}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("2026-11-20T16:00:00Z/predictions/nba/won_on_points.csv row 1 column CATB"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("skipped 2026-11-20T12:00:00Z/notes.txt"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("2 release(s) kept, 0 already kept, 1 broken"),
+        "{}",
+        run.stdout
+    );
+
+    use sha2::Digest as _;
+    for text in [&first, &second] {
+        let digest = hex::encode(sha2::Sha256::digest(text.as_bytes()));
+        let archived = store.join(format!("archive/nba/predictions/won_on_points/{digest}.csv"));
+        assert_eq!(&std::fs::read_to_string(&archived).unwrap(), text);
+    }
+    let kept = admin
+        .db()
+        .await
+        .releases(Series::Predictions(Sport::Nba, ModelType::WonOnPoints))
+        .await
+        .unwrap();
+    let instants: Vec<DateTime<Utc>> = kept.iter().map(|r| r.published_at).collect();
+    assert_eq!(instants, [at("2026-11-20T12:00:00Z"), at("2026-11-20T14:00:00Z")]);
+    assert!(kept.iter().all(|r| r.game_count == 1));
+
+    let again = admin.run(&args);
+    assert!(
+        again.stdout.contains("0 release(s) kept, 2 already kept"),
+        "{}",
+        again.stdout
+    );
+}
