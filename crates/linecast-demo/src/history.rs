@@ -112,7 +112,11 @@ fn step_back(row: &mut [String], walks: &[Walk], at: DateTime<Utc>, rng: &mut Rn
             }
             Walk::AwaySpread | Walk::HomeSpread => {
                 if move_spread && let Ok(points) = cell.parse::<f64>() {
-                    let step = if *walk == Walk::AwaySpread { spread_step } else { -spread_step };
+                    let step = if *walk == Walk::AwaySpread {
+                        spread_step
+                    } else {
+                        -spread_step
+                    };
                     *cell = format!("{}", points + step);
                 }
             }
@@ -132,7 +136,11 @@ fn step_back(row: &mut [String], walks: &[Walk], at: DateTime<Utc>, rng: &mut Rn
 fn walk_price(price: f64, rng: &mut Rng) -> i64 {
     #[expect(clippy::cast_possible_truncation, reason = "American prices are small whole numbers")]
     let moved = (price + (4.0 * rng.normal()).round()) as i64;
-    if price >= 100.0 { moved.max(100) } else { moved.min(-100) }
+    if price >= 100.0 {
+        moved.max(100)
+    } else {
+        moved.min(-100)
+    }
 }
 
 #[cfg(test)]
@@ -140,7 +148,9 @@ mod tests {
     use super::*;
 
     fn now() -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339("2026-11-21T17:03:30Z").unwrap().with_timezone(&Utc)
+        DateTime::parse_from_rfc3339("2026-11-21T17:03:30Z")
+            .unwrap()
+            .with_timezone(&Utc)
     }
 
     const PREDICTIONS: &str = "date,time_est,away_team,home_team,away_money_line,home_money_line,open_away_money_line,open_home_money_line,BLEND,CATB\n\
@@ -150,8 +160,14 @@ mod tests {
     fn a_week_of_versions_every_two_hours_all_before_now_that_move_and_keep_what_is_fixed() {
         let versions = past_versions("predictions/nba/won_on_points.csv", PREDICTIONS.as_bytes(), now(), 42);
         assert_eq!(versions.len(), 84);
-        assert_eq!(versions[0].0, DateTime::parse_from_rfc3339("2026-11-21T15:03:00Z").unwrap());
-        assert_eq!(versions[83].0, DateTime::parse_from_rfc3339("2026-11-14T17:03:00Z").unwrap());
+        assert_eq!(
+            versions[0].0,
+            DateTime::parse_from_rfc3339("2026-11-21T15:03:00Z").unwrap()
+        );
+        assert_eq!(
+            versions[83].0,
+            DateTime::parse_from_rfc3339("2026-11-14T17:03:00Z").unwrap()
+        );
         let mut blends = std::collections::BTreeSet::new();
         for (at, bytes) in &versions {
             assert!(*at < now());

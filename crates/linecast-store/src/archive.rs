@@ -44,7 +44,7 @@ impl ReleaseArchive for ObjectArtifactStore {
         Ok(u32::try_from(rows).unwrap_or(u32::MAX))
     }
 
-    async fn predictions(&self, release: &KeptRelease) -> Result<Versioned<PredictionTable>, StoreError> {
+    async fn kept_predictions(&self, release: &KeptRelease) -> Result<Versioned<PredictionTable>, StoreError> {
         let Series::Predictions(sport, model_type) = release.series else {
             return Err(StoreError::NotFound {
                 object: release.series.archive_key(&release.digest),
@@ -56,7 +56,7 @@ impl ReleaseArchive for ObjectArtifactStore {
         .await
     }
 
-    async fn odds(&self, release: &KeptRelease) -> Result<Versioned<Vec<OddsRow>>, StoreError> {
+    async fn kept_odds(&self, release: &KeptRelease) -> Result<Versioned<Vec<OddsRow>>, StoreError> {
         let Series::Odds(sport) = release.series else {
             return Err(StoreError::NotFound {
                 object: release.series.archive_key(&release.digest),

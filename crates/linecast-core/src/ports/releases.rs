@@ -144,7 +144,7 @@ pub trait ReleaseArchive: Send + Sync {
     /// for its game count; a broken object is `Corrupt`, naming `object`.
     fn count_games(&self, series: Series, object: &str, bytes: &[u8]) -> Result<u32, StoreError>;
     /// The kept predictions of `release`, parsed once per digest.
-    async fn predictions(&self, release: &KeptRelease) -> Result<Versioned<PredictionTable>, StoreError>;
+    async fn kept_predictions(&self, release: &KeptRelease) -> Result<Versioned<PredictionTable>, StoreError>;
     /// The kept odds of `release`, parsed once per digest.
-    async fn odds(&self, release: &KeptRelease) -> Result<Versioned<Vec<OddsRow>>, StoreError>;
+    async fn kept_odds(&self, release: &KeptRelease) -> Result<Versioned<Vec<OddsRow>>, StoreError>;
 }

@@ -299,7 +299,7 @@ impl Releases {
         now: DateTime<Utc>,
     ) -> Result<Derived<PredictionSlate>, AsOfError> {
         let release = self.at(Series::Predictions(sport, model_type), instant, now).await?;
-        let predictions = self.archive.predictions(&release).await?;
+        let predictions = self.archive.kept_predictions(&release).await?;
         let slate_date = if upcoming_only {
             served_slate_at(self.store.as_ref(), sport, instant).await?
         } else {
@@ -325,7 +325,7 @@ impl Releases {
         now: DateTime<Utc>,
     ) -> Result<Derived<OddsSlate>, AsOfError> {
         let release = self.at(Series::Odds(sport), instant, now).await?;
-        let odds = self.archive.odds(&release).await?;
+        let odds = self.archive.kept_odds(&release).await?;
         let slate_date = served_slate_at(self.store.as_ref(), sport, instant).await?;
         let deps = Deps::new()
             .object(&odds.version)
@@ -366,7 +366,11 @@ impl Releases {
         );
         let mut entries = Vec::new();
         for release in releases.iter() {
-            let table = self.archive.predictions(release).await.map_err(ReleaseError::from)?;
+            let table = self
+                .archive
+                .kept_predictions(release)
+                .await
+                .map_err(ReleaseError::from)?;
             if let Some(row) = table.value.rows.iter().find(|r| r.game_id.as_str() == game_id) {
                 entries.push(GameRelease {
                     release: release.clone(),

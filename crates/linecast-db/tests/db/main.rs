@@ -7,6 +7,7 @@
 mod accounts;
 mod billing;
 mod connect;
+mod releases;
 mod support;
 mod usage;
 
@@ -66,4 +67,6 @@ on_every_backend!(
     usage::usage_counts_survive_a_reconnect,
     usage::concurrent_refreshes_never_take_more_than_the_limit,
     usage::a_refresh_limit_of_zero_takes_nothing,
+    releases::a_release_is_recorded_once_by_whichever_instance_comes_first,
+    releases::releases_read_back_oldest_first_per_series_and_are_forgotten_before_a_cutoff,
 );

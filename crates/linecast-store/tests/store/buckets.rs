@@ -72,10 +72,14 @@ pub fn raw_http(port: u16, request_line: &str, body: &str) -> std::io::Result<St
 /// The bucket suite: `bucket_url` names an existing, empty bucket
 /// (`s3://linecast`, `gs://linecast`); `options` reach its server;
 /// `publish(key, body)` writes one object at `key` from the bucket's root.
+/// `archive_writes`: whether the server takes object_store's own writes
+/// (fake-gcs-server refuses its XML-API upload; real GCS takes it), else
+/// the archived release is published like the artifacts and only read.
 pub async fn reads_artifacts_under_the_prefix(
     bucket_url: &str,
     options: impl Fn() -> StoreOptions,
     publish: impl AsyncFn(&str, &str),
+    archive_writes: bool,
 ) {
     let store = ObjectArtifactStore::from_url(&format!("{bucket_url}/data/v1"), options()).unwrap();
     publish("data/v1/teams/nba.csv", TEAMS).await;
@@ -129,7 +133,54 @@ pub async fn reads_artifacts_under_the_prefix(
     publish("data/v1/datasets/nba/nba_history.csv", "date,home\n2025-11-20,NYK\n").await;
     let bytes = store.dataset_bytes("datasets/nba/nba_history.csv").await.unwrap();
     assert_eq!(&bytes[..], b"date,home\n2025-11-20,NYK\n");
+
+    // A kept release: its bytes archived under the prefix by digest (a
+    // second write of the same digest is no error), read back parsed with
+    // the release's own publication instant, and deleted by retention.
+    use linecast_core::ports::releases::{KeptRelease, ReleaseArchive, Series};
+    let series = Series::Odds(Sport::Nba);
+    let digest = linecast_core::services::releases::digest(ODDS.as_bytes());
+    let key = series.archive_key(&digest);
+    if archive_writes {
+        store.keep(&key, ODDS.into()).await.unwrap();
+        store.keep(&key, ODDS.into()).await.unwrap();
+    } else {
+        publish(&format!("data/v1/{key}"), ODDS).await;
+    }
+    let published_at = chrono::DateTime::parse_from_rfc3339("2026-11-20T14:00:00.25Z")
+        .unwrap()
+        .to_utc();
+    let release = KeptRelease {
+        series,
+        published_at,
+        digest: digest.clone(),
+        game_count: 1,
+        size: ODDS.len() as u64,
+    };
+    let kept = store.kept_odds(&release).await.unwrap();
+    assert_eq!(kept.value.len(), 1);
+    assert_eq!(kept.version.last_modified, published_at);
+    assert_eq!(kept.value[0].match_id, "49a3ddc96f85dd34");
+    let (_, raw) = unprefixed
+        .current(&format!("data/v1/archive/nba/odds/{digest}.csv"))
+        .await
+        .unwrap();
+    assert_eq!(&raw[..], ODDS.as_bytes(), "under the prefix, by digest");
+    if archive_writes {
+        store.delete(&key).await.unwrap();
+        store.delete(&key).await.unwrap();
+        assert!(matches!(
+            unprefixed
+                .current(&format!("data/v1/archive/nba/odds/{digest}.csv"))
+                .await,
+            Err(StoreError::NotFound { .. })
+        ));
+    }
 }
+
+/// One odds row of the data contract.
+const ODDS: &str = "match_id,date,time_est,away_team,home_team,away_point_spread,away_point_spread_line,home_point_spread,home_point_spread_line,away_money_line,home_money_line,over_under,over_line,under_line,last_updated\n\
+49a3ddc96f85dd34,2026-11-15,18:00:00,dallas_mavericks,charlotte_hornets,6.5,-107,-6.5,-112,211,-262,222,-115,-104,2026-11-15 14:13:17\n";
 
 /// A bucket store whose server is not there answers Unavailable, for reads
 /// and for the readiness ping.

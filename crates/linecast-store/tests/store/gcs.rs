@@ -120,7 +120,8 @@ async fn gs_urls_read_artifacts_under_the_prefix_from_a_gcs_server() {
 
     let dir = tempfile::tempdir().unwrap();
     let publish = async |key: &str, body: &str| upload(port, key, body);
-    crate::buckets::reads_artifacts_under_the_prefix("gs://linecast", || gcs_options(dir.path(), port), publish).await;
+    crate::buckets::reads_artifacts_under_the_prefix("gs://linecast", || gcs_options(dir.path(), port), publish, false)
+        .await;
 }
 
 #[tokio::test]

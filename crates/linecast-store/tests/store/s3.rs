@@ -49,7 +49,7 @@ async fn s3_urls_read_artifacts_under_the_prefix_from_an_s3_compatible_server() 
         .unwrap()
         .object_store();
     let publish = async |key: &str, body: &str| put(&root, key, body).await;
-    crate::buckets::reads_artifacts_under_the_prefix("s3://linecast", || s3_options(port), publish).await;
+    crate::buckets::reads_artifacts_under_the_prefix("s3://linecast", || s3_options(port), publish, true).await;
 }
 
 #[tokio::test]
