@@ -68,7 +68,10 @@ pub fn spawn_demo_releases(state: &AppState, dir: std::path::PathBuf) {
             }
         }
         if kept > 0 {
-            tracing::info!(releases = kept, "demo: kept a past week of predictions and odds releases");
+            tracing::info!(
+                releases = kept,
+                "demo: kept a past week of predictions and odds releases"
+            );
         }
     });
 }

@@ -14,6 +14,7 @@ pub mod freshness;
 pub mod games;
 pub mod health;
 pub mod history;
+pub mod history_export;
 pub mod markets;
 pub mod result_rows;
 pub mod rounding;

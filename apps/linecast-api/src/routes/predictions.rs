@@ -6,10 +6,13 @@
 use crate::routes::table;
 use actix_web::{HttpRequest, HttpResponse, web};
 
+use crate::auth::middleware::HeldSlot;
 use crate::error::ApiError;
 use crate::params::{self, RawQuery, SportModelPath};
+use crate::presentation::export::{ExportFile, ExportFormat};
+use crate::presentation::history_export;
 use crate::presentation::slate::PredictionsResponse;
-use crate::responses::{Rendered, serve, settled};
+use crate::responses::{Rendered, serve, serve_heavy, settled};
 use crate::state::AppState;
 
 /// Today's model probabilities and lines for one sport and model type
@@ -69,6 +72,84 @@ pub async fn predictions(
         &(sport, model_type, upcoming_only),
         |now| state.slate.predictions(sport, model_type, upcoming_only, now),
         |slate| Rendered::new(&PredictionsResponse::from(slate)),
+    )
+    .await
+}
+
+/// Every kept release of one sport and model type's predictions, one row per game and release
+///
+/// Returns a CSV or Parquet file with one row per game of every kept release of the predictions, oldest
+/// release first: `game_id`, `published_at`, `digest`, the game's date, ET start and teams, the model
+/// columns, and the market's current lines, openers and EV as that release served them. `season` (a
+/// season label) keeps the games of that season; without it, or with `all`, every kept release is
+/// exported. `format` (`csv` or `parquet`) is required. The call counts as one request of the monthly
+/// quota whatever the file's size, and holds one of the customer's download slots until its last byte
+/// is sent.
+///
+/// See [payloads.md: History export](/docs/payloads.md#history-export-get-apiv1predictionssportmodel_typehistoryexport-ai-key).
+#[utoipa::path(
+    get, path = table::PREDICTIONS_HISTORY_EXPORT.path, tag = "data",
+    params(
+        crate::params::SportModelPath,
+        ("season" = Option<String>, Query, max_length = 7, pattern = r"^([0-9]{4}(-[0-9]{2})?|all)$", description = "A season label (YYYY for mlb, YYYY-YY otherwise): only that season's games; `all` or absent: every kept release"),
+        ("format" = ExportFormat, Query, description = "`csv` or `parquet`"),
+        ("Range" = Option<String>, Header, max_length = 64, description = "One byte range of the file (`bytes=first-last`, `bytes=first-`, `bytes=-suffix`), of the variant Accept-Encoding selects: 206 with those bytes."),
+        ("If-Range" = Option<String>, Header, max_length = 64, description = "The file's ETag: the range only while the file is still that version, else the whole file")
+    ),
+    responses(
+        (status = 200, description = "One row per game and kept release, oldest release first, as a file (counted as one request). CSV: one header row, null as an empty cell. Parquet: typed columns, Snappy.",
+            headers(
+                ("Content-Disposition" = String, description = "attachment; filename=\"{sport}_{model_type}_history_{season or all}.{csv|parquet}\""),
+                ("ETag" = String, description = "Strong tag of the file"),
+                ("Accept-Ranges" = String, description = "bytes: a Range fetches part of the file")
+            ),
+            content(
+                (ExportFile = "application/vnd.apache.parquet"),
+                (String = "text/csv")
+            )
+        ),
+        (status = 206, description = "The bytes the Range asked for (resume a download cut short)",
+            headers(
+                ("Content-Range" = String, description = "bytes first-last/length"),
+                ("Accept-Ranges" = String, description = "bytes")
+            ),
+            content(
+                (ExportFile = "application/vnd.apache.parquet"),
+                (String = "text/csv")
+            )
+        ),
+        (status = 416, description = "The Range lies past the end of the file; Content-Range says its length (bytes */length)",
+            headers(("Content-Range" = String, description = "bytes */length"))
+        ),
+        (status = 400, description = "Unknown sport or model type, a malformed season, or a missing or unknown format", body = crate::error::ErrorBody)
+    )
+)]
+pub async fn history_export(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    path: SportModelPath,
+    query: web::Query<RawQuery>,
+) -> Result<HttpResponse, ApiError> {
+    use actix_web::HttpMessage as _;
+    let SportModelPath { sport, model_type } = path;
+    let season = match query.get("season").map(String::as_str) {
+        None | Some("all") => None,
+        Some(raw) => Some(params::season(sport, raw)?),
+    };
+    let format = ExportFormat::parse(query.get("format"))?;
+    // The download slot the gate took: held until the file has been sent.
+    let slot = req.extensions_mut().remove::<HeldSlot>().map(|HeldSlot(slot)| slot);
+    let (plan_releases, rows_releases) = (state.releases.clone(), state.releases.clone());
+    serve_heavy(
+        &req,
+        &state.responses,
+        (sport, model_type, season, format),
+        slot,
+        move |now| async move { plan_releases.history_export(sport, model_type, season, now).await },
+        move |plan, _| async move {
+            let rows = rows_releases.history_rows(&plan).await?;
+            history_export::render(format, &plan, &rows)
+        },
     )
     .await
 }

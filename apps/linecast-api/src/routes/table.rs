@@ -60,6 +60,7 @@ use Serving::{Description, Fresh, Page, Read, Stream, Write};
 endpoints! {
     // Model data: an active subscription.
     PREDICTIONS = GET "/api/v1/predictions/{sport}/{model_type}", Key(Subscriber), Read(PRIVATE), predictions::predictions;
+    PREDICTIONS_HISTORY_EXPORT = GET "/api/v1/predictions/{sport}/{model_type}/history/export", KeyHolding(Subscriber, Hold::Download), Read(PRIVATE), predictions::history_export;
     // An export holds one of its customer's download slots until its last byte.
     RESULTS_EXPORT = GET "/api/v1/results/{sport}/{model_type}/export", KeyHolding(Subscriber, Hold::Download), Read(PRIVATE), results::results_export;
     RESULT_SEASONS = GET "/api/v1/results/{sport}/{model_type}/seasons", Key(Subscriber), Read(PRIVATE), results::result_seasons;

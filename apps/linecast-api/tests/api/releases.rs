@@ -298,3 +298,122 @@ async fn a_games_history_lists_every_release_that_carried_it_with_its_opening_an
         assert_eq!(body["parameter"], parameter, "{body}");
     }
 }
+
+#[tokio::test]
+async fn the_history_export_has_one_row_per_game_and_release_with_the_written_values_in_csv_and_parquet() {
+    use arrow_array::Array as _;
+    use arrow_array::cast::AsArray as _;
+    let Written { app, versions, .. } = written().await;
+    let base = "/api/v1/predictions/nba/won_on_points/history/export";
+    let (used_before, _) = app.get_authed_json("/api/v1/customers/me/usage").await;
+    assert_eq!(used_before, 200);
+    let res = app.get_authed(&format!("{base}?format=csv")).await;
+    assert_eq!(res.status(), 200);
+    assert!(
+        res.headers()["content-disposition"]
+            .to_str()
+            .unwrap()
+            .contains("nba_won_on_points_history_all.csv")
+    );
+    let text = res.text().await.unwrap();
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header: Vec<String> = reader.headers().unwrap().iter().map(str::to_owned).collect();
+    assert_eq!(
+        &header[..7],
+        [
+            "game_id",
+            "published_at",
+            "digest",
+            "date",
+            "time_est",
+            "away_team",
+            "home_team"
+        ]
+    );
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let rows: Vec<Vec<String>> = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_owned).collect())
+        .collect();
+    assert_eq!(rows.len(), 3 * 8, "eight games in each of three releases");
+    let nets: Vec<(String, String, String, String)> = rows
+        .iter()
+        .filter(|r| r[col("game_id")] == NETS)
+        .map(|r| {
+            (
+                r[col("published_at")].clone(),
+                r[col("digest")].clone(),
+                r[col("BLEND")].clone(),
+                r[col("home_money_line")].clone(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, String, String, String)> =
+        [(T1, "0.5973", "-140"), (T2, "0.4321", "-155"), (T3, "0.5555", "-170")]
+            .iter()
+            .zip(&versions)
+            .map(|((t, blend, price), bytes)| {
+                (
+                    (*t).to_owned(),
+                    sha256(bytes),
+                    (*blend).to_owned(),
+                    format!("{price}.0"),
+                )
+            })
+            .collect();
+    assert_eq!(nets, expected);
+    assert!(header.contains(&"ev_home_ml".to_owned()) && header.contains(&"open_home_money_line".to_owned()));
+
+    // Parquet: the same rows, typed.
+    let bytes = app
+        .get_authed(&format!("{base}?format=parquet&season=2026-27"))
+        .await
+        .bytes()
+        .await
+        .unwrap();
+    let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes).unwrap();
+    let batches: Vec<arrow_array::RecordBatch> = builder.build().unwrap().map(Result::unwrap).collect();
+    let batch = &batches[0];
+    assert_eq!(
+        batches.iter().map(arrow_array::RecordBatch::num_rows).sum::<usize>(),
+        24
+    );
+    let schema = batch.schema();
+    assert_eq!(
+        schema.field_with_name("published_at").unwrap().data_type(),
+        &arrow_schema::DataType::Timestamp(arrow_schema::TimeUnit::Microsecond, Some("UTC".into()))
+    );
+    assert_eq!(
+        schema.field_with_name("date").unwrap().data_type(),
+        &arrow_schema::DataType::Date32
+    );
+    let blend = batch
+        .column_by_name("BLEND")
+        .unwrap()
+        .as_primitive::<arrow_array::types::Float64Type>();
+    let ids = batch.column_by_name("game_id").unwrap().as_string::<i32>();
+    let nets_blends: Vec<f64> = (0..batch.num_rows())
+        .filter(|i| ids.value(*i) == NETS)
+        .map(|i| blend.value(i))
+        .collect();
+    assert_eq!(nets_blends, [0.5973, 0.4321, 0.5555]);
+    assert!(!blend.is_null(0));
+
+    // Another season has none of these games.
+    let text = app
+        .get_authed(&format!("{base}?format=csv&season=2025-26"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(text.lines().count(), 1, "the header only: {text}");
+    for (query, parameter) in [
+        ("format=xlsx", "format"),
+        ("", "format"),
+        ("format=csv&season=26", "season"),
+    ] {
+        let (status, body) = app.get_authed_json(&format!("{base}?{query}")).await;
+        assert_eq!(status, 400, "{query}: {body}");
+        assert_eq!(body["parameter"], parameter);
+    }
+}

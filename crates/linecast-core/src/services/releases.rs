@@ -14,7 +14,7 @@ use bytes::Bytes;
 use chrono::{DateTime, Duration, DurationRound, Utc};
 use linecast_domain::artifacts::PredictionRow;
 use linecast_domain::time::et_instant;
-use linecast_domain::{ModelColumn, ModelType, Sport, read_game_id};
+use linecast_domain::{ModelColumn, ModelType, SeasonLabel, Sport, read_game_id};
 use sha2::{Digest, Sha256};
 
 use crate::ports::releases::{KeptRelease, ReleaseArchive, ReleaseLog, Series};
@@ -101,6 +101,15 @@ impl GameHistory {
     pub fn closing(&self) -> Option<&GameRelease> {
         self.closing.and_then(|i| self.entries.get(i))
     }
+}
+
+/// What a history export is made from.
+#[derive(Debug, Clone)]
+pub struct HistoryPlan {
+    pub sport: Sport,
+    pub model_type: ModelType,
+    pub season: Option<SeasonLabel>,
+    pub releases: Arc<Vec<KeptRelease>>,
 }
 
 /// The kept releases and the reads over them.
@@ -394,6 +403,68 @@ impl Releases {
             },
             deps,
         ))
+    }
+
+    /// What a bulk history export of `model_type`'s predictions is made
+    /// from: the kept releases now, and the season asked for (`None`: all).
+    /// The body's key comes from these; the releases are read only when
+    /// it is not cached ([`Releases::history_rows`]).
+    pub async fn history_export(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        season: Option<SeasonLabel>,
+        now: DateTime<Utc>,
+    ) -> Result<Derived<HistoryPlan>, ReleaseError> {
+        let series = Series::Predictions(sport, model_type);
+        let releases = self.series(series, now).await?;
+        let deps = Deps::new()
+            .param("series", series.code())
+            .param(
+                "kept",
+                format_args!(
+                    "{}@{}",
+                    releases.len(),
+                    releases.last().map_or(0, |r| r.published_at.timestamp_micros())
+                ),
+            )
+            .param("season", season.map_or_else(|| "all".to_owned(), |s| s.to_string()));
+        Ok(Derived::new(
+            HistoryPlan {
+                sport,
+                model_type,
+                season,
+                releases,
+            },
+            deps,
+        ))
+    }
+
+    /// One row per game and kept release of `plan`: oldest release first,
+    /// its games by date, ET time and teams; with a season, only the games
+    /// of that season.
+    pub async fn history_rows(&self, plan: &HistoryPlan) -> Result<Vec<GameRelease>, ReleaseError> {
+        let mut rows = Vec::new();
+        for release in plan.releases.iter() {
+            let table = self.archive.kept_predictions(release).await?;
+            let models = served_models(&table.value.models_present);
+            let mut games: Vec<&PredictionRow> = table
+                .value
+                .rows
+                .iter()
+                .filter(|r| {
+                    plan.season
+                        .is_none_or(|s| SeasonLabel::containing(plan.sport, r.key.date) == s)
+                })
+                .collect();
+            games.sort_by(|a, b| a.key.cmp(&b.key));
+            rows.extend(games.into_iter().map(|row| GameRelease {
+                release: release.clone(),
+                row: row.clone(),
+                models: models.clone(),
+            }));
+        }
+        Ok(rows)
     }
 
     /// Forgets the releases older than the retention (none without one) and
