@@ -123,7 +123,7 @@ pub fn spawn_watcher(
     releases: Arc<Releases>,
     clock: Arc<dyn Clock>,
     every: Duration,
-    changed: impl Fn() + Send + 'static,
+    changed: impl Fn() + Send + Sync + 'static,
 ) -> WatcherTask {
     let (stop, mut stopped) = watch::channel(false);
     let handle = tokio::spawn(async move {
@@ -137,26 +137,20 @@ pub fn spawn_watcher(
                     // A stop cancels a round in progress: a store call that
                     // hangs must not hold up the process's exit.
                     let events = tokio::select! {
-                        events = hub.watcher.poll(clock.now()) => events,
+                        events = watch_round(&hub, &releases, clock.now(), &changed) => events,
                         _ = stopped.changed() => break,
                     };
-                    if !events.is_empty() {
-                        tracing::info!(events = events.len(), "change stream: new events");
-                        changed();
-                    }
                     hub.publish(events);
-                    let versions = hub.watcher.versions();
-                    tokio::select! {
-                        _ = releases.keep_versions(&versions) => {}
-                        _ = stopped.changed() => break,
-                    }
                     let now = clock.now();
                     if pruned_at.is_none_or(|at| now - at >= PRUNE_EVERY) {
                         pruned_at = Some(now);
                         tokio::select! {
                             pruned = releases.prune(now) => match pruned {
                                 Ok(0) => {}
-                                Ok(n) => tracing::info!(releases = n, "kept releases past their retention forgotten"),
+                                Ok(n) => {
+                                    tracing::info!(releases = n, "kept releases past their retention forgotten");
+                                    changed();
+                                }
                                 Err(e) => tracing::warn!(error = %e, "kept releases: retention not applied"),
                             },
                             _ = stopped.changed() => break,
@@ -167,6 +161,28 @@ pub fn spawn_watcher(
         }
     });
     WatcherTask { stop, handle }
+}
+
+/// One watcher round: the store compared with what was seen (`changed`
+/// runs when something changed, so what was resolved against the old
+/// versions is forgotten), then every predictions and odds version seen is
+/// kept (`changed` runs again when a release was recorded: the reads of
+/// kept releases moved). Returns the round's events, for the streams.
+pub async fn watch_round(
+    hub: &EventHub,
+    releases: &Releases,
+    now: chrono::DateTime<chrono::Utc>,
+    changed: &impl Fn(),
+) -> Vec<Arc<Event>> {
+    let events = hub.watcher.poll(now).await;
+    if !events.is_empty() {
+        tracing::info!(events = events.len(), "change stream: new events");
+        changed();
+    }
+    if !releases.keep_versions(&hub.watcher.versions()).await.is_empty() {
+        changed();
+    }
+    events
 }
 
 /// Which events a stream wants.

@@ -184,19 +184,49 @@ pub struct Skill {
     pub log_loss_skill: Option<f64>,
 }
 
-/// Closing-line value of a model's picks: the Line Move signed +1 for a
-/// positive-side pick and −1 for a negative-side one. 4 decimals.
+/// Closing-line value of a model's picks, signed +1 for a positive-side
+/// pick and −1 for a negative-side one. 4 decimals. On the
+/// [`ClvBasis::KeptReleases`] basis it is the move of the no-vig
+/// probability of the picked side from the game's first kept release to
+/// its closing release, in probability points; on
+/// [`ClvBasis::ResultRows`] the season row's Line Move, in the market's
+/// [`ClvUnit`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Clv {
-    /// Picks (p ≠ 0.5) with a line move.
+    /// Picks (p ≠ 0.5) with a move on the basis.
     pub n: usize,
     /// Mean CLV; null when `n` is 0.
     pub mean: Option<f64>,
     /// Share of the picks with CLV > 0, 0 to 1; null when `n` is 0.
     pub positive_share: Option<f64>,
     pub unit: ClvUnit,
+    pub basis: ClvBasis,
 }
+
+/// What a CLV figure was measured from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum ClvBasis {
+    /// The kept releases: the no-vig price of the picked side at the
+    /// game's first release and at its closing release.
+    KeptReleases,
+    /// The season rows' recorded open and close lines.
+    ResultRows,
+}
+
+/// One game's no-vig probability of the positive side at the kept release
+/// where the model first published it (`opening`) and at the closing
+/// release (the last before the scheduled start).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PriceMove {
+    pub opening: f64,
+    pub closing: f64,
+}
+
+/// Price moves by game id, from the kept releases of one season.
+pub type PriceMoves = std::collections::HashMap<linecast_domain::GameId, PriceMove>;
 
 /// One model's calibration over its population (the graded games where it
 /// has a probability of the positive side).
@@ -223,6 +253,9 @@ pub struct ModelCalibration {
     pub ece: f64,
     /// Null on the IMPLIED entry (the market against itself).
     pub skill_vs_market: Option<Skill>,
+    /// Games where both this model and IMPLIED have a probability: the
+    /// games the comparison with the market used (IMPLIED: its own `n`).
+    pub n_paired: usize,
     pub clv: Clv,
 }
 
@@ -255,16 +288,33 @@ pub fn calibrate_graded(
     model_type: ModelType,
     source: CalibrationSource,
 ) -> Calibration {
+    calibrate_graded_priced(rows, graded, model_type, source, None)
+}
+
+/// [`calibrate_graded`] with CLV measured on the kept releases' prices
+/// when `prices` holds any game ([`ClvBasis::KeptReleases`]: only the games
+/// with a price move count); otherwise on the season rows' lines.
+pub fn calibrate_graded_priced(
+    rows: &[SeasonRow],
+    graded: &[GradedRow],
+    model_type: ModelType,
+    source: CalibrationSource,
+    prices: Option<&PriceMoves>,
+) -> Calibration {
+    let prices = prices.filter(|p| !p.is_empty());
     let population: Vec<Game<'_>> = rows
         .iter()
         .zip(graded)
         .filter(|(row, _)| source.admits(row))
-        .filter_map(|(row, g)| Game::of(row, g, model_type))
+        .filter_map(|(row, g)| Game::of(row, g, model_type, prices))
         .collect();
-    let unit = ClvUnit::of(model_type);
+    let (unit, basis) = match prices {
+        Some(_) => (ClvUnit::ProbabilityPoints, ClvBasis::KeptReleases),
+        None => (ClvUnit::of(model_type), ClvBasis::ResultRows),
+    };
     let models = MODELS
         .into_iter()
-        .filter_map(|column| calibrate_model(column, &population, model_type, unit))
+        .filter_map(|column| calibrate_model(column, &population, model_type, unit, basis))
         .collect();
     Calibration {
         games: population.len(),
@@ -279,19 +329,25 @@ struct Game<'a> {
     /// True when the positive side won.
     y: bool,
     implied: Option<f64>,
+    /// The move CLV is measured on: the no-vig probability's move of the
+    /// positive side (kept releases), or the row's Line Move.
     line_move: Option<f64>,
 }
 
 impl<'a> Game<'a> {
-    fn of(row: &'a SeasonRow, g: &GradedRow, model_type: ModelType) -> Option<Self> {
+    fn of(row: &'a SeasonRow, g: &GradedRow, model_type: ModelType, prices: Option<&PriceMoves>) -> Option<Self> {
         if !g.graded {
             return None;
         }
+        let line_move = match prices {
+            Some(prices) => prices.get(&row.game_id).map(|m| m.closing - m.opening),
+            None => line_move(row, model_type),
+        };
         Some(Self {
             row,
             y: g.outcome? == 1,
             implied: g.implied,
-            line_move: line_move(row, model_type),
+            line_move,
         })
     }
 
@@ -308,6 +364,7 @@ fn calibrate_model(
     population: &[Game<'_>],
     model_type: ModelType,
     unit: ClvUnit,
+    basis: ClvBasis,
 ) -> Option<ModelCalibration> {
     let mut forecasts = Vec::new();
     let (mut model_paired, mut market_paired) = (Vec::new(), Vec::new());
@@ -343,7 +400,12 @@ fn calibrate_model(
             brier_skill: skill.brier_skill.map(|s| round_to(s, 4)),
             log_loss_skill: skill.log_loss_skill.map(|s| round_to(s, 4)),
         }),
-        clv: clv.rounded(unit),
+        n_paired: if column == ModelColumn::Implied {
+            forecasts.len()
+        } else {
+            skill.n
+        },
+        clv: clv.rounded(unit, basis),
     })
 }
 
@@ -542,13 +604,14 @@ impl ClvTally {
         self.positive += usize::from(clv > 0.0);
     }
 
-    fn rounded(self, unit: ClvUnit) -> Clv {
+    fn rounded(self, unit: ClvUnit, basis: ClvBasis) -> Clv {
         let share = |x: usize| (self.n > 0).then(|| round_to(x as f64 / self.n as f64, 4));
         Clv {
             n: self.n,
             mean: (self.n > 0).then(|| round_to(self.sum / self.n as f64, 4)),
             positive_share: share(self.positive),
             unit,
+            basis,
         }
     }
 }

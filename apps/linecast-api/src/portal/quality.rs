@@ -97,7 +97,9 @@ struct ModelRow {
     brier: String,
     log_loss: String,
     skill: String,
+    n_paired: usize,
     clv: String,
+    clv_basis: &'static str,
 }
 
 #[derive(Template)]
@@ -198,8 +200,15 @@ pub async fn quality(state: web::Data<AppState>, signed: SignedIn, query: web::Q
     }
     let now = state.clock.now();
     let calibration = match state
-        .history
-        .calibration(choice.sport, choice.model_type, choice.season, choice.source, now)
+        .releases
+        .calibration(
+            &state.history,
+            choice.sport,
+            choice.model_type,
+            choice.season,
+            choice.source,
+            now,
+        )
         .await
     {
         Ok(derived) => derived.value,
@@ -222,7 +231,15 @@ pub async fn quality(state: web::Data<AppState>, signed: SignedIn, query: web::Q
                 .skill_vs_market
                 .as_ref()
                 .map_or_else(|| "–".to_owned(), |s| or_dash(s.brier_skill, 4)),
+            n_paired: m.n_paired,
             clv: or_dash(m.clv.mean, 3),
+            clv_basis: match m.clv.basis {
+                linecast_grading::calibration::ClvBasis::KeptReleases => "kept releases (probability points)",
+                linecast_grading::calibration::ClvBasis::ResultRows => match m.clv.unit {
+                    linecast_grading::calibration::ClvUnit::ProbabilityPoints => "result rows (probability points)",
+                    linecast_grading::calibration::ClvUnit::Points => "result rows (points)",
+                },
+            },
         })
         .collect();
     page(
@@ -334,8 +351,15 @@ pub async fn diagram(state: web::Data<AppState>, signed: SignedIn, query: web::Q
     }
     let now = state.clock.now();
     let calibration = match state
-        .history
-        .calibration(choice.sport, choice.model_type, choice.season, choice.source, now)
+        .releases
+        .calibration(
+            &state.history,
+            choice.sport,
+            choice.model_type,
+            choice.season,
+            choice.source,
+            now,
+        )
         .await
     {
         Ok(derived) => derived.value,

@@ -109,6 +109,9 @@ pub struct ModelCalibrationShape {
     /// Against IMPLIED on the games both priced; null on the IMPLIED entry.
     #[schema(required = true)]
     pub skill_vs_market: Option<SkillShape>,
+    /// Games where both this model and IMPLIED have a probability: the
+    /// games the comparison with the market used (IMPLIED: its own `n`).
+    pub n_paired: usize,
     pub clv: ClvShape,
 }
 
@@ -148,8 +151,12 @@ pub struct SkillShape {
     pub log_loss_skill: Option<f64>,
 }
 
-/// Closing-line value of the model's picks (p ≠ 0.5) with a line-move
-/// signal: the strategies' Line Move signed by the pick. 4 decimals.
+/// Closing-line value of the model's picks (p ≠ 0.5), signed by the pick,
+/// 4 decimals. `basis` says what it was measured on: `kept_releases`, the
+/// move of the no-vig probability of the picked side from the game's first
+/// kept release to its closing release (probability points, every market);
+/// `result_rows`, the season rows' Line Move (open to close line), used for
+/// seasons without kept releases.
 #[derive(Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(as = Clv)]
@@ -161,9 +168,13 @@ pub struct ClvShape {
     /// Share of picks with CLV > 0; null when n is 0.
     #[schema(required = true)]
     pub positive_share: Option<f64>,
-    /// `probability_points` (moneyline, × 100) or `points` (spread, totals).
+    /// `probability_points` (× 100: on kept releases, and for moneyline
+    /// on result rows) or `points` (spread and totals on result rows).
     #[schema(value_type = ClvUnitCode)]
     pub unit: String,
+    /// `kept_releases` or `result_rows`.
+    #[schema(value_type = ClvBasisCode)]
+    pub basis: String,
 }
 
 /// The CLV units.
@@ -172,6 +183,14 @@ pub struct ClvShape {
 pub enum ClvUnitCode {
     ProbabilityPoints,
     Points,
+}
+
+/// What a CLV figure was measured on.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ClvBasisCode {
+    KeptReleases,
+    ResultRows,
 }
 
 /// The models drawn when `models` is not given (the same body as

@@ -248,7 +248,11 @@ pub async fn model_calibration(
         &req,
         &state.responses,
         &(sport, model_type, named, source, &view),
-        |now| state.history.calibration(sport, model_type, named, source, now),
+        |now| {
+            state
+                .releases
+                .calibration(&state.history, sport, model_type, named, source, now)
+        },
         |(data, calibration)| view.render(data, source, calibration),
     )
     .await

@@ -27,6 +27,7 @@ fn sample(param: &str) -> &'static str {
         "strategy_id" => "edge-pb",
         "api_key" => "sk_service_AbCd*****",
         "token" => "token",
+        "game_id" => "nba-20261115-dallas_mavericks-charlotte_hornets",
         other => panic!("no sample for path parameter {other}"),
     }
 }

@@ -39,9 +39,14 @@ impl TestApp {
     /// predictions and odds versions it saw, as the server's watcher task
     /// runs them (without waiting for its next tick).
     pub async fn keep_releases(&self) {
-        let watcher = &self.state.events.watcher;
-        watcher.poll(self.state.clock.now()).await;
-        self.state.releases.keep_versions(&watcher.versions()).await;
+        let memo = &self.state.responses.memo;
+        linecast_api::events::watch_round(
+            &self.state.events,
+            &self.state.releases,
+            self.state.clock.now(),
+            &|| memo.clear(),
+        )
+        .await;
     }
 
     pub async fn get(&self, path: &str) -> reqwest::Response {

@@ -417,3 +417,85 @@ async fn the_history_export_has_one_row_per_game_and_release_with_the_written_va
         assert_eq!(body["parameter"], parameter);
     }
 }
+
+#[tokio::test]
+async fn calibration_measures_clv_on_the_kept_prices_and_says_so_and_counts_paired_games() {
+    let Written { app, .. } = written().await;
+    let (status, body) = app
+        .get_authed_json("/api/v1/models/nba/won_on_points/calibration?season=2026-27")
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let blend = body["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["model"] == "BLEND")
+        .unwrap();
+    // The one graded game the kept releases priced before its start: the
+    // Nets at the Celtics, BLEND 0.5973 (home). Home −140 / away +117 at
+    // its first release (no-vig home 0.583333 / (0.583333 + 0.460829) =
+    // 0.558661), −155 / +117 at its closing release (0.607843 /
+    // 1.068672 = 0.568783): +1.0122 probability points.
+    assert_eq!(blend["clv"]["basis"], "kept_releases", "{blend}");
+    assert_eq!(blend["clv"]["unit"], "probability_points");
+    assert_eq!(blend["clv"]["n"], 1);
+    assert_eq!(blend["clv"]["mean"], 1.0122);
+    assert_eq!(blend["n_paired"], blend["skill_vs_market"]["n"]);
+    // A season without kept releases keeps the result rows' basis.
+    let (_, last) = app
+        .get_authed_json("/api/v1/models/nba/won_on_points/calibration?season=2025-26")
+        .await;
+    for model in last["models"].as_array().unwrap() {
+        assert_eq!(model["clv"]["basis"], "result_rows", "{model}");
+    }
+}
+
+#[tokio::test]
+async fn calibration_follows_a_new_kept_release_and_a_new_season_store() {
+    let Written { app, .. } = written().await;
+    let url = "/api/v1/models/nba/won_on_points/calibration?season=2026-27";
+    let blend = |body: &Value| {
+        body["models"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["model"] == "BLEND")
+            .unwrap()
+            .clone()
+    };
+    let (_, before) = app.get_authed_json(url).await;
+    assert_eq!(blend(&before)["clv"]["mean"], 1.0122);
+    // A fourth version, still before the Nets' start, is their new close:
+    // home −165 / away +117: 0.622642 / (0.622642 + 0.460829) = 0.574673,
+    // +1.6012 points from the opening's 0.558661.
+    let original = std::fs::read_to_string(crate::helpers::fixtures_dir().join(PREDICTIONS)).unwrap();
+    publish(
+        &app.store_dir,
+        PREDICTIONS,
+        nets_version(&original, "0.6100", "-165").as_bytes(),
+        "2026-11-15T00:00:00Z",
+    );
+    app.keep_releases().await;
+    let (_, after) = app.get_authed_json(url).await;
+    assert_eq!(blend(&after)["clv"]["mean"], 1.6012, "{}", blend(&after));
+    // A new season store generation reaches it too (one graded game fewer).
+    let season = app.store_dir.join("seasons/nba/won_on_points/2026-27.csv");
+    let text = std::fs::read_to_string(&season).unwrap();
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.contains("brooklyn_nets,boston_celtics"))
+        .collect();
+    std::fs::write(&season, kept.join("\n") + "\n").unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let (_, now) = app.get_authed_json(url).await;
+        if blend(&now)["clv"]["n"] == 0 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the new season store never reached calibration"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}

@@ -24,6 +24,7 @@ fn path_value(name: &str) -> &'static str {
         "market" => "moneyline",
         "strategy_id" => "edge-pb",
         "date" | "date_str" => "2026-11-14",
+        "game_id" => "nba-20261115-dallas_mavericks-charlotte_hornets",
         other => panic!("no test value for path parameter {other}: add one here"),
     }
 }
@@ -55,7 +56,15 @@ fn cached_routes() -> Vec<(String, bool)> {
             Serving::Fresh(cache_control) => cache_control != NO_STORE,
             Serving::Stream | Serving::Write | Serving::Page(_) | Serving::Description(_) => false,
         };
-        if row.method != actix_web::http::Method::GET || !served {
+        // A game's history, the history export and calibration (its CLV
+        // on kept prices) read the release log of the instance's own
+        // database, not the store alone, so a fresh instance is no
+        // reference for them: their freshness after a new release is
+        // pinned where releases are written (releases.rs).
+        let from_release_log = row.path.starts_with("/api/v1/games/")
+            || row.path.ends_with("/history/export")
+            || row.path.ends_with("/calibration");
+        if row.method != actix_web::http::Method::GET || !served || from_release_log {
             continue;
         }
         let template = row.path;
@@ -143,7 +152,8 @@ fn nba_objects(store: &Path) -> Vec<PathBuf> {
             let key = p.strip_prefix(store).unwrap().to_string_lossy().into_owned();
             let nba = key.contains("nba");
             let other_market = ["over_under", "won_on_spread"].iter().any(|m| key.contains(m));
-            nba && !other_market && !key.starts_with("datasets/")
+            // The archive is linecast's own, written once and never edited.
+            nba && !other_market && !key.starts_with("datasets/") && !key.starts_with("archive/")
         })
         .collect();
     objects.sort();

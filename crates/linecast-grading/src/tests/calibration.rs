@@ -4,7 +4,7 @@
 use linecast_domain::{LineField, ModelColumn, ModelType, SeasonRow, SeasonType, Sport};
 
 use super::fixtures::{RowExt, game};
-use crate::calibration::{Forecast, log_loss, skill, wilson};
+use crate::calibration::{ClvBasis, Forecast, PriceMove, PriceMoves, calibrate_graded_priced, log_loss, skill, wilson};
 use crate::{
     CALIBRATION_RULES, Calibration, CalibrationSource, Clv, ClvUnit, GRADING_RULES, ModelCalibration, ReliabilityBin,
     Skill, calibrate, calibration_grading_rules, grade_rows,
@@ -159,11 +159,13 @@ fn worked_example_for_payloads_md() {
                 brier_skill: Some(0.1425),
                 log_loss_skill: Some(0.1102),
             }),
+            n_paired: 6,
             clv: Clv {
                 n: 4,
                 mean: Some(0.0541),
                 positive_share: Some(0.5),
                 unit: ClvUnit::ProbabilityPoints,
+                basis: ClvBasis::ResultRows,
             },
         }
     );
@@ -192,11 +194,13 @@ fn worked_example_for_payloads_md() {
             uncertainty: 0.222_222,
             ece: 0.166_667,
             skill_vs_market: None,
+            n_paired: 6,
             clv: Clv {
                 n: 0,
                 mean: None,
                 positive_share: None,
                 unit: ClvUnit::ProbabilityPoints,
+                basis: ClvBasis::ResultRows,
             },
         }
     );
@@ -353,6 +357,7 @@ fn spread_and_totals_clv_is_in_points_signed_by_the_pick() {
             mean: Some(0.8333),
             positive_share: Some(0.6667),
             unit: ClvUnit::Points,
+            basis: ClvBasis::ResultRows,
         }
     );
 
@@ -378,6 +383,7 @@ fn spread_and_totals_clv_is_in_points_signed_by_the_pick() {
             mean: Some(-0.5),
             positive_share: Some(0.5),
             unit: ClvUnit::Points,
+            basis: ClvBasis::ResultRows,
         }
     );
 }
@@ -409,6 +415,7 @@ fn a_line_that_did_not_move_counts_in_clv_but_is_not_positive() {
             mean: Some(0.5),
             positive_share: Some(0.5),
             unit: ClvUnit::Points,
+            basis: ClvBasis::ResultRows,
         }
     );
 }
@@ -581,5 +588,92 @@ fn the_payload_serializes_with_the_public_spellings() {
     assert_eq!(
         serde_json::to_value(CalibrationSource::Reconstructed).unwrap(),
         "reconstructed"
+    );
+}
+
+#[test]
+fn on_kept_releases_clv_is_the_no_vig_move_of_the_picked_side_in_probability_points_even_where_the_line_never_moved() {
+    // A puck line at ±1.5 on every game: the season rows' line never moves.
+    let puck = |day: &str, id: &str, p: f64| {
+        let mut row = game(day, "a", "b")
+            .score(2.0, 5.0)
+            .spread(-1.5, -110.0, -110.0)
+            .line(LineField::OpenHomePointSpread, -1.5)
+            .prob(ModelColumn::Blend, p);
+        row.game_id = id.into();
+        row
+    };
+    let rows = [
+        puck("2026-11-01", "nhl-20261101-a-b", 0.6),
+        puck("2026-11-02", "nhl-20261102-a-b", 0.3),
+        puck("2026-11-03", "nhl-20261103-a-b", 0.7),
+        // No kept release carried this one: it has no CLV on this basis.
+        puck("2026-11-04", "nhl-20261104-a-b", 0.7),
+    ];
+    let on_rows = calibrate(&rows, Sport::Nhl, ModelType::WonOnSpread, CalibrationSource::All);
+    assert_eq!(
+        entry(&on_rows, ModelColumn::Blend).clv.mean,
+        Some(0.0),
+        "the artefact the kept releases remove"
+    );
+    let mut prices = PriceMoves::new();
+    // Home picked, home's no-vig 0.50 → 0.55: +5 points.
+    prices.insert(
+        "nhl-20261101-a-b".into(),
+        PriceMove {
+            opening: 0.50,
+            closing: 0.55,
+        },
+    );
+    // Away picked, home 0.40 → 0.47 (away 0.60 → 0.53): −7 points.
+    prices.insert(
+        "nhl-20261102-a-b".into(),
+        PriceMove {
+            opening: 0.40,
+            closing: 0.47,
+        },
+    );
+    // Home picked, home 0.62 → 0.60: −2 points.
+    prices.insert(
+        "nhl-20261103-a-b".into(),
+        PriceMove {
+            opening: 0.62,
+            closing: 0.60,
+        },
+    );
+    let graded = grade_rows(&rows, Sport::Nhl, ModelType::WonOnSpread);
+    let c = calibrate_graded_priced(
+        &rows,
+        &graded,
+        ModelType::WonOnSpread,
+        CalibrationSource::All,
+        Some(&prices),
+    );
+    // n 3, mean (5 − 7 − 2) / 3 = −1.333333, positive 1 of 3.
+    assert_eq!(
+        entry(&c, ModelColumn::Blend).clv,
+        Clv {
+            n: 3,
+            mean: Some(-1.3333),
+            positive_share: Some(0.3333),
+            unit: ClvUnit::ProbabilityPoints,
+            basis: ClvBasis::KeptReleases,
+        }
+    );
+    // The scores do not depend on the basis; an empty price map is the rows' basis.
+    assert_eq!(
+        entry(&c, ModelColumn::Blend).brier,
+        entry(&on_rows, ModelColumn::Blend).brier
+    );
+    let empty = calibrate_graded_priced(
+        &rows,
+        &graded,
+        ModelType::WonOnSpread,
+        CalibrationSource::All,
+        Some(&PriceMoves::new()),
+    );
+    assert_eq!(
+        entry(&empty, ModelColumn::Blend).clv,
+        entry(&on_rows, ModelColumn::Blend).clv
     );
 }
