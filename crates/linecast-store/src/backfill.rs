@@ -76,7 +76,7 @@ pub async fn earlier_versions(
             bytes,
         });
     }
-    found.sort_by(|a, b| (a.published_at, a.series).cmp(&(b.published_at, b.series)));
+    found.sort_by_key(|v| (v.published_at, v.series));
     Ok((found, skipped))
 }
 

@@ -7,6 +7,7 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 use linecast_core::ports::releases::{ReleaseLog, Series};
 use linecast_domain::{ModelType, Sport};
+use sha2::Digest as _;
 
 use crate::support::Admin;
 
@@ -65,7 +66,6 @@ async fn import_keeps_each_earlier_version_once_and_names_a_broken_one() {
         run.stdout
     );
 
-    use sha2::Digest as _;
     for text in [&first, &second] {
         let digest = hex::encode(sha2::Sha256::digest(text.as_bytes()));
         let archived = store.join(format!("archive/nba/predictions/won_on_points/{digest}.csv"));

@@ -486,7 +486,7 @@ async fn calibration_follows_a_new_kept_release_and_a_new_season_store() {
         .filter(|l| !l.contains("brooklyn_nets,boston_celtics"))
         .collect();
     std::fs::write(&season, kept.join("\n") + "\n").unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_mins(1);
     loop {
         let (_, now) = app.get_authed_json(url).await;
         if blend(&now)["clv"]["n"] == 0 {

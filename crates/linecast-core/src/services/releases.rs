@@ -105,6 +105,11 @@ impl GameHistory {
     }
 }
 
+/// A value and the instant it was read.
+type ReadAt<T> = (DateTime<Utc>, T);
+/// Price moves and the generation of kept releases they came from.
+type MovesOf = (String, Arc<PriceMoves>);
+
 /// What a history export is made from.
 #[derive(Debug, Clone)]
 pub struct HistoryPlan {
@@ -124,9 +129,9 @@ pub struct Releases {
     /// reads only the versions it has not met.
     met: Mutex<HashSet<(String, String)>>,
     /// Each series' releases as last read from the log, and when.
-    index: Mutex<HashMap<Series, (DateTime<Utc>, Arc<Vec<KeptRelease>>)>>,
+    index: Mutex<HashMap<Series, ReadAt<Arc<Vec<KeptRelease>>>>>,
     /// Price moves per series and season, with the generation they came from.
-    moves: Mutex<HashMap<(Series, SeasonLabel), (String, Arc<PriceMoves>)>>,
+    moves: Mutex<HashMap<(Series, SeasonLabel), MovesOf>>,
 }
 
 impl std::fmt::Debug for Releases {

@@ -48,7 +48,7 @@ pub async fn releases_read_back_oldest_first_per_series_and_are_forgotten_before
         assert!(db.record(r).await.unwrap());
     }
     assert_eq!(db.releases(NBA_ML).await.unwrap(), [early.clone(), late.clone()]);
-    assert_eq!(db.releases(NBA_ODDS).await.unwrap(), [odds.clone()]);
+    assert_eq!(db.releases(NBA_ODDS).await.unwrap(), [odds]);
     let forgotten = db
         .forget_before(late.published_at - Duration::microseconds(1))
         .await

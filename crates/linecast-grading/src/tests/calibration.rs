@@ -662,8 +662,8 @@ fn on_kept_releases_clv_is_the_no_vig_move_of_the_picked_side_in_probability_poi
     );
     // The scores do not depend on the basis; an empty price map is the rows' basis.
     assert_eq!(
-        entry(&c, ModelColumn::Blend).brier,
-        entry(&on_rows, ModelColumn::Blend).brier
+        entry(&c, ModelColumn::Blend).brier.to_bits(),
+        entry(&on_rows, ModelColumn::Blend).brier.to_bits()
     );
     let empty = calibrate_graded_priced(
         &rows,

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use linecast_core::ports::releases::{KeptRelease, ReleaseArchive, Series};
 use linecast_core::{ArtifactStore, StoreError};
 use linecast_domain::{ModelType, SeasonLabel, Sport};
 use linecast_store::{ObjectArtifactStore, StoreOptions};
@@ -137,7 +138,6 @@ pub async fn reads_artifacts_under_the_prefix(
     // A kept release: its bytes archived under the prefix by digest (a
     // second write of the same digest is no error), read back parsed with
     // the release's own publication instant, and deleted by retention.
-    use linecast_core::ports::releases::{KeptRelease, ReleaseArchive, Series};
     let series = Series::Odds(Sport::Nba);
     let digest = linecast_core::services::releases::digest(ODDS.as_bytes());
     let key = series.archive_key(&digest);
