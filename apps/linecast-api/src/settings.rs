@@ -27,6 +27,11 @@ pub struct Settings {
     pub bind: SocketAddr,
     /// `LINECAST_DATABASE_URL`, default a SQLite file under `var/`.
     pub database_url: String,
+    /// `LINECAST_MIGRATE`: apply pending migrations at start (default
+    /// false: the server checks the schema and refuses to start while a
+    /// migration it needs is pending; `linecast-admin migrate` owns the
+    /// schema). Demo mode always migrates its own database.
+    pub migrate: bool,
     /// `LINECAST_STORE_URL`, default `file://<cwd>/var/store`.
     pub store_url: String,
     /// `LINECAST_REDIS_URL`, optional.
@@ -249,6 +254,7 @@ fn soft_descriptor_limit(limits: &str) -> Option<u64> {
 struct FileSettings {
     bind: Option<String>,
     database_url: Option<String>,
+    migrate: Option<bool>,
     store_url: Option<String>,
     redis_url: Option<String>,
     redis_timeout_ms: Option<u64>,
@@ -427,6 +433,10 @@ impl Settings {
                 Some(asked) => asked,
                 None => demo_by_default(configured_database.is_none() && configured_store.is_none(), bind)?,
             },
+        };
+        let migrate = match env("LINECAST_MIGRATE") {
+            Some(v) => flag("LINECAST_MIGRATE", &v)?,
+            None => file.migrate.unwrap_or(false),
         };
         let database_url = configured_database
             .unwrap_or_else(|| format!("sqlite://{}?mode=rwc", var_dir.join("linecast.db").display()));
@@ -636,6 +646,7 @@ impl Settings {
             auth_enabled,
             bind,
             database_url,
+            migrate,
             store_url,
             redis_url: pick("LINECAST_REDIS_URL", &file.redis_url).filter(|s| !s.is_empty()),
             signing_key: pick("LINECAST_SIGNING_KEY", &file.signing_key).filter(|s| !s.is_empty()),
@@ -673,6 +684,9 @@ impl Settings {
         Self {
             bind: SocketAddr::from(([127, 0, 0, 1], 0)),
             database_url: format!("sqlite://{}?mode=rwc", var_dir.join("linecast.db").display()),
+            // As in production: only demo mode (on here) migrates; a test
+            // in production mode migrates its fresh database itself.
+            migrate: false,
             store_url: store_url.to_owned(),
             redis_url: None,
             signing_key: Some("test-signing-key".to_owned()),
@@ -996,6 +1010,26 @@ mod tests {
             ..FileSettings::default()
         };
         assert!(Settings::from_sources(&in_file, |_| None).unwrap().demo);
+    }
+
+    /// Production mode only checks the schema unless `LINECAST_MIGRATE`
+    /// (or `migrate` in the file) asks for migrations at start.
+    #[test]
+    fn migrations_at_start_only_when_asked() {
+        let none = FileSettings::default();
+        assert!(!Settings::from_sources(&none, |_| None).unwrap().migrate);
+        let asked =
+            |v: &'static str| Settings::from_sources(&none, move |k| (k == "LINECAST_MIGRATE").then(|| v.to_owned()));
+        assert!(asked("true").unwrap().migrate);
+        assert!(!asked("false").unwrap().migrate);
+        assert_eq!(asked("soon").unwrap_err().name, "LINECAST_MIGRATE");
+        let in_file = FileSettings {
+            migrate: Some(true),
+            ..FileSettings::default()
+        };
+        assert!(Settings::from_sources(&in_file, |_| None).unwrap().migrate);
+        let overridden = Settings::from_sources(&in_file, |k| (k == "LINECAST_MIGRATE").then(|| "false".to_owned()));
+        assert!(!overridden.unwrap().migrate);
     }
 
     #[test]

@@ -200,14 +200,12 @@ impl Application {
         {
             std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
         }
+        let pool = SeaAccounts::open_with_timeout(&settings.database_url, settings.database_timeout)
+            .await
+            .map_err(|e| anyhow::anyhow!("connecting to the accounts database: {e}"))?;
+        crate::migrations::prepare(pool.connection(), settings.demo || settings.migrate).await?;
         let db = Arc::new(
-            PinnedAccounts::new(
-                SeaAccounts::connect_with_timeout(&settings.database_url, settings.database_timeout)
-                    .await
-                    .map_err(|e| anyhow::anyhow!("connecting to the accounts database: {e}"))?,
-                tokio::runtime::Handle::current(),
-            )
-            .with_timeout(settings.database_timeout),
+            PinnedAccounts::new(pool, tokio::runtime::Handle::current()).with_timeout(settings.database_timeout),
         );
         let accounts: Arc<dyn Accounts> = db.clone();
         let usage: Arc<dyn UsageMeter> = db.clone();

@@ -14,11 +14,12 @@ pub mod entity;
 mod error;
 pub mod migration;
 mod pinned;
+pub mod schema;
 mod sessions;
 mod sql;
 mod usage;
 
-pub use connect::connect;
+pub use connect::{connect, open_with_timeout};
 pub use pinned::PinnedAccounts;
 pub use sea_orm::DatabaseConnection;
 
@@ -34,7 +35,8 @@ impl SeaAccounts {
         Self { db }
     }
 
-    /// Connects, applies pending migrations and wraps the pool.
+    /// Connects, applies pending migrations and wraps the pool (tests and
+    /// embedded use; see [`schema`] for who migrates in production).
     pub async fn connect(url: &str) -> Result<Self, linecast_core::AccountsError> {
         connect(url).await.map(Self::new)
     }
@@ -45,6 +47,16 @@ impl SeaAccounts {
         acquire_timeout: std::time::Duration,
     ) -> Result<Self, linecast_core::AccountsError> {
         connect::connect_with_timeout(url, acquire_timeout).await.map(Self::new)
+    }
+
+    /// Opens the pool without reading or changing the schema (the server
+    /// and the operator CLI, which then [`schema::check`] or
+    /// [`schema::migrate`] it).
+    pub async fn open_with_timeout(
+        url: &str,
+        acquire_timeout: std::time::Duration,
+    ) -> Result<Self, linecast_core::AccountsError> {
+        connect::open_with_timeout(url, acquire_timeout).await.map(Self::new)
     }
 
     /// The underlying pool (for admin tooling and tests).

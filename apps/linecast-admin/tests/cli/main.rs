@@ -7,5 +7,6 @@ mod billing;
 mod customers;
 mod entitlements;
 mod keys;
+mod migrate;
 mod subscription;
 mod support;

@@ -12,10 +12,10 @@ use crate::helpers::{fixture_now, fixtures_dir};
 
 /// A `linecast-api` process in production mode over the fixture store and
 /// a fresh SQLite file; killed if the test ends early.
-struct Server {
+pub(crate) struct Server {
     child: Child,
-    base: String,
-    dir: tempfile::TempDir,
+    pub(crate) base: String,
+    pub(crate) dir: tempfile::TempDir,
 }
 
 impl Drop for Server {
@@ -41,7 +41,7 @@ fn start(grace: &str) -> Server {
 }
 
 /// `start` with more environment (later entries win).
-fn start_with(grace: &str, env: &[(&str, String)]) -> Server {
+pub(crate) fn start_with(grace: &str, env: &[(&str, String)]) -> Server {
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
     let mut command = Command::new(env!("CARGO_BIN_EXE_linecast-api"));
@@ -60,6 +60,9 @@ fn start_with(grace: &str, env: &[(&str, String)]) -> Server {
         )
         .env("LINECAST_VAR_DIR", dir.path())
         .env("LINECAST_DEMO", "false")
+        // A fresh database: migrated at start (production mode otherwise
+        // refuses an unmigrated one).
+        .env("LINECAST_MIGRATE", "true")
         .env("LINECAST_NOW", fixture_now().to_rfc3339())
         .env("LINECAST_DRAIN_GRACE_SECS", grace)
         .env("RUST_LOG", "info")
@@ -77,11 +80,11 @@ fn start_with(grace: &str, env: &[(&str, String)]) -> Server {
 }
 
 impl Server {
-    fn log(&self) -> String {
+    pub(crate) fn log(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default()
     }
 
-    fn signal(&self, name: &str) {
+    pub(crate) fn signal(&self, name: &str) {
         let status = Command::new("kill")
             .args([format!("-{name}"), self.child.id().to_string()])
             .status()
@@ -90,7 +93,7 @@ impl Server {
     }
 
     /// Waits for the process to exit, at most `limit`.
-    fn exit_within(&mut self, limit: Duration) -> ExitStatus {
+    pub(crate) fn exit_within(&mut self, limit: Duration) -> ExitStatus {
         let deadline = Instant::now() + limit;
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -108,7 +111,7 @@ impl Server {
 
 /// A client that opens a new connection for every request, so each
 /// answer also shows that the listener still accepts.
-fn client() -> reqwest::Client {
+pub(crate) fn client() -> reqwest::Client {
     crate::helpers::http_client()
         .pool_max_idle_per_host(0)
         .timeout(Duration::from_secs(30))
@@ -121,7 +124,7 @@ async fn status(client: &reqwest::Client, url: &str) -> Option<u16> {
 }
 
 /// Polls `path` until it answers `want`, for at most `limit`.
-async fn until(server: &Server, path: &str, want: u16, limit: Duration) {
+pub(crate) async fn until(server: &Server, path: &str, want: u16, limit: Duration) {
     let (client, url) = (client(), format!("{}{path}", server.base));
     let deadline = Instant::now() + limit;
     loop {

@@ -28,6 +28,7 @@ mod limits;
 mod log_secrets;
 mod markets;
 mod memory;
+mod migrations;
 mod odds;
 mod openapi;
 mod partition;

@@ -7,6 +7,7 @@
 mod accounts;
 mod billing;
 mod connect;
+mod schema;
 mod support;
 mod usage;
 
@@ -66,4 +67,7 @@ on_every_backend!(
     usage::usage_counts_survive_a_reconnect,
     usage::concurrent_refreshes_never_take_more_than_the_limit,
     usage::a_refresh_limit_of_zero_takes_nothing,
+    schema::a_fresh_database_is_refused_by_check_and_migrated_once_by_migrate,
+    schema::a_migration_of_a_newer_release_is_reported_and_tolerated,
+    schema::a_database_with_another_migration_history_is_refused_and_left_alone,
 );
