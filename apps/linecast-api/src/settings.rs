@@ -34,8 +34,12 @@ pub struct Settings {
     pub migrate: bool,
     /// `LINECAST_STORE_URL`, default `file://<cwd>/var/store`.
     pub store_url: String,
-    /// `LINECAST_REDIS_URL`, optional.
+    /// `LINECAST_REDIS_URL`, optional (`redis://`, or `rediss://` for TLS).
     pub redis_url: Option<String>,
+    /// `LINECAST_REDIS_CA_FILE`: the CA certificates (PEM) a `rediss://`
+    /// server's certificate is checked against instead of the system's
+    /// roots. Only with a `rediss://` URL.
+    pub redis_ca_file: Option<PathBuf>,
     /// `LINECAST_REDIS_NAMESPACE`: prefix of every Redis key (default
     /// `linecast`); give each deployment sharing a Redis its own.
     pub redis_namespace: String,
@@ -257,6 +261,7 @@ struct FileSettings {
     migrate: Option<bool>,
     store_url: Option<String>,
     redis_url: Option<String>,
+    redis_ca_file: Option<String>,
     redis_timeout_ms: Option<u64>,
     signing_key: Option<String>,
     now: Option<String>,
@@ -434,6 +439,21 @@ impl Settings {
                 None => demo_by_default(configured_database.is_none() && configured_store.is_none(), bind)?,
             },
         };
+        let redis_url = pick("LINECAST_REDIS_URL", &file.redis_url).filter(|s| !s.is_empty());
+        let redis_ca_file = pick("LINECAST_REDIS_CA_FILE", &file.redis_ca_file)
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from);
+        if redis_ca_file.is_some()
+            && !redis_url
+                .as_deref()
+                .is_some_and(|url| url.get(..9).is_some_and(|s| s.eq_ignore_ascii_case("rediss://")))
+        {
+            return Err(bad(
+                "LINECAST_REDIS_CA_FILE",
+                "set, but LINECAST_REDIS_URL is not a rediss:// URL: the CA file is only used for TLS to Redis \
+                 (rediss://host:port); a redis:// connection is not encrypted",
+            ));
+        }
         let migrate = match env("LINECAST_MIGRATE") {
             Some(v) => flag("LINECAST_MIGRATE", &v)?,
             None => file.migrate.unwrap_or(false),
@@ -648,7 +668,8 @@ impl Settings {
             database_url,
             migrate,
             store_url,
-            redis_url: pick("LINECAST_REDIS_URL", &file.redis_url).filter(|s| !s.is_empty()),
+            redis_url,
+            redis_ca_file,
             signing_key: pick("LINECAST_SIGNING_KEY", &file.signing_key).filter(|s| !s.is_empty()),
             now,
             manual_clock: None,
@@ -689,6 +710,7 @@ impl Settings {
             migrate: false,
             store_url: store_url.to_owned(),
             redis_url: None,
+            redis_ca_file: None,
             signing_key: Some("test-signing-key".to_owned()),
             stripe_webhook_secrets: crate::auth::stripe_signature::WebhookSecrets::default(),
             stripe_plans: linecast_core::services::billing::PlanTable::default(),
@@ -1010,6 +1032,46 @@ mod tests {
             ..FileSettings::default()
         };
         assert!(Settings::from_sources(&in_file, |_| None).unwrap().demo);
+    }
+
+    /// A CA file is taken only for a `rediss://` URL, from the environment
+    /// or the file.
+    #[test]
+    fn the_redis_ca_file_goes_with_a_rediss_url_only() {
+        let none = FileSettings::default();
+        let with = |vars: &'static [(&'static str, &'static str)]| Settings::from_sources(&none, env_of(vars));
+        let s = with(&[
+            ("LINECAST_REDIS_URL", "rediss://:pw@10.0.0.3:6378"),
+            ("LINECAST_REDIS_CA_FILE", "/etc/linecast/redis-ca.pem"),
+        ])
+        .unwrap();
+        assert_eq!(s.redis_ca_file, Some(PathBuf::from("/etc/linecast/redis-ca.pem")));
+        assert_eq!(
+            with(&[("LINECAST_REDIS_URL", "rediss://h:6378")])
+                .unwrap()
+                .redis_ca_file,
+            None
+        );
+        for refused in [
+            &[("LINECAST_REDIS_CA_FILE", "/ca.pem")][..],
+            &[
+                ("LINECAST_REDIS_URL", "redis://h:6379"),
+                ("LINECAST_REDIS_CA_FILE", "/ca.pem"),
+            ],
+        ] {
+            let err = Settings::from_sources(&none, env_of(refused)).unwrap_err();
+            assert_eq!(err.name, "LINECAST_REDIS_CA_FILE");
+            assert!(err.reason.contains("rediss://"), "{err}");
+        }
+        let in_file = FileSettings {
+            redis_url: Some("rediss://h:6378".into()),
+            redis_ca_file: Some("ca.pem".into()),
+            ..FileSettings::default()
+        };
+        assert_eq!(
+            Settings::from_sources(&in_file, |_| None).unwrap().redis_ca_file,
+            Some(PathBuf::from("ca.pem"))
+        );
     }
 
     /// Production mode only checks the schema unless `LINECAST_MIGRATE`

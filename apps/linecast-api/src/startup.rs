@@ -29,7 +29,7 @@ use linecast_core::services::strategies::Strategies;
 use linecast_core::{Accounts, ArtifactStore, Clock, FixedClock, SystemClock, UsageMeter};
 use linecast_db::{PinnedAccounts, SeaAccounts};
 use linecast_domain::time::et_date;
-use linecast_limits::{InProcessLimiter, LeasedRedisLimiter, RedisLimiter, RedisSlots, SlotLeases};
+use linecast_limits::{InProcessLimiter, LeasedRedisLimiter, RedisEndpoint, RedisLimiter, RedisSlots, SlotLeases};
 use linecast_markets::{CachedMarkets, FileSnapshotMarkets, KalshiConfig, KalshiMarkets};
 use linecast_signer::HmacSigner;
 use linecast_store::{ObjectArtifactStore, StoreOptions};
@@ -113,17 +113,43 @@ async fn serve(tuned: Vec<&'static str>) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `LINECAST_REDIS_URL` with the CA of `LINECAST_REDIS_CA_FILE`, if any.
+fn redis_endpoint(settings: &Settings) -> anyhow::Result<Option<RedisEndpoint>> {
+    let Some(url) = &settings.redis_url else {
+        return Ok(None);
+    };
+    let endpoint = RedisEndpoint::new(url.as_str());
+    Ok(Some(match &settings.redis_ca_file {
+        Some(path) => endpoint
+            .with_ca_file(path)
+            .map_err(|e| anyhow::anyhow!("invalid setting LINECAST_REDIS_CA_FILE: {e}"))?,
+        None => endpoint,
+    }))
+}
+
+/// A failed Redis connection, with what to do about an untrusted certificate.
+fn redis_error(what: &str, e: &linecast_core::ports::limits::LimitsError) -> anyhow::Error {
+    let text = e.to_string();
+    if text.contains("TLS certificate is not trusted") {
+        anyhow::anyhow!(
+            "{what}: {text}; set LINECAST_REDIS_CA_FILE to the CA certificate (PEM) that signed the server's certificate"
+        )
+    } else {
+        anyhow::anyhow!("{what}: {text}")
+    }
+}
+
 async fn build_limiter(settings: &Settings, usage: Arc<dyn UsageMeter>) -> anyhow::Result<Arc<dyn Limiter>> {
-    Ok(match &settings.redis_url {
-        Some(url) if settings.redis_leases => Arc::new(
-            LeasedRedisLimiter::connect(url, usage, settings.redis_namespace.clone(), settings.redis_timeout)
+    Ok(match redis_endpoint(settings)? {
+        Some(redis) if settings.redis_leases => Arc::new(
+            LeasedRedisLimiter::connect(redis, usage, settings.redis_namespace.clone(), settings.redis_timeout)
                 .await
-                .map_err(|e| anyhow::anyhow!("connecting to Redis: {e}"))?,
+                .map_err(|e| redis_error("connecting to Redis", &e))?,
         ),
-        Some(url) => Arc::new(
-            RedisLimiter::connect_with_timeout(url, usage, settings.redis_namespace.clone(), settings.redis_timeout)
+        Some(redis) => Arc::new(
+            RedisLimiter::connect_with_timeout(redis, usage, settings.redis_namespace.clone(), settings.redis_timeout)
                 .await
-                .map_err(|e| anyhow::anyhow!("connecting to Redis: {e}"))?,
+                .map_err(|e| redis_error("connecting to Redis", &e))?,
         ),
         None => Arc::new(InProcessLimiter::new(usage)),
     })
@@ -133,17 +159,17 @@ async fn build_limiter(settings: &Settings, usage: Arc<dyn UsageMeter>) -> anyho
 /// Redis is configured (with the heartbeat that renews this instance's
 /// leases), else this instance's own.
 async fn build_slots(settings: &Settings) -> anyhow::Result<(Arc<dyn SlotRegistry>, Option<linecast_limits::Flusher>)> {
-    Ok(match &settings.redis_url {
-        Some(url) => {
+    Ok(match redis_endpoint(settings)? {
+        Some(redis) => {
             let slots = Arc::new(
                 RedisSlots::connect(
-                    url,
+                    redis,
                     settings.redis_namespace.clone(),
                     settings.redis_timeout,
                     SlotLeases::DEFAULT,
                 )
                 .await
-                .map_err(|e| anyhow::anyhow!("connecting to Redis for the stream and download slots: {e}"))?,
+                .map_err(|e| redis_error("connecting to Redis for the stream and download slots", &e))?,
             );
             let heartbeat = slots.spawn_heartbeat();
             (slots, Some(heartbeat))

@@ -35,6 +35,7 @@ mod partition;
 mod portal;
 mod predictions;
 mod public_picks;
+mod redis_tls;
 mod render_once;
 mod rerender;
 mod results;
