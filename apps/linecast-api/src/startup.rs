@@ -104,7 +104,7 @@ pub fn main() -> anyhow::Result<()> {
 
 async fn serve(tuned: Vec<&'static str>) -> anyhow::Result<()> {
     let settings = Settings::load()?;
-    telemetry::init(settings.log_format);
+    telemetry::init(settings.log_format, settings.log_filter.as_deref());
     tracing::debug!(?tuned, "allocator tuned");
     let app = Application::build(settings.clone()).await?;
     tracing::info!(bind = %settings.bind, port = app.port(), store = %settings.store_url, "linecast listening");

@@ -17,9 +17,12 @@ use tracing_subscriber::EnvFilter;
 use crate::error::ApiError;
 use crate::settings::LogFormat;
 
-/// Installs the global subscriber (`RUST_LOG`, default `info`).
-pub fn init(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+/// Installs the global subscriber with `filter` (`RUST_LOG`, from the
+/// environment or the config file; `info` when unset or unreadable).
+pub fn init(format: LogFormat, filter: Option<&str>) {
+    let filter = filter
+        .and_then(|f| EnvFilter::try_new(f).ok())
+        .unwrap_or_else(|| EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
     let _ = match format {
         LogFormat::Json => builder.json().try_init(),

@@ -11,7 +11,7 @@ pub mod keys;
 pub mod migrate;
 pub mod subscription;
 
-mod config;
+pub(crate) mod config;
 mod output;
 mod views;
 

@@ -10,6 +10,7 @@ mod billing;
 mod body_deadline;
 mod calibration;
 mod concurrency;
+mod config_file;
 mod consistency;
 mod contract;
 mod cors;
