@@ -90,6 +90,8 @@ pub struct Application {
     drain_grace: std::time::Duration,
     /// How long the stop may take after the server has drained.
     stop_bound: std::time::Duration,
+    /// How long requests in flight may take once the listener has closed.
+    shutdown_timeout: std::time::Duration,
 }
 
 pub use crate::accounting::FLUSH_EVERY;
@@ -401,6 +403,7 @@ impl Application {
                     crate::responses::HeavyWork::new(settings.heavy.heavy_threads)
                         .context("starting the heavy-work threads")?,
                 ),
+                in_flight: Arc::default(),
             }),
         };
         if settings.demo {
@@ -469,6 +472,7 @@ impl Application {
             var_dir: settings.var_dir.clone(),
             drain_grace: settings.drain_grace,
             stop_bound: settings.stop_bound,
+            shutdown_timeout: std::time::Duration::from_secs(settings.shutdown_timeout),
         })
     }
 
@@ -506,6 +510,7 @@ impl Application {
             self.server.handle(),
             self.drain_grace,
         );
+        let (in_flight, allowance) = (self.state.responses.in_flight.clone(), self.shutdown_timeout);
         let closer = tokio::spawn(async move {
             shutdown_signal().await;
             health.start_draining();
@@ -527,10 +532,14 @@ impl Application {
                 tracing::warn!("another stop signal while stopping: exiting now, without the final usage flush");
                 std::process::exit(1);
             });
+            in_flight.stop_accepting(allowance);
             server.stop(true).await;
         });
         let served = self.server.await;
         closer.abort();
+        // Large bodies the allowance cut (each logged once, here or where
+        // its worker dropped it).
+        self.state.responses.in_flight.report_cut();
         let bound = self.stop_bound;
         let deadline = tokio::time::Instant::now() + bound;
         let state = self.state.clone();
