@@ -35,7 +35,7 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, AccountsError> {
 
 /// `connect`, waiting at most `acquire_timeout` for a pooled connection (a
 /// partitioned database then fails fast instead of after sqlx's 30 s).
-pub async fn connect_with_timeout(url: &str, acquire_timeout: Duration) -> Result<DatabaseConnection, AccountsError> {
+async fn connect_with_timeout(url: &str, acquire_timeout: Duration) -> Result<DatabaseConnection, AccountsError> {
     let db = open_with_timeout(url, acquire_timeout).await?;
     let migrated = crate::schema::migrate(&db)
         .await
@@ -79,7 +79,11 @@ pub async fn open_with_timeout(url: &str, acquire_timeout: Duration) -> Result<D
     }
     // Two processes opening a new SQLite file at once race to switch it to
     // WAL; the loser gets SQLITE_BUSY at once (the busy handler does not
-    // cover the journal-mode switch). Retry that case briefly.
+    // cover the journal-mode switch). Retry that case briefly. A first
+    // connection slower than `acquire_timeout` (a loaded host, a database
+    // still starting) is tried again until `OPEN_PATIENCE` has passed: the
+    // bound is the request path's, and a start can wait longer.
+    let started = std::time::Instant::now();
     let mut attempt = 0;
     loop {
         match Database::connect(opts.clone()).await {
@@ -88,10 +92,23 @@ pub async fn open_with_timeout(url: &str, acquire_timeout: Duration) -> Result<D
                 attempt += 1;
                 tokio::time::sleep(Duration::from_millis(20 * attempt.min(10))).await;
             }
+            Err(e)
+                if e.to_string().contains("pool timed out") && started.elapsed() + acquire_timeout < OPEN_PATIENCE =>
+            {
+                tracing::warn!(
+                    timeout_ms = acquire_timeout.as_millis() as u64,
+                    "the accounts database gave no connection in time; trying again"
+                );
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
             Err(e) => return Err(AccountsError::Unavailable(e.to_string())),
         }
     }
 }
+
+/// How long opening the pool may keep trying while the first connection
+/// times out.
+const OPEN_PATIENCE: Duration = Duration::from_secs(30);
 
 /// A transaction that holds the write lock from its first statement. On
 /// SQLite a deferred transaction that reads before it writes can fail at

@@ -41,14 +41,6 @@ impl SeaAccounts {
         connect(url).await.map(Self::new)
     }
 
-    /// `connect` with a bound on the wait for a pooled connection.
-    pub async fn connect_with_timeout(
-        url: &str,
-        acquire_timeout: std::time::Duration,
-    ) -> Result<Self, linecast_core::AccountsError> {
-        connect::connect_with_timeout(url, acquire_timeout).await.map(Self::new)
-    }
-
     /// Opens the pool without reading or changing the schema (the server
     /// and the operator CLI, which then [`schema::check`] or
     /// [`schema::migrate`] it).
