@@ -36,6 +36,10 @@
   capabilities or new privileges, every published port names its
   interface, and the instances wait for the `migrate` service. Cloud Run:
   CPU always allocated and a drain grace that fits its 10 s kill window.
+- Migrations have one owner: compose's `migrate` service, the Kubernetes
+  migration Job and the Cloud Run job (deploy/cloudrun/migrate-job.yaml)
+  run `linecast-admin migrate` from the servers' image, and no server
+  sets LINECAST_MIGRATE=true beside them.
 - The memory request covers the cache budget plus 200 MB (operations.md,
   "Memory"), in Kubernetes and in compose.
 - The nginx configuration of compose passes `nginx -t` (its upstream host
@@ -354,14 +358,19 @@ def check_probes(binary, paths, healthcheck=True):
     if not os.path.exists(binary):
         fail(f"{binary} exists (build it: cargo build -p linecast-api)")
     work = tempfile.mkdtemp(prefix="linecast-check-")
+    # A copy: the server writes kept releases under the store's archive/.
+    store = os.path.join(work, "store")
+    shutil.copytree(os.path.join(ROOT, "fixtures", "store"), store)
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("LINECAST_")}
     env.update(
         LINECAST_BIND=f"127.0.0.1:{port}",
         LINECAST_DATABASE_URL=f"sqlite://{work}/accounts.db?mode=rwc",
-        LINECAST_STORE_URL=f"file://{ROOT}/fixtures/store",
+        LINECAST_STORE_URL=f"file://{store}",
         LINECAST_VAR_DIR=work,
         LINECAST_DEMO="false",
+        # A fresh database: migrated at start, as production mode checks it.
+        LINECAST_MIGRATE="true",
         LINECAST_NOW="2026-11-15T17:00:00Z",
         LINECAST_DRAIN_GRACE_SECS="0",
         RUST_LOG="warn",
@@ -520,8 +529,12 @@ def check_compose(known, documented, image_port):
             if (svc.get("depends_on") or {}).get("migrate", {}).get("condition") != "service_completed_successfully":
                 fail(f"compose service {name} starts after the `migrate` service completed")
     migrate = doc["services"].get("migrate")
-    if not migrate or migrate.get("entrypoint") != ["linecast-admin"]:
-        fail("compose has a `migrate` service running linecast-admin")
+    if not migrate or migrate.get("entrypoint") != ["linecast-admin"] or migrate.get("command") != ["migrate"]:
+        fail("compose has a `migrate` service running `linecast-admin migrate`")
+    for name, svc in services.items():
+        if name.startswith("linecast-"):
+            check_not_migrating(f"compose service {name}", environment_of(svc))
+    ok("compose: `migrate` runs `linecast-admin migrate`; the instances wait for it and do not migrate")
     check_compose_secrets(doc, environment_of)
     check_compose_hardening(doc, services)
     upstream = read("deploy/nginx/linecast.conf")
@@ -535,6 +548,17 @@ def check_compose(known, documented, image_port):
         fail(f"compose publishes the port nginx listens on ({listen.group(1) if listen else 'none'})")
     ok(f"compose publishes nginx's port {listen.group(1)}")
     return upstream
+
+
+def check_not_migrating(where, values):
+    """A server beside a migration job or service never migrates itself."""
+    if str(values.get("LINECAST_MIGRATE", "false")).strip().lower() in ("1", "true", "yes"):
+        fail(f"{where}: LINECAST_MIGRATE is not true (`linecast-admin migrate` owns the schema)")
+
+
+def runs_migrate(command):
+    """Whether a container command is `linecast-admin migrate`."""
+    return len(command) == 2 and os.path.basename(command[0]) == "linecast-admin" and command[1] == "migrate"
 
 
 def secret_mounts(pod_spec, container):
@@ -645,6 +669,16 @@ def check_k8s(known, documented, image_bind_address, probe_paths):
             fail(f"terminationGracePeriodSeconds ({period}) leaves the drain grace ({grace} s) and 15 s of drain")
         ok(f"terminationGracePeriodSeconds {period} covers the drain grace ({grace:g} s) and the drain")
     images = {c["image"].split(":")[0].split("@")[0] for c in pod["containers"]}
+    check_not_migrating("deploy/k8s ConfigMap", configmap["data"])
+    for container in pod["containers"]:
+        check_not_migrating("deploy/k8s Deployment",
+                            {i["name"]: i.get("value", "") for i in container.get("env", [])})
+    migrating = [j for j in by_kind["Job"]
+                 if any(runs_migrate(c.get("command", []) + c.get("args", []))
+                        for c in j["spec"]["template"]["spec"]["containers"])]
+    if not migrating:
+        fail("deploy/k8s has a Job running `linecast-admin migrate`")
+    ok(f"deploy/k8s: the Job {migrating[0]['metadata']['name']} runs `linecast-admin migrate`; the pods do not migrate")
     for job in by_kind["Job"]:
         spec = job["spec"]["template"]
         if selects(kinds["Service"]["spec"]["selector"], spec["metadata"].get("labels", {})):
@@ -658,6 +692,25 @@ def check_k8s(known, documented, image_bind_address, probe_paths):
             check_names(f"deploy/k8s Job {job['metadata']['name']}", set(values), known, documented)
             check_secret_refs(f"deploy/k8s Job {job['metadata']['name']}", container, values, spec["spec"])
         ok(f"the Job {job['metadata']['name']} runs linecast-admin from the image, outside the Service")
+
+
+def check_cloudrun_job(known, documented, service_container):
+    """The Cloud Run job that migrates before a rollout."""
+    job = yaml.safe_load(read("deploy/cloudrun/migrate-job.yaml"))
+    if job.get("kind") != "Job" or not job.get("apiVersion", "").startswith("run.googleapis.com/"):
+        fail("deploy/cloudrun/migrate-job.yaml is a Cloud Run job")
+    task = job["spec"]["template"]["spec"]["template"]["spec"]
+    container = task["containers"][0]
+    if container["image"] != service_container["image"]:
+        fail("deploy/cloudrun/migrate-job.yaml runs the service's image")
+    if not runs_migrate(container.get("command", []) + container.get("args", [])):
+        fail("deploy/cloudrun/migrate-job.yaml runs `linecast-admin migrate`")
+    values = {i["name"]: i.get("value", "") for i in container.get("env", [])}
+    if "LINECAST_DATABASE_URL" not in values:
+        fail("deploy/cloudrun/migrate-job.yaml names the database (LINECAST_DATABASE_URL)")
+    check_names("deploy/cloudrun/migrate-job.yaml", set(values), known, documented)
+    check_secret_refs("deploy/cloudrun/migrate-job.yaml", container, values, {"volumes": task.get("volumes", [])})
+    ok("deploy/cloudrun: the job linecast-migrate runs `linecast-admin migrate` from the service's image")
 
 
 def check_cloudrun(known, documented, image_bind_address, probe_paths):
@@ -675,6 +728,8 @@ def check_cloudrun(known, documented, image_bind_address, probe_paths):
         fail("deploy/cloudrun leaves the address to PORT, which Cloud Run sets (no LINECAST_BIND, no PORT)")
     check_secret_refs("deploy/cloudrun", container, values, {"volumes": spec.get("volumes", [])})
     check_redis_signing("deploy/cloudrun", set(values))
+    check_not_migrating("deploy/cloudrun", values)
+    check_cloudrun_job(known, documented, container)
     ok("deploy/cloudrun: secrets by secretKeyRef (Secret Manager), CPU always allocated")
     port = container["ports"][0]["containerPort"]
     if port != port_of(image_bind_address):

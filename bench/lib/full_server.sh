@@ -11,6 +11,7 @@ ADMIN=$TARGET/dist/linecast-admin
 WORK=$(mktemp -d)
 DB="sqlite://$WORK/bench.db?mode=rwc"
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$WORK"' EXIT
+"$ADMIN" migrate --database-url "$DB" >/dev/null || exit 1
 LINECAST_STORE_URL="file://$STORE" LINECAST_DATABASE_URL="$DB" LINECAST_NOW=2026-11-21T17:00:00Z \
   LINECAST_BIND=127.0.0.1:$PORT RUST_LOG=warn taskset -c 0 "$API" >"$WORK/server.log" 2>&1 &
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/api/v1/liveness" >/dev/null && break; sleep 0.2; done

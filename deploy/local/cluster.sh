@@ -2,7 +2,8 @@
 # A local linecast cluster without containers, on loopback:
 #
 #   nginx (Debian's package)  ->  three linecast-api instances
-#   PostgreSQL (a fresh database in the local server, dropped at exit)
+#   PostgreSQL (a fresh database in the local server, migrated by
+#   `linecast-admin migrate`, dropped at exit)
 #   Redis (the local server, a namespace of this run's own, its keys deleted at exit)
 #   S3 (moto's server, from PyPI), holding a generated store
 #
@@ -168,7 +169,10 @@ done
 psql "$PG_URL/postgres" -qAt -c "CREATE DATABASE \"$DB_NAME\"" >/dev/null || die "could not create database $DB_NAME"
 DB_CREATED=1
 DATABASE_URL="$PG_URL/$DB_NAME"
-say "database $DB_NAME, Redis namespace $NAMESPACE"
+# The instances only check the schema, as in compose and Kubernetes:
+# `linecast-admin migrate` applies it first.
+"$ADMIN" migrate --database-url "$DATABASE_URL" >"$LOGS/migrate.log" 2>&1 || die "migrating the database failed"
+say "database $DB_NAME (migrated), Redis namespace $NAMESPACE"
 
 # ------------------------------------------------------------------ object store
 

@@ -19,6 +19,9 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Apply the accounts database's pending migrations (the only command
+    /// that changes its schema).
+    Migrate(accounts::migrate::MigrateArgs),
     /// Customer accounts: create, list, show.
     Customers(accounts::customers::CustomersArgs),
     /// API keys: issue (printed once), revoke.
@@ -50,6 +53,7 @@ enum Command {
 async fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Migrate(args) => accounts::migrate::run(args).await,
         Command::Customers(args) => accounts::customers::run(args).await,
         Command::Keys(args) => accounts::keys::run(args).await,
         Command::Subscription(args) => accounts::subscription::run(args).await,

@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use linecast_core::services::releases::{ReleaseError, Releases};
-use linecast_db::SeaAccounts;
 use linecast_store::{ObjectArtifactStore, StoreOptions};
 
 use crate::accounts::config;
@@ -58,9 +57,7 @@ async fn import(source: &str, store: Option<String>, database_url: Option<String
     };
     let store = Arc::new(ObjectArtifactStore::from_url(&store_url, StoreOptions::default())?);
     let database_url = config::database_url(database_url)?;
-    let db = SeaAccounts::connect(&database_url)
-        .await
-        .map_err(|e| anyhow::anyhow!("opening the accounts database: {e}"))?;
+    let db = crate::accounts::open_checked(&database_url).await?;
     let releases = Releases::new(Arc::new(db), store.clone(), store, None);
     let url = source_url(source)?;
     let (versions, skipped) = linecast_store::backfill::earlier_versions(&url, &StoreOptions::default()).await?;

@@ -9,6 +9,7 @@ pub mod endpoint;
 pub mod error;
 pub mod events;
 pub mod metrics;
+pub mod migrations;
 pub mod openapi;
 pub mod params;
 pub mod portal;

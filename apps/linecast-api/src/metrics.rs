@@ -132,6 +132,13 @@ pub fn billing_conflict() {
     metrics::counter!("linecast_billing_conflicts_total").increment(1);
 }
 
+/// A large response body ended before its last byte: `cause` is `stop`
+/// (the in-flight allowance of a stop ran out) or `connection` (the
+/// client went away or stopped reading).
+pub fn response_cut(cause: &'static str) {
+    metrics::counter!("linecast_responses_cut_total", "cause" => cause).increment(1);
+}
+
 /// A request answered 408 because its body did not arrive within the body
 /// timeout (`crate::stall::BodyDeadline`).
 pub fn body_timeout() {

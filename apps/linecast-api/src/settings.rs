@@ -27,10 +27,19 @@ pub struct Settings {
     pub bind: SocketAddr,
     /// `LINECAST_DATABASE_URL`, default a SQLite file under `var/`.
     pub database_url: String,
+    /// `LINECAST_MIGRATE`: apply pending migrations at start (default
+    /// false: the server checks the schema and refuses to start while a
+    /// migration it needs is pending; `linecast-admin migrate` owns the
+    /// schema). Demo mode always migrates its own database.
+    pub migrate: bool,
     /// `LINECAST_STORE_URL`, default `file://<cwd>/var/store`.
     pub store_url: String,
-    /// `LINECAST_REDIS_URL`, optional.
+    /// `LINECAST_REDIS_URL`, optional (`redis://`, or `rediss://` for TLS).
     pub redis_url: Option<String>,
+    /// `LINECAST_REDIS_CA_FILE`: the CA certificates (PEM) a `rediss://`
+    /// server's certificate is checked against instead of the system's
+    /// roots. Only with a `rediss://` URL.
+    pub redis_ca_file: Option<PathBuf>,
     /// `LINECAST_REDIS_NAMESPACE`: prefix of every Redis key (default
     /// `linecast`); give each deployment sharing a Redis its own.
     pub redis_namespace: String,
@@ -65,6 +74,9 @@ pub struct Settings {
     pub freshness_windows: FreshnessWindows,
     /// `LINECAST_LOG_FORMAT`: `human` (default) or `json`.
     pub log_format: LogFormat,
+    /// `RUST_LOG` (`rust_log` in the file): the log filter, `info` when
+    /// unset.
+    pub log_filter: Option<String>,
     /// `LINECAST_CACHE_BYTES`: the one memory budget of everything cached,
     /// default `linecast_core::memory::Budget::DEFAULT_BYTES` (160 MiB).
     pub cache_bytes: u64,
@@ -248,37 +260,73 @@ fn soft_descriptor_limit(limits: &str) -> Option<u64> {
     soft.parse().ok()
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// Every `LINECAST_*` variable the server reads, each of which may also be
+/// set in the config file under its name without `LINECAST_`, lower-cased
+/// (`public_rate` is `LINECAST_PUBLIC_RATE`). `RUST_LOG` is `rust_log`
+/// there; `PORT` and `LINECAST_CONFIG` are read from the environment only.
+pub const FILE_SETTINGS: &[&str] = &[
+    "LINECAST_BIND",
+    "LINECAST_VAR_DIR",
+    "LINECAST_DATABASE_URL",
+    "LINECAST_MIGRATE",
+    "LINECAST_STORE_URL",
+    "LINECAST_REDIS_URL",
+    "LINECAST_REDIS_CA_FILE",
+    "LINECAST_REDIS_NAMESPACE",
+    "LINECAST_SIGNING_KEY",
+    "LINECAST_NOW",
+    "LINECAST_LOG_FORMAT",
+    "LINECAST_CACHE_BYTES",
+    "LINECAST_DEMO",
+    "LINECAST_PUBLIC_RATE",
+    "LINECAST_CLIENT_IP_HEADER",
+    "LINECAST_TRUSTED_PROXY_CIDRS",
+    "LINECAST_TRUSTED_PROXIES",
+    "LINECAST_RATE_BURST",
+    "LINECAST_AUTH_FAILURE_RATE",
+    "LINECAST_AUTH_FAILURE_BURST",
+    "LINECAST_MAX_KEYS_PER_CUSTOMER",
+    "LINECAST_WATCH_INTERVAL",
+    "LINECAST_MAX_STREAMS_PER_CUSTOMER",
+    "LINECAST_MAX_DOWNLOADS_PER_CUSTOMER",
+    "LINECAST_STALL_TIMEOUT_SECS",
+    "LINECAST_BODY_TIMEOUT_SECS",
+    "LINECAST_HEAVY_THREADS",
+    "LINECAST_MAX_CONNECTIONS",
+    "LINECAST_DATABASE_TIMEOUT_MS",
+    "LINECAST_REDIS_LEASES",
+    "LINECAST_REDIS_TIMEOUT_MS",
+    "LINECAST_USAGE_STALE_AFTER_MS",
+    "LINECAST_SHUTDOWN_TIMEOUT_SECS",
+    "LINECAST_STORE_TIMEOUT_SECS",
+    "LINECAST_RELEASE_RETENTION_DAYS",
+    "LINECAST_DRAIN_GRACE_SECS",
+    "LINECAST_METRICS_BIND",
+    "LINECAST_PUBLIC_URL",
+    "LINECAST_MARKETS",
+    "LINECAST_KALSHI_BASE_URL",
+    "LINECAST_STRIPE_WEBHOOK_SECRETS",
+    "LINECAST_STRIPE_PLANS",
+    "LINECAST_STRIPE_LIVEMODE",
+    "LINECAST_AUTH_DISABLED",
+    "RUST_LOG",
+];
+
+/// The key of `name` in the config file: the name without `LINECAST_`,
+/// lower-cased.
+pub fn file_key(name: &str) -> String {
+    name.strip_prefix("LINECAST_").unwrap_or(name).to_ascii_lowercase()
+}
+
+/// The config file's settings by variable name, each value spelled as the
+/// environment would spell it (a TOML number or boolean as its text, an
+/// array of strings joined with commas), so both sources go through one
+/// reading of every setting.
+#[derive(Debug, Default)]
 struct FileSettings {
-    bind: Option<String>,
-    database_url: Option<String>,
-    store_url: Option<String>,
-    redis_url: Option<String>,
-    redis_timeout_ms: Option<u64>,
-    signing_key: Option<String>,
-    now: Option<String>,
-    log_format: Option<String>,
-    cache_bytes: Option<u64>,
-    demo: Option<bool>,
-    var_dir: Option<String>,
-    public_rate_per_second: Option<u32>,
-    client_ip_header: Option<String>,
-    trusted_proxy_cidrs: Option<String>,
-    trusted_proxies: Option<u32>,
-    rate_burst: Option<u32>,
-    auth_failure_rate: Option<u32>,
-    auth_failure_burst: Option<u32>,
-    metrics_bind: Option<String>,
-    max_keys_per_customer: Option<usize>,
-    watch_interval: Option<f64>,
-    max_streams_per_customer: Option<u32>,
-    database_timeout_ms: Option<u64>,
-    usage_stale_after_ms: Option<u64>,
-    drain_grace_secs: Option<f64>,
-    store_timeout_secs: Option<f64>,
-    shutdown_timeout_secs: Option<u64>,
-    release_retention_days: Option<u64>,
+    values: std::collections::HashMap<&'static str, String>,
+    /// Where the values were read, for error messages.
+    path: String,
 }
 
 impl FileSettings {
@@ -286,11 +334,92 @@ impl FileSettings {
     /// there is none.
     fn load() -> Result<Self, SettingsError> {
         let path = std::env::var("LINECAST_CONFIG").unwrap_or_else(|_| "linecast.toml".to_owned());
-        if !Path::new(&path).exists() {
+        Self::read(Path::new(&path))
+    }
+
+    /// The settings of the file at `path`; empty when it does not exist.
+    fn read(path: &Path) -> Result<Self, SettingsError> {
+        if !path.exists() {
             return Ok(Self::default());
         }
-        let text = std::fs::read_to_string(&path).map_err(|e| bad("LINECAST_CONFIG", e))?;
-        toml::from_str::<Self>(&text).map_err(|e| bad("LINECAST_CONFIG", e))
+        let text =
+            std::fs::read_to_string(path).map_err(|e| bad("LINECAST_CONFIG", format!("{}: {e}", path.display())))?;
+        Self::parse(&text, &path.display().to_string())
+    }
+
+    /// Reads the TOML text of the file at `path`. A key that names no
+    /// setting, or a value that is a table (or an array holding one), is
+    /// an error naming the key.
+    fn parse(text: &str, path: &str) -> Result<Self, SettingsError> {
+        let table: toml::Table = toml::from_str(text).map_err(|e| bad("LINECAST_CONFIG", format!("{path}: {e}")))?;
+        let mut values = std::collections::HashMap::new();
+        for (key, value) in table {
+            let Some(name) = FILE_SETTINGS.iter().copied().find(|name| file_key(name) == key) else {
+                return Err(bad(
+                    "LINECAST_CONFIG",
+                    format!(
+                        "{path}: unknown key '{key}'; a key is a setting's variable name without LINECAST_, in \
+                         lower case (docs/configuration.md lists them)"
+                    ),
+                ));
+            };
+            let text = as_setting_text(&value).ok_or_else(|| {
+                bad(
+                    name,
+                    format!(
+                        "'{key}' in {path} is a {}; expected a string, number or boolean",
+                        value.type_str()
+                    ),
+                )
+            })?;
+            values.insert(name, text);
+        }
+        Ok(Self {
+            values,
+            path: path.to_owned(),
+        })
+    }
+
+    /// The file's value of the variable `name`.
+    fn get(&self, name: &str) -> Option<String> {
+        self.values.get(name).cloned()
+    }
+}
+
+/// A TOML value as the environment would spell it: strings as they are,
+/// numbers, booleans and date-times as their text, an array of those
+/// joined with commas (`trusted_proxy_cidrs = ["10.0.0.0/8", "::1/128"]`).
+fn as_setting_text(value: &toml::Value) -> Option<String> {
+    match value {
+        toml::Value::String(s) => Some(s.clone()),
+        toml::Value::Integer(i) => Some(i.to_string()),
+        toml::Value::Float(f) => Some(f.to_string()),
+        toml::Value::Boolean(b) => Some(b.to_string()),
+        toml::Value::Datetime(d) => Some(d.to_string()),
+        toml::Value::Array(items) => items
+            .iter()
+            .map(|item| match item {
+                toml::Value::Array(_) | toml::Value::Table(_) => None,
+                other => as_setting_text(other),
+            })
+            .collect::<Option<Vec<_>>>()
+            .map(|parts| parts.join(",")),
+        toml::Value::Table(_) => None,
+    }
+}
+
+/// The value of a setting: the environment's, else the file's. `PORT` is
+/// the environment's only (a platform's, never the file's).
+fn layered<'a>(
+    file: &'a FileSettings,
+    env: impl Fn(&str) -> Option<String> + 'a,
+) -> impl Fn(&str) -> Option<String> + 'a {
+    move |name: &str| {
+        if name == "PORT" {
+            env(name)
+        } else {
+            env(name).or_else(|| file.get(name))
+        }
     }
 }
 
@@ -364,8 +493,8 @@ fn client_ip_header(
 /// The address the server listens on: `LINECAST_BIND` (environment, then
 /// `bind` in the file); else `0.0.0.0:$PORT` when `PORT` is set (Cloud Run
 /// and other platforms that name the port); else `127.0.0.1:8080`.
-fn bind_address(from_file: Option<&String>, env: impl Fn(&str) -> Option<String>) -> Result<SocketAddr, SettingsError> {
-    if let Some(bind) = env("LINECAST_BIND").or_else(|| from_file.cloned()) {
+fn bind_address(env: impl Fn(&str) -> Option<String>) -> Result<SocketAddr, SettingsError> {
+    if let Some(bind) = env("LINECAST_BIND") {
         return bind.parse().map_err(|e| bad("LINECAST_BIND", format!("'{bind}': {e}")));
     }
     match env("PORT").filter(|p| !p.is_empty()) {
@@ -407,50 +536,80 @@ impl Settings {
         Self::from_sources(&FileSettings::load()?, |k| std::env::var(k).ok())
     }
 
+    /// The settings of the config file at `config` (none when it does not
+    /// exist) under the environment `env`: what [`Settings::load`] does
+    /// with `LINECAST_CONFIG` (or `./linecast.toml`) and the process's
+    /// environment.
+    pub fn load_from(config: &Path, env: impl Fn(&str) -> Option<String>) -> Result<Self, SettingsError> {
+        Self::from_sources(&FileSettings::read(config)?, env)
+    }
+
     /// Only the address the server listens on, from the same sources as
     /// [`Settings::load`] (for `linecast-api healthcheck`, which must not
     /// fail on a setting that only the server needs).
     pub fn load_bind() -> Result<SocketAddr, SettingsError> {
-        bind_address(FileSettings::load()?.bind.as_ref(), |k| std::env::var(k).ok())
+        let file = FileSettings::load()?;
+        bind_address(layered(&file, |k| std::env::var(k).ok()))
     }
 
+    /// Every setting from the environment, then the file; an error about a
+    /// value that came from the file says so.
     fn from_sources(file: &FileSettings, env: impl Fn(&str) -> Option<String>) -> Result<Self, SettingsError> {
-        let pick = |key: &str, from_file: &Option<String>| env(key).or_else(|| from_file.clone());
+        Self::read_settings(layered(file, &env)).map_err(|mut e| {
+            if env(e.name).is_none() && file.values.contains_key(e.name) {
+                e.reason = format!("{} (from '{}' in {})", e.reason, file_key(e.name), file.path);
+            }
+            e
+        })
+    }
+
+    fn read_settings(env: impl Fn(&str) -> Option<String>) -> Result<Self, SettingsError> {
         let cwd = std::env::current_dir().map_err(|e| bad("LINECAST_VAR_DIR", e))?;
-        let var_dir = pick("LINECAST_VAR_DIR", &file.var_dir).map_or_else(|| cwd.join("var"), PathBuf::from);
+        let var_dir = env("LINECAST_VAR_DIR").map_or_else(|| cwd.join("var"), PathBuf::from);
         let var_dir = if var_dir.is_absolute() {
             var_dir
         } else {
             cwd.join(var_dir)
         };
-        let bind = bind_address(file.bind.as_ref(), &env)?;
-        let configured_database = pick("LINECAST_DATABASE_URL", &file.database_url).filter(|s| !s.is_empty());
-        let configured_store = pick("LINECAST_STORE_URL", &file.store_url).filter(|s| !s.is_empty());
+        let bind = bind_address(&env)?;
+        let configured_database = env("LINECAST_DATABASE_URL").filter(|s| !s.is_empty());
+        let configured_store = env("LINECAST_STORE_URL").filter(|s| !s.is_empty());
         let demo = match env("LINECAST_DEMO") {
             Some(v) => flag("LINECAST_DEMO", &v)?,
-            None => match file.demo {
-                Some(asked) => asked,
-                None => demo_by_default(configured_database.is_none() && configured_store.is_none(), bind)?,
-            },
+            None => demo_by_default(configured_database.is_none() && configured_store.is_none(), bind)?,
+        };
+        let redis_url = env("LINECAST_REDIS_URL").filter(|s| !s.is_empty());
+        let redis_ca_file = env("LINECAST_REDIS_CA_FILE")
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from);
+        if redis_ca_file.is_some()
+            && !redis_url
+                .as_deref()
+                .is_some_and(|url| url.get(..9).is_some_and(|s| s.eq_ignore_ascii_case("rediss://")))
+        {
+            return Err(bad(
+                "LINECAST_REDIS_CA_FILE",
+                "set, but LINECAST_REDIS_URL is not a rediss:// URL: the CA file is only used for TLS to Redis \
+                 (rediss://host:port); a redis:// connection is not encrypted",
+            ));
+        }
+        let migrate = match env("LINECAST_MIGRATE") {
+            Some(v) => flag("LINECAST_MIGRATE", &v)?,
+            None => false,
         };
         let database_url = configured_database
             .unwrap_or_else(|| format!("sqlite://{}?mode=rwc", var_dir.join("linecast.db").display()));
         let store_url = configured_store.unwrap_or_else(|| format!("file://{}", var_dir.join("store").display()));
-        let number = |name: &'static str, from_file: Option<u64>, default: u64| -> Result<u64, SettingsError> {
+        let number = |name: &'static str, default: u64| -> Result<u64, SettingsError> {
             match env(name) {
                 Some(v) => v.parse().map_err(|e| bad(name, format!("'{v}': {e}"))),
-                None => Ok(from_file.unwrap_or(default)),
+                None => Ok(default),
             }
         };
-        let public_rate_per_second = u32::try_from(number(
-            "LINECAST_PUBLIC_RATE",
-            file.public_rate_per_second.map(u64::from),
-            20,
-        )?)
-        .map_err(|e| bad("LINECAST_PUBLIC_RATE", e))?;
-        let small = |name: &'static str, from_file: Option<u32>, default: u32| -> Result<u32, SettingsError> {
-            u32::try_from(number(name, from_file.map(u64::from), u64::from(default))?).map_err(|e| bad(name, e))
+        let small = |name: &'static str, default: u32| -> Result<u32, SettingsError> {
+            u32::try_from(number(name, u64::from(default))?).map_err(|e| bad(name, e))
         };
+        let public_rate_per_second = small("LINECAST_PUBLIC_RATE", 20)?;
         let at_least_one = |name: &'static str, value: u32| -> Result<u32, SettingsError> {
             if value == 0 {
                 Err(bad(name, "must be at least 1"))
@@ -458,34 +617,22 @@ impl Settings {
                 Ok(value)
             }
         };
-        let trusted_proxies = at_least_one(
-            "LINECAST_TRUSTED_PROXIES",
-            small("LINECAST_TRUSTED_PROXIES", file.trusted_proxies, 1)?,
-        )?;
+        let trusted_proxies = at_least_one("LINECAST_TRUSTED_PROXIES", small("LINECAST_TRUSTED_PROXIES", 1)?)?;
         let (client_ip_header, trusted_proxy_cidrs) = client_ip_header(
-            pick("LINECAST_CLIENT_IP_HEADER", &file.client_ip_header),
-            pick("LINECAST_TRUSTED_PROXY_CIDRS", &file.trusted_proxy_cidrs).as_deref(),
+            env("LINECAST_CLIENT_IP_HEADER"),
+            env("LINECAST_TRUSTED_PROXY_CIDRS").as_deref(),
         )?;
-        let rate_burst = at_least_one(
-            "LINECAST_RATE_BURST",
-            small("LINECAST_RATE_BURST", file.rate_burst, DEFAULT_BURST)?,
-        )?;
-        let auth_failure_rate = small("LINECAST_AUTH_FAILURE_RATE", file.auth_failure_rate, 20)?;
-        let auth_failure_burst = at_least_one(
-            "LINECAST_AUTH_FAILURE_BURST",
-            small("LINECAST_AUTH_FAILURE_BURST", file.auth_failure_burst, 40)?,
-        )?;
-        let max_keys_per_customer = usize::try_from(number(
-            "LINECAST_MAX_KEYS_PER_CUSTOMER",
-            file.max_keys_per_customer.map(|n| n as u64),
-            25,
-        )?)
-        .map_err(|e| bad("LINECAST_MAX_KEYS_PER_CUSTOMER", e))?;
+        let rate_burst = at_least_one("LINECAST_RATE_BURST", small("LINECAST_RATE_BURST", DEFAULT_BURST)?)?;
+        let auth_failure_rate = small("LINECAST_AUTH_FAILURE_RATE", 20)?;
+        let auth_failure_burst =
+            at_least_one("LINECAST_AUTH_FAILURE_BURST", small("LINECAST_AUTH_FAILURE_BURST", 40)?)?;
+        let max_keys_per_customer = usize::try_from(number("LINECAST_MAX_KEYS_PER_CUSTOMER", 25)?)
+            .map_err(|e| bad("LINECAST_MAX_KEYS_PER_CUSTOMER", e))?;
         let watch_interval = match env("LINECAST_WATCH_INTERVAL") {
             Some(v) => v
                 .parse::<f64>()
                 .map_err(|e| bad("LINECAST_WATCH_INTERVAL", format!("'{v}': {e}")))?,
-            None => file.watch_interval.unwrap_or(5.0),
+            None => 5.0,
         };
         let watch_interval = std::time::Duration::try_from_secs_f64(watch_interval)
             .ok()
@@ -493,22 +640,16 @@ impl Settings {
             .ok_or_else(|| bad("LINECAST_WATCH_INTERVAL", "seconds, at least 0.01"))?;
         let max_streams_per_customer = at_least_one(
             "LINECAST_MAX_STREAMS_PER_CUSTOMER",
-            small("LINECAST_MAX_STREAMS_PER_CUSTOMER", file.max_streams_per_customer, 5)?,
+            small("LINECAST_MAX_STREAMS_PER_CUSTOMER", 5)?,
         )?;
-        let database_timeout =
-            std::time::Duration::from_millis(number("LINECAST_DATABASE_TIMEOUT_MS", file.database_timeout_ms, 2000)?);
-        let redis_timeout =
-            std::time::Duration::from_millis(number("LINECAST_REDIS_TIMEOUT_MS", file.redis_timeout_ms, 500)?);
-        let usage_stale_after = std::time::Duration::from_millis(number(
-            "LINECAST_USAGE_STALE_AFTER_MS",
-            file.usage_stale_after_ms,
-            10_000,
-        )?);
+        let database_timeout = std::time::Duration::from_millis(number("LINECAST_DATABASE_TIMEOUT_MS", 2000)?);
+        let redis_timeout = std::time::Duration::from_millis(number("LINECAST_REDIS_TIMEOUT_MS", 500)?);
+        let usage_stale_after = std::time::Duration::from_millis(number("LINECAST_USAGE_STALE_AFTER_MS", 10_000)?);
         let drain_grace = match env("LINECAST_DRAIN_GRACE_SECS") {
             Some(v) => v
                 .parse::<f64>()
                 .map_err(|e| bad("LINECAST_DRAIN_GRACE_SECS", format!("'{v}': {e}")))?,
-            None => file.drain_grace_secs.unwrap_or(DEFAULT_DRAIN_GRACE_SECS),
+            None => DEFAULT_DRAIN_GRACE_SECS,
         };
         let drain_grace = std::time::Duration::try_from_secs_f64(drain_grace)
             .ok()
@@ -518,21 +659,17 @@ impl Settings {
             Some(v) => v
                 .parse::<f64>()
                 .map_err(|e| bad("LINECAST_STORE_TIMEOUT_SECS", format!("'{v}': {e}")))?,
-            None => file.store_timeout_secs.unwrap_or(DEFAULT_STORE_TIMEOUT.as_secs_f64()),
+            None => DEFAULT_STORE_TIMEOUT.as_secs_f64(),
         };
         let store_timeout = std::time::Duration::try_from_secs_f64(store_timeout)
             .ok()
             .filter(|d| !d.is_zero() && *d <= MAX_STORE_TIMEOUT)
             .ok_or_else(|| bad("LINECAST_STORE_TIMEOUT_SECS", "seconds, more than 0 and at most 300"))?;
-        let shutdown_timeout = number(
-            "LINECAST_SHUTDOWN_TIMEOUT_SECS",
-            file.shutdown_timeout_secs,
-            crate::startup::SHUTDOWN_TIMEOUT_SECS,
-        )?;
+        let shutdown_timeout = number("LINECAST_SHUTDOWN_TIMEOUT_SECS", crate::startup::SHUTDOWN_TIMEOUT_SECS)?;
         if shutdown_timeout > 3600 {
             return Err(bad("LINECAST_SHUTDOWN_TIMEOUT_SECS", "whole seconds, from 0 to 3600"));
         }
-        let release_retention_days = number("LINECAST_RELEASE_RETENTION_DAYS", file.release_retention_days, 0)?;
+        let release_retention_days = number("LINECAST_RELEASE_RETENTION_DAYS", 0)?;
         if release_retention_days > 36_500 {
             return Err(bad(
                 "LINECAST_RELEASE_RETENTION_DAYS",
@@ -540,22 +677,22 @@ impl Settings {
             ));
         }
         let release_retention_days = u32::try_from(release_retention_days).ok().filter(|d| *d > 0);
-        let metrics_bind = pick("LINECAST_METRICS_BIND", &file.metrics_bind)
+        let metrics_bind = env("LINECAST_METRICS_BIND")
             .filter(|s| !s.is_empty())
             .map(|v| v.parse().map_err(|e| bad("LINECAST_METRICS_BIND", e)))
             .transpose()?;
-        let now = pick("LINECAST_NOW", &file.now)
+        let now = env("LINECAST_NOW")
             .map(|v| DateTime::parse_from_rfc3339(&v).map(|t| t.with_timezone(&Utc)))
             .transpose()
             .map_err(|e| bad("LINECAST_NOW", format!("{e}; expected an RFC 3339 instant")))?;
-        let log_format = match pick("LINECAST_LOG_FORMAT", &file.log_format).as_deref() {
+        let log_format = match env("LINECAST_LOG_FORMAT").as_deref() {
             None | Some("human") => LogFormat::Human,
             Some("json") => LogFormat::Json,
             Some(other) => return Err(bad("LINECAST_LOG_FORMAT", format!("'{other}'; expected human or json"))),
         };
         let cache_bytes = match env("LINECAST_CACHE_BYTES") {
             Some(v) => v.parse().map_err(|e| bad("LINECAST_CACHE_BYTES", e))?,
-            None => file.cache_bytes.unwrap_or(linecast_core::memory::Budget::DEFAULT_BYTES),
+            None => linecast_core::memory::Budget::DEFAULT_BYTES,
         };
         let auth_enabled = match env("LINECAST_AUTH_DISABLED") {
             Some(v) => !flag("LINECAST_AUTH_DISABLED", &v)?,
@@ -595,7 +732,6 @@ impl Settings {
                 "LINECAST_MAX_DOWNLOADS_PER_CUSTOMER",
                 small(
                     "LINECAST_MAX_DOWNLOADS_PER_CUSTOMER",
-                    None,
                     defaults.max_downloads_per_customer,
                 )?,
             )?,
@@ -605,7 +741,6 @@ impl Settings {
                 "LINECAST_HEAVY_THREADS",
                 small(
                     "LINECAST_HEAVY_THREADS",
-                    None,
                     u32::try_from(defaults.heavy_threads).unwrap_or(1),
                 )?,
             )? as usize,
@@ -613,7 +748,6 @@ impl Settings {
                 "LINECAST_MAX_CONNECTIONS",
                 small(
                     "LINECAST_MAX_CONNECTIONS",
-                    None,
                     u32::try_from(defaults.max_connections).unwrap_or(u32::MAX),
                 )?,
             )? as usize,
@@ -649,13 +783,16 @@ impl Settings {
             auth_enabled,
             bind,
             database_url,
+            migrate,
             store_url,
-            redis_url: pick("LINECAST_REDIS_URL", &file.redis_url).filter(|s| !s.is_empty()),
-            signing_key: pick("LINECAST_SIGNING_KEY", &file.signing_key).filter(|s| !s.is_empty()),
+            redis_url,
+            redis_ca_file,
+            signing_key: env("LINECAST_SIGNING_KEY").filter(|s| !s.is_empty()),
             now,
             manual_clock: None,
             freshness_windows: FreshnessWindows::default(),
             log_format,
+            log_filter: env("RUST_LOG").filter(|f| !f.trim().is_empty()),
             cache_bytes,
             demo,
             var_dir,
@@ -687,8 +824,12 @@ impl Settings {
         Self {
             bind: SocketAddr::from(([127, 0, 0, 1], 0)),
             database_url: format!("sqlite://{}?mode=rwc", var_dir.join("linecast.db").display()),
+            // As in production: only demo mode (on here) migrates; a test
+            // in production mode migrates its fresh database itself.
+            migrate: false,
             store_url: store_url.to_owned(),
             redis_url: None,
+            redis_ca_file: None,
             signing_key: Some("test-signing-key".to_owned()),
             stripe_webhook_secrets: crate::auth::stripe_signature::WebhookSecrets::default(),
             stripe_plans: linecast_core::services::billing::PlanTable::default(),
@@ -697,6 +838,7 @@ impl Settings {
             manual_clock: None,
             freshness_windows: FreshnessWindows::default(),
             log_format: LogFormat::Human,
+            log_filter: None,
             cache_bytes: 64 * 1024 * 1024,
             // The in-process suites start from the demo customer (its key is
             // the tests' default caller); production-mode tests turn it off.
@@ -744,6 +886,11 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
+    /// The settings of a config file holding `text`.
+    fn file(text: &str) -> FileSettings {
+        FileSettings::parse(text, "linecast.toml").unwrap()
+    }
+
     /// The portal's sign-in origin is `LINECAST_PUBLIC_URL`'s when it is
     /// set (none when unset: the request's own host); a value that is not
     /// an http(s) URL stops the start, naming the setting.
@@ -766,11 +913,7 @@ mod tests {
 
     #[test]
     fn environment_overrides_the_file_and_bad_values_name_the_setting() {
-        let file = FileSettings {
-            bind: Some("0.0.0.0:9000".into()),
-            demo: Some(true),
-            ..FileSettings::default()
-        };
+        let file = file("bind = \"0.0.0.0:9000\"\ndemo = true");
         let s = Settings::from_sources(&file, |k| {
             (k == "LINECAST_NOW").then(|| "2026-11-21T15:00:00Z".to_owned())
         })
@@ -837,11 +980,7 @@ mod tests {
         );
         assert_eq!(with("LINECAST_SHUTDOWN_TIMEOUT_SECS", "7").unwrap().shutdown_timeout, 7);
         assert_eq!(with("LINECAST_SHUTDOWN_TIMEOUT_SECS", "0").unwrap().shutdown_timeout, 0);
-        let in_file = FileSettings {
-            store_timeout_secs: Some(1.5),
-            shutdown_timeout_secs: Some(3),
-            ..FileSettings::default()
-        };
+        let in_file = file("store_timeout_secs = 1.5\nshutdown_timeout_secs = 3");
         let read = Settings::from_sources(&in_file, |_| None).unwrap();
         assert_eq!(read.store_timeout, std::time::Duration::from_millis(1500));
         assert_eq!(read.shutdown_timeout, 3);
@@ -869,10 +1008,7 @@ mod tests {
         );
         assert_eq!(grace("0.5").unwrap().drain_grace, std::time::Duration::from_millis(500));
         assert_eq!(grace("0").unwrap().drain_grace, std::time::Duration::ZERO);
-        let in_file = FileSettings {
-            drain_grace_secs: Some(2.0),
-            ..FileSettings::default()
-        };
+        let in_file = file("drain_grace_secs = 2.0");
         assert_eq!(
             Settings::from_sources(&in_file, |_| None).unwrap().drain_grace,
             std::time::Duration::from_secs(2)
@@ -907,10 +1043,7 @@ mod tests {
         assert!(!Settings::from_sources(&none, db).unwrap().demo);
         let store = |k: &str| (k == "LINECAST_STORE_URL").then(|| "s3://bucket/p".to_owned());
         assert!(!Settings::from_sources(&none, store).unwrap().demo);
-        let in_file = FileSettings {
-            store_url: Some("file:///srv/store".into()),
-            ..FileSettings::default()
-        };
+        let in_file = file("store_url = \"file:///srv/store\"");
         assert!(!Settings::from_sources(&in_file, |_| None).unwrap().demo);
         // Asked for explicitly, either way.
         let forced = |k: &str| match k {
@@ -957,19 +1090,16 @@ mod tests {
             "127.0.0.1:8080".parse().unwrap()
         );
         // `bind` in the file is LINECAST_BIND too.
-        let in_file = FileSettings {
-            bind: Some("127.0.0.1:7001".into()),
-            ..FileSettings::default()
-        };
+        let in_file = file("bind = \"127.0.0.1:7001\"");
         let port = |k: &str| (k == "PORT").then(|| "9090".to_owned());
         assert_eq!(Settings::from_sources(&in_file, port).unwrap().bind.port(), 7001);
-        assert_eq!(bind_address(None, port).unwrap(), "0.0.0.0:9090".parse().unwrap());
+        assert_eq!(bind_address(port).unwrap(), "0.0.0.0:9090".parse().unwrap());
         for bad_port in ["http", "70000", "-1"] {
-            let err = bind_address(None, |k| (k == "PORT").then(|| bad_port.to_owned())).unwrap_err();
+            let err = bind_address(|k| (k == "PORT").then(|| bad_port.to_owned())).unwrap_err();
             assert_eq!(err.name, "PORT", "{bad_port}");
             assert!(err.reason.contains(bad_port), "{err}");
         }
-        let err = bind_address(None, |k| (k == "LINECAST_BIND").then(|| "localhost".to_owned())).unwrap_err();
+        let err = bind_address(|k| (k == "LINECAST_BIND").then(|| "localhost".to_owned())).unwrap_err();
         assert_eq!(err.name, "LINECAST_BIND");
     }
 
@@ -1005,12 +1135,99 @@ mod tests {
             );
         }
         // `demo = true` in the file is a request too.
-        let in_file = FileSettings {
-            bind: Some("0.0.0.0:8080".into()),
-            demo: Some(true),
-            ..FileSettings::default()
-        };
+        let in_file = file("bind = \"0.0.0.0:8080\"\ndemo = true");
         assert!(Settings::from_sources(&in_file, |_| None).unwrap().demo);
+    }
+
+    /// A CA file is taken only for a `rediss://` URL, from the environment
+    /// or the file.
+    #[test]
+    fn the_redis_ca_file_goes_with_a_rediss_url_only() {
+        let none = FileSettings::default();
+        let with = |vars: &'static [(&'static str, &'static str)]| Settings::from_sources(&none, env_of(vars));
+        let s = with(&[
+            ("LINECAST_REDIS_URL", "rediss://:pw@10.0.0.3:6378"),
+            ("LINECAST_REDIS_CA_FILE", "/etc/linecast/redis-ca.pem"),
+        ])
+        .unwrap();
+        assert_eq!(s.redis_ca_file, Some(PathBuf::from("/etc/linecast/redis-ca.pem")));
+        assert_eq!(
+            with(&[("LINECAST_REDIS_URL", "rediss://h:6378")])
+                .unwrap()
+                .redis_ca_file,
+            None
+        );
+        for refused in [
+            &[("LINECAST_REDIS_CA_FILE", "/ca.pem")][..],
+            &[
+                ("LINECAST_REDIS_URL", "redis://h:6379"),
+                ("LINECAST_REDIS_CA_FILE", "/ca.pem"),
+            ],
+        ] {
+            let err = Settings::from_sources(&none, env_of(refused)).unwrap_err();
+            assert_eq!(err.name, "LINECAST_REDIS_CA_FILE");
+            assert!(err.reason.contains("rediss://"), "{err}");
+        }
+        let in_file = file("redis_url = \"rediss://h:6378\"\nredis_ca_file = \"ca.pem\"");
+        assert_eq!(
+            Settings::from_sources(&in_file, |_| None).unwrap().redis_ca_file,
+            Some(PathBuf::from("ca.pem"))
+        );
+    }
+
+    /// A key is the variable's name without `LINECAST_`, lower-cased
+    /// (`public_rate = 10`, which once stopped the server); the environment
+    /// wins; a key naming no setting, or a table, stops the start naming it;
+    /// a bad value from the file says where it came from.
+    #[test]
+    fn the_config_file_takes_every_setting_under_its_variable_name() {
+        let s = Settings::from_sources(&file("public_rate = 10\nredis_leases = false"), |_| None).unwrap();
+        assert_eq!((s.public_rate_per_second, s.redis_leases), (10, false));
+        let env_wins = Settings::from_sources(&file("public_rate = 10"), |k| {
+            (k == "LINECAST_PUBLIC_RATE").then(|| "3".to_owned())
+        });
+        assert_eq!(env_wins.unwrap().public_rate_per_second, 3);
+        let listed = Settings::from_sources(
+            &file("client_ip_header = \"X-Forwarded-For\"\ntrusted_proxy_cidrs = [\"10.0.0.0/8\", \"::1/128\"]"),
+            |_| None,
+        )
+        .unwrap();
+        assert_eq!(listed.trusted_proxy_cidrs, parse_ranges("10.0.0.0/8,::1/128").unwrap());
+        for (text, named) in [
+            ("public_rate_per_second = 10", "public_rate_per_second"),
+            ("LINECAST_BIND = \"127.0.0.1:1\"", "LINECAST_BIND"),
+            ("port = 8080", "port"),
+            ("config = \"x.toml\"", "config"),
+        ] {
+            let err = FileSettings::parse(text, "linecast.toml").unwrap_err();
+            assert_eq!(err.name, "LINECAST_CONFIG", "{text}");
+            assert!(err.reason.contains(&format!("unknown key '{named}'")), "{err}");
+        }
+        let err = FileSettings::parse("[public_rate]\nx = 1", "linecast.toml").unwrap_err();
+        assert_eq!(err.name, "LINECAST_PUBLIC_RATE");
+        let err = Settings::from_sources(&file("public_rate = \"lots\""), |_| None).unwrap_err();
+        assert_eq!(err.name, "LINECAST_PUBLIC_RATE");
+        assert!(err.reason.contains("(from 'public_rate' in linecast.toml)"), "{err}");
+        // PORT is never the file's, whatever it says.
+        assert_eq!(file_key("LINECAST_PUBLIC_RATE"), "public_rate");
+        assert_eq!(file_key("RUST_LOG"), "rust_log");
+    }
+
+    /// Production mode only checks the schema unless `LINECAST_MIGRATE`
+    /// (or `migrate` in the file) asks for migrations at start.
+    #[test]
+    fn migrations_at_start_only_when_asked() {
+        let none = FileSettings::default();
+        assert!(!Settings::from_sources(&none, |_| None).unwrap().migrate);
+        let asked =
+            |v: &'static str| Settings::from_sources(&none, move |k| (k == "LINECAST_MIGRATE").then(|| v.to_owned()));
+        assert!(asked("true").unwrap().migrate);
+        assert!(!asked("false").unwrap().migrate);
+        assert_eq!(asked("soon").unwrap_err().name, "LINECAST_MIGRATE");
+        let in_file = file("migrate = true");
+        assert!(Settings::from_sources(&in_file, |_| None).unwrap().migrate);
+        let overridden = Settings::from_sources(&in_file, |k| (k == "LINECAST_MIGRATE").then(|| "false".to_owned()));
+        assert!(!overridden.unwrap().migrate);
     }
 
     #[test]
@@ -1105,11 +1322,7 @@ mod tests {
         assert_eq!(err.name, "LINECAST_TRUSTED_PROXY_CIDRS");
         assert!(err.to_string().contains("'10.0.0.0/33'"), "{err}");
         // From the file too.
-        let in_file = FileSettings {
-            client_ip_header: Some("X-Real-IP".into()),
-            trusted_proxy_cidrs: Some("fd00::/8".into()),
-            ..FileSettings::default()
-        };
+        let in_file = file("client_ip_header = \"X-Real-IP\"\ntrusted_proxy_cidrs = \"fd00::/8\"");
         let s = Settings::from_sources(&in_file, |_| None).unwrap();
         assert_eq!(s.trusted_proxy_cidrs, parse_ranges("fd00::/8").unwrap());
     }

@@ -29,7 +29,7 @@ use linecast_core::services::strategies::Strategies;
 use linecast_core::{Accounts, ArtifactStore, Clock, FixedClock, SystemClock, UsageMeter};
 use linecast_db::{PinnedAccounts, SeaAccounts};
 use linecast_domain::time::et_date;
-use linecast_limits::{InProcessLimiter, LeasedRedisLimiter, RedisLimiter, RedisSlots, SlotLeases};
+use linecast_limits::{InProcessLimiter, LeasedRedisLimiter, RedisEndpoint, RedisLimiter, RedisSlots, SlotLeases};
 use linecast_markets::{CachedMarkets, FileSnapshotMarkets, KalshiConfig, KalshiMarkets};
 use linecast_signer::HmacSigner;
 use linecast_store::{ObjectArtifactStore, StoreOptions};
@@ -90,6 +90,8 @@ pub struct Application {
     drain_grace: std::time::Duration,
     /// How long the stop may take after the server has drained.
     stop_bound: std::time::Duration,
+    /// How long requests in flight may take once the listener has closed.
+    shutdown_timeout: std::time::Duration,
 }
 
 pub use crate::accounting::FLUSH_EVERY;
@@ -104,7 +106,7 @@ pub fn main() -> anyhow::Result<()> {
 
 async fn serve(tuned: Vec<&'static str>) -> anyhow::Result<()> {
     let settings = Settings::load()?;
-    telemetry::init(settings.log_format);
+    telemetry::init(settings.log_format, settings.log_filter.as_deref());
     tracing::debug!(?tuned, "allocator tuned");
     let app = Application::build(settings.clone()).await?;
     tracing::info!(bind = %settings.bind, port = app.port(), store = %settings.store_url, "linecast listening");
@@ -113,17 +115,43 @@ async fn serve(tuned: Vec<&'static str>) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `LINECAST_REDIS_URL` with the CA of `LINECAST_REDIS_CA_FILE`, if any.
+fn redis_endpoint(settings: &Settings) -> anyhow::Result<Option<RedisEndpoint>> {
+    let Some(url) = &settings.redis_url else {
+        return Ok(None);
+    };
+    let endpoint = RedisEndpoint::new(url.as_str());
+    Ok(Some(match &settings.redis_ca_file {
+        Some(path) => endpoint
+            .with_ca_file(path)
+            .map_err(|e| anyhow::anyhow!("invalid setting LINECAST_REDIS_CA_FILE: {e}"))?,
+        None => endpoint,
+    }))
+}
+
+/// A failed Redis connection, with what to do about an untrusted certificate.
+fn redis_error(what: &str, e: &linecast_core::ports::limits::LimitsError) -> anyhow::Error {
+    let text = e.to_string();
+    if text.contains("TLS certificate is not trusted") {
+        anyhow::anyhow!(
+            "{what}: {text}; set LINECAST_REDIS_CA_FILE to the CA certificate (PEM) that signed the server's certificate"
+        )
+    } else {
+        anyhow::anyhow!("{what}: {text}")
+    }
+}
+
 async fn build_limiter(settings: &Settings, usage: Arc<dyn UsageMeter>) -> anyhow::Result<Arc<dyn Limiter>> {
-    Ok(match &settings.redis_url {
-        Some(url) if settings.redis_leases => Arc::new(
-            LeasedRedisLimiter::connect(url, usage, settings.redis_namespace.clone(), settings.redis_timeout)
+    Ok(match redis_endpoint(settings)? {
+        Some(redis) if settings.redis_leases => Arc::new(
+            LeasedRedisLimiter::connect(redis, usage, settings.redis_namespace.clone(), settings.redis_timeout)
                 .await
-                .map_err(|e| anyhow::anyhow!("connecting to Redis: {e}"))?,
+                .map_err(|e| redis_error("connecting to Redis", &e))?,
         ),
-        Some(url) => Arc::new(
-            RedisLimiter::connect_with_timeout(url, usage, settings.redis_namespace.clone(), settings.redis_timeout)
+        Some(redis) => Arc::new(
+            RedisLimiter::connect_with_timeout(redis, usage, settings.redis_namespace.clone(), settings.redis_timeout)
                 .await
-                .map_err(|e| anyhow::anyhow!("connecting to Redis: {e}"))?,
+                .map_err(|e| redis_error("connecting to Redis", &e))?,
         ),
         None => Arc::new(InProcessLimiter::new(usage)),
     })
@@ -133,17 +161,17 @@ async fn build_limiter(settings: &Settings, usage: Arc<dyn UsageMeter>) -> anyho
 /// Redis is configured (with the heartbeat that renews this instance's
 /// leases), else this instance's own.
 async fn build_slots(settings: &Settings) -> anyhow::Result<(Arc<dyn SlotRegistry>, Option<linecast_limits::Flusher>)> {
-    Ok(match &settings.redis_url {
-        Some(url) => {
+    Ok(match redis_endpoint(settings)? {
+        Some(redis) => {
             let slots = Arc::new(
                 RedisSlots::connect(
-                    url,
+                    redis,
                     settings.redis_namespace.clone(),
                     settings.redis_timeout,
                     SlotLeases::DEFAULT,
                 )
                 .await
-                .map_err(|e| anyhow::anyhow!("connecting to Redis for the stream and download slots: {e}"))?,
+                .map_err(|e| redis_error("connecting to Redis for the stream and download slots", &e))?,
             );
             let heartbeat = slots.spawn_heartbeat();
             (slots, Some(heartbeat))
@@ -200,14 +228,12 @@ impl Application {
         {
             std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
         }
+        let pool = SeaAccounts::open_with_timeout(&settings.database_url, settings.database_timeout)
+            .await
+            .map_err(|e| anyhow::anyhow!("connecting to the accounts database: {e}"))?;
+        crate::migrations::prepare(pool.connection(), settings.demo || settings.migrate).await?;
         let db = Arc::new(
-            PinnedAccounts::new(
-                SeaAccounts::connect_with_timeout(&settings.database_url, settings.database_timeout)
-                    .await
-                    .map_err(|e| anyhow::anyhow!("connecting to the accounts database: {e}"))?,
-                tokio::runtime::Handle::current(),
-            )
-            .with_timeout(settings.database_timeout),
+            PinnedAccounts::new(pool, tokio::runtime::Handle::current()).with_timeout(settings.database_timeout),
         );
         let accounts: Arc<dyn Accounts> = db.clone();
         let usage: Arc<dyn UsageMeter> = db.clone();
@@ -385,6 +411,7 @@ impl Application {
                     crate::responses::HeavyWork::new(settings.heavy.heavy_threads)
                         .context("starting the heavy-work threads")?,
                 ),
+                in_flight: Arc::default(),
             }),
         };
         if settings.demo {
@@ -457,6 +484,7 @@ impl Application {
             var_dir: settings.var_dir.clone(),
             drain_grace: settings.drain_grace,
             stop_bound: settings.stop_bound,
+            shutdown_timeout: std::time::Duration::from_secs(settings.shutdown_timeout),
         })
     }
 
@@ -494,6 +522,7 @@ impl Application {
             self.server.handle(),
             self.drain_grace,
         );
+        let (in_flight, allowance) = (self.state.responses.in_flight.clone(), self.shutdown_timeout);
         let closer = tokio::spawn(async move {
             shutdown_signal().await;
             health.start_draining();
@@ -515,10 +544,14 @@ impl Application {
                 tracing::warn!("another stop signal while stopping: exiting now, without the final usage flush");
                 std::process::exit(1);
             });
+            in_flight.stop_accepting(allowance);
             server.stop(true).await;
         });
         let served = self.server.await;
         closer.abort();
+        // Large bodies the allowance cut (each logged once, here or where
+        // its worker dropped it).
+        self.state.responses.in_flight.report_cut();
         let bound = self.stop_bound;
         let deadline = tokio::time::Instant::now() + bound;
         let state = self.state.clone();

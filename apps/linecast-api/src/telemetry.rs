@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use actix_web::body::{BoxBody, MessageBody};
+use actix_web::body::{BodySize, BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{CONTENT_ENCODING, HeaderName, HeaderValue, X_CONTENT_TYPE_OPTIONS};
 use actix_web::middleware::Next;
@@ -17,9 +17,12 @@ use tracing_subscriber::EnvFilter;
 use crate::error::ApiError;
 use crate::settings::LogFormat;
 
-/// Installs the global subscriber (`RUST_LOG`, default `info`).
-pub fn init(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+/// Installs the global subscriber with `filter` (`RUST_LOG`, from the
+/// environment or the config file; `info` when unset or unreadable).
+pub fn init(format: LogFormat, filter: Option<&str>) {
+    let filter = filter
+        .and_then(|f| EnvFilter::try_new(f).ok())
+        .unwrap_or_else(|| EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
     let _ = match format {
         LogFormat::Json => builder.json().try_init(),
@@ -255,10 +258,7 @@ pub async fn request_context(
         .await?;
     let status = res.status().as_u16();
     if let Some(started) = started {
-        let route = crate::routes::dispatch::template(res.request())
-            .map(str::to_owned)
-            .or_else(|| res.request().match_pattern())
-            .unwrap_or_else(|| "(unmatched)".to_owned());
+        let route = route_of(&res);
         let elapsed = started.elapsed();
         if measuring {
             crate::metrics::request(&route, method.as_str(), status, elapsed);
@@ -275,6 +275,17 @@ pub async fn request_context(
             );
         });
     }
+    // A body sent in many writes is watched to its end: one cut short (the
+    // client went, or the stop's in-flight allowance ran out) is logged
+    // with its route and the bytes sent (`responses::in_flight`).
+    if let BodySize::Sized(total) = res.response().body().size()
+        && total > crate::responses::sliced::SLICE_ABOVE as u64
+        && let Some(state) = res.request().app_data::<actix_web::web::Data<crate::state::AppState>>()
+    {
+        let in_flight = state.responses.in_flight.clone();
+        let (route, id) = (route_of(&res), request_id.to_str().unwrap_or_default().to_owned());
+        res = res.map_body(|_, body| BoxBody::new(in_flight.watch(body, route, id, total)));
+    }
     // No handler names the request id, and a page may say nosniff itself:
     // appended, not inserted (which would also look for a value to remove
     // and hand it back).
@@ -284,6 +295,14 @@ pub async fn request_context(
         headers.append(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     }
     Ok(res)
+}
+
+/// The route template a response answered (never the raw path).
+fn route_of(res: &ServiceResponse<BoxBody>) -> String {
+    crate::routes::dispatch::template(res.request())
+        .map(str::to_owned)
+        .or_else(|| res.request().match_pattern())
+        .unwrap_or_else(|| "(unmatched)".to_owned())
 }
 
 /// The answer to `req`: a 415 for an encoded body, else the app's.

@@ -1,5 +1,5 @@
-//! Opening the pool and applying migrations, for SQLite files, SQLite in
-//! memory and PostgreSQL.
+//! Opening the pool (and, for tests and embedded use, applying migrations),
+//! for SQLite files, SQLite in memory and PostgreSQL.
 
 use std::path::Path;
 use std::time::Duration;
@@ -7,13 +7,9 @@ use std::time::Duration;
 use linecast_core::AccountsError;
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
 use sea_orm::{
-    ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, DbBackend, DbErr,
-    SqliteTransactionMode, TransactionOptions, TransactionTrait,
+    ConnectOptions, Database, DatabaseConnection, DatabaseTransaction, DbErr, SqliteTransactionMode,
+    TransactionOptions, TransactionTrait,
 };
-use sea_orm_migration::MigratorTrait;
-
-use crate::error::db_err;
-use crate::migration::Migrator;
 
 /// How long a SQLite writer waits for another writer's lock before failing.
 const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -21,7 +17,10 @@ const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 const SQLITE_FILE_POOL: u32 = 8;
 const POSTGRES_POOL: u32 = 16;
 
-/// Connects to `url` and applies every pending migration.
+/// Connects to `url` and applies every pending migration
+/// ([`crate::schema::migrate`]): for tests and embedded use. The server and
+/// the operator CLI open the pool with [`open_with_timeout`] and migrate
+/// only when asked (`linecast-admin migrate`, `LINECAST_MIGRATE`).
 ///
 /// - `sqlite://path/to/file.db` (with or without `?mode=rwc`): the file and
 ///   its parent folder are created when missing; WAL journal, a busy
@@ -36,7 +35,23 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, AccountsError> {
 
 /// `connect`, waiting at most `acquire_timeout` for a pooled connection (a
 /// partitioned database then fails fast instead of after sqlx's 30 s).
-pub async fn connect_with_timeout(url: &str, acquire_timeout: Duration) -> Result<DatabaseConnection, AccountsError> {
+async fn connect_with_timeout(url: &str, acquire_timeout: Duration) -> Result<DatabaseConnection, AccountsError> {
+    let db = open_with_timeout(url, acquire_timeout).await?;
+    let migrated = crate::schema::migrate(&db)
+        .await
+        .map_err(|e| AccountsError::Unavailable(e.to_string()))?;
+    if !migrated.unknown.is_empty() {
+        tracing::warn!(
+            unknown = %migrated.unknown.join(", "),
+            "the accounts database records migrations this release does not know (a newer release applied them); carrying on"
+        );
+    }
+    Ok(db)
+}
+
+/// Opens the pool for `url` (as [`connect`] describes) without reading or
+/// changing the schema.
+pub async fn open_with_timeout(url: &str, acquire_timeout: Duration) -> Result<DatabaseConnection, AccountsError> {
     let mut opts = ConnectOptions::new(url.to_owned());
     opts.sqlx_logging(false)
         .acquire_timeout(acquire_timeout)
@@ -64,38 +79,36 @@ pub async fn connect_with_timeout(url: &str, acquire_timeout: Duration) -> Resul
     }
     // Two processes opening a new SQLite file at once race to switch it to
     // WAL; the loser gets SQLITE_BUSY at once (the busy handler does not
-    // cover the journal-mode switch). Retry that case briefly.
+    // cover the journal-mode switch). Retry that case briefly. A first
+    // connection slower than `acquire_timeout` (a loaded host, a database
+    // still starting) is tried again until `OPEN_PATIENCE` has passed: the
+    // bound is the request path's, and a start can wait longer.
+    let started = std::time::Instant::now();
     let mut attempt = 0;
-    let db = loop {
+    loop {
         match Database::connect(opts.clone()).await {
-            Ok(db) => break db,
+            Ok(db) => return Ok(db),
             Err(e) if attempt < 50 && e.to_string().contains("database is locked") => {
                 attempt += 1;
                 tokio::time::sleep(Duration::from_millis(20 * attempt.min(10))).await;
             }
+            Err(e)
+                if e.to_string().contains("pool timed out") && started.elapsed() + acquire_timeout < OPEN_PATIENCE =>
+            {
+                tracing::warn!(
+                    timeout_ms = acquire_timeout.as_millis() as u64,
+                    "the accounts database gave no connection in time; trying again"
+                );
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
             Err(e) => return Err(AccountsError::Unavailable(e.to_string())),
         }
-    };
-    migrate(&db).await.map_err(db_err)?;
-    Ok(db)
-}
-
-/// Any constant works; it only has to be the same for every instance.
-const MIGRATION_LOCK: i64 = 0x6c69_6e65_6361_7374; // "linecast"
-
-/// Applies pending migrations while holding a database-wide write lock, so
-/// instances starting together do not both apply (and record) the same one:
-/// PostgreSQL takes a transaction-scoped advisory lock, SQLite a write
-/// transaction (`BEGIN IMMEDIATE`, which waits out the busy timeout).
-async fn migrate(db: &DatabaseConnection) -> Result<(), DbErr> {
-    let txn = begin_write(db).await?;
-    if db.get_database_backend() == DbBackend::Postgres {
-        txn.execute_unprepared(&format!("SELECT pg_advisory_xact_lock({MIGRATION_LOCK})"))
-            .await?;
     }
-    Migrator::up(&txn, None).await?;
-    txn.commit().await
 }
+
+/// How long opening the pool may keep trying while the first connection
+/// times out.
+const OPEN_PATIENCE: Duration = Duration::from_secs(30);
 
 /// A transaction that holds the write lock from its first statement. On
 /// SQLite a deferred transaction that reads before it writes can fail at

@@ -15,11 +15,12 @@ mod error;
 pub mod migration;
 mod pinned;
 mod releases;
+pub mod schema;
 mod sessions;
 mod sql;
 mod usage;
 
-pub use connect::connect;
+pub use connect::{connect, open_with_timeout};
 pub use pinned::PinnedAccounts;
 pub use sea_orm::DatabaseConnection;
 
@@ -35,17 +36,20 @@ impl SeaAccounts {
         Self { db }
     }
 
-    /// Connects, applies pending migrations and wraps the pool.
+    /// Connects, applies pending migrations and wraps the pool (tests and
+    /// embedded use; see [`schema`] for who migrates in production).
     pub async fn connect(url: &str) -> Result<Self, linecast_core::AccountsError> {
         connect(url).await.map(Self::new)
     }
 
-    /// `connect` with a bound on the wait for a pooled connection.
-    pub async fn connect_with_timeout(
+    /// Opens the pool without reading or changing the schema (the server
+    /// and the operator CLI, which then [`schema::check`] or
+    /// [`schema::migrate`] it).
+    pub async fn open_with_timeout(
         url: &str,
         acquire_timeout: std::time::Duration,
     ) -> Result<Self, linecast_core::AccountsError> {
-        connect::connect_with_timeout(url, acquire_timeout).await.map(Self::new)
+        connect::open_with_timeout(url, acquire_timeout).await.map(Self::new)
     }
 
     /// The underlying pool (for admin tooling and tests).

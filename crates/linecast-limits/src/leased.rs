@@ -168,16 +168,17 @@ pub struct LeasedRedisLimiter {
 }
 
 impl LeasedRedisLimiter {
-    /// Connects to `url`; keys are prefixed with `namespace` (as
+    /// Connects to `endpoint` (plain or TLS, [`crate::RedisEndpoint`]);
+    /// keys are prefixed with `namespace` (as
     /// [`crate::RedisLimiter`]'s, so both share one bucket per key).
     /// `timeout` bounds each connection attempt and reply.
     pub async fn connect(
-        url: &str,
+        endpoint: impl Into<crate::RedisEndpoint>,
         meter: Arc<dyn UsageMeter>,
         namespace: String,
         timeout: Duration,
     ) -> Result<Self, LimitsError> {
-        let conn = connect_manager(url, timeout).await?;
+        let conn = connect_manager(&endpoint.into(), timeout).await?;
         let instance = format!("{:016x}", instance_nonce());
         Ok(Self {
             conn,

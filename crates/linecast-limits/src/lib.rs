@@ -16,11 +16,15 @@
 //! [`DEFAULT_FLUSH_INTERVAL`], while the database is reachable); call `flush`
 //! on graceful shutdown to lose none.
 //!
+//! Redis is reached over plain TCP (`redis://`) or TLS (`rediss://`, with
+//! the system's roots or a CA file: [`RedisEndpoint`]).
+//!
 //! The per-customer slot caps (event streams, large downloads) have their
 //! shared registry here too: [`RedisSlots`], leased slots in a Redis sorted
 //! set per customer, renewed by each instance's heartbeat (`slots.rs`).
 
 mod buckets;
+mod endpoint;
 mod flusher;
 mod gcra;
 mod in_process;
@@ -31,6 +35,7 @@ mod slots;
 pub mod tokens;
 mod write_behind;
 
+pub use endpoint::RedisEndpoint;
 pub use flusher::{DEFAULT_FLUSH_INTERVAL, Flusher, spawn_flusher};
 pub use gcra::{Gcra, Step};
 pub use in_process::InProcessLimiter;

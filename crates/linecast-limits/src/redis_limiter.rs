@@ -115,11 +115,20 @@ fn connection_config(timeout: Duration) -> ConnectionManagerConfig {
 
 /// A reconnecting connection to `url` with `timeout` bounding each attempt
 /// and reply.
-pub(crate) async fn connect_manager(url: &str, timeout: Duration) -> Result<ConnectionManager, LimitsError> {
-    let client = redis::Client::open(url).map_err(|e| unavailable(&e))?;
+pub(crate) async fn connect_manager(
+    endpoint: &crate::RedisEndpoint,
+    timeout: Duration,
+) -> Result<ConnectionManager, LimitsError> {
+    let client = endpoint.client().map_err(|e| unavailable(&e))?;
     ConnectionManager::new_with_config(client, connection_config(timeout))
         .await
-        .map_err(|e| unavailable(&e))
+        .map_err(|e| {
+            if endpoint.is_tls() && crate::endpoint::is_untrusted_certificate(&e) {
+                LimitsError::Unavailable(format!("redis: the server's TLS certificate is not trusted: {e}"))
+            } else {
+                unavailable(&e)
+            }
+        })
 }
 
 /// When a month's counter may go: the grace period after the month ends, but
@@ -138,21 +147,26 @@ pub(crate) fn unavailable(e: &redis::RedisError) -> LimitsError {
 }
 
 impl RedisLimiter {
-    /// Connects to `url` (`redis://host:port/db`). Keys are prefixed with
+    /// Connects to `endpoint` (`redis://host:port/db`, or `rediss://` for
+    /// TLS: [`crate::RedisEndpoint`]). Keys are prefixed with
     /// `namespace`, so several deployments (or tests) can share one Redis.
-    pub async fn connect(url: &str, meter: Arc<dyn UsageMeter>, namespace: String) -> Result<Self, LimitsError> {
-        Self::connect_with_timeout(url, meter, namespace, DEFAULT_REDIS_TIMEOUT).await
+    pub async fn connect(
+        endpoint: impl Into<crate::RedisEndpoint>,
+        meter: Arc<dyn UsageMeter>,
+        namespace: String,
+    ) -> Result<Self, LimitsError> {
+        Self::connect_with_timeout(endpoint, meter, namespace, DEFAULT_REDIS_TIMEOUT).await
     }
 
     /// [`Self::connect`] with `timeout` bounding each connection attempt and
     /// each reply (past it the call is `Unavailable`).
     pub async fn connect_with_timeout(
-        url: &str,
+        endpoint: impl Into<crate::RedisEndpoint>,
         meter: Arc<dyn UsageMeter>,
         namespace: String,
         timeout: Duration,
     ) -> Result<Self, LimitsError> {
-        let conn = connect_manager(url, timeout).await?;
+        let conn = connect_manager(&endpoint.into(), timeout).await?;
         Ok(Self {
             conn,
             namespace,

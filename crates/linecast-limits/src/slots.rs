@@ -148,16 +148,17 @@ fn millis(d: Duration) -> u64 {
 }
 
 impl RedisSlots {
-    /// Connects to `url`; keys are `<namespace>:slots:<kind>:<customer>`.
+    /// Connects to `endpoint` (plain or TLS, [`crate::RedisEndpoint`]); keys
+    /// are `<namespace>:slots:<kind>:<customer>`.
     /// `timeout` bounds each connection attempt and each reply (past it a
     /// take is `Unavailable`).
     pub async fn connect(
-        url: &str,
+        endpoint: impl Into<crate::RedisEndpoint>,
         namespace: String,
         timeout: Duration,
         leases: SlotLeases,
     ) -> Result<Self, LimitsError> {
-        let conn = connect_manager(url, timeout).await?;
+        let conn = connect_manager(&endpoint.into(), timeout).await?;
         Ok(Self {
             inner: Arc::new(Inner {
                 conn,

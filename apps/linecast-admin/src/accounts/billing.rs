@@ -19,7 +19,7 @@ use linecast_stripe::{Parsed, Reader, ReferenceKey};
 use serde_json::json;
 
 use super::output::{escaped, instant, table};
-use super::{Common, Session};
+use super::{Common, Session, config};
 
 #[derive(Debug, clap::Args)]
 pub struct BillingArgs {
@@ -37,15 +37,18 @@ pub enum BillingCommand {
         /// The JSON-lines file.
         #[arg(long)]
         file: std::path::PathBuf,
-        /// Which plan each price grants, as the server reads it.
-        #[arg(long, env = "LINECAST_STRIPE_PLANS", default_value = "")]
-        plans: String,
-        /// The server's signing key, to honour subscribe references.
+        /// Which plan each price grants, as the server reads it (else
+        /// `stripe_plans` in linecast.toml).
+        #[arg(long, env = "LINECAST_STRIPE_PLANS")]
+        plans: Option<String>,
+        /// The server's signing key, to honour subscribe references (else
+        /// `signing_key` in linecast.toml).
         #[arg(long, env = "LINECAST_SIGNING_KEY", hide_env_values = true)]
         signing_key: Option<String>,
-        /// The `livemode` of the events acted on, as the server reads it.
-        #[arg(long, env = "LINECAST_STRIPE_LIVEMODE", default_value = "false", value_parser = clap::builder::BoolishValueParser::new())]
-        livemode: bool,
+        /// The `livemode` of the events acted on, as the server reads it
+        /// (else `stripe_livemode` in linecast.toml; default false).
+        #[arg(long, env = "LINECAST_STRIPE_LIVEMODE")]
+        livemode: Option<String>,
     },
     /// List checkouts held for an operator and subscription events waiting
     /// for a link, oldest first.
@@ -62,6 +65,23 @@ pub async fn run(args: BillingArgs) -> anyhow::Result<ExitCode> {
             signing_key,
             livemode,
         } => (file, plans, signing_key, livemode),
+    };
+    // The flag, the environment, then the server's config file: the same
+    // values the server acts on.
+    let plans = match plans {
+        Some(plans) => plans,
+        None => config::file_setting("stripe_plans")?.unwrap_or_default(),
+    };
+    let signing_key = match signing_key {
+        Some(key) => Some(key),
+        None => config::file_setting("signing_key")?,
+    };
+    let livemode = match livemode {
+        Some(v) => config::flag("LINECAST_STRIPE_LIVEMODE", &v)?,
+        None => match config::file_setting("stripe_livemode")? {
+            Some(v) => config::flag("stripe_livemode", &v)?,
+            None => false,
+        },
     };
     let plans = PlanTable::parse(&plans).map_err(|e| anyhow!("LINECAST_STRIPE_PLANS: {e}"))?;
     let reader = Reader::new(

@@ -30,6 +30,47 @@ pub fn database_url(from_flag_or_env: Option<String>) -> anyhow::Result<String> 
     Ok(resolve(&file, std::env::var("LINECAST_VAR_DIR").ok(), &cwd))
 }
 
+/// The value of the server setting `key` (`stripe_plans`, `signing_key`,
+/// ...) in the config file, spelled as its environment variable would be
+/// (numbers and booleans as text, an array of strings joined with commas);
+/// `None` when the file or the key is absent. For the options the CLI
+/// shares with the server, after the flag and the environment.
+pub fn file_setting(key: &str) -> anyhow::Result<Option<String>> {
+    let path = std::env::var("LINECAST_CONFIG").unwrap_or_else(|_| "linecast.toml".to_owned());
+    let path = Path::new(&path);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let table: toml::Table = toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    let Some(value) = table.get(key) else {
+        return Ok(None);
+    };
+    let text = |v: &toml::Value| match v {
+        toml::Value::String(s) => Some(s.clone()),
+        toml::Value::Integer(i) => Some(i.to_string()),
+        toml::Value::Float(f) => Some(f.to_string()),
+        toml::Value::Boolean(b) => Some(b.to_string()),
+        _ => None,
+    };
+    let read = match value {
+        toml::Value::Array(items) => items.iter().map(text).collect::<Option<Vec<_>>>().map(|v| v.join(",")),
+        other => text(other),
+    };
+    read.map(Some)
+        .ok_or_else(|| anyhow::anyhow!("'{key}' in {} is not a string, number or boolean", path.display()))
+}
+
+/// A boolean setting as the server reads it (`true`/`false`, `1`/`0`,
+/// `yes`/`no`).
+pub fn flag(name: &str, value: &str) -> anyhow::Result<bool> {
+    match value.to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" => Ok(true),
+        "0" | "false" | "no" => Ok(false),
+        other => Err(anyhow::anyhow!("{name}: '{other}'; expected true or false")),
+    }
+}
+
 fn read_file_settings(path: &Path) -> anyhow::Result<FileSettings> {
     if !path.exists() {
         return Ok(FileSettings::default());

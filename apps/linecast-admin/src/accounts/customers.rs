@@ -58,9 +58,10 @@ pub enum CustomersCommand {
         /// The customer's email (case-insensitive).
         #[arg(long)]
         email: String,
-        /// The server's public base URL, as the customer reaches it.
-        #[arg(long, env = "LINECAST_PUBLIC_URL", default_value = "http://127.0.0.1:8080")]
-        base_url: String,
+        /// The server's public base URL, as the customer reaches it (else
+        /// `public_url` in linecast.toml, else http://127.0.0.1:8080).
+        #[arg(long, env = "LINECAST_PUBLIC_URL")]
+        base_url: Option<String>,
     },
     /// Print a subscribe link for an existing customer: the Stripe Payment
     /// Link with a `client_reference_id` linecast signed, so the checkout
@@ -76,7 +77,8 @@ pub enum CustomersCommand {
         /// How long the link names the customer, in days.
         #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u16).range(1..=90))]
         valid_days: u16,
-        /// The server's signing key: the webhook verifies the reference with it.
+        /// The server's signing key: the webhook verifies the reference with
+        /// it (else `signing_key` in linecast.toml).
         #[arg(long, env = "LINECAST_SIGNING_KEY", hide_env_values = true)]
         signing_key: Option<String>,
     },
@@ -118,7 +120,15 @@ pub async fn run(args: CustomersArgs) -> anyhow::Result<ExitCode> {
         }
         CustomersCommand::List => list(&session).await?,
         CustomersCommand::Show { email } => show(&session, &email).await?,
-        CustomersCommand::SignInLink { email, base_url } => sign_in_link(&session, &email, &base_url).await?,
+        CustomersCommand::SignInLink { email, base_url } => {
+            let base_url = match base_url {
+                Some(url) => url,
+                None => {
+                    super::config::file_setting("public_url")?.unwrap_or_else(|| "http://127.0.0.1:8080".to_owned())
+                }
+            };
+            sign_in_link(&session, &email, &base_url).await?;
+        }
         CustomersCommand::SubscribeLink {
             email,
             payment_link,
@@ -186,9 +196,14 @@ async fn subscribe_link(
     valid_days: u16,
     signing_key: Option<&str>,
 ) -> anyhow::Result<()> {
-    let Some(key) = signing_key.filter(|k| !k.is_empty()) else {
+    let from_file = match signing_key {
+        Some(_) => None,
+        None => super::config::file_setting("signing_key")?,
+    };
+    let Some(key) = signing_key.or(from_file.as_deref()).filter(|k| !k.is_empty()) else {
         return Err(anyhow!(
-            "--signing-key (or LINECAST_SIGNING_KEY) is required: the server verifies the reference with its signing key"
+            "--signing-key (or LINECAST_SIGNING_KEY, or signing_key in linecast.toml) is required: the server \
+             verifies the reference with its signing key"
         ));
     };
     let base = url::Url::parse(payment_link)

@@ -8,6 +8,7 @@ pub mod billing;
 pub mod customers;
 pub mod entitlements;
 pub mod keys;
+pub mod migrate;
 pub mod subscription;
 
 pub(crate) mod config;
@@ -52,10 +53,7 @@ struct Session {
 impl Session {
     async fn open(common: &Common) -> anyhow::Result<Self> {
         let url = config::database_url(common.database_url.clone())?;
-        let accounts = SeaAccounts::connect(&url)
-            .await
-            .with_context(|| format!("opening the accounts database {}", redact(&url)))?;
-        let accounts = Arc::new(accounts);
+        let accounts = Arc::new(open_checked(&url).await?);
         Ok(Self {
             customers: Customers::new(accounts.clone(), accounts.clone()),
             keys: Keys::uncapped(accounts.clone()),
@@ -68,6 +66,47 @@ impl Session {
     /// The customer with that email, or an error naming it.
     async fn customer(&self, email: &str) -> anyhow::Result<Customer> {
         Ok(self.customers.find(email).await?)
+    }
+}
+
+/// The pool for `url`, without reading or changing the schema.
+/// Opens the accounts database and checks its schema. The schema is
+/// `linecast-admin migrate`'s alone: every other command checks it and
+/// never changes it.
+pub(crate) async fn open_checked(url: &str) -> anyhow::Result<SeaAccounts> {
+    let accounts = open(url).await?;
+    let state = linecast_db::schema::check(accounts.connection())
+        .await
+        .map_err(|e| match e {
+            linecast_db::schema::SchemaError::Pending { .. } => {
+                anyhow!("{e}: run `linecast-admin migrate` against it first (docs/operations.md, \"Migrations\")")
+            }
+            other => anyhow!("{other}"),
+        })
+        .with_context(|| format!("opening the accounts database {}", redact(url)))?;
+    warn_unknown(&state.unknown);
+    Ok(accounts)
+}
+
+async fn open(url: &str) -> anyhow::Result<SeaAccounts> {
+    SeaAccounts::open_with_timeout(url, OPEN_TIMEOUT)
+        .await
+        .with_context(|| format!("opening the accounts database {}", redact(url)))
+}
+
+/// Longest wait for a pooled connection.
+const OPEN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Says on stderr which recorded migrations this build does not know (a
+/// newer release applied them): the command carries on, since every
+/// migration it knows is applied and migrations only add.
+fn warn_unknown(unknown: &[String]) {
+    if !unknown.is_empty() {
+        eprintln!(
+            "warning: the accounts database records migrations this linecast-admin does not know ({}): a newer \
+             release applied them; carrying on",
+            unknown.join(", ")
+        );
     }
 }
 

@@ -301,3 +301,73 @@ fn a_subscribe_link_is_honoured_and_a_held_checkout_waits_for_a_hand_link() {
     assert_eq!(pending["held_checkouts"], serde_json::json!([]));
     assert_eq!(pending["waiting_events"], serde_json::json!([]));
 }
+
+/// The options the CLI shares with the server (`stripe_plans`,
+/// `stripe_livemode`, `signing_key`, `public_url`) are read from the
+/// server's config file when neither the flag nor the environment gives
+/// them, so a replay acts as the server would on the same file.
+#[test]
+fn shared_options_come_from_the_servers_config_file_when_not_given() {
+    let admin = Admin::new();
+    admin.customer("file@example.com");
+    admin.ok(&[
+        "customers",
+        "link-stripe",
+        "--email",
+        "file@example.com",
+        "--stripe-customer",
+        "cus_7",
+    ]);
+    std::fs::write(
+        admin.dir().join("linecast.toml"),
+        "stripe_plans = \"ai_monthly=ai:321\"\nstripe_livemode = false\n\
+         signing_key = \"a-key-from-the-file\"\npublic_url = \"https://file.example.com\"\n",
+    )
+    .unwrap();
+    let events = admin.dir().join("events.jsonl");
+    std::fs::write(
+        &events,
+        subscription_line("evt_f", "customer.subscription.created", 100, "active"),
+    )
+    .unwrap();
+    let replay = admin.json(&["billing", "replay", "--file", events.to_str().unwrap()]);
+    assert_eq!(replay[0]["outcome"], "applied", "{replay}");
+    let shown = admin.json(&["customers", "show", "--email", "file@example.com"]);
+    assert_eq!(shown["monthly_limit"], 321, "the file's plan table was applied");
+
+    let link = admin.json(&[
+        "customers",
+        "subscribe-link",
+        "--email",
+        "file@example.com",
+        "--payment-link",
+        "https://buy.stripe.com/test_abc",
+    ]);
+    assert!(
+        link["client_reference_id"].as_str().unwrap().starts_with("lc1_"),
+        "{link}"
+    );
+    let sign_in = admin.json(&["customers", "sign-in-link", "--email", "file@example.com"]);
+    assert!(
+        sign_in["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("https://file.example.com/portal/link/"),
+        "{sign_in}"
+    );
+    // The environment still wins over the file.
+    let other = admin.run_with(
+        &["customers", "sign-in-link", "--email", "file@example.com", "--json"],
+        &[
+            ("LINECAST_DATABASE_URL", admin.database_url()),
+            ("LINECAST_PUBLIC_URL", "https://env.example.com"),
+        ],
+    );
+    assert!(other.ok, "{}", other.stderr);
+    assert!(
+        other.json()["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("https://env.example.com/")
+    );
+}

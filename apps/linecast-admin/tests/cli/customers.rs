@@ -125,6 +125,8 @@ async fn show_reports_the_current_months_usage_from_the_usage_meter() {
 #[test]
 fn with_no_database_configured_the_servers_default_file_under_var_is_used() {
     let admin = Admin::new();
+    let migrate = admin.run_with(&["migrate"], &[]);
+    assert!(migrate.ok, "{}", migrate.stderr);
     let run = admin.run_with(&["customers", "create", "--email", "d@example.com", "--name", "D"], &[]);
     assert!(run.ok, "{}", run.stderr);
     assert!(admin.dir().join("var/linecast.db").exists());
@@ -134,6 +136,7 @@ fn with_no_database_configured_the_servers_default_file_under_var_is_used() {
 fn the_database_url_flag_beats_the_environment() {
     let admin = Admin::new();
     let other = format!("sqlite://{}?mode=rwc", admin.dir().join("other.db").display());
+    admin.ok(&["migrate", "--database-url", &other]);
     admin.ok(&[
         "customers",
         "create",
@@ -160,6 +163,8 @@ fn a_database_url_in_linecast_toml_is_used_like_the_server_uses_it() {
         ),
     )
     .unwrap();
+    let migrate = admin.run_with(&["migrate"], &[]);
+    assert!(migrate.ok, "{}", migrate.stderr);
     let run = admin.run_with(&["customers", "create", "--email", "t@example.com", "--name", "T"], &[]);
     assert!(run.ok, "{}", run.stderr);
     assert!(path.exists());

@@ -7,6 +7,7 @@ mod billing;
 mod customers;
 mod entitlements;
 mod keys;
+mod migrate;
 mod releases;
 mod subscription;
 mod support;

@@ -44,6 +44,7 @@ async fn import_keeps_each_earlier_version_once_and_names_a_broken_one() {
     );
     write(&source, "2026-11-20T12:00:00Z/notes.txt", "not a release");
 
+    admin.ok(&["migrate"]);
     let store_url = format!("file://{}", store.display());
     let source_arg = source.display().to_string();
     let args = ["releases", "import", source_arg.as_str(), "--store", store_url.as_str()];

@@ -30,10 +30,23 @@ impl Run {
 }
 
 impl Admin {
+    /// A folder with a database that `linecast-admin migrate` has made.
     pub fn new() -> Self {
+        let admin = Self::unmigrated();
+        admin.ok(&["migrate"]);
+        admin
+    }
+
+    /// A folder whose database does not exist yet.
+    pub fn unmigrated() -> Self {
         let dir = tempfile::tempdir().unwrap();
         let database_url = format!("sqlite://{}?mode=rwc", dir.path().join("accounts.db").display());
         Self { dir, database_url }
+    }
+
+    /// The database's URL.
+    pub fn database_url(&self) -> &str {
+        &self.database_url
     }
 
     pub fn dir(&self) -> &Path {

@@ -34,6 +34,7 @@ use crate::error::ApiError;
 use crate::routes::dispatch::row;
 
 pub mod heavy;
+pub mod in_flight;
 pub mod pipeline;
 pub mod ranges;
 mod resolutions;
@@ -70,6 +71,9 @@ pub struct Responses {
     pub rows: Arc<rows::RowCache>,
     /// The threads large bodies are made on, off the request threads.
     pub heavy: Arc<HeavyWork>,
+    /// Large bodies being sent, so one cut short is logged
+    /// (`in_flight`; telemetry watches them).
+    pub in_flight: Arc<in_flight::InFlight>,
 }
 
 /// Serves `value`, made for this request, as `row` says: a strong ETag

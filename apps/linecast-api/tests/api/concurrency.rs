@@ -161,7 +161,7 @@ async fn persisted_usage_while_running(app: &TestApp, customer_id: i64, month: (
 
 /// Which database backs a run, and so how the persisted count is checked.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Backend {
+pub(crate) enum Backend {
     Sqlite,
     /// PostgreSQL: checked while the server runs. After a stop the pool's
     /// connections opened inside actix workers are dead (a bug outside this
@@ -242,7 +242,20 @@ pub(crate) async fn two_instances(
     now: DateTime<Utc>,
     leases: bool,
 ) -> (TestApp, TestApp) {
+    two_instances_trusting(redis, None, database_url, now, leases).await
+}
+
+/// [`two_instances`] with `LINECAST_REDIS_CA_FILE` set to `ca_file` (a
+/// `rediss://` Redis whose certificate that CA signed).
+pub(crate) async fn two_instances_trusting(
+    redis: &str,
+    ca_file: Option<std::path::PathBuf>,
+    database_url: Option<String>,
+    now: DateTime<Utc>,
+    leases: bool,
+) -> (TestApp, TestApp) {
     let redis_a = redis.to_owned();
+    let (ca_a, ca_b) = (ca_file.clone(), ca_file);
     let db_a = database_url.clone();
     // Rate buckets are keyed by key id, which every fresh database reuses:
     // each run gets its own namespace (`now` already separates the months).
@@ -250,6 +263,7 @@ pub(crate) async fn two_instances(
     let namespace_a = namespace.clone();
     let first = spawn_configured(now, move |s| {
         s.redis_url = Some(redis_a);
+        s.redis_ca_file = ca_a;
         s.redis_namespace = namespace_a;
         s.redis_leases = leases;
         if let Some(url) = db_a {
@@ -264,6 +278,7 @@ pub(crate) async fn two_instances(
         now,
     ));
     settings.redis_url = Some(redis.to_owned());
+    settings.redis_ca_file = ca_b;
     settings.redis_namespace = namespace;
     settings.redis_leases = leases;
     if let Some(url) = database_url {
@@ -275,7 +290,7 @@ pub(crate) async fn two_instances(
     (first, second)
 }
 
-async fn two_instances_share_one_count_and_one_rate_bucket(
+pub(crate) async fn two_instances_share_one_count_and_one_rate_bucket(
     first: TestApp,
     second: TestApp,
     now: DateTime<Utc>,
@@ -360,7 +375,7 @@ const LEASED_QUOTA: u64 = 600;
 /// told the month is used up; a refusal whose `Retry-After` is short (the
 /// rest sits in the other instance's lease) is retried. Exactly the quota
 /// is served, and exactly it reaches the database.
-async fn two_leasing_instances_serve_the_quota_exactly(
+pub(crate) async fn two_leasing_instances_serve_the_quota_exactly(
     first: TestApp,
     second: TestApp,
     now: DateTime<Utc>,

@@ -12,10 +12,10 @@ use crate::helpers::{fixture_now, fixtures_dir};
 
 /// A `linecast-api` process in production mode over the fixture store and
 /// a fresh SQLite file; killed if the test ends early.
-struct Server {
+pub(crate) struct Server {
     child: Child,
-    base: String,
-    dir: tempfile::TempDir,
+    pub(crate) base: String,
+    pub(crate) dir: tempfile::TempDir,
 }
 
 impl Drop for Server {
@@ -34,15 +34,16 @@ fn free_port() -> u16 {
 }
 
 fn start(grace: &str) -> Server {
-    start_with(
-        grace,
-        &[("LINECAST_STORE_URL", format!("file://{}", fixtures_dir().display()))],
-    )
+    start_with(grace, &[])
 }
 
-/// `start` with more environment (later entries win).
-fn start_with(grace: &str, env: &[(&str, String)]) -> Server {
+/// `start` with more environment (later entries win). The store is a copy
+/// of the fixture store in the server's folder (the server writes kept
+/// releases under its `archive/`, never into the committed fixture).
+pub(crate) fn start_with(grace: &str, env: &[(&str, String)]) -> Server {
     let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    crate::helpers::copy_fixture(&fixtures_dir(), &store);
     let port = free_port();
     let mut command = Command::new(env!("CARGO_BIN_EXE_linecast-api"));
     for (name, _) in std::env::vars() {
@@ -59,7 +60,11 @@ fn start_with(grace: &str, env: &[(&str, String)]) -> Server {
             format!("sqlite://{}?mode=rwc", dir.path().join("accounts.db").display()),
         )
         .env("LINECAST_VAR_DIR", dir.path())
+        .env("LINECAST_STORE_URL", format!("file://{}", store.display()))
         .env("LINECAST_DEMO", "false")
+        // A fresh database: migrated at start (production mode otherwise
+        // refuses an unmigrated one).
+        .env("LINECAST_MIGRATE", "true")
         .env("LINECAST_NOW", fixture_now().to_rfc3339())
         .env("LINECAST_DRAIN_GRACE_SECS", grace)
         .env("RUST_LOG", "info")
@@ -77,11 +82,11 @@ fn start_with(grace: &str, env: &[(&str, String)]) -> Server {
 }
 
 impl Server {
-    fn log(&self) -> String {
+    pub(crate) fn log(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default()
     }
 
-    fn signal(&self, name: &str) {
+    pub(crate) fn signal(&self, name: &str) {
         let status = Command::new("kill")
             .args([format!("-{name}"), self.child.id().to_string()])
             .status()
@@ -90,7 +95,7 @@ impl Server {
     }
 
     /// Waits for the process to exit, at most `limit`.
-    fn exit_within(&mut self, limit: Duration) -> ExitStatus {
+    pub(crate) fn exit_within(&mut self, limit: Duration) -> ExitStatus {
         let deadline = Instant::now() + limit;
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -108,7 +113,7 @@ impl Server {
 
 /// A client that opens a new connection for every request, so each
 /// answer also shows that the listener still accepts.
-fn client() -> reqwest::Client {
+pub(crate) fn client() -> reqwest::Client {
     crate::helpers::http_client()
         .pool_max_idle_per_host(0)
         .timeout(Duration::from_secs(30))
@@ -121,7 +126,7 @@ async fn status(client: &reqwest::Client, url: &str) -> Option<u16> {
 }
 
 /// Polls `path` until it answers `want`, for at most `limit`.
-async fn until(server: &Server, path: &str, want: u16, limit: Duration) {
+pub(crate) async fn until(server: &Server, path: &str, want: u16, limit: Duration) {
     let (client, url) = (client(), format!("{}{path}", server.base));
     let deadline = Instant::now() + limit;
     loop {
@@ -261,4 +266,128 @@ async fn a_store_that_never_answers_makes_readiness_fail_fast_and_does_not_hold_
     );
     let _ = pending.await;
     assert!(server.log().contains("linecast stopped"), "{}", server.log());
+}
+
+/// The log lines of `server` (JSON, one object a line) whose message
+/// starts with `message`.
+fn lines_saying(server: &Server, message: &str) -> Vec<serde_json::Value> {
+    server
+        .log()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|line| {
+            line["fields"]["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with(message))
+        })
+        .collect()
+}
+
+const EXPORT: &str = "/api/v1/results/nba/won_on_points/export?season=all&format=csv";
+const EXPORT_ROUTE: &str = "/api/v1/results/{sport}/{model_type}/export";
+
+/// Sends `requests` export requests on one connection whose client reads
+/// only the first answer's head and then nothing; returns the connection
+/// (held open) once that head has arrived.
+async fn stalled_exports(server: &Server, key: &str, requests: usize) -> tokio::net::TcpStream {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let addr: std::net::SocketAddr = server.base.trim_start_matches("http://").parse().unwrap();
+    let mut stream = socket.connect(addr).await.unwrap();
+    let request = format!("GET {EXPORT} HTTP/1.1\r\nHost: test\r\nX-API-Key: {key}\r\n\r\n").repeat(requests);
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut head = Vec::new();
+    let mut buf = [0_u8; 1024];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        let n = tokio::time::timeout(Duration::from_mins(2), stream.read(&mut buf))
+            .await
+            .expect("the export's head within two minutes")
+            .unwrap();
+        assert!(n > 0, "closed before the head:\n{}", server.log());
+        head.extend_from_slice(&buf[..n]);
+    }
+    assert!(head.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&head));
+    stream
+}
+
+/// A large body ended early is logged with its route template and the
+/// bytes sent: at INFO when its client closes the connection part way; at
+/// WARN when the stop's in-flight allowance (`LINECAST_SHUTDOWN_TIMEOUT_SECS`)
+/// runs out while it is still being sent. Exports of the demo store (about
+/// 4.6 MB each, several pipelined on one connection whose client reads
+/// nothing) cannot fit the socket buffers, so one is always being sent
+/// when the allowance ends.
+#[tokio::test]
+async fn a_large_body_cut_short_is_logged_with_its_route_and_the_bytes_sent() {
+    let store = tempfile::tempdir().unwrap();
+    let mut server = start_with(
+        "0",
+        &[
+            // Demo mode: the demo data is generated into the empty store,
+            // and the demo key written to the var folder.
+            ("LINECAST_DEMO", "true".to_owned()),
+            ("LINECAST_STORE_URL", format!("file://{}", store.path().display())),
+            ("LINECAST_SHUTDOWN_TIMEOUT_SECS", "2".to_owned()),
+            // Only the allowance may end the stalled export.
+            ("LINECAST_STALL_TIMEOUT_SECS", "600".to_owned()),
+            ("LINECAST_LOG_FORMAT", "json".to_owned()),
+        ],
+    );
+    until(&server, "/api/v1/readiness", 200, Duration::from_mins(3)).await;
+    let key = std::fs::read_to_string(server.dir.path().join("demo-key.txt"))
+        .unwrap()
+        .trim()
+        .to_owned();
+
+    // A client that goes away part way: INFO, not the stop's warning.
+    drop(stalled_exports(&server, &key, 1).await);
+    let deadline = Instant::now() + Duration::from_mins(1);
+    let closed = loop {
+        let found = lines_saying(&server, "response ended before its last byte");
+        if let Some(line) = found.first() {
+            break line.clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no line for the closed download:\n{}",
+            server.log()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(closed["level"], "INFO", "{closed}");
+    assert_eq!(closed["fields"]["route"], EXPORT_ROUTE, "{closed}");
+    let (sent, total) = (
+        closed["fields"]["bytes_sent"].as_u64().unwrap(),
+        closed["fields"]["bytes_total"].as_u64().unwrap(),
+    );
+    assert!(total > 1_000_000 && sent < total, "{closed}");
+
+    // Exports a client stopped reading, then a stop: the allowance ends
+    // with one of them part way, and that is a warning.
+    let held = stalled_exports(&server, &key, 8).await;
+    server.signal("TERM");
+    let exit = server.exit_within(Duration::from_secs(90));
+    assert!(exit.success(), "{exit:?}:\n{}", server.log());
+    drop(held);
+    let cut = lines_saying(&server, "response cut by the stop");
+    assert_eq!(cut.len(), 1, "one export was in flight:\n{}", server.log());
+    let line = &cut[0];
+    assert_eq!(line["level"], "WARN", "{line}");
+    assert_eq!(line["fields"]["route"], EXPORT_ROUTE, "{line}");
+    assert_eq!(line["fields"]["allowance_secs"], 2, "{line}");
+    assert!(
+        line["fields"]["request_id"].as_str().is_some_and(|id| id.len() == 32),
+        "{line}"
+    );
+    let (sent, total) = (
+        line["fields"]["bytes_sent"].as_u64().unwrap(),
+        line["fields"]["bytes_total"].as_u64().unwrap(),
+    );
+    assert!(total > 1_000_000 && sent < total, "{line}");
+    assert_eq!(
+        lines_saying(&server, "response ended before its last byte").len(),
+        1,
+        "the cut export is not also logged as a closed connection"
+    );
 }

@@ -227,6 +227,9 @@ async fn production_mode_invents_no_customer_no_key_and_no_data() {
     std::fs::create_dir_all(&store_dir).unwrap();
     let mut settings = Settings::for_tests(&format!("file://{}", store_dir.display()), dir.path(), fixture_now());
     settings.demo = false;
+    // Production mode checks the schema; this fresh database is migrated
+    // at start, as LINECAST_MIGRATE=true asks.
+    settings.migrate = true;
     let app = spawn_with_settings(settings, dir, store_dir.clone()).await;
     assert!(app.api_key.is_empty(), "no demo key is written");
     assert!(!app.var_dir.join("demo-key.txt").exists());
@@ -254,7 +257,15 @@ async fn production_mode_invents_no_customer_no_key_and_no_data() {
 
 #[tokio::test]
 async fn production_mode_serves_a_published_store_to_real_customers_only() {
-    let app = spawn_app_configured(fixture_now(), |_| {}, |s| s.demo = false).await;
+    let app = spawn_app_configured(
+        fixture_now(),
+        |_| {},
+        |s| {
+            s.demo = false;
+            s.migrate = true;
+        },
+    )
+    .await;
     assert!(app.api_key.is_empty());
     let (status, _) = app.get_json("/api/v1/public/ml-picks/nba/moneyline").await;
     assert_eq!(status, 200);
@@ -274,7 +285,10 @@ async fn a_missing_artifact_in_a_published_store_stays_a_404() {
                 std::fs::remove_file(p).unwrap();
             }
         },
-        |s| s.demo = false,
+        |s| {
+            s.demo = false;
+            s.migrate = true;
+        },
     )
     .await;
     let (_, key) = seed_ai_customer(&app, "prod@example.com").await;
@@ -440,7 +454,10 @@ async fn health_probes_at_most_once_a_second_and_shows_no_location_or_raw_error(
             std::fs::remove_dir_all(store).unwrap();
             std::fs::create_dir_all(store).unwrap();
         },
-        |s| s.demo = false,
+        |s| {
+            s.demo = false;
+            s.migrate = true;
+        },
     )
     .await;
     let (_, first) = app.get_json("/api/v1/health").await;

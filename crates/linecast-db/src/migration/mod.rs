@@ -1,5 +1,6 @@
-//! Schema migrations, the same for SQLite and PostgreSQL. `connect` applies
-//! every pending one; a migration is never edited once released, only added.
+//! Schema migrations, the same for SQLite and PostgreSQL. `schema::migrate`
+//! applies every pending one; a migration is never edited once released,
+//! only added, and only adds (docs/operations.md, "Migrations").
 
 use sea_orm_migration::prelude::*;
 

@@ -8,6 +8,7 @@ mod accounts;
 mod billing;
 mod connect;
 mod releases;
+mod schema;
 mod support;
 mod usage;
 
@@ -69,4 +70,7 @@ on_every_backend!(
     usage::a_refresh_limit_of_zero_takes_nothing,
     releases::a_release_is_recorded_once_by_whichever_instance_comes_first,
     releases::releases_read_back_oldest_first_per_series_and_are_forgotten_before_a_cutoff,
+    schema::a_fresh_database_is_refused_by_check_and_migrated_once_by_migrate,
+    schema::a_migration_of_a_newer_release_is_reported_and_tolerated,
+    schema::a_database_with_another_migration_history_is_refused_and_left_alone,
 );
