@@ -5,7 +5,9 @@
 # - Checkov (Dockerfile, deploy/k8s, deploy/cloudrun): no failure except the
 #   checks decided in docs/decisions.md ("Checkov: checks decided"), which
 #   are passed to --skip-check from there; a decided check that no longer
-#   fails anywhere fails the step (its row must go).
+#   fails anywhere fails the step (its row must go). Cloud Run jobs are
+#   scanned on their own, with the checks of that section's Cloud Run jobs
+#   table skipped for them only (Checkov reads them as Kubernetes Jobs).
 # - hadolint (Dockerfile): no finding at all, except rules decided in the
 #   same section (--ignore).
 # - dclint (deploy/compose.yaml): no error.
@@ -33,16 +35,35 @@ cd "$root"
 # Offline: no guideline download from the vendor's API.
 export BC_SKIP_MAPPING=TRUE
 files=(-f Dockerfile)
-for f in deploy/k8s/*.yaml deploy/cloudrun/*.yaml; do files+=(-f "$f"); done
+jobs=()
+for f in deploy/k8s/*.yaml deploy/cloudrun/*.yaml; do
+  # Cloud Run jobs (kind Job of run.googleapis.com) are linted on their own
+  # below: Checkov reads them as Kubernetes Jobs.
+  if grep -q '^apiVersion: run.googleapis.com/' "$f" && grep -q '^kind: Job' "$f"; then
+    jobs+=(-f "$f")
+  else
+    files+=(-f "$f")
+  fi
+done
 skips=$(python3 "$tools/decided.py" checkov "$decisions")
 echo "checkov (Dockerfile, deploy/k8s, deploy/cloudrun; decided: ${skips:-none}):"
 "$venv/bin/checkov" --quiet --compact --framework dockerfile kubernetes "${files[@]}" ${skips:+--skip-check "$skips"}
+report=$(mktemp)
+trap 'rm -f "$report"' EXIT
 if [ -n "$skips" ]; then
-  report=$(mktemp)
-  trap 'rm -f "$report"' EXIT
   # Exits 1: the decided checks fail, which is what is asked here.
   "$venv/bin/checkov" --quiet --framework dockerfile kubernetes "${files[@]}" --check "$skips" -o json >"$report" || true
   python3 "$tools/decided.py" stale "$decisions" "$report"
+fi
+if [ ${#jobs[@]} -gt 0 ]; then
+  job_skips=$(python3 "$tools/decided.py" checkov-job "$decisions")
+  all_job_skips=$skips${skips:+${job_skips:+,}}$job_skips
+  echo "checkov (Cloud Run jobs; decided for every file: ${skips:-none}; for Cloud Run jobs: ${job_skips:-none}):"
+  "$venv/bin/checkov" --quiet --compact --framework kubernetes "${jobs[@]}" ${all_job_skips:+--skip-check "$all_job_skips"}
+  if [ -n "$job_skips" ]; then
+    "$venv/bin/checkov" --quiet --framework kubernetes "${jobs[@]}" --check "$job_skips" -o json >"$report" || true
+    python3 "$tools/decided.py" stale-job "$decisions" "$report"
+  fi
 fi
 
 ignores=$(python3 "$tools/decided.py" hadolint "$decisions")
