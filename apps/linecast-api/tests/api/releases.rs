@@ -499,3 +499,75 @@ async fn calibration_follows_a_new_kept_release_and_a_new_season_store() {
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
 }
+
+/// Another instance's view of the app's database and store, with a
+/// retention of `hours`.
+async fn with_retention(app: &TestApp, hours: i64) -> linecast_core::services::releases::Releases {
+    let db = linecast_db::SeaAccounts::connect(&format!(
+        "sqlite://{}?mode=rwc",
+        app.var_dir.join("linecast.db").display()
+    ))
+    .await
+    .unwrap();
+    let store = std::sync::Arc::new(
+        linecast_store::ObjectArtifactStore::from_url(
+            &format!("file://{}", app.store_dir.display()),
+            linecast_store::StoreOptions::default(),
+        )
+        .unwrap(),
+    );
+    linecast_core::services::releases::Releases::new(
+        std::sync::Arc::new(db),
+        store.clone(),
+        store,
+        Some(chrono::Duration::hours(hours)),
+    )
+}
+
+#[tokio::test]
+async fn retention_forgets_old_releases_and_deletes_only_the_bytes_no_kept_release_names() {
+    let Written { app, versions, .. } = written().await;
+    // The first version's bytes published again after the third: a fourth
+    // release with the first one's digest.
+    publish(&app.store_dir, PREDICTIONS, &versions[0], "2026-11-15T10:00:00Z");
+    app.keep_releases().await;
+    let archived = |bytes: &[u8]| {
+        app.store_dir
+            .join(format!("archive/nba/predictions/won_on_points/{}.csv", sha256(bytes)))
+            .exists()
+    };
+    let series = Series::Predictions(Sport::Nba, ModelType::WonOnPoints);
+    // Now is 2026-11-15T17:00Z. 24 hours: the cutoff 2026-11-14T17:00Z
+    // forgets T1 (and whatever else is older); its bytes stay, the fourth
+    // release names them.
+    let instants = |releases: &std::sync::Arc<Vec<linecast_core::ports::releases::KeptRelease>>| -> Vec<DateTime<Utc>> {
+        releases.iter().map(|r| r.published_at).collect()
+    };
+    let first = with_retention(&app, 24).await;
+    assert!(first.prune(fixture_now()).await.unwrap() >= 1);
+    assert_eq!(
+        instants(&first.series(series, fixture_now()).await.unwrap()),
+        [at(T2), at(T3), at("2026-11-15T10:00:00Z")]
+    );
+    assert!(archived(&versions[0]), "still named by the fourth release");
+    // 16 hours: the cutoff 2026-11-15T01:00Z forgets T2: its bytes go,
+    // the third's stay.
+    let second = with_retention(&app, 16).await;
+    assert!(second.prune(fixture_now()).await.unwrap() >= 1);
+    assert!(!archived(&versions[1]), "no kept release names the second version");
+    assert!(archived(&versions[2]) && archived(&versions[0]));
+    assert_eq!(
+        instants(&second.series(series, fixture_now()).await.unwrap()),
+        [at(T3), at("2026-11-15T10:00:00Z")]
+    );
+    // What was forgotten is before history now: as_of there is a 404.
+    let fresh = with_retention(&app, 16).await;
+    let err = fresh
+        .at(series, at("2026-11-14T21:00:00Z"), fixture_now())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err,
+        linecast_core::services::releases::AsOfError::BeforeHistory { first: Some(at(T3)) }
+    );
+}

@@ -609,6 +609,13 @@ fn on_kept_releases_clv_is_the_no_vig_move_of_the_picked_side_in_probability_poi
         puck("2026-11-03", "nhl-20261103-a-b", 0.7),
         // No kept release carried this one: it has no CLV on this basis.
         puck("2026-11-04", "nhl-20261104-a-b", 0.7),
+        // Graded on its line, but without prices: no IMPLIED, so not paired.
+        {
+            let mut row = puck("2026-11-05", "nhl-20261105-a-b", 0.7);
+            row.lines.home_point_spread_line = None;
+            row.lines.away_point_spread_line = None;
+            row
+        },
     ];
     let on_rows = calibrate(&rows, Sport::Nhl, ModelType::WonOnSpread, CalibrationSource::All);
     assert_eq!(
@@ -660,6 +667,12 @@ fn on_kept_releases_clv_is_the_no_vig_move_of_the_picked_side_in_probability_poi
             basis: ClvBasis::KeptReleases,
         }
     );
+    // Five graded BLEND forecasts, four of them paired with IMPLIED.
+    let blend = entry(&c, ModelColumn::Blend);
+    assert_eq!((blend.n, blend.n_paired), (5, 4));
+    assert_eq!(blend.skill_vs_market.map(|s| s.n), Some(4));
+    let implied = entry(&c, ModelColumn::Implied);
+    assert_eq!((implied.n, implied.n_paired), (4, 4));
     // The scores do not depend on the basis; an empty price map is the rows' basis.
     assert_eq!(
         entry(&c, ModelColumn::Blend).brier.to_bits(),
