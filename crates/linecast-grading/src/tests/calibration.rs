@@ -566,6 +566,11 @@ fn the_payload_serializes_with_the_public_spellings() {
     assert_eq!(json["models"][0]["skill_vs_market"], serde_json::Value::Null);
     assert_eq!(blend["model"], "BLEND");
     assert_eq!(blend["clv"]["unit"], "probability_points");
+    assert_eq!(blend["clv"]["basis"], "result_rows");
+    assert_eq!(
+        serde_json::to_value(crate::calibration::ClvBasis::KeptReleases).unwrap(),
+        "kept_releases"
+    );
     assert_eq!(blend["reliability_bins"][0]["ci_low"], serde_json::Value::Null);
     let keys: Vec<&str> = blend.as_object().unwrap().keys().map(String::as_str).collect();
     let mut expected = [
@@ -579,6 +584,7 @@ fn the_payload_serializes_with_the_public_spellings() {
         "uncertainty",
         "ece",
         "skill_vs_market",
+        "n_paired",
         "clv",
     ];
     let mut keys = keys;
