@@ -89,8 +89,11 @@ check(isinstance(tracking, TrackingResponse) and tracking.archive_games >= track
 for source in CalibrationSourceCode:
     cal = model_calibration.sync(SportCode.NBA, ModelTypeCode.WON_ON_SPREAD, client=client, source=source)
     check(isinstance(cal, CalibrationResponse) and cal.bins == 10, f"calibration {source.value} parses")
+    # CLV on kept releases is in probability points in every market; on
+    # result rows a spread's is in points.
+    units = {"kept_releases": "probability_points", "result_rows": "points"}
     check(
-        all(len(m.reliability_bins) == 10 and m.clv.unit.value == "points" for m in cal.models),
+        all(len(m.reliability_bins) == 10 and m.clv.unit.value == units[m.clv.basis.value] for m in cal.models),
         f"calibration {source.value} carries typed bins and CLV",
     )
 cal = model_calibration.sync(SportCode.NBA, ModelTypeCode.WON_ON_SPREAD, client=client)
