@@ -324,7 +324,6 @@ fn days_since_epoch(date: NaiveDate) -> i32 {
 }
 
 fn parquet(export: &Export, columns: &[ServedColumn<'_>]) -> Result<Vec<u8>, ApiError> {
-    let failed = |e: parquet::errors::ParquetError| ApiError::Internal(format!("writing Parquet: {e}"));
     let types: Vec<DataType> = columns.iter().map(data_type).collect();
     let schema = Arc::new(Schema::new(
         columns
@@ -356,6 +355,18 @@ fn parquet(export: &Export, columns: &[ServedColumn<'_>]) -> Result<Vec<u8>, Api
     .into_iter()
     .map(|(k, v)| KeyValue::new(k.to_owned(), v))
     .collect();
+    parquet_file(schema, &batch, metadata)
+}
+
+/// One Parquet file of `batch`: Snappy, dictionaries on, `metadata` in the
+/// footer's key-value metadata and no Arrow schema stored (every type is
+/// plain in Parquet's own schema). Every export's file is written here.
+pub(crate) fn parquet_file(
+    schema: Arc<Schema>,
+    batch: &RecordBatch,
+    metadata: Vec<KeyValue>,
+) -> Result<Vec<u8>, ApiError> {
+    let failed = |e: parquet::errors::ParquetError| ApiError::Internal(format!("writing Parquet: {e}"));
     let properties = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
         .set_dictionary_enabled(true)
@@ -365,6 +376,6 @@ fn parquet(export: &Export, columns: &[ServedColumn<'_>]) -> Result<Vec<u8>, Api
         .with_properties(properties)
         .with_skip_arrow_metadata(true);
     let mut writer = ArrowWriter::try_new_with_options(Vec::new(), schema, options).map_err(failed)?;
-    writer.write(&batch).map_err(failed)?;
+    writer.write(batch).map_err(failed)?;
     writer.into_inner().map_err(failed)
 }

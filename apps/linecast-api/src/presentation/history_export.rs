@@ -19,14 +19,10 @@ use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use chrono::NaiveDate;
 use linecast_core::services::releases::{GameRelease, HistoryPlan};
 use linecast_domain::{ModelColumn, ModelType};
-use parquet::arrow::ArrowWriter;
-use parquet::arrow::arrow_writer::ArrowWriterOptions;
-use parquet::basic::Compression;
 use parquet::file::metadata::KeyValue;
-use parquet::file::properties::WriterProperties;
 use serde_json::Value;
 
-use super::export::ExportFormat;
+use super::export::{ExportFormat, parquet_file};
 use super::slate::prediction_game;
 use crate::error::ApiError;
 use crate::responses::Rendered;
@@ -212,7 +208,6 @@ fn parquet(
     columns: &[(String, Type)],
     table: &[serde_json::Map<String, Value>],
 ) -> Result<Vec<u8>, ApiError> {
-    let failed = |e: parquet::errors::ParquetError| ApiError::Internal(format!("writing Parquet: {e}"));
     let schema = Arc::new(Schema::new(
         columns
             .iter()
@@ -240,15 +235,5 @@ fn parquet(
     .into_iter()
     .map(|(k, v)| KeyValue::new(k.to_owned(), v))
     .collect();
-    let properties = WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .set_dictionary_enabled(true)
-        .set_key_value_metadata(Some(metadata))
-        .build();
-    let options = ArrowWriterOptions::new()
-        .with_properties(properties)
-        .with_skip_arrow_metadata(true);
-    let mut writer = ArrowWriter::try_new_with_options(Vec::new(), schema, options).map_err(failed)?;
-    writer.write(&batch).map_err(failed)?;
-    writer.into_inner().map_err(failed)
+    parquet_file(schema, &batch, metadata)
 }
