@@ -222,21 +222,7 @@ async fn every_version_is_archived_once_by_digest_and_recorded_once_even_by_a_se
     // Another round, and a second instance over the same database and
     // store: nothing new is recorded.
     round(&app).await;
-    let db = linecast_db::SeaAccounts::connect(&format!(
-        "sqlite://{}?mode=rwc",
-        app.var_dir.join("linecast.db").display()
-    ))
-    .await
-    .unwrap();
-    let store = std::sync::Arc::new(
-        linecast_store::ObjectArtifactStore::from_url(
-            &format!("file://{}", app.store_dir.display()),
-            linecast_store::StoreOptions::default(),
-        )
-        .unwrap(),
-    );
-    let second =
-        linecast_core::services::releases::Releases::new(std::sync::Arc::new(db), store.clone(), store.clone(), None);
+    let (second, store) = another_instance(&app, None).await;
     let watcher = linecast_core::services::events::Watcher::new(store);
     watcher.poll(fixture_now()).await;
     let recorded = second.keep_versions(&watcher.versions()).await;
@@ -500,9 +486,15 @@ async fn calibration_follows_a_new_kept_release_and_a_new_season_store() {
     }
 }
 
-/// Another instance's view of the app's database and store, with a
-/// retention of `hours`.
-async fn with_retention(app: &TestApp, hours: i64) -> linecast_core::services::releases::Releases {
+/// Another instance's view of the app's database and store (its own
+/// `Releases` with `retention`), and that store.
+async fn another_instance(
+    app: &TestApp,
+    retention: Option<chrono::Duration>,
+) -> (
+    linecast_core::services::releases::Releases,
+    std::sync::Arc<linecast_store::ObjectArtifactStore>,
+) {
     let db = linecast_db::SeaAccounts::connect(&format!(
         "sqlite://{}?mode=rwc",
         app.var_dir.join("linecast.db").display()
@@ -516,12 +508,18 @@ async fn with_retention(app: &TestApp, hours: i64) -> linecast_core::services::r
         )
         .unwrap(),
     );
-    linecast_core::services::releases::Releases::new(
+    let releases = linecast_core::services::releases::Releases::new(
         std::sync::Arc::new(db),
         store.clone(),
-        store,
-        Some(chrono::Duration::hours(hours)),
-    )
+        store.clone(),
+        retention,
+    );
+    (releases, store)
+}
+
+/// Another instance with a retention of `hours`.
+async fn with_retention(app: &TestApp, hours: i64) -> linecast_core::services::releases::Releases {
+    another_instance(app, Some(chrono::Duration::hours(hours))).await.0
 }
 
 #[tokio::test]
