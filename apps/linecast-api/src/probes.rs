@@ -1,24 +1,40 @@
-//! Dependency probes and the health cache: each probe checks one dependency
-//! (database, cache, object storage; the three adapters' probes are here
-//! too); one round of them runs at most once a second whatever the number
-//! of health calls.
+//! Dependency probes, the health cache and the readiness rule: each probe
+//! checks one dependency (database, Redis, object storage, cache; the
+//! adapters' probes are here too); one round of them runs at most once a
+//! second whatever the number of health calls.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use futures::future::join_all;
+use linecast_core::ports::limits::Limiter;
 use linecast_core::{Accounts, ArtifactStore};
 use linecast_store::ObjectArtifactStore;
 
 use crate::presentation::health::DependencyStatus;
 
+/// Who else depends on a dependency: the readiness rule's one input
+/// besides draining.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// Only this instance uses it (a SQLite file, a local store folder):
+    /// when it fails, this instance cannot serve and others may.
+    Own,
+    /// Every instance uses it (PostgreSQL, Redis, a bucket): when it
+    /// fails, it fails for all of them, and taking them out of the load
+    /// balancer would only add the public routes to the outage.
+    Shared,
+}
+
 /// One dependency reported by `/api/v1/health`.
 #[async_trait]
 pub trait Probe: Send + Sync {
-    /// Stable name: `database`, `cache` or `object_storage`.
+    /// Stable name: `database`, `redis`, `cache` or `object_storage`.
     fn name(&self) -> &'static str;
+    /// Whether other instances share it.
+    fn reach(&self) -> Reach;
     /// `Ok(detail)` when healthy, `Err(reason)` when not.
     async fn check(&self) -> Result<serde_json::Value, String>;
 }
@@ -26,16 +42,28 @@ pub trait Probe: Send + Sync {
 /// How long one round of probe results is served before the next round.
 pub const HEALTH_TTL: Duration = Duration::from_secs(1);
 
-/// The last round of probe results. Health and readiness read it; a round
-/// older than `HEALTH_TTL` is replaced by the first caller (the others wait
-/// for it rather than probing too), so a flood of health calls costs one
-/// round of probes a second. It also holds whether the instance is
-/// draining (a stop signal arrived): readiness then fails whatever the
-/// probes say.
+/// How often a round runs without anyone asking, so the
+/// `linecast_dependency_up` gauges stay current between health calls.
+pub const BACKGROUND_ROUND: Duration = Duration::from_secs(5);
+
+/// The last rounds of probe results, what has answered since start, and
+/// whether the instance is draining. A round older than `HEALTH_TTL` is
+/// replaced by the first caller (the others wait for it rather than probing
+/// too), so a flood of health or readiness calls costs one round a second.
 #[derive(Default)]
 pub struct HealthCache {
-    last: tokio::sync::Mutex<Option<(Instant, Arc<Round>)>>,
+    /// Every dependency (health).
+    all: RoundCache,
+    /// The dependencies readiness asks about.
+    ready: RoundCache,
+    /// Dependencies that have answered at least once since start.
+    answered: Mutex<BTreeSet<String>>,
     draining: std::sync::atomic::AtomicBool,
+}
+
+#[derive(Default)]
+struct RoundCache {
+    last: tokio::sync::Mutex<Option<(Instant, Arc<Round>)>>,
 }
 
 /// One round of probes.
@@ -44,18 +72,34 @@ pub(crate) struct Round {
     pub(crate) dependencies: BTreeMap<String, DependencyStatus>,
 }
 
-impl HealthCache {
-    /// From now on readiness fails: the instance is about to stop.
-    pub fn start_draining(&self) {
-        self.draining.store(true, std::sync::atomic::Ordering::Release);
-    }
+/// Why an instance should take no traffic now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotReady {
+    /// A stop signal arrived.
+    Draining,
+    /// A shared dependency has never answered since start (the instance
+    /// has never been able to serve what it needs).
+    Starting(Vec<String>),
+    /// A dependency only this instance uses is down.
+    Unreachable(Vec<String>),
+}
 
-    /// Whether a stop signal arrived (`start_draining`).
-    pub fn is_draining(&self) -> bool {
-        self.draining.load(std::sync::atomic::Ordering::Acquire)
+impl NotReady {
+    /// The sentence readiness answers with.
+    pub fn detail(&self) -> String {
+        match self {
+            NotReady::Draining => "Not ready: the instance is draining before it stops".to_owned(),
+            NotReady::Starting(names) => format!(
+                "Not ready: starting; {} has not answered since the instance started",
+                names.join(", ")
+            ),
+            NotReady::Unreachable(names) => format!("Not ready: {} unavailable", names.join(", ")),
+        }
     }
+}
 
-    pub(crate) async fn current(&self, probes: &[Arc<dyn Probe>]) -> Arc<Round> {
+impl RoundCache {
+    async fn current(&self, probes: &[&Arc<dyn Probe>], answered: &Mutex<BTreeSet<String>>) -> Arc<Round> {
         let mut last = self.last.lock().await;
         if let Some((at, report)) = last.as_ref()
             && at.elapsed() < HEALTH_TTL
@@ -66,18 +110,93 @@ impl HealthCache {
             at: chrono::Utc::now(),
             dependencies: probe_all(probes).await,
         });
+        let mut seen = answered.lock().unwrap_or_else(PoisonError::into_inner);
         for (name, dependency) in &report.dependencies {
-            crate::metrics::dependency_up(name, dependency.status == "ok");
+            let up = dependency.status == "ok";
+            crate::metrics::dependency_up(name, up);
+            if up && !seen.contains(name) {
+                seen.insert(name.clone());
+            }
         }
+        drop(seen);
         *last = Some((Instant::now(), report.clone()));
         report
+    }
+}
+
+impl HealthCache {
+    /// A cache that knows `names` answered already (the start-up connected
+    /// to them: the database, Redis).
+    pub fn answered(names: &[&str]) -> Self {
+        let cache = Self::default();
+        cache
+            .answered
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend(names.iter().map(|n| (*n).to_owned()));
+        cache
+    }
+
+    /// From now on readiness fails: the instance is about to stop.
+    pub fn start_draining(&self) {
+        self.draining.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Whether a stop signal arrived (`start_draining`).
+    pub fn is_draining(&self) -> bool {
+        self.draining.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// A round of every probe (health, metrics).
+    pub(crate) async fn current(&self, probes: &[Arc<dyn Probe>]) -> Arc<Round> {
+        let all: Vec<&Arc<dyn Probe>> = probes.iter().collect();
+        self.all.current(&all, &self.answered).await
+    }
+
+    /// The readiness rule: not draining; every dependency of its own
+    /// answers now; every shared one has answered at least once since
+    /// start. A shared dependency failing later is not this instance's to
+    /// report by leaving the load balancer (health and metrics say it), so
+    /// readiness never waits on one that has answered before.
+    pub async fn ready(&self, probes: &[Arc<dyn Probe>]) -> Result<(), NotReady> {
+        if self.is_draining() {
+            return Err(NotReady::Draining);
+        }
+        let asked: Vec<&Arc<dyn Probe>> = {
+            let answered = self.answered.lock().unwrap_or_else(PoisonError::into_inner);
+            probes
+                .iter()
+                .filter(|p| p.reach() == Reach::Own || !answered.contains(p.name()))
+                .collect()
+        };
+        if asked.is_empty() {
+            return Ok(());
+        }
+        let round = self.ready.current(&asked, &self.answered).await;
+        let down = |reach: Reach| -> Vec<String> {
+            asked
+                .iter()
+                .filter(|p| p.reach() == reach)
+                .filter(|p| round.dependencies.get(p.name()).is_some_and(|d| d.status != "ok"))
+                .map(|p| p.name().to_owned())
+                .collect()
+        };
+        let own = down(Reach::Own);
+        if !own.is_empty() {
+            return Err(NotReady::Unreachable(own));
+        }
+        let shared = down(Reach::Shared);
+        if !shared.is_empty() {
+            return Err(NotReady::Starting(shared));
+        }
+        Ok(())
     }
 }
 
 /// Runs every probe once. The public report says only `ok` or `down` and
 /// the latency; the reason (which may name a path, bucket or URL) goes to
 /// the log.
-async fn probe_all(probes: &[Arc<dyn Probe>]) -> BTreeMap<String, DependencyStatus> {
+async fn probe_all(probes: &[&Arc<dyn Probe>]) -> BTreeMap<String, DependencyStatus> {
     let checks = probes.iter().map(|probe| async move {
         let started = Instant::now();
         let result = probe.check().await;
@@ -104,13 +223,28 @@ async fn probe_all(probes: &[Arc<dyn Probe>]) -> BTreeMap<String, DependencyStat
     join_all(checks).await.into_iter().collect()
 }
 
-/// The accounts database answers.
-pub struct DatabaseProbe(pub Arc<dyn Accounts>);
+/// The accounts database answers: `Own` for a SQLite file, `Shared` for
+/// PostgreSQL ([`DatabaseProbe::reach_of`]).
+pub struct DatabaseProbe(pub Arc<dyn Accounts>, pub Reach);
+
+impl DatabaseProbe {
+    /// Who shares the database at `url`: a SQLite file is this instance's.
+    pub fn reach_of(url: &str) -> Reach {
+        if url.starts_with("sqlite:") {
+            Reach::Own
+        } else {
+            Reach::Shared
+        }
+    }
+}
 
 #[async_trait]
 impl Probe for DatabaseProbe {
     fn name(&self) -> &'static str {
         "database"
+    }
+    fn reach(&self) -> Reach {
+        self.1
     }
     async fn check(&self) -> Result<serde_json::Value, String> {
         self.0.ping().await.map_err(|e| e.to_string())?;
@@ -118,13 +252,28 @@ impl Probe for DatabaseProbe {
     }
 }
 
-/// The object store answers and holds at least one object.
-pub struct StoreProbe(pub Arc<ObjectArtifactStore>);
+/// The object store answers and holds at least one object: `Own` for a
+/// local folder (`file://`), `Shared` for a bucket.
+pub struct StoreProbe(pub Arc<ObjectArtifactStore>, pub Reach);
+
+impl StoreProbe {
+    /// Who shares the store at `url`: a local folder is this instance's.
+    pub fn reach_of(url: &str) -> Reach {
+        if url.starts_with("file:") {
+            Reach::Own
+        } else {
+            Reach::Shared
+        }
+    }
+}
 
 #[async_trait]
 impl Probe for StoreProbe {
     fn name(&self) -> &'static str {
         "object_storage"
+    }
+    fn reach(&self) -> Reach {
+        self.1
     }
     async fn check(&self) -> Result<serde_json::Value, String> {
         self.0.ping().await.map_err(|e| e.to_string())?;
@@ -145,10 +294,149 @@ impl Probe for CacheProbe {
     fn name(&self) -> &'static str {
         "cache"
     }
+    fn reach(&self) -> Reach {
+        Reach::Own
+    }
     async fn check(&self) -> Result<serde_json::Value, String> {
         Ok(serde_json::json!({
             "kind": "in-process (moka), parsed artifacts by object version",
             "parses": self.0.parse_count(),
         }))
+    }
+}
+
+/// Redis, which every instance sharing `LINECAST_REDIS_URL` counts limits
+/// and holds slots through: one `PING` on the limiter's connection.
+pub struct RedisProbe(pub Arc<dyn Limiter>);
+
+#[async_trait]
+impl Probe for RedisProbe {
+    fn name(&self) -> &'static str {
+        "redis"
+    }
+    fn reach(&self) -> Reach {
+        Reach::Shared
+    }
+    async fn check(&self) -> Result<serde_json::Value, String> {
+        self.0.ping().await.map_err(|e| e.to_string())?;
+        Ok(serde_json::json!({}))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use super::*;
+
+    struct Fake {
+        name: &'static str,
+        reach: Reach,
+        up: Arc<AtomicBool>,
+    }
+
+    #[async_trait]
+    impl Probe for Fake {
+        fn name(&self) -> &'static str {
+            self.name
+        }
+        fn reach(&self) -> Reach {
+            self.reach
+        }
+        async fn check(&self) -> Result<serde_json::Value, String> {
+            if self.up.load(Ordering::SeqCst) {
+                Ok(serde_json::json!({}))
+            } else {
+                Err("down".to_owned())
+            }
+        }
+    }
+
+    fn fake(name: &'static str, reach: Reach, up: bool) -> (Arc<dyn Probe>, Arc<AtomicBool>) {
+        let flag = Arc::new(AtomicBool::new(up));
+        let probe: Arc<dyn Probe> = Arc::new(Fake {
+            name,
+            reach,
+            up: flag.clone(),
+        });
+        (probe, flag)
+    }
+
+    /// Past the round's cache, so the next call probes again.
+    async fn next_round() {
+        tokio::time::sleep(HEALTH_TTL + Duration::from_millis(100)).await;
+    }
+
+    #[tokio::test]
+    async fn a_shared_dependency_failing_after_it_answered_is_reported_by_health_not_readiness() {
+        let health = HealthCache::default();
+        let (db, db_up) = fake("database", Reach::Shared, true);
+        let (redis, redis_up) = fake("redis", Reach::Shared, true);
+        let probes = vec![db, redis];
+        assert_eq!(health.ready(&probes).await, Ok(()));
+        db_up.store(false, Ordering::SeqCst);
+        redis_up.store(false, Ordering::SeqCst);
+        next_round().await;
+        assert_eq!(health.ready(&probes).await, Ok(()), "still takes traffic");
+        let round = health.current(&probes).await;
+        assert_eq!(round.dependencies["database"].status, "down");
+        assert_eq!(round.dependencies["redis"].status, "down");
+    }
+
+    #[tokio::test]
+    async fn a_shared_dependency_that_never_answered_since_start_keeps_the_instance_starting() {
+        let health = HealthCache::default();
+        let (store, store_up) = fake("object_storage", Reach::Shared, false);
+        let probes = vec![store];
+        assert_eq!(
+            health.ready(&probes).await,
+            Err(NotReady::Starting(vec!["object_storage".to_owned()]))
+        );
+        store_up.store(true, Ordering::SeqCst);
+        next_round().await;
+        assert_eq!(health.ready(&probes).await, Ok(()));
+        // Answered once: a later failure is everyone's, not this instance's.
+        store_up.store(false, Ordering::SeqCst);
+        next_round().await;
+        assert_eq!(health.ready(&probes).await, Ok(()));
+    }
+
+    #[tokio::test]
+    async fn a_dependency_of_its_own_failing_takes_the_instance_out_until_it_answers() {
+        let health = HealthCache::default();
+        let (sqlite, sqlite_up) = fake("database", Reach::Own, true);
+        let (bucket, _) = fake("object_storage", Reach::Shared, true);
+        let probes = vec![sqlite, bucket];
+        assert_eq!(health.ready(&probes).await, Ok(()));
+        sqlite_up.store(false, Ordering::SeqCst);
+        next_round().await;
+        assert_eq!(
+            health.ready(&probes).await,
+            Err(NotReady::Unreachable(vec!["database".to_owned()]))
+        );
+        sqlite_up.store(true, Ordering::SeqCst);
+        next_round().await;
+        assert_eq!(health.ready(&probes).await, Ok(()));
+    }
+
+    #[tokio::test]
+    async fn a_draining_instance_is_not_ready_whatever_its_dependencies_say() {
+        let health = HealthCache::default();
+        let (db, _) = fake("database", Reach::Own, true);
+        health.start_draining();
+        assert_eq!(health.ready(&[db]).await, Err(NotReady::Draining));
+    }
+
+    #[test]
+    fn a_sqlite_file_and_a_local_folder_are_the_instances_own_and_the_rest_shared() {
+        assert_eq!(
+            DatabaseProbe::reach_of("sqlite:///var/lib/linecast/linecast.db?mode=rwc"),
+            Reach::Own
+        );
+        assert_eq!(DatabaseProbe::reach_of("postgres://db/linecast"), Reach::Shared);
+        assert_eq!(DatabaseProbe::reach_of("postgresql://db/linecast"), Reach::Shared);
+        assert_eq!(StoreProbe::reach_of("file:///srv/store"), Reach::Own);
+        assert_eq!(StoreProbe::reach_of("s3://bucket/prefix"), Reach::Shared);
+        assert_eq!(StoreProbe::reach_of("gs://bucket"), Reach::Shared);
     }
 }

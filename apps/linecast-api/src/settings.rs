@@ -125,10 +125,16 @@ pub struct Settings {
     /// and for one accounts statement (default 2000); past it the request is
     /// a 503.
     pub database_timeout: std::time::Duration,
-    /// `LINECAST_USAGE_STALE_AFTER_MS`: once counted usage has not reached
-    /// the database for this long, authenticated requests get 503 until it
-    /// does (default 10000): the crash bound during a database outage.
-    pub usage_stale_after: std::time::Duration,
+    /// `LINECAST_DB_OUTAGE_GRACE_SECS`: how long a database outage is
+    /// ridden out (default 60; decimals allowed; more than 0, at most
+    /// 3600). Keys this instance read from the database within this span
+    /// before the outage keep serving for it, their usage buffered; once
+    /// counted usage has not reached the database for this long,
+    /// authenticated requests get a fast 503 until a flush succeeds (the
+    /// most counting a crash during an outage can lose). The older
+    /// `LINECAST_USAGE_STALE_AFTER_MS` (milliseconds) is read when this one
+    /// is unset.
+    pub db_outage_grace: std::time::Duration,
     /// `LINECAST_DRAIN_GRACE_SECS`: after SIGTERM or SIGINT, how long the
     /// instance keeps serving with readiness failing (so load balancers
     /// take it out) before it stops accepting and drains (default 5;
@@ -233,6 +239,12 @@ pub const STOP_BOUND: std::time::Duration = std::time::Duration::from_secs(2);
 pub const DEFAULT_STORE_TIMEOUT: std::time::Duration = linecast_store::DEFAULT_TIMEOUT;
 const MAX_STORE_TIMEOUT: std::time::Duration = std::time::Duration::from_mins(5);
 
+/// How long a database outage is ridden out unless
+/// `LINECAST_DB_OUTAGE_GRACE_SECS` says otherwise: a failover of a managed
+/// PostgreSQL (Cloud SQL, RDS) usually completes within it.
+pub const DEFAULT_DB_OUTAGE_GRACE: std::time::Duration = std::time::Duration::from_mins(1);
+const MAX_DB_OUTAGE_GRACE: std::time::Duration = std::time::Duration::from_hours(1);
+
 /// Descriptors kept for everything but client connections.
 const RESERVED_DESCRIPTORS: u64 = 512;
 
@@ -296,6 +308,7 @@ pub const FILE_SETTINGS: &[&str] = &[
     "LINECAST_DATABASE_TIMEOUT_MS",
     "LINECAST_REDIS_LEASES",
     "LINECAST_REDIS_TIMEOUT_MS",
+    "LINECAST_DB_OUTAGE_GRACE_SECS",
     "LINECAST_USAGE_STALE_AFTER_MS",
     "LINECAST_SHUTDOWN_TIMEOUT_SECS",
     "LINECAST_STORE_TIMEOUT_SECS",
@@ -644,7 +657,22 @@ impl Settings {
         )?;
         let database_timeout = std::time::Duration::from_millis(number("LINECAST_DATABASE_TIMEOUT_MS", 2000)?);
         let redis_timeout = std::time::Duration::from_millis(number("LINECAST_REDIS_TIMEOUT_MS", 500)?);
-        let usage_stale_after = std::time::Duration::from_millis(number("LINECAST_USAGE_STALE_AFTER_MS", 10_000)?);
+        let db_outage_grace = match (
+            env("LINECAST_DB_OUTAGE_GRACE_SECS"),
+            env("LINECAST_USAGE_STALE_AFTER_MS"),
+        ) {
+            (Some(v), _) => std::time::Duration::try_from_secs_f64(
+                v.parse::<f64>()
+                    .map_err(|e| bad("LINECAST_DB_OUTAGE_GRACE_SECS", format!("'{v}': {e}")))?,
+            )
+            .ok()
+            .filter(|d| !d.is_zero() && *d <= MAX_DB_OUTAGE_GRACE)
+            .ok_or_else(|| bad("LINECAST_DB_OUTAGE_GRACE_SECS", "seconds, more than 0 and at most 3600"))?,
+            (None, Some(_)) => std::time::Duration::from_millis(number("LINECAST_USAGE_STALE_AFTER_MS", 0)?)
+                .max(std::time::Duration::from_millis(1))
+                .min(MAX_DB_OUTAGE_GRACE),
+            (None, None) => DEFAULT_DB_OUTAGE_GRACE,
+        };
         let drain_grace = match env("LINECAST_DRAIN_GRACE_SECS") {
             Some(v) => v
                 .parse::<f64>()
@@ -810,7 +838,7 @@ impl Settings {
             database_timeout,
             redis_timeout,
             redis_leases,
-            usage_stale_after,
+            db_outage_grace,
             drain_grace,
             store_timeout,
             shutdown_timeout,
@@ -860,7 +888,7 @@ impl Settings {
             database_timeout: std::time::Duration::from_secs(2),
             redis_timeout: linecast_limits::DEFAULT_REDIS_TIMEOUT,
             redis_leases: true,
-            usage_stale_after: std::time::Duration::from_secs(10),
+            db_outage_grace: DEFAULT_DB_OUTAGE_GRACE,
             drain_grace: std::time::Duration::ZERO,
             store_timeout: DEFAULT_STORE_TIMEOUT,
             shutdown_timeout: crate::startup::SHUTDOWN_TIMEOUT_SECS,
@@ -962,6 +990,48 @@ mod tests {
         ] {
             let err = Settings::from_sources(&none, |k| (k == name).then(|| value.to_owned())).unwrap_err();
             assert_eq!(err.name, name, "{value}");
+        }
+    }
+
+    #[test]
+    fn the_database_outage_grace_is_sixty_seconds_by_default_bounded_and_read_from_its_older_name_too() {
+        let none = FileSettings::default();
+        let with = |pairs: &'static [(&'static str, &'static str)]| {
+            Settings::from_sources(&none, move |k| {
+                pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| (*v).to_owned())
+            })
+        };
+        let secs = std::time::Duration::from_secs;
+        assert_eq!(with(&[]).unwrap().db_outage_grace, secs(60));
+        assert_eq!(
+            with(&[("LINECAST_DB_OUTAGE_GRACE_SECS", "2.5")])
+                .unwrap()
+                .db_outage_grace,
+            std::time::Duration::from_millis(2500)
+        );
+        // The older name, in milliseconds, when the new one is unset; the
+        // new one wins when both are.
+        assert_eq!(
+            with(&[("LINECAST_USAGE_STALE_AFTER_MS", "20000")])
+                .unwrap()
+                .db_outage_grace,
+            secs(20)
+        );
+        assert_eq!(
+            with(&[
+                ("LINECAST_USAGE_STALE_AFTER_MS", "20000"),
+                ("LINECAST_DB_OUTAGE_GRACE_SECS", "90")
+            ])
+            .unwrap()
+            .db_outage_grace,
+            secs(90)
+        );
+        for bad in ["0", "-1", "3601", "a minute"] {
+            let err = Settings::from_sources(&none, |k| {
+                (k == "LINECAST_DB_OUTAGE_GRACE_SECS").then(|| bad.to_owned())
+            })
+            .unwrap_err();
+            assert_eq!(err.name, "LINECAST_DB_OUTAGE_GRACE_SECS", "{bad}");
         }
     }
 

@@ -38,7 +38,7 @@ use crate::auth::address_limiter::AddressLimiter;
 use crate::auth::cache::KeyCache;
 use crate::auth::client_address::ClientAddresses;
 use crate::error::ApiError;
-use crate::probes::{CacheProbe, DatabaseProbe, HealthCache, Probe, StoreProbe};
+use crate::probes::{CacheProbe, DatabaseProbe, HealthCache, Probe, RedisProbe, StoreProbe};
 use crate::routes;
 use crate::settings::Settings;
 use crate::state::AppState;
@@ -79,6 +79,7 @@ pub struct Application {
     /// Gives freed heap back to the system once a second (`linecast-heap`).
     trimmer: linecast_limits::Flusher,
     refresher: linecast_limits::Flusher,
+    prober: linecast_limits::Flusher,
     /// Renews the leases of the slots this instance holds in Redis (none
     /// when the slots are counted in process).
     slot_heartbeat: Option<linecast_limits::Flusher>,
@@ -239,9 +240,9 @@ impl Application {
         let usage: Arc<dyn UsageMeter> = db.clone();
         let limiter = build_limiter(&settings, usage.clone()).await?;
         let (slots, slot_heartbeat) = build_slots(&settings).await?;
-        let keys = KeyCache::new(accounts.clone());
+        let keys = KeyCache::new(accounts.clone(), settings.db_outage_grace);
         let doc = openapi::served(&settings.public_url);
-        let usage_health = Arc::new(UsageHealth::new(settings.usage_stale_after));
+        let usage_health = Arc::new(UsageHealth::new(settings.db_outage_grace));
         if !settings.auth_enabled {
             // Written here, after logging has started (settings are read before).
             tracing::warn!("LINECAST_AUTH_DISABLED is set (demo mode only): every endpoint is open and unlimited");
@@ -261,11 +262,17 @@ impl Application {
                 Arc::new(crate::metrics::limiter_decision),
             ))
         });
-        let probes: Vec<Arc<dyn Probe>> = vec![
-            Arc::new(DatabaseProbe(accounts.clone())),
-            Arc::new(StoreProbe(store.clone())),
+        let mut probes: Vec<Arc<dyn Probe>> = vec![
+            Arc::new(DatabaseProbe(
+                accounts.clone(),
+                DatabaseProbe::reach_of(&settings.database_url),
+            )),
+            Arc::new(StoreProbe(store.clone(), StoreProbe::reach_of(&settings.store_url))),
             Arc::new(CacheProbe(store.clone())),
         ];
+        if settings.redis_url.is_some() {
+            probes.push(Arc::new(RedisProbe(limiter.clone())));
+        }
         let budget = linecast_core::memory::Budget::new(settings.cache_bytes);
         let history = Arc::new(History::with_budget(store.clone(), budget.seasons()));
         let hmac = Arc::new(match &settings.signing_key {
@@ -397,7 +404,9 @@ impl Application {
             freshness: Arc::new(Freshness::new(artifacts.clone())),
             events,
             gate,
-            health: Arc::new(HealthCache::default()),
+            // Start-up connected to both (and checked the schema): they
+            // have answered since start.
+            health: Arc::new(HealthCache::answered(&["database", "redis"])),
             api_keys,
             // Each cache takes its share of the one budget (core's `memory`).
             responses: Arc::new(crate::responses::Responses {
@@ -469,6 +478,7 @@ impl Application {
             None => None,
         };
         let refresher = spawn_key_refresher(state.gate.keys.clone());
+        let prober = spawn_prober(state.health.clone(), state.probes.clone());
         let trimmer = spawn_trimmer(move || shares().into_iter().map(|(_, stats)| stats).collect());
         Ok(Self {
             port,
@@ -479,6 +489,7 @@ impl Application {
             watcher,
             trimmer,
             refresher,
+            prober,
             slot_heartbeat,
             metrics,
             var_dir: settings.var_dir.clone(),
@@ -562,6 +573,7 @@ impl Application {
             self.watcher.stop().await;
             self.trimmer.stop().await;
             self.refresher.stop().await;
+            self.prober.stop().await;
             if let Some((task, handle)) = metrics {
                 handle.stop(true).await;
                 let _ = task.await;
@@ -611,6 +623,19 @@ fn spawn_key_refresher(keys: KeyCache) -> linecast_limits::Flusher {
                 Ok(read) => crate::metrics::key_refresh(read),
                 Err(e) => tracing::warn!(error = %e, "refreshing API keys failed; they are read on their next request"),
             }
+        }
+    })
+}
+
+/// Every `BACKGROUND_ROUND`, one round of every probe, so the dependency
+/// gauges (and what readiness knows has answered since start) stay current
+/// when nobody calls health.
+fn spawn_prober(health: Arc<HealthCache>, probes: Vec<Arc<dyn Probe>>) -> linecast_limits::Flusher {
+    let probes = Arc::new(probes);
+    linecast_limits::Flusher::spawn(crate::probes::BACKGROUND_ROUND, move || {
+        let (health, probes) = (health.clone(), probes.clone());
+        async move {
+            health.current(&probes).await;
         }
     })
 }

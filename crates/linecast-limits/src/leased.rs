@@ -502,4 +502,8 @@ impl Limiter for LeasedRedisLimiter {
         }
         first_error.map_or(Ok(()), Err)
     }
+
+    async fn ping(&self) -> Result<(), LimitsError> {
+        crate::redis_limiter::ping(&self.conn).await
+    }
 }

@@ -285,6 +285,24 @@ impl Limiter for RedisLimiter {
     async fn flush(&self) -> Result<(), LimitsError> {
         self.buffer.flush().await.map(drop)
     }
+
+    async fn ping(&self) -> Result<(), LimitsError> {
+        ping(&self.conn).await
+    }
+}
+
+/// One `PING` on `conn`, bounded by the connection's reply timeout.
+pub(crate) async fn ping(conn: &ConnectionManager) -> Result<(), LimitsError> {
+    let mut conn = conn.clone();
+    let pong: String = redis::cmd("PING")
+        .query_async(&mut conn)
+        .await
+        .map_err(|e| unavailable(&e))?;
+    if pong == "PONG" {
+        Ok(())
+    } else {
+        Err(LimitsError::Unavailable(format!("redis: PING answered {pong:?}")))
+    }
 }
 
 #[cfg(test)]

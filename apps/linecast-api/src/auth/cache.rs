@@ -15,6 +15,14 @@
 //! use never waits on the database, and the database sees one read a
 //! second instead of one per key and TTL. An invalidation made while a
 //! batch is being read wins: the batch is dropped.
+//!
+//! Through a database outage ([`Outage`]): from the first failed read, a
+//! key this instance read from the database within the outage grace before
+//! the outage began keeps serving until the outage is that old, although
+//! its entry has expired; every other lookup (an unknown key, a key read
+//! longer ago, any key past the grace) fails at once as unavailable,
+//! without waiting on the database. The refresh round asks the database
+//! once a second whether it is back, and the first answer ends the outage.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -61,10 +69,67 @@ pub struct KeyCache {
     /// Bumped by every invalidation: a batch read that started before one
     /// is not stored.
     epoch: Arc<AtomicU64>,
+    outage: Arc<Outage>,
+}
+
+/// Whether the accounts database is failing, as this instance's own reads
+/// found, and how long an outage is ridden out on keys already known.
+#[derive(Debug)]
+pub struct Outage {
+    /// When the first read of the current outage failed.
+    since: std::sync::Mutex<Option<Instant>>,
+    grace: Duration,
+}
+
+impl Outage {
+    fn new(grace: Duration) -> Self {
+        Self {
+            since: std::sync::Mutex::new(None),
+            grace,
+        }
+    }
+
+    /// When the current outage began, if one is under way.
+    pub fn since(&self) -> Option<Instant> {
+        *self.since.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A read failed: the outage began now, unless it already had.
+    fn began(&self) {
+        let mut since = self.since.lock().unwrap_or_else(PoisonError::into_inner);
+        if since.is_none() {
+            tracing::warn!(
+                grace_secs = self.grace.as_secs_f64(),
+                "the accounts database failed: keys read within the grace before now keep serving for the grace; other keys get 503 until it answers"
+            );
+            *since = Some(Instant::now());
+        }
+    }
+
+    /// A read succeeded: no outage.
+    fn ended(&self) {
+        let mut since = self.since.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(began) = since.take() {
+            tracing::info!(
+                lasted_secs = began.elapsed().as_secs_f64(),
+                "the accounts database answers again"
+            );
+        }
+    }
+
+    /// Whether an entry read at `read_at` serves at `now`, past its expiry:
+    /// only during an outage younger than the grace, and only when it was
+    /// read within the grace before the outage began.
+    fn covers(&self, read_at: Instant, now: Instant) -> bool {
+        self.since()
+            .is_some_and(|since| now < since + self.grace && read_at + self.grace >= since)
+    }
 }
 
 impl KeyCache {
-    pub fn new(accounts: Arc<dyn Accounts>) -> Self {
+    /// A cache over `accounts` that rides out a database outage for
+    /// `outage_grace` on the keys it knows (`LINECAST_DB_OUTAGE_GRACE_SECS`).
+    pub fn new(accounts: Arc<dyn Accounts>, outage_grace: Duration) -> Self {
         Self {
             accounts,
             front: Arc::new(RwLock::new(
@@ -75,12 +140,27 @@ impl KeyCache {
                 .time_to_live(KEY_CACHE_TTL)
                 .build(),
             epoch: Arc::default(),
+            outage: Arc::new(Outage::new(outage_grace)),
         }
+    }
+
+    /// The database outage this cache is riding out, if any.
+    pub fn outage(&self) -> &Outage {
+        &self.outage
     }
 
     fn front_get(&self, key_hash: &str) -> Option<Entry> {
         let front = self.front.read().unwrap_or_else(PoisonError::into_inner);
-        let held = front.get(key_hash).filter(|h| Instant::now() < h.expires)?;
+        let held = front.get(key_hash)?;
+        let now = Instant::now();
+        if now >= held.expires {
+            // Only a known key, and only through an outage.
+            let read_at = held.expires.checked_sub(KEY_CACHE_TTL)?;
+            return (held.entry.is_some() && self.outage.covers(read_at, now)).then(|| {
+                crate::metrics::key_cache("outage_grace");
+                held.entry.clone()
+            });
+        }
         // Read first: a key in steady use writes its flag once per read.
         if !held.used.load(Ordering::Relaxed) {
             held.used.store(true, Ordering::Relaxed);
@@ -112,9 +192,23 @@ impl KeyCache {
 
     /// Reads again, in one batch, every entry used since its last read that
     /// expires within `ahead`; returns how many were read. The server calls
-    /// it once a second with [`REFRESH_AHEAD`]. A database error leaves the
-    /// entries to expire (their next request reads the key itself).
+    /// it once a second with [`REFRESH_AHEAD`]. During an outage it first
+    /// asks the database whether it is back. A database error leaves the
+    /// entries to expire (their next request reads the key itself, or,
+    /// through the outage it marks, is served within the grace).
     pub async fn refresh_due(&self, ahead: Duration) -> Result<usize, AccountsError> {
+        let result = self.refresh(ahead).await;
+        match &result {
+            Ok(_) => self.outage.ended(),
+            Err(_) => self.outage.began(),
+        }
+        result
+    }
+
+    async fn refresh(&self, ahead: Duration) -> Result<usize, AccountsError> {
+        if self.outage.since().is_some() {
+            self.accounts.ping().await?;
+        }
         let epoch = self.epoch.load(Ordering::SeqCst);
         let now = Instant::now();
         let due: Vec<String> = {
@@ -148,13 +242,27 @@ impl KeyCache {
 
     /// The key and its customer, whatever the key's state. Database errors
     /// are returned (and not cached) so the caller answers 503, never 401.
+    /// During an outage, a key the outage does not cover fails at once.
     pub async fn lookup(&self, key_hash: &str) -> Result<Entry, AccountsError> {
         if let Some(hit) = self.held(key_hash) {
             return Ok(hit);
         }
+        if let Some(since) = self.outage.since() {
+            return Err(AccountsError::Unavailable(format!(
+                "the accounts database has failed since {:.1} s ago; this key was not read within the outage grace before it",
+                since.elapsed().as_secs_f64()
+            )));
+        }
         // Boxed: the read-through is a large future, and a hit (the usual
         // case) should neither allocate nor move it.
-        Box::pin(self.read_through(key_hash)).await
+        match Box::pin(self.read_through(key_hash)).await {
+            Err(failed) => {
+                self.outage.began();
+                // The entry this read was to replace may be covered now.
+                self.held(key_hash).ok_or(failed)
+            }
+            read => read,
+        }
     }
 
     /// A hit of the front map (counted as a hit), answered without waiting.
@@ -240,6 +348,8 @@ mod tests {
 
     use super::*;
 
+    const GRACE: Duration = Duration::from_mins(1);
+
     /// A cache over in-memory accounts holding one active key; returns its
     /// hash and id.
     async fn one_key() -> (Arc<MemoryAccounts>, KeyCache, String, i64) {
@@ -266,7 +376,7 @@ mod tests {
         let KeyIssued::Stored(key) = accounts.issue_key(issue, now).await.unwrap() else {
             panic!("uncapped")
         };
-        let cache = KeyCache::new(accounts.clone());
+        let cache = KeyCache::new(accounts.clone(), GRACE);
         (accounts, cache, hash, key.id)
     }
 
@@ -334,5 +444,85 @@ mod tests {
         cache.invalidate(&hash).await;
         cache.front_put([(hash.clone(), stale)], read_started, epoch);
         assert!(revoked(&cache, &hash).await, "the invalidation won over the older read");
+    }
+
+    /// Stores `hash`'s current entry as if read `ago` (so it may have
+    /// expired).
+    async fn read_ago(cache: &KeyCache, hash: &str, ago: Duration) {
+        let entry = cache.lookup(hash).await.unwrap();
+        let epoch = cache.epoch.load(Ordering::SeqCst);
+        let read_at = Instant::now().checked_sub(ago).unwrap();
+        cache.front_put([(hash.to_owned(), entry)], read_at, epoch);
+        // The single-flight layer's copy would have expired with it.
+        cache.cache.invalidate(hash).await;
+    }
+
+    fn outage_began_ago(cache: &KeyCache, ago: Duration) {
+        *cache.outage.since.lock().unwrap() = Some(Instant::now().checked_sub(ago).unwrap());
+    }
+
+    #[tokio::test]
+    async fn through_an_outage_a_key_read_within_the_grace_before_it_serves_past_its_expiry_until_the_grace_ends() {
+        let (accounts, cache, hash, _) = one_key().await;
+        // Read 25 s ago: expired, but well within the 60 s grace.
+        read_ago(&cache, &hash, KEY_CACHE_TTL + Duration::from_secs(15)).await;
+        accounts.set_down(true);
+        assert!(!revoked(&cache, &hash).await, "served from the expired entry");
+        assert!(cache.outage().since().is_some(), "the failed read began the outage");
+        // Still served 59 s into the outage; not at 61 s.
+        outage_began_ago(&cache, Duration::from_secs(59));
+        assert!(cache.lookup(&hash).await.unwrap().is_some());
+        outage_began_ago(&cache, Duration::from_secs(61));
+        assert!(matches!(cache.lookup(&hash).await, Err(AccountsError::Unavailable(_))));
+    }
+
+    #[tokio::test]
+    async fn through_an_outage_unknown_keys_and_keys_read_long_before_it_fail_at_once_never_as_unknown() {
+        let (accounts, cache, hash, _) = one_key().await;
+        let never_issued = hash_key(&format!("sk_service_{}", "z".repeat(40)));
+        assert_eq!(cache.lookup(&never_issued).await.unwrap(), None, "read as unknown");
+        // Both read 75 s ago: 15 s more than the grace before the outage.
+        read_ago(&cache, &hash, Duration::from_secs(75)).await;
+        read_ago(&cache, &never_issued, Duration::from_secs(75)).await;
+        accounts.set_down(true);
+        assert!(matches!(cache.lookup(&hash).await, Err(AccountsError::Unavailable(_))));
+        // A key cached as unknown is not answered "unknown" (a 401) through
+        // the outage: it may have been issued since.
+        assert!(matches!(
+            cache.lookup(&never_issued).await,
+            Err(AccountsError::Unavailable(_))
+        ));
+        // Once the outage is known, a lookup does not wait on the database:
+        // it fails even though the database would now answer.
+        accounts.set_down(false);
+        let fresh = hash_key(&format!("sk_service_{}", "y".repeat(40)));
+        assert!(matches!(cache.lookup(&fresh).await, Err(AccountsError::Unavailable(_))));
+    }
+
+    #[tokio::test]
+    async fn the_refresh_round_ends_the_outage_on_the_databases_first_answer() {
+        let (accounts, cache, hash, _) = one_key().await;
+        accounts.set_down(true);
+        assert_eq!(
+            cache.refresh_due(REFRESH_AHEAD).await,
+            Ok(0),
+            "nothing due, no outage known"
+        );
+        assert!(matches!(cache.lookup(&hash).await, Err(AccountsError::Unavailable(_))));
+        assert!(cache.outage().since().is_some(), "the failed read began the outage");
+        assert!(cache.refresh_due(REFRESH_AHEAD).await.is_err(), "it asks the database");
+        assert!(cache.outage().since().is_some());
+        accounts.set_down(false);
+        assert_eq!(cache.refresh_due(REFRESH_AHEAD).await, Ok(0));
+        assert!(cache.outage().since().is_none());
+        assert!(!revoked(&cache, &hash).await, "read from the database again");
+    }
+
+    #[tokio::test]
+    async fn without_an_outage_an_expired_entry_is_read_again() {
+        let (accounts, cache, hash, id) = one_key().await;
+        read_ago(&cache, &hash, KEY_CACHE_TTL + Duration::from_secs(1)).await;
+        revoke_elsewhere(&accounts, id).await;
+        assert!(revoked(&cache, &hash).await);
     }
 }

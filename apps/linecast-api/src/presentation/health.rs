@@ -44,7 +44,7 @@ pub struct HealthResponse {
     #[schema(format = DateTime)]
     pub checked_at: String,
     pub version: String,
-    /// `database`, `cache` and `object_storage`.
+    /// `database`, `cache`, `object_storage`, and `redis` when Redis is configured.
     pub dependencies: BTreeMap<String, DependencyStatus>,
 }
 

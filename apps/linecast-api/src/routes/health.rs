@@ -40,41 +40,30 @@ pub async fn health(req: HttpRequest, state: web::Data<AppState>) -> Result<Http
 
 /// Readiness probe for a load balancer
 ///
-/// Returns `{status: "ready"}` when every dependency answers, or a 503 in the error shape when one is
-/// down or the instance is draining before it stops. Open to anyone, never rate-limited and never
-/// counted.
+/// Returns `{status: "ready"}` when this instance should take traffic, or a 503 in the error shape
+/// when it should not: it is draining before it stops, it is starting (a dependency has never
+/// answered since start), or a dependency only it uses (a SQLite file, a local store folder) is
+/// down. A shared dependency (PostgreSQL, Redis, a bucket) failing after start does not fail
+/// readiness: `/api/v1/health` reports it. Open to anyone, never rate-limited and never counted.
 ///
 /// See [payloads.md: Service](/docs/payloads.md#service).
 #[utoipa::path(
     get, path = table::READINESS.path, tag = "service",
     responses(
-        (status = 200, description = "Every dependency answers", body = ProbeResponse),
-        (status = 503, description = "A dependency is down", body = crate::error::ErrorBody)
+        (status = 200, description = "This instance should take traffic", body = ProbeResponse),
+        (status = 503, description = "Draining, starting, or a dependency only this instance uses is down", body = crate::error::ErrorBody)
     )
 )]
 pub async fn readiness(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    // After a stop signal the instance still serves, but a load balancer
-    // must send it nothing new (`LINECAST_DRAIN_GRACE_SECS`).
-    if state.health.is_draining() {
-        return Ok(crate::error::error_response(
+    // The rule is `HealthCache::ready`: draining, starting, or a dependency
+    // only this instance uses is down. A shared one (PostgreSQL, Redis, a
+    // bucket) that fails later is reported by health, not here.
+    match state.health.ready(&state.probes).await {
+        Ok(()) => fresh(&req, &ProbeResponse { status: "ready".into() }),
+        Err(not_ready) => Ok(crate::error::error_response(
             actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
-            "Not ready: the instance is draining before it stops",
-        ));
-    }
-    let round = state.health.current(&state.probes).await;
-    let down: Vec<&str> = round
-        .dependencies
-        .iter()
-        .filter(|(_, d)| d.status != "ok")
-        .map(|(n, _)| n.as_str())
-        .collect();
-    if down.is_empty() {
-        fresh(&req, &ProbeResponse { status: "ready".into() })
-    } else {
-        Ok(crate::error::error_response(
-            actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
-            &format!("Not ready: {} unavailable", down.join(", ")),
-        ))
+            &not_ready.detail(),
+        )),
     }
 }
 

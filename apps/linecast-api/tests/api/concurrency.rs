@@ -89,7 +89,7 @@ async fn spawn_configured(now: DateTime<Utc>, configure: impl FnOnce(&mut Settin
 fn patient(mut settings: Settings) -> Settings {
     settings.database_timeout = std::time::Duration::from_secs(30);
     settings.redis_timeout = std::time::Duration::from_secs(30);
-    settings.usage_stale_after = std::time::Duration::from_mins(2);
+    settings.db_outage_grace = std::time::Duration::from_mins(2);
     settings
 }
 

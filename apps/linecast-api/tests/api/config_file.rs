@@ -215,9 +215,14 @@ fn values(var: &Path) -> BTreeMap<&'static str, (String, Check)> {
         Box::new(|s| assert_eq!(s.redis_timeout, Duration::from_millis(750))),
     );
     add(
+        "LINECAST_DB_OUTAGE_GRACE_SECS",
+        "45.5",
+        Box::new(|s| assert_eq!(s.db_outage_grace, Duration::from_millis(45_500))),
+    );
+    add(
         "LINECAST_USAGE_STALE_AFTER_MS",
         "20000",
-        Box::new(|s| assert_eq!(s.usage_stale_after, Duration::from_secs(20))),
+        Box::new(|s| assert_eq!(s.db_outage_grace, Duration::from_secs(20))),
     );
     add(
         "LINECAST_SHUTDOWN_TIMEOUT_SECS",

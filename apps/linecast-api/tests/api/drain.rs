@@ -391,3 +391,136 @@ async fn a_large_body_cut_short_is_logged_with_its_route_and_the_bytes_sent() {
         "the cut export is not also logged as a closed connection"
     );
 }
+
+/// Which shared dependency a stop test cuts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shared {
+    Database,
+    Redis,
+}
+
+/// The value of `linecast_dependency_up` for `dependency` in a scrape.
+fn dependency_up(metrics: &str, dependency: &str) -> Option<f64> {
+    let series = format!("linecast_dependency_up{{dependency=\"{dependency}\"}} ");
+    metrics
+        .lines()
+        .find_map(|line| line.strip_prefix(series.as_str()))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// A server in demo mode (its key in use, so usage is buffered and, with
+/// Redis, quota leased) on PostgreSQL and Redis, each behind a partition
+/// the test holds; `cut` is blackholed (connections accepted, no byte
+/// answered). Readiness stays 200, health and the metrics say which is
+/// down, public routes serve, and after SIGTERM the process exits within
+/// the drain grace, the in-flight allowance and 2 s.
+async fn a_blackholed_shared_dependency_leaves_readiness_up_and_the_stop_bounded(cut: Shared) {
+    use crate::partition::{Partition, database_behind_partition, external_url, psql, through};
+    let (Some(db_base), Some(redis)) = (
+        external_url("LINECAST_TEST_DATABASE_URL"),
+        external_url("LINECAST_TEST_REDIS_URL"),
+    ) else {
+        return;
+    };
+    let (db_url, database, schema) = database_behind_partition(&db_base, &format!("stop_{cut:?}")).await;
+    let (_, upstream) = through(&redis, "127.0.0.1:1".parse().unwrap());
+    let redis_partition = Partition::to(upstream).await;
+    let (redis_url, _) = through(&redis, redis_partition.addr);
+    let metrics_port = free_port();
+    let mut server = start_with(
+        "0.5",
+        &[
+            ("LINECAST_DEMO", "true".to_owned()),
+            ("LINECAST_DATABASE_URL", db_url),
+            ("LINECAST_REDIS_URL", redis_url),
+            (
+                "LINECAST_REDIS_NAMESPACE",
+                format!("stop-{cut:?}-{}", std::process::id()),
+            ),
+            ("LINECAST_METRICS_BIND", format!("127.0.0.1:{metrics_port}")),
+        ],
+    );
+    until(&server, "/api/v1/readiness", 200, Duration::from_mins(2)).await;
+    let key = std::fs::read_to_string(server.dir.path().join("demo-key.txt"))
+        .unwrap()
+        .trim()
+        .to_owned();
+    let client = client();
+    let keyed = |path: &str| {
+        client
+            .get(format!("{}{path}", server.base))
+            .header("X-API-Key", key.as_str())
+            .send()
+    };
+    for _ in 0..5 {
+        assert_eq!(keyed("/api/v1/sports").await.unwrap().status(), 200);
+    }
+    match cut {
+        Shared::Database => database.pause(true),
+        Shared::Redis => redis_partition.pause(true),
+    }
+    let (name, other) = match cut {
+        Shared::Database => ("database", "redis"),
+        Shared::Redis => ("redis", "database"),
+    };
+    // Health says which within a few probe rounds; readiness never fails.
+    let deadline = Instant::now() + Duration::from_mins(1);
+    loop {
+        let started = Instant::now();
+        let ready = status(&client, &format!("{}/api/v1/readiness", server.base)).await;
+        assert_eq!(ready, Some(200), "readiness with {name} cut:\n{}", server.log());
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "readiness waits on nothing shared"
+        );
+        let health: serde_json::Value = client
+            .get(format!("{}/api/v1/health", server.base))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if health["dependencies"][name]["status"] == "down" {
+            assert_eq!(health["dependencies"][other]["status"], "ok", "{health}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "health never said {name} is down: {health}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let metrics = crate::helpers::metrics_text(metrics_port).await;
+    assert_eq!(dependency_up(&metrics, name), Some(0.0), "{metrics}");
+    assert_eq!(dependency_up(&metrics, other), Some(1.0), "{metrics}");
+    let public = status(&client, &format!("{}{PUBLIC_DATA}", server.base)).await;
+    assert_eq!(public, Some(200), "public routes need neither");
+    // A keyed request is either served (the database outage's grace) or a
+    // fast 503 (Redis, once what this instance holds runs out): never a
+    // hang, a 401 or a 500.
+    let started = Instant::now();
+    let keyed_status = keyed("/api/v1/sports").await.unwrap().status().as_u16();
+    assert!(matches!(keyed_status, 200 | 503), "{keyed_status}");
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+
+    let signalled = Instant::now();
+    server.signal("TERM");
+    let exit = server.exit_within(Duration::from_mins(1));
+    let took = signalled.elapsed();
+    assert!(exit.success(), "{exit:?}:\n{}", server.log());
+    // The documented bound: the grace (0.5 s), the default in-flight
+    // allowance (10 s) and 2 s, written here rather than read from the code.
+    let bound = Duration::from_millis(12_500);
+    assert!(took < bound, "exited after {took:?} with {name} cut:\n{}", server.log());
+    assert!(server.log().contains("linecast stopped"), "{}", server.log());
+    database.pause(false);
+    psql(&db_base, &format!("DROP SCHEMA {schema} CASCADE"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_blackholed_database_leaves_readiness_up_and_the_stop_bounded() {
+    a_blackholed_shared_dependency_leaves_readiness_up_and_the_stop_bounded(Shared::Database).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_blackholed_redis_leaves_readiness_up_and_the_stop_bounded() {
+    a_blackholed_shared_dependency_leaves_readiness_up_and_the_stop_bounded(Shared::Redis).await;
+}

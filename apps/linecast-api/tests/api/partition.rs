@@ -36,13 +36,13 @@ pub fn external_url(var: &str) -> Option<String> {
 
 /// A TCP forwarder that can be partitioned: while paused, connections stay
 /// open (new ones are accepted too) but no byte crosses in either direction.
-struct Partition {
-    addr: SocketAddr,
+pub(crate) struct Partition {
+    pub(crate) addr: SocketAddr,
     paused: Arc<AtomicBool>,
 }
 
 impl Partition {
-    async fn to(upstream: String) -> Self {
+    pub(crate) async fn to(upstream: String) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let paused = Arc::new(AtomicBool::new(false));
@@ -61,7 +61,7 @@ impl Partition {
         Self { addr, paused }
     }
 
-    fn pause(&self, paused: bool) {
+    pub(crate) fn pause(&self, paused: bool) {
         self.paused.store(paused, Ordering::SeqCst);
     }
 }
@@ -87,7 +87,7 @@ async fn pump(
 }
 
 /// `url` with its `host:port` replaced by `addr`.
-fn through(url: &str, addr: SocketAddr) -> (String, String) {
+pub(crate) fn through(url: &str, addr: SocketAddr) -> (String, String) {
     let scheme_end = url.find("://").unwrap() + 3;
     let host_start = url[scheme_end..].find('@').map_or(scheme_end, |at| scheme_end + at + 1);
     let host_end = url[host_start..].find(['/', '?']).map_or(url.len(), |i| host_start + i);
@@ -104,7 +104,7 @@ async fn app_with(configure: impl FnOnce(&mut Settings)) -> crate::helpers::Test
     spawn_with_settings(settings, dir, store_dir).await
 }
 
-fn psql(url: &str, sql: &str) {
+pub(crate) fn psql(url: &str, sql: &str) {
     let out = std::process::Command::new("psql")
         .args([url, "-v", "ON_ERROR_STOP=1", "-q", "-c", sql])
         .output()
@@ -158,6 +158,102 @@ async fn a_partitioned_accounts_database_gives_a_fast_503_and_recovers_without_r
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     assert!(recovered, "the same process serves the key once the database answers");
+    app.handle.stop(true).await;
+    psql(&base, &format!("DROP SCHEMA {schema} CASCADE"));
+}
+
+/// A PostgreSQL schema of its own for one test, reached through a partition
+/// the test can pause: the URL to give the server, the partition and the
+/// schema (dropped by the caller).
+pub(crate) async fn database_behind_partition(base: &str, tag: &str) -> (String, Partition, String) {
+    let schema = format!("{tag}_{}", std::process::id());
+    psql(
+        base,
+        &format!("DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"),
+    );
+    let (_, upstream) = through(base, "127.0.0.1:1".parse().unwrap());
+    let partition = Partition::to(upstream).await;
+    let (url, _) = through(base, partition.addr);
+    let sep = if url.contains('?') { '&' } else { '?' };
+    (format!("{url}{sep}options[search_path]={schema}"), partition, schema)
+}
+
+/// The issue's rule for a shared database's outage
+/// (`LINECAST_DB_OUTAGE_GRACE_SECS`, here 20 s): public routes and
+/// readiness never fail; a key in use keeps serving past its 10 s cache
+/// entry, to the grace, then gets a fast 503; a key this instance never
+/// read gets a 503 (never 401); health says the database is down; and once
+/// it answers, every request served through the outage is in the persisted
+/// count, none twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn through_a_database_outage_known_keys_serve_for_the_grace_and_not_one_count_is_lost() {
+    let Some(base) = external_url("LINECAST_TEST_DATABASE_URL") else {
+        return;
+    };
+    let (url, partition, schema) = database_behind_partition(&base, "grace").await;
+    let grace = Duration::from_secs(20);
+    let app = app_with(|s| {
+        s.database_url = url;
+        s.db_outage_grace = grace;
+    })
+    .await;
+    let demo = demo_customer(&app).await;
+    let month = crate::access::FIXTURE_MONTH;
+    let known = app.api_key.clone();
+    let never_used = issue_key(&app, &demo).await;
+    assert_eq!(get_with(&app, "/api/v1/sports", &known).await.status, 200);
+    app.ports.limiter.flush().await.unwrap();
+    let before = app.ports.usage.get_usage(demo.customer_id, month).await.unwrap();
+
+    partition.pause(true);
+    let cut = Instant::now();
+    let mut served = 0_u64;
+    let mut refused_at = None;
+    while cut.elapsed() < grace + Duration::from_secs(15) {
+        let (status, _) = app.get_json("/api/v1/public/ml-picks/nba/moneyline").await;
+        assert_eq!(status, 200, "public routes never need the database");
+        let (status, body) = app.get_json("/api/v1/readiness").await;
+        assert_eq!(status, 200, "a shared database's outage is not this instance's: {body}");
+        let asked = Instant::now();
+        let r = get_with(&app, "/api/v1/sports", &known).await;
+        if r.status == 200 {
+            assert!(refused_at.is_none(), "served again after the grace ended");
+            served += 1;
+        } else {
+            assert_error_shape(r.status, &r.body, 503);
+            assert!(asked.elapsed() < Duration::from_secs(1), "past the grace, 503 at once");
+            if *refused_at.get_or_insert(cut.elapsed()) + Duration::from_secs(2) < cut.elapsed() {
+                break;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let refused_at = refused_at.expect("past the grace the key is refused");
+    // Past the key's 10 s cache entry (where it was refused before the
+    // grace existed), and not before the usage had waited most of it.
+    assert!(refused_at >= Duration::from_secs(12), "refused after {refused_at:?}");
+    let r = get_with(&app, "/api/v1/sports", &never_used).await;
+    assert_error_shape(r.status, &r.body, 503);
+    let (_, health) = app.get_json("/api/v1/health").await;
+    assert_eq!(health["dependencies"]["database"]["status"], "down", "{health}");
+    assert_eq!(health["status"], "degraded");
+
+    partition.pause(false);
+    let mut back = false;
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        if get_with(&app, "/api/v1/sports", &known).await.status == 200 {
+            served += 1;
+            back = true;
+            break;
+        }
+    }
+    assert!(back, "served again once the database answers");
+    assert_eq!(get_with(&app, "/api/v1/sports", &never_used).await.status, 200);
+    served += 1;
+    app.ports.limiter.flush().await.unwrap();
+    let after = app.ports.usage.get_usage(demo.customer_id, month).await.unwrap();
+    assert_eq!(after, before + served, "every request served, once");
     app.handle.stop(true).await;
     psql(&base, &format!("DROP SCHEMA {schema} CASCADE"));
 }
@@ -252,7 +348,7 @@ async fn with_redis_cut_a_leasing_instance_serves_what_it_holds_then_fails_close
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn while_usage_cannot_be_persisted_counting_stops_after_the_crash_bound_and_nothing_is_lost() {
-    let app = app_with(|s| s.usage_stale_after = Duration::from_millis(1500)).await;
+    let app = app_with(|s| s.db_outage_grace = Duration::from_millis(1500)).await;
     let demo = demo_customer(&app).await;
     let month = crate::access::FIXTURE_MONTH;
     let before = app.ports.limiter.month_usage(demo.customer_id, month).await.unwrap();

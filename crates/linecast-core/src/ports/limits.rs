@@ -125,4 +125,10 @@ pub trait Limiter: Send + Sync {
     async fn release(&self) -> Result<(), LimitsError> {
         Ok(())
     }
+
+    /// Whether the store the limits are shared through (Redis) answers;
+    /// `Ok` at once for a limiter that holds everything in process.
+    async fn ping(&self) -> Result<(), LimitsError> {
+        Ok(())
+    }
 }
