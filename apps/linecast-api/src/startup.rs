@@ -243,6 +243,13 @@ impl Application {
         let keys = KeyCache::new(accounts.clone(), settings.db_outage_grace);
         let doc = openapi::served(&settings.public_url);
         let usage_health = Arc::new(UsageHealth::new(settings.db_outage_grace));
+        if settings.redis_url.is_some() && settings.signing_key.is_none() {
+            // Redis means several instances; each would sign download links
+            // with its own random key, which the others refuse.
+            tracing::warn!(
+                "LINECAST_REDIS_URL is set without LINECAST_SIGNING_KEY: each instance signs download links with its own random key, so a link signed by one is refused by the others; set one LINECAST_SIGNING_KEY for all instances"
+            );
+        }
         if !settings.auth_enabled {
             // Written here, after logging has started (settings are read before).
             tracing::warn!("LINECAST_AUTH_DISABLED is set (demo mode only): every endpoint is open and unlimited");

@@ -441,6 +441,13 @@ async fn a_blackholed_shared_dependency_leaves_readiness_up_and_the_stop_bounded
         ],
     );
     until(&server, "/api/v1/readiness", 200, Duration::from_mins(2)).await;
+    assert!(
+        server
+            .log()
+            .contains("LINECAST_REDIS_URL is set without LINECAST_SIGNING_KEY"),
+        "several instances without one signing key are warned about:\n{}",
+        server.log()
+    );
     let key = std::fs::read_to_string(server.dir.path().join("demo-key.txt"))
         .unwrap()
         .trim()
