@@ -191,10 +191,13 @@ if [ -z "${CLUSTER_TODAY:-}" ]; then
     CLUSTER_TODAY=$(TZ=America/New_York date +%F)
   fi
 fi
-"$ADMIN" fixtures generate --out "$RUN/store" --profile small --today "$CLUSTER_TODAY" --seed 7 >"$LOGS/fixtures.log" 2>&1 \
-  || die "generating the store failed"
-python3 "$REPO/deploy/local/s3.py" put-tree "$S3_ENDPOINT" "$BUCKET" "$PREFIX" "$RUN/store" >>"$LOGS/fixtures.log" \
-  || die "uploading the store failed"
+# Generated, checked against the data contract and written to the bucket
+# by the operator's own command (operations.md, "Publishing a store to a bucket").
+AWS_ENDPOINT_URL="$S3_ENDPOINT" AWS_ALLOW_HTTP=true AWS_REGION=us-east-1 \
+  AWS_ACCESS_KEY_ID=cluster AWS_SECRET_ACCESS_KEY=cluster \
+  "$ADMIN" data publish --demo --profile small --today "$CLUSTER_TODAY" --seed 7 \
+  --store "s3://$BUCKET/$PREFIX" >"$LOGS/fixtures.log" 2>&1 \
+  || die "publishing the store to the bucket failed"
 
 # ------------------------------------------------------------------ instances
 
