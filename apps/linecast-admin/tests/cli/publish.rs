@@ -159,7 +159,7 @@ fn a_second_publish_writes_nothing_and_then_only_the_changed_object() {
     std::fs::write(source.join(&key), &bytes).unwrap();
     let changed = publish(&admin, &[&source_arg, "--store", &target_url]);
     assert_eq!(changed.code, Some(0), "{}", changed.stderr);
-    assert_eq!(written(&changed), [key.clone()], "{}", changed.stdout);
+    assert_eq!(written(&changed), std::slice::from_ref(&key), "{}", changed.stdout);
     assert_eq!(std::fs::read(target.join(&key)).unwrap(), bytes);
 }
 
