@@ -3,7 +3,8 @@
 #
 #   nginx (Debian's package)  ->  three linecast-api instances
 #   PostgreSQL (a fresh database in the local server, migrated by
-#   `linecast-admin migrate`, dropped at exit)
+#   `linecast-admin migrate`, dropped at exit), which the instances reach
+#   through a proxy a test can cut (deploy/local/cut_proxy.py)
 #   Redis (the local server, a namespace of this run's own, its keys deleted at exit)
 #   S3 (moto's server, from PyPI), holding a generated store
 #
@@ -14,7 +15,9 @@
 # ops@cluster.local), CLUSTER_RUN (this run's folder: instance-N.pid,
 # instance-N.port, logs/), CLUSTER_ADMIN (linecast-admin),
 # CLUSTER_DATABASE_URL, CLUSTER_REDIS_URL, CLUSTER_REDIS_NAMESPACE,
-# CLUSTER_S3_ENDPOINT, CLUSTER_BUCKET, CLUSTER_STORE_PREFIX.
+# CLUSTER_S3_ENDPOINT, CLUSTER_BUCKET, CLUSTER_STORE_PREFIX, CLUSTER_PG_PROXY
+# (the control socket of the instances' PostgreSQL proxy: a line `cut`,
+# `restore` or `stats`, see cut_proxy.py).
 #
 # Each instance runs under a supervisor that starts it again when it exits
 # (SIGTERM, kill -9), as an orchestrator would, unless the file
@@ -174,6 +177,23 @@ DATABASE_URL="$PG_URL/$DB_NAME"
 "$ADMIN" migrate --database-url "$DATABASE_URL" >"$LOGS/migrate.log" 2>&1 || die "migrating the database failed"
 say "database $DB_NAME (migrated), Redis namespace $NAMESPACE"
 
+# The instances reach PostgreSQL through a proxy whose link a test can cut
+# (deploy/local/cut_proxy.py, controlled on $CLUSTER_PG_PROXY); the
+# operator's commands and the test's reads go to PostgreSQL directly.
+PG_PROXY_PORT=$(free_port)
+PG_PROXY_CONTROL=$RUN/pg-proxy.sock
+read -r PG_HOST PG_PORT INSTANCE_DATABASE_URL < <(python3 -c '
+import sys, urllib.parse as u
+url, port, name = sys.argv[1:]
+p = u.urlsplit(url)
+user = p.netloc.rpartition("@")[0]
+proxied = p._replace(netloc=(user + "@" if user else "") + "127.0.0.1:" + port, path="/" + name)
+print(p.hostname or "127.0.0.1", p.port or 5432, u.urlunsplit(proxied))' "$PG_URL" "$PG_PROXY_PORT" "$DB_NAME")
+python3 "$REPO/deploy/local/cut_proxy.py" "$PG_PROXY_PORT" "$PG_HOST" "$PG_PORT" "$PG_PROXY_CONTROL" >"$LOGS/pg-proxy.log" 2>&1 &
+PIDS_TO_STOP+=($!)
+for _ in $(seq 1 100); do [ -S "$PG_PROXY_CONTROL" ] && break; sleep 0.1; done
+[ -S "$PG_PROXY_CONTROL" ] || die "the PostgreSQL proxy did not start"
+
 # ------------------------------------------------------------------ object store
 
 # The real script behind pyenv's shim, so the pid is the server's own.
@@ -191,10 +211,13 @@ if [ -z "${CLUSTER_TODAY:-}" ]; then
     CLUSTER_TODAY=$(TZ=America/New_York date +%F)
   fi
 fi
-"$ADMIN" fixtures generate --out "$RUN/store" --profile small --today "$CLUSTER_TODAY" --seed 7 >"$LOGS/fixtures.log" 2>&1 \
-  || die "generating the store failed"
-python3 "$REPO/deploy/local/s3.py" put-tree "$S3_ENDPOINT" "$BUCKET" "$PREFIX" "$RUN/store" >>"$LOGS/fixtures.log" \
-  || die "uploading the store failed"
+# Generated, checked against the data contract and written to the bucket
+# by the operator's own command (operations.md, "Publishing a store to a bucket").
+AWS_ENDPOINT_URL="$S3_ENDPOINT" AWS_ALLOW_HTTP=true AWS_REGION=us-east-1 \
+  AWS_ACCESS_KEY_ID=cluster AWS_SECRET_ACCESS_KEY=cluster \
+  "$ADMIN" data publish --demo --profile small --today "$CLUSTER_TODAY" --seed 7 \
+  --store "s3://$BUCKET/$PREFIX" >"$LOGS/fixtures.log" 2>&1 \
+  || die "publishing the store to the bucket failed"
 
 # ------------------------------------------------------------------ instances
 
@@ -205,7 +228,7 @@ run_instance() { # i: the instance's own environment, in the foreground
   env LINECAST_BIND="127.0.0.1:${PORT[$i]}" \
     LINECAST_METRICS_BIND="127.0.0.1:${METRICS[$i]}" \
     LINECAST_VAR_DIR="$RUN/var-$i" \
-    LINECAST_DATABASE_URL="$DATABASE_URL" \
+    LINECAST_DATABASE_URL="$INSTANCE_DATABASE_URL" \
     LINECAST_REDIS_URL="$REDIS_URL" \
     LINECAST_REDIS_NAMESPACE="$NAMESPACE" \
     LINECAST_STORE_URL="s3://$BUCKET/$PREFIX" \
@@ -302,10 +325,10 @@ echo "$KEY" >"$RUN/key"
 export CLUSTER_URL="http://127.0.0.1:$LB_PORT" CLUSTER_KEY="$KEY" CLUSTER_RUN="$RUN" CLUSTER_ADMIN="$ADMIN" \
   CLUSTER_DATABASE_URL="$DATABASE_URL" CLUSTER_REDIS_URL="$REDIS_URL" CLUSTER_REDIS_NAMESPACE="$NAMESPACE" \
   CLUSTER_S3_ENDPOINT="$S3_ENDPOINT" CLUSTER_BUCKET="$BUCKET" CLUSTER_STORE_PREFIX="$PREFIX" \
-  CLUSTER_TODAY CLUSTER_INSTANCES=$INSTANCES
+  CLUSTER_PG_PROXY="$PG_PROXY_CONTROL" CLUSTER_TODAY CLUSTER_INSTANCES=$INSTANCES
 curl -fsS -m 10 -o /dev/null -H "X-API-Key: $KEY" "$CLUSTER_URL/api/v1/customers/me" \
   || die "an authenticated request through the balancer failed"
-say "balancer http://127.0.0.1:$LB_PORT (instances ${PORT[*]}; S3 $S3_ENDPOINT; run folder $RUN)"
+say "balancer http://127.0.0.1:$LB_PORT (instances ${PORT[*]}; S3 $S3_ENDPOINT; PostgreSQL proxy 127.0.0.1:$PG_PROXY_PORT, control $PG_PROXY_CONTROL; run folder $RUN)"
 
 if [ $# -eq 0 ]; then
   # Ctrl-C or SIGTERM is the normal way to stop it.

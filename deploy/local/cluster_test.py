@@ -22,6 +22,14 @@
 6. The customer's stream cap holds across instances (shared through Redis):
    its streams spread over the instances, and the one past the cap is a 429
    whichever instance it reaches.
+7. PostgreSQL cut for 20 s under load (the instances reach it through
+   cluster.sh's proxy, deploy/local/cut_proxy.py; the cut is a blackhole),
+   then restored: the public routes never fail; keys used before the cut
+   keep serving (LINECAST_DB_OUTAGE_GRACE_SECS, 60 s by default, is longer
+   than the cut); a key never seen is a fast 503; readiness stays 200 on
+   every instance (PostgreSQL is shared by all of them); once the instances
+   have flushed, the customer's monthly count, in the database and as
+   /customers/me/usage reports it, equals the requests it was served.
 
 Prints each phase's figures and a summary; exits 1 on the first failure.
 Needs the environment cluster.sh exports (CLUSTER_*).
@@ -167,8 +175,8 @@ def access_log():
 
 class Paced:
     """Sends GETs at `rate` a second from a pool of threads (keep-alive
-    connections through the balancer), rotating keys and paths; records
-    each request's start, end and outcome."""
+    connections through the balancer), rotating keys (`None`: no key) and
+    paths; records each request's start, end and outcome."""
 
     def __init__(self, rate, keys, paths, workers=16):
         self.rate, self.keys, self.paths = rate, keys, paths
@@ -208,7 +216,7 @@ class Paced:
             try:
                 if conn is None:
                     conn = http.client.HTTPConnection(HOST, PORT, timeout=30)
-                conn.request("GET", path, headers={"X-API-Key": key})
+                conn.request("GET", path, headers={"X-API-Key": key} if key else {})
                 res = conn.getresponse()
                 res.read()
                 outcome = res.status
@@ -614,6 +622,167 @@ def stream_cap():
           f"a stream past the cap is a 429 with Retry-After 15 on every instance ({refused})")
 
 
+# ------------------------------------------------------------------ 7. PostgreSQL cut
+
+
+CUT_SECONDS = float(ENV.get("PG_CUT_SECONDS", "20"))
+
+
+def pg_proxy(command):
+    """One command to the instances' PostgreSQL proxy (cluster.sh's cut_proxy.py)."""
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(5)
+        s.connect(ENV["CLUSTER_PG_PROXY"])
+        s.sendall(command.encode() + b"\n")
+        answer = s.makefile().readline()
+    state = json.loads(answer)
+    if "error" in state:
+        fail(f"the PostgreSQL proxy refused {command!r}: {state['error']}")
+    return state
+
+
+def public_paths():
+    """Unauthenticated routes that answer 200 here: the public feed, data
+    status, edge picks and the API description."""
+    paths = ["/api/v1/data-status/nba", "/api/v1/data-status/nfl", "/api/v1/edge-picks",
+             "/api/v1/public/ml-picks/nba/moneyline", "/api/v1/public/ml-picks/nfl/spread", "/openapi.json"]
+    ok = []
+    for path in paths:
+        conn = http.client.HTTPConnection(HOST, PORT, timeout=30)
+        conn.request("GET", path)
+        res = conn.getresponse()
+        res.read()
+        conn.close()
+        if res.status == 200:
+            ok.append(path)
+    if len(ok) < 3:
+        fail(f"at least 3 public routes answer 200 through the balancer (got {ok})")
+    return ok
+
+
+class Readiness:
+    """Polls every instance's readiness directly, twice a second."""
+
+    def __init__(self):
+        self.records = []
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self):
+        while not self.stopping.is_set():
+            for i in range(1, INSTANCES + 1):
+                self.records.append((time.time(), i, status_of(instance_port(i), "/api/v1/readiness", 2)))
+            self.stopping.wait(0.5)
+
+    def start(self):
+        self.thread.start()
+        return self
+
+    def stop(self):
+        self.stopping.set()
+        self.thread.join()
+        return self.records
+
+
+def pg_cut(paths):
+    phase(f"7. PostgreSQL cut for {CUT_SECONDS:g} s under load (a blackhole), then restored")
+    email = "outage@cluster.local"
+    _, keys = customer(email, 8)
+    _, (unseen,) = customer("unseen@cluster.local", 1)
+    public = public_paths()
+    # Every key is used on every instance before the cut: each instance
+    # knows each of them (a key cache is an instance's own).
+    warm = 0
+    for key in keys:
+        for i in range(1, INSTANCES + 1):
+            conn = http.client.HTTPConnection("127.0.0.1", instance_port(i), timeout=30)
+            conn.request("GET", paths[0], headers={"X-API-Key": key})
+            res = conn.getresponse()
+            res.read()
+            conn.close()
+            if res.status != 200:
+                fail(f"a key answers 200 on instance {i} before the cut (got {res.status})")
+            warm += 1
+    ready = Readiness().start()
+    known = Paced(PACED_RATE / 2, keys, paths, workers=32).start()
+    anonymous = Paced(8, [None], public, workers=4).start()
+    time.sleep(3)
+    t_cut = time.time()
+    check(pg_proxy("cut")["cut"], "the instances' link to PostgreSQL is cut")
+    time.sleep(2)
+    started = time.time()
+    unseen_status = get(paths[0], key=unseen)[0]
+    unseen_seconds = time.time() - started
+    time.sleep(max(0.0, t_cut + CUT_SECONDS - time.time()))
+    t_restore = time.time()
+    state = pg_proxy("restore")
+    time.sleep(5)
+    known_records, public_records = known.stop(), anonymous.stop()
+    readiness = ready.stop()
+
+    def during(records):
+        return [r for r in records if r[0] >= t_cut and r[0] < t_restore]
+
+    # A 429 is the per-key limit answering a burst (the paced client catches
+    # up after requests that waited), not a failure to serve; it is not
+    # counted either.
+    known_bad = [r for r in known_records if r[2] not in (200, 429)]
+    public_bad = failures(public_records)
+    known_cut_bad = [r for r in during(known_records) if r[2] not in (200, 429)]
+    limited = sum(1 for r in known_records if r[2] == 429)
+    not_ready = [r for r in readiness if r[2] != 200]
+    served = sum(1 for r in known_records if r[2] == 200)
+    expected = warm + served
+    figure(f"PostgreSQL cut: {t_restore - t_cut:.1f} s, {state['connections']} connections through the proxy; "
+           f"known keys: {len(known_records)} requests ({len(during(known_records))} during the cut), "
+           f"failed: {len(known_bad)} ({dict(Counter(str(r[2]) for r in known_bad))}), 429: {limited}; public: "
+           f"{len(public_records)} requests ({len(during(public_records))} during the cut), not 200: {len(public_bad)} "
+           f"({dict(Counter(str(r[2]) for r in public_bad))})")
+    if known_cut_bad:
+        first = min(r[0] for r in known_cut_bad) - t_cut
+        figure(f"PostgreSQL cut: the first known-key failure {first:.1f} s into the cut")
+    figure(f"PostgreSQL cut: a key never seen answered {unseen_status} in {unseen_seconds:.2f} s; readiness polls "
+           f"not 200: {len(not_ready)} of {len(readiness)} "
+           f"({dict(Counter(f'instance {r[1]}: {r[2]}' for r in not_ready))})")
+    # The instances flush once PostgreSQL answers again (every second).
+    deadline = time.time() + 20
+    while True:
+        db = monthly(email)
+        if db == expected or time.time() > deadline:
+            break
+        time.sleep(0.5)
+    # Each read of the usage is a request it counts too, this one included.
+    reads, reported = 0, None
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        status, _, body = get("/api/v1/customers/me/usage", key=keys[0])
+        if status == 200:
+            reads += 1
+            reported = json.loads(body)["monthly_requests"]
+            if reported == expected + reads:
+                break
+        time.sleep(0.5)
+    figure(f"PostgreSQL cut: served 200 to the customer: {expected} ({warm} before the load); monthly count in the "
+           f"database {db}, as /customers/me/usage reports it {reported} at read {reads} (itself counted)")
+    results = [
+        (not public_bad, f"no public request failed during or around the cut ({len(public_bad)} of {len(public_records)})"),
+        (not known_bad, f"keys used before the cut kept serving through it ({len(known_bad)} of {len(known_records)} "
+                        f"neither 200 nor 429; needs LINECAST_DB_OUTAGE_GRACE_SECS)"),
+        (unseen_status == 503 and unseen_seconds < 5,
+         f"a key never seen is a fast 503 during the cut ({unseen_status} in {unseen_seconds:.2f} s)"),
+        (not not_ready, f"readiness answered 200 on every instance throughout ({len(not_ready)} polls not 200)"),
+        (db == expected, f"the monthly count in the database equals the requests served ({db} vs {expected})"),
+        (reported == expected + reads,
+         f"/customers/me/usage reports the requests served exactly ({reported} vs {expected} + {reads} reads)"),
+    ]
+    for ok, what in results:
+        print(f"{'ok' if ok else 'FAIL'}: {what}", flush=True)
+    if not all(ok for ok, _ in results):
+        fail("the PostgreSQL cut phase")
+
+
 def main():
     started = time.time()
     for i in range(1, INSTANCES + 1):
@@ -625,6 +794,7 @@ def main():
     kill_nine(paths)
     events()
     stream_cap()
+    pg_cut(paths)
     print(f"\ncluster test: all passed in {time.time() - started:.0f} s. Figures:")
     for line in FIGURES:
         print(f"  {line}")

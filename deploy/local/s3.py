@@ -1,16 +1,14 @@
 #!/usr/bin/env python3
 """The few S3 calls the local cluster makes against moto's server, with
-boto3 (installed with moto[server]).
+boto3 (installed with moto[server]); the store itself is published with
+`linecast-admin data publish`.
 
     s3.py mb ENDPOINT BUCKET                     create a bucket
-    s3.py put-tree ENDPOINT BUCKET PREFIX DIR    upload DIR under PREFIX/
     s3.py republish ENDPOINT BUCKET KEY          write KEY again with one more
                                                  trailing space (a JSON
                                                  manifest stays valid): a new
                                                  object version, i.e. a release
 """
-import concurrent.futures
-import os
 import sys
 
 import boto3
@@ -33,23 +31,6 @@ def main():
     s3 = client(endpoint)
     if command == "mb":
         s3.create_bucket(Bucket=bucket)
-    elif command == "put-tree":
-        prefix, root = sys.argv[4].strip("/"), sys.argv[5]
-        files = []
-        for folder, _, names in os.walk(root):
-            for name in names:
-                path = os.path.join(folder, name)
-                key = os.path.relpath(path, root).replace(os.sep, "/")
-                files.append((path, f"{prefix}/{key}" if prefix else key))
-
-        def put(item):
-            path, key = item
-            with open(path, "rb") as f:
-                s3.put_object(Bucket=bucket, Key=key, Body=f.read())
-
-        with concurrent.futures.ThreadPoolExecutor(8) as pool:
-            list(pool.map(put, files))
-        print(f"uploaded {len(files)} objects to s3://{bucket}/{prefix}")
     elif command == "republish":
         key = sys.argv[4].lstrip("/")
         body = s3.get_object(Bucket=bucket, Key=key)["Body"].read()

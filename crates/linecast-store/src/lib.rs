@@ -14,6 +14,7 @@ mod errors;
 mod open;
 mod options;
 mod port;
+pub mod publish;
 mod store;
 
 pub use options::{DEFAULT_TIMEOUT, GcsOptions, S3Options, StoreOptions};

@@ -333,6 +333,28 @@ impl ObjectArtifactStore {
         }
     }
 
+    /// Writes `bytes` under `key`, replacing what is there in one PUT (the
+    /// backend swaps the object whole: a reader sees the old bytes or the
+    /// new, never a part).
+    pub(crate) async fn put(&self, key: &str, bytes: Bytes) -> Result<(), StoreError> {
+        let path = path_of(key)?;
+        self.within(self.store.put(&path, bytes.into()))
+            .await
+            .map(|_| ())
+            .map_err(|e| from_object_store(key, e))
+    }
+
+    /// The size of the object at `key` as the backend reports it now (no
+    /// version window), `None` when there is none.
+    pub(crate) async fn size_now(&self, key: &str) -> Result<Option<u64>, StoreError> {
+        let path = path_of(key)?;
+        match self.within(self.store.head(&path)).await {
+            Ok(meta) => Ok(Some(meta.size)),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(from_object_store(key, e)),
+        }
+    }
+
     /// Deletes `key`; a missing object is no error.
     pub(crate) async fn delete_key(&self, key: &str) -> Result<(), StoreError> {
         let path = path_of(key)?;

@@ -8,6 +8,7 @@ mod customers;
 mod entitlements;
 mod keys;
 mod migrate;
+mod publish;
 mod releases;
 mod subscription;
 mod support;

@@ -15,6 +15,15 @@ async fn a_valid_store_has_no_problems() {
 }
 
 #[tokio::test]
+async fn linecast_s_own_archive_is_not_checked_against_the_contract() {
+    let store = nba_store(Duration::from_secs(2)).await;
+    put(&store.object_store(), "archive/nba/odds/00ff.csv", "kept by a server").await;
+    let report = validate(&store).await;
+    assert_eq!(report.problems, []);
+    assert_eq!(report.objects_checked, 3);
+}
+
+#[tokio::test]
 async fn planted_bad_rows_are_each_reported_with_object_row_and_column() {
     let store = nba_store(Duration::from_secs(2)).await;
     let raw = store.object_store();
