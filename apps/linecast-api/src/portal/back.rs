@@ -17,7 +17,12 @@ const MAX_LEN: usize = 512;
 
 /// Portal paths that are not pages to return to: the sign-in forms, the
 /// sign-in link, sign-out, the static files.
-const NOT_PAGES: [&str; 4] = ["/portal/sign-in", "/portal/sign-out", "/portal/link/", "/portal/static/"];
+const NOT_PAGES: [&str; 4] = [
+    "/portal/sign-in",
+    "/portal/sign-out",
+    "/portal/link/",
+    "/portal/static/",
+];
 
 /// `raw` when it is a portal page's path (and query) on this site:
 /// it begins with `/portal/` (one slash, so never `//host`), holds only
@@ -113,7 +118,10 @@ mod tests {
     #[test]
     fn the_sign_in_location_carries_only_an_accepted_page() {
         assert_eq!(sign_in_location(None, false), "/portal");
-        assert_eq!(sign_in_location(Some("/portal/keys"), true), "/portal?ended=1&next=%2Fportal%2Fkeys");
+        assert_eq!(
+            sign_in_location(Some("/portal/keys"), true),
+            "/portal?ended=1&next=%2Fportal%2Fkeys"
+        );
         assert_eq!(sign_in_location(Some("https://evil.example/"), false), "/portal");
         assert_eq!(sign_in_location(Some("//evil.example"), true), "/portal?ended=1");
         assert_eq!(page_of_form("/portal/keys/create"), Some("/portal/keys"));

@@ -42,12 +42,7 @@ fn instant(t: chrono::DateTime<chrono::Utc>) -> String {
     t.format("%Y-%m-%d %H:%M UTC").to_string()
 }
 
-async fn render(
-    state: &AppState,
-    signed: &SignedIn,
-    links: Vec<Link>,
-    refresh_error: Option<String>,
-) -> HttpResponse {
+async fn render(state: &AppState, signed: &SignedIn, links: Vec<Link>, refresh_error: Option<String>) -> HttpResponse {
     let customer = &signed.0.entry.1;
     let now = state.clock.now();
     let status = match state.datasets.status(customer.customer_id, now).await {

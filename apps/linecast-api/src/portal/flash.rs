@@ -99,11 +99,17 @@ pub async fn leave_for(
     flash: &Flash,
 ) -> Result<(), actix_web::HttpResponse> {
     let Some(gate) = state.gate.portal.as_ref() else {
-        return Err(error_page(StatusCode::NOT_FOUND, "The portal is not available on this server."));
+        return Err(error_page(
+            StatusCode::NOT_FOUND,
+            "The portal is not available on this server.",
+        ));
     };
     let content = serde_json::to_string(flash).map_err(|e| {
         tracing::error!(error = %e, "portal flash: encoding");
-        error_page(StatusCode::INTERNAL_SERVER_ERROR, "The page could not be made. Please try again.")
+        error_page(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "The page could not be made. Please try again.",
+        )
     })?;
     gate.portal
         .put_flash(session, page.code(), &content)
@@ -132,7 +138,11 @@ pub async fn leave(
 
 /// Takes the request's session's flash for `page`, once (the first GET
 /// consumes it). A 503 page when the store does not answer.
-pub async fn take(state: &AppState, req: &HttpRequest, page: FlashPage) -> Result<Option<Flash>, actix_web::HttpResponse> {
+pub async fn take(
+    state: &AppState,
+    req: &HttpRequest,
+    page: FlashPage,
+) -> Result<Option<Flash>, actix_web::HttpResponse> {
     let (Some(gate), Some(session)) = (state.gate.portal.as_ref(), session_id(state, req)) else {
         return Ok(None);
     };

@@ -105,11 +105,17 @@ pub fn as_page(res: HttpResponse) -> HttpResponse {
         405 => "This page does not answer that method.".to_owned(),
         408 => "The request took too long to arrive. Please try again.".to_owned(),
         413 => "The form is too large.".to_owned(),
-        429 => match kept.iter().find(|(n, _)| *n == RETRY_AFTER).and_then(|(_, v)| v.to_str().ok()) {
+        429 => match kept
+            .iter()
+            .find(|(n, _)| *n == RETRY_AFTER)
+            .and_then(|(_, v)| v.to_str().ok())
+        {
             Some(secs) => format!("Too many requests. Wait {secs} seconds and try again."),
             None => "Too many requests. Wait a moment and try again.".to_owned(),
         },
-        s if s >= 500 => "Something went wrong on our side; nothing was changed. Please try again in a moment.".to_owned(),
+        s if s >= 500 => {
+            "Something went wrong on our side; nothing was changed. Please try again in a moment.".to_owned()
+        }
         _ => "This request was refused.".to_owned(),
     };
     let mut page = error_page(status, &message);

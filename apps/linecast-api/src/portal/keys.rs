@@ -151,7 +151,9 @@ fn refusal_message(err: KeyError) -> Result<String, HttpResponse> {
         KeyError::LimitReached { max } => format!(
             "Key limit reached: you may hold at most {max} active API keys. Revoke one before creating another."
         ),
-        KeyError::NotFound | KeyError::Accounts(AccountsError::NotFound) => "That key is not among your keys.".to_owned(),
+        KeyError::NotFound | KeyError::Accounts(AccountsError::NotFound) => {
+            "That key is not among your keys.".to_owned()
+        }
         KeyError::Unusable => {
             "That key is revoked or expired, so it cannot be rolled. Create a new key instead.".to_owned()
         }
@@ -298,10 +300,19 @@ pub async fn keys(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn
             }
         })
         .collect();
+    let can_create = may_create(&signed);
     let create_error = ["name", "expires"]
         .into_iter()
         .find(|f| error.at("create", f))
+        .filter(|_| can_create)
         .map(|f| (f.to_owned(), error.message.clone()));
+    // A message whose field is not on the page (a roll of a key revoked
+    // meanwhile) is shown at the top instead, never dropped.
+    let placed = create_error.is_some()
+        || keys
+            .iter()
+            .any(|k| k.rename_error.is_some() || (k.roll_error.is_some() && k.usable && can_create));
+    let page_error = (!placed && !error.message.is_empty()).then(|| error.message.clone());
     page(
         StatusCode::OK,
         table::PORTAL_KEYS.cache_control(),
@@ -310,7 +321,7 @@ pub async fn keys(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn
             active: keys.iter().filter(|k| k.usable).count(),
             keys,
             max_active: state.api_keys.max_active(),
-            can_create: may_create(&signed),
+            can_create,
             max_name: MAX_NAME_CHARS,
             expiries: EXPIRIES.iter().map(|(v, l, _)| (*v, *l)).collect(),
             graces: Grace::ALL
@@ -320,7 +331,7 @@ pub async fn keys(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn
             create_name: error.value("create", "name").unwrap_or("API key").to_owned(),
             create_expires: error.value("create", "expires").unwrap_or("never").to_owned(),
             create_error,
-            page_error: (error.form == PAGE_FORM).then(|| error.message.clone()),
+            page_error,
             notice,
         },
     )
@@ -356,12 +367,7 @@ fn new_key(issued: IssuedKey, replaced: Option<(String, String)>) -> Flash {
 /// `POST /portal/keys/create` (`name`, `expires`): issues a key and `303`s
 /// to the Keys page, which shows it once; a refusal is shown beside the
 /// form's field, with what was typed.
-pub async fn create_key(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    signed: SignedIn,
-    form: Fields,
-) -> HttpResponse {
+pub async fn create_key(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn, form: Fields) -> HttpResponse {
     let name = form.get("name").unwrap_or_default();
     let expires = form.get("expires").unwrap_or("never");
     let typed = vec![
@@ -369,7 +375,15 @@ pub async fn create_key(
         ("expires".to_owned(), expires.to_owned()),
     ];
     if !may_create(&signed) {
-        return refuse(&state, &req, "create".to_owned(), "name", NEEDS_SUBSCRIPTION.to_owned(), typed).await;
+        return refuse(
+            &state,
+            &req,
+            "create".to_owned(),
+            "name",
+            NEEDS_SUBSCRIPTION.to_owned(),
+            typed,
+        )
+        .await;
     }
     let now = state.clock.now();
     let Some((_, _, days)) = EXPIRIES.iter().find(|(v, _, _)| *v == expires) else {
@@ -388,12 +402,7 @@ pub async fn create_key(
 }
 
 /// `POST /portal/keys/rename` (`key_id`, `name`): `303` back to the list.
-pub async fn rename_key(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    signed: SignedIn,
-    form: Fields,
-) -> HttpResponse {
+pub async fn rename_key(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn, form: Fields) -> HttpResponse {
     let Some(id) = form.key_id() else {
         return no_key(&state, &req).await;
     };
@@ -456,12 +465,7 @@ pub async fn confirm_revoke(
 /// once (its sessions end) and `303`s to the list. Without `confirm` it
 /// `303`s to the confirmation page. Revoking a revoked key changes nothing
 /// (going back and posting again repeats nothing).
-pub async fn revoke_key(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    signed: SignedIn,
-    form: Fields,
-) -> HttpResponse {
+pub async fn revoke_key(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn, form: Fields) -> HttpResponse {
     let Some(id) = form.key_id() else {
         return no_key(&state, &req).await;
     };

@@ -15,8 +15,8 @@ use linecast_core::services::usage::UsageHistory;
 use linecast_domain::Sport;
 use serde::Deserialize;
 
-use super::chart::{Bar, bar_chart, summary};
 use super::back::{ENDED_MESSAGE, return_path};
+use super::chart::{Bar, bar_chart, summary};
 use super::html::{error_page, page, see_other, see_other_to};
 use super::session::SignedIn;
 use crate::auth::next_reset;

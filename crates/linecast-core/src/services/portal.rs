@@ -394,12 +394,20 @@ mod tests {
         assert!(!hex::decode(&sealed).unwrap().windows(6).any(|w| w == b"secret"));
         assert_eq!(open(&id, "keys", &sealed).as_deref(), Some("sk_service_secret"));
         assert_eq!(open(&"b".repeat(64), "keys", &sealed), None, "another session");
-        assert_eq!(open(&hash_session_id(&id), "keys", &sealed), None, "the stored hash is no key");
+        assert_eq!(
+            open(&hash_session_id(&id), "keys", &sealed),
+            None,
+            "the stored hash is no key"
+        );
         assert_eq!(open(&id, "data", &sealed), None, "another page");
         let mut altered = hex::decode(&sealed).unwrap();
         *altered.last_mut().unwrap() ^= 1;
         assert_eq!(open(&id, "keys", &hex::encode(altered)), None);
-        assert_ne!(seal(&id, "keys", "x").unwrap(), seal(&id, "keys", "x").unwrap(), "a fresh nonce");
+        assert_ne!(
+            seal(&id, "keys", "x").unwrap(),
+            seal(&id, "keys", "x").unwrap(),
+            "a fresh nonce"
+        );
     }
 
     fn session(created: DateTime<Utc>, seen: DateTime<Utc>) -> SessionRecord {
