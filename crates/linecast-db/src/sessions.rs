@@ -160,7 +160,7 @@ impl PortalSessions for SeaAccounts {
             .exec(&self.db)
             .await
             .map_err(db_err)?;
-        Ok((gone.rows_affected == 1).then(|| FlashRecord {
+        Ok((gone.rows_affected == 1).then_some(FlashRecord {
             id_hash: found.id_hash,
             page: found.page,
             sealed: found.sealed,

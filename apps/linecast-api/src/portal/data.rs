@@ -94,7 +94,7 @@ pub async fn data(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn
         Ok(Some(Flash::Links { links })) => render(&state, &signed, links, None).await,
         Ok(Some(Flash::FormError(e))) => render(&state, &signed, Vec::new(), Some(e.message)).await,
         Ok(_) => render(&state, &signed, Vec::new(), None).await,
-        Err(res) => res,
+        Err(res) => *res,
     }
 }
 
@@ -102,7 +102,7 @@ pub async fn data(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn
 async fn back_to_data(state: &AppState, req: &HttpRequest, flash: Flash) -> HttpResponse {
     match leave(state, req, FlashPage::Data, &flash).await {
         Ok(()) => see_other("/portal/data"),
-        Err(res) => res,
+        Err(res) => *res,
     }
 }
 

@@ -97,12 +97,12 @@ pub async fn leave_for(
     session: &str,
     page: FlashPage,
     flash: &Flash,
-) -> Result<(), actix_web::HttpResponse> {
+) -> Result<(), Box<actix_web::HttpResponse>> {
     let Some(gate) = state.gate.portal.as_ref() else {
-        return Err(error_page(
+        return Err(Box::new(error_page(
             StatusCode::NOT_FOUND,
             "The portal is not available on this server.",
-        ));
+        )));
     };
     let content = serde_json::to_string(flash).map_err(|e| {
         tracing::error!(error = %e, "portal flash: encoding");
@@ -116,10 +116,10 @@ pub async fn leave_for(
         .await
         .map_err(|e| {
             tracing::warn!(error = %e, "portal flash: storing");
-            error_page(
+            Box::new(error_page(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "The accounts database is not answering. Please try again in a moment.",
-            )
+            ))
         })
 }
 
@@ -129,9 +129,9 @@ pub async fn leave(
     req: &HttpRequest,
     page: FlashPage,
     flash: &Flash,
-) -> Result<(), actix_web::HttpResponse> {
+) -> Result<(), Box<actix_web::HttpResponse>> {
     let Some(session) = session_id(state, req) else {
-        return Err(error_page(StatusCode::FORBIDDEN, "Please sign in."));
+        return Err(Box::new(error_page(StatusCode::FORBIDDEN, "Please sign in.")));
     };
     leave_for(state, &session, page, flash).await
 }
@@ -142,7 +142,7 @@ pub async fn take(
     state: &AppState,
     req: &HttpRequest,
     page: FlashPage,
-) -> Result<Option<Flash>, actix_web::HttpResponse> {
+) -> Result<Option<Flash>, Box<actix_web::HttpResponse>> {
     let (Some(gate), Some(session)) = (state.gate.portal.as_ref(), session_id(state, req)) else {
         return Ok(None);
     };
@@ -153,10 +153,10 @@ pub async fn take(
         Ok(None) => Ok(None),
         Err(e) => {
             tracing::warn!(error = %e, "portal flash: taking");
-            Err(error_page(
+            Err(Box::new(error_page(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "The accounts database is not answering. Please try again in a moment.",
-            ))
+            )))
         }
     }
 }

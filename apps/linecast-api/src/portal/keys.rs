@@ -140,10 +140,11 @@ impl Fields {
     }
 }
 
-/// A refused key operation, said for people: the API's rules. `Err` is a
-/// failure of the service (a page of its own), not a refused form.
-fn refusal_message(err: KeyError) -> Result<String, HttpResponse> {
-    Ok(match err {
+/// A refused key operation, said for people: the API's rules. `None` is a
+/// failure of the service (a page of its own: [`unavailable`]), not a
+/// refused form.
+fn refusal_message(err: KeyError) -> Option<String> {
+    Some(match err {
         KeyError::InvalidName => {
             "A key name must be 1 to 100 printable characters (no control characters, line breaks or bidi overrides)."
                 .to_owned()
@@ -162,7 +163,7 @@ fn refusal_message(err: KeyError) -> Result<String, HttpResponse> {
         }
         KeyError::Accounts(e) => {
             tracing::warn!(error = %e, "portal keys: accounts");
-            return Err(unavailable());
+            return None;
         }
     })
 }
@@ -182,7 +183,7 @@ const PAGE_FORM: &str = "page";
 async fn back_to_keys(state: &AppState, req: &HttpRequest, flash: Flash) -> HttpResponse {
     match leave(state, req, FlashPage::Keys, &flash).await {
         Ok(()) => see_other("/portal/keys"),
-        Err(res) => res,
+        Err(res) => *res,
     }
 }
 
@@ -221,8 +222,8 @@ async fn refused(
         form
     };
     match refusal_message(err) {
-        Ok(message) => refuse(state, req, form, field, message, values).await,
-        Err(res) => res,
+        Some(message) => refuse(state, req, form, field, message, values).await,
+        None => unavailable(),
     }
 }
 
@@ -252,7 +253,7 @@ async fn no_key(state: &AppState, req: &HttpRequest) -> HttpResponse {
 pub async fn keys(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
     let flash = match take(&state, &req, FlashPage::Keys).await {
         Ok(flash) => flash,
-        Err(res) => return res,
+        Err(res) => return *res,
     };
     let (error, notice) = match flash {
         Some(Flash::NewKey(new)) => return shown_once(&signed, new),
@@ -267,8 +268,8 @@ pub async fn keys(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn
         Ok(listed) => listed,
         Err(e) => {
             return match refusal_message(e) {
-                Ok(message) => error_page(StatusCode::BAD_REQUEST, &message),
-                Err(res) => res,
+                Some(message) => error_page(StatusCode::BAD_REQUEST, &message),
+                None => unavailable(),
             };
         }
     };

@@ -120,7 +120,7 @@ pub async fn use_link(req: HttpRequest, state: web::Data<AppState>, path: web::P
             });
             let mut res = match leave_for(&state, &started.session_id, FlashPage::Keys, &flash).await {
                 Ok(()) => see_other("/portal/keys"),
-                Err(res) => res,
+                Err(res) => *res,
             };
             res.headers_mut()
                 .append(SET_COOKIE, gate.cookie.set(&started.session_id));
