@@ -3,13 +3,17 @@
 //
 //   BASE=http://127.0.0.1:18098 KEY=sk_service_... SHOTS=docs/portal node portal.mjs
 //
-// Steps: sign in with the demo key and see the quota; create a key and use
-// it against the API; roll it, then revoke it, and see the API refuse it;
-// open a reliability diagram; sign out and find the pages closed; call the
-// API from a page of another origin (CORS) and find the portal closed to it. Every
-// page is checked by axe-core (no serious or critical violation) and must
-// raise no Content-Security-Policy violation; a 1280x800 screenshot of each
-// goes to SHOTS when it is set. Exits 1 on the first failure.
+// Steps: a refused sign-in, then sign in with the demo key and see the
+// quota; open the phone menu; a refused key name, then create a key and use
+// it against the API; roll it, then revoke it, and see the API refuse it,
+// reloading after each and counting keys; open a reliability diagram;
+// refresh the datasets, reload and count refreshes; a 404 page; a session
+// that ended and the return to the page asked for; sign out and find the
+// pages closed; call the API from a page of another origin (CORS) and find
+// the portal closed to it. Every page is checked at 1280x800 and 390x844:
+// no horizontal overflow, axe-core (no serious or critical violation), no
+// Content-Security-Policy violation; a screenshot of each size goes to
+// SHOTS when it is set. Exits 1 on the first failure.
 
 import { readFileSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -61,9 +65,14 @@ page.on("console", (msg) => {
   }
 });
 
+const SIZES = [
+  { name: "desktop", width: 1280, height: 800 },
+  { name: "phone", width: 390, height: 844 },
+];
+
 /** axe-core on the current page (evaluated through the DevTools protocol,
  * so the page's own CSP, which forbids inline script, does not block it). */
-async function accessible(name) {
+async function axe(name) {
   const result = await page.evaluate(async (source) => {
     // eslint-disable-next-line no-eval
     (0, eval)(source);
@@ -75,17 +84,65 @@ async function accessible(name) {
     console.log(`     axe ${name}: ${v.impact} ${v.id} (${v.nodes}): ${v.help}`);
   }
   check(serious.length === 0, `${name}: no serious or critical accessibility violation`);
-  check(cspViolations.length === 0, `${name}: no Content-Security-Policy violation (${cspViolations.join("; ")})`);
-  if (SHOTS) {
-    mkdirSync(SHOTS, { recursive: true });
-    await page.screenshot({ path: `${SHOTS}/${name}.png` });
-  }
 }
+
+/** The current page at 1280x800 and at 390x844: no horizontal overflow,
+ * no serious or critical axe finding, no CSP violation; a screenshot of
+ * each size goes to SHOTS when it is set. Leaves the page at 1280x800. */
+async function accessible(name) {
+  for (const size of SIZES) {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    const { scroll, inner } = await page.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth,
+      inner: window.innerWidth,
+    }));
+    check(scroll <= inner, `${name} at ${size.width}x${size.height}: fits its width (${scroll} <= ${inner})`);
+    await axe(`${name} at ${size.name}`);
+    if (SHOTS) {
+      mkdirSync(SHOTS, { recursive: true });
+      await page.screenshot({ path: `${SHOTS}/${name}-${size.name}.png`, fullPage: true });
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  check(cspViolations.length === 0, `${name}: no Content-Security-Policy violation (${cspViolations.join("; ")})`);
+}
+
+/** The customer's keys as the API lists them (the demo key's account). */
+async function keyCount() {
+  const res = await fetch(`${BASE}/api/v1/customers/me/api-keys`, { headers: { "X-API-Key": KEY } });
+  const body = await res.json();
+  const keys = Array.isArray(body) ? body : (body.api_keys ?? body.keys ?? body.items);
+  return { all: keys.length, revoked: keys.filter((k) => k.revoked_at || k.is_active === false).length };
+}
+
+async function refreshesUsed() {
+  const res = await fetch(`${BASE}/api/v1/service-sports-data/status`, { headers: { "X-API-Key": KEY } });
+  return (await res.json()).refreshes_used;
+}
+
+/** Reloads the page; its answer must be a GET's (no form posted again). */
+async function reload(what) {
+  const posted = [];
+  const seen = (req) => {
+    if (req.method() === "POST") posted.push(req.url());
+  };
+  page.on("request", seen);
+  await page.reload();
+  page.off("request", seen);
+  check(posted.length === 0, `reloading after ${what} posts nothing (${posted.join(", ")})`);
+}
+
+const FULL_KEY = /sk_service_[A-Za-z0-9]{32,64}/;
 
 try {
   // 1. Sign in with the demo key and see the quota.
   await page.goto(`${BASE}/portal`);
   await accessible("sign-in");
+  await page.getByLabel("API key").fill(`sk_service_${"x".repeat(40)}`);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  check((await page.locator("#api_key-error").textContent()).includes("not valid"), "a wrong key: the message is beside the field");
+  check((await page.getByLabel("API key").inputValue()) === "", "a wrong key is not put back in the field");
+  await accessible("sign-in-refused");
   await page.getByLabel("API key").fill(KEY);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL(`${BASE}/portal/overview`);
@@ -93,36 +150,73 @@ try {
   check(!(await page.content()).includes(KEY), "the key is not on the page");
   await accessible("overview");
 
-  // 2. Create a key and use it against the API.
+  // On a phone the navigation is one Menu button that opens and works.
+  await page.setViewportSize({ width: 390, height: 844 });
+  check(!(await page.getByRole("link", { name: "Keys" }).isVisible()), "on a phone the navigation is collapsed");
+  await page.getByText("Menu").click();
+  await accessible("menu-open");
+  await page.setViewportSize({ width: 390, height: 844 });
+  check((await page.locator("details.menu").getAttribute("open")) !== null, "the menu stays open");
   await page.getByRole("link", { name: "Keys" }).click();
   await page.waitForURL(`${BASE}/portal/keys`);
+  check(true, "on a phone the menu opens and leads to Keys");
+  await page.setViewportSize({ width: 1280, height: 800 });
+
+  // 2. Create a key and use it against the API; a reload creates nothing.
   await accessible("keys");
+  const before = await keyCount();
+  // A refused form: back on the page, the message beside the field and
+  // what was typed kept.
+  await page.getByLabel("Key name").fill("   ");
+  await page.getByRole("button", { name: "Create key" }).click();
+  await page.waitForURL(`${BASE}/portal/keys`);
+  check((await page.locator("#new-name-error").textContent()).includes("1 to 100"), "a refused name: the message is beside the field");
+  check((await page.getByLabel("Key name").inputValue()) === "   ", "what was typed is kept");
+  await accessible("key-name-refused");
   await page.getByLabel("Key name").fill("browser test");
   await page.getByRole("button", { name: "Create key" }).click();
-  const shown = (await page.content()).match(/sk_service_[A-Za-z0-9]{32,64}/);
+  await page.waitForURL(`${BASE}/portal/keys`);
+  const shown = (await page.content()).match(FULL_KEY);
   check(shown !== null, "the new key is shown once");
   const created = shown[0];
+  check(!page.url().includes(created), "the key is not in the URL");
+  check(!(await context.cookies()).some((c) => c.value.includes(created)), "the key is in no cookie");
   check((await api("/api/v1/sports", created)) === 200, "the new key works against the API");
   await accessible("key-created");
+  check((await keyCount()).all === before.all + 1, "one key was created");
+  await reload("creating a key");
+  check(!(await page.content()).includes(created), "after a reload the key is not shown again");
+  check((await keyCount()).all === before.all + 1, "reloading created no second key");
+  await page.goBack();
+  await page.reload();
+  check((await keyCount()).all === before.all + 1, "going back and reloading created no key");
   await page.goto(`${BASE}/portal/keys`);
-  check(!(await page.content()).includes(created), "the key is not shown again");
 
-  // 3. Roll it (the old key stops now), then revoke the new one.
+  // 3. Roll it (the old key stops now), then revoke the new one; reloads
+  // repeat neither.
   const card = () =>
     page.getByRole("article").filter({ has: page.getByRole("heading", { name: "browser test" }) });
   await card().first().getByLabel("Old key stops").selectOption("now");
   await card().first().getByRole("button", { name: "Roll" }).click();
-  const rolled = (await page.content()).match(/sk_service_[A-Za-z0-9]{32,64}/);
+  await page.waitForURL(`${BASE}/portal/keys`);
+  const rolled = (await page.content()).match(FULL_KEY);
   check(rolled !== null && rolled[0] !== created, "rolling shows a new key once");
   check((await api("/api/v1/sports", rolled[0])) === 200, "the rolled key works");
   check((await api("/api/v1/sports", created)) === 401, "the old key stops at once with no grace");
-  await page.goto(`${BASE}/portal/keys`);
+  await reload("rolling a key");
+  check(!(await page.content()).includes(rolled[0]), "after a reload the rolled key is not shown again");
+  check((await keyCount()).all === before.all + 2, "reloading rolled nothing more");
   const live = card().filter({ has: page.getByRole("button", { name: "Revoke" }) });
   check((await live.count()) === 1, "only the rolled key is still revocable");
   await live.getByRole("button", { name: "Revoke" }).click();
+  await page.waitForURL(/\/portal\/keys\/revoke\?key_id=/);
   await accessible("revoke-confirm");
+  const revokedBefore = (await keyCount()).revoked;
   await page.getByRole("button", { name: "Revoke" }).click();
   await page.waitForURL(`${BASE}/portal/keys`);
+  check((await page.getByRole("status").first().textContent()).includes("Revoked"), "the list says the key was revoked");
+  await reload("revoking a key");
+  check((await keyCount()).revoked === revokedBefore + 1, "one key revoked, reloading revoked nothing more");
   let refused = false;
   for (let i = 0; i < 20 && !refused; i += 1) {
     refused = (await api("/api/v1/sports", rolled[0])) === 401;
@@ -140,21 +234,68 @@ try {
   check((await diagram.evaluate((img) => img.complete && img.naturalWidth > 0)) === true, "the reliability diagram is drawn");
   await accessible("model-quality");
 
+  // 5. Data: a refresh shows its links once; a reload spends no refresh.
   await page.getByRole("link", { name: "Data" }).click();
   await page.waitForURL(`${BASE}/portal/data`);
   await accessible("data");
+  const refreshButton = page.getByRole("button", { name: "Refresh" });
+  if (await refreshButton.isVisible()) {
+    const usedBefore = await refreshesUsed();
+    await refreshButton.click();
+    await page.waitForURL(`${BASE}/portal/data`);
+    check(await page.getByText("Your download links").isVisible(), "a refresh shows its links");
+    check((await refreshesUsed()) === usedBefore + 1, "one refresh was spent");
+    await accessible("data-refreshed");
+    await reload("a refresh");
+    check(!(await page.getByText("Your download links").isVisible()), "after a reload the links are not shown again");
+    check((await refreshesUsed()) === usedBefore + 1, "reloading spent no refresh");
+  } else {
+    check(false, "the demo customer can refresh its datasets");
+  }
 
-  // 5. Sign out, and find the pages closed.
+  // 6. The portal's own errors: a page with its navigation and headers.
+  for (const [path, status, name] of [
+    ["/portal/no-such-page", 404, "not-found"],
+  ]) {
+    const res = await page.goto(`${BASE}${path}`);
+    check(res.status() === status, `${path} answers ${status}`);
+    check((res.headers()["content-type"] ?? "").startsWith("text/html"), `${path} is a page, not JSON`);
+    check(Boolean(res.headers()["content-security-policy"]), `${path} carries the portal's CSP`);
+    check(await page.getByRole("navigation", { name: "Portal" }).isVisible(), `${path} has the navigation`);
+    await accessible(name);
+  }
+
+  // 7. A session that ended: the sign-in page says so, then returns to the
+  // page asked for.
+  const [session] = (await context.cookies()).filter((c) => c.name.includes("linecast_portal"));
+  check(session !== undefined, "a session cookie");
+  await page.goto(`${BASE}/portal/overview`);
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.waitForURL(`${BASE}/portal`);
+  await context.addCookies([session]);
+  await page.goto(`${BASE}/portal/keys`);
+  check(new URL(page.url()).pathname === "/portal", "an ended session lands on the sign-in page");
+  check(await page.getByText("Your session ended; sign in again").isVisible(), "it says the session ended");
+  await accessible("session-ended");
+  await page.getByLabel("API key").fill(KEY);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(`${BASE}/portal/keys`);
+  check(true, "signing in again returns to the page asked for");
+  await page.goto(`${BASE}/portal?next=${encodeURIComponent("https://example.com/")}`);
+  check(new URL(page.url()).origin === new URL(BASE).origin, "a next URL of another site is not followed");
+
+  // 8. Sign out, and find the pages closed.
+  await page.goto(`${BASE}/portal/overview`);
   await page.getByRole("button", { name: "Sign out" }).click();
   await page.waitForURL(`${BASE}/portal`);
   await page.goto(`${BASE}/portal/overview`);
-  check(page.url() === `${BASE}/portal`, "after signing out the overview sends to the sign-in page");
+  check(new URL(page.url()).pathname === "/portal", "after signing out the overview sends to the sign-in page");
   check(await page.getByRole("button", { name: "Sign in" }).isVisible(), "the sign-in form is back");
 
   await page.goto(`${BASE}/status`);
   await accessible("status");
 
-  // 6. A notebook on another origin calls the API with its key: Chromium
+  // 9. A notebook on another origin calls the API with its key: Chromium
   // sends a real preflight (X-API-Key is not a safelisted header), and the
   // page reads the body and the exposed headers. The portal stays closed
   // to it. The notebook's origin is localhost, not 127.0.0.1: another

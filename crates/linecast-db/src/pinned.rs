@@ -11,7 +11,7 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use linecast_core::ports::billing::{BillingEvent, BillingLedger, BillingOutcome, PendingBilling, StripeLink};
-use linecast_core::ports::sessions::{PortalSessions, SessionRecord, SignInLink};
+use linecast_core::ports::sessions::{FlashRecord, PortalSessions, SessionRecord, SignInLink};
 use linecast_core::{
     Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Day, Entitlement, KeyIssue, KeyIssued, Month,
     NewCustomer, SubscriptionStatus, UsageMeter,
@@ -290,6 +290,15 @@ impl PortalSessions for PinnedAccounts {
     async fn end_session(&self, id_hash: &str, now: DateTime<Utc>) -> Result<(), AccountsError> {
         let id_hash = id_hash.to_owned();
         self.run(move |a| async move { a.end_session(&id_hash, now).await })
+            .await
+    }
+    async fn put_flash(&self, flash: &FlashRecord) -> Result<(), AccountsError> {
+        let flash = flash.clone();
+        self.run(move |a| async move { a.put_flash(&flash).await }).await
+    }
+    async fn take_flash(&self, id_hash: &str, page: &str) -> Result<Option<FlashRecord>, AccountsError> {
+        let (id_hash, page) = (id_hash.to_owned(), page.to_owned());
+        self.run(move |a| async move { a.take_flash(&id_hash, &page).await })
             .await
     }
 }

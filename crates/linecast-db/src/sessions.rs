@@ -3,12 +3,12 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use linecast_core::AccountsError;
-use linecast_core::ports::sessions::{PortalSessions, SessionRecord, SignInLink};
+use linecast_core::ports::sessions::{FlashRecord, PortalSessions, SessionRecord, SignInLink};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
 
 use crate::SeaAccounts;
-use crate::entity::{portal_links, portal_sessions};
+use crate::entity::{portal_flashes, portal_links, portal_sessions};
 use crate::error::db_err;
 
 fn to_record(m: portal_sessions::Model) -> SessionRecord {
@@ -111,6 +111,60 @@ impl PortalSessions for SeaAccounts {
             .exec(&self.db)
             .await
             .map_err(db_err)?;
+        portal_flashes::Entity::delete_by_id(id_hash.to_owned())
+            .exec(&self.db)
+            .await
+            .map_err(db_err)?;
         Ok(())
+    }
+
+    async fn put_flash(&self, flash: &FlashRecord) -> Result<(), AccountsError> {
+        use sea_orm::sea_query::OnConflict;
+        portal_flashes::Entity::insert(portal_flashes::ActiveModel {
+            id_hash: Set(flash.id_hash.clone()),
+            page: Set(flash.page.clone()),
+            sealed: Set(flash.sealed.clone()),
+            created_at: Set(flash.created_at),
+        })
+        .on_conflict(
+            OnConflict::column(portal_flashes::Column::IdHash)
+                .update_columns([
+                    portal_flashes::Column::Page,
+                    portal_flashes::Column::Sealed,
+                    portal_flashes::Column::CreatedAt,
+                ])
+                .to_owned(),
+        )
+        .exec(&self.db)
+        .await
+        .map_err(db_err)?;
+        Ok(())
+    }
+
+    async fn take_flash(&self, id_hash: &str, page: &str) -> Result<Option<FlashRecord>, AccountsError> {
+        let Some(found) = portal_flashes::Entity::find_by_id(id_hash.to_owned())
+            .filter(portal_flashes::Column::Page.eq(page))
+            .one(&self.db)
+            .await
+            .map_err(db_err)?
+        else {
+            return Ok(None);
+        };
+        // Deleting exactly what was read: of two concurrent reads, one
+        // deletes the row and gets the flash; a flash put meanwhile (other
+        // content) is not deleted by the read of the one before it.
+        let gone = portal_flashes::Entity::delete_many()
+            .filter(portal_flashes::Column::IdHash.eq(id_hash))
+            .filter(portal_flashes::Column::Page.eq(page))
+            .filter(portal_flashes::Column::Sealed.eq(found.sealed.clone()))
+            .exec(&self.db)
+            .await
+            .map_err(db_err)?;
+        Ok((gone.rows_affected == 1).then_some(FlashRecord {
+            id_hash: found.id_hash,
+            page: found.page,
+            sealed: found.sealed,
+            created_at: found.created_at,
+        }))
     }
 }

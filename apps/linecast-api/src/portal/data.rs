@@ -1,26 +1,21 @@
 //! `GET /portal/data`: the six sports' data status and last release, the
 //! customer's historical datasets with `Refresh` (signed links, the same use
-//! case as `POST /api/v1/service-sports-data/refresh`), and the bulk-export
+//! case as `POST /api/v1/service-sports-data/refresh`; the form `303`s back
+//! and the links are shown once, through the flash), and the bulk-export
 //! paths.
 
 use actix_web::http::StatusCode;
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use linecast_domain::{ModelType, Sport};
 
-use super::html::{api_error_page, error_page, page};
+use super::flash::{Flash, FlashPage, FormError, Link, leave, take};
+use super::html::{api_error_page, page, see_other};
 use super::pages::{SportStatus, sport_statuses};
 use super::session::SignedIn;
 use crate::endpoint::NO_STORE;
 use crate::error::ApiError;
 use crate::state::AppState;
-
-struct Link {
-    sport: &'static str,
-    filename: String,
-    url: String,
-    expires_at: String,
-}
 
 #[derive(Template)]
 #[template(path = "portal/data.html")]
@@ -38,6 +33,8 @@ struct DataPage {
     can_refresh: bool,
     serves: bool,
     links: Vec<Link>,
+    /// A refused refresh's message, beside its button.
+    refresh_error: Option<String>,
     exports: Vec<String>,
 }
 
@@ -45,7 +42,7 @@ fn instant(t: chrono::DateTime<chrono::Utc>) -> String {
     t.format("%Y-%m-%d %H:%M UTC").to_string()
 }
 
-async fn render(state: &AppState, signed: &SignedIn, links: Vec<Link>) -> HttpResponse {
+async fn render(state: &AppState, signed: &SignedIn, links: Vec<Link>, refresh_error: Option<String>) -> HttpResponse {
     let customer = &signed.0.entry.1;
     let now = state.clock.now();
     let status = match state.datasets.status(customer.customer_id, now).await {
@@ -84,43 +81,74 @@ async fn render(state: &AppState, signed: &SignedIn, links: Vec<Link>) -> HttpRe
             can_refresh: serves && status.active && status.refreshes_remaining > 0,
             serves,
             links,
+            refresh_error,
             exports,
         },
     )
 }
 
-/// `GET /portal/data`.
-pub async fn data(state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
-    render(&state, &signed, Vec::new()).await
+/// `GET /portal/data`; once after a refresh, its signed links (or why it
+/// was refused), taken from the flash.
+pub async fn data(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
+    match take(&state, &req, FlashPage::Data).await {
+        Ok(Some(Flash::Links { links })) => render(&state, &signed, links, None).await,
+        Ok(Some(Flash::FormError(e))) => render(&state, &signed, Vec::new(), Some(e.message)).await,
+        Ok(_) => render(&state, &signed, Vec::new(), None).await,
+        Err(res) => *res,
+    }
+}
+
+/// Leaves `flash` for the Data page and `303`s to it.
+async fn back_to_data(state: &AppState, req: &HttpRequest, flash: Flash) -> HttpResponse {
+    match leave(state, req, FlashPage::Data, &flash).await {
+        Ok(()) => see_other("/portal/data"),
+        Err(res) => *res,
+    }
+}
+
+async fn refused(state: &AppState, req: &HttpRequest, message: String) -> HttpResponse {
+    let flash = Flash::FormError(FormError {
+        form: "refresh".to_owned(),
+        field: "refresh".to_owned(),
+        message,
+        values: Vec::new(),
+    });
+    back_to_data(state, req, flash).await
 }
 
 /// `POST /portal/data/refresh`: consumes one of the month's refreshes and
-/// shows the signed links (as the API's refresh: it needs a subscription
-/// that grants access).
-pub async fn refresh(state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
+/// `303`s to the Data page, which shows the signed links once (as the API's
+/// refresh: it needs a subscription that grants access). A reload of the
+/// page shows no links and spends nothing.
+pub async fn refresh(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
     let customer = &signed.0.entry.1;
     if !customer.api_subscription_status.grants_access() {
-        return error_page(
-            StatusCode::FORBIDDEN,
-            &format!(
-                "Refreshing datasets needs an active subscription; yours is {}.",
-                customer.api_subscription_status
-            ),
+        let message = format!(
+            "Refreshing datasets needs an active subscription; yours is {}.",
+            customer.api_subscription_status
         );
+        return refused(&state, &req, message).await;
     }
     let refresh = match state.datasets.refresh(customer.customer_id, state.clock.now()).await {
         Ok(r) => r,
-        Err(e) => return api_error_page(&ApiError::from(e)),
+        Err(e) => {
+            let e = ApiError::from(e);
+            return if actix_web::ResponseError::status_code(&e).is_client_error() {
+                refused(&state, &req, e.to_string()).await
+            } else {
+                api_error_page(&e)
+            };
+        }
     };
     let links = refresh
         .downloads
         .into_iter()
         .map(|d| Link {
-            sport: d.sport.code(),
+            sport: d.sport.code().to_owned(),
             filename: d.filename,
             url: d.url,
             expires_at: instant(d.expires_at),
         })
         .collect();
-    render(&state, &signed, links).await
+    back_to_data(&state, &req, Flash::Links { links }).await
 }

@@ -8,7 +8,7 @@
 
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
-use actix_web::http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderName, HeaderValue, LOCATION};
+use actix_web::http::header::{ALLOW, CACHE_CONTROL, CONTENT_TYPE, HeaderName, HeaderValue, LOCATION, RETRY_AFTER};
 use askama::Template;
 
 use crate::endpoint::NO_STORE;
@@ -81,6 +81,50 @@ pub fn error_page(status: StatusCode, message: &str) -> HttpResponse {
     res
 }
 
+/// A response under `/portal` as the portal shows it: an error that is not
+/// already a page (the API's JSON from a shared layer: an extractor, a
+/// limit, the body deadline) becomes the portal's error page with the same
+/// status, `Retry-After` and `Allow`; anything else is left as it is.
+pub fn as_page(res: HttpResponse) -> HttpResponse {
+    let status = res.status();
+    let is_page = res
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/html"));
+    if !(status.is_client_error() || status.is_server_error()) || is_page {
+        return res;
+    }
+    let kept: Vec<_> = [RETRY_AFTER, ALLOW]
+        .into_iter()
+        .filter_map(|name| res.headers().get(&name).cloned().map(|v| (name, v)))
+        .collect();
+    let message = match status.as_u16() {
+        400 => "The request could not be read. Go back, reload the page and try again.".to_owned(),
+        404 => "There is no such page.".to_owned(),
+        405 => "This page does not answer that method.".to_owned(),
+        408 => "The request took too long to arrive. Please try again.".to_owned(),
+        413 => "The form is too large.".to_owned(),
+        429 => match kept
+            .iter()
+            .find(|(n, _)| *n == RETRY_AFTER)
+            .and_then(|(_, v)| v.to_str().ok())
+        {
+            Some(secs) => format!("Too many requests. Wait {secs} seconds and try again."),
+            None => "Too many requests. Wait a moment and try again.".to_owned(),
+        },
+        s if s >= 500 => {
+            "Something went wrong on our side; nothing was changed. Please try again in a moment.".to_owned()
+        }
+        _ => "This request was refused.".to_owned(),
+    };
+    let mut page = error_page(status, &message);
+    for (name, value) in kept {
+        page.headers_mut().insert(name, value);
+    }
+    page
+}
+
 /// Whether `path` is the portal's (`/portal` and below): a path there that
 /// no row declares is the portal's 404 page, not the API's JSON.
 pub fn under_portal(path: &str) -> bool {
@@ -90,8 +134,16 @@ pub fn under_portal(path: &str) -> bool {
 
 /// `303 See Other` to `location` (after a form, or to the sign-in page).
 pub fn see_other(location: &'static str) -> HttpResponse {
+    see_other_to(location)
+}
+
+/// [`see_other`] to a location made at run time (a same-site path).
+pub fn see_other_to(location: &str) -> HttpResponse {
     let mut res = HttpResponse::SeeOther().finish();
-    res.headers_mut().insert(LOCATION, HeaderValue::from_static(location));
+    res.headers_mut().insert(
+        LOCATION,
+        HeaderValue::from_str(location).unwrap_or_else(|_| HeaderValue::from_static("/portal")),
+    );
     res.headers_mut()
         .insert(CACHE_CONTROL, HeaderValue::from_static(NO_STORE));
     secure(&mut res);

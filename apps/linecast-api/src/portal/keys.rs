@@ -2,17 +2,22 @@
 //! create, rename, revoke and roll them. Every rule (the name rules, the
 //! cap, the audit lines, the roll's grace) is core's `Keys`, the same use
 //! cases the API's key routes call; this module only reads forms and
-//! renders pages. A new key is shown once, in the body of the POST that made
-//! it (`no-store`, never in a URL or a redirect, never logged).
+//! renders pages. Every form answers `303` to `GET /portal/keys` (`flash`):
+//! a new key is shown once by the first GET after the form that made it
+//! (`no-store`, never in a URL or a cookie, never logged), a refused form is
+//! shown again with the message beside its field and what was typed in it,
+//! and a reload or going back repeats nothing. Revoking asks first, on a
+//! GET page (`GET /portal/keys/revoke?key_id=`).
 
 use actix_web::http::StatusCode;
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use chrono::{DateTime, Duration, Utc};
 use linecast_core::AccountsError;
 use linecast_core::services::keys::{Grace, IssuedKey, KeyError, MAX_NAME_CHARS};
 
-use super::html::{error_page, page, see_other};
+use super::flash::{Flash, FlashPage, FormError, NewKey, leave, take};
+use super::html::{error_page, page, see_other, see_other_to};
 use super::session::SignedIn;
 use crate::routes::table;
 use crate::state::AppState;
@@ -41,6 +46,12 @@ struct KeyRow {
     revoked: bool,
     /// The key this session was signed in with.
     current: bool,
+    /// The rename field's value (what was typed, after a refused rename).
+    rename_value: String,
+    /// A refused rename's message, beside its field.
+    rename_error: Option<String>,
+    /// A refused roll's message, beside its field.
+    roll_error: Option<String>,
 }
 
 #[derive(Template)]
@@ -55,6 +66,15 @@ struct KeysPage {
     expiries: Vec<(&'static str, &'static str)>,
     /// Form value, label, whether it is the one chosen at first.
     graces: Vec<(&'static str, &'static str, bool)>,
+    /// The create form's name and expiry (what was typed, after a refusal).
+    create_name: String,
+    create_expires: String,
+    /// A refused create's message, beside its field (`name` or `expires`).
+    create_error: Option<(String, String)>,
+    /// A message about the whole page (a key that is not the customer's).
+    page_error: Option<String>,
+    /// What the last form did (a rename, a revoke).
+    notice: Option<String>,
 }
 
 #[derive(Template)]
@@ -120,83 +140,180 @@ impl Fields {
     }
 }
 
-/// A refused key operation as a page: the API's rules, said for people.
-fn refused(err: KeyError) -> HttpResponse {
-    match err {
-        KeyError::InvalidName => error_page(
-            StatusCode::BAD_REQUEST,
-            "A key name must be 1 to 100 printable characters (no control characters, line breaks or bidi overrides).",
-        ),
-        KeyError::LimitReached { max } => error_page(
-            StatusCode::BAD_REQUEST,
-            &format!(
-                "Key limit reached: you may hold at most {max} active API keys. Revoke one before creating another."
-            ),
+/// A refused key operation, said for people: the API's rules. `None` is a
+/// failure of the service (a page of its own: [`unavailable`]), not a
+/// refused form.
+fn refusal_message(err: KeyError) -> Option<String> {
+    Some(match err {
+        KeyError::InvalidName => {
+            "A key name must be 1 to 100 printable characters (no control characters, line breaks or bidi overrides)."
+                .to_owned()
+        }
+        KeyError::LimitReached { max } => format!(
+            "Key limit reached: you may hold at most {max} active API keys. Revoke one before creating another."
         ),
         KeyError::NotFound | KeyError::Accounts(AccountsError::NotFound) => {
-            error_page(StatusCode::NOT_FOUND, "That key is not among your keys.")
+            "That key is not among your keys.".to_owned()
         }
-        KeyError::Unusable => error_page(
-            StatusCode::BAD_REQUEST,
-            "That key is revoked or expired, so it cannot be rolled. Create a new key instead.",
-        ),
+        KeyError::Unusable => {
+            "That key is revoked or expired, so it cannot be rolled. Create a new key instead.".to_owned()
+        }
         KeyError::Ambiguous { .. } | KeyError::BadReference | KeyError::OwnKey => {
-            error_page(StatusCode::BAD_REQUEST, "That key cannot be changed here.")
+            "That key cannot be changed here.".to_owned()
         }
         KeyError::Accounts(e) => {
             tracing::warn!(error = %e, "portal keys: accounts");
-            error_page(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "The accounts database is not answering. Please try again in a moment.",
-            )
+            return None;
         }
+    })
+}
+
+fn unavailable() -> HttpResponse {
+    error_page(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "The accounts database is not answering. Please try again in a moment.",
+    )
+}
+
+/// The form on the Keys page that says nothing about one field: the
+/// message is shown at the top of the page.
+const PAGE_FORM: &str = "page";
+
+/// Leaves `flash` for the Keys page and answers `303` to it.
+async fn back_to_keys(state: &AppState, req: &HttpRequest, flash: Flash) -> HttpResponse {
+    match leave(state, req, FlashPage::Keys, &flash).await {
+        Ok(()) => see_other("/portal/keys"),
+        Err(res) => *res,
+    }
+}
+
+/// A refused form: its message beside `field` of `form`, and what was
+/// typed in it, on the Keys page.
+async fn refuse(
+    state: &AppState,
+    req: &HttpRequest,
+    form: String,
+    field: &str,
+    message: String,
+    values: Vec<(String, String)>,
+) -> HttpResponse {
+    let flash = Flash::FormError(FormError {
+        form,
+        field: field.to_owned(),
+        message,
+        values,
+    });
+    back_to_keys(state, req, flash).await
+}
+
+/// A refused key operation back on the Keys page (or a page of its own when
+/// the service failed).
+async fn refused(
+    state: &AppState,
+    req: &HttpRequest,
+    err: KeyError,
+    form: String,
+    field: &str,
+    values: Vec<(String, String)>,
+) -> HttpResponse {
+    let form = if matches!(err, KeyError::NotFound | KeyError::Accounts(AccountsError::NotFound)) {
+        PAGE_FORM.to_owned()
+    } else {
+        form
+    };
+    match refusal_message(err) {
+        Some(message) => refuse(state, req, form, field, message, values).await,
+        None => unavailable(),
     }
 }
 
 /// Creating keys (and so rolling them) needs an active subscription, as in
 /// the API; listing, renaming and revoking do not.
-fn may_not_create(signed: &SignedIn) -> Option<HttpResponse> {
-    (!signed.0.entry.1.api_subscription_status.grants_access()).then(|| {
-        error_page(
-            StatusCode::FORBIDDEN,
-            "Creating or rolling a key needs an active subscription. Your keys can still be renamed and revoked.",
-        )
-    })
+const NEEDS_SUBSCRIPTION: &str =
+    "Creating or rolling a key needs an active subscription. Your keys can still be renamed and revoked.";
+
+fn may_create(signed: &SignedIn) -> bool {
+    signed.0.entry.1.api_subscription_status.grants_access()
 }
 
-fn no_key() -> HttpResponse {
-    error_page(StatusCode::BAD_REQUEST, "The form did not say which key.")
+async fn no_key(state: &AppState, req: &HttpRequest) -> HttpResponse {
+    refuse(
+        state,
+        req,
+        PAGE_FORM.to_owned(),
+        "key_id",
+        "The form did not say which key.".to_owned(),
+        Vec::new(),
+    )
+    .await
 }
 
-/// `GET /portal/keys`: the customer's keys, masked, with their forms.
-pub async fn keys(state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
+/// `GET /portal/keys`: the customer's keys, masked, with their forms; or,
+/// once, after a form that issued a key, that key (the flash).
+pub async fn keys(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
+    let flash = match take(&state, &req, FlashPage::Keys).await {
+        Ok(flash) => flash,
+        Err(res) => return *res,
+    };
+    let (error, notice) = match flash {
+        Some(Flash::NewKey(new)) => return shown_once(&signed, new),
+        Some(Flash::FormError(e)) => (Some(e), None),
+        Some(Flash::Notice { text }) => (None, Some(text)),
+        Some(Flash::Links { .. }) | None => (None, None),
+    };
+    let error = error.unwrap_or_default();
     let (current, customer) = (&signed.0.entry.0, &signed.0.entry.1);
     let now = state.clock.now();
     let listed = match state.api_keys.list(customer.customer_id).await {
         Ok(listed) => listed,
-        Err(e) => return refused(e),
+        Err(e) => {
+            return match refusal_message(e) {
+                Some(message) => error_page(StatusCode::BAD_REQUEST, &message),
+                None => unavailable(),
+            };
+        }
     };
+    let beside = |form: &str, field: &str| error.at(form, field).then(|| error.message.clone());
     let keys: Vec<KeyRow> = listed
         .iter()
-        .map(|k| KeyRow {
-            id: k.id,
-            name: k.name.clone(),
-            masked: k.masked(),
-            created: when(k.created_at),
-            last_used: k.last_used_at.map_or_else(|| "never".to_owned(), when),
-            expires: k.expires_at.map_or_else(|| "never".to_owned(), when),
-            state: if k.revoked_at.is_some() || !k.is_active {
-                "revoked"
-            } else if k.is_usable(now) {
-                "active"
-            } else {
-                "expired"
-            },
-            usable: k.is_usable(now),
-            revoked: k.revoked_at.is_some() || !k.is_active,
-            current: k.id == current.id,
+        .map(|k| {
+            let (rename, roll) = (format!("rename-{}", k.id), format!("roll-{}", k.id));
+            KeyRow {
+                id: k.id,
+                name: k.name.clone(),
+                masked: k.masked(),
+                created: when(k.created_at),
+                last_used: k.last_used_at.map_or_else(|| "never".to_owned(), when),
+                expires: k.expires_at.map_or_else(|| "never".to_owned(), when),
+                state: if k.revoked_at.is_some() || !k.is_active {
+                    "revoked"
+                } else if k.is_usable(now) {
+                    "active"
+                } else {
+                    "expired"
+                },
+                usable: k.is_usable(now),
+                revoked: k.revoked_at.is_some() || !k.is_active,
+                current: k.id == current.id,
+                rename_value: error.value(&rename, "name").unwrap_or(&k.name).to_owned(),
+                rename_error: beside(&rename, "name"),
+                roll_error: beside(&roll, "grace"),
+            }
         })
         .collect();
+    let can_create = may_create(&signed);
+    let create_error = ["name", "expires"]
+        .into_iter()
+        .find(|f| error.at("create", f))
+        .filter(|_| can_create)
+        .map(|f| (f.to_owned(), error.message.clone()));
+    // A message whose field is not on the page (a roll of a key revoked
+    // meanwhile) is shown at the top instead, never dropped.
+    let placed = create_error.is_some()
+        || keys
+            .iter()
+            .any(|k| k.rename_error.is_some() || (k.roll_error.is_some() && k.usable && can_create));
+    let page_error = (!placed && !error.message.is_empty()).then(|| error.message.clone());
     page(
         StatusCode::OK,
         table::PORTAL_KEYS.cache_control(),
@@ -205,62 +322,90 @@ pub async fn keys(state: web::Data<AppState>, signed: SignedIn) -> HttpResponse 
             active: keys.iter().filter(|k| k.usable).count(),
             keys,
             max_active: state.api_keys.max_active(),
-            can_create: customer.api_subscription_status.grants_access(),
+            can_create,
             max_name: MAX_NAME_CHARS,
             expiries: EXPIRIES.iter().map(|(v, l, _)| (*v, *l)).collect(),
             graces: Grace::ALL
                 .iter()
                 .map(|g| (g.code(), grace_label(*g), *g == Grace::OneHour))
                 .collect(),
+            create_name: error.value("create", "name").unwrap_or("API key").to_owned(),
+            create_expires: error.value("create", "expires").unwrap_or("never").to_owned(),
+            create_error,
+            page_error,
+            notice,
         },
     )
 }
 
-/// The page showing a new key, once: the POST's own response, never cached.
-fn shown_once(signed: &SignedIn, issued: IssuedKey, replaced: Option<(String, String)>) -> HttpResponse {
+/// The page showing a new key, once: the GET that took the flash, never
+/// cached.
+fn shown_once(signed: &SignedIn, new: NewKey) -> HttpResponse {
     page(
         StatusCode::OK,
-        table::PORTAL_CREATE_KEY.cache_control(),
+        table::PORTAL_KEYS.cache_control(),
         &CreatedPage {
             csrf: signed.0.csrf_token.clone(),
-            masked: issued.record.masked(),
-            name: issued.record.name,
-            expires: issued.record.expires_at.map_or_else(|| "never".to_owned(), when),
-            key: issued.key,
-            replaced,
+            key: new.key,
+            name: new.name,
+            masked: new.masked,
+            expires: new.expires,
+            replaced: new.replaced,
         },
     )
 }
 
-/// `POST /portal/keys/create` (`name`, `expires`): issues a key and shows
-/// it once.
-pub async fn create_key(state: web::Data<AppState>, signed: SignedIn, form: Fields) -> HttpResponse {
-    if let Some(res) = may_not_create(&signed) {
-        return res;
+fn new_key(issued: IssuedKey, replaced: Option<(String, String)>) -> Flash {
+    Flash::NewKey(NewKey {
+        masked: issued.record.masked(),
+        name: issued.record.name,
+        expires: issued.record.expires_at.map_or_else(|| "never".to_owned(), when),
+        key: issued.key,
+        replaced,
+    })
+}
+
+/// `POST /portal/keys/create` (`name`, `expires`): issues a key and `303`s
+/// to the Keys page, which shows it once; a refusal is shown beside the
+/// form's field, with what was typed.
+pub async fn create_key(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn, form: Fields) -> HttpResponse {
+    let name = form.get("name").unwrap_or_default();
+    let expires = form.get("expires").unwrap_or("never");
+    let typed = vec![
+        ("name".to_owned(), name.to_owned()),
+        ("expires".to_owned(), expires.to_owned()),
+    ];
+    if !may_create(&signed) {
+        return refuse(
+            &state,
+            &req,
+            "create".to_owned(),
+            "name",
+            NEEDS_SUBSCRIPTION.to_owned(),
+            typed,
+        )
+        .await;
     }
     let now = state.clock.now();
-    let Some((_, _, days)) = EXPIRIES
-        .iter()
-        .find(|(v, _, _)| *v == form.get("expires").unwrap_or("never"))
-    else {
-        return error_page(StatusCode::BAD_REQUEST, "Choose one of the offered expiries.");
+    let Some((_, _, days)) = EXPIRIES.iter().find(|(v, _, _)| *v == expires) else {
+        let message = "Choose one of the offered expiries.".to_owned();
+        return refuse(&state, &req, "create".to_owned(), "expires", message, typed).await;
     };
     let expires_at = days.map(|d| now + Duration::days(d));
-    let name = form.get("name").unwrap_or_default();
     match state
         .api_keys
         .issue(&signed.0.entry.1, name, expires_at, ORIGIN, now)
         .await
     {
-        Ok(issued) => shown_once(&signed, issued, None),
-        Err(e) => refused(e),
+        Ok(issued) => back_to_keys(&state, &req, new_key(issued, None)).await,
+        Err(e) => refused(&state, &req, e, "create".to_owned(), "name", typed).await,
     }
 }
 
-/// `POST /portal/keys/rename` (`key_id`, `name`): back to the list.
-pub async fn rename_key(state: web::Data<AppState>, signed: SignedIn, form: Fields) -> HttpResponse {
+/// `POST /portal/keys/rename` (`key_id`, `name`): `303` back to the list.
+pub async fn rename_key(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn, form: Fields) -> HttpResponse {
     let Some(id) = form.key_id() else {
-        return no_key();
+        return no_key(&state, &req).await;
     };
     let name = form.get("name").unwrap_or_default();
     let now = state.clock.now();
@@ -272,54 +417,97 @@ pub async fn rename_key(state: web::Data<AppState>, signed: SignedIn, form: Fiel
         keys.rename(&key, name, ORIGIN, now).await
     };
     match renamed.await {
-        Ok(_) => see_other("/portal/keys"),
-        Err(e) => refused(e),
+        Ok(name) => {
+            let text = format!("Renamed the key to \u{201c}{name}\u{201d}.");
+            back_to_keys(&state, &req, Flash::Notice { text }).await
+        }
+        Err(e) => {
+            let typed = vec![("name".to_owned(), name.to_owned())];
+            refused(&state, &req, e, format!("rename-{id}"), "name", typed).await
+        }
     }
 }
 
-/// `POST /portal/keys/revoke` (`key_id`, then `confirm`): without `confirm`
-/// a page asks first; with it the key is revoked at once (its sessions end).
-pub async fn revoke_key(state: web::Data<AppState>, signed: SignedIn, form: Fields) -> HttpResponse {
-    let Some(id) = form.key_id() else {
-        return no_key();
+/// The revoke confirmation's query.
+#[derive(serde::Deserialize)]
+pub struct RevokeQuery {
+    key_id: Option<String>,
+}
+
+/// `GET /portal/keys/revoke?key_id=`: asks before revoking (a GET page, so
+/// asking changes nothing and may be reloaded).
+pub async fn confirm_revoke(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    signed: SignedIn,
+    query: web::Query<RevokeQuery>,
+) -> HttpResponse {
+    let Some(id) = query.key_id.as_deref().and_then(|v| v.trim().parse::<i64>().ok()) else {
+        return no_key(&state, &req).await;
     };
     let key = match state.api_keys.find_by_id(signed.0.entry.1.customer_id, id).await {
         Ok(key) => key,
-        Err(e) => return refused(e),
+        Err(e) => return refused(&state, &req, e, PAGE_FORM.to_owned(), "key_id", Vec::new()).await,
+    };
+    page(
+        StatusCode::OK,
+        table::PORTAL_CONFIRM_REVOKE.cache_control(),
+        &ConfirmRevokePage {
+            csrf: signed.0.csrf_token.clone(),
+            id: key.id,
+            name: key.name.clone(),
+            masked: key.masked(),
+            current: key.id == signed.0.entry.0.id,
+        },
+    )
+}
+
+/// `POST /portal/keys/revoke` (`key_id`, `confirm=yes`): revokes the key at
+/// once (its sessions end) and `303`s to the list. Without `confirm` it
+/// `303`s to the confirmation page. Revoking a revoked key changes nothing
+/// (going back and posting again repeats nothing).
+pub async fn revoke_key(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn, form: Fields) -> HttpResponse {
+    let Some(id) = form.key_id() else {
+        return no_key(&state, &req).await;
+    };
+    if form.get("confirm") != Some("yes") {
+        return see_other_to(&format!("/portal/keys/revoke?key_id={id}"));
+    }
+    let key = match state.api_keys.find_by_id(signed.0.entry.1.customer_id, id).await {
+        Ok(key) => key,
+        Err(e) => return refused(&state, &req, e, PAGE_FORM.to_owned(), "key_id", Vec::new()).await,
     };
     let current = key.id == signed.0.entry.0.id;
-    if form.get("confirm") != Some("yes") {
-        return page(
-            StatusCode::OK,
-            table::PORTAL_REVOKE_KEY.cache_control(),
-            &ConfirmRevokePage {
-                csrf: signed.0.csrf_token.clone(),
-                id: key.id,
-                name: key.name.clone(),
-                masked: key.masked(),
-                current,
-            },
-        );
+    if key.revoked_at.is_some() || !key.is_active {
+        let text = format!("{} was already revoked.", key.masked());
+        return back_to_keys(&state, &req, Flash::Notice { text }).await;
     }
     match state.api_keys.revoke(&key, ORIGIN, state.clock.now()).await {
         // Revoking the session's own key ends the session: the list would
         // send to the sign-in page anyway.
-        Ok(_) => see_other(if current { "/portal" } else { "/portal/keys" }),
-        Err(e) => refused(e),
+        Ok(_) if current => see_other("/portal"),
+        Ok(_) => {
+            let text = format!("Revoked {} ({}).", key.name, key.masked());
+            back_to_keys(&state, &req, Flash::Notice { text }).await
+        }
+        Err(e) => refused(&state, &req, e, PAGE_FORM.to_owned(), "key_id", Vec::new()).await,
     }
 }
 
-/// `POST /portal/keys/roll` (`key_id`, `grace`): issues the replacement,
-/// shown once; the old key stops after the grace.
-pub async fn roll_key(state: web::Data<AppState>, signed: SignedIn, form: Fields) -> HttpResponse {
-    if let Some(res) = may_not_create(&signed) {
-        return res;
-    }
+/// `POST /portal/keys/roll` (`key_id`, `grace`): issues the replacement and
+/// `303`s to the Keys page, which shows it once; the old key stops after
+/// the grace.
+pub async fn roll_key(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn, form: Fields) -> HttpResponse {
     let Some(id) = form.key_id() else {
-        return no_key();
+        return no_key(&state, &req).await;
     };
+    let roll = format!("roll-{id}");
+    if !may_create(&signed) {
+        return refuse(&state, &req, roll, "grace", NEEDS_SUBSCRIPTION.to_owned(), Vec::new()).await;
+    }
     let Some(grace) = form.get("grace").and_then(Grace::parse) else {
-        return error_page(StatusCode::BAD_REQUEST, "Choose how long the old key keeps working.");
+        let message = "Choose how long the old key keeps working.".to_owned();
+        return refuse(&state, &req, roll, "grace", message, Vec::new()).await;
     };
     let now = state.clock.now();
     match state.api_keys.roll_own(&signed.0.entry.1, id, grace, ORIGIN, now).await {
@@ -331,8 +519,8 @@ pub async fn roll_key(state: web::Data<AppState>, signed: SignedIn, form: Fields
             } else {
                 when(stops)
             };
-            shown_once(&signed, issued, Some((old.masked(), stops)))
+            back_to_keys(&state, &req, new_key(issued, Some((old.masked(), stops)))).await
         }
-        Err(e) => refused(e),
+        Err(e) => refused(&state, &req, e, roll, "grace", Vec::new()).await,
     }
 }

@@ -1,8 +1,8 @@
 //! `/portal/link/{token}`: a one-time sign-in link an operator made
 //! (`linecast-admin customers sign-in-link`) for a customer who lost every
 //! key. The GET only asks (a link previewer cannot use it up); the POST
-//! uses the link, issues a new key shown once on the answer, and starts a
-//! session with it. A link for an account that core's `LINK_POLICY` does not
+//! uses the link, issues a new key, starts a session with it and
+//! redirects to the Keys page, which shows the key once (a flash). A link for an account that core's `LINK_POLICY` does not
 //! serve (no API access, a lapsed subscription) is refused on both, and
 //! stays unused.
 
@@ -10,10 +10,12 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::SET_COOKIE;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
+use linecast_core::ports::accounts::mask_key;
 use linecast_core::services::access::{Refusal, serves};
-use linecast_core::services::portal::{LINK_POLICY, SignInRefusal};
+use linecast_core::services::portal::{LINK_KEY_NAME, LINK_POLICY, SignInRefusal};
 
-use super::html::{error_page, page};
+use super::flash::{Flash, FlashPage, NewKey, leave_for};
+use super::html::{error_page, page, see_other};
 use crate::endpoint::NO_STORE;
 use crate::state::AppState;
 
@@ -22,12 +24,6 @@ use crate::state::AppState;
 struct LinkPage {
     email: String,
     action: String,
-}
-
-#[derive(Template)]
-#[template(path = "portal/link_used.html")]
-struct LinkUsedPage {
-    key: String,
 }
 
 /// A token of the shape the links carry (64 hex digits).
@@ -113,7 +109,19 @@ pub async fn use_link(req: HttpRequest, state: web::Data<AppState>, path: web::P
     match outcome {
         Ok(Some((started, key))) => {
             throttle.refund();
-            let mut res = page(StatusCode::OK, NO_STORE, &LinkUsedPage { key });
+            // The key goes to the Keys page once, through the new session's
+            // flash: the answer is a redirect, so a reload repeats nothing.
+            let flash = Flash::NewKey(NewKey {
+                masked: mask_key(&key).unwrap_or_default(),
+                name: LINK_KEY_NAME.to_owned(),
+                expires: "never".to_owned(),
+                replaced: None,
+                key,
+            });
+            let mut res = match leave_for(&state, &started.session_id, FlashPage::Keys, &flash).await {
+                Ok(()) => see_other("/portal/keys"),
+                Err(res) => *res,
+            };
             res.headers_mut()
                 .append(SET_COOKIE, gate.cookie.set(&started.session_id));
             res

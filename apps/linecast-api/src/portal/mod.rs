@@ -7,9 +7,11 @@
 //! session's key (`quality`); no other portal request is counted against the
 //! API quota. A session never authenticates the API.
 
+pub mod back;
 pub mod chart;
 pub mod cookie;
 pub mod data;
+pub mod flash;
 pub mod html;
 pub mod keys;
 pub mod link;

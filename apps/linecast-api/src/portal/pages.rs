@@ -15,8 +15,9 @@ use linecast_core::services::usage::UsageHistory;
 use linecast_domain::Sport;
 use serde::Deserialize;
 
+use super::back::{ENDED_MESSAGE, return_path};
 use super::chart::{Bar, bar_chart, summary};
-use super::html::{error_page, page, see_other};
+use super::html::{error_page, page, see_other, see_other_to};
 use super::session::SignedIn;
 use crate::auth::next_reset;
 use crate::endpoint::NO_STORE;
@@ -30,7 +31,13 @@ pub const WARN_AT_PERCENT: u64 = 80;
 #[derive(Template)]
 #[template(path = "portal/sign_in.html")]
 struct SignInPage<'a> {
+    /// A refused sign-in: beside the key field (the key itself is never
+    /// put back).
     message: Option<&'a str>,
+    /// "Your session ended; sign in again."
+    notice: Option<&'a str>,
+    /// The page to return to after signing in (`back::return_path`).
+    next: Option<&'a str>,
 }
 
 #[derive(Template)]
@@ -154,18 +161,38 @@ struct StatusPage {
     sports: Vec<SportStatus>,
 }
 
-/// `GET /portal`: the sign-in page, or the overview when already signed in.
-pub async fn home(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
+/// The sign-in page's query: where to return afterwards, and whether a
+/// session ended.
+#[derive(Deserialize)]
+pub struct SignInQuery {
+    next: Option<String>,
+    ended: Option<String>,
+}
+
+/// `GET /portal`: the sign-in page (saying so when a session ended, and
+/// returning afterwards to `next` when it is a portal page:
+/// `back::return_path`), or, when already signed in, that page or the
+/// overview.
+pub async fn home(req: HttpRequest, state: web::Data<AppState>, query: web::Query<SignInQuery>) -> HttpResponse {
+    let next = query.next.as_deref().and_then(return_path);
     if let Some(gate) = state.gate.portal.as_ref() {
         if let Some(id) = gate.cookie.session_id(&req)
             && let Ok(Some(_)) = gate.portal.resume(&id).await
         {
-            return see_other("/portal/overview");
+            return see_other_to(next.unwrap_or("/portal/overview"));
         }
     } else {
         return error_page(StatusCode::NOT_FOUND, "The portal is not available on this server.");
     }
-    page(StatusCode::OK, NO_STORE, &SignInPage { message: None })
+    page(
+        StatusCode::OK,
+        NO_STORE,
+        &SignInPage {
+            message: None,
+            notice: query.ended.is_some().then_some(ENDED_MESSAGE),
+            next,
+        },
+    )
 }
 
 /// The sign-in form (described for utoipa, which reads the handler's
@@ -173,13 +200,18 @@ pub async fn home(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct SignInForm {
     api_key: String,
+    /// The page to return to (kept only when `back::return_path` accepts it).
+    next: Option<String>,
 }
 
 /// `POST /portal/sign-in`: refused when posted from another site
 /// (`portal::origin`); checks the key as the API does and starts a session
-/// (a new id at every sign-in), ending the one the browser presented. Every
-/// attempt pays the address's failed-key limit first; one that is not a
-/// failure gets its token back.
+/// (a new id at every sign-in), ending the one the browser presented, then
+/// `303` to the page asked for before (`next`, a portal path only) or the
+/// overview. A refused key re-renders the form (`401`) with the message
+/// beside the field and the key field empty. Every attempt pays the
+/// address's failed-key limit first; one that is not a failure gets its
+/// token back.
 pub async fn sign_in(req: HttpRequest, state: web::Data<AppState>, form: web::Form<SignInForm>) -> HttpResponse {
     let Some(gate) = state.gate.portal.as_ref() else {
         return error_page(StatusCode::NOT_FOUND, "The portal is not available on this server.");
@@ -191,6 +223,7 @@ pub async fn sign_in(req: HttpRequest, state: web::Data<AppState>, form: web::Fo
         Ok(paid) => paid,
         Err(refusal) => return *refusal,
     };
+    let next = form.next.as_deref().and_then(return_path);
     let presented = form.api_key.trim();
     let previous = gate.cookie.session_id(&req);
     match gate
@@ -200,7 +233,7 @@ pub async fn sign_in(req: HttpRequest, state: web::Data<AppState>, form: web::Fo
     {
         Ok(started) => {
             throttle.refund();
-            let mut res = see_other("/portal/overview");
+            let mut res = see_other_to(next.unwrap_or("/portal/overview"));
             res.headers_mut()
                 .append(SET_COOKIE, gate.cookie.set(&started.session_id));
             res
@@ -222,7 +255,11 @@ pub async fn sign_in(req: HttpRequest, state: web::Data<AppState>, form: web::Fo
             page(
                 StatusCode::UNAUTHORIZED,
                 NO_STORE,
-                &SignInPage { message: Some(message) },
+                &SignInPage {
+                    message: Some(message),
+                    notice: None,
+                    next,
+                },
             )
         }
     }

@@ -1,8 +1,10 @@
 //! The portal's access check (`Access::Session`): a live session cookie
 //! whose key is still usable (core's `services::portal`), and on a POST the
 //! session's CSRF token in the form's `csrf` field. A page asked for
-//! without a session is sent to the sign-in page; a POST without one, or
-//! with a wrong token, is a 403 page and changes nothing.
+//! without a live session, or a form posted without one, is sent to the
+//! sign-in page (`back`: it returns to that page afterwards, and says "Your
+//! session ended" when the browser had a session); a form with a wrong
+//! token is a 403 page. Neither changes anything.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -14,7 +16,7 @@ use futures::StreamExt;
 use linecast_core::services::portal::{Portal, Signed, csrf_matches};
 
 use super::cookie::CookiePolicy;
-use super::html::{error_page, see_other};
+use super::html::{error_page, see_other_to};
 
 /// The largest portal form read.
 pub const MAX_FORM_BYTES: usize = 16 * 1024;
@@ -71,16 +73,17 @@ where
         return Ok(req.into_response(res));
     };
     let post = req.method() == Method::POST;
-    let refuse = |req: ServiceRequest, clear: bool| {
-        let mut res = if post {
-            error_page(
-                StatusCode::FORBIDDEN,
-                "Your session has ended. Sign in again, then repeat what you were doing.",
-            )
+    // No live session: the sign-in page, returning afterwards to the page
+    // asked for (for a form, the page it is on: a form is never repeated),
+    // and saying the session ended when the browser had one.
+    let refuse = |req: ServiceRequest, ended: bool| {
+        let back = if post {
+            super::back::page_of_form(req.path()).map(str::to_owned)
         } else {
-            see_other("/portal")
+            req.uri().path_and_query().map(|pq| pq.as_str().to_owned())
         };
-        if clear {
+        let mut res = see_other_to(&super::back::sign_in_location(back.as_deref(), ended));
+        if ended {
             res.headers_mut()
                 .append(actix_web::http::header::SET_COOKIE, gate.cookie.clear());
         }

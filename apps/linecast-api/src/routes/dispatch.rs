@@ -342,9 +342,23 @@ impl Service<ServiceRequest> for DispatchService {
         // Every body, whoever reads it (gate, extractor, handler), and
         // whatever the path leads to, arrives within the deadline.
         let deadline = crate::stall::BodyDeadline::arm(&mut req, inner.body_timeout);
+        // Under /portal every error is a portal page, whoever made it (a
+        // handler, an extractor, the gate, the body deadline).
+        let portal = crate::portal::html::under_portal(req.path()).then(|| req.request().clone());
         let answer = Self::answer(inner, found, req);
-        match deadline {
+        let answer = match deadline {
             Some(deadline) => deadline.race(answer),
+            None => answer,
+        };
+        match portal {
+            Some(http) => Box::pin(async move {
+                let res = match answer.await {
+                    Ok(res) => res,
+                    Err(e) => ServiceResponse::new(http, e.error_response()),
+                };
+                let (req, res) = res.into_parts();
+                Ok(ServiceResponse::new(req, crate::portal::html::as_page(res)))
+            }),
             None => answer,
         }
     }

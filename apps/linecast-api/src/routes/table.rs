@@ -120,9 +120,11 @@ endpoints! {
     PORTAL_DATA = GET "/portal/data", Session, Page(NO_STORE), portal_data::data;
     PORTAL_DATA_REFRESH = POST "/portal/data/refresh", Session, Page(NO_STORE), portal_data::refresh;
     PORTAL_KEYS = GET "/portal/keys", Session, Page(NO_STORE), portal_keys::keys;
-    // A new key is shown once, in the POST's own response (no-store).
+    // Every portal form answers 303 to a GET; a new key is shown once by
+    // the Keys page's next GET, through a one-time server-side flash.
     PORTAL_CREATE_KEY = POST "/portal/keys/create", Session, Page(NO_STORE), portal_keys::create_key;
     PORTAL_RENAME_KEY = POST "/portal/keys/rename", Session, Page(NO_STORE), portal_keys::rename_key;
+    PORTAL_CONFIRM_REVOKE = GET "/portal/keys/revoke", Session, Page(NO_STORE), portal_keys::confirm_revoke;
     PORTAL_REVOKE_KEY = POST "/portal/keys/revoke", Session, Page(NO_STORE), portal_keys::revoke_key;
     PORTAL_ROLL_KEY = POST "/portal/keys/roll", Session, Page(NO_STORE), portal_keys::roll_key;
     PORTAL_CSS = GET "/portal/static/portal.css", Open, Page(PUBLIC), portal::stylesheet;

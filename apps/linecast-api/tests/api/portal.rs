@@ -82,6 +82,17 @@ async fn to_res(res: reqwest::Response) -> Res {
     }
 }
 
+/// Posts a portal form, which must answer `303 See Other` to a portal
+/// page, and follows it with `cookie` (the GET that takes the flash).
+async fn post_follow(app: &TestApp, path: &str, cookie: &str, form: &[(&str, &str)]) -> Res {
+    let res = post(app, path, Some(cookie), form).await;
+    assert_eq!(res.status, 303, "{path}: {}", res.body);
+    let to = res.header("location").expect("a location").to_owned();
+    assert!(to.starts_with("/portal"), "{to}");
+    assert_eq!(full_key_in(&to), None, "never a key in a URL");
+    get(app, &to, Some(cookie)).await
+}
+
 /// Signs in with `key`; returns the `Set-Cookie` value and the `name=value` pair.
 async fn sign_in(app: &TestApp, key: &str) -> (String, String) {
     let res = post(app, "/portal/sign-in", None, &[("api_key", key)]).await;
@@ -196,12 +207,18 @@ async fn a_wrong_key_is_refused_and_the_pages_are_closed_without_a_session() {
     assert_eq!(res.status, 401);
     // No session: a page goes to the sign-in page, a form is refused.
     let res = get(&app, "/portal/overview", None).await;
-    assert_eq!((res.status, res.header("location")), (303, Some("/portal")));
+    assert_eq!(
+        (res.status, res.header("location")),
+        (303, Some("/portal?next=%2Fportal%2Foverview"))
+    );
     let forged = format!("linecast_portal={}", "a".repeat(64));
     let res = get(&app, "/portal/overview", Some(&forged)).await;
-    assert_eq!((res.status, res.header("location")), (303, Some("/portal")));
+    assert_eq!(
+        (res.status, res.header("location")),
+        (303, Some("/portal?ended=1&next=%2Fportal%2Foverview"))
+    );
     let res = post(&app, "/portal/sign-out", None, &[("csrf", "x")]).await;
-    assert_eq!(res.status, 403);
+    assert_eq!((res.status, res.header("location")), (303, Some("/portal")));
     assert_eq!(res.header("content-security-policy"), Some(CSP));
 }
 
@@ -242,7 +259,10 @@ async fn every_post_needs_the_sessions_csrf_token() {
     assert!(res.header("set-cookie").unwrap().contains("Max-Age=0"));
     // Signed out on the server: the old cookie opens nothing.
     let res = get(&app, "/portal/overview", Some(&pair)).await;
-    assert_eq!((res.status, res.header("location")), (303, Some("/portal")));
+    assert_eq!(
+        (res.status, res.header("location")),
+        (303, Some("/portal?ended=1&next=%2Fportal%2Foverview"))
+    );
     assert_eq!(get(&app, "/portal/overview", Some(&other)).await.status, 200);
 }
 
@@ -573,7 +593,7 @@ async fn the_data_page_shows_every_sport_and_refresh_signs_links_with_the_csrf_t
     let token = csrf_of(&page.body);
     // Without the token nothing is consumed.
     assert_eq!(post(&app, "/portal/data/refresh", Some(&pair), &[]).await.status, 403);
-    let refreshed = post(&app, "/portal/data/refresh", Some(&pair), &[("csrf", &token)]).await;
+    let refreshed = post_follow(&app, "/portal/data/refresh", &pair, &[("csrf", &token)]).await;
     assert_eq!(refreshed.status, 200, "{}", refreshed.body);
     assert!(refreshed.body.contains("Your download links"));
     assert!(refreshed.body.contains("1 of 8 used"), "{}", refreshed.body);
@@ -584,6 +604,12 @@ async fn the_data_page_shows_every_sport_and_refresh_signs_links_with_the_csrf_t
     let url = refreshed.body[at..].split('"').next().unwrap().replace("&amp;", "&");
     let path = &url[url.find("/api/v1/downloads/").unwrap()..];
     assert_eq!(get(&app, path, None).await.status, 200);
+    // Reloading shows no link and spends no refresh.
+    let again = get(&app, "/portal/data", Some(&pair)).await;
+    assert!(!again.body.contains("Your download links"));
+    assert!(again.body.contains("1 of 8 used"), "{}", again.body);
+    let (_, status) = app.get_authed_json("/api/v1/service-sports-data/status").await;
+    assert_eq!(status["refreshes_used"], 1, "{status}");
 }
 
 #[tokio::test]
@@ -620,15 +646,22 @@ async fn a_sign_in_link_works_once_for_fifteen_minutes_and_gives_a_new_key_shown
         assert_eq!(ask.header("content-security-policy"), Some(CSP));
     }
     let used = post(&app, &path, None, &[]).await;
-    assert_eq!(used.status, 200, "{}", used.body);
-    assert_eq!(used.header("cache-control"), Some("no-store"));
-    let key = used.body[used.body.find("sk_service_").expect("the new key")..]
-        .split('<')
-        .next()
-        .unwrap()
-        .to_owned();
-    assert_eq!(app.get_keyed("/api/v1/sports", &key, &[]).await.status().as_u16(), 200);
+    assert_eq!(
+        (used.status, used.header("location")),
+        (303, Some("/portal/keys")),
+        "{}",
+        used.body
+    );
     let pair = used.header("set-cookie").unwrap().split(';').next().unwrap().to_owned();
+    let shown = get(&app, "/portal/keys", Some(&pair)).await;
+    assert_eq!(shown.header("cache-control"), Some("no-store"));
+    let key = full_key_in(&shown.body).expect("the new key, once");
+    assert_eq!(app.get_keyed("/api/v1/sports", &key, &[]).await.status().as_u16(), 200);
+    assert_eq!(
+        full_key_in(&get(&app, "/portal/keys", Some(&pair)).await.body),
+        None,
+        "once"
+    );
     let overview = get(&app, "/portal/overview", Some(&pair)).await;
     assert_eq!(overview.status, 200);
     assert!(!overview.body.contains(&key), "shown once only");
@@ -711,16 +744,15 @@ async fn a_key_created_in_the_portal_is_shown_once_works_and_is_only_ever_listed
     assert_no_inline_script_or_style(&page);
     assert_eq!(full_key_in(&page), None, "the demo key is listed masked");
 
-    let res = post(
+    let res = post_follow(
         &app,
         "/portal/keys/create",
-        Some(&pair),
+        &pair,
         &[("csrf", &token), ("name", "  ci runner "), ("expires", "30d")],
     )
     .await;
     assert_eq!(res.status, 200, "{}", res.body);
     assert_eq!(res.header("cache-control"), Some("no-store"));
-    assert_eq!(res.header("location"), None, "shown in the response, never a redirect");
     assert_eq!(res.header("content-security-policy"), Some(CSP));
     assert!(res.body.contains("will not be shown again"), "{}", res.body);
     assert_no_inline_script_or_style(&res.body);
@@ -818,15 +850,15 @@ async fn a_key_is_renamed_from_the_portal() {
     assert!(audit.last().unwrap().detail.ends_with("-> 'build box' via portal"));
 
     // Another customer's key, or none, is not found; a malformed id is a 400.
-    for (key_id, status) in [("999999", 404), ("x", 400)] {
-        let res = post(
+    for (key_id, message) in [("999999", "not among your keys"), ("x", "did not say which key")] {
+        let res = post_follow(
             &app,
             "/portal/keys/rename",
-            Some(&pair),
+            &pair,
             &[("csrf", &token), ("key_id", key_id), ("name", "n")],
         )
         .await;
-        assert_eq!(res.status, status, "{key_id}: {}", res.body);
+        assert!(res.body.contains(message), "{key_id}: {}", res.body);
         assert_eq!(res.header("content-security-policy"), Some(CSP));
     }
 }
@@ -842,13 +874,7 @@ async fn revoking_needs_a_confirmation_and_then_the_api_refuses_the_key_at_once(
     assert!(page.contains(">Revoke</button>"));
     let id = id.to_string();
 
-    let ask = post(
-        &app,
-        "/portal/keys/revoke",
-        Some(&pair),
-        &[("csrf", &token), ("key_id", &id)],
-    )
-    .await;
+    let ask = post_follow(&app, "/portal/keys/revoke", &pair, &[("csrf", &token), ("key_id", &id)]).await;
     assert_eq!(ask.status, 200, "{}", ask.body);
     assert!(ask.body.contains("name=\"confirm\" value=\"yes\""), "{}", ask.body);
     assert!(ask.body.contains(">Revoke</button>"));
@@ -900,10 +926,10 @@ async fn rolling_with_an_hour_of_grace_keeps_the_old_key_working_until_the_hour_
     assert_eq!(sports_status(&app, &old).await, 200);
     let (page, token) = keys_page(&app, &pair).await;
     assert!(page.contains(">Roll</button>"));
-    let res = post(
+    let res = post_follow(
         &app,
         "/portal/keys/roll",
-        Some(&pair),
+        &pair,
         &[("csrf", &token), ("key_id", &id.to_string()), ("grace", "1h")],
     )
     .await;
@@ -934,10 +960,10 @@ async fn rolling_now_stops_the_old_key_at_once() {
     let (old, id) = api_key_named(&app, "leaked").await;
     assert_eq!(sports_status(&app, &old).await, 200);
     let (_, token) = keys_page(&app, &pair).await;
-    let res = post(
+    let res = post_follow(
         &app,
         "/portal/keys/roll",
-        Some(&pair),
+        &pair,
         &[("csrf", &token), ("key_id", &id.to_string()), ("grace", "now")],
     )
     .await;
@@ -946,15 +972,19 @@ async fn rolling_now_stops_the_old_key_at_once() {
     assert_eq!(sports_status(&app, &old).await, 401);
     assert_eq!(sports_status(&app, &new).await, 200);
     // A revoked key cannot be rolled again, and an unknown grace is refused.
-    for (grace, status) in [("now", 400), ("2h", 400)] {
-        let res = post(
+    for (grace, message) in [("now", "cannot be rolled"), ("2h", "Choose how long")] {
+        let res = post_follow(
             &app,
             "/portal/keys/roll",
-            Some(&pair),
+            &pair,
             &[("csrf", &token), ("key_id", &id.to_string()), ("grace", grace)],
         )
         .await;
-        assert_eq!(res.status, status, "{grace}: {}", res.body);
+        assert!(res.body.contains(message), "{grace}: {}", res.body);
+        if grace == "2h" {
+            // The key is revoked: no roll form; the message is at the top.
+            assert!(!res.body.contains(&format!("id=\"grace-{id}-error\"")));
+        }
         assert_eq!(full_key_in(&res.body), None);
     }
 }
@@ -978,32 +1008,41 @@ async fn the_portal_holds_a_customer_to_the_key_cap() {
     let create = |name: &'static str| {
         let (app, pair, token) = (&app, pair.clone(), token.clone());
         async move {
-            post(
+            post_follow(
                 app,
                 "/portal/keys/create",
-                Some(&pair),
+                &pair,
                 &[("csrf", &token), ("name", name), ("expires", "never")],
             )
             .await
         }
     };
-    assert_eq!(create("second").await.status, 200);
+    assert!(full_key_in(&create("second").await.body).is_some());
     let refused = create("third").await;
-    assert_eq!(refused.status, 400, "{}", refused.body);
+    assert!(
+        refused.body.contains("id=\"new-name-error\""),
+        "beside the field: {}",
+        refused.body
+    );
+    assert!(refused.body.contains("value=\"third\""), "what was typed is kept");
     assert!(refused.body.contains("at most 2 active API keys"), "{}", refused.body);
     assert_eq!(full_key_in(&refused.body), None);
     assert_eq!(demo_keys(&app).await.len(), 2);
     // A roll replaces a key, so it goes through at the cap.
     let second = demo_keys(&app).await[1].id.to_string();
-    let rolled = post(
+    let rolled = post_follow(
         &app,
         "/portal/keys/roll",
-        Some(&pair),
+        &pair,
         &[("csrf", &token), ("key_id", &second), ("grace", "1h")],
     )
     .await;
-    assert_eq!(rolled.status, 200, "{}", rolled.body);
-    assert_eq!(create("fourth").await.status, 400, "still capped for a new key");
+    assert!(full_key_in(&rolled.body).is_some(), "{}", rolled.body);
+    let fourth = create("fourth").await;
+    assert!(
+        fourth.body.contains("at most 2 active API keys"),
+        "still capped for a new key"
+    );
 }
 
 #[tokio::test]
@@ -1013,23 +1052,28 @@ async fn a_key_name_with_a_control_character_is_refused_by_the_apis_rule() {
     let (_, token) = keys_page(&app, &pair).await;
     let before = demo_keys(&app).await;
     for name in ["bell\u{7}name", "a\nb", "\u{202E}evil", "   "] {
-        let res = post(
+        let res = post_follow(
             &app,
             "/portal/keys/create",
-            Some(&pair),
+            &pair,
             &[("csrf", &token), ("name", name), ("expires", "never")],
         )
         .await;
-        assert_eq!(res.status, 400, "{name:?}: {}", res.body);
+        assert!(res.body.contains("id=\"new-name-error\""), "{name:?}: {}", res.body);
         assert!(res.body.contains("1 to 100 printable characters"), "{}", res.body);
-        let res = post(
+        let id = before[0].id;
+        let res = post_follow(
             &app,
             "/portal/keys/rename",
-            Some(&pair),
-            &[("csrf", &token), ("key_id", &before[0].id.to_string()), ("name", name)],
+            &pair,
+            &[("csrf", &token), ("key_id", &id.to_string()), ("name", name)],
         )
         .await;
-        assert_eq!(res.status, 400, "{name:?}: {}", res.body);
+        assert!(
+            res.body.contains(&format!("id=\"rename-{id}-error\"")),
+            "{name:?}: {}",
+            res.body
+        );
     }
     assert_eq!(demo_keys(&app).await, before);
 }
@@ -1200,7 +1244,7 @@ async fn a_sign_in_posted_from_another_site_is_a_403_page_without_a_session() {
         assert_eq!(res.status, 303, "{headers:?}: {}", res.body);
     }
     let res = post_with(&app, &link, None, &[], &[("Origin", own.as_str())]).await;
-    assert_eq!(res.status, 200, "{}", res.body);
+    assert_eq!(res.status, 303, "{}", res.body);
 }
 
 #[tokio::test]
@@ -1337,12 +1381,15 @@ async fn signing_in_with_a_key_or_a_link_ends_the_session_the_browser_presented(
     let second = res.header("set-cookie").unwrap().split(';').next().unwrap().to_owned();
     assert_ne!(second, first);
     let old = get(&app, "/portal/overview", Some(&first)).await;
-    assert_eq!((old.status, old.header("location")), (303, Some("/portal")));
+    assert_eq!(
+        (old.status, old.header("location")),
+        (303, Some("/portal?ended=1&next=%2Fportal%2Foverview"))
+    );
     assert_eq!(get(&app, "/portal/overview", Some(&second)).await.status, 200);
 
     let token = crate::helpers::demo_sign_in_link(&app, fixture_now()).await;
     let used = post(&app, &format!("/portal/link/{token}"), Some(&second), &[]).await;
-    assert_eq!(used.status, 200, "{}", used.body);
+    assert_eq!(used.status, 303, "{}", used.body);
     let third = used.header("set-cookie").unwrap().split(';').next().unwrap().to_owned();
     assert_eq!(get(&app, "/portal/overview", Some(&second)).await.status, 303);
     assert_eq!(get(&app, "/portal/overview", Some(&third)).await.status, 200);
@@ -1415,8 +1462,9 @@ async fn a_sign_in_link_for_an_account_without_api_access_is_refused_before_it_i
     .await
     .unwrap();
     let used = post(&app, &format!("/portal/link/{token}"), None, &[]).await;
-    assert_eq!(used.status, 200, "{}", used.body);
-    assert!(full_key_in(&used.body).is_some());
+    assert_eq!(used.status, 303, "{}", used.body);
+    let pair = used.header("set-cookie").unwrap().split(';').next().unwrap().to_owned();
+    assert!(full_key_in(&get(&app, "/portal/keys", Some(&pair)).await.body).is_some());
 }
 
 // ---- The portal's 404 and 405 are pages ----
@@ -1455,7 +1503,18 @@ async fn unknown_portal_paths_and_wrong_methods_are_portal_pages() {
         assert_portal_page_headers(&res, path);
         assert!(res.body.contains("There is no such page."), "{}", res.body);
         assert!(!res.body.contains("HTTP_404"));
+        assert!(
+            res.body.contains("<nav aria-label=\"Portal\"") && res.body.contains("<a href=\"/portal/keys\">Keys</a>"),
+            "the portal's navigation: {}",
+            res.body
+        );
     }
+    // An extractor's refusal (a malformed query) is a portal page too.
+    let (_, early) = sign_in(&app, &app.api_key).await;
+    let res = get(&app, "/portal/keys/revoke?key_id=1&key_id=2", Some(&early)).await;
+    assert_eq!(res.status, 400, "{}", res.body);
+    assert_portal_page_headers(&res, "a malformed query");
+    assert!(res.body.contains("could not be read"), "{}", res.body);
     let (_, pair) = sign_in(&app, &app.api_key).await;
     for (method, path, cookie, allow) in [
         ("PUT", "/portal/sign-in", None, "POST"),
@@ -1482,4 +1541,126 @@ async fn unknown_portal_paths_and_wrong_methods_are_portal_pages() {
     let res = send(&app, "PUT", "/api/v1/health", None).await;
     assert_eq!(res.status, 405);
     assert!(res.header("content-type").unwrap().starts_with("application/json"));
+}
+
+#[tokio::test]
+async fn reloading_after_a_form_repeats_nothing_and_shows_a_new_key_once() {
+    let (app, _) = app_with_clock().await;
+    let (_, pair) = sign_in(&app, &app.api_key).await;
+    let (_, token) = keys_page(&app, &pair).await;
+    let before = demo_keys(&app).await.len();
+    let res = post(
+        &app,
+        "/portal/keys/create",
+        Some(&pair),
+        &[("csrf", &token), ("name", "reload"), ("expires", "never")],
+    )
+    .await;
+    assert_eq!((res.status, res.header("location")), (303, Some("/portal/keys")));
+    assert_eq!(full_key_in(&res.body), None, "the POST's answer holds no key");
+    assert!(res.header("set-cookie").is_none(), "no key in a cookie");
+    // The flash is stored sealed: the key is nowhere in the database file.
+    let first = get(&app, "/portal/keys", Some(&pair)).await;
+    let key = full_key_in(&first.body).expect("shown by the first GET");
+    assert_eq!(demo_keys(&app).await.len(), before + 1);
+    // Reloading (the same GET) and going back show it no more and create nothing.
+    for _ in 0..3 {
+        let again = get(&app, "/portal/keys", Some(&pair)).await;
+        assert_eq!(again.status, 200);
+        assert_eq!(full_key_in(&again.body), None);
+    }
+    assert_eq!(demo_keys(&app).await.len(), before + 1);
+    assert_eq!(sports_status(&app, &key).await, 200);
+    // A flash is the session's and its page's: another session, or the
+    // Data page, never takes it.
+    let res = post(
+        &app,
+        "/portal/keys/create",
+        Some(&pair),
+        &[("csrf", &token), ("name", "other"), ("expires", "never")],
+    )
+    .await;
+    assert_eq!(res.status, 303);
+    let (_, other) = sign_in(&app, &app.api_key).await;
+    assert_eq!(full_key_in(&get(&app, "/portal/keys", Some(&other)).await.body), None);
+    assert_eq!(full_key_in(&get(&app, "/portal/data", Some(&pair)).await.body), None);
+    assert!(full_key_in(&get(&app, "/portal/keys", Some(&pair)).await.body).is_some());
+}
+
+#[tokio::test]
+async fn an_ended_session_signs_in_again_and_returns_to_the_page_asked_for_on_this_site_only() {
+    let (app, clock) = app_with_clock().await;
+    let (_, pair) = sign_in(&app, &app.api_key).await;
+    clock.set(fixture_now() + Duration::minutes(31));
+    let res = get(&app, "/portal/keys", Some(&pair)).await;
+    assert_eq!(
+        (res.status, res.header("location")),
+        (303, Some("/portal?ended=1&next=%2Fportal%2Fkeys"))
+    );
+    let page = get(&app, "/portal?ended=1&next=%2Fportal%2Fkeys", None).await;
+    assert!(
+        page.body.contains("Your session ended; sign in again."),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body.contains("name=\"next\" value=\"/portal/keys\""),
+        "{}",
+        page.body
+    );
+    let res = post(
+        &app,
+        "/portal/sign-in",
+        None,
+        &[("api_key", &app.api_key), ("next", "/portal/keys")],
+    )
+    .await;
+    assert_eq!((res.status, res.header("location")), (303, Some("/portal/keys")));
+    // A form posted after the session ended returns to its page, repeating nothing.
+    let res = post(
+        &app,
+        "/portal/keys/create",
+        Some(&pair),
+        &[("csrf", "x"), ("name", "n")],
+    )
+    .await;
+    assert_eq!(
+        (res.status, res.header("location")),
+        (303, Some("/portal?ended=1&next=%2Fportal%2Fkeys"))
+    );
+    // Never another site, whatever `next` says.
+    for next in [
+        "https://evil.example/",
+        "//evil.example/portal",
+        "/portal/../x",
+        "/\\evil.example",
+    ] {
+        let page = get(&app, &format!("/portal?next={}", urlencode(next)), None).await;
+        assert!(!page.body.contains("name=\"next\""), "{next}: {}", page.body);
+        let res = post(
+            &app,
+            "/portal/sign-in",
+            None,
+            &[("api_key", &app.api_key), ("next", next)],
+        )
+        .await;
+        assert_eq!(res.header("location"), Some("/portal/overview"), "{next}");
+    }
+    // A refused sign-in keeps `next`, never the key, and says why beside the field.
+    let wrong = format!("sk_service_{}", "q".repeat(40));
+    let res = post(
+        &app,
+        "/portal/sign-in",
+        None,
+        &[("api_key", &wrong), ("next", "/portal/data")],
+    )
+    .await;
+    assert_eq!(res.status, 401);
+    assert!(res.body.contains("id=\"api_key-error\""), "{}", res.body);
+    assert!(res.body.contains("value=\"/portal/data\""));
+    assert!(!res.body.contains(&wrong));
+}
+
+fn urlencode(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }

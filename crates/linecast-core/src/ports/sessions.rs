@@ -35,6 +35,19 @@ pub struct SignInLink {
     pub expires_at: DateTime<Utc>,
 }
 
+/// A one-time flash: what a form's answer leaves for the page it
+/// redirects to, sealed (`services::portal`); one per session at a time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlashRecord {
+    /// The session's id hash.
+    pub id_hash: String,
+    /// The page that may read it (`keys`, `data`).
+    pub page: String,
+    /// The sealed content (opaque here).
+    pub sealed: String,
+    pub created_at: DateTime<Utc>,
+}
+
 /// Portal sessions and sign-in links.
 #[async_trait]
 pub trait PortalSessions: Send + Sync {
@@ -53,5 +66,12 @@ pub trait PortalSessions: Send + Sync {
     /// Moves `last_seen_at` to `now` (never back).
     async fn touch_session(&self, id_hash: &str, now: DateTime<Utc>) -> Result<(), AccountsError>;
     /// Ends the session (signing out); ending twice keeps the first instant.
+    /// The session's flash, if any, goes with it.
     async fn end_session(&self, id_hash: &str, now: DateTime<Utc>) -> Result<(), AccountsError>;
+    /// Stores the session's flash, replacing the one it had.
+    async fn put_flash(&self, flash: &FlashRecord) -> Result<(), AccountsError>;
+    /// Takes the session's flash for `page`, deleting it, as one atomic
+    /// step (two concurrent reads: one gets it); `None` when there is none
+    /// for that page (a flash for another page stays).
+    async fn take_flash(&self, id_hash: &str, page: &str) -> Result<Option<FlashRecord>, AccountsError>;
 }

@@ -18,6 +18,14 @@
 //! is refused, unused, for a customer the links' policy does not serve
 //! ([`LINK_POLICY`]).
 //!
+//! A form's answer is a redirect to a page; what that page must show once
+//! (a new key, signed links, a refused form and what was typed in it) is a
+//! one-time flash ([`Portal::put_flash`], [`Portal::take_flash`]): stored
+//! server-side, sealed (ChaCha20-Poly1305) under a key derived from the
+//! session id, which the server never stores (only the browser's cookie
+//! holds it), so the stored row cannot be read without the cookie; deleted
+//! by the first read, and unread after [`FLASH_LIFETIME`] it is gone.
+//!
 //! The portal never authenticates the API: the API reads keys only.
 
 use std::sync::Arc;
@@ -30,7 +38,7 @@ use crate::Clock;
 use crate::ports::accounts::Accounts;
 use crate::ports::accounts::{AccountsError, constant_time_eq};
 use crate::ports::key_directory::KeyEntry;
-use crate::ports::sessions::{PortalSessions, SessionRecord, SignInLink};
+use crate::ports::sessions::{FlashRecord, PortalSessions, SessionRecord, SignInLink};
 use crate::services::access::{Access, Grant, Policy, Refusal, serves};
 use crate::services::keys::Keys;
 
@@ -280,6 +288,92 @@ impl Portal {
     }
 }
 
+/// How long an unread flash lasts: the redirect after a form is followed
+/// at once; a flash older than this is discarded unread.
+pub const FLASH_LIFETIME: Duration = Duration::minutes(10);
+
+/// The key sealing a session's flash: SHA-256 of a label and the session
+/// id (256 random bits, so no stretching is needed). The stored row holds
+/// only the id's hash, never the id.
+fn flash_key(session_id: &str) -> chacha20poly1305::Key {
+    let mut h = Sha256::new();
+    h.update(b"linecast portal flash v1\0");
+    h.update(session_id.as_bytes());
+    h.finalize()
+}
+
+/// Seals `content` for the session `session_id`, bound to `page` (hex of
+/// the nonce and the ciphertext).
+fn seal(session_id: &str, page: &str, content: &str) -> Result<String, AccountsError> {
+    use chacha20poly1305::aead::{Aead, KeyInit, Payload};
+    let cipher = chacha20poly1305::ChaCha20Poly1305::new(&flash_key(session_id));
+    let mut nonce = [0_u8; 12];
+    rand::rngs::OsRng
+        .try_fill_bytes(&mut nonce)
+        .map_err(|e| AccountsError::Unavailable(format!("OS random source failed: {e}")))?;
+    let sealed = cipher
+        .encrypt(
+            (&nonce).into(),
+            Payload {
+                msg: content.as_bytes(),
+                aad: page.as_bytes(),
+            },
+        )
+        .map_err(|_| AccountsError::Unavailable("sealing a flash failed".to_owned()))?;
+    let mut out = nonce.to_vec();
+    out.extend_from_slice(&sealed);
+    Ok(hex::encode(out))
+}
+
+/// Opens a sealed flash; `None` when it is not this session's or this
+/// page's (or was altered).
+fn open(session_id: &str, page: &str, sealed: &str) -> Option<String> {
+    use chacha20poly1305::aead::{Aead, KeyInit, Payload};
+    let bytes = hex::decode(sealed).ok()?;
+    if bytes.len() < 12 {
+        return None;
+    }
+    let (nonce, body) = bytes.split_at(12);
+    let cipher = chacha20poly1305::ChaCha20Poly1305::new(&flash_key(session_id));
+    let plain = cipher
+        .decrypt(
+            nonce.into(),
+            Payload {
+                msg: body,
+                aad: page.as_bytes(),
+            },
+        )
+        .ok()?;
+    String::from_utf8(plain).ok()
+}
+
+impl Portal {
+    /// Leaves `content` for the next read of `page` by the session
+    /// `session_id` (its cookie's id), replacing the flash it had.
+    pub async fn put_flash(&self, session_id: &str, page: &str, content: &str) -> Result<(), AccountsError> {
+        let record = FlashRecord {
+            id_hash: hash_session_id(session_id),
+            page: page.to_owned(),
+            sealed: seal(session_id, page, content)?,
+            created_at: self.clock.now(),
+        };
+        self.sessions.put_flash(&record).await
+    }
+
+    /// Takes the session's flash for `page`, once: the first read deletes
+    /// it. `None` when there is none, or it is older than
+    /// [`FLASH_LIFETIME`] (then it is deleted unread).
+    pub async fn take_flash(&self, session_id: &str, page: &str) -> Result<Option<String>, AccountsError> {
+        let Some(record) = self.sessions.take_flash(&hash_session_id(session_id), page).await? else {
+            return Ok(None);
+        };
+        if self.clock.now() - record.created_at >= FLASH_LIFETIME {
+            return Ok(None);
+        }
+        Ok(open(session_id, page, &record.sealed))
+    }
+}
+
 /// Whether a form's token is this session's (constant time).
 pub fn csrf_matches(signed: &Signed, presented: &str) -> bool {
     constant_time_eq(signed.csrf_token.as_bytes(), presented.as_bytes())
@@ -291,6 +385,30 @@ mod tests {
 
     use super::*;
     use chrono::TimeZone;
+
+    #[test]
+    fn a_flash_opens_only_with_its_session_id_and_page_and_holds_no_plain_text() {
+        let id = "a".repeat(64);
+        let sealed = seal(&id, "keys", "sk_service_secret").unwrap();
+        assert!(!sealed.contains("secret"));
+        assert!(!hex::decode(&sealed).unwrap().windows(6).any(|w| w == b"secret"));
+        assert_eq!(open(&id, "keys", &sealed).as_deref(), Some("sk_service_secret"));
+        assert_eq!(open(&"b".repeat(64), "keys", &sealed), None, "another session");
+        assert_eq!(
+            open(&hash_session_id(&id), "keys", &sealed),
+            None,
+            "the stored hash is no key"
+        );
+        assert_eq!(open(&id, "data", &sealed), None, "another page");
+        let mut altered = hex::decode(&sealed).unwrap();
+        *altered.last_mut().unwrap() ^= 1;
+        assert_eq!(open(&id, "keys", &hex::encode(altered)), None);
+        assert_ne!(
+            seal(&id, "keys", "x").unwrap(),
+            seal(&id, "keys", "x").unwrap(),
+            "a fresh nonce"
+        );
+    }
 
     fn session(created: DateTime<Utc>, seen: DateTime<Utc>) -> SessionRecord {
         SessionRecord {

@@ -6,6 +6,7 @@ pub mod customers;
 pub mod entitlements;
 pub mod kept_releases;
 pub mod key_audit_log;
+pub mod portal_flashes;
 pub mod portal_links;
 pub mod portal_sessions;
 pub mod refresh_ledger;

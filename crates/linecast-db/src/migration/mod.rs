@@ -11,6 +11,7 @@ mod m0004_usage_daily;
 mod m0005_portal_links;
 mod m0006_billing_guard;
 mod m0007_kept_releases;
+mod m0008_portal_flashes;
 
 /// The migrations, in order.
 #[derive(Debug)]
@@ -27,6 +28,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0005_portal_links::Migration),
             Box::new(m0006_billing_guard::Migration),
             Box::new(m0007_kept_releases::Migration),
+            Box::new(m0008_portal_flashes::Migration),
         ]
     }
 }
