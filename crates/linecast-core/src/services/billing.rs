@@ -8,8 +8,9 @@
 use std::sync::Arc;
 
 use crate::Clock;
+use crate::ports::accounts::SubscriptionStatus;
 use crate::ports::accounts::{Accounts, AccountsError};
-use crate::ports::billing::{BillingEvent, BillingLedger, BillingOutcome, PlanGrant};
+use crate::ports::billing::{BillingEvent, BillingLedger, BillingOutcome, PlanGrant, StripeLink};
 use crate::ports::key_directory::KeyDirectory;
 
 /// Which plan each Stripe price grants (`LINECAST_STRIPE_PLANS`): a price is
@@ -75,6 +76,37 @@ impl PlanTable {
 
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
+    }
+
+    /// The price a customer subscribes to from the portal: the first entry
+    /// named by a price id (`price_...`; a checkout takes an id, not a
+    /// lookup key). The operator lists the price on sale first.
+    pub fn subscribe_price(&self) -> Option<&str> {
+        self.rows
+            .iter()
+            .map(|(p, _)| p.as_str())
+            .find(|p| p.starts_with("price_"))
+    }
+}
+
+/// What the portal's Billing page offers a customer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BillingActions {
+    /// A checkout for a new subscription: for a customer whose link names
+    /// no subscription that may still serve (none, or one that ended), and
+    /// whose status grants nothing (an account an operator keeps active
+    /// without Stripe is not sold a second subscription).
+    pub subscribe: bool,
+    /// The provider's billing page: for a customer linked to a Stripe
+    /// customer (invoices, payment method, plan, cancel).
+    pub manage: bool,
+}
+
+/// The actions of a customer with `status` and `link`.
+pub fn billing_actions(status: SubscriptionStatus, link: Option<&StripeLink>) -> BillingActions {
+    BillingActions {
+        subscribe: !status.grants_access() && link.is_none_or(StripeLink::may_be_replaced),
+        manage: link.is_some(),
     }
 }
 
@@ -146,6 +178,44 @@ mod tests {
         assert_eq!(table.grant(Some("ai_monthly"), Some("price_123")).unwrap().plan, "ai");
         // An unmapped lookup key falls back to the id.
         assert_eq!(table.grant(Some("nope"), Some("price_123")).unwrap().plan, "data");
+    }
+
+    #[test]
+    fn subscribe_sells_the_first_price_id() {
+        let table = PlanTable::parse("ai_monthly=ai,price_new=ai:10,price_old=ai").unwrap();
+        assert_eq!(table.subscribe_price(), Some("price_new"));
+        assert_eq!(PlanTable::parse("ai_monthly=ai").unwrap().subscribe_price(), None);
+        assert_eq!(PlanTable::default().subscribe_price(), None);
+    }
+
+    fn link(subscription: Option<&str>, last: Option<SubscriptionStatus>) -> StripeLink {
+        StripeLink {
+            customer_id: 1,
+            stripe_customer: "cus_1".into(),
+            stripe_subscription: subscription.map(str::to_owned),
+            last_created: None,
+            last_event_id: None,
+            last_status: last,
+        }
+    }
+
+    #[test]
+    fn subscribe_is_offered_only_without_a_subscription_that_may_serve() {
+        use SubscriptionStatus::{Active, Canceled, Incomplete, PastDue};
+        let offer = |status, link: Option<&StripeLink>| {
+            let a = billing_actions(status, link);
+            (a.subscribe, a.manage)
+        };
+        assert_eq!(offer(Incomplete, None), (true, false));
+        assert_eq!(
+            offer(Canceled, Some(&link(Some("sub_1"), Some(Canceled)))),
+            (true, true)
+        );
+        assert_eq!(offer(Incomplete, Some(&link(None, None))), (true, true));
+        assert_eq!(offer(PastDue, Some(&link(Some("sub_1"), Some(PastDue)))), (false, true));
+        assert_eq!(offer(Active, Some(&link(Some("sub_1"), Some(Active)))), (false, true));
+        // Kept active by an operator, without Stripe: nothing to sell.
+        assert_eq!(offer(Active, None), (false, false));
     }
 
     #[test]
