@@ -7,6 +7,7 @@
 //! session's key (`quality`); no other portal request is counted against the
 //! API quota. A session never authenticates the API.
 
+pub mod billing;
 pub mod chart;
 pub mod cookie;
 pub mod data;

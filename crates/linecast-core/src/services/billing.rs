@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crate::Clock;
 use crate::ports::accounts::SubscriptionStatus;
-use crate::ports::accounts::{Accounts, AccountsError};
+use crate::ports::accounts::{Accounts, AccountsError, AuditEntry};
 use crate::ports::billing::{BillingEvent, BillingLedger, BillingOutcome, PlanGrant, StripeLink};
 use crate::ports::key_directory::KeyDirectory;
 
@@ -110,6 +110,17 @@ pub fn billing_actions(status: SubscriptionStatus, link: Option<&StripeLink>) ->
     }
 }
 
+/// The audit action of the lines a billing event writes.
+pub const BILLING_ACTION: &str = "billing";
+
+/// A customer's billing as the portal shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BillingAccount {
+    pub link: Option<StripeLink>,
+    /// The newest billing audit lines, newest first.
+    pub events: Vec<AuditEntry>,
+}
+
 /// The use case.
 pub struct Billing {
     ledger: Arc<dyn BillingLedger>,
@@ -135,6 +146,24 @@ impl Billing {
             keys,
             clock,
         }
+    }
+
+    /// What the portal's Billing page shows of a customer: the link to
+    /// Stripe, if any, and the newest `last` billing lines of the ledger's
+    /// audit trail (action `billing`: every change, hold and conflict an
+    /// event made), newest first.
+    pub async fn account(&self, customer_id: i64, last: usize) -> Result<BillingAccount, AccountsError> {
+        let link = self.ledger.stripe_link(customer_id).await?;
+        let mut events: Vec<AuditEntry> = self
+            .accounts
+            .audit_log(customer_id)
+            .await?
+            .into_iter()
+            .filter(|line| line.action == BILLING_ACTION)
+            .collect();
+        events.reverse();
+        events.truncate(last);
+        Ok(BillingAccount { link, events })
     }
 
     /// Applies one event (see `BillingLedger::apply_billing` for the rules).
