@@ -186,15 +186,16 @@ impl StripeApi {
                 .ok_or_else(|| unavailable(format!("session {} has no url", session.id)))?;
             return Ok(HostedPage { id: session.id, url });
         }
-        if status.is_client_error() && status != reqwest::StatusCode::TOO_MANY_REQUESTS {
-            if let Ok(ErrorBody { error }) = serde_json::from_slice::<ErrorBody>(&bytes) {
-                return Err(BillingPagesError::Refused {
-                    status: status.as_u16(),
-                    kind: error.kind.unwrap_or_else(|| "error".to_owned()),
-                    code: error.code,
-                    message: error.message.unwrap_or_default(),
-                });
-            }
+        if status.is_client_error()
+            && status != reqwest::StatusCode::TOO_MANY_REQUESTS
+            && let Ok(ErrorBody { error }) = serde_json::from_slice::<ErrorBody>(&bytes)
+        {
+            return Err(BillingPagesError::Refused {
+                status: status.as_u16(),
+                kind: error.kind.unwrap_or_else(|| "error".to_owned()),
+                code: error.code,
+                message: error.message.unwrap_or_default(),
+            });
         }
         Err(unavailable(format!("answered {status}")))
     }
