@@ -63,6 +63,13 @@ pub struct Settings {
     /// acted on (default false: test mode); an event of the other mode is
     /// acknowledged and ignored.
     pub stripe_livemode: bool,
+    /// `LINECAST_STRIPE_API_KEY`: the Stripe secret key the portal's Billing
+    /// page opens Checkout and Customer Portal sessions with. Unset: the page
+    /// shows no Subscribe or Manage billing button.
+    pub stripe_api_key: Option<linecast_stripe::ApiKey>,
+    /// `LINECAST_STRIPE_API_BASE`: Stripe's API root (default
+    /// `https://api.stripe.com`; a test points it to a stub).
+    pub stripe_api_base: Option<String>,
     /// `LINECAST_NOW`: a frozen clock (RFC 3339).
     pub now: Option<DateTime<Utc>>,
     /// Tests only: a clock the test moves while the app runs (wins over
@@ -321,6 +328,8 @@ pub const FILE_SETTINGS: &[&str] = &[
     "LINECAST_STRIPE_WEBHOOK_SECRETS",
     "LINECAST_STRIPE_PLANS",
     "LINECAST_STRIPE_LIVEMODE",
+    "LINECAST_STRIPE_API_KEY",
+    "LINECAST_STRIPE_API_BASE",
     "LINECAST_AUTH_DISABLED",
     "RUST_LOG",
 ];
@@ -791,6 +800,11 @@ impl Settings {
             Some(v) => flag("LINECAST_STRIPE_LIVEMODE", &v)?,
             None => false,
         };
+        let stripe_api_key = env("LINECAST_STRIPE_API_KEY")
+            .filter(|k| !k.trim().is_empty())
+            .map(|k| linecast_stripe::ApiKey::parse(&k))
+            .transpose()
+            .map_err(|e| bad("LINECAST_STRIPE_API_KEY", e))?;
         let public_url = env("LINECAST_PUBLIC_URL");
         let portal_origin = public_url
             .as_deref()
@@ -801,6 +815,8 @@ impl Settings {
             stripe_webhook_secrets,
             stripe_plans,
             stripe_livemode,
+            stripe_api_key,
+            stripe_api_base: env("LINECAST_STRIPE_API_BASE").filter(|b| !b.trim().is_empty()),
             heavy,
             freeze_rate_clock: false,
             redis_namespace: env("LINECAST_REDIS_NAMESPACE").unwrap_or_else(|| "linecast".to_owned()),
@@ -862,6 +878,8 @@ impl Settings {
             stripe_webhook_secrets: crate::auth::stripe_signature::WebhookSecrets::default(),
             stripe_plans: linecast_core::services::billing::PlanTable::default(),
             stripe_livemode: false,
+            stripe_api_key: None,
+            stripe_api_base: None,
             now: Some(now),
             manual_clock: None,
             freshness_windows: FreshnessWindows::default(),

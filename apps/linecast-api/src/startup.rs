@@ -389,9 +389,11 @@ impl Application {
             Some(Arc::new(gate.keys.clone())),
             Arc::new(SystemClock),
         ));
+        let storefront = crate::portal::billing::storefront(&settings)?;
         let state = AppState {
             billing,
             stripe,
+            storefront,
             strategies: Arc::new(Strategies::new(history.clone())),
             history,
             usage: Arc::new(Usage::new(limiter, usage.clone(), accounts.clone(), usage_health)),

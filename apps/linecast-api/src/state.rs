@@ -51,4 +51,7 @@ pub struct AppState {
     pub billing: Arc<linecast_core::services::billing::Billing>,
     /// How Stripe's events are read: plans, subscribe references, mode.
     pub stripe: Arc<linecast_stripe::Reader>,
+    /// The portal Billing page's Stripe actions; `None` without
+    /// `LINECAST_STRIPE_API_KEY`.
+    pub storefront: Option<Arc<crate::portal::billing::Storefront>>,
 }

@@ -17,7 +17,11 @@
 //! A checkout's `client_reference_id` names a customer only when it is a
 //! reference linecast signed ([`reference`]). Webhook signatures are not
 //! checked here: the HTTP shell checks them before a body reaches this crate.
+//!
+//! [`api`] is the other direction: the REST calls that open Stripe's hosted
+//! Checkout and Customer Portal pages for the portal's Billing page.
 
+pub mod api;
 pub mod reference;
 
 use linecast_core::SubscriptionStatus;
@@ -25,6 +29,7 @@ use linecast_core::ports::billing::{BillingEvent, BillingEventKind, Buyer, Subsc
 use linecast_core::services::billing::PlanTable;
 use serde::Deserialize;
 
+pub use api::{ApiKey, StripeApi, StripeApiConfig};
 pub use reference::{ReferenceKey, ReferenceRefusal};
 
 /// What a body holds.

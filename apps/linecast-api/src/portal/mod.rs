@@ -8,6 +8,7 @@
 //! API quota. A session never authenticates the API.
 
 pub mod back;
+pub mod billing;
 pub mod chart;
 pub mod cookie;
 pub mod data;

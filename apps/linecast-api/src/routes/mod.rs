@@ -24,7 +24,9 @@ pub mod predictions;
 pub use crate::portal::keys as portal_keys;
 /// The portal's handlers, named in the route table like the API's.
 pub use crate::portal::pages as portal;
-pub use crate::portal::{data as portal_data, link as portal_link, quality as portal_quality};
+pub use crate::portal::{
+    billing as portal_billing, data as portal_data, link as portal_link, quality as portal_quality,
+};
 pub mod public_picks;
 pub mod results;
 pub mod root;

@@ -127,6 +127,9 @@ endpoints! {
     PORTAL_CONFIRM_REVOKE = GET "/portal/keys/revoke", Session, Page(NO_STORE), portal_keys::confirm_revoke;
     PORTAL_REVOKE_KEY = POST "/portal/keys/revoke", Session, Page(NO_STORE), portal_keys::revoke_key;
     PORTAL_ROLL_KEY = POST "/portal/keys/roll", Session, Page(NO_STORE), portal_keys::roll_key;
+    PORTAL_BILLING = GET "/portal/billing", Session, Page(NO_STORE), portal_billing::billing;
+    PORTAL_BILLING_SUBSCRIBE = POST "/portal/billing/subscribe", Session, Page(NO_STORE), portal_billing::subscribe;
+    PORTAL_BILLING_MANAGE = POST "/portal/billing/manage", Session, Page(NO_STORE), portal_billing::manage;
     PORTAL_CSS = GET "/portal/static/portal.css", Open, Page(PUBLIC), portal::stylesheet;
     PORTAL_COPY_JS = GET "/portal/static/copy.js", Open, Page(PUBLIC), portal::copy_script;
     STATUS_PAGE = GET "/status", PerAddress, Page(PUBLIC), portal::status;

@@ -299,6 +299,22 @@ fn values(var: &Path) -> BTreeMap<&'static str, (String, Check)> {
         "true",
         Box::new(|s| assert!(s.stripe_livemode)),
     );
+    add(
+        "LINECAST_STRIPE_API_KEY",
+        r#""sk_test_0123456789abcdefghij""#,
+        Box::new(|s| {
+            assert_eq!(
+                s.stripe_api_key,
+                Some(linecast_stripe::ApiKey::parse("sk_test_0123456789abcdefghij").unwrap())
+            );
+            assert_eq!(format!("{:?}", s.stripe_api_key), "Some(ApiKey(redacted))");
+        }),
+    );
+    add(
+        "LINECAST_STRIPE_API_BASE",
+        r#""http://127.0.0.1:12111""#,
+        Box::new(|s| assert_eq!(s.stripe_api_base.as_deref(), Some("http://127.0.0.1:12111"))),
+    );
     add("LINECAST_AUTH_DISABLED", "true", Box::new(|s| assert!(!s.auth_enabled)));
     add(
         "RUST_LOG",

@@ -34,6 +34,7 @@ mod odds;
 mod openapi;
 mod partition;
 mod portal;
+mod portal_billing;
 mod predictions;
 mod public_picks;
 mod redis_tls;

@@ -2,6 +2,7 @@
 
 pub mod accounts;
 pub mod billing;
+pub mod billing_pages;
 pub mod key_directory;
 pub mod limits;
 pub mod markets;

@@ -8,8 +8,9 @@
 use std::sync::Arc;
 
 use crate::Clock;
-use crate::ports::accounts::{Accounts, AccountsError};
-use crate::ports::billing::{BillingEvent, BillingLedger, BillingOutcome, PlanGrant};
+use crate::ports::accounts::SubscriptionStatus;
+use crate::ports::accounts::{Accounts, AccountsError, AuditEntry};
+use crate::ports::billing::{BillingEvent, BillingLedger, BillingOutcome, PlanGrant, StripeLink};
 use crate::ports::key_directory::KeyDirectory;
 
 /// Which plan each Stripe price grants (`LINECAST_STRIPE_PLANS`): a price is
@@ -76,6 +77,48 @@ impl PlanTable {
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }
+
+    /// The price a customer subscribes to from the portal: the first entry
+    /// named by a price id (`price_...`; a checkout takes an id, not a
+    /// lookup key). The operator lists the price on sale first.
+    pub fn subscribe_price(&self) -> Option<&str> {
+        self.rows
+            .iter()
+            .map(|(p, _)| p.as_str())
+            .find(|p| p.starts_with("price_"))
+    }
+}
+
+/// What the portal's Billing page offers a customer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BillingActions {
+    /// A checkout for a new subscription: for a customer whose link names
+    /// no subscription that may still serve (none, or one that ended), and
+    /// whose status grants nothing (an account an operator keeps active
+    /// without Stripe is not sold a second subscription).
+    pub subscribe: bool,
+    /// The provider's billing page: for a customer linked to a Stripe
+    /// customer (invoices, payment method, plan, cancel).
+    pub manage: bool,
+}
+
+/// The actions of a customer with `status` and `link`.
+pub fn billing_actions(status: SubscriptionStatus, link: Option<&StripeLink>) -> BillingActions {
+    BillingActions {
+        subscribe: !status.grants_access() && link.is_none_or(StripeLink::may_be_replaced),
+        manage: link.is_some(),
+    }
+}
+
+/// The audit action of the lines a billing event writes.
+pub const BILLING_ACTION: &str = "billing";
+
+/// A customer's billing as the portal shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BillingAccount {
+    pub link: Option<StripeLink>,
+    /// The newest billing audit lines, newest first.
+    pub events: Vec<AuditEntry>,
 }
 
 /// The use case.
@@ -103,6 +146,24 @@ impl Billing {
             keys,
             clock,
         }
+    }
+
+    /// What the portal's Billing page shows of a customer: the link to
+    /// Stripe, if any, and the newest `last` billing lines of the ledger's
+    /// audit trail (action `billing`: every change, hold and conflict an
+    /// event made), newest first.
+    pub async fn account(&self, customer_id: i64, last: usize) -> Result<BillingAccount, AccountsError> {
+        let link = self.ledger.stripe_link(customer_id).await?;
+        let mut events: Vec<AuditEntry> = self
+            .accounts
+            .audit_log(customer_id)
+            .await?
+            .into_iter()
+            .filter(|line| line.action == BILLING_ACTION)
+            .collect();
+        events.reverse();
+        events.truncate(last);
+        Ok(BillingAccount { link, events })
     }
 
     /// Applies one event (see `BillingLedger::apply_billing` for the rules).
@@ -146,6 +207,44 @@ mod tests {
         assert_eq!(table.grant(Some("ai_monthly"), Some("price_123")).unwrap().plan, "ai");
         // An unmapped lookup key falls back to the id.
         assert_eq!(table.grant(Some("nope"), Some("price_123")).unwrap().plan, "data");
+    }
+
+    #[test]
+    fn subscribe_sells_the_first_price_id() {
+        let table = PlanTable::parse("ai_monthly=ai,price_new=ai:10,price_old=ai").unwrap();
+        assert_eq!(table.subscribe_price(), Some("price_new"));
+        assert_eq!(PlanTable::parse("ai_monthly=ai").unwrap().subscribe_price(), None);
+        assert_eq!(PlanTable::default().subscribe_price(), None);
+    }
+
+    fn link(subscription: Option<&str>, last: Option<SubscriptionStatus>) -> StripeLink {
+        StripeLink {
+            customer_id: 1,
+            stripe_customer: "cus_1".into(),
+            stripe_subscription: subscription.map(str::to_owned),
+            last_created: None,
+            last_event_id: None,
+            last_status: last,
+        }
+    }
+
+    #[test]
+    fn subscribe_is_offered_only_without_a_subscription_that_may_serve() {
+        use SubscriptionStatus::{Active, Canceled, Incomplete, PastDue};
+        let offer = |status, link: Option<&StripeLink>| {
+            let a = billing_actions(status, link);
+            (a.subscribe, a.manage)
+        };
+        assert_eq!(offer(Incomplete, None), (true, false));
+        assert_eq!(
+            offer(Canceled, Some(&link(Some("sub_1"), Some(Canceled)))),
+            (true, true)
+        );
+        assert_eq!(offer(Incomplete, Some(&link(None, None))), (true, true));
+        assert_eq!(offer(PastDue, Some(&link(Some("sub_1"), Some(PastDue)))), (false, true));
+        assert_eq!(offer(Active, Some(&link(Some("sub_1"), Some(Active)))), (false, true));
+        // Kept active by an operator, without Stripe: nothing to sell.
+        assert_eq!(offer(Active, None), (false, false));
     }
 
     #[test]

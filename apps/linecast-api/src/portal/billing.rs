@@ -1,0 +1,359 @@
+//! `GET /portal/billing`: the customer's plan and subscription status, the
+//! newest billing events of the ledger (the audit lines Stripe's webhook
+//! writes), and two actions, both Stripe's hosted pages opened through its
+//! REST API (`ports::billing_pages`, `linecast-stripe`'s `api`):
+//!
+//! - `POST /portal/billing/subscribe`: a Checkout session for the price on
+//!   sale (the first price id of `LINECAST_STRIPE_PLANS`), carrying a
+//!   subscribe reference linecast signed, so its completion names this
+//!   customer (`client_reference_id`, operations.md, Billing);
+//! - `POST /portal/billing/manage`: a Customer Portal session for the
+//!   customer's Stripe customer.
+//!
+//! Both answer `303 See Other` to the page Stripe made. Which is offered is
+//! core's rule (`services::billing::billing_actions`), and a POST is refused
+//! by the same rule. Without `LINECAST_STRIPE_API_KEY` there is no
+//! [`Storefront`]: the page shows no button and says how to subscribe.
+//!
+//! Each form carries an `attempt` drawn when the page is shown; the
+//! `Idempotency-Key` is made of the action, the customer and that attempt,
+//! so a form posted twice opens one session and a new view of the page a
+//! new one.
+
+use std::sync::Arc;
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{CACHE_CONTROL, HeaderValue, LOCATION};
+use actix_web::{HttpResponse, web};
+use askama::Template;
+use chrono::{DateTime, Utc};
+use linecast_core::ports::billing_pages::{BillingPages, BillingPagesError, CheckoutRequest, ManageRequest};
+use linecast_core::services::billing::{BillingActions, billing_actions};
+use rand::RngCore;
+
+use super::html::{api_error_page, error_page, page, secure};
+use super::session::SignedIn;
+use crate::endpoint::NO_STORE;
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// How many billing events the page lists.
+pub const EVENTS_SHOWN: usize = 10;
+
+/// How long a subscribe reference made by the page names the customer: at
+/// least a day (a Checkout session's default lifetime) from when it is
+/// made. It ends on a whole hour, so a form posted twice within the hour
+/// sends Stripe the same parameters (and gets the same session back).
+fn reference_expiry(now: DateTime<Utc>) -> i64 {
+    let hour = now.timestamp() - now.timestamp().rem_euclid(3600);
+    hour + 25 * 3600
+}
+
+/// What the Billing page's actions need: Stripe's API, the price on sale,
+/// the key subscribe references are signed with and the portal's address
+/// (Stripe sends the browser back to it).
+pub struct Storefront {
+    pub pages: Arc<dyn BillingPages>,
+    /// The first price id of `LINECAST_STRIPE_PLANS`; `None`: nothing to
+    /// subscribe to, no Subscribe button.
+    pub price: Option<String>,
+    /// `LINECAST_SIGNING_KEY`'s reference key; `None` (no key configured):
+    /// no Subscribe button, since no instance could verify the reference.
+    pub references: Option<linecast_stripe::ReferenceKey>,
+    /// `LINECAST_PUBLIC_URL`, without a trailing `/`.
+    pub public_url: String,
+}
+
+impl Storefront {
+    fn back(&self) -> String {
+        format!("{}/portal/billing", self.public_url.trim_end_matches('/'))
+    }
+
+    fn sells(&self) -> bool {
+        self.price.is_some() && self.references.is_some()
+    }
+}
+
+/// The storefront the settings describe: `None` without
+/// `LINECAST_STRIPE_API_KEY`. With a key but no price id in
+/// `LINECAST_STRIPE_PLANS`, or no `LINECAST_SIGNING_KEY`, only Manage
+/// billing is offered (a warning says why at start).
+pub fn storefront(settings: &crate::settings::Settings) -> anyhow::Result<Option<Arc<Storefront>>> {
+    let Some(api_key) = settings.stripe_api_key.clone() else {
+        return Ok(None);
+    };
+    let mut config = linecast_stripe::StripeApiConfig::new(api_key);
+    if let Some(base) = &settings.stripe_api_base {
+        config.base_url.clone_from(base);
+    }
+    let api = linecast_stripe::StripeApi::new(config).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let price = settings.stripe_plans.subscribe_price().map(str::to_owned);
+    // A reference signed with a per-process random key verifies nowhere.
+    let references = settings
+        .signing_key
+        .as_ref()
+        .map(|k| linecast_stripe::ReferenceKey::new(k.as_bytes()));
+    if price.is_none() {
+        tracing::warn!(
+            "LINECAST_STRIPE_API_KEY is set but LINECAST_STRIPE_PLANS names no price id (price_...): the portal offers no Subscribe"
+        );
+    }
+    if references.is_none() {
+        tracing::warn!(
+            "LINECAST_STRIPE_API_KEY is set without LINECAST_SIGNING_KEY: the portal offers no Subscribe (its reference could not be verified)"
+        );
+    }
+    Ok(Some(Arc::new(Storefront {
+        pages: Arc::new(api),
+        price,
+        references,
+        public_url: settings.public_url.clone(),
+    })))
+}
+
+struct EventRow {
+    at: String,
+    detail: String,
+}
+
+#[derive(Template)]
+#[template(path = "portal/billing.html")]
+struct BillingPage {
+    csrf: String,
+    attempt: String,
+    plan: String,
+    tier: String,
+    status: String,
+    serves: bool,
+    linked: bool,
+    events: Vec<EventRow>,
+    /// Stripe's API is configured.
+    online: bool,
+    subscribe: bool,
+    manage: bool,
+    returned: bool,
+}
+
+/// 128 random bits as hex: the page's `attempt`.
+fn attempt() -> String {
+    let mut bytes = [0_u8; 16];
+    rand::rng().fill_bytes(&mut bytes);
+    hex::encode(bytes)
+}
+
+fn offered(
+    state: &AppState,
+    signed: &SignedIn,
+    link: Option<&linecast_core::ports::billing::StripeLink>,
+) -> BillingActions {
+    let customer = &signed.0.entry.1;
+    let rule = billing_actions(customer.api_subscription_status, link);
+    let store = state.storefront.as_deref();
+    BillingActions {
+        subscribe: rule.subscribe && store.is_some_and(Storefront::sells),
+        manage: rule.manage && store.is_some(),
+    }
+}
+
+/// `GET /portal/billing`.
+pub async fn billing(state: web::Data<AppState>, signed: SignedIn, req: actix_web::HttpRequest) -> HttpResponse {
+    let customer = &signed.0.entry.1;
+    let account = match state.billing.account(customer.customer_id, EVENTS_SHOWN).await {
+        Ok(a) => a,
+        Err(e) => return api_error_page(&ApiError::from(e)),
+    };
+    let actions = offered(&state, &signed, account.link.as_ref());
+    page(
+        StatusCode::OK,
+        NO_STORE,
+        &BillingPage {
+            csrf: signed.0.csrf_token.clone(),
+            attempt: attempt(),
+            plan: customer.api_plan.clone().unwrap_or_else(|| "none".to_owned()),
+            tier: customer.tier.clone(),
+            status: customer.api_subscription_status.code().to_owned(),
+            serves: customer.api_subscription_status.grants_access(),
+            linked: account.link.is_some(),
+            events: account
+                .events
+                .into_iter()
+                .map(|e| EventRow {
+                    at: e.at.format("%Y-%m-%d %H:%M UTC").to_string(),
+                    detail: e.detail,
+                })
+                .collect(),
+            online: state.storefront.is_some(),
+            subscribe: actions.subscribe,
+            manage: actions.manage,
+            returned: req.query_string() == "checkout=done",
+        },
+    )
+}
+
+/// The form's `attempt`: 32 hex digits, as the page drew it.
+fn form_attempt(body: &[u8]) -> Option<String> {
+    url::form_urlencoded::parse(body)
+        .find(|(k, _)| k == "attempt")
+        .map(|(_, v)| v.into_owned())
+        .filter(|v| v.len() == 32 && v.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// `303 See Other` to a page Stripe made.
+fn to_stripe(url: &str) -> HttpResponse {
+    let Ok(location) = HeaderValue::from_str(url) else {
+        tracing::warn!("stripe answered a session url that is not a header value");
+        return error_page(
+            StatusCode::BAD_GATEWAY,
+            "Stripe answered something unusable. Nothing was charged. Please try again later.",
+        );
+    };
+    let mut res = HttpResponse::SeeOther().finish();
+    res.headers_mut().insert(LOCATION, location);
+    res.headers_mut()
+        .insert(CACHE_CONTROL, HeaderValue::from_static(NO_STORE));
+    secure(&mut res);
+    res
+}
+
+/// Stripe's failure as a page: never a 500, never Stripe's own sentence
+/// (it is logged).
+fn stripe_failed(what: &str, e: &BillingPagesError) -> HttpResponse {
+    match e {
+        BillingPagesError::Refused {
+            status,
+            kind,
+            code,
+            message,
+        } => {
+            tracing::warn!(
+                status,
+                kind,
+                code = code.as_deref().unwrap_or(""),
+                message,
+                "stripe refused to open {what}"
+            );
+            error_page(
+                StatusCode::BAD_GATEWAY,
+                &format!(
+                    "Stripe refused to open {what} ({kind}{}). Nothing was charged. Please try again later, or tell your linecast contact.",
+                    code.as_deref().map(|c| format!(", {c}")).unwrap_or_default()
+                ),
+            )
+        }
+        BillingPagesError::Unavailable(cause) => {
+            tracing::warn!(cause, "stripe did not open {what}");
+            error_page(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &format!(
+                    "Stripe did not answer, so {what} could not be opened. Nothing was charged. Please try again in a moment."
+                ),
+            )
+        }
+    }
+}
+
+/// The parts every action needs, or the page that refuses it.
+async fn prepare(
+    state: &AppState,
+    signed: &SignedIn,
+    body: &[u8],
+) -> Result<
+    (
+        String,
+        Option<linecast_core::ports::billing::StripeLink>,
+        BillingActions,
+    ),
+    HttpResponse,
+> {
+    if state.storefront.is_none() {
+        return Err(error_page(
+            StatusCode::NOT_FOUND,
+            "Subscribing online is not set up on this server.",
+        ));
+    }
+    let Some(attempt) = form_attempt(body) else {
+        return Err(error_page(
+            StatusCode::BAD_REQUEST,
+            "This form is incomplete. Reload the Billing page and try again.",
+        ));
+    };
+    let link = state
+        .billing
+        .account(signed.0.entry.1.customer_id, 0)
+        .await
+        .map_err(|e| api_error_page(&ApiError::from(e)))?
+        .link;
+    let actions = offered(state, signed, link.as_ref());
+    Ok((attempt, link, actions))
+}
+
+/// `POST /portal/billing/subscribe`.
+pub async fn subscribe(state: web::Data<AppState>, signed: SignedIn, body: web::Bytes) -> HttpResponse {
+    let (attempt, link, actions) = match prepare(&state, &signed, &body).await {
+        Ok(p) => p,
+        Err(res) => return res,
+    };
+    let (Some(store), true) = (state.storefront.as_deref(), actions.subscribe) else {
+        return error_page(
+            StatusCode::CONFLICT,
+            "There is nothing to subscribe to here: your subscription may still serve (use Manage billing), or subscribing online is not offered.",
+        );
+    };
+    let (Some(price), Some(references)) = (&store.price, &store.references) else {
+        return error_page(StatusCode::CONFLICT, "Subscribing online is not offered.");
+    };
+    let customer = &signed.0.entry.1;
+    let request = CheckoutRequest {
+        price: price.clone(),
+        // The wall clock, never `LINECAST_NOW`'s: the webhook checks the
+        // reference against the event's `created`, Stripe's clock.
+        client_reference: references.sign(customer.customer_id, reference_expiry(Utc::now())),
+        provider_customer: link.map(|l| l.stripe_customer),
+        email: customer.email.clone(),
+        success_url: format!("{}?checkout=done", store.back()),
+        cancel_url: store.back(),
+        idempotency_key: format!("linecast_subscribe_{}_{attempt}", customer.customer_id),
+    };
+    match store.pages.checkout(&request).await {
+        Ok(page) => to_stripe(&page.url),
+        Err(e) => stripe_failed("the checkout", &e),
+    }
+}
+
+/// `POST /portal/billing/manage`.
+pub async fn manage(state: web::Data<AppState>, signed: SignedIn, body: web::Bytes) -> HttpResponse {
+    let (attempt, link, actions) = match prepare(&state, &signed, &body).await {
+        Ok(p) => p,
+        Err(res) => return res,
+    };
+    let (Some(store), Some(link), true) = (state.storefront.as_deref(), link, actions.manage) else {
+        return error_page(
+            StatusCode::CONFLICT,
+            "Your account is not billed through Stripe yet: subscribe first.",
+        );
+    };
+    let request = ManageRequest {
+        provider_customer: link.stripe_customer,
+        return_url: store.back(),
+        idempotency_key: format!("linecast_manage_{}_{attempt}", signed.0.entry.1.customer_id),
+    };
+    match store.pages.manage(&request).await {
+        Ok(page) => to_stripe(&page.url),
+        Err(e) => stripe_failed("the billing page", &e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reference_made_by_the_page_lasts_a_day_and_the_same_within_the_hour() {
+        let at = |t: &str| t.parse::<DateTime<Utc>>().unwrap();
+        let a = reference_expiry(at("2026-11-25T14:00:00Z"));
+        assert_eq!(a, reference_expiry(at("2026-11-25T14:59:59Z")));
+        assert_eq!(a, at("2026-11-26T15:00:00Z").timestamp());
+        let late = at("2026-11-25T14:59:59Z");
+        assert!(a - late.timestamp() >= 24 * 3600);
+    }
+}
