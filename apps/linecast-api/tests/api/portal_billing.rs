@@ -319,7 +319,14 @@ async fn subscribe_opens_a_checkout_whose_reference_the_webhook_links_and_then_m
         &[("csrf", &csrf), ("attempt", &attempt)],
     )
     .await;
-    assert_eq!(res.status, 403);
+    // Without a session the form goes to sign-in; Stripe is not called.
+    assert_eq!(res.status, 303);
+    assert!(
+        res.header("location")
+            .is_some_and(|l| l == "/portal" || l.starts_with("/portal?")),
+        "{:?}",
+        res.header("location")
+    );
     assert!(seen.lock().unwrap().is_empty());
 
     let form = [("csrf", csrf.as_str()), ("attempt", attempt.as_str())];
