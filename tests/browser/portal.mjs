@@ -7,7 +7,8 @@
 // quota; open the phone menu; a refused key name, then create a key and use
 // it against the API; roll it, then revoke it, and see the API refuse it,
 // reloading after each and counting keys; open a reliability diagram;
-// refresh the datasets, reload and count refreshes; a 404 page; a session
+// refresh the datasets, reload and count refreshes; the billing page; a
+// 404 page; a session
 // that ended and the return to the page asked for; sign out and find the
 // pages closed; call the API from a page of another origin (CORS) and find
 // the portal closed to it. Every page is checked at 1280x800 and 390x844:
@@ -252,6 +253,14 @@ try {
   } else {
     check(false, "the demo customer can refresh its datasets");
   }
+
+  // 5b. Billing: the plan and status; without a Stripe API key (the demo)
+  // no button, and the page says how to subscribe.
+  await page.getByRole("link", { name: "Billing" }).first().click();
+  await page.waitForURL(`${BASE}/portal/billing`);
+  check(await page.getByRole("heading", { name: "Billing" }).first().isVisible(), "the billing page opens");
+  check((await page.getByRole("button", { name: /Subscribe|Manage billing/ }).count()) === 0, "no Stripe button without an API key");
+  await accessible("billing");
 
   // 6. The portal's own errors: a page with its navigation and headers.
   for (const [path, status, name] of [
