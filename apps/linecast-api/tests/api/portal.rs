@@ -548,7 +548,28 @@ async fn model_quality_shows_the_calibration_use_cases_numbers_and_its_diagram()
             m["log_loss"].as_f64().unwrap()
         );
         assert!(res.body.contains(&row), "{row} not in the page");
+        // Beside the skill, the games it compared (IMPLIED: none to compare).
+        let skill = match m["skill_vs_market"]["brier_skill"].as_f64() {
+            Some(v) => format!("{v:.4}"),
+            None => "–".to_owned(),
+        };
+        let paired = format!("<td>{skill}</td><td>{}</td>", m["n_paired"]);
+        assert!(res.body.contains(&paired), "{paired} not in the page");
     }
+    // Each figure is said in words, with the way to the API reference.
+    for term in [
+        "<dt>n</dt>",
+        "<dt>Brier</dt>",
+        "<dt>Log loss</dt>",
+        "<dt>Brier skill vs IMPLIED</dt>",
+        "<dt>Mean CLV</dt>",
+    ] {
+        assert!(res.body.contains(term), "{term} is not explained");
+    }
+    assert!(
+        res.body
+            .contains("href=\"/docs/payloads.md#calibration-get-apiv1modelssportmodel_typecalibration-ai-key\"")
+    );
     assert!(res.body.contains(&format!("{} graded games", api["games"])));
     let season = api["season"].as_str().unwrap();
     // The diagram's URL, as the page gives it (HTML-escaped).
