@@ -46,6 +46,7 @@ fn to_link(m: &stripe_links::Model) -> Result<StripeLink, AccountsError> {
         last_created: m.last_created,
         last_event_id: m.last_event_id.clone(),
         last_status: link_status(m)?,
+        period_end: m.period_end,
     })
 }
 
@@ -104,6 +105,7 @@ async fn apply_state(
     subscription: &str,
     status: SubscriptionStatus,
     grant: &PlanGrant,
+    period_end: Option<i64>,
     now: DateTime<Utc>,
 ) -> Result<Option<Customer>, AccountsError> {
     let same_subscription = link.stripe_subscription.as_deref() == Some(subscription);
@@ -135,6 +137,7 @@ async fn apply_state(
     row.last_created = Set(Some(created));
     row.last_event_id = Set(Some(event_id.to_owned()));
     row.last_status = Set(Some(status.code().to_owned()));
+    row.period_end = Set(period_end);
     row.updated_at = Set(now);
     row.update(txn).await.map_err(db_err)?;
     let plan = match grant.monthly_limit {
@@ -213,7 +216,19 @@ async fn subscription_event(
     if let Some(link) = link {
         let customer_id = link.customer_id;
         return Ok(
-            match apply_state(txn, link, &event.event_id, event.created, sub, state.status, grant, now).await? {
+            match apply_state(
+                txn,
+                link,
+                &event.event_id,
+                event.created,
+                sub,
+                state.status,
+                grant,
+                state.period_end,
+                now,
+            )
+            .await?
+            {
                 Some(customer) => BillingOutcome::Applied { customer },
                 None => BillingOutcome::Stale { customer_id },
             },
@@ -242,6 +257,7 @@ async fn subscription_event(
         plan: Set(Some(grant.plan.clone())),
         monthly_limit: Set(monthly_limit),
         price: Set(state.price.clone()),
+        period_end: Set(state.period_end),
         received_at: Set(now),
     };
     if held.is_some() {
@@ -277,6 +293,7 @@ async fn write_link(
         last_created: Set(kept.and_then(|l| l.last_created)),
         last_event_id: Set(kept.and_then(|l| l.last_event_id.clone())),
         last_status: Set(kept.and_then(|l| l.last_status.clone())),
+        period_end: Set(kept.and_then(|l| l.period_end)),
         updated_at: Set(now),
     };
     if existing.is_some() {
@@ -330,6 +347,7 @@ async fn apply_waiting(
                 &row.stripe_subscription,
                 status,
                 &grant,
+                row.period_end,
                 now,
             )
             .await?

@@ -90,6 +90,9 @@ struct Subscription {
     status: String,
     #[serde(default)]
     items: Option<Items>,
+    /// Where API versions before 2025-03-31 put it.
+    #[serde(default)]
+    current_period_end: Option<i64>,
 }
 
 #[derive(Deserialize)]
@@ -102,6 +105,9 @@ struct Items {
 struct Item {
     #[serde(default)]
     price: Option<Price>,
+    /// Where API versions from 2025-03-31 on put it (per item).
+    #[serde(default)]
+    current_period_end: Option<i64>,
 }
 
 #[derive(Deserialize)]
@@ -245,10 +251,13 @@ impl Reader {
                 } else {
                     status
                 };
-                let price = sub
-                    .items
-                    .and_then(|items| items.data.into_iter().next())
-                    .and_then(|item| item.price);
+                let first = sub.items.and_then(|items| items.data.into_iter().next());
+                // The subscription's own field (older API versions), else the
+                // first item's (from 2025-03-31, where Stripe moved it).
+                let period_end = sub
+                    .current_period_end
+                    .or_else(|| first.as_ref().and_then(|item| item.current_period_end));
+                let price = first.and_then(|item| item.price);
                 let (lookup_key, price_id) = price.map_or((None, None), |p| (p.lookup_key, p.id));
                 let plan = plans.grant(lookup_key.as_deref(), price_id.as_deref()).cloned();
                 Ok(Parsed::Event(BillingEvent {
@@ -260,6 +269,7 @@ impl Reader {
                         status,
                         plan,
                         price: lookup_key.or(price_id),
+                        period_end,
                     }),
                 }))
             }
@@ -323,8 +333,45 @@ mod tests {
                     monthly_limit: Some(500_000)
                 }),
                 price: Some("price_pro".into()),
+                period_end: Some(1_702_000_000),
             })
         );
+    }
+
+    #[test]
+    fn the_period_end_is_read_from_the_first_item_where_newer_api_versions_put_it() {
+        // API 2025-03-31 and later: no current_period_end on the
+        // subscription, one per item.
+        let body = UPDATED
+            .replace(
+                "\"api_version\": \"2024-06-20\"",
+                "\"api_version\": \"2025-10-29.clover\"",
+            )
+            .replace(
+                "\"cancel_at_period_end\": false, \"current_period_end\": 1702000000,",
+                "\"cancel_at_period_end\": false,",
+            )
+            .replace(
+                "\"quantity\": 1,",
+                "\"quantity\": 1, \"current_period_start\": 1699400000, \"current_period_end\": 1702000999,",
+            );
+        assert!(!body.contains("1702000000"));
+        let Parsed::Event(event) = reader().read(body.as_bytes()).unwrap() else {
+            panic!("ignored")
+        };
+        let BillingEventKind::Subscription(state) = event.kind else {
+            panic!("a subscription event")
+        };
+        assert_eq!(state.period_end, Some(1_702_000_999));
+        // Neither place: unknown, not an error.
+        let none = body.replace(" \"current_period_end\": 1702000999,", "");
+        let Parsed::Event(event) = reader().read(none.as_bytes()).unwrap() else {
+            panic!("ignored")
+        };
+        let BillingEventKind::Subscription(state) = event.kind else {
+            panic!("a subscription event")
+        };
+        assert_eq!(state.period_end, None);
     }
 
     #[test]
@@ -342,6 +389,7 @@ mod tests {
                 status: SubscriptionStatus::Canceled,
                 plan: None,
                 price: Some("enterprise".into()),
+                period_end: Some(1_702_000_000),
             })
         );
     }

@@ -126,6 +126,10 @@ struct BillingPage {
     status: String,
     serves: bool,
     linked: bool,
+    /// The current period's end as Stripe last reported it, with its
+    /// label: `Current period ends`, or `Period ended` once the
+    /// subscription has ended.
+    period: Option<(&'static str, String)>,
     events: Vec<EventRow>,
     /// Stripe's API is configured.
     online: bool,
@@ -174,6 +178,7 @@ pub async fn billing(state: web::Data<AppState>, signed: SignedIn, req: actix_we
             status: customer.api_subscription_status.code().to_owned(),
             serves: customer.api_subscription_status.grants_access(),
             linked: account.link.is_some(),
+            period: account.link.as_ref().and_then(period_shown),
             events: account
                 .events
                 .into_iter()
@@ -188,6 +193,20 @@ pub async fn billing(state: web::Data<AppState>, signed: SignedIn, req: actix_we
             returned: req.query_string() == "checkout=done",
         },
     )
+}
+
+/// The period end of `link` as the page shows it, if Stripe reported one.
+fn period_shown(link: &linecast_core::ports::billing::StripeLink) -> Option<(&'static str, String)> {
+    let end = chrono::DateTime::from_timestamp(link.period_end?, 0)?;
+    let label = if link
+        .last_status
+        .is_some_and(linecast_core::SubscriptionStatus::is_terminal)
+    {
+        "Period ended"
+    } else {
+        "Current period ends"
+    };
+    Some((label, end.format("%Y-%m-%d %H:%M UTC").to_string()))
 }
 
 /// The form's `attempt`: 32 hex digits, as the page drew it.

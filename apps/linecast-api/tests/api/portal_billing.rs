@@ -384,16 +384,21 @@ async fn subscribe_opens_a_checkout_whose_reference_the_webhook_links_and_then_m
     .unwrap();
     let (status, ack) = deliver(&app, Some(&signed(OLD, &completed)), &completed).await;
     assert_eq!((status, ack["outcome"].as_str()), (200, Some("linked")), "{ack}");
-    let active = String::from_utf8(crate::billing::subscription_event(
+    let mut active: serde_json::Value = serde_json::from_slice(&crate::billing::subscription_event(
         "evt_portal_active",
         "customer.subscription.created",
         created + 1,
         "active",
         "price_ai",
     ))
-    .unwrap()
-    .replace("\"cus_1\"", "\"cus_portal\"")
-    .replace("\"sub_1\"", "\"sub_portal\"");
+    .unwrap();
+    // Where Stripe's current API versions put the period's end: on the item.
+    // 1798761600 is 2027-01-01T00:00:00Z.
+    active["data"]["object"]["items"]["data"][0]["current_period_end"] = serde_json::json!(1_798_761_600_i64);
+    let active = active
+        .to_string()
+        .replace("\"cus_1\"", "\"cus_portal\"")
+        .replace("\"sub_1\"", "\"sub_portal\"");
     let (status, ack) = deliver(&app, Some(&signed(OLD, active.as_bytes())), active.as_bytes()).await;
     assert_eq!((status, ack["outcome"].as_str()), (200, Some("applied")), "{ack}");
     let customer = app.ports.accounts.get_customer(customer_id).await.unwrap();
@@ -402,6 +407,12 @@ async fn subscribe_opens_a_checkout_whose_reference_the_webhook_links_and_then_m
     // Now: the plan and status, the ledger's events, Manage and no Subscribe.
     let page = get(&app, "/portal/billing", &cookie).await;
     assert!(page.body.contains("active"), "{}", page.body);
+    assert!(
+        page.body
+            .contains("<dt>Current period ends</dt><dd>2027-01-01 00:00 UTC</dd>"),
+        "{}",
+        page.body
+    );
     assert!(
         page.body.contains("evt_portal_active") && page.body.contains("evt_portal_checkout"),
         "{}",

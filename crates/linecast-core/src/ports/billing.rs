@@ -71,6 +71,9 @@ pub struct SubscriptionState {
     pub plan: Option<PlanGrant>,
     /// The price's lookup key or id, for the audit line and the warning.
     pub price: Option<String>,
+    /// When the subscription's current period ends (Unix seconds), as the
+    /// event reports it; `None` when it does not.
+    pub period_end: Option<i64>,
 }
 
 /// One billing event, read from the provider's JSON.
@@ -110,6 +113,9 @@ pub struct StripeLink {
     pub last_event_id: Option<String>,
     /// The status the last event applied set.
     pub last_status: Option<SubscriptionStatus>,
+    /// The current period's end (Unix seconds) the last event applied
+    /// reported.
+    pub period_end: Option<i64>,
 }
 
 impl StripeLink {
@@ -312,6 +318,8 @@ mod tests {
             last_created: Some(1),
             last_event_id: None,
             last_status,
+            period_end: None,
+            period_end: None,
         }
     }
 

@@ -225,6 +225,7 @@ mod tests {
             last_created: None,
             last_event_id: None,
             last_status: last,
+            period_end: None,
         }
     }
 

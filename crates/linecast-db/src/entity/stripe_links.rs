@@ -13,6 +13,7 @@ pub struct Model {
     pub last_created: Option<i64>,
     pub last_event_id: Option<String>,
     pub last_status: Option<String>,
+    pub period_end: Option<i64>,
     pub updated_at: DateTimeUtc,
 }
 

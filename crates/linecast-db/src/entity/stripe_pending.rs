@@ -15,6 +15,7 @@ pub struct Model {
     pub plan: Option<String>,
     pub monthly_limit: Option<i64>,
     pub price: Option<String>,
+    pub period_end: Option<i64>,
     pub received_at: DateTimeUtc,
 }
 

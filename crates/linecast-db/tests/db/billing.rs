@@ -42,9 +42,13 @@ fn subscription(id: &str, created: i64, status: SubscriptionStatus, plan: Option
                 monthly_limit,
             }),
             price: Some("price_x".to_owned()),
+            // A 30-day period starting at the event.
+            period_end: Some(created + PERIOD),
         }),
     }
 }
+
+const PERIOD: i64 = 30 * 86_400;
 
 async fn fresh(url: &str) -> SeaAccounts {
     SeaAccounts::connect(url).await.unwrap()
@@ -660,4 +664,36 @@ pub async fn a_link_by_hand_applies_what_waited_for_it(url: String) {
             .await,
         Err(linecast_core::AccountsError::NotFound)
     ));
+}
+
+pub async fn the_period_end_of_the_event_applied_is_kept_and_an_older_event_leaves_it(url: String) {
+    let db = fresh(&url).await;
+    let ada = db.create_customer(new_customer("ada@example.com"), t0()).await.unwrap();
+    // The subscription event arrives before its checkout: it waits, with
+    // its period end, and the checkout applies it.
+    let first = subscription("evt_1", 200, SubscriptionStatus::Active, Some(("ai", None)));
+    assert_eq!(db.apply_billing(&first, at(0)).await.unwrap(), BillingOutcome::Pending);
+    db.apply_billing(&checkout("evt_2", 100, None, Some(ada.customer_id)), at(1))
+        .await
+        .unwrap();
+    let link = db.stripe_link(ada.customer_id).await.unwrap().unwrap();
+    assert_eq!(link.period_end, Some(200 + 30 * 86_400));
+    // A renewal moves it; an older event delivered late does not.
+    let renewed = subscription(
+        "evt_3",
+        300 + 30 * 86_400,
+        SubscriptionStatus::Active,
+        Some(("ai", None)),
+    );
+    assert!(matches!(
+        db.apply_billing(&renewed, at(2)).await.unwrap(),
+        BillingOutcome::Applied { .. }
+    ));
+    let late = subscription("evt_4", 250, SubscriptionStatus::PastDue, Some(("ai", None)));
+    assert!(matches!(
+        db.apply_billing(&late, at(3)).await.unwrap(),
+        BillingOutcome::Stale { .. }
+    ));
+    let link = db.stripe_link(ada.customer_id).await.unwrap().unwrap();
+    assert_eq!(link.period_end, Some(300 + 2 * 30 * 86_400));
 }

@@ -61,6 +61,7 @@ on_every_backend!(
     billing::an_unmapped_price_or_another_subscription_changes_nothing,
     billing::an_end_is_final_within_its_second,
     billing::a_link_by_hand_applies_what_waited_for_it,
+    billing::the_period_end_of_the_event_applied_is_kept_and_an_older_event_leaves_it,
     usage::concurrent_usage_increments_are_never_lost_or_doubled,
     usage::a_usage_batch_merges_increments_and_keeps_months_apart,
     usage::a_usage_batch_writes_monthly_and_daily_counts_together,
