@@ -319,7 +319,6 @@ mod tests {
             last_event_id: None,
             last_status,
             period_end: None,
-            period_end: None,
         }
     }
 
