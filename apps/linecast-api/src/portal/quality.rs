@@ -11,7 +11,6 @@
 //! refused; a page shown, and a diagram drawn, each count one request.
 
 use actix_web::http::StatusCode;
-use actix_web::http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderName, HeaderValue};
 use actix_web::{HttpResponse, web};
 use askama::Template;
 use linecast_core::services::access::{Policy, Refusal};
@@ -24,7 +23,7 @@ use super::session::SignedIn;
 use crate::auth::next_reset;
 use crate::endpoint::{Access, NO_STORE};
 use crate::error::ApiError;
-use crate::presentation::calibration::{DEFAULT_DIAGRAM_MODELS, SVG_POLICY, reliability_svg};
+use crate::presentation::calibration::{CalibrationView, DEFAULT_DIAGRAM_MODELS};
 use crate::routes::table;
 use crate::state::AppState;
 
@@ -340,8 +339,16 @@ fn refused_page(status: StatusCode, signed: &SignedIn, choice: &Choice, notice: 
 }
 
 /// `GET /portal/quality/diagram.svg`: the reliability diagram of the page's
-/// choice (BLEND and IMPLIED), for its `<img>`.
-pub async fn diagram(state: web::Data<AppState>, signed: SignedIn, query: web::Query<QualityQuery>) -> HttpResponse {
+/// choice (BLEND and IMPLIED), for its `<img>`. It is the API's body for
+/// `/calibration?format=svg` with the same choice, served from the same
+/// memo and response cache (`responses::serve_as`), so the diagram is drawn
+/// once for both and goes out with its ETag and content coding.
+pub async fn diagram(
+    req: actix_web::HttpRequest,
+    state: web::Data<AppState>,
+    signed: SignedIn,
+    query: web::Query<QualityQuery>,
+) -> HttpResponse {
     let choice = match Choice::of(&query) {
         Ok(c) => c,
         Err(e) => return api_error_page(&e),
@@ -349,39 +356,21 @@ pub async fn diagram(state: web::Data<AppState>, signed: SignedIn, query: web::Q
     if let Err((status, notice)) = admit_view(&state, &signed).await {
         return error_page(status, &notice);
     }
-    let now = state.clock.now();
-    let calibration = match state
-        .releases
-        .calibration(
-            &state.history,
-            choice.sport,
-            choice.model_type,
-            choice.season,
-            choice.source,
-            now,
-        )
-        .await
-    {
-        Ok(derived) => derived.value,
-        Err(e) => return api_error_page(&ApiError::from(e)),
-    };
-    match reliability_svg(&calibration.0, choice.source, &calibration.1, &DEFAULT_DIAGRAM_MODELS) {
-        Ok(svg) => {
-            let mut res = HttpResponse::Ok().body(svg);
-            res.headers_mut()
-                .insert(CONTENT_TYPE, HeaderValue::from_static("image/svg+xml"));
-            res.headers_mut()
-                .insert(CACHE_CONTROL, HeaderValue::from_static(NO_STORE));
-            res.headers_mut().insert(
-                HeaderName::from_static("content-security-policy"),
-                HeaderValue::from_static(SVG_POLICY),
-            );
-            res.headers_mut().insert(
-                HeaderName::from_static("x-content-type-options"),
-                HeaderValue::from_static("nosniff"),
-            );
-            res
-        }
-        Err(e) => error_page(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
-    }
+    let (sport, model_type, named, source) = (choice.sport, choice.model_type, choice.season, choice.source);
+    let view = CalibrationView::Svg(DEFAULT_DIAGRAM_MODELS.to_vec());
+    let served = crate::responses::pipeline::serve_as(
+        &req,
+        &state.responses,
+        &table::CALIBRATION,
+        // The parameters exactly as the API's calibration handler keys them.
+        &(sport, model_type, named, source, &view),
+        |now| {
+            state
+                .releases
+                .calibration(&state.history, sport, model_type, named, source, now)
+        },
+        |(data, calibration)| view.render(data, source, calibration),
+    )
+    .await;
+    served.unwrap_or_else(|e| api_error_page(&e))
 }

@@ -49,10 +49,36 @@ where
     R: FnOnce(&T) -> Result<Rendered, ApiError>,
 {
     let route = row(req)?;
+    serve_as(req, state, route, params, load, render).await
+}
+
+/// [`serve`] of the body another route serves for the same parameters:
+/// the memo and the response cache are `of`'s, so a body that route made is
+/// answered here, not made again (the portal's reliability diagram is the
+/// API's `format=svg` calibration body); the request's own row gives the
+/// caching headers. ETag, `If-None-Match` and the content coding are as for
+/// every read.
+pub async fn serve_as<P, T, E, L, Fut, R>(
+    req: &HttpRequest,
+    state: &Responses,
+    of: &'static crate::endpoint::Endpoint,
+    params: &P,
+    load: L,
+    render: R,
+) -> Result<HttpResponse, ApiError>
+where
+    P: Debug + Hash + ?Sized,
+    L: FnOnce(DateTime<Utc>) -> Fut,
+    Fut: Future<Output = Result<Derived<T>, E>>,
+    ApiError: From<E>,
+    R: FnOnce(&T) -> Result<Rendered, ApiError>,
+{
+    let cache_control = row(req)?.cache_control();
+    let route = of;
     let now = state.clock.now();
     let date = et_date_of_minute(now);
     if let Some(body) = state.memo.get(route.name, params, date) {
-        return Ok(body.respond(req, route.cache_control()));
+        return Ok(body.respond(req, cache_control));
     }
     // A miss: the core read, then the body for its key (rendered once per
     // key). Boxed: it awaits the store and the response cache, a large
@@ -64,7 +90,7 @@ where
     })
     .await?;
     state.memo.put(route.name, params, date, body.clone());
-    Ok(body.respond(req, route.cache_control()))
+    Ok(body.respond(req, cache_control))
 }
 
 /// [`serve`] for a route whose bodies can be large (exports, results

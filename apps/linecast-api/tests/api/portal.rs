@@ -596,6 +596,55 @@ async fn model_quality_shows_the_calibration_use_cases_numbers_and_its_diagram()
     assert!(bad.body.contains("Invalid sport"), "{}", bad.body);
 }
 
+/// The portal's diagram is the API's `format=svg` calibration body for the
+/// same choice: the same bytes and ETag, no second body in the response
+/// cache, and it goes out compressed when the browser asks, as every body.
+#[tokio::test]
+async fn the_portal_diagram_is_the_apis_cached_svg_not_a_second_drawing() {
+    let (app, _) = app_with_clock().await;
+    let (_, pair) = sign_in(&app, &app.api_key).await;
+    let (status, api) = app
+        .get_authed_json("/api/v1/models/nba/won_on_points/calibration?source=all")
+        .await;
+    assert_eq!(status, 200);
+    let season = api["season"].as_str().unwrap().to_owned();
+    let from_api = app
+        .get_keyed(
+            &format!("/api/v1/models/nba/won_on_points/calibration?source=all&season={season}&format=svg"),
+            &app.api_key,
+            &[],
+        )
+        .await;
+    assert_eq!(from_api.status(), 200);
+    let api_etag = from_api.headers()["etag"].to_str().unwrap().to_owned();
+    let api_bytes = from_api.bytes().await.unwrap();
+    let bodies = app.state.responses.bodies.stats().entries;
+    let diagram = format!("/portal/quality/diagram.svg?sport=nba&market=won_on_points&season={season}&source=all");
+    let portal = get(&app, &diagram, Some(&pair)).await;
+    assert_eq!(portal.status, 200);
+    assert_eq!(portal.header("etag"), Some(api_etag.as_str()));
+    assert_eq!(portal.body.as_bytes(), &api_bytes[..]);
+    assert_eq!(portal.header("content-type"), Some("image/svg+xml"));
+    assert_eq!(portal.header("content-security-policy"), Some("default-src 'none'"));
+    assert_eq!(
+        app.state.responses.bodies.stats().entries,
+        bodies,
+        "no second body was made"
+    );
+    let gzip = browser()
+        .get(format!("{}{diagram}", app.address))
+        .header("Cookie", &pair)
+        .header("Accept-Encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        gzip.headers().get("content-encoding").map(|v| v.to_str().unwrap()),
+        Some("gzip")
+    );
+    assert_eq!(gzip.headers()["cache-control"], "no-store");
+}
+
 #[tokio::test]
 async fn the_data_page_shows_every_sport_and_refresh_signs_links_with_the_csrf_token() {
     let (app, _) = app_with_clock().await;
