@@ -94,9 +94,12 @@ impl BodyDeadline {
     /// answer is dropped and the request answered 408, `Connection: close`.
     /// Any answer sent before its body was read to the end closes the
     /// connection.
+    /// `shape` makes the 408 as the path answers errors (the portal's page
+    /// under `/portal`); the connection is closed whatever it returns.
     pub fn race(
         self,
         answer: LocalBoxFuture<'static, Result<ServiceResponse, actix_web::Error>>,
+        shape: fn(actix_web::HttpResponse) -> actix_web::HttpResponse,
     ) -> LocalBoxFuture<'static, Result<ServiceResponse, actix_web::Error>> {
         Box::pin(async move {
             let mut answer = answer;
@@ -118,7 +121,7 @@ impl BodyDeadline {
                             seconds(self.limit)
                         ),
                     );
-                    ServiceResponse::new(self.request, res)
+                    ServiceResponse::new(self.request, shape(res))
                 }
             };
             if self.received.get() {

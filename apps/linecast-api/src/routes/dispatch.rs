@@ -344,13 +344,17 @@ impl Service<ServiceRequest> for DispatchService {
         let deadline = crate::stall::BodyDeadline::arm(&mut req, inner.body_timeout);
         // Under /portal every error is a portal page, whoever made it (a
         // handler, an extractor, the gate, the body deadline).
+        // The page is made inside the deadline's race, so a 408 that ends
+        // the connection keeps its connection handling (closed, the unread
+        // body held until the answer is sent).
         let portal = crate::portal::html::under_portal(req.path()).then(|| req.request().clone());
-        let answer = Self::answer(inner, found, req);
-        let answer = match deadline {
-            Some(deadline) => deadline.race(answer),
-            None => answer,
+        let shape: fn(actix_web::HttpResponse) -> actix_web::HttpResponse = if portal.is_some() {
+            crate::portal::html::as_page
+        } else {
+            std::convert::identity
         };
-        match portal {
+        let answer = Self::answer(inner, found, req);
+        let answer = match portal {
             Some(http) => Box::pin(async move {
                 let res = match answer.await {
                     Ok(res) => res,
@@ -359,6 +363,10 @@ impl Service<ServiceRequest> for DispatchService {
                 let (req, res) = res.into_parts();
                 Ok(ServiceResponse::new(req, crate::portal::html::as_page(res)))
             }),
+            None => answer,
+        };
+        match deadline {
+            Some(deadline) => deadline.race(answer, shape),
             None => answer,
         }
     }
