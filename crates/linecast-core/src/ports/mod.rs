@@ -7,6 +7,7 @@ pub mod key_directory;
 pub mod limits;
 pub mod markets;
 pub mod releases;
+pub mod request_log;
 pub mod sessions;
 pub mod signer;
 pub mod slots;

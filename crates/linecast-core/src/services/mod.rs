@@ -11,6 +11,7 @@ pub mod keys;
 pub mod markets;
 pub mod portal;
 pub mod releases;
+pub mod request_log;
 pub mod slate;
 pub mod slots;
 pub mod strategies;

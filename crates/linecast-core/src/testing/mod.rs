@@ -6,11 +6,13 @@
 pub mod accounts;
 pub mod limits;
 pub mod markets;
+pub mod request_log;
 pub mod signer;
 pub mod store;
 
 pub use accounts::MemoryAccounts;
 pub use limits::MemoryLimiter;
 pub use markets::MemoryMarkets;
+pub use request_log::MemoryRequestLog;
 pub use signer::MemorySigner;
 pub use store::MemoryStore;

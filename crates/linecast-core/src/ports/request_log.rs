@@ -1,0 +1,154 @@
+//! The request log: each customer's own API requests (time, key, method,
+//! route template, status, duration, request id), written in batches by the
+//! usage flush round and read by the portal's Requests page. Never a key,
+//! a token, a raw path or a query string: a route is its template.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+use super::accounts::{AccountsError, Day};
+
+/// Longest request id kept (the ids the server echoes are 1 to 128
+/// characters of `A-Z a-z 0-9 . _ : -`).
+pub const REQUEST_ID_MAX: usize = 128;
+
+/// A request id held inline, so recording a request allocates nothing.
+#[derive(Clone, Copy)]
+pub struct RequestId {
+    bytes: [u8; REQUEST_ID_MAX],
+    len: u8,
+}
+
+impl RequestId {
+    /// The id, cut to [`REQUEST_ID_MAX`] bytes (at a character boundary).
+    pub fn new(id: &str) -> Self {
+        let mut end = id.len().min(REQUEST_ID_MAX);
+        while !id.is_char_boundary(end) {
+            end -= 1;
+        }
+        let mut bytes = [0; REQUEST_ID_MAX];
+        bytes[..end].copy_from_slice(&id.as_bytes()[..end]);
+        Self {
+            bytes,
+            len: u8::try_from(end).unwrap_or(u8::MAX),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Debug for RequestId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq for RequestId {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for RequestId {}
+
+/// One answered request, as the request path records it: no allocation,
+/// every text a `'static` name or the inline id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoggedRequest {
+    pub customer_id: i64,
+    pub key_id: i64,
+    pub at: DateTime<Utc>,
+    /// `GET`, `POST`, ...
+    pub method: &'static str,
+    /// The route template (`/api/v1/predictions/{sport}/{model_type}`).
+    pub route: &'static str,
+    pub status: u16,
+    pub duration_us: u64,
+    pub request_id: RequestId,
+}
+
+/// A stored request, as the log reads it back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestRow {
+    pub at: DateTime<Utc>,
+    pub key_id: i64,
+    pub method: String,
+    pub route: String,
+    pub status: u16,
+    pub duration_us: u64,
+    pub request_id: String,
+}
+
+/// Which stored requests to read: all of one customer's since an instant,
+/// narrowed by key, status class (`2` for 2xx, ...) and route template.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RequestFilter {
+    pub key_id: Option<i64>,
+    /// The status' hundreds digit: 2, 3, 4 or 5.
+    pub status_class: Option<u16>,
+    pub route: Option<String>,
+}
+
+/// What one customer-day holds beyond its rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DayTotals {
+    pub day: Day,
+    /// Requests recorded that day, stored or not.
+    pub offered: u64,
+    /// Those past the day's cap: counted, not stored.
+    pub over_cap: u64,
+}
+
+/// Stored requests per UTC day and one grouping value (a key id or a route
+/// template).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DayCount<T> {
+    pub day: Day,
+    pub by: T,
+    pub requests: u64,
+}
+
+/// Where logged requests are kept.
+#[async_trait]
+pub trait RequestLogStore: Send + Sync {
+    /// Stores `batch` in one transaction, at most `cap_per_day` rows per
+    /// customer and UTC day (of `at`), counting every request of the batch
+    /// against its day, stored or not; concurrent batches share each day's
+    /// cap.
+    async fn append_requests(&self, batch: &[LoggedRequest], cap_per_day: u64) -> Result<(), AccountsError>;
+
+    /// Deletes rows older than `before`, and day totals of days before its
+    /// day. Returns the rows deleted.
+    async fn prune_requests(&self, before: DateTime<Utc>) -> Result<u64, AccountsError>;
+
+    /// The customer's stored requests since `since` matching `filter`,
+    /// newest first, at most `limit`.
+    async fn requests(
+        &self,
+        customer_id: i64,
+        since: DateTime<Utc>,
+        filter: &RequestFilter,
+        limit: u64,
+    ) -> Result<Vec<RequestRow>, AccountsError>;
+
+    /// How many stored requests since `since` match `filter`.
+    async fn count_requests(
+        &self,
+        customer_id: i64,
+        since: DateTime<Utc>,
+        filter: &RequestFilter,
+    ) -> Result<u64, AccountsError>;
+
+    /// Stored requests per day and key, and per day and route, since the
+    /// day `from` (both oldest day first).
+    async fn requests_per_day(
+        &self,
+        customer_id: i64,
+        from: Day,
+    ) -> Result<(Vec<DayCount<i64>>, Vec<DayCount<String>>), AccountsError>;
+
+    /// The customer's day totals since `from`, oldest first.
+    async fn request_day_totals(&self, customer_id: i64, from: Day) -> Result<Vec<DayTotals>, AccountsError>;
+}
