@@ -15,6 +15,7 @@ mod error;
 pub mod migration;
 mod pinned;
 mod releases;
+mod request_log;
 pub mod schema;
 mod sessions;
 mod sql;

@@ -324,3 +324,60 @@ impl linecast_core::ports::releases::ReleaseLog for PinnedAccounts {
         self.run(move |a| async move { a.forget_before(before).await }).await
     }
 }
+
+#[async_trait]
+impl linecast_core::ports::request_log::RequestLogStore for PinnedAccounts {
+    // The flush round's write runs to its end, like the usage batch: its
+    // commit may have happened when a timeout would abandon it.
+    async fn append_requests(
+        &self,
+        batch: &[linecast_core::ports::request_log::LoggedRequest],
+        cap_per_day: u64,
+    ) -> Result<(), AccountsError> {
+        let batch = batch.to_vec();
+        self.run_unbounded(move |a| async move { a.append_requests(&batch, cap_per_day).await })
+            .await
+    }
+    async fn prune_requests(&self, before: DateTime<Utc>) -> Result<u64, AccountsError> {
+        self.run(move |a| async move { a.prune_requests(before).await }).await
+    }
+    async fn requests(
+        &self,
+        customer_id: i64,
+        since: DateTime<Utc>,
+        filter: &linecast_core::ports::request_log::RequestFilter,
+        limit: u64,
+    ) -> Result<Vec<linecast_core::ports::request_log::RequestRow>, AccountsError> {
+        let filter = filter.clone();
+        self.run(move |a| async move { a.requests(customer_id, since, &filter, limit).await })
+            .await
+    }
+    async fn count_requests(
+        &self,
+        customer_id: i64,
+        since: DateTime<Utc>,
+        filter: &linecast_core::ports::request_log::RequestFilter,
+    ) -> Result<u64, AccountsError> {
+        let filter = filter.clone();
+        self.run(move |a| async move { a.count_requests(customer_id, since, &filter).await })
+            .await
+    }
+    async fn requests_per_day(
+        &self,
+        customer_id: i64,
+        from: Day,
+    ) -> Result<
+        (
+            Vec<linecast_core::ports::request_log::DayCount<i64>>,
+            Vec<linecast_core::ports::request_log::DayCount<String>>,
+        ),
+        AccountsError,
+    > {
+        self.run(move |a| async move { a.requests_per_day(customer_id, from).await })
+            .await
+    }
+    async fn requests_offered(&self, customer_id: i64, from: Day) -> Result<Vec<(Day, u64)>, AccountsError> {
+        self.run(move |a| async move { a.requests_offered(customer_id, from).await })
+            .await
+    }
+}

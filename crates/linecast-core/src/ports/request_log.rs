@@ -149,6 +149,7 @@ pub trait RequestLogStore: Send + Sync {
         from: Day,
     ) -> Result<(Vec<DayCount<i64>>, Vec<DayCount<String>>), AccountsError>;
 
-    /// The customer's day totals since `from`, oldest first.
-    async fn request_day_totals(&self, customer_id: i64, from: Day) -> Result<Vec<DayTotals>, AccountsError>;
+    /// The requests recorded (stored or not) per day of the customer since
+    /// `from`, oldest first; days without any are absent.
+    async fn requests_offered(&self, customer_id: i64, from: Day) -> Result<Vec<(Day, u64)>, AccountsError>;
 }

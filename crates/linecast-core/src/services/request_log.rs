@@ -164,7 +164,19 @@ impl RequestLog {
             self.store.count_requests(customer_id, since, filter).await?
         };
         let (per_key, per_route) = self.store.requests_per_day(customer_id, from).await?;
-        let totals = self.store.request_day_totals(customer_id, from).await?;
+        // Every day stores at most the cap, so what it recorded past the cap
+        // is what it did not store (pruning a day's first hours leaves it).
+        let totals = self
+            .store
+            .requests_offered(customer_id, from)
+            .await?
+            .into_iter()
+            .map(|(day, offered)| DayTotals {
+                day,
+                offered,
+                over_cap: offered.saturating_sub(DAILY_CAP),
+            })
+            .collect();
         Ok(RequestPage {
             since,
             rows,

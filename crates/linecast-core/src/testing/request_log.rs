@@ -1,14 +1,14 @@
 //! `MemoryRequestLog`: the request log's store in memory, with the same
 //! per-day cap and pruning rules as the database's.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use crate::ports::accounts::{AccountsError, Day, day_of};
-use crate::ports::request_log::{DayCount, DayTotals, LoggedRequest, RequestFilter, RequestLogStore, RequestRow};
+use crate::ports::request_log::{DayCount, LoggedRequest, RequestFilter, RequestLogStore, RequestRow};
 
 #[derive(Default)]
 struct Inner {
@@ -155,26 +155,13 @@ impl RequestLogStore for MemoryRequestLog {
         ))
     }
 
-    async fn request_day_totals(&self, customer_id: i64, from: Day) -> Result<Vec<DayTotals>, AccountsError> {
+    async fn requests_offered(&self, customer_id: i64, from: Day) -> Result<Vec<(Day, u64)>, AccountsError> {
         let inner = self.lock()?;
-        let stored: HashMap<Day, u64> =
-            inner
-                .rows
-                .iter()
-                .filter(|(c, _)| *c == customer_id)
-                .fold(HashMap::new(), |mut m, (_, r)| {
-                    *m.entry(day_of(r.at)).or_insert(0) += 1;
-                    m
-                });
         Ok(inner
             .offered
             .iter()
             .filter(|((c, day), _)| *c == customer_id && *day >= from)
-            .map(|(&(_, day), &offered)| DayTotals {
-                day,
-                offered,
-                over_cap: offered.saturating_sub(stored.get(&day).copied().unwrap_or(0)),
-            })
+            .map(|(&(_, day), &offered)| (day, offered))
             .collect())
     }
 }

@@ -12,6 +12,7 @@ mod m0005_portal_links;
 mod m0006_billing_guard;
 mod m0007_kept_releases;
 mod m0008_portal_flashes;
+mod m0009_request_log;
 mod m0010_billing_period_end;
 
 /// The migrations, in order.
@@ -30,6 +31,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0006_billing_guard::Migration),
             Box::new(m0007_kept_releases::Migration),
             Box::new(m0008_portal_flashes::Migration),
+            Box::new(m0009_request_log::Migration),
             Box::new(m0010_billing_period_end::Migration),
         ]
     }

@@ -8,6 +8,7 @@ mod accounts;
 mod billing;
 mod connect;
 mod releases;
+mod request_log;
 mod schema;
 mod support;
 mod usage;
@@ -69,6 +70,8 @@ on_every_backend!(
     usage::usage_counts_survive_a_reconnect,
     usage::concurrent_refreshes_never_take_more_than_the_limit,
     usage::a_refresh_limit_of_zero_takes_nothing,
+    request_log::concurrent_batches_share_the_days_cap_exactly,
+    request_log::requests_are_filtered_counted_per_day_and_pruned,
     releases::a_release_is_recorded_once_by_whichever_instance_comes_first,
     releases::releases_read_back_oldest_first_per_series_and_are_forgotten_before_a_cutoff,
     schema::a_fresh_database_is_refused_by_check_and_migrated_once_by_migrate,
