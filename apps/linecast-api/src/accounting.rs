@@ -1,7 +1,9 @@
 //! The server's usage flush round: core's `Usage::flush` persists buffered
 //! counts (keeping the health the access decision reads) and `last_used_at`
-//! of the keys used since the last round; this logs and exports the
-//! metrics. The timing rules are the limits crate's `Flusher`.
+//! of the keys used since the last round, then the request log's buffer goes
+//! to its table in one batch (core's `RequestLog::flush`, which also prunes
+//! past the retention once an hour); this logs and exports the metrics. The
+//! timing rules are the limits crate's `Flusher`.
 
 use std::time::Duration;
 
@@ -27,6 +29,11 @@ pub async fn flush_once(state: &AppState) {
         tracing::warn!(error = %e, "last_used_at update failed");
     }
     crate::metrics::usage_flush(report.lag < FLUSH_EVERY * 2, report.lag.as_secs_f64());
+    let logged = state.request_log.flush(state.clock.now()).await;
+    if let Err(e) = &logged {
+        tracing::warn!(error = %e, "request log flush failed; its batch stays buffered");
+    }
+    crate::metrics::request_log_flush(logged.is_ok(), state.request_log.dropped());
 }
 
 /// The periodic flusher: the limits crate's (one round a second, delayed

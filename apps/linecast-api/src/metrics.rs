@@ -220,6 +220,14 @@ pub fn usage_flush(ok: bool, seconds_since_last_success: f64) {
     metrics::gauge!("linecast_usage_flush_lag_seconds").set(seconds_since_last_success);
 }
 
+/// One request-log flush, and the requests the log's buffer dropped since
+/// start (full between two flushes).
+pub fn request_log_flush(ok: bool, dropped: u64) {
+    let result = if ok { "ok" } else { "error" };
+    metrics::counter!("linecast_request_log_flushes_total", "result" => result).increment(1);
+    metrics::counter!("linecast_request_log_dropped_total").absolute(dropped);
+}
+
 /// A dependency's last health probe (1 up, 0 down).
 pub fn dependency_up(dependency: &str, up: bool) {
     metrics::gauge!("linecast_dependency_up", "dependency" => dependency.to_owned()).set(if up { 1.0 } else { 0.0 });

@@ -162,6 +162,10 @@ pub struct Settings {
     /// predictions or odds (its record and archived bytes) is kept; unset
     /// or 0 keeps every release (whole days, at most 36500).
     pub release_retention_days: Option<u32>,
+    /// `LINECAST_REQUEST_LOG_DAYS`: how many days the request log (the
+    /// portal's Requests page) keeps each request (default 7; whole days,
+    /// 1 to 90).
+    pub request_log_days: u32,
     /// How long the stop may take once the server has drained: giving back
     /// slots and leases, then the final usage flush, each cut off when it
     /// hangs ([`STOP_BOUND`]; not a setting, tests raise it).
@@ -320,6 +324,7 @@ pub const FILE_SETTINGS: &[&str] = &[
     "LINECAST_SHUTDOWN_TIMEOUT_SECS",
     "LINECAST_STORE_TIMEOUT_SECS",
     "LINECAST_RELEASE_RETENTION_DAYS",
+    "LINECAST_REQUEST_LOG_DAYS",
     "LINECAST_DRAIN_GRACE_SECS",
     "LINECAST_METRICS_BIND",
     "LINECAST_PUBLIC_URL",
@@ -714,6 +719,14 @@ impl Settings {
             ));
         }
         let release_retention_days = u32::try_from(release_retention_days).ok().filter(|d| *d > 0);
+        let request_log_days = number(
+            "LINECAST_REQUEST_LOG_DAYS",
+            u64::from(linecast_core::services::request_log::DEFAULT_RETENTION_DAYS),
+        )?;
+        let request_log_days = u32::try_from(request_log_days)
+            .ok()
+            .filter(|d| (1..=90).contains(d))
+            .ok_or_else(|| bad("LINECAST_REQUEST_LOG_DAYS", "whole days, from 1 to 90"))?;
         let metrics_bind = env("LINECAST_METRICS_BIND")
             .filter(|s| !s.is_empty())
             .map(|v| v.parse().map_err(|e| bad("LINECAST_METRICS_BIND", e)))
@@ -859,6 +872,7 @@ impl Settings {
             store_timeout,
             shutdown_timeout,
             release_retention_days,
+            request_log_days,
             stop_bound: STOP_BOUND,
         })
     }
@@ -911,6 +925,7 @@ impl Settings {
             store_timeout: DEFAULT_STORE_TIMEOUT,
             shutdown_timeout: crate::startup::SHUTDOWN_TIMEOUT_SECS,
             release_retention_days: None,
+            request_log_days: linecast_core::services::request_log::DEFAULT_RETENTION_DAYS,
             stop_bound: std::time::Duration::from_mins(1),
             auth_enabled: true,
             freeze_rate_clock: true,

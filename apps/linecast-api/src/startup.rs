@@ -345,8 +345,13 @@ impl Application {
             cookie: crate::portal::cookie::CookiePolicy { secure: !settings.demo },
             origin: crate::portal::origin::SignInOrigin::new(settings.portal_origin.clone()),
         });
+        let request_log = Arc::new(linecast_core::services::request_log::RequestLog::new(
+            db.clone(),
+            settings.request_log_days,
+        ));
         let gate = Arc::new(crate::auth::middleware::Gate {
             access,
+            request_log: request_log.clone(),
             keys,
             clients: ClientAddresses::new(
                 settings.client_ip_header.clone(),
@@ -397,6 +402,7 @@ impl Application {
             strategies: Arc::new(Strategies::new(history.clone())),
             history,
             usage: Arc::new(Usage::new(limiter, usage.clone(), accounts.clone(), usage_health)),
+            request_log,
             clock: clock.clone(),
             probes,
             slate: Arc::new(Slate::new(artifacts.clone())),

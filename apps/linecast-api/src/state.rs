@@ -27,6 +27,9 @@ pub struct AppState {
     pub probes: Vec<Arc<dyn crate::probes::Probe>>,
     /// Month counts for the account routes, and the flush round.
     pub usage: Arc<Usage>,
+    /// Each customer's own requests: buffered by the gate, written by the
+    /// flush round, read by the portal's Requests page.
+    pub request_log: Arc<linecast_core::services::request_log::RequestLog>,
     /// Predictions, odds, the public feed and the legacy picks listings.
     pub slate: Arc<Slate>,
     /// Kept releases: `as_of` reads and a game's history.

@@ -22,8 +22,10 @@ use chrono::{DateTime, Utc};
 use linecast_core::Clock;
 use linecast_core::Rate;
 use linecast_core::ports::accounts::first_day;
+use linecast_core::ports::request_log::{LoggedRequest, RequestId};
 use linecast_core::services::access::{Access as Decide, Bucket, Refusal};
 use linecast_core::services::events::StreamSlots;
+use linecast_core::services::request_log::RequestLog;
 use linecast_core::services::slots::{Slot, Slots};
 
 use super::address_limiter::{AddressDecision, AddressLimiter};
@@ -39,6 +41,9 @@ use crate::error::ApiError;
 pub struct Gate {
     /// `None` when auth and limits are disabled (benchmarks only).
     pub access: Option<Arc<Decide>>,
+    /// Where each admitted request is recorded for its customer's log (a
+    /// push into a bounded buffer; the flush round writes it).
+    pub request_log: Arc<RequestLog>,
     /// Key hash to key and customer, so the gate skips the database.
     pub keys: KeyCache,
     /// Who a request comes from (the TCP peer or what trusted proxies say).
@@ -109,6 +114,7 @@ where
         // Only with LINECAST_AUTH_DISABLED (demo mode): no keys, no limits.
         return call(req).await;
     };
+    let started = Instant::now();
     let presented = super::credentials::presented_key(req.request());
     let client = gate.clients.of(&req).map(ClientKey::from);
     // The failed-key limit: a check that may fail is paid for before the
@@ -182,10 +188,12 @@ where
     let remaining = limit.saturating_sub(ctx.month_used);
     let (reset, reset_in_secs) = month_reset(now);
     let bucket = ctx.bucket;
+    let caller = (ctx.customer().customer_id, ctx.key().id);
     if hand_caller {
         req.extensions_mut().insert(ctx);
     }
     let mut res = call(req).await?;
+    log_request(gate, caller, now, &res, started);
     let monthly = Monthly {
         remaining,
         reset_in_secs,
@@ -210,6 +218,34 @@ where
         headers.append(RATELIMIT, v);
     }
     Ok(res)
+}
+
+/// Records an admitted request in its customer's log: one small struct
+/// pushed into the log's bounded buffer (no I/O; the route is the row's
+/// `'static` template, never the raw path or the query).
+fn log_request(
+    gate: &Gate,
+    (customer_id, key_id): (i64, i64),
+    at: DateTime<Utc>,
+    res: &ServiceResponse,
+    started: Instant,
+) {
+    let Some(route) = crate::routes::dispatch::template(res.request()) else {
+        return;
+    };
+    let request_id = crate::error::REQUEST_ID
+        .try_with(|id| RequestId::new(id.to_str().unwrap_or_default()))
+        .unwrap_or_else(|_| RequestId::new(""));
+    gate.request_log.record(LoggedRequest {
+        customer_id,
+        key_id,
+        at,
+        method: crate::metrics::method_label(res.request().method().as_str()),
+        route,
+        status: res.status().as_u16(),
+        duration_us: u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+        request_id,
+    });
 }
 
 // Header names checked once, at compile time (`from_static` at run time

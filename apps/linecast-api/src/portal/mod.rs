@@ -19,4 +19,5 @@ pub mod link;
 pub mod origin;
 pub mod pages;
 pub mod quality;
+pub mod requests;
 pub mod session;

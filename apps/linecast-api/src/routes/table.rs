@@ -119,6 +119,8 @@ endpoints! {
     PORTAL_QUALITY_DIAGRAM = GET "/portal/quality/diagram.svg", Session, Page(NO_STORE), portal_quality::diagram;
     PORTAL_DATA = GET "/portal/data", Session, Page(NO_STORE), portal_data::data;
     PORTAL_DATA_REFRESH = POST "/portal/data/refresh", Session, Page(NO_STORE), portal_data::refresh;
+    PORTAL_REQUESTS = GET "/portal/requests", Session, Page(NO_STORE), portal_requests::requests;
+    PORTAL_REQUESTS_CSV = GET "/portal/requests.csv", Session, Page(NO_STORE), portal_requests::requests_csv;
     PORTAL_KEYS = GET "/portal/keys", Session, Page(NO_STORE), portal_keys::keys;
     // Every portal form answers 303 to a GET; a new key is shown once by
     // the Keys page's next GET, through a one-time server-side flash.

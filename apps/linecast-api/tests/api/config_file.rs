@@ -237,6 +237,11 @@ fn values(var: &Path) -> BTreeMap<&'static str, (String, Check)> {
         Box::new(|s| assert_eq!(s.release_retention_days, Some(90))),
     );
     add(
+        "LINECAST_REQUEST_LOG_DAYS",
+        "3",
+        Box::new(|s| assert_eq!(s.request_log_days, 3)),
+    );
+    add(
         "LINECAST_STORE_TIMEOUT_SECS",
         "1.5",
         Box::new(move |s| assert_eq!(s.store_timeout, secs(1.5))),

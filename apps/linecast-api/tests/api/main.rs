@@ -35,6 +35,7 @@ mod openapi;
 mod partition;
 mod portal;
 mod portal_billing;
+mod portal_requests;
 mod predictions;
 mod public_picks;
 mod redis_tls;

@@ -54,6 +54,9 @@ pub struct RequestLog {
     dropped: AtomicU64,
     retention_days: u32,
     last_prune: Mutex<Option<DateTime<Utc>>>,
+    /// One flush at a time: when `flush` returns, every request recorded
+    /// before it was called is stored (or back in the buffer).
+    flushing: futures::lock::Mutex<()>,
 }
 
 impl RequestLog {
@@ -64,6 +67,7 @@ impl RequestLog {
             dropped: AtomicU64::new(0),
             retention_days: retention_days.max(1),
             last_prune: Mutex::new(None),
+            flushing: futures::lock::Mutex::new(()),
         }
     }
 
@@ -100,6 +104,7 @@ impl RequestLog {
     /// [`PRUNE_EVERY`], rows past the retention out. Returns the requests
     /// written.
     pub async fn flush(&self, now: DateTime<Utc>) -> Result<usize, AccountsError> {
+        let _running = self.flushing.lock().await;
         let batch = std::mem::take(&mut *self.buffer.lock().unwrap_or_else(PoisonError::into_inner));
         let written = batch.len();
         if !batch.is_empty()
