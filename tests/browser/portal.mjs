@@ -7,7 +7,8 @@
 // quota; open the phone menu; a refused key name, then create a key and use
 // it against the API; roll it, then revoke it, and see the API refuse it,
 // reloading after each and counting keys; open a reliability diagram;
-// refresh the datasets, reload and count refreshes; the billing page; a
+// refresh the datasets, reload and count refreshes; the billing page; the
+// requests page (the API calls above listed, filtered, its CSV link); a
 // 404 page; a session
 // that ended and the return to the page asked for; sign out and find the
 // pages closed; call the API from a page of another origin (CORS) and find
@@ -261,6 +262,27 @@ try {
   check(await page.getByRole("heading", { name: "Billing" }).first().isVisible(), "the billing page opens");
   check((await page.getByRole("button", { name: /Subscribe|Manage billing/ }).count()) === 0, "no Stripe button without an API key");
   await accessible("billing");
+
+  // 5c. Requests: the API calls made above with the new keys are listed
+  // (written by the flush round within about a second), filtered by status.
+  await page.getByRole("link", { name: "Requests" }).first().click();
+  await page.waitForURL(`${BASE}/portal/requests`);
+  let logged = false;
+  for (let i = 0; i < 20 && !logged; i += 1) {
+    logged = (await page.getByRole("cell", { name: "/api/v1/sports" }).count()) > 0;
+    if (!logged) {
+      await new Promise((r) => setTimeout(r, 500));
+      await page.reload();
+    }
+  }
+  check(logged, "the requests page lists the API calls made with the new keys");
+  check(!FULL_KEY.test(await page.content()), "the requests page shows no key");
+  await page.getByLabel("Status").selectOption("2xx");
+  await page.getByRole("button", { name: "Show" }).click();
+  await page.waitForURL(/\/portal\/requests\?/);
+  const csvHref = await page.getByRole("link", { name: "Download these as CSV" }).getAttribute("href");
+  check(csvHref.includes("status=2xx"), "the CSV link keeps the filters");
+  await accessible("requests");
 
   // 6. The portal's own errors: a page with its navigation and headers.
   for (const [path, status, name] of [

@@ -5,9 +5,9 @@
 use std::sync::Arc;
 
 use chrono::Duration;
-use linecast_core::{Clock, ManualClock};
 use linecast_core::ports::request_log::{LoggedRequest, RequestId};
 use linecast_core::services::request_log::DAILY_CAP;
+use linecast_core::{Clock, ManualClock};
 use reqwest::redirect::Policy;
 
 use crate::helpers::{TestApp, demo_customer, fixture_now, spawn_app_configured};
