@@ -126,6 +126,10 @@ if [ -n "${REDIS_URL:-}" ]; then
 fi
 
 start $PORT_AUTH "${REDIS_ENV[@]}"
+# An older API_BINARY may lack this build's newest migrations, which this
+# build's linecast-admin requires: it adds them (a no-op otherwise); the
+# older server does not read the tables it does not know.
+"$ADMIN" migrate --database-url "$DB" >/dev/null
 # One bench customer with a quota large enough for the run and many keys.
 "$ADMIN" customers create --database-url "$DB" --email bench@linecast.local --name Bench --monthly-limit 1000000000 >/dev/null
 for _ in $(seq 1 "$KEYS"); do

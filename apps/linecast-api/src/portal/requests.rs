@@ -6,6 +6,7 @@
 //! `RequestLog`), so a request shows within about a second.
 
 use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE, HeaderValue};
@@ -85,7 +86,7 @@ fn encode(value: &str) -> String {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
             out.push(char::from(b));
         } else {
-            out.push_str(&format!("%{b:02X}"));
+            let _ = write!(out, "%{b:02X}");
         }
     }
     out

@@ -78,8 +78,11 @@ async fn call(app: &TestApp, method: reqwest::Method, path: &str, key: &str, in_
     req.send().await.unwrap().status().as_u16()
 }
 
+/// One logged call: (key label, method, route template, status).
+type Call = (String, String, String, u16);
+
 /// The CSV's rows as (key, method, route, status), sorted.
-fn csv_rows(body: &str) -> Vec<(String, String, String, u16)> {
+fn csv_rows(body: &str) -> Vec<Call> {
     let mut lines = body.lines();
     assert_eq!(
         lines.next(),
@@ -106,7 +109,7 @@ struct World {
     cookie: String,
     keys: Vec<String>,
     /// (key label, method, route, status) of every call made.
-    made: Vec<(String, String, String, u16)>,
+    made: Vec<Call>,
     second_id: i64,
 }
 
@@ -273,9 +276,7 @@ async fn the_request_log_never_contains_a_key() {
 #[tokio::test]
 async fn the_filters_and_the_csv_narrow_the_same_rows() {
     let w = world().await;
-    let only = |keep: &dyn Fn(&(String, String, String, u16)) -> bool| {
-        w.made.iter().filter(|m| keep(m)).cloned().collect::<Vec<_>>()
-    };
+    let only = |keep: &dyn Fn(&Call) -> bool| w.made.iter().filter(|m| keep(m)).cloned().collect::<Vec<_>>();
     let cases: Vec<(String, Vec<_>)> = vec![
         ("status=2xx".to_owned(), only(&|m| m.3 / 100 == 2)),
         ("status=4xx".to_owned(), only(&|m| m.3 / 100 == 4)),

@@ -110,7 +110,7 @@ impl RequestLogStore for MemoryRequestLog {
             .map(|(_, r)| r.clone())
             .collect();
         rows.reverse();
-        rows.sort_by(|a, b| b.at.cmp(&a.at));
+        rows.sort_by_key(|r| std::cmp::Reverse(r.at));
         rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
         Ok(rows)
     }
