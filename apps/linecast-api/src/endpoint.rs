@@ -28,11 +28,13 @@ pub enum Access {
     /// by `auth::stripe_signature` before the handler runs. Not counted
     /// against any quota. Off (404) unless webhook secrets are configured.
     StripeSignature,
-    /// A customer signed in to the portal (`portal::session`): a live
-    /// session cookie whose key is still usable; a POST also carries the
-    /// session's CSRF token. Without one, a page redirects to the sign-in
-    /// page. Never a key, never counted against the API quota.
-    Session,
+    /// A customer signed in to the portal (`auth::session`): a live
+    /// session cookie whose key is still usable, an account the policy
+    /// serves (`Subscriber`: a subscription that grants access, as on the
+    /// API), and on a POST the session's CSRF token. Without a session, a
+    /// page redirects to the sign-in page. Never a key, never counted
+    /// against the API quota.
+    Session(Policy),
 }
 
 /// A per-customer slot a response holds (a refusal for a full cap costs no
@@ -52,7 +54,7 @@ impl Access {
         match self {
             // Anyone may learn that the webhook takes only POST (once it is on).
             Self::Open | Self::StripeSignature => 3,
-            Self::PerAddress | Self::Session => 2,
+            Self::PerAddress | Self::Session(_) => 2,
             Self::Key(Policy::AnyKey) | Self::KeyHolding(Policy::AnyKey, _) => 1,
             Self::Key(Policy::Subscriber) | Self::KeyHolding(Policy::Subscriber, _) => 0,
         }

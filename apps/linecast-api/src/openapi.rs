@@ -212,7 +212,7 @@ fn apply_row(row: &Endpoint, operation: &mut utoipa::openapi::path::Operation) {
     let refusals: &[(&str, &str)] = match row.access {
         Access::Key(_) | Access::KeyHolding(..) => &GATED_ERRORS,
         Access::PerAddress => std::slice::from_ref(&PER_ADDRESS_ERROR),
-        Access::Open | Access::StripeSignature | Access::Session => &[],
+        Access::Open | Access::StripeSignature | Access::Session(_) => &[],
     };
     for (status, description) in refusals {
         responses

@@ -821,7 +821,7 @@ impl Settings {
         let public_url = env("LINECAST_PUBLIC_URL");
         let portal_origin = public_url
             .as_deref()
-            .map(crate::portal::origin::origin_of)
+            .map(crate::auth::sign_in_origin::origin_of)
             .transpose()
             .map_err(|e| bad("LINECAST_PUBLIC_URL", e))?;
         Ok(Self {

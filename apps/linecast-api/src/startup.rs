@@ -329,8 +329,8 @@ impl Application {
             crate::events::BACKLOG,
             slots.clone(),
         ));
-        let portal = access.clone().map(|access| crate::portal::session::PortalGate {
-            portal: Arc::new(linecast_core::services::portal::Portal::new(
+        let portal = access.clone().map(|access| {
+            let portal = Arc::new(linecast_core::services::portal::Portal::new(
                 access,
                 db.clone(),
                 accounts.clone(),
@@ -339,11 +339,15 @@ impl Application {
                 } else {
                     Arc::new(SystemClock)
                 },
-            )),
-            // Production is served over HTTPS (behind a terminating proxy);
-            // demo mode runs on plain loopback HTTP.
-            cookie: crate::portal::cookie::CookiePolicy { secure: !settings.demo },
-            origin: crate::portal::origin::SignInOrigin::new(settings.portal_origin.clone()),
+            ));
+            crate::auth::session::SessionGate {
+                pages: Arc::new(crate::portal::refusals::PortalPages { portal: portal.clone() }),
+                portal,
+                // Production is served over HTTPS (behind a terminating
+                // proxy); demo mode runs on plain loopback HTTP.
+                cookie: crate::auth::session_cookie::CookiePolicy { secure: !settings.demo },
+                origin: crate::auth::sign_in_origin::SignInOrigin::new(settings.portal_origin.clone()),
+            }
         });
         let request_log = Arc::new(linecast_core::services::request_log::RequestLog::new(
             db.clone(),

@@ -63,7 +63,7 @@ pub struct Gate {
     pub webhook: super::stripe_signature::Webhook,
     /// The portal's sessions (`None` while keys are not checked at all:
     /// `LINECAST_AUTH_DISABLED`).
-    pub portal: Option<crate::portal::session::PortalGate>,
+    pub portal: Option<super::session::SessionGate>,
 }
 
 /// The slot the gate took for this request (see [`Hold`]).
@@ -94,7 +94,7 @@ where
         Access::Key(policy) => guarded(gate, policy, None, hand_caller, req, call).await,
         Access::KeyHolding(policy, hold) => guarded(gate, policy, Some(hold), hand_caller, req, call).await,
         Access::StripeSignature => super::stripe_signature::admit(gate, req, call).await,
-        Access::Session => crate::portal::session::admit(gate.portal.as_ref(), req, call).await,
+        Access::Session(policy) => super::session::admit(gate.portal.as_ref(), policy, req, call).await,
     }
 }
 

@@ -11,6 +11,9 @@ pub mod cache;
 pub mod client_address;
 pub mod credentials;
 pub mod middleware;
+pub mod session;
+pub mod session_cookie;
+pub mod sign_in_origin;
 pub mod stripe_signature;
 
 /// The rules of access live in core; the HTTP shell names them from here.

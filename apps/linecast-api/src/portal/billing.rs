@@ -32,7 +32,7 @@ use linecast_core::services::billing::{BillingActions, billing_actions};
 use rand::RngCore;
 
 use super::html::{api_error_page, error_page, page, secure};
-use super::session::SignedIn;
+use crate::auth::session::SignedIn;
 use crate::endpoint::NO_STORE;
 use crate::error::ApiError;
 use crate::state::AppState;

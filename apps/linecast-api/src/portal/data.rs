@@ -12,9 +12,10 @@ use linecast_domain::{ModelType, Sport};
 use super::flash::{Flash, FlashPage, FormError, Link, leave, take};
 use super::html::{api_error_page, page, see_other};
 use super::pages::{SportStatus, sport_statuses};
-use super::session::SignedIn;
+use crate::auth::session::{SignedIn, permits};
 use crate::endpoint::NO_STORE;
 use crate::error::ApiError;
+use crate::routes::table;
 use crate::state::AppState;
 
 #[derive(Template)]
@@ -58,7 +59,7 @@ async fn render(state: &AppState, signed: &SignedIn, links: Vec<Link>, refresh_e
                 .map(move |m| format!("/api/v1/results/{}/{}/export?season=all&format=csv", s.code(), m.code()))
         })
         .collect();
-    let serves = customer.api_subscription_status.grants_access();
+    let serves = permits(table::PORTAL_DATA_REFRESH.access, signed);
     page(
         StatusCode::OK,
         NO_STORE,
@@ -122,13 +123,6 @@ async fn refused(state: &AppState, req: &HttpRequest, message: String) -> HttpRe
 /// page shows no links and spends nothing.
 pub async fn refresh(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
     let customer = &signed.0.entry.1;
-    if !customer.api_subscription_status.grants_access() {
-        let message = format!(
-            "Refreshing datasets needs an active subscription; yours is {}.",
-            customer.api_subscription_status
-        );
-        return refused(&state, &req, message).await;
-    }
     let refresh = match state.datasets.refresh(customer.customer_id, state.clock.now()).await {
         Ok(r) => r,
         Err(e) => {

@@ -7,6 +7,7 @@
 
 use actix_web::HttpRequest;
 use actix_web::http::StatusCode;
+use linecast_core::services::portal::Portal;
 use serde::{Deserialize, Serialize};
 
 use super::html::error_page;
@@ -104,6 +105,17 @@ pub async fn leave_for(
             "The portal is not available on this server.",
         )));
     };
+    leave_with(&gate.portal, session, page, flash).await
+}
+
+/// [`leave_for`] through the portal use case itself (the session gate's
+/// refusals, which run before the app's state is at hand).
+pub async fn leave_with(
+    portal: &Portal,
+    session: &str,
+    page: FlashPage,
+    flash: &Flash,
+) -> Result<(), Box<actix_web::HttpResponse>> {
     let content = serde_json::to_string(flash).map_err(|e| {
         tracing::error!(error = %e, "portal flash: encoding");
         error_page(
@@ -111,16 +123,13 @@ pub async fn leave_for(
             "The page could not be made. Please try again.",
         )
     })?;
-    gate.portal
-        .put_flash(session, page.code(), &content)
-        .await
-        .map_err(|e| {
-            tracing::warn!(error = %e, "portal flash: storing");
-            Box::new(error_page(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "The accounts database is not answering. Please try again in a moment.",
-            ))
-        })
+    portal.put_flash(session, page.code(), &content).await.map_err(|e| {
+        tracing::warn!(error = %e, "portal flash: storing");
+        Box::new(error_page(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "The accounts database is not answering. Please try again in a moment.",
+        ))
+    })
 }
 
 /// [`leave_for`] the request's own session.

@@ -18,7 +18,7 @@ use linecast_core::services::keys::{Grace, IssuedKey, KeyError, MAX_NAME_CHARS};
 
 use super::flash::{Flash, FlashPage, FormError, NewKey, leave, take};
 use super::html::{error_page, page, see_other, see_other_to};
-use super::session::SignedIn;
+use crate::auth::session::{SignedIn, permits};
 use crate::routes::table;
 use crate::state::AppState;
 
@@ -227,13 +227,11 @@ async fn refused(
     }
 }
 
-/// Creating keys (and so rolling them) needs an active subscription, as in
-/// the API; listing, renaming and revoking do not.
-const NEEDS_SUBSCRIPTION: &str =
-    "Creating or rolling a key needs an active subscription. Your keys can still be renamed and revoked.";
-
+/// Whether the page offers the create and roll forms: their rows'
+/// policy (`Session(Subscriber)`, as on the API) serves the account. The
+/// gate enforces it; listing, renaming and revoking need no subscription.
 fn may_create(signed: &SignedIn) -> bool {
-    signed.0.entry.1.api_subscription_status.grants_access()
+    permits(table::PORTAL_CREATE_KEY.access, signed)
 }
 
 async fn no_key(state: &AppState, req: &HttpRequest) -> HttpResponse {
@@ -375,17 +373,6 @@ pub async fn create_key(req: HttpRequest, state: web::Data<AppState>, signed: Si
         ("name".to_owned(), name.to_owned()),
         ("expires".to_owned(), expires.to_owned()),
     ];
-    if !may_create(&signed) {
-        return refuse(
-            &state,
-            &req,
-            "create".to_owned(),
-            "name",
-            NEEDS_SUBSCRIPTION.to_owned(),
-            typed,
-        )
-        .await;
-    }
     let now = state.clock.now();
     let Some((_, _, days)) = EXPIRIES.iter().find(|(v, _, _)| *v == expires) else {
         let message = "Choose one of the offered expiries.".to_owned();
@@ -502,9 +489,6 @@ pub async fn roll_key(req: HttpRequest, state: web::Data<AppState>, signed: Sign
         return no_key(&state, &req).await;
     };
     let roll = format!("roll-{id}");
-    if !may_create(&signed) {
-        return refuse(&state, &req, roll, "grace", NEEDS_SUBSCRIPTION.to_owned(), Vec::new()).await;
-    }
     let Some(grace) = form.get("grace").and_then(Grace::parse) else {
         let message = "Choose how long the old key keeps working.".to_owned();
         return refuse(&state, &req, roll, "grace", message, Vec::new()).await;

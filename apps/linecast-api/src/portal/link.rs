@@ -95,9 +95,9 @@ pub async fn use_link(req: HttpRequest, state: web::Data<AppState>, path: web::P
         return error_page(StatusCode::NOT_FOUND, "The portal is not available on this server.");
     };
     if let Some(refusal) = gate.origin.refusal(&req) {
-        return refusal;
+        return error_page(StatusCode::FORBIDDEN, refusal);
     }
-    let throttle = match super::session::SignInThrottle::pay(&state.gate, &req) {
+    let throttle = match super::throttle::SignInThrottle::pay(&state.gate, &req) {
         Ok(paid) => paid,
         Err(refusal) => return *refusal,
     };

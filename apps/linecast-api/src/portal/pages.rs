@@ -18,8 +18,8 @@ use serde::Deserialize;
 use super::back::{ENDED_MESSAGE, return_path};
 use super::chart::{Bar, bar_chart, summary};
 use super::html::{error_page, page, see_other, see_other_to};
-use super::session::SignedIn;
 use crate::auth::next_reset;
+use crate::auth::session::SignedIn;
 use crate::endpoint::NO_STORE;
 use crate::presentation::freshness::DataStatusResponse;
 use crate::routes::table;
@@ -217,9 +217,9 @@ pub async fn sign_in(req: HttpRequest, state: web::Data<AppState>, form: web::Fo
         return error_page(StatusCode::NOT_FOUND, "The portal is not available on this server.");
     };
     if let Some(refusal) = gate.origin.refusal(&req) {
-        return refusal;
+        return error_page(StatusCode::FORBIDDEN, refusal);
     }
-    let throttle = match super::session::SignInThrottle::pay(&state.gate, &req) {
+    let throttle = match super::throttle::SignInThrottle::pay(&state.gate, &req) {
         Ok(paid) => paid,
         Err(refusal) => return *refusal,
     };

@@ -19,8 +19,8 @@ use linecast_grading::calibration::CalibrationSource;
 use serde::Deserialize;
 
 use super::html::{api_error_page, error_page, page};
-use super::session::SignedIn;
 use crate::auth::next_reset;
+use crate::auth::session::SignedIn;
 use crate::endpoint::{Access, NO_STORE};
 use crate::error::ApiError;
 use crate::presentation::calibration::{CalibrationView, DEFAULT_DIAGRAM_MODELS};

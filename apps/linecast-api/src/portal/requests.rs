@@ -20,7 +20,7 @@ use linecast_core::services::request_log::DAILY_CAP;
 
 use super::chart::{Bar, bar_chart, summary};
 use super::html::{api_error_page, page, secure};
-use super::session::SignedIn;
+use crate::auth::session::SignedIn;
 use crate::endpoint::{Access, NO_STORE};
 use crate::error::ApiError;
 use crate::state::AppState;

@@ -36,7 +36,7 @@ const MAX_AGE: &str = "86400";
 /// not a portal page and not the signed webhook.
 pub fn applies(row: &Endpoint) -> bool {
     row.path.starts_with(GATED_PREFIX)
-        && !matches!(row.access, Access::StripeSignature | Access::Session)
+        && !matches!(row.access, Access::StripeSignature | Access::Session(_))
         && !matches!(row.serving, Serving::Page(_))
 }
 

@@ -113,25 +113,25 @@ endpoints! {
     PORTAL_SIGN_IN = POST "/portal/sign-in", Open, Page(NO_STORE), portal::sign_in;
     PORTAL_LINK = GET "/portal/link/{token}", Open, Page(NO_STORE), portal_link::show;
     PORTAL_LINK_USE = POST "/portal/link/{token}", Open, Page(NO_STORE), portal_link::use_link;
-    PORTAL_SIGN_OUT = POST "/portal/sign-out", Session, Page(NO_STORE), portal::sign_out;
-    PORTAL_OVERVIEW = GET "/portal/overview", Session, Page(NO_STORE), portal::overview;
-    PORTAL_QUALITY = GET "/portal/quality", Session, Page(NO_STORE), portal_quality::quality;
-    PORTAL_QUALITY_DIAGRAM = GET "/portal/quality/diagram.svg", Session, Page(NO_STORE), portal_quality::diagram;
-    PORTAL_DATA = GET "/portal/data", Session, Page(NO_STORE), portal_data::data;
-    PORTAL_DATA_REFRESH = POST "/portal/data/refresh", Session, Page(NO_STORE), portal_data::refresh;
-    PORTAL_REQUESTS = GET "/portal/requests", Session, Page(NO_STORE), portal_requests::requests;
-    PORTAL_REQUESTS_CSV = GET "/portal/requests.csv", Session, Page(NO_STORE), portal_requests::requests_csv;
-    PORTAL_KEYS = GET "/portal/keys", Session, Page(NO_STORE), portal_keys::keys;
+    PORTAL_SIGN_OUT = POST "/portal/sign-out", Session(AnyKey), Page(NO_STORE), portal::sign_out;
+    PORTAL_OVERVIEW = GET "/portal/overview", Session(AnyKey), Page(NO_STORE), portal::overview;
+    PORTAL_QUALITY = GET "/portal/quality", Session(AnyKey), Page(NO_STORE), portal_quality::quality;
+    PORTAL_QUALITY_DIAGRAM = GET "/portal/quality/diagram.svg", Session(AnyKey), Page(NO_STORE), portal_quality::diagram;
+    PORTAL_DATA = GET "/portal/data", Session(AnyKey), Page(NO_STORE), portal_data::data;
+    PORTAL_DATA_REFRESH = POST "/portal/data/refresh", Session(Subscriber), Page(NO_STORE), portal_data::refresh;
+    PORTAL_REQUESTS = GET "/portal/requests", Session(AnyKey), Page(NO_STORE), portal_requests::requests;
+    PORTAL_REQUESTS_CSV = GET "/portal/requests.csv", Session(AnyKey), Page(NO_STORE), portal_requests::requests_csv;
+    PORTAL_KEYS = GET "/portal/keys", Session(AnyKey), Page(NO_STORE), portal_keys::keys;
     // Every portal form answers 303 to a GET; a new key is shown once by
     // the Keys page's next GET, through a one-time server-side flash.
-    PORTAL_CREATE_KEY = POST "/portal/keys/create", Session, Page(NO_STORE), portal_keys::create_key;
-    PORTAL_RENAME_KEY = POST "/portal/keys/rename", Session, Page(NO_STORE), portal_keys::rename_key;
-    PORTAL_CONFIRM_REVOKE = GET "/portal/keys/revoke", Session, Page(NO_STORE), portal_keys::confirm_revoke;
-    PORTAL_REVOKE_KEY = POST "/portal/keys/revoke", Session, Page(NO_STORE), portal_keys::revoke_key;
-    PORTAL_ROLL_KEY = POST "/portal/keys/roll", Session, Page(NO_STORE), portal_keys::roll_key;
-    PORTAL_BILLING = GET "/portal/billing", Session, Page(NO_STORE), portal_billing::billing;
-    PORTAL_BILLING_SUBSCRIBE = POST "/portal/billing/subscribe", Session, Page(NO_STORE), portal_billing::subscribe;
-    PORTAL_BILLING_MANAGE = POST "/portal/billing/manage", Session, Page(NO_STORE), portal_billing::manage;
+    PORTAL_CREATE_KEY = POST "/portal/keys/create", Session(Subscriber), Page(NO_STORE), portal_keys::create_key;
+    PORTAL_RENAME_KEY = POST "/portal/keys/rename", Session(AnyKey), Page(NO_STORE), portal_keys::rename_key;
+    PORTAL_CONFIRM_REVOKE = GET "/portal/keys/revoke", Session(AnyKey), Page(NO_STORE), portal_keys::confirm_revoke;
+    PORTAL_REVOKE_KEY = POST "/portal/keys/revoke", Session(AnyKey), Page(NO_STORE), portal_keys::revoke_key;
+    PORTAL_ROLL_KEY = POST "/portal/keys/roll", Session(Subscriber), Page(NO_STORE), portal_keys::roll_key;
+    PORTAL_BILLING = GET "/portal/billing", Session(AnyKey), Page(NO_STORE), portal_billing::billing;
+    PORTAL_BILLING_SUBSCRIBE = POST "/portal/billing/subscribe", Session(AnyKey), Page(NO_STORE), portal_billing::subscribe;
+    PORTAL_BILLING_MANAGE = POST "/portal/billing/manage", Session(AnyKey), Page(NO_STORE), portal_billing::manage;
     PORTAL_CSS = GET "/portal/static/portal.css", Open, Page(PUBLIC), portal::stylesheet;
     PORTAL_COPY_JS = GET "/portal/static/copy.js", Open, Page(PUBLIC), portal::copy_script;
     STATUS_PAGE = GET "/status", PerAddress, Page(PUBLIC), portal::status;
@@ -240,7 +240,7 @@ mod tests {
                     "{row:?}: pages live under /portal"
                 );
             }
-            if row.access == Access::Session {
+            if matches!(row.access, Access::Session(_)) {
                 assert!(
                     page,
                     "{row:?}: a session signs in the portal's pages only, never the API"

@@ -806,7 +806,7 @@ async fn a_key_created_in_the_portal_is_shown_once_works_and_is_only_ever_listed
     let (app, _) = app_with_clock().await;
     let (_, pair) = sign_in(&app, &app.api_key).await;
     let (page, token) = keys_page(&app, &pair).await;
-    assert!(page.contains(">Create key</button>"), "{page}");
+    assert!(page.contains("Create key</button>"), "{page}");
     assert!(
         page.contains("<a href=\"/portal/keys\">Keys</a>"),
         "the nav links the page"
@@ -931,6 +931,118 @@ async fn a_key_is_renamed_from_the_portal() {
         assert!(res.body.contains(message), "{key_id}: {}", res.body);
         assert_eq!(res.header("content-security-policy"), Some(CSP));
     }
+}
+
+/// The rows that create keys and spend refreshes are `Session(Subscriber)`:
+/// a customer whose subscription lapsed while signed in is sent back to
+/// the form's page with the reason, and nothing is made or spent (counted
+/// in the database, not read from the page); renaming and revoking still
+/// work.
+#[tokio::test]
+async fn a_lapsed_customer_cannot_create_roll_or_refresh_but_can_rename_and_revoke() {
+    let (app, _) = app_with_clock().await;
+    let (_, pair) = sign_in(&app, &app.api_key).await;
+    let (_, id) = api_key_named(&app, "second").await;
+    let (page, token) = keys_page(&app, &pair).await;
+    assert!(page.contains("Create key</button>"), "{page}");
+    let before = demo_keys(&app).await.len();
+    let demo = crate::helpers::demo_customer(&app).await;
+    app.ports
+        .accounts
+        .set_subscription(&demo.email, SubscriptionStatus::PastDue)
+        .await
+        .unwrap();
+    app.state.gate.keys.invalidate_all();
+
+    let (page, _) = keys_page(&app, &pair).await;
+    assert!(
+        !page.contains("Create key</button>"),
+        "no create form is offered: {page}"
+    );
+    for (path, form) in [
+        ("/portal/keys/create", vec![("name", "lapsed"), ("expires", "never")]),
+        ("/portal/keys/roll", vec![("key_id", "ID"), ("grace", "now")]),
+    ] {
+        let mut form: Vec<(&str, String)> = form
+            .into_iter()
+            .map(|(k, v)| (k, if v == "ID" { id.to_string() } else { v.to_owned() }))
+            .collect();
+        form.push(("csrf", token.clone()));
+        let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let res = post(&app, path, Some(&pair), &form).await;
+        assert_eq!(
+            (res.status, res.header("location")),
+            (303, Some("/portal/keys")),
+            "{path}"
+        );
+        let shown = get(&app, "/portal/keys", Some(&pair)).await;
+        assert!(
+            shown
+                .body
+                .contains("Creating or rolling a key needs an active subscription; yours is past_due."),
+            "{path}: {}",
+            shown.body
+        );
+        assert_eq!(full_key_in(&shown.body), None, "{path}");
+        assert_eq!(demo_keys(&app).await.len(), before, "{path}: no key was made");
+        assert!(
+            demo_keys(&app).await.iter().all(|k| k.revoked_at.is_none()),
+            "{path}: no key was rolled"
+        );
+    }
+    let data = get(&app, "/portal/data", Some(&pair)).await;
+    let res = post(
+        &app,
+        "/portal/data/refresh",
+        Some(&pair),
+        &[("csrf", &csrf_of(&data.body))],
+    )
+    .await;
+    assert_eq!((res.status, res.header("location")), (303, Some("/portal/data")));
+    let shown = get(&app, "/portal/data", Some(&pair)).await;
+    assert!(
+        shown
+            .body
+            .contains("Refreshing datasets needs an active subscription; yours is past_due."),
+        "{}",
+        shown.body
+    );
+    assert!(!shown.body.contains("Your download links"));
+
+    // What needs no subscription still works.
+    let res = post(
+        &app,
+        "/portal/keys/rename",
+        Some(&pair),
+        &[("csrf", &token), ("key_id", &id.to_string()), ("name", "renamed")],
+    )
+    .await;
+    assert_eq!(res.status, 303);
+    assert!(demo_keys(&app).await.iter().any(|k| k.id == id && k.name == "renamed"));
+    let res = post(
+        &app,
+        "/portal/keys/revoke",
+        Some(&pair),
+        &[("csrf", &token), ("key_id", &id.to_string()), ("confirm", "yes")],
+    )
+    .await;
+    assert_eq!(res.status, 303, "{}", res.body);
+    assert!(
+        demo_keys(&app)
+            .await
+            .iter()
+            .any(|k| k.id == id && k.revoked_at.is_some())
+    );
+
+    // Put right, nothing was spent: the month's refreshes are all left.
+    app.ports
+        .accounts
+        .set_subscription(&demo.email, SubscriptionStatus::Active)
+        .await
+        .unwrap();
+    app.state.gate.keys.invalidate_all();
+    let (_, status) = app.get_authed_json("/api/v1/service-sports-data/status").await;
+    assert_eq!(status["refreshes_used"], 0, "{status}");
 }
 
 #[tokio::test]

@@ -18,10 +18,7 @@
 //! old one) is let through: it is no forgery by a page.
 
 use actix_web::HttpRequest;
-use actix_web::http::StatusCode;
 use actix_web::http::header::{HOST, HeaderMap, HeaderName, ORIGIN};
-
-use super::html::error_page;
 
 const SEC_FETCH_SITE: HeaderName = HeaderName::from_static("sec-fetch-site");
 
@@ -52,8 +49,9 @@ impl SignInOrigin {
         Self { public }
     }
 
-    /// A 403 page for a sign-in posted from elsewhere; `None` to go on.
-    pub fn refusal(&self, req: &HttpRequest) -> Option<actix_web::HttpResponse> {
+    /// Why a sign-in posted from elsewhere is refused (the portal shows it
+    /// as a 403 page); `None` to go on.
+    pub fn refusal(&self, req: &HttpRequest) -> Option<&'static str> {
         let host = req
             .headers()
             .get(HOST)
@@ -62,10 +60,9 @@ impl SignInOrigin {
         if self.allows(req.headers(), host) {
             return None;
         }
-        Some(error_page(
-            StatusCode::FORBIDDEN,
+        Some(
             "This sign-in was sent from another site, so it was refused. Open the sign-in page of this site and sign in there.",
-        ))
+        )
     }
 
     fn allows(&self, headers: &HeaderMap, host: Option<&str>) -> bool {
