@@ -31,7 +31,7 @@ use linecast_core::ports::billing_pages::{BillingPages, BillingPagesError, Check
 use linecast_core::services::billing::{BillingActions, billing_actions};
 use rand::RngCore;
 
-use super::html::{api_error_page, error_page, page, secure};
+use super::html::{api_error_page, error_page, page};
 use crate::auth::session::SignedIn;
 use crate::endpoint::NO_STORE;
 use crate::error::ApiError;
@@ -230,7 +230,6 @@ fn to_stripe(url: &str) -> HttpResponse {
     res.headers_mut().insert(LOCATION, location);
     res.headers_mut()
         .insert(CACHE_CONTROL, HeaderValue::from_static(NO_STORE));
-    secure(&mut res);
     res
 }
 

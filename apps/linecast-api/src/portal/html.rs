@@ -1,41 +1,14 @@
-//! How the portal answers: HTML pages with its security headers, and its
-//! own error pages (the API's errors are JSON; the portal's are pages).
-//!
-//! Every portal response carries
-//! `Content-Security-Policy: default-src 'self'; frame-ancestors 'none'`
-//! (no inline script or style anywhere: the stylesheet is a file),
-//! `Referrer-Policy: no-referrer` and `X-Content-Type-Options: nosniff`.
+//! How the portal answers: HTML pages, and its own error pages (the API's
+//! errors are JSON; the portal's are pages). The security headers, the
+//! ETag and the content coding are added on the way out, in one place
+//! (`responses::page`), to every page and every response under `/portal`.
 
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
-use actix_web::http::header::{ALLOW, CACHE_CONTROL, CONTENT_TYPE, HeaderName, HeaderValue, LOCATION, RETRY_AFTER};
+use actix_web::http::header::{ALLOW, CACHE_CONTROL, CONTENT_TYPE, HeaderValue, LOCATION, RETRY_AFTER};
 use askama::Template;
 
 use crate::endpoint::NO_STORE;
-
-/// The portal's Content-Security-Policy.
-pub const CSP: &str = "default-src 'self'; frame-ancestors 'none'";
-
-/// Adds the portal's security headers.
-pub fn secure(res: &mut HttpResponse) {
-    let headers = res.headers_mut();
-    headers.insert(
-        HeaderName::from_static("content-security-policy"),
-        HeaderValue::from_static(CSP),
-    );
-    headers.insert(
-        HeaderName::from_static("referrer-policy"),
-        HeaderValue::from_static("no-referrer"),
-    );
-    headers.insert(
-        HeaderName::from_static("x-content-type-options"),
-        HeaderValue::from_static("nosniff"),
-    );
-    headers.insert(
-        HeaderName::from_static("x-frame-options"),
-        HeaderValue::from_static("DENY"),
-    );
-}
 
 /// A rendered page.
 pub fn page(status: StatusCode, cache_control: &'static str, template: &impl Template) -> HttpResponse {
@@ -46,7 +19,6 @@ pub fn page(status: StatusCode, cache_control: &'static str, template: &impl Tem
                 .insert(CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
             res.headers_mut()
                 .insert(CACHE_CONTROL, HeaderValue::from_static(cache_control));
-            secure(&mut res);
             res
         }
         Err(e) => {
@@ -77,7 +49,6 @@ pub fn error_page(status: StatusCode, message: &str) -> HttpResponse {
         .insert(CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
     res.headers_mut()
         .insert(CACHE_CONTROL, HeaderValue::from_static(NO_STORE));
-    secure(&mut res);
     res
 }
 
@@ -146,7 +117,6 @@ pub fn see_other_to(location: &str) -> HttpResponse {
     );
     res.headers_mut()
         .insert(CACHE_CONTROL, HeaderValue::from_static(NO_STORE));
-    secure(&mut res);
     res
 }
 

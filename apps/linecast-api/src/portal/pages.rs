@@ -362,7 +362,6 @@ pub async fn stylesheet() -> HttpResponse {
         CACHE_CONTROL,
         HeaderValue::from_static(table::PORTAL_CSS.cache_control()),
     );
-    super::html::secure(&mut res);
     res
 }
 
@@ -379,6 +378,5 @@ pub async fn copy_script() -> HttpResponse {
         CACHE_CONTROL,
         HeaderValue::from_static(table::PORTAL_COPY_JS.cache_control()),
     );
-    super::html::secure(&mut res);
     res
 }

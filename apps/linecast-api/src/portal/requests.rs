@@ -19,7 +19,7 @@ use linecast_core::services::keys::KeyError;
 use linecast_core::services::request_log::DAILY_CAP;
 
 use super::chart::{Bar, bar_chart, summary};
-use super::html::{api_error_page, page, secure};
+use super::html::{api_error_page, page};
 use crate::auth::session::SignedIn;
 use crate::endpoint::{Access, NO_STORE};
 use crate::error::ApiError;
@@ -334,7 +334,6 @@ pub async fn requests_csv(
         HeaderValue::from_static("attachment; filename=\"requests.csv\""),
     );
     headers.insert(CACHE_CONTROL, HeaderValue::from_static(NO_STORE));
-    secure(&mut res);
     res
 }
 

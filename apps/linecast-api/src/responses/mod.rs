@@ -35,6 +35,7 @@ use crate::routes::dispatch::row;
 
 pub mod heavy;
 pub mod in_flight;
+pub mod page;
 pub mod pipeline;
 pub mod ranges;
 mod resolutions;

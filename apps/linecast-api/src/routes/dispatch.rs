@@ -343,25 +343,35 @@ impl Service<ServiceRequest> for DispatchService {
         // whatever the path leads to, arrives within the deadline.
         let deadline = crate::stall::BodyDeadline::arm(&mut req, inner.body_timeout);
         // Under /portal every error is a portal page, whoever made it (a
-        // handler, an extractor, the gate, the body deadline).
-        // The page is made inside the deadline's race, so a 408 that ends
-        // the connection keeps its connection handling (closed, the unread
-        // body held until the answer is sent).
-        let portal = crate::portal::html::under_portal(req.path()).then(|| req.request().clone());
-        let shape: fn(actix_web::HttpResponse) -> actix_web::HttpResponse = if portal.is_some() {
-            crate::portal::html::as_page
-        } else {
-            std::convert::identity
-        };
+        // handler, an extractor, the gate, the body deadline), and every
+        // page (the portal's, `/status`) goes out through the page step:
+        // security headers, ETag, content coding (`responses::page`).
+        // The 408 page is made inside the deadline's race, so a 408 that
+        // ends the connection keeps its connection handling (closed, the
+        // unread body held until the answer is sent).
+        let portal = crate::portal::html::under_portal(req.path());
+        let page = portal
+            || match found {
+                Found::Row(i) => matches!(inner.table.rows[i].serving, Serving::Page(_)),
+                Found::WrongMethod(p) => {
+                    matches!(inner.table.rows[inner.table.paths[p].rows[0]].serving, Serving::Page(_))
+                }
+                Found::Unknown => false,
+            };
+        let shape: fn(actix_web::HttpResponse) -> actix_web::HttpResponse =
+            if portal { portal_error } else { std::convert::identity };
+        let http = page.then(|| req.request().clone());
         let answer = Self::answer(inner, found, req);
-        let answer = match portal {
+        let answer = match http {
             Some(http) => Box::pin(async move {
                 let res = match answer.await {
                     Ok(res) => res,
                     Err(e) => ServiceResponse::new(http, e.error_response()),
                 };
                 let (req, res) = res.into_parts();
-                Ok(ServiceResponse::new(req, crate::portal::html::as_page(res)))
+                let res = if portal { crate::portal::html::as_page(res) } else { res };
+                let res = crate::responses::page::finish(&req, res);
+                Ok(ServiceResponse::new(req, res))
             }),
             None => answer,
         };
@@ -370,6 +380,14 @@ impl Service<ServiceRequest> for DispatchService {
             None => answer,
         }
     }
+}
+
+/// An error under `/portal` made where no request is at hand (the body
+/// deadline's 408): the portal's page, with the pages' security headers.
+fn portal_error(res: actix_web::HttpResponse) -> actix_web::HttpResponse {
+    let mut res = crate::portal::html::as_page(res);
+    crate::responses::page::secure(&mut res);
+    res
 }
 
 impl DispatchService {

@@ -1651,6 +1651,65 @@ async fn a_sign_in_link_for_an_account_without_api_access_is_refused_before_it_i
 
 // ---- The portal's 404 and 405 are pages ----
 
+/// Pages go out as API bodies do: a strong ETag answered with 304 (with the
+/// security headers still on), and gzip when the client asks, whose bytes
+/// inflate to the page itself.
+#[tokio::test]
+async fn pages_have_an_etag_answer_304_and_come_compressed_when_asked() {
+    use std::io::Read as _;
+    let (app, _) = app_with_clock().await;
+    let (_, pair) = sign_in(&app, &app.api_key).await;
+    for path in [
+        "/portal/overview",
+        "/portal/keys",
+        "/portal/data",
+        "/portal/static/portal.css",
+        "/status",
+    ] {
+        let send = |extra: Vec<(&'static str, String)>| {
+            let mut req = browser().get(format!("{}{path}", app.address)).header("Cookie", &pair);
+            for (name, value) in extra {
+                req = req.header(name, value);
+            }
+            req
+        };
+        let first = to_res(send(vec![]).send().await.unwrap()).await;
+        assert_eq!(first.status, 200, "{path}");
+        let tag = first
+            .header("etag")
+            .unwrap_or_else(|| panic!("{path}: no ETag"))
+            .to_owned();
+        assert!(tag.starts_with('"') && tag.ends_with('"'), "{path}: {tag}");
+        assert_eq!(first.header("vary"), Some("Accept-Encoding"), "{path}");
+        assert_eq!(first.header("content-security-policy"), Some(CSP), "{path}");
+        let again = to_res(send(vec![("If-None-Match", tag.clone())]).send().await.unwrap()).await;
+        assert_eq!(again.status, 304, "{path}");
+        assert!(again.body.is_empty(), "{path}");
+        assert_eq!(again.header("content-security-policy"), Some(CSP), "{path}");
+        let other = to_res(
+            send(vec![("If-None-Match", "\"other\"".to_owned())])
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(other.status, 200, "{path}");
+        let zipped = send(vec![("Accept-Encoding", "gzip".to_owned())]).send().await.unwrap();
+        assert_eq!(zipped.status().as_u16(), 200, "{path}");
+        assert_eq!(
+            zipped.headers().get("content-encoding").and_then(|v| v.to_str().ok()),
+            Some("gzip"),
+            "{path}"
+        );
+        let bytes = zipped.bytes().await.unwrap();
+        let mut inflated = String::new();
+        flate2::read::GzDecoder::new(&bytes[..])
+            .read_to_string(&mut inflated)
+            .unwrap();
+        assert_eq!(inflated, first.body, "{path}: the same page");
+    }
+}
+
 fn assert_portal_page_headers(res: &Res, what: &str) {
     assert!(
         res.header("content-type").is_some_and(|t| t.starts_with("text/html")),
