@@ -358,19 +358,7 @@ pub async fn diagram(
     }
     let (sport, model_type, named, source) = (choice.sport, choice.model_type, choice.season, choice.source);
     let view = CalibrationView::Svg(DEFAULT_DIAGRAM_MODELS.to_vec());
-    let served = crate::responses::pipeline::serve_as(
-        &req,
-        &state.responses,
-        &table::CALIBRATION,
-        // The parameters exactly as the API's calibration handler keys them.
-        &(sport, model_type, named, source, &view),
-        |now| {
-            state
-                .releases
-                .calibration(&state.history, sport, model_type, named, source, now)
-        },
-        |(data, calibration)| view.render(data, source, calibration),
-    )
-    .await;
+    let served =
+        crate::routes::analytics::serve_calibration(&req, &state, sport, model_type, named, source, &view).await;
     served.unwrap_or_else(|e| api_error_page(&e))
 }

@@ -244,10 +244,27 @@ pub async fn model_calibration(
         .map_or(Ok(CalibrationSource::All), |raw| CalibrationSource::parse(raw))
         .map_err(|e| ApiError::invalid_param("source", &e.value, &e.allowed))?;
     let view = CalibrationView::parse(query.get("format"), query.get("models"))?;
-    serve(
-        &req,
+    serve_calibration(&req, &state, sport, model_type, named, source, &view).await
+}
+
+/// The `/calibration` body for one choice, served from that route's memo
+/// and response cache (`responses::serve_as`), with `req`'s own caching
+/// headers: the API's handler and the portal's diagram both serve it, so
+/// the diagram is the API's body, keyed and drawn once.
+pub async fn serve_calibration(
+    req: &HttpRequest,
+    state: &AppState,
+    sport: linecast_domain::Sport,
+    model_type: linecast_domain::ModelType,
+    named: Option<linecast_domain::SeasonLabel>,
+    source: CalibrationSource,
+    view: &CalibrationView,
+) -> Result<HttpResponse, ApiError> {
+    crate::responses::pipeline::serve_as(
+        req,
         &state.responses,
-        &(sport, model_type, named, source, &view),
+        &table::CALIBRATION,
+        &(sport, model_type, named, source, view),
         |now| {
             state
                 .releases
