@@ -15,7 +15,6 @@
 //! request is still authenticated and counted by the access gate, which ran
 //! before the handler.
 
-use std::fmt::Write as _;
 use std::future::Future;
 use std::io::Write as _;
 use std::sync::{Arc, OnceLock};
@@ -121,22 +120,20 @@ pub fn written(status: StatusCode, value: &impl Serialize) -> Result<HttpRespons
     Ok(res.map_into_boxed_body())
 }
 
-/// Everything a body depends on, as one string: the route, then each
-/// input. Built only by the pipeline.
+/// Everything a body depends on: the byte stream that the route's name,
+/// the parsed parameters and the core read's `Deps` write through `Hash`,
+/// recorded, not hashed (`resolutions::Recorder`: as exact as the values
+/// themselves, see that module's docs). Built only by the pipeline.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct CacheKey(String);
+struct CacheKey(Box<[u8]>);
 
 impl CacheKey {
-    /// A key for `route` (a stable name, e.g. `predictions`).
-    fn new(route: &str) -> Self {
-        Self(route.to_owned())
-    }
-
-    /// Adds one input. Inputs are separated by a byte no input contains.
-    #[must_use]
-    fn with(mut self, input: impl std::fmt::Display) -> Self {
-        let _ = write!(self.0, "\u{1e}{input}");
-        self
+    fn new(route: &str, params: &(impl std::hash::Hash + ?Sized), deps: &linecast_core::Deps) -> Self {
+        Self(resolutions::record(|out| {
+            std::hash::Hash::hash(route, out);
+            params.hash(out);
+            std::hash::Hash::hash(deps, out);
+        }))
     }
 }
 
@@ -563,6 +560,29 @@ impl ResponseCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A cache key tells apart every input that tells bodies apart (the
+    /// route, each parameter, the deps), and two requests that parsed to
+    /// the same values share it. Inputs whose text would run together
+    /// ("ab" + "c" and "a" + "bc") stay apart.
+    #[test]
+    fn a_cache_key_is_its_inputs_exactly() {
+        use linecast_core::Deps;
+        let deps = |s: &str| Deps::new().param("release", s);
+        let key = |route: &str, p: &(&str, &str, Option<u32>), d: &Deps| CacheKey::new(route, p, d);
+        let base = key("results", &("nba", "won", Some(1)), &deps("v1"));
+        assert_eq!(base, key("results", &("nba", "won", Some(1)), &deps("v1")));
+        for other in [
+            key("summary", &("nba", "won", Some(1)), &deps("v1")),
+            key("results", &("nhl", "won", Some(1)), &deps("v1")),
+            key("results", &("nba", "won", None), &deps("v1")),
+            key("results", &("nba", "won", Some(2)), &deps("v1")),
+            key("results", &("nba", "won", Some(1)), &deps("v2")),
+            key("results", &("nbaw", "on", Some(1)), &deps("v1")),
+        ] {
+            assert_ne!(base, other);
+        }
+    }
 
     #[test]
     fn accept_encoding_is_read_with_its_q_values() {

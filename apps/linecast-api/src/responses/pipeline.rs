@@ -11,7 +11,6 @@
 //!    handler, so no input of a body can be left out of it);
 //! 4. the ETag, `If-None-Match` (304) and the content coding.
 
-use std::fmt::Debug;
 use std::future::Future;
 use std::hash::Hash;
 
@@ -30,10 +29,10 @@ use crate::routes::dispatch::row;
 /// Serves one read of `route` (a row of `routes::table` served by the
 /// read pipeline): the memoized or cached body when there is one, else
 /// `load(now)` (a core read) rendered by `render`. `params` are the parsed
-/// parameters of the request (typed values, never raw strings): what their
-/// `Hash` writes keys the resolution memo and their `Debug` form is part of
-/// every cache key, so two requests share a body only when they parsed to
-/// the same values.
+/// parameters of the request (typed values, never raw strings): the bytes
+/// their `Hash` writes key the resolution memo and are part of every cache
+/// key, so two requests share a body only when they parsed to the same
+/// values.
 pub async fn serve<P, T, E, L, Fut, R>(
     req: &HttpRequest,
     state: &Responses,
@@ -42,7 +41,7 @@ pub async fn serve<P, T, E, L, Fut, R>(
     render: R,
 ) -> Result<HttpResponse, ApiError>
 where
-    P: Debug + Hash + ?Sized,
+    P: Hash + ?Sized,
     L: FnOnce(DateTime<Utc>) -> Fut,
     Fut: Future<Output = Result<Derived<T>, E>>,
     ApiError: From<E>,
@@ -67,7 +66,7 @@ pub async fn serve_as<P, T, E, L, Fut, R>(
     render: R,
 ) -> Result<HttpResponse, ApiError>
 where
-    P: Debug + Hash + ?Sized,
+    P: Hash + ?Sized,
     L: FnOnce(DateTime<Utc>) -> Fut,
     Fut: Future<Output = Result<Derived<T>, E>>,
     ApiError: From<E>,
@@ -85,7 +84,7 @@ where
     // future that a hit (the usual case) should neither allocate nor move.
     let body = Box::pin(async {
         let Derived { value, deps } = load(now).await?;
-        let key = CacheKey::new(route.name).with(format_args!("{params:?}")).with(&deps);
+        let key = CacheKey::new(route.name, params, &deps);
         state.bodies.get_or_render(key, || render(&value)).await
     })
     .await?;
@@ -111,7 +110,7 @@ pub async fn serve_heavy<P, T, E, L, Fut, R, RFut>(
     render: R,
 ) -> Result<HttpResponse, ApiError>
 where
-    P: Debug + Hash + Send + Sync + 'static,
+    P: Hash + Send + Sync + 'static,
     L: FnOnce(DateTime<Utc>) -> Fut + Send + 'static,
     Fut: Future<Output = Result<Derived<T>, E>> + Send + 'static,
     ApiError: From<E>,
@@ -138,7 +137,7 @@ where
                 body
             } else {
                 let Derived { value, deps } = load(now).await?;
-                let key = CacheKey::new(route.name).with(format_args!("{params:?}")).with(&deps);
+                let key = CacheKey::new(route.name, &params, &deps);
                 bodies.get_or_make(key, render(value, parts)).await?
             };
             body.prepare(asked);

@@ -135,6 +135,13 @@ impl Default for Resolutions {
 /// The memo key of one request: the route, its parsed parameters, and the
 /// ET date of the request instant (a bare request's slate moves at ET
 /// midnight, so the date is part of what it resolves to).
+/// The bytes `write` writes into a `Hasher`, recorded.
+pub(super) fn record(write: impl FnOnce(&mut Recorder<'_>)) -> Box<[u8]> {
+    let mut bytes = Vec::with_capacity(64);
+    write(&mut Recorder(&mut bytes));
+    bytes.into_boxed_slice()
+}
+
 fn write_key(key: &mut Vec<u8>, route: &str, params: &(impl Hash + ?Sized), et_date: NaiveDate) {
     use chrono::Datelike as _;
     let mut out = Recorder(key);
@@ -146,7 +153,7 @@ fn write_key(key: &mut Vec<u8>, route: &str, params: &(impl Hash + ?Sized), et_d
 
 /// A `Hasher` that keeps the bytes it is given instead of mixing them: the
 /// exact stream a value's `Hash` writes (see the module docs).
-struct Recorder<'a>(&'a mut Vec<u8>);
+pub(super) struct Recorder<'a>(&'a mut Vec<u8>);
 
 impl Hasher for Recorder<'_> {
     fn write(&mut self, bytes: &[u8]) {
