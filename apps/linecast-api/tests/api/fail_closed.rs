@@ -375,8 +375,12 @@ async fn the_response_carrying_a_new_key_is_never_stored_by_a_cache() {
 async fn public_data_routes_are_limited_per_client_address_and_probes_are_not() {
     let app = spawn_app_configured(fixture_now(), |_| {}, |s| s.public_rate_per_second = 3).await;
     let mut refused = 0;
-    for _ in 0..12 {
-        let r = send(&app, Method::GET, "/api/v1/edge-picks", Via::Nothing, None).await;
+    // Sent at once, so a slow (loaded) machine cannot spread them over
+    // enough seconds to refill the bucket.
+    let sent =
+        futures::future::join_all((0..12).map(|_| send(&app, Method::GET, "/api/v1/edge-picks", Via::Nothing, None)))
+            .await;
+    for r in sent {
         if r.status == 429 {
             refused += 1;
             let detail = assert_error_shape(r.status, &r.body, 429);
