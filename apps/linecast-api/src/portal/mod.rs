@@ -9,7 +9,6 @@
 
 pub mod back;
 pub mod billing;
-pub mod chart;
 pub mod cookie;
 pub mod data;
 pub mod flash;
