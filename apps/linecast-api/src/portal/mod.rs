@@ -10,7 +10,6 @@
 
 pub mod back;
 pub mod billing;
-pub mod chart;
 pub mod data;
 pub mod flash;
 pub mod html;

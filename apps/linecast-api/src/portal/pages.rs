@@ -8,6 +8,7 @@ use actix_web::http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue, SET_COOK
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use chrono::Datelike;
+use linecast_charts::bars::{Bar, bar_chart, summary};
 use linecast_core::ports::accounts::{day_key, month_key};
 use linecast_core::services::access::Refusal;
 use linecast_core::services::portal::SignInRefusal;
@@ -16,7 +17,6 @@ use linecast_domain::Sport;
 use serde::Deserialize;
 
 use super::back::{ENDED_MESSAGE, return_path};
-use super::chart::{Bar, bar_chart, summary};
 use super::html::{error_page, page, see_other, see_other_to};
 use crate::auth::next_reset;
 use crate::auth::session::SignedIn;

@@ -13,12 +13,12 @@ use actix_web::http::header::{CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE, 
 use actix_web::{HttpResponse, web};
 use askama::Template;
 use chrono::{DateTime, Utc};
+use linecast_charts::bars::{Bar, bar_chart, summary};
 use linecast_core::ports::accounts::day_key;
 use linecast_core::ports::request_log::{RequestFilter, RequestRow};
 use linecast_core::services::keys::KeyError;
 use linecast_core::services::request_log::DAILY_CAP;
 
-use super::chart::{Bar, bar_chart, summary};
 use super::html::{api_error_page, page};
 use crate::auth::session::SignedIn;
 use crate::endpoint::{Access, NO_STORE};

@@ -1,6 +1,6 @@
 //! The calibration payload (`/models/{sport}/{model_type}/calibration`):
-//! its JSON shape and its reliability diagram (`format=svg`, drawn with
-//! plotters' SVG backend). The numbers are `linecast_grading::calibration`'s,
+//! its JSON shape and its reliability diagram (`format=svg`, drawn by
+//! `linecast-charts` from the figures given here). The numbers are `linecast_grading::calibration`'s,
 //! computed once per season generation and source by core.
 //!
 //! A diagram's models are drawn in the payload's order (`MODELS`), whatever
@@ -10,10 +10,10 @@
 //! browser opening it directly runs and fetches nothing.
 
 use actix_web::http::header::{CONTENT_SECURITY_POLICY, HeaderValue};
+use linecast_charts::{Bin, Curve, Reliability};
 use linecast_core::services::history::SeasonData;
 use linecast_domain::ModelColumn;
 use linecast_grading::calibration::{Calibration, CalibrationSource, MODELS, ModelCalibration};
-use plotters::prelude::*;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -258,48 +258,35 @@ fn diagram_models(raw: &str) -> Result<Vec<ModelColumn>, ApiError> {
     Ok(MODELS.into_iter().filter(|m| named.contains(m)).collect())
 }
 
-/// Colours of the drawn models, in drawing (`MODELS`) order.
-const PALETTE: [RGBColor; 9] = [
-    RGBColor(31, 119, 180),
-    RGBColor(214, 39, 40),
-    RGBColor(44, 160, 44),
-    RGBColor(148, 103, 189),
-    RGBColor(255, 127, 14),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(23, 190, 207),
-    RGBColor(188, 189, 34),
-];
-
 /// The reliability diagram of `models` (those without a population are
-/// left out): the diagonal, one line with a point per non-empty bin for each
-/// model, and under it the bin counts of the first model drawn. Rendered
-/// with plotters' SVG backend.
+/// left out), drawn by `linecast_charts::reliability_svg`: the diagonal,
+/// one line per model, and under it the bin counts of the first model
+/// drawn.
 pub fn reliability_svg(
     data: &SeasonData,
     source: CalibrationSource,
     calibration: &Calibration,
     models: &[ModelColumn],
 ) -> Result<String, ApiError> {
-    let drawn: Vec<&ModelCalibration> = models
+    let curves = models
         .iter()
         .filter_map(|m| calibration.models.iter().find(|c| c.model == *m))
+        .map(|model| Curve {
+            name: model.model.code().to_owned(),
+            n: model.n,
+            brier: model.brier,
+            bins: model
+                .reliability_bins
+                .iter()
+                .map(|b| Bin {
+                    lower: b.lower,
+                    n: b.n,
+                    mean_predicted: b.mean_predicted,
+                    observed_rate: b.observed_rate,
+                })
+                .collect(),
+        })
         .collect();
-    let mut svg = String::new();
-    draw(&mut svg, data, source, calibration, &drawn).map_err(|e| ApiError::Internal(format!("drawing: {e}")))?;
-    Ok(svg)
-}
-
-fn draw(
-    svg: &mut String,
-    data: &SeasonData,
-    source: CalibrationSource,
-    calibration: &Calibration,
-    drawn: &[&ModelCalibration],
-) -> Result<(), Box<dyn std::error::Error>> {
-    let root = SVGBackend::with_string(svg, (720, 720)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let (upper, lower) = root.split_vertically(560);
     let title = format!(
         "Reliability: {} {} {} ({}, {} games)",
         data.sport.code(),
@@ -308,68 +295,6 @@ fn draw(
         source.code(),
         calibration.games
     );
-    let mut chart = ChartBuilder::on(&upper)
-        .caption(title, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(36)
-        .y_label_area_size(48)
-        .build_cartesian_2d(0f64..1f64, 0f64..1f64)?;
-    chart
-        .configure_mesh()
-        .max_light_lines(1)
-        .x_desc("forecast probability")
-        .y_desc("observed rate")
-        .draw()?;
-    chart
-        .draw_series(LineSeries::new([(0.0, 0.0), (1.0, 1.0)], BLACK.mix(0.4)))?
-        .label("perfect calibration")
-        .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], BLACK.mix(0.4)));
-    for (i, model) in drawn.iter().enumerate() {
-        let colour = PALETTE[i % PALETTE.len()];
-        let points: Vec<(f64, f64)> = model
-            .reliability_bins
-            .iter()
-            .filter_map(|b| Some((b.mean_predicted?, b.observed_rate?)))
-            .collect();
-        chart
-            .draw_series(LineSeries::new(points.iter().copied(), colour.stroke_width(2)))?
-            .label(format!(
-                "{} (n = {}, Brier {})",
-                model.model.code(),
-                model.n,
-                model.brier
-            ))
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], colour.stroke_width(2)));
-        chart.draw_series(points.iter().map(|&(x, y)| Circle::new((x, y), 4, colour.filled())))?;
-    }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK.mix(0.3))
-        .draw()?;
-
-    // The bin counts of the first model drawn.
-    let counts: Vec<(f64, usize)> = drawn.first().map_or_else(Vec::new, |m| {
-        m.reliability_bins.iter().map(|b| (b.lower, b.n)).collect()
-    });
-    let most = counts.iter().map(|(_, n)| *n).max().unwrap_or(0).max(1);
-    let caption = drawn.first().map_or_else(
-        || "games per bin".to_owned(),
-        |m| format!("{} games per bin", m.model.code()),
-    );
-    let mut bars = ChartBuilder::on(&lower)
-        .caption(caption, ("sans-serif", 14))
-        .margin(12)
-        .x_label_area_size(24)
-        .y_label_area_size(48)
-        .build_cartesian_2d(0f64..1f64, 0usize..most)?;
-    bars.configure_mesh().disable_x_mesh().max_light_lines(1).draw()?;
-    bars.draw_series(
-        counts
-            .iter()
-            .map(|&(lower, n)| Rectangle::new([(lower + 0.005, 0), (lower + 0.095, n)], PALETTE[0].mix(0.5).filled())),
-    )?;
-    root.present()?;
-    Ok(())
+    linecast_charts::reliability_svg(&Reliability { title, curves })
+        .map_err(|e| ApiError::Internal(format!("drawing: {e}")))
 }

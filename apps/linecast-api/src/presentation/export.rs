@@ -1,6 +1,8 @@
 //! The bulk export bodies: one season, or all of history, as CSV or typed
 //! Parquet, holding the very rows, columns and values `/results` serves
-//! (through `result_rows::served`, the one home of the value rules).
+//! (through `result_rows::served`, the one home of the value rules). The
+//! files are written by `linecast-export`; this module says which columns
+//! they have, their types and each cell's value.
 //!
 //! Columns: the union of the seasons' served columns, in first-seen order
 //! oldest season first, with `push`, `graded`, `ungraded_reason` and
@@ -11,22 +13,10 @@
 //! [`TYPED_TEXT`], whose text has a known form: Parquet holds them typed
 //! while CSV (and `/results`) keep the text.
 
-use std::sync::Arc;
-
 use actix_web::http::header::{CONTENT_DISPOSITION, HeaderName, HeaderValue};
-use arrow_array::builder::{
-    BooleanBuilder, Date32Builder, Float64Builder, Int64Builder, StringBuilder, TimestampMicrosecondBuilder,
-};
-use arrow_array::{ArrayRef, RecordBatch};
-use arrow_schema::{DataType, Field, Schema, TimeUnit};
-use chrono::{DateTime, NaiveDate};
 use linecast_core::services::history::export::Export;
 use linecast_core::services::history::rows::{Cell, Kind, ServedColumn};
-use parquet::arrow::ArrowWriter;
-use parquet::arrow::arrow_writer::ArrowWriterOptions;
-use parquet::basic::Compression;
-use parquet::file::metadata::KeyValue;
-use parquet::file::properties::WriterProperties;
+use linecast_export::{CsvWriter, ParquetWriter, Type, Value};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -154,36 +144,34 @@ fn for_each_row<'a>(export: &'a Export, columns: &[ServedColumn<'a>], mut each: 
     }
 }
 
-/// One CSV cell: null is empty, booleans `true`/`false`, numbers as the
-/// JSON of `/results` writes them.
-fn csv_text(value: Served<'_>) -> String {
-    match value {
-        Served::Null => String::new(),
-        Served::Text(text) => text.into_owned(),
-        Served::Int(n) => n.to_string(),
-        Served::Float(x) => serde_json::Number::from_f64(x)
-            .map(|n| n.to_string())
-            .unwrap_or_default(),
-        Served::Bool(b) => b.to_string(),
+impl<'a> From<Served<'a>> for Value<'a> {
+    fn from(served: Served<'a>) -> Self {
+        match served {
+            Served::Null => Value::Null,
+            Served::Text(text) => Value::Text(text),
+            Served::Int(n) => Value::Int(n),
+            Served::Float(x) => Value::Float(x),
+            Served::Bool(b) => Value::Bool(b),
+        }
     }
 }
 
+/// A written file's failure, as the 500 it is.
+pub(crate) fn failed(e: &linecast_export::Error) -> ApiError {
+    ApiError::Internal(e.to_string())
+}
+
 fn csv(export: &Export, columns: &[ServedColumn<'_>]) -> Result<Vec<u8>, ApiError> {
-    let failed = |e: csv::Error| ApiError::Internal(format!("writing CSV: {e}"));
-    let mut out = csv::WriterBuilder::new()
-        .terminator(csv::Terminator::Any(b'\n'))
-        .from_writer(Vec::with_capacity(export.total() * 256));
-    out.write_record(columns.iter().map(|c| c.name)).map_err(failed)?;
+    let out = Vec::with_capacity(export.total() * 256);
+    let mut out = CsvWriter::new(out, columns.iter().map(|c| c.name)).map_err(|e| failed(&e))?;
     let mut result = Ok(());
     for_each_row(export, columns, |cells| {
         if result.is_ok() {
-            let record = columns.iter().zip(cells).map(|(c, cell)| csv_text(served(c, cell)));
-            result = out.write_record(record).map_err(failed);
+            result = out.row(columns.iter().zip(cells).map(|(c, cell)| served(c, cell).into()));
         }
     });
-    result?;
-    out.into_inner()
-        .map_err(|e| ApiError::Internal(format!("writing CSV: {e}")))
+    result.map_err(|e| failed(&e))?;
+    out.finish().map_err(|e| failed(&e))
 }
 
 /// Text columns whose text has a known form, typed in Parquet:
@@ -191,156 +179,45 @@ fn csv(export: &Export, columns: &[ServedColumn<'_>]) -> Result<Vec<u8>, ApiErro
 /// `model_training_through` (a date), both checked by the store parser, and
 /// the unknown columns `home_rest_days` (whole days) and `travel_km`. A cell
 /// that does not read as its type is null in Parquet.
-const TYPED_TEXT: [(&str, Typed); 4] = [
-    ("forecast_published_at", Typed::Instant),
-    ("model_training_through", Typed::Date),
-    ("home_rest_days", Typed::Whole),
-    ("travel_km", Typed::Number),
+const TYPED_TEXT: [(&str, Type); 4] = [
+    ("forecast_published_at", Type::Instant),
+    ("model_training_through", Type::Date),
+    ("home_rest_days", Type::Whole),
+    ("travel_km", Type::Number),
 ];
 
-/// The Parquet type of a text column of [`TYPED_TEXT`].
-#[derive(Debug, Clone, Copy)]
-enum Typed {
-    /// A UTC timestamp in microseconds.
-    Instant,
-    Date,
-    Whole,
-    Number,
-}
-
-impl Typed {
-    fn data_type(self) -> DataType {
-        match self {
-            Self::Instant => DataType::Timestamp(TimeUnit::Microsecond, Some(UTC.into())),
-            Self::Date => DataType::Date32,
-            Self::Whole => DataType::Int64,
-            Self::Number => DataType::Float64,
-        }
-    }
-}
-
-/// The time zone of a timestamp column: its instants are adjusted to UTC.
-const UTC: &str = "UTC";
-
-/// The Arrow type of a column's cells in Parquet.
-pub fn data_type(column: &ServedColumn<'_>) -> DataType {
+/// The Parquet type of a column's cells.
+pub fn data_type(column: &ServedColumn<'_>) -> Type {
     let kind = column.column.kind();
     if kind == Kind::Text
         && let Some((_, typed)) = TYPED_TEXT.iter().find(|(name, _)| *name == column.name)
     {
-        return typed.data_type();
+        return *typed;
     }
     match kind {
-        Kind::Date => DataType::Date32,
-        Kind::Time | Kind::Text => DataType::Utf8,
-        Kind::Number | Kind::Probability => DataType::Float64,
-        Kind::Outcome => DataType::Int64,
-        Kind::Flag => DataType::Boolean,
+        Kind::Date => Type::Date,
+        Kind::Time | Kind::Text => Type::Text,
+        Kind::Number | Kind::Probability => Type::Number,
+        Kind::Outcome => Type::Whole,
+        Kind::Flag => Type::Flag,
     }
 }
 
-/// A typed column under construction.
-enum Builder {
-    Date(Date32Builder),
-    Timestamp(TimestampMicrosecondBuilder),
-    Text(StringBuilder),
-    Float(Float64Builder),
-    Int(Int64Builder),
-    Flag(BooleanBuilder),
-}
-
-impl Builder {
-    fn new(data_type: &DataType, rows: usize) -> Self {
-        match data_type {
-            DataType::Date32 => Self::Date(Date32Builder::with_capacity(rows)),
-            DataType::Timestamp(..) => {
-                Self::Timestamp(TimestampMicrosecondBuilder::with_capacity(rows).with_timezone(UTC))
-            }
-            DataType::Float64 => Self::Float(Float64Builder::with_capacity(rows)),
-            DataType::Int64 => Self::Int(Int64Builder::with_capacity(rows)),
-            DataType::Boolean => Self::Flag(BooleanBuilder::with_capacity(rows)),
-            _ => Self::Text(StringBuilder::with_capacity(rows, rows * 8)),
-        }
+/// A cell's value in Parquet: a date stays a date (the writer reads the
+/// text of a typed text column as its type), any other cell as `/results`
+/// serves it.
+fn parquet_value<'a>(column: &ServedColumn<'_>, cell: Cell<'a>) -> Value<'a> {
+    match cell {
+        Cell::Date(date) => Value::Date(date),
+        cell => served(column, cell).into(),
     }
-
-    /// Appends `cell` of `column` in this type: a text cell of a typed
-    /// column (see [`TYPED_TEXT`]) read as that type, any other cell as
-    /// `/results` serves it.
-    fn push(&mut self, column: &ServedColumn<'_>, cell: Cell<'_>) {
-        match (self, cell) {
-            (Self::Date(b), Cell::Date(date)) => b.append_value(days_since_epoch(date)),
-            (Self::Date(b), Cell::Text(text)) => {
-                b.append_option(NaiveDate::parse_from_str(&text, "%Y-%m-%d").ok().map(days_since_epoch));
-            }
-            (Self::Timestamp(b), Cell::Text(text)) => {
-                b.append_option(DateTime::parse_from_rfc3339(&text).ok().map(|t| t.timestamp_micros()));
-            }
-            (Self::Float(b), Cell::Text(text)) => b.append_option(number(&text)),
-            (Self::Int(b), Cell::Text(text)) => {
-                b.append_option(number(&text).and_then(linecast_domain::round::as_whole));
-            }
-            (builder, cell) => builder.push_served(served(column, cell)),
-        }
-    }
-
-    /// Appends a served value, null where it is not of this type.
-    fn push_served(&mut self, value: Served<'_>) {
-        match (self, value) {
-            (Self::Text(b), Served::Text(text)) => b.append_value(text),
-            (Self::Float(b), Served::Float(x)) => b.append_value(x),
-            #[expect(clippy::cast_precision_loss, reason = "whole numbers served are below 2^53")]
-            (Self::Float(b), Served::Int(n)) => b.append_value(n as f64),
-            (Self::Int(b), Served::Int(n)) => b.append_value(n),
-            (Self::Flag(b), Served::Bool(flag)) => b.append_value(flag),
-            (Self::Date(b), _) => b.append_null(),
-            (Self::Timestamp(b), _) => b.append_null(),
-            (Self::Text(b), _) => b.append_null(),
-            (Self::Float(b), _) => b.append_null(),
-            (Self::Int(b), _) => b.append_null(),
-            (Self::Flag(b), _) => b.append_null(),
-        }
-    }
-
-    fn finish(self) -> ArrayRef {
-        match self {
-            Self::Date(mut b) => Arc::new(b.finish()),
-            Self::Timestamp(mut b) => Arc::new(b.finish()),
-            Self::Text(mut b) => Arc::new(b.finish()),
-            Self::Float(mut b) => Arc::new(b.finish()),
-            Self::Int(mut b) => Arc::new(b.finish()),
-            Self::Flag(mut b) => Arc::new(b.finish()),
-        }
-    }
-}
-
-/// A finite number written as text (`7`, `1618`, `3.5`).
-fn number(text: &str) -> Option<f64> {
-    text.parse::<f64>().ok().filter(|x| x.is_finite())
-}
-
-fn days_since_epoch(date: NaiveDate) -> i32 {
-    let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default();
-    i32::try_from((date - epoch).num_days()).unwrap_or(i32::MAX)
 }
 
 fn parquet(export: &Export, columns: &[ServedColumn<'_>]) -> Result<Vec<u8>, ApiError> {
-    let types: Vec<DataType> = columns.iter().map(data_type).collect();
-    let schema = Arc::new(Schema::new(
-        columns
-            .iter()
-            .zip(&types)
-            .map(|(c, t)| Field::new(c.name, t.clone(), true))
-            .collect::<Vec<_>>(),
-    ));
-    let mut builders: Vec<Builder> = types.iter().map(|t| Builder::new(t, export.total())).collect();
+    let mut table = ParquetWriter::new(columns.iter().map(|c| (c.name, data_type(c))), export.total());
     for_each_row(export, columns, |cells| {
-        for ((builder, column), cell) in builders.iter_mut().zip(columns).zip(cells) {
-            builder.push(column, cell);
-        }
+        table.row(columns.iter().zip(cells).map(|(c, cell)| parquet_value(c, cell)));
     });
-    let arrays: Vec<ArrayRef> = builders.into_iter().map(Builder::finish).collect();
-    let batch =
-        RecordBatch::try_new(schema.clone(), arrays).map_err(|e| ApiError::Internal(format!("export batch: {e}")))?;
     // In the footer's key-value metadata, in a fixed order (the bytes, and
     // so the ETag, are the same on every instance). The Arrow schema is not
     // stored: every type is plain in Parquet's own schema, and readers
@@ -353,29 +230,7 @@ fn parquet(export: &Export, columns: &[ServedColumn<'_>]) -> Result<Vec<u8>, Api
         ("linecast.columns_version", COLUMNS_VERSION.to_owned()),
     ]
     .into_iter()
-    .map(|(k, v)| KeyValue::new(k.to_owned(), v))
+    .map(|(k, v)| (k.to_owned(), v))
     .collect();
-    parquet_file(schema, &batch, metadata)
-}
-
-/// One Parquet file of `batch`: Snappy, dictionaries on, `metadata` in the
-/// footer's key-value metadata and no Arrow schema stored (every type is
-/// plain in Parquet's own schema). Every export's file is written here.
-pub(crate) fn parquet_file(
-    schema: Arc<Schema>,
-    batch: &RecordBatch,
-    metadata: Vec<KeyValue>,
-) -> Result<Vec<u8>, ApiError> {
-    let failed = |e: parquet::errors::ParquetError| ApiError::Internal(format!("writing Parquet: {e}"));
-    let properties = WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .set_dictionary_enabled(true)
-        .set_key_value_metadata(Some(metadata))
-        .build();
-    let options = ArrowWriterOptions::new()
-        .with_properties(properties)
-        .with_skip_arrow_metadata(true);
-    let mut writer = ArrowWriter::try_new_with_options(Vec::new(), schema, options).map_err(failed)?;
-    writer.write(batch).map_err(failed)?;
-    writer.into_inner().map_err(failed)
+    table.write(metadata, Vec::new()).map_err(|e| failed(&e))
 }

@@ -8,21 +8,18 @@
 //! (catalog order, IMPLIED first; null where a release did not serve one),
 //! then the market's current line fields, openers and EV fields in contract
 //! order. Parquet: `published_at` a UTC microsecond timestamp, `date` a
-//! date, every number a double, the rest text.
+//! date, every number a double, the rest text. The files are written by
+//! `linecast-export`.
 
-use std::sync::Arc;
+use std::borrow::Cow;
 
 use actix_web::http::header::{CONTENT_DISPOSITION, HeaderValue};
-use arrow_array::builder::{Date32Builder, Float64Builder, StringBuilder, TimestampMicrosecondBuilder};
-use arrow_array::{ArrayRef, RecordBatch};
-use arrow_schema::{DataType, Field, Schema, TimeUnit};
-use chrono::NaiveDate;
 use linecast_core::services::releases::{GameRelease, HistoryPlan};
 use linecast_domain::{ModelColumn, ModelType};
-use parquet::file::metadata::KeyValue;
+use linecast_export::{CsvWriter, ParquetWriter, Type};
 use serde_json::Value;
 
-use super::export::{ExportFormat, parquet_file};
+use super::export::{ExportFormat, failed};
 use super::slate::prediction_game;
 use crate::error::ApiError;
 use crate::responses::Rendered;
@@ -40,14 +37,6 @@ const HEAD: [&str; 7] = [
     "away_team",
     "home_team",
 ];
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Type {
-    Text,
-    Instant,
-    Date,
-    Number,
-}
 
 /// The columns of an export of `rows` in `model_type`.
 fn columns(model_type: ModelType, rows: &[GameRelease]) -> Vec<(String, Type)> {
@@ -104,12 +93,26 @@ fn cells(model_type: ModelType, row: &GameRelease) -> serde_json::Map<String, Va
     map
 }
 
-fn csv_text(value: Option<&Value>) -> String {
+/// A cell as CSV writes it: null empty, text as is, any other JSON value
+/// as JSON writes it.
+fn csv_value(value: Option<&Value>) -> linecast_export::Value<'_> {
     match value {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => other.to_string(),
+        None | Some(Value::Null) => linecast_export::Value::Null,
+        Some(Value::String(s)) => linecast_export::Value::Text(Cow::Borrowed(s)),
+        Some(other) => linecast_export::Value::Text(Cow::Owned(other.to_string())),
     }
+}
+
+/// A cell in Parquet: text for a text, instant or date column (the writer
+/// reads the last two), a number for a number column, null otherwise.
+fn parquet_value(kind: Type, value: Option<&Value>) -> linecast_export::Value<'_> {
+    let value = match kind {
+        Type::Number => value.and_then(Value::as_f64).map(linecast_export::Value::Float),
+        _ => value
+            .and_then(Value::as_str)
+            .map(|s| linecast_export::Value::Text(Cow::Borrowed(s))),
+    };
+    value.unwrap_or(linecast_export::Value::Null)
 }
 
 /// The body of the history export of `plan` (rows `rows`) in `format`.
@@ -141,65 +144,13 @@ pub fn render(format: ExportFormat, plan: &HistoryPlan, rows: &[GameRelease]) ->
 }
 
 fn csv(columns: &[(String, Type)], table: &[serde_json::Map<String, Value>]) -> Result<Vec<u8>, ApiError> {
-    let failed = |e: csv::Error| ApiError::Internal(format!("writing CSV: {e}"));
-    let mut out = csv::WriterBuilder::new()
-        .terminator(csv::Terminator::Any(b'\n'))
-        .from_writer(Vec::with_capacity(table.len() * 200));
-    out.write_record(columns.iter().map(|(name, _)| name.as_str()))
-        .map_err(failed)?;
+    let out = Vec::with_capacity(table.len() * 200);
+    let mut out = CsvWriter::new(out, columns.iter().map(|(name, _)| name.as_str())).map_err(|e| failed(&e))?;
     for row in table {
-        out.write_record(columns.iter().map(|(name, _)| csv_text(row.get(name))))
-            .map_err(failed)?;
+        out.row(columns.iter().map(|(name, _)| csv_value(row.get(name))))
+            .map_err(|e| failed(&e))?;
     }
-    out.into_inner()
-        .map_err(|e| ApiError::Internal(format!("writing CSV: {e}")))
-}
-
-fn days_since_epoch(date: NaiveDate) -> i32 {
-    let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default();
-    i32::try_from((date - epoch).num_days()).unwrap_or(i32::MAX)
-}
-
-fn array(kind: Type, name: &str, table: &[serde_json::Map<String, Value>]) -> ArrayRef {
-    let values = table.iter().map(|row| row.get(name));
-    match kind {
-        Type::Text => {
-            let mut b = StringBuilder::with_capacity(table.len(), table.len() * 16);
-            for v in values {
-                b.append_option(v.and_then(Value::as_str));
-            }
-            Arc::new(b.finish())
-        }
-        Type::Instant => {
-            let mut b = TimestampMicrosecondBuilder::with_capacity(table.len()).with_timezone("UTC");
-            for v in values {
-                b.append_option(
-                    v.and_then(Value::as_str)
-                        .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
-                        .map(|t| t.timestamp_micros()),
-                );
-            }
-            Arc::new(b.finish())
-        }
-        Type::Date => {
-            let mut b = Date32Builder::with_capacity(table.len());
-            for v in values {
-                b.append_option(
-                    v.and_then(Value::as_str)
-                        .and_then(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").ok())
-                        .map(days_since_epoch),
-                );
-            }
-            Arc::new(b.finish())
-        }
-        Type::Number => {
-            let mut b = Float64Builder::with_capacity(table.len());
-            for v in values {
-                b.append_option(v.and_then(Value::as_f64));
-            }
-            Arc::new(b.finish())
-        }
-    }
+    out.finish().map_err(|e| failed(&e))
 }
 
 fn parquet(
@@ -208,23 +159,10 @@ fn parquet(
     columns: &[(String, Type)],
     table: &[serde_json::Map<String, Value>],
 ) -> Result<Vec<u8>, ApiError> {
-    let schema = Arc::new(Schema::new(
-        columns
-            .iter()
-            .map(|(name, kind)| {
-                let data_type = match kind {
-                    Type::Text => DataType::Utf8,
-                    Type::Instant => DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
-                    Type::Date => DataType::Date32,
-                    Type::Number => DataType::Float64,
-                };
-                Field::new(name, data_type, true)
-            })
-            .collect::<Vec<_>>(),
-    ));
-    let arrays: Vec<ArrayRef> = columns.iter().map(|(name, kind)| array(*kind, name, table)).collect();
-    let batch = RecordBatch::try_new(schema.clone(), arrays)
-        .map_err(|e| ApiError::Internal(format!("history export batch: {e}")))?;
+    let mut out = ParquetWriter::new(columns.iter().map(|(name, kind)| (name.as_str(), *kind)), table.len());
+    for row in table {
+        out.row(columns.iter().map(|(name, kind)| parquet_value(*kind, row.get(name))));
+    }
     let metadata = [
         ("linecast.sport", plan.sport.code().to_owned()),
         ("linecast.model_type", plan.model_type.code().to_owned()),
@@ -233,7 +171,7 @@ fn parquet(
         ("linecast.columns_version", HISTORY_COLUMNS_VERSION.to_owned()),
     ]
     .into_iter()
-    .map(|(k, v)| KeyValue::new(k.to_owned(), v))
+    .map(|(k, v)| (k.to_owned(), v))
     .collect();
-    parquet_file(schema, &batch, metadata)
+    out.write(metadata, Vec::new()).map_err(|e| failed(&e))
 }

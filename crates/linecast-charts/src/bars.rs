@@ -1,11 +1,12 @@
-//! Bar charts drawn on the server as inline SVG for the portal's pages.
+//! Bar charts of request counts, drawn as inline SVG for the portal's
+//! pages.
 //!
 //! Presentation attributes only (`fill`, `font-size`, ...), never a `style`
 //! attribute or a `<style>` element, so the pages' CSP (`default-src 'self'`,
 //! no inline style) holds. Each chart is an image with an accessible name
 //! (`<title>`) and description (`<desc>`); the page shows the numbers in a
-//! table beside it. Every text is escaped, though only dates and counts
-//! made here reach it.
+//! table beside it. Every text is escaped, though the portal passes only
+//! dates and counts.
 
 use std::fmt::Write as _;
 
