@@ -8,7 +8,7 @@ use actix_web::http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue, SET_COOK
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use chrono::Datelike;
-use linecast_core::ports::accounts::{day_key, month_key};
+use linecast_core::quota_calendar::{day_key, month_key};
 use linecast_core::services::access::Refusal;
 use linecast_core::services::portal::SignInRefusal;
 use linecast_core::services::usage::UsageHistory;
