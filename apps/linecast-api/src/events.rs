@@ -234,7 +234,7 @@ pub type KeyCheck = Box<dyn Fn() -> Pin<Box<dyn Future<Output = bool> + Send>> +
 /// The re-check of one key through the key cache: a revoked, expired or
 /// deleted key ends its stream; a database that cannot answer does not (the
 /// key was valid, an outage is not a revocation).
-pub fn key_still_usable(keys: crate::auth::cache::KeyCache, clock: Arc<dyn Clock>, key_hash: String) -> KeyCheck {
+pub fn key_still_usable(keys: linecast_keycache::KeyCache, clock: Arc<dyn Clock>, key_hash: String) -> KeyCheck {
     Box::new(move || {
         let (keys, clock, hash) = (keys.clone(), clock.clone(), key_hash.clone());
         Box::pin(async move {

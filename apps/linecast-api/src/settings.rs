@@ -55,7 +55,7 @@ pub struct Settings {
     /// `LINECAST_STRIPE_WEBHOOK_SECRETS`: the billing webhook's endpoint
     /// secrets (`whsec_...`, comma-separated; two during a rotation). None
     /// configured: `POST /billing/stripe/webhook` is off (404).
-    pub stripe_webhook_secrets: crate::auth::stripe_signature::WebhookSecrets,
+    pub stripe_webhook_secrets: linecast_stripe::signature::WebhookSecrets,
     /// `LINECAST_STRIPE_PLANS`: `price=plan[:limit]` pairs, comma-separated:
     /// the plan (and monthly quota) each Stripe price grants.
     pub stripe_plans: linecast_core::services::billing::PlanTable,
@@ -802,7 +802,7 @@ impl Settings {
                 )?,
             )? as usize,
         };
-        let stripe_webhook_secrets = crate::auth::stripe_signature::WebhookSecrets::parse(
+        let stripe_webhook_secrets = linecast_stripe::signature::WebhookSecrets::parse(
             &env("LINECAST_STRIPE_WEBHOOK_SECRETS").unwrap_or_default(),
         )
         .map_err(|e| bad("LINECAST_STRIPE_WEBHOOK_SECRETS", e))?;
@@ -889,7 +889,7 @@ impl Settings {
             redis_url: None,
             redis_ca_file: None,
             signing_key: Some("test-signing-key".to_owned()),
-            stripe_webhook_secrets: crate::auth::stripe_signature::WebhookSecrets::default(),
+            stripe_webhook_secrets: linecast_stripe::signature::WebhookSecrets::default(),
             stripe_plans: linecast_core::services::billing::PlanTable::default(),
             stripe_livemode: false,
             stripe_api_key: None,

@@ -35,7 +35,6 @@ use linecast_signer::HmacSigner;
 use linecast_store::{ObjectArtifactStore, StoreOptions};
 
 use crate::auth::address_limiter::AddressLimiter;
-use crate::auth::cache::KeyCache;
 use crate::auth::client_address::ClientAddresses;
 use crate::error::ApiError;
 use crate::probes::{CacheProbe, DatabaseProbe, HealthCache, Probe, RedisProbe, StoreProbe};
@@ -46,6 +45,7 @@ use crate::{openapi, telemetry};
 use linecast_core::services::access::Access;
 use linecast_core::services::customers::Customers;
 use linecast_core::services::usage::{Usage, UsageHealth};
+use linecast_keycache::KeyCache;
 
 /// Largest accepted request body.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -240,7 +240,8 @@ impl Application {
         let usage: Arc<dyn UsageMeter> = db.clone();
         let limiter = build_limiter(&settings, usage.clone()).await?;
         let (slots, slot_heartbeat) = build_slots(&settings).await?;
-        let keys = KeyCache::new(accounts.clone(), settings.db_outage_grace);
+        let keys = KeyCache::new(accounts.clone(), settings.db_outage_grace)
+            .counting(|lookup| crate::metrics::key_cache(lookup.label()));
         let doc = openapi::served(&settings.public_url);
         let usage_health = Arc::new(UsageHealth::new(settings.db_outage_grace));
         if settings.redis_url.is_some() && settings.signing_key.is_none() {
@@ -638,7 +639,7 @@ fn spawn_key_refresher(keys: KeyCache) -> linecast_limits::Flusher {
     linecast_limits::Flusher::spawn(std::time::Duration::from_secs(1), move || {
         let keys = keys.clone();
         async move {
-            match keys.refresh_due(crate::auth::cache::REFRESH_AHEAD).await {
+            match keys.refresh_due(linecast_keycache::REFRESH_AHEAD).await {
                 Ok(read) => crate::metrics::key_refresh(read),
                 Err(e) => tracing::warn!(error = %e, "refreshing API keys failed; they are read on their next request"),
             }

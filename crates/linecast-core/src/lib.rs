@@ -5,8 +5,10 @@
 
 pub mod clock;
 pub mod derived;
+pub mod key_material;
 pub mod memory;
 pub mod ports;
+pub mod quota_calendar;
 pub mod services;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
@@ -14,9 +16,10 @@ pub mod testing;
 pub use clock::{Clock, FixedClock, ManualClock, SystemClock};
 pub use derived::{Deps, Derived};
 pub use ports::accounts::{
-    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Day, Entitlement, KeyIssue, KeyIssued, Month,
-    NewApiKey, NewCustomer, SubscriptionStatus, UsageMeter,
+    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, KeyIssue, KeyIssued, NewApiKey,
+    NewCustomer, SubscriptionStatus, UsageMeter,
 };
 pub use ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
 pub use ports::signer::{DOWNLOAD_TTL, DownloadTokens, GrantedDownload, SignerError, TokenRefused, UrlSigner};
 pub use ports::store::{ArtifactStore, ObjectVersion, StoreError, Versioned};
+pub use quota_calendar::{Day, Month};

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use linecast_core::AccountsError;
-use linecast_core::ports::accounts::{Day, day_key, day_of, parse_day_key};
 use linecast_core::ports::request_log::{DayCount, LoggedRequest, RequestFilter, RequestLogStore, RequestRow};
+use linecast_core::quota_calendar::{Day, day_key, day_of, parse_day_key};
 use sea_orm::{ConnectionTrait, QueryResult, Value};
 
 use crate::SeaAccounts;

@@ -4,7 +4,7 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use linecast_core::ports::accounts::{day_key, month_key, month_of_day, parse_day_key, parse_month_key};
+use linecast_core::quota_calendar::{day_key, month_key, month_of_day, parse_day_key, parse_month_key};
 use linecast_core::{AccountsError, Day, Month, UsageMeter};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QueryResult};
 

@@ -84,7 +84,8 @@ mod tests {
 
     use async_trait::async_trait;
     use chrono::{DateTime, Utc};
-    use linecast_core::ports::accounts::{AccountsError, Day, Month, UsageMeter, month_of_day};
+    use linecast_core::ports::accounts::{AccountsError, UsageMeter};
+    use linecast_core::quota_calendar::{Day, Month, month_of_day};
     use linecast_core::testing::MemoryAccounts;
     use tokio::sync::Notify;
     use tokio::time::Instant;

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use linecast_core::ports::accounts::month_of_day;
 use linecast_core::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
+use linecast_core::quota_calendar::month_of_day;
 use linecast_core::{Day, Month, UsageMeter};
 
 use crate::buckets::RateBuckets;

@@ -28,9 +28,9 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use linecast_core::ports::accounts::month_key;
-use linecast_core::ports::accounts::month_of_day;
 use linecast_core::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
+use linecast_core::quota_calendar::month_key;
+use linecast_core::quota_calendar::month_of_day;
 use linecast_core::{Day, Month, UsageMeter};
 use redis::Script;
 use redis::aio::ConnectionManager;

@@ -13,8 +13,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use linecast_core::ports::accounts::month_of_day;
 use linecast_core::ports::limits::LimitsError;
+use linecast_core::quota_calendar::month_of_day;
 use linecast_core::{Day, Month, UsageMeter};
 
 type Pending = HashMap<(i64, Day), u64>;

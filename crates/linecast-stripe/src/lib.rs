@@ -15,14 +15,19 @@
 //! never acts on live accounts, nor a live one on a test deployment.
 //!
 //! A checkout's `client_reference_id` names a customer only when it is a
-//! reference linecast signed ([`reference`]). Webhook signatures are not
-//! checked here: the HTTP shell checks them before a body reaches this crate.
+//! reference linecast signed ([`reference`]).
+//!
+//! [`signature`] is Stripe's webhook signature scheme (the
+//! `Stripe-Signature` header, its HMAC-SHA256, the timestamp tolerance, the
+//! endpoint secrets). The HTTP shell applies it to a delivery before its
+//! body is read here.
 //!
 //! [`api`] is the other direction: the REST calls that open Stripe's hosted
 //! Checkout and Customer Portal pages for the portal's Billing page.
 
 pub mod api;
 pub mod reference;
+pub mod signature;
 
 use linecast_core::SubscriptionStatus;
 use linecast_core::ports::billing::{BillingEvent, BillingEventKind, Buyer, SubscriptionState};

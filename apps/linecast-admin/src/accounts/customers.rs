@@ -314,7 +314,7 @@ async fn show(session: &Session, email: &str) -> anyhow::Result<()> {
         audit,
     } = session.customers.overview(customer, session.now).await?;
     let id = customer.customer_id;
-    let month_key = linecast_core::ports::accounts::month_key(month);
+    let month_key = linecast_core::quota_calendar::month_key(month);
     let mut value = views::customer(&customer);
     let obj = value
         .as_object_mut()

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail};
 use chrono::{DateTime, Utc};
-use linecast_core::ports::accounts::parse_key_ref;
+use linecast_core::key_material::parse_key_ref;
 use linecast_core::services::keys::KeyError;
 use serde_json::json;
 

@@ -1,4 +1,4 @@
-use linecast_core::ports::accounts::{display_prefix, hash_key};
+use linecast_core::key_material::{display_prefix, hash_key};
 use linecast_core::{Accounts, KeyIssue, KeyIssued, NewApiKey};
 
 use crate::support::Admin;

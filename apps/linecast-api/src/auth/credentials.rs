@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use actix_web::HttpRequest;
 use actix_web::http::header::{AUTHORIZATION, HeaderName, HeaderValue};
-use linecast_core::ports::accounts::KEY_PREFIX;
+use linecast_core::key_material::KEY_PREFIX;
 
 use crate::params::RawQuery;
 

@@ -21,15 +21,15 @@ use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
 use chrono::{DateTime, Utc};
 use linecast_core::Clock;
 use linecast_core::Rate;
-use linecast_core::ports::accounts::first_day;
 use linecast_core::ports::request_log::{LoggedRequest, RequestId};
+use linecast_core::quota_calendar::first_day;
 use linecast_core::services::access::{Access as Decide, Bucket, Refusal};
 use linecast_core::services::events::StreamSlots;
 use linecast_core::services::request_log::RequestLog;
 use linecast_core::services::slots::{Slot, Slots};
+use linecast_keycache::KeyCache;
 
 use super::address_limiter::{AddressDecision, AddressLimiter};
-use super::cache::KeyCache;
 use super::client_address::{ClientAddresses, ClientKey};
 use super::{Policy, month_of, next_reset};
 use crate::endpoint::{Access, Hold};

@@ -1,13 +1,12 @@
 //! The HTTP side of access: reading a presented key (`credentials`), the
-//! key cache in front of the accounts database (`cache`, core's
-//! `KeyDirectory`), the gate middleware of key-gated scopes (`middleware`)
-//! and the per-address limit of public routes (`anonymous`). The rules
+//! gate middleware of key-gated scopes (`middleware`, which consults the key
+//! cache, `linecast_keycache::KeyCache`, core's `KeyDirectory`), the billing
+//! webhook's signature check (`stripe_signature`) and the per-address limit of public routes (`anonymous`). The rules
 //! (order of checks, policies, tiers, limits) are core's
 //! `services::access`.
 
 pub mod address_limiter;
 pub mod anonymous;
-pub mod cache;
 pub mod client_address;
 pub mod credentials;
 pub mod middleware;

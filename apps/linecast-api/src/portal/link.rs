@@ -10,7 +10,7 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::SET_COOKIE;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
-use linecast_core::ports::accounts::mask_key;
+use linecast_core::key_material::mask_key;
 use linecast_core::services::access::{Refusal, serves};
 use linecast_core::services::portal::{LINK_KEY_NAME, LINK_POLICY, SignInRefusal};
 

@@ -9,7 +9,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use chrono::Datelike;
 use linecast_charts::bars::{Bar, bar_chart, summary};
-use linecast_core::ports::accounts::{day_key, month_key};
+use linecast_core::quota_calendar::{day_key, month_key};
 use linecast_core::services::access::Refusal;
 use linecast_core::services::portal::SignInRefusal;
 use linecast_core::services::usage::UsageHistory;

@@ -14,8 +14,8 @@ use actix_web::{HttpResponse, web};
 use askama::Template;
 use chrono::{DateTime, Utc};
 use linecast_charts::bars::{Bar, bar_chart, summary};
-use linecast_core::ports::accounts::day_key;
 use linecast_core::ports::request_log::{RequestFilter, RequestRow};
+use linecast_core::quota_calendar::day_key;
 use linecast_core::services::keys::KeyError;
 use linecast_core::services::request_log::DAILY_CAP;
 

@@ -9,12 +9,12 @@ use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 
 use super::account::caller;
 use crate::auth::AuthContext;
-use crate::auth::cache::KEY_CACHE_TTL;
 use crate::auth::middleware::HeldSlot;
 use crate::error::ApiError;
 use crate::events::{EventFilter, key_still_usable, open};
 use crate::params::RawQuery;
 use crate::state::AppState;
+use linecast_keycache::KEY_CACHE_TTL;
 
 /// Server-sent change stream of model releases and data-status changes
 ///

@@ -4,7 +4,7 @@
 //! dataset and concurrency modules share.
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
-use linecast_core::ports::accounts::{display_prefix, generate_key, hash_key};
+use linecast_core::key_material::{display_prefix, generate_key, hash_key};
 use linecast_core::{Customer, NewApiKey, NewCustomer, SubscriptionStatus};
 use reqwest::Method;
 use reqwest::header::HeaderMap;

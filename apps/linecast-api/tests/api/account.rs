@@ -3,7 +3,7 @@
 //! isolation and at-once revocation on the revoking instance.
 
 use chrono::Duration;
-use linecast_core::ports::accounts::{generate_key, mask_key};
+use linecast_core::key_material::{generate_key, mask_key};
 use reqwest::Method;
 use serde_json::{Value, json};
 

@@ -118,7 +118,7 @@ pub(crate) async fn billing_app(configure: impl FnOnce(&mut Settings)) -> TestAp
         |_| {},
         |s| {
             s.stripe_webhook_secrets =
-                linecast_api::auth::stripe_signature::WebhookSecrets::parse(&format!("{OLD},{NEW}")).unwrap();
+                linecast_stripe::signature::WebhookSecrets::parse(&format!("{OLD},{NEW}")).unwrap();
             s.stripe_plans = linecast_core::services::billing::PlanTable::parse("price_ai=ai:1000").unwrap();
             configure(s);
         },

@@ -23,7 +23,7 @@ async fn app_with_a_small_cap() -> TestApp {
         |s| {
             s.heavy.max_connections = CAP;
             s.heavy.body_timeout = BODY_TIMEOUT;
-            s.stripe_webhook_secrets = linecast_api::auth::stripe_signature::WebhookSecrets::parse(SECRET).unwrap();
+            s.stripe_webhook_secrets = linecast_stripe::signature::WebhookSecrets::parse(SECRET).unwrap();
         },
     )
     .await
@@ -31,10 +31,7 @@ async fn app_with_a_small_cap() -> TestApp {
 
 fn webhook_signature() -> String {
     let t = chrono::Utc::now().timestamp();
-    format!(
-        "t={t},v1={}",
-        linecast_api::auth::stripe_signature::sign(SECRET, t, b"{}")
-    )
+    format!("t={t},v1={}", linecast_stripe::signature::sign(SECRET, t, b"{}"))
 }
 
 /// The heads of the kinds of body the server reads: a portal form (with a

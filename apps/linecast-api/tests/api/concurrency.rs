@@ -59,7 +59,7 @@ fn psql(url: &str, sql: &str) {
 
 /// Randomness from the OS via a fresh key (the test binary has no RNG crate).
 fn rand_u64() -> u64 {
-    let key = linecast_core::ports::accounts::generate_key().unwrap();
+    let key = linecast_core::key_material::generate_key().unwrap();
     key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })

@@ -293,7 +293,7 @@ impl<'a> KeyRing<'a> {
     }
 
     async fn fresh_key(&self) -> String {
-        use linecast_core::ports::accounts::{display_prefix, generate_key, hash_key};
+        use linecast_core::key_material::{display_prefix, generate_key, hash_key};
         let accounts = &self.app.ports.accounts;
         let customer = accounts
             .find_customer_by_email(linecast_api::demo::DEMO_EMAIL)

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use chrono::Duration;
 use linecast_api::auth::client_address::parse_ranges;
-use linecast_core::ports::accounts::generate_key;
+use linecast_core::key_material::generate_key;
 use linecast_core::{ManualClock, SubscriptionStatus};
 use reqwest::Method;
 use serde_json::json;

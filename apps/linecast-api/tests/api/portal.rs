@@ -422,13 +422,13 @@ async fn customer_of(
         )
         .await
         .unwrap();
-    let key = linecast_core::ports::accounts::generate_key().unwrap();
+    let key = linecast_core::key_material::generate_key().unwrap();
     crate::helpers::seed_key(
         app.ports.accounts.as_ref(),
         linecast_core::NewApiKey {
             customer_id: customer.customer_id,
-            key_hash: linecast_core::ports::accounts::hash_key(&key),
-            display_prefix: linecast_core::ports::accounts::display_prefix(&key).unwrap().to_owned(),
+            key_hash: linecast_core::key_material::hash_key(&key),
+            display_prefix: linecast_core::key_material::display_prefix(&key).unwrap().to_owned(),
             name: "small".into(),
             tier: tier.into(),
             expires_at: None,
@@ -781,7 +781,7 @@ async fn api_key_named(app: &TestApp, name: &str) -> (String, i64) {
         .await
         .unwrap();
     let key = created["api_key"].as_str().unwrap().to_owned();
-    let hash = linecast_core::ports::accounts::hash_key(&key);
+    let hash = linecast_core::key_material::hash_key(&key);
     let (record, _) = app.ports.accounts.find_key_by_hash(&hash).await.unwrap().unwrap();
     (key, record.id)
 }

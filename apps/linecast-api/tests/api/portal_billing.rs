@@ -213,13 +213,13 @@ async fn signed_in(app: &TestApp, email: &str, status: SubscriptionStatus) -> (i
         )
         .await
         .unwrap();
-    let key = linecast_core::ports::accounts::generate_key().unwrap();
+    let key = linecast_core::key_material::generate_key().unwrap();
     crate::helpers::seed_key(
         app.ports.accounts.as_ref(),
         linecast_core::NewApiKey {
             customer_id: customer.customer_id,
-            key_hash: linecast_core::ports::accounts::hash_key(&key),
-            display_prefix: linecast_core::ports::accounts::display_prefix(&key).unwrap().to_owned(),
+            key_hash: linecast_core::key_material::hash_key(&key),
+            display_prefix: linecast_core::key_material::display_prefix(&key).unwrap().to_owned(),
             name: "billing".into(),
             tier: "ai".into(),
             expires_at: None,
@@ -240,7 +240,7 @@ async fn app_with(stripe: Option<&str>, plans: &str) -> TestApp {
         fixture_now(),
         |_| {},
         move |s| {
-            s.stripe_webhook_secrets = linecast_api::auth::stripe_signature::WebhookSecrets::parse(OLD).unwrap();
+            s.stripe_webhook_secrets = linecast_stripe::signature::WebhookSecrets::parse(OLD).unwrap();
             s.stripe_plans = linecast_core::services::billing::PlanTable::parse(&plans).unwrap();
             s.public_url = "https://portal.example.com".into();
             if let Some(base) = base {

@@ -133,7 +133,7 @@ async fn world() -> World {
     let third = issue("third key").await;
     let listed = app.state.api_keys.list(customer.customer_id).await.unwrap();
     let label = |key: &str| {
-        let hash = linecast_core::ports::accounts::hash_key(key);
+        let hash = linecast_core::key_material::hash_key(key);
         let k = listed.iter().find(|k| k.key_hash == hash).unwrap();
         format!("{} (key {})", k.name, k.id)
     };

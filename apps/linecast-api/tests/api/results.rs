@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, NaiveDate};
 use linecast_core::NewApiKey;
-use linecast_core::ports::accounts::{display_prefix, generate_key, hash_key};
+use linecast_core::key_material::{display_prefix, generate_key, hash_key};
 use serde_json::Value;
 
 use crate::helpers::{TestApp, assert_error_shape, fixture_now, spawn_app, spawn_app_with};

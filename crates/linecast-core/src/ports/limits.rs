@@ -16,7 +16,8 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use super::accounts::{AccountsError, Day, Month};
+use super::accounts::AccountsError;
+use crate::quota_calendar::{Day, Month};
 
 /// A per-key rate: `per_second` calls per second sustained, and up to
 /// `burst` calls at once after a quiet spell. Both are at least 1.

@@ -6,7 +6,8 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use super::accounts::{AccountsError, Day};
+use super::accounts::AccountsError;
+use crate::quota_calendar::Day;
 
 /// Longest request id kept (the ids the server echoes are 1 to 128
 /// characters of `A-Z a-z 0-9 . _ : -`).

@@ -25,11 +25,13 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-use crate::ports::accounts::{AccountsError, ApiKeyRecord, Customer, SubscriptionStatus, constant_time_eq};
-use crate::ports::accounts::{KeyHash, day_of};
-pub use crate::ports::accounts::{month_of, next_month_start, next_reset};
+use crate::key_material::KeyHash;
+use crate::key_material::constant_time_eq;
+use crate::ports::accounts::{AccountsError, ApiKeyRecord, Customer, SubscriptionStatus};
 use crate::ports::key_directory::{KeyDirectory, KeyEntry};
 use crate::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
+use crate::quota_calendar::day_of;
+pub use crate::quota_calendar::{month_of, next_month_start, next_reset};
 use crate::{Clock, services::usage::UsageHealth};
 
 /// What a gated route asks of its caller's key. Set where the route is
@@ -926,12 +928,12 @@ mod tests {
         let unknown = format!("sk_service_{}", "b".repeat(40));
         let mut held = std::collections::HashMap::new();
         for key in [&good, &revoked] {
-            let hash = crate::ports::accounts::hash_key(key);
+            let hash = crate::key_material::hash_key(key);
             let entry = w.accounts.find_key_by_hash(&hash).await.unwrap().map(Arc::new);
             assert!(entry.is_some());
             held.insert(hash, entry);
         }
-        held.insert(crate::ports::accounts::hash_key(&unknown), None);
+        held.insert(crate::key_material::hash_key(&unknown), None);
         let directory = Arc::new(Holding(
             held,
             Arc::clone(&w.accounts),

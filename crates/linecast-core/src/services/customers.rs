@@ -17,9 +17,10 @@ use linecast_domain::text::is_unprintable;
 use super::access::{ACCEPTED_TIERS, month_of};
 use super::keys::{IssuedKey, KeyError, Keys};
 use crate::ports::accounts::{
-    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, Month, NewCustomer, SubscriptionStatus,
+    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, NewCustomer, SubscriptionStatus,
     UsageMeter,
 };
+use crate::quota_calendar::Month;
 
 /// Longest customer name, in characters.
 pub const MAX_NAME_CHARS: usize = 200;

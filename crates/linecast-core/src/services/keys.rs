@@ -17,10 +17,10 @@ use chrono::{DateTime, Duration, Utc};
 
 use linecast_domain::text::is_unprintable;
 
-use crate::ports::accounts::{
-    Accounts, AccountsError, ApiKeyRecord, Customer, KeyIssue, KeyIssued, KeyRef, NewApiKey, constant_time_eq,
-    display_prefix, generate_key, hash_key, masked_from_prefix, parse_key_ref,
+use crate::key_material::{
+    KeyRef, constant_time_eq, display_prefix, generate_key, hash_key, masked_from_prefix, parse_key_ref,
 };
+use crate::ports::accounts::{Accounts, AccountsError, ApiKeyRecord, Customer, KeyIssue, KeyIssued, NewApiKey};
 use crate::ports::key_directory::KeyDirectory;
 
 /// The name of a key issued without one (the API and the admin CLI alike).
@@ -378,7 +378,8 @@ mod tests {
     use chrono::TimeZone;
 
     use super::*;
-    use crate::ports::accounts::{SubscriptionStatus, parse_key_ref};
+    use crate::key_material::parse_key_ref;
+    use crate::ports::accounts::SubscriptionStatus;
     use crate::testing::MemoryAccounts;
 
     fn now() -> DateTime<Utc> {

@@ -35,8 +35,9 @@ use rand::TryRngCore;
 use sha2::{Digest, Sha256};
 
 use crate::Clock;
+use crate::key_material::constant_time_eq;
 use crate::ports::accounts::Accounts;
-use crate::ports::accounts::{AccountsError, constant_time_eq};
+use crate::ports::accounts::AccountsError;
 use crate::ports::key_directory::KeyEntry;
 use crate::ports::sessions::{FlashRecord, PortalSessions, SessionRecord, SignInLink};
 use crate::services::access::{Access, Grant, Policy, Refusal, serves};

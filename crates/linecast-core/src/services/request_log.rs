@@ -14,8 +14,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-use crate::ports::accounts::{AccountsError, Day, day_of};
+use crate::ports::accounts::AccountsError;
 use crate::ports::request_log::{DayCount, DayTotals, LoggedRequest, RequestFilter, RequestLogStore, RequestRow};
+use crate::quota_calendar::{Day, day_of};
 
 /// Rows stored per customer and UTC day; requests past it are counted in
 /// the day's totals, not stored.

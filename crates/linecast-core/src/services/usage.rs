@@ -17,9 +17,10 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-use crate::ports::accounts::{Accounts, AccountsError, Day, Month, UsageMeter};
-use crate::ports::accounts::{day_of, first_day, month_of, previous_month};
+use crate::ports::accounts::{Accounts, AccountsError, UsageMeter};
 use crate::ports::limits::{Limiter, LimitsError};
+use crate::quota_calendar::{Day, Month};
+use crate::quota_calendar::{day_of, first_day, month_of, previous_month};
 use crate::{Clock, SystemClock};
 
 /// What one flush round did.

@@ -14,9 +14,10 @@ use chrono::{DateTime, Utc};
 use linecast_domain::Sport;
 
 use crate::ports::accounts::{
-    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Day, Entitlement, KeyIssue, KeyIssued, Month,
-    NewCustomer, SubscriptionStatus, UsageMeter, month_of_day,
+    Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Entitlement, KeyIssue, KeyIssued, NewCustomer,
+    SubscriptionStatus, UsageMeter,
 };
+use crate::quota_calendar::{Day, Month, month_of_day};
 
 #[derive(Default)]
 struct Inner {

@@ -9,8 +9,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use crate::ports::accounts::{Day, Month, month_of_day};
 use crate::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
+use crate::quota_calendar::{Day, Month, month_of_day};
 
 #[derive(Default)]
 struct Inner {

@@ -7,8 +7,9 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use crate::ports::accounts::{AccountsError, Day, day_of};
+use crate::ports::accounts::AccountsError;
 use crate::ports::request_log::{DayCount, LoggedRequest, RequestFilter, RequestLogStore, RequestRow};
+use crate::quota_calendar::{Day, day_of};
 
 #[derive(Default)]
 struct Inner {

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
-use linecast_core::ports::accounts::{display_prefix, generate_key, hash_key};
+use linecast_core::key_material::{display_prefix, generate_key, hash_key};
 use linecast_core::services::keys::{KeyError, Keys};
 use linecast_core::{
     Accounts, AccountsError, ApiKeyRecord, KeyIssue, KeyIssued, NewApiKey, NewCustomer, SubscriptionStatus,

@@ -3,8 +3,8 @@
 
 use chrono::{DateTime, TimeDelta, Utc};
 use linecast_core::Accounts;
-use linecast_core::ports::accounts::day_of;
 use linecast_core::ports::request_log::{LoggedRequest, RequestFilter, RequestId, RequestLogStore};
+use linecast_core::quota_calendar::day_of;
 use linecast_db::SeaAccounts;
 
 use crate::accounts::{new_customer, t0};

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use linecast_core::ports::accounts::month_of_day;
+use linecast_core::quota_calendar::month_of_day;
 use linecast_core::testing::MemoryAccounts;
 use linecast_limits::leases::{Entry, LeaseCall, Ledger};
 use linecast_limits::{LEASE_SCRIPT, LeasedRedisLimiter, Limiter, MonthDecision, RateDecision};

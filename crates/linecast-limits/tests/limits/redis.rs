@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use chrono::Utc;
 use linecast_core::Day;
-use linecast_core::ports::accounts::{day_of, month_of_day};
+use linecast_core::quota_calendar::{day_of, month_of_day};
 use linecast_core::testing::MemoryAccounts;
 use linecast_limits::{Limiter, LimitsError, MonthDecision, RateDecision, RedisLimiter};
 use rand::Rng;

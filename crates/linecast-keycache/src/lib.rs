@@ -1,4 +1,5 @@
-//! A cache in front of key lookups. Revocation and subscription changes
+//! linecast-keycache: the key directory, core's `KeyDirectory` port, as a
+//! cache in front of key lookups in the accounts database. Revocation and subscription changes
 //! made through this instance invalidate the entry at once; other instances
 //! see them within `KEY_CACHE_TTL`.
 //!
@@ -23,6 +24,10 @@
 //! longer ago, any key past the grace) fails at once as unavailable,
 //! without waiting on the database. The refresh round asks the database
 //! once a second whether it is back, and the first answer ends the outage.
+//!
+//! Each lookup is reported to the function given to
+//! [`KeyCache::counting`] as a [`Lookup`] (the HTTP shell counts them as
+//! metrics); this crate names no metrics library.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -59,6 +64,29 @@ struct Held {
 /// a SHA-256 it cannot choose either).
 type Front = RwLock<HashMap<String, Held, foldhash::fast::RandomState>>;
 
+/// What answered a lookup, reported to the function given to
+/// [`KeyCache::counting`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lookup {
+    /// The front map held a live entry.
+    Hit,
+    /// The front map did not: the key is read through the single-flight layer.
+    Miss,
+    /// An expired entry served through a database outage, within the grace.
+    OutageGrace,
+}
+
+impl Lookup {
+    /// The metric label: `hit`, `miss` or `outage_grace`.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Self::Hit => "hit",
+            Self::Miss => "miss",
+            Self::OutageGrace => "outage_grace",
+        }
+    }
+}
+
 /// Key lookups by hash, cached (unknown keys too, so a flood of bad keys
 /// does not reach the database on every request).
 #[derive(Clone)]
@@ -70,6 +98,8 @@ pub struct KeyCache {
     /// is not stored.
     epoch: Arc<AtomicU64>,
     outage: Arc<Outage>,
+    /// Told what answered each lookup.
+    count: fn(Lookup),
 }
 
 /// Whether the accounts database is failing, as this instance's own reads
@@ -141,7 +171,15 @@ impl KeyCache {
                 .build(),
             epoch: Arc::default(),
             outage: Arc::new(Outage::new(outage_grace)),
+            count: |_| {},
         }
+    }
+
+    /// This cache, telling `count` what answered each lookup (nothing is
+    /// told until this is set).
+    #[must_use]
+    pub fn counting(self, count: fn(Lookup)) -> Self {
+        Self { count, ..self }
     }
 
     /// The database outage this cache is riding out, if any.
@@ -157,7 +195,7 @@ impl KeyCache {
             // Only a known key, and only through an outage.
             let read_at = held.expires.checked_sub(KEY_CACHE_TTL)?;
             return (held.entry.is_some() && self.outage.covers(read_at, now)).then(|| {
-                crate::metrics::key_cache("outage_grace");
+                (self.count)(Lookup::OutageGrace);
                 held.entry.clone()
             });
         }
@@ -268,14 +306,14 @@ impl KeyCache {
     /// A hit of the front map (counted as a hit), answered without waiting.
     pub fn held(&self, key_hash: &str) -> Option<Entry> {
         let hit = self.front_get(key_hash)?;
-        crate::metrics::key_cache("hit");
+        (self.count)(Lookup::Hit);
         Some(hit)
     }
 
     /// A miss of the front map: one database read for concurrent misses of
     /// one key, stored in the front map when it was this call that read.
     async fn read_through(&self, key_hash: &str) -> Result<Entry, AccountsError> {
-        crate::metrics::key_cache("miss");
+        (self.count)(Lookup::Miss);
         let epoch = self.epoch.load(Ordering::SeqCst);
         let accounts = self.accounts.clone();
         let hash = key_hash.to_owned();
@@ -300,7 +338,7 @@ impl KeyCache {
     /// without a lookup: lets known keys through while their address is
     /// refused further failed key checks.
     pub async fn knows(&self, full_key: &str) -> bool {
-        let hash = linecast_core::ports::accounts::KeyHash::of(full_key);
+        let hash = linecast_core::key_material::KeyHash::of(full_key);
         if let Some(entry) = self.front_get(hash.as_str()) {
             return entry.is_some();
         }
@@ -343,7 +381,8 @@ impl KeyDirectory for KeyCache {
 #[cfg(test)]
 mod tests {
     use chrono::{TimeZone, Utc};
-    use linecast_core::ports::accounts::{KeyIssue, KeyIssued, NewApiKey, SubscriptionStatus, hash_key};
+    use linecast_core::key_material::hash_key;
+    use linecast_core::ports::accounts::{KeyIssue, KeyIssued, NewApiKey, SubscriptionStatus};
     use linecast_core::testing::MemoryAccounts;
 
     use super::*;
