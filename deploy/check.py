@@ -7,7 +7,7 @@
   Kubernetes manifests (deploy/k8s, the ConfigMap generated from
   linecast.env included), the Cloud Run service (deploy/cloudrun) and
   deploy/local/cluster.sh set for linecast is read by the server: a
-  LINECAST_* name must appear in apps/linecast-api/src/settings.rs and in
+  LINECAST_* name must appear in apps/linecast-api/src/settings/ and in
   docs/configuration.md; any other name (AWS_*, PORT, RUST_LOG) must be
   documented in docs/configuration.md.
 - Secrets (SECRET_NAMES: database and Redis URLs, the signing key, the
@@ -123,9 +123,17 @@ def read(path):
 # ---------------------------------------------------------------- settings
 
 
+SETTINGS_DIR = "apps/linecast-api/src/settings"
+
+
 def settings_names():
-    """LINECAST_* names the server reads: string literals in settings.rs."""
-    return set(re.findall(r'"(LINECAST_[A-Z0-9_]+)"', read("apps/linecast-api/src/settings.rs")))
+    """LINECAST_* names the server reads: string literals in the settings
+    module (one file per area)."""
+    names = set()
+    for name in sorted(os.listdir(os.path.join(ROOT, SETTINGS_DIR))):
+        if name.endswith(".rs"):
+            names |= set(re.findall(r'"(LINECAST_[A-Z0-9_]+)"', read(f"{SETTINGS_DIR}/{name}")))
+    return names
 
 
 def documented_names():
@@ -160,7 +168,7 @@ def dockerfile():
 
 def image_bind(env):
     """The address the image listens on: LINECAST_BIND, else 0.0.0.0:$PORT
-    (settings.rs, bind_address)."""
+    (settings/server.rs, bind_address)."""
     if "LINECAST_BIND" in env:
         return env["LINECAST_BIND"]
     if "PORT" in env:
@@ -292,7 +300,7 @@ def check_names(where, names, known, documented):
     for name in sorted(names):
         if name.startswith("LINECAST_"):
             if name not in known:
-                fail(f"{where} sets {name}, which apps/linecast-api/src/settings.rs does not read")
+                fail(f"{where} sets {name}, which apps/linecast-api/src/settings/ does not read")
             if name not in documented:
                 fail(f"{where} sets {name}, which docs/configuration.md does not document")
         elif name not in documented:
@@ -766,7 +774,7 @@ def main():
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(target, "debug/linecast-api"))
     known, documented = settings_names(), documented_names()
     if len(known) < 20:
-        fail(f"settings.rs names its variables as string literals (found {len(known)})")
+        fail(f"the settings module names its variables as string literals (found {len(known)})")
     probe_paths = set()
 
     env, bind = check_dockerfile(known, documented)

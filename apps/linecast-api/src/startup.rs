@@ -8,8 +8,9 @@ use std::sync::Arc;
 
 use actix_http::{HttpService, Protocol};
 use actix_service::{IntoServiceFactory, ServiceFactoryExt, fn_service, map_config};
-use actix_web::dev::AppConfig;
+use actix_web::body::MessageBody;
 use actix_web::dev::Server;
+use actix_web::dev::{AppConfig, ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::middleware::from_fn;
 use actix_web::{App, web};
 
@@ -182,324 +183,34 @@ async fn build_slots(settings: &Settings) -> anyhow::Result<(Arc<dyn SlotRegistr
 }
 
 impl Application {
+    /// A start, step by step: the var folder, the clock and the demo
+    /// data; the artifact store; the accounts database; the limits (Redis,
+    /// when configured); the services, the gate and the caches; the demo
+    /// customer; the usage flusher and the change stream's watcher; the
+    /// server; the metrics listener and the caretaking tasks.
     pub async fn build(settings: Settings) -> anyhow::Result<Self> {
-        std::fs::create_dir_all(&settings.var_dir)
-            .with_context(|| format!("creating {}", settings.var_dir.display()))?;
-        let clock: Arc<dyn Clock> = match (&settings.manual_clock, settings.now) {
-            (Some(manual), _) => manual.clone(),
-            (None, Some(now)) => Arc::new(FixedClock(now)),
-            (None, None) => Arc::new(SystemClock),
-        };
-        if settings.demo {
-            tracing::info!(
-                "demo mode: demo data and a demo customer are created when absent (configure a database or store URL for production)"
-            );
-        } else {
-            tracing::info!("production mode: nothing is generated; an empty store is reported down");
-        }
-        if settings.demo
-            && let Some(dir) = local_store_dir(&settings.store_url)
-        {
-            let now = clock.now();
-            let today = et_date(now);
-            let dir_for_task = dir.clone();
-            let generated = tokio::task::spawn_blocking(move || linecast_demo::ensure_demo_store(&dir_for_task, now))
-                .await
-                .context("demo data task")?
-                .with_context(|| format!("generating demo data into {}", dir.display()))?;
-            if generated {
-                tracing::info!(dir = %dir.display(), %today, "first run: generated the demo data store");
-            }
-        }
-        let store = Arc::new(
-            ObjectArtifactStore::from_url(
-                &settings.store_url,
-                StoreOptions {
-                    cache_bytes: linecast_core::memory::Budget::new(settings.cache_bytes).artifacts(),
-                    version_ttl: settings.freshness_windows.version_ttl,
-                    timeout: settings.store_timeout,
-                    ..StoreOptions::default()
-                },
-            )
-            .with_context(|| format!("opening store {}", settings.store_url))?,
-        );
-        if let Some(path) = settings.database_url.strip_prefix("sqlite://")
-            && let Some(parent) = std::path::Path::new(path.split('?').next().unwrap_or(path)).parent()
-            && !parent.as_os_str().is_empty()
-        {
-            std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
-        }
-        let pool = SeaAccounts::open_with_timeout(&settings.database_url, settings.database_timeout)
-            .await
-            .map_err(|e| anyhow::anyhow!("connecting to the accounts database: {e}"))?;
-        crate::migrations::prepare(pool.connection(), settings.demo || settings.migrate).await?;
-        let db = Arc::new(
-            PinnedAccounts::new(pool, tokio::runtime::Handle::current()).with_timeout(settings.database_timeout),
-        );
-        let accounts: Arc<dyn Accounts> = db.clone();
-        let usage: Arc<dyn UsageMeter> = db.clone();
-        let limiter = build_limiter(&settings, usage.clone()).await?;
+        let clock = prepare(&settings).await?;
+        let store = open_store(&settings)?;
+        let db = open_accounts(&settings).await?;
+        let limiter = build_limiter(&settings, db.clone()).await?;
         let (slots, slot_heartbeat) = build_slots(&settings).await?;
-        let keys = KeyCache::new(accounts.clone(), settings.db_outage_grace)
-            .counting(|lookup| crate::metrics::key_cache(lookup.label()));
-        let doc = openapi::served(&settings.public_url);
-        let usage_health = Arc::new(UsageHealth::new(settings.db_outage_grace));
-        if settings.redis_url.is_some() && settings.signing_key.is_none() {
-            // Redis means several instances; each would sign download links
-            // with its own random key, which the others refuse.
-            tracing::warn!(
-                "LINECAST_REDIS_URL is set without LINECAST_SIGNING_KEY: each instance signs download links with its own random key, so a link signed by one is refused by the others; set one LINECAST_SIGNING_KEY for all instances"
-            );
+        let adapters = Adapters::new(&settings, &db, limiter, slots);
+        warn_of_settings(&settings);
+        let state = Wiring {
+            settings: &settings,
+            adapters: &adapters,
+            db: &db,
+            store: &store,
+            clock,
         }
-        if !settings.auth_enabled {
-            // Written here, after logging has started (settings are read before).
-            tracing::warn!("LINECAST_AUTH_DISABLED is set (demo mode only): every endpoint is open and unlimited");
-        }
-        let access = settings.auth_enabled.then(|| {
-            Arc::new(Access::new(
-                Arc::new(keys.clone()),
-                limiter.clone(),
-                linecast_core::services::access::key_rate(settings.rate_burst),
-                clock.clone(),
-                if settings.freeze_rate_clock {
-                    clock.clone()
-                } else {
-                    Arc::new(SystemClock)
-                },
-                usage_health.clone(),
-                Arc::new(crate::metrics::limiter_decision),
-            ))
-        });
-        let mut probes: Vec<Arc<dyn Probe>> = vec![
-            Arc::new(DatabaseProbe(
-                accounts.clone(),
-                DatabaseProbe::reach_of(&settings.database_url),
-            )),
-            Arc::new(StoreProbe(store.clone(), StoreProbe::reach_of(&settings.store_url))),
-            Arc::new(CacheProbe(store.clone())),
-        ];
-        if settings.redis_url.is_some() {
-            probes.push(Arc::new(RedisProbe(limiter.clone())));
-        }
-        let budget = linecast_core::memory::Budget::new(settings.cache_bytes);
-        let history = Arc::new(History::with_budget(store.clone(), budget.seasons()));
-        let hmac = Arc::new(match &settings.signing_key {
-            Some(secret) => HmacSigner::new(secret.as_bytes(), settings.public_url.clone()),
-            None => HmacSigner::with_random_secret(settings.public_url.clone()),
-        });
-        let signer: Arc<dyn UrlSigner> = hmac.clone();
-        let artifacts: Arc<dyn ArtifactStore> = store.clone();
-        let (store_for_shares, history_for_shares) = (store.clone(), history.clone());
-        let source: Arc<dyn PredictionMarkets> = if settings.markets_source == "kalshi" {
-            let mut config = KalshiConfig::default();
-            if let Some(base) = &settings.kalshi_base_url {
-                config.base_url.clone_from(base);
-            }
-            Arc::new(
-                KalshiMarkets::new(config, artifacts.clone())
-                    .map_err(|e| anyhow::anyhow!("Kalshi adapter: {e}"))?
-                    .with_clock(clock.clone()),
-            )
-        } else {
-            Arc::new(FileSnapshotMarkets::new(artifacts.clone()))
-        };
-        let markets: Arc<dyn PredictionMarkets> =
-            Arc::new(CachedMarkets::new(source, settings.freshness_windows.markets_ttl));
-        let datasets = Arc::new(Datasets::new(
-            accounts.clone(),
-            usage.clone(),
-            artifacts.clone(),
-            signer,
-            hmac.clone(),
-        ));
-        let api_keys = Arc::new(
-            linecast_core::services::keys::Keys::new(accounts.clone(), settings.max_keys_per_customer)
-                .with_directory(Arc::new(keys.clone())),
-        );
-        let adapters = Adapters {
-            accounts: accounts.clone(),
-            usage: usage.clone(),
-            limiter: limiter.clone(),
-            slots: slots.clone(),
-            signer: hmac,
-            sessions: db.clone(),
-        };
-        let events = Arc::new(crate::events::EventHub::new(
-            Arc::new(linecast_core::services::events::Watcher::new(artifacts.clone())),
-            settings.max_streams_per_customer,
-            crate::events::BACKLOG,
-            slots.clone(),
-        ));
-        let portal = access.clone().map(|access| {
-            let portal = Arc::new(linecast_core::services::portal::Portal::new(
-                access,
-                db.clone(),
-                accounts.clone(),
-                if settings.freeze_rate_clock {
-                    clock.clone()
-                } else {
-                    Arc::new(SystemClock)
-                },
-            ));
-            crate::auth::session::SessionGate {
-                pages: Arc::new(crate::portal::refusals::PortalPages { portal: portal.clone() }),
-                portal,
-                // Production is served over HTTPS (behind a terminating
-                // proxy); demo mode runs on plain loopback HTTP.
-                cookie: crate::auth::session_cookie::CookiePolicy { secure: !settings.demo },
-                origin: crate::auth::sign_in_origin::SignInOrigin::new(settings.portal_origin.clone()),
-            }
-        });
-        let request_log = Arc::new(linecast_core::services::request_log::RequestLog::new(
-            db.clone(),
-            settings.request_log_days,
-        ));
-        let gate = Arc::new(crate::auth::middleware::Gate {
-            access,
-            request_log: request_log.clone(),
-            keys,
-            clients: ClientAddresses::new(
-                settings.client_ip_header.clone(),
-                settings.trusted_proxies,
-                settings.trusted_proxy_cidrs.clone(),
-            ),
-            addresses: Arc::new(AddressLimiter::new(
-                settings.public_rate_per_second,
-                settings.public_rate_per_second,
-            )),
-            auth_failures: Arc::new(AddressLimiter::new(
-                settings.auth_failure_rate,
-                settings.auth_failure_burst,
-            )),
-            streams: events.slots.clone(),
-            downloads: linecast_core::services::slots::Slots::new(
-                crate::error::LARGE_DOWNLOADS,
-                SlotKind::Download,
-                settings.heavy.max_downloads_per_customer,
-                DOWNLOAD_RETRY_AFTER_SECS,
-                slots,
-            ),
-            clock: clock.clone(),
-            webhook: crate::auth::stripe_signature::Webhook::new(settings.stripe_webhook_secrets.clone()),
-            portal,
-        });
-        // A signed subscribe reference verifies only under a configured key
-        // (a per-process random key could not verify another instance's).
-        let stripe = Arc::new(linecast_stripe::Reader::new(
-            settings.stripe_plans.clone(),
-            settings
-                .signing_key
-                .as_ref()
-                .map(|k| linecast_stripe::ReferenceKey::new(k.as_bytes())),
-            settings.stripe_livemode,
-        ));
-        let billing = Arc::new(linecast_core::services::billing::Billing::new(
-            db.clone(),
-            accounts.clone(),
-            Some(Arc::new(gate.keys.clone())),
-            Arc::new(SystemClock),
-        ));
-        let storefront = crate::portal::billing::storefront(&settings)?;
-        let state = AppState {
-            billing,
-            stripe,
-            storefront,
-            strategies: Arc::new(Strategies::new(history.clone())),
-            history,
-            usage: Arc::new(Usage::new(limiter, usage.clone(), accounts.clone(), usage_health)),
-            request_log,
-            clock: clock.clone(),
-            probes,
-            slate: Arc::new(Slate::new(artifacts.clone())),
-            releases: Arc::new(linecast_core::services::releases::Releases::new(
-                db.clone(),
-                store.clone(),
-                artifacts.clone(),
-                settings
-                    .release_retention_days
-                    .map(|days| chrono::Duration::days(i64::from(days))),
-            )),
-            markets: Arc::new(Markets::new(artifacts.clone(), markets)),
-            datasets,
-            freshness: Arc::new(Freshness::new(artifacts.clone())),
-            events,
-            gate,
-            // Start-up connected to both (and checked the schema): they
-            // have answered since start.
-            health: Arc::new(HealthCache::answered(&["database", "redis"])),
-            api_keys,
-            // Each cache takes its share of the one budget (core's `memory`).
-            responses: Arc::new(crate::responses::Responses {
-                clock,
-                memo: Arc::new(crate::responses::Resolutions::new(
-                    settings.freshness_windows.resolution_ttl,
-                )),
-                bodies: Arc::new(crate::responses::ResponseCache::new(budget.bodies())),
-                rows: Arc::new(crate::responses::rows::RowCache::new(budget.rows())),
-                heavy: Arc::new(
-                    crate::responses::HeavyWork::new(settings.heavy.heavy_threads)
-                        .context("starting the heavy-work threads")?,
-                ),
-                in_flight: Arc::default(),
-            }),
-        };
+        .state()?;
         if settings.demo {
-            let customers = Customers::new(accounts, usage);
-            crate::demo::ensure_demo_customer(&customers, &state, &settings.var_dir).await?;
-            if let Some(dir) = local_store_dir(&settings.store_url) {
-                crate::demo::spawn_demo_releases(&state, dir);
-            }
+            start_demo(&settings, &state, &adapters).await?;
         }
         let flusher = crate::accounting::spawn_flusher(state.clone());
-        let resolutions = state.responses.memo.clone();
-        let watcher = crate::events::spawn_watcher(
-            state.events.clone(),
-            state.releases.clone(),
-            state.clock.clone(),
-            settings.watch_interval,
-            move || resolutions.clear(),
-        );
-        let listener = TcpListener::bind(settings.bind).with_context(|| format!("binding {}", settings.bind))?;
-        let port = listener.local_addr()?.port();
-        let hsts = settings.public_url.starts_with("https://");
-        let server = run(
-            listener,
-            state.clone(),
-            &doc,
-            settings.heavy,
-            settings.shutdown_timeout,
-            hsts,
-        )?;
-        // What each share of the cache budget holds now: the one list the
-        // metrics and the trimmer read.
-        let shares: Arc<dyn Fn() -> Vec<(&'static str, CacheStats)> + Send + Sync> = {
-            let (store, history) = (store_for_shares.clone(), history_for_shares);
-            let (responses, rows) = (state.responses.bodies.clone(), state.responses.rows.clone());
-            Arc::new(move || {
-                vec![
-                    ("artifacts", store.cache_stats()),
-                    ("seasons", history.cache_stats()),
-                    ("bodies", responses.stats()),
-                    ("rows", rows.stats()),
-                ]
-            })
-        };
-        let metrics = match settings.metrics_bind {
-            Some(bind) => {
-                crate::metrics::handle();
-                let (store, shares) = (store_for_shares, shares.clone());
-                let max_fds = crate::settings::descriptor_limit();
-                Some(crate::metrics::serve(bind, move || {
-                    crate::metrics::artifact_cache(store.cache_counts());
-                    crate::metrics::caches(&shares());
-                    crate::metrics::process::scrape(max_fds);
-                })?)
-            }
-            None => None,
-        };
-        let refresher = spawn_key_refresher(state.gate.keys.clone());
-        let prober = spawn_prober(state.health.clone(), state.probes.clone());
-        let trimmer = spawn_trimmer(move || shares().into_iter().map(|(_, stats)| stats).collect());
+        let watcher = start_watcher(&state, settings.watch_interval);
+        let (port, server) = listen(&settings, &state)?;
+        let caretakers = Caretakers::spawn(&settings, &state, store)?;
         Ok(Self {
             port,
             server,
@@ -507,11 +218,11 @@ impl Application {
             adapters,
             flusher,
             watcher,
-            trimmer,
-            refresher,
-            prober,
+            trimmer: caretakers.trimmer,
+            refresher: caretakers.refresher,
+            prober: caretakers.prober,
             slot_heartbeat,
-            metrics,
+            metrics: caretakers.metrics,
             var_dir: settings.var_dir.clone(),
             drain_grace: settings.drain_grace,
             stop_bound: settings.stop_bound,
@@ -542,42 +253,12 @@ impl Application {
     /// then the event streams end, the listener closes, idle keep-alive
     /// connections are closed and requests in flight finish (up to
     /// `SHUTDOWN_TIMEOUT_SECS`).
-    pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        let metrics = self.metrics.map(|(_, server)| {
+    pub async fn run_until_stopped(mut self) -> std::io::Result<()> {
+        let metrics = self.metrics.take().map(|(_, server)| {
             let handle = server.handle();
             (tokio::spawn(server), handle)
         });
-        let (events, health, server, grace) = (
-            self.state.events.clone(),
-            self.state.health.clone(),
-            self.server.handle(),
-            self.drain_grace,
-        );
-        let (in_flight, allowance) = (self.state.responses.in_flight.clone(), self.shutdown_timeout);
-        let closer = tokio::spawn(async move {
-            shutdown_signal().await;
-            health.start_draining();
-            tracing::info!(
-                grace_secs = grace.as_secs_f64(),
-                "stop signal: readiness fails from now on; the server stops accepting after the drain grace"
-            );
-            tokio::select! {
-                () = tokio::time::sleep(grace) => {}
-                () = shutdown_signal() => tracing::info!("second stop signal: the drain grace is cut short"),
-            }
-            // The event streams end first, so the graceful shutdown does
-            // not wait on connections that never finish.
-            events.close();
-            // Past the grace, one more signal ends the process at once,
-            // whatever is still in flight or being given back.
-            tokio::spawn(async {
-                shutdown_signal().await;
-                tracing::warn!("another stop signal while stopping: exiting now, without the final usage flush");
-                std::process::exit(1);
-            });
-            in_flight.stop_accepting(allowance);
-            server.stop(true).await;
-        });
+        let closer = self.spawn_closer();
         let served = self.server.await;
         closer.abort();
         // Large bodies the allowance cut (each logged once, here or where
@@ -627,9 +308,518 @@ impl Application {
         served
     }
 
+    /// The task that answers a stop signal: readiness fails for the drain
+    /// grace (a second signal cuts it short), then the event streams end,
+    /// the in-flight allowance starts and the server stops accepting.
+    fn spawn_closer(&self) -> tokio::task::JoinHandle<()> {
+        let (events, health, server, grace) = (
+            self.state.events.clone(),
+            self.state.health.clone(),
+            self.server.handle(),
+            self.drain_grace,
+        );
+        let (in_flight, allowance) = (self.state.responses.in_flight.clone(), self.shutdown_timeout);
+        tokio::spawn(async move {
+            shutdown_signal().await;
+            health.start_draining();
+            tracing::info!(
+                grace_secs = grace.as_secs_f64(),
+                "stop signal: readiness fails from now on; the server stops accepting after the drain grace"
+            );
+            tokio::select! {
+                () = tokio::time::sleep(grace) => {}
+                () = shutdown_signal() => tracing::info!("second stop signal: the drain grace is cut short"),
+            }
+            // The event streams end first, so the graceful shutdown does
+            // not wait on connections that never finish.
+            events.close();
+            // Past the grace, one more signal ends the process at once,
+            // whatever is still in flight or being given back.
+            tokio::spawn(async {
+                shutdown_signal().await;
+                tracing::warn!("another stop signal while stopping: exiting now, without the final usage flush");
+                std::process::exit(1);
+            });
+            in_flight.stop_accepting(allowance);
+            server.stop(true).await;
+        })
+    }
+
     /// A handle that can stop the server gracefully (tests use it).
     pub fn handle(&self) -> actix_web::dev::ServerHandle {
         self.server.handle()
+    }
+}
+
+/// The first step: the var folder, the clock, the mode said in the log,
+/// and in demo mode the demo data generated into an empty local store.
+async fn prepare(settings: &Settings) -> anyhow::Result<Arc<dyn Clock>> {
+    std::fs::create_dir_all(&settings.var_dir).with_context(|| format!("creating {}", settings.var_dir.display()))?;
+    let clock: Arc<dyn Clock> = match (&settings.manual_clock, settings.now) {
+        (Some(manual), _) => manual.clone(),
+        (None, Some(now)) => Arc::new(FixedClock(now)),
+        (None, None) => Arc::new(SystemClock),
+    };
+    if settings.demo {
+        tracing::info!(
+            "demo mode: demo data and a demo customer are created when absent (configure a database or store URL for production)"
+        );
+    } else {
+        tracing::info!("production mode: nothing is generated; an empty store is reported down");
+    }
+    if settings.demo
+        && let Some(dir) = local_store_dir(&settings.store_url)
+    {
+        let now = clock.now();
+        let today = et_date(now);
+        let dir_for_task = dir.clone();
+        let generated = tokio::task::spawn_blocking(move || linecast_demo::ensure_demo_store(&dir_for_task, now))
+            .await
+            .context("demo data task")?
+            .with_context(|| format!("generating demo data into {}", dir.display()))?;
+        if generated {
+            tracing::info!(dir = %dir.display(), %today, "first run: generated the demo data store");
+        }
+    }
+    Ok(clock)
+}
+
+/// The artifact store, its parsed artifacts cached in their share of the
+/// memory budget.
+fn open_store(settings: &Settings) -> anyhow::Result<Arc<ObjectArtifactStore>> {
+    Ok(Arc::new(
+        ObjectArtifactStore::from_url(
+            &settings.store_url,
+            StoreOptions {
+                cache_bytes: linecast_core::memory::Budget::new(settings.cache_bytes).artifacts(),
+                version_ttl: settings.freshness_windows.version_ttl,
+                timeout: settings.store_timeout,
+                ..StoreOptions::default()
+            },
+        )
+        .with_context(|| format!("opening store {}", settings.store_url))?,
+    ))
+}
+
+/// The accounts database: the folder of a SQLite file made, connected,
+/// its schema checked (or migrated, in demo mode or when asked).
+async fn open_accounts(settings: &Settings) -> anyhow::Result<Arc<PinnedAccounts>> {
+    if let Some(path) = settings.database_url.strip_prefix("sqlite://")
+        && let Some(parent) = std::path::Path::new(path.split('?').next().unwrap_or(path)).parent()
+        && !parent.as_os_str().is_empty()
+    {
+        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    }
+    let pool = SeaAccounts::open_with_timeout(&settings.database_url, settings.database_timeout)
+        .await
+        .map_err(|e| anyhow::anyhow!("connecting to the accounts database: {e}"))?;
+    crate::migrations::prepare(pool.connection(), settings.demo || settings.migrate).await?;
+    Ok(Arc::new(
+        PinnedAccounts::new(pool, tokio::runtime::Handle::current()).with_timeout(settings.database_timeout),
+    ))
+}
+
+impl Adapters {
+    /// The database as its ports, the limiter and slot registry, and the
+    /// download-token signer (`LINECAST_SIGNING_KEY`, else a random key).
+    fn new(
+        settings: &Settings,
+        db: &Arc<PinnedAccounts>,
+        limiter: Arc<dyn Limiter>,
+        slots: Arc<dyn SlotRegistry>,
+    ) -> Self {
+        Self {
+            accounts: db.clone(),
+            usage: db.clone(),
+            limiter,
+            slots,
+            signer: Arc::new(match &settings.signing_key {
+                Some(secret) => HmacSigner::new(secret.as_bytes(), settings.public_url.clone()),
+                None => HmacSigner::with_random_secret(settings.public_url.clone()),
+            }),
+            sessions: db.clone(),
+        }
+    }
+}
+
+/// Warnings about settings that work but are likely mistakes, written
+/// once logging has started (settings are read before).
+fn warn_of_settings(settings: &Settings) {
+    if settings.redis_url.is_some() && settings.signing_key.is_none() {
+        // Redis means several instances; each would sign download links
+        // with its own random key, which the others refuse.
+        tracing::warn!(
+            "LINECAST_REDIS_URL is set without LINECAST_SIGNING_KEY: each instance signs download links with its own random key, so a link signed by one is refused by the others; set one LINECAST_SIGNING_KEY for all instances"
+        );
+    }
+    if !settings.auth_enabled {
+        tracing::warn!("LINECAST_AUTH_DISABLED is set (demo mode only): every endpoint is open and unlimited");
+    }
+}
+
+/// What the application state is wired from: the settings, the adapters,
+/// the database as its other ports (sessions, the billing ledger, the
+/// request log, releases), the store and the clock.
+struct Wiring<'a> {
+    settings: &'a Settings,
+    adapters: &'a Adapters,
+    db: &'a Arc<PinnedAccounts>,
+    store: &'a Arc<ObjectArtifactStore>,
+    clock: Arc<dyn Clock>,
+}
+
+impl Wiring<'_> {
+    /// The use cases, the gate in front of them and the serving path's
+    /// caches, each cache in its share of the one memory budget (core's
+    /// `memory`).
+    fn state(&self) -> anyhow::Result<AppState> {
+        let (settings, adapters) = (self.settings, self.adapters);
+        let artifacts: Arc<dyn ArtifactStore> = self.store.clone();
+        let keys = KeyCache::new(adapters.accounts.clone(), settings.db_outage_grace)
+            .counting(|lookup| crate::metrics::key_cache(lookup.label()));
+        let usage_health = Arc::new(UsageHealth::new(settings.db_outage_grace));
+        let access = self.access(&keys, &usage_health);
+        let budget = linecast_core::memory::Budget::new(settings.cache_bytes);
+        let history = Arc::new(History::with_budget(self.store.clone(), budget.seasons()));
+        let markets = self.markets(&artifacts)?;
+        let api_keys = Arc::new(
+            linecast_core::services::keys::Keys::new(adapters.accounts.clone(), settings.max_keys_per_customer)
+                .with_directory(Arc::new(keys.clone())),
+        );
+        let events = Arc::new(crate::events::EventHub::new(
+            Arc::new(linecast_core::services::events::Watcher::new(artifacts.clone())),
+            settings.max_streams_per_customer,
+            crate::events::BACKLOG,
+            adapters.slots.clone(),
+        ));
+        let request_log = Arc::new(linecast_core::services::request_log::RequestLog::new(
+            self.db.clone(),
+            settings.request_log_days,
+        ));
+        let gate = self.gate(access, keys, request_log.clone(), &events);
+        let storefront = crate::portal::billing::storefront(settings)?;
+        Ok(AppState {
+            billing: self.billing(&gate.keys),
+            stripe: self.stripe(),
+            storefront,
+            strategies: Arc::new(Strategies::new(history.clone())),
+            history,
+            usage: Arc::new(Usage::new(
+                adapters.limiter.clone(),
+                adapters.usage.clone(),
+                adapters.accounts.clone(),
+                usage_health,
+            )),
+            request_log,
+            clock: self.clock.clone(),
+            probes: self.probes(),
+            slate: Arc::new(Slate::new(artifacts.clone())),
+            releases: self.releases(&artifacts),
+            markets: Arc::new(Markets::new(artifacts.clone(), markets)),
+            datasets: self.datasets(&artifacts),
+            freshness: Arc::new(Freshness::new(artifacts)),
+            events,
+            gate,
+            // Start-up connected to both (and checked the schema): they
+            // have answered since start.
+            health: Arc::new(HealthCache::answered(&["database", "redis"])),
+            api_keys,
+            responses: self.responses(budget)?,
+        })
+    }
+
+    /// The clock of the per-second limit windows: the system's, unless
+    /// the tests freeze it with the rest.
+    fn rate_clock(&self) -> Arc<dyn Clock> {
+        if self.settings.freeze_rate_clock {
+            self.clock.clone()
+        } else {
+            Arc::new(SystemClock)
+        }
+    }
+
+    /// The access decision, `None` when keys are not checked at all
+    /// (`LINECAST_AUTH_DISABLED`).
+    fn access(&self, keys: &KeyCache, usage_health: &Arc<UsageHealth>) -> Option<Arc<Access>> {
+        self.settings.auth_enabled.then(|| {
+            Arc::new(Access::new(
+                Arc::new(keys.clone()),
+                self.adapters.limiter.clone(),
+                linecast_core::services::access::key_rate(self.settings.rate_burst),
+                self.clock.clone(),
+                self.rate_clock(),
+                usage_health.clone(),
+                Arc::new(crate::metrics::limiter_decision),
+            ))
+        })
+    }
+
+    /// The dependency probes: the database, the store, the artifact
+    /// cache, and Redis when configured.
+    fn probes(&self) -> Vec<Arc<dyn Probe>> {
+        let (settings, store) = (self.settings, self.store);
+        let mut probes: Vec<Arc<dyn Probe>> = vec![
+            Arc::new(DatabaseProbe(
+                self.adapters.accounts.clone(),
+                DatabaseProbe::reach_of(&settings.database_url),
+            )),
+            Arc::new(StoreProbe(store.clone(), StoreProbe::reach_of(&settings.store_url))),
+            Arc::new(CacheProbe(store.clone())),
+        ];
+        if settings.redis_url.is_some() {
+            probes.push(Arc::new(RedisProbe(self.adapters.limiter.clone())));
+        }
+        probes
+    }
+
+    /// The prediction markets (the store's snapshots or Kalshi), their
+    /// prices reused for a short while.
+    fn markets(&self, artifacts: &Arc<dyn ArtifactStore>) -> anyhow::Result<Arc<dyn PredictionMarkets>> {
+        let settings = self.settings;
+        let source: Arc<dyn PredictionMarkets> = if settings.markets_source == "kalshi" {
+            let mut config = KalshiConfig::default();
+            if let Some(base) = &settings.kalshi_base_url {
+                config.base_url.clone_from(base);
+            }
+            Arc::new(
+                KalshiMarkets::new(config, artifacts.clone())
+                    .map_err(|e| anyhow::anyhow!("Kalshi adapter: {e}"))?
+                    .with_clock(self.clock.clone()),
+            )
+        } else {
+            Arc::new(FileSnapshotMarkets::new(artifacts.clone()))
+        };
+        Ok(Arc::new(CachedMarkets::new(
+            source,
+            settings.freshness_windows.markets_ttl,
+        )))
+    }
+
+    /// Dataset status, refresh and downloads, links signed by the signer.
+    fn datasets(&self, artifacts: &Arc<dyn ArtifactStore>) -> Arc<Datasets> {
+        let adapters = self.adapters;
+        let signer: Arc<dyn UrlSigner> = adapters.signer.clone();
+        Arc::new(Datasets::new(
+            adapters.accounts.clone(),
+            adapters.usage.clone(),
+            artifacts.clone(),
+            signer,
+            adapters.signer.clone(),
+        ))
+    }
+
+    /// Kept releases of predictions and odds, for `LINECAST_RELEASE_RETENTION_DAYS`.
+    fn releases(&self, artifacts: &Arc<dyn ArtifactStore>) -> Arc<linecast_core::services::releases::Releases> {
+        Arc::new(linecast_core::services::releases::Releases::new(
+            self.db.clone(),
+            self.store.clone(),
+            artifacts.clone(),
+            self.settings
+                .release_retention_days
+                .map(|days| chrono::Duration::days(i64::from(days))),
+        ))
+    }
+}
+
+impl Wiring<'_> {
+    /// The gate: the access decision, the key cache, who a request comes
+    /// from, the per-address limits, the stream and download slots, the
+    /// billing webhook's secrets and the portal's sessions.
+    fn gate(
+        &self,
+        access: Option<Arc<Access>>,
+        keys: KeyCache,
+        request_log: Arc<linecast_core::services::request_log::RequestLog>,
+        events: &crate::events::EventHub,
+    ) -> Arc<crate::auth::middleware::Gate> {
+        let settings = self.settings;
+        let portal = access.clone().map(|access| self.portal(access));
+        Arc::new(crate::auth::middleware::Gate {
+            access,
+            request_log,
+            keys,
+            clients: ClientAddresses::new(
+                settings.client_ip_header.clone(),
+                settings.trusted_proxies,
+                settings.trusted_proxy_cidrs.clone(),
+            ),
+            addresses: Arc::new(AddressLimiter::new(
+                settings.public_rate_per_second,
+                settings.public_rate_per_second,
+            )),
+            auth_failures: Arc::new(AddressLimiter::new(
+                settings.auth_failure_rate,
+                settings.auth_failure_burst,
+            )),
+            streams: events.slots.clone(),
+            downloads: linecast_core::services::slots::Slots::new(
+                crate::error::LARGE_DOWNLOADS,
+                SlotKind::Download,
+                settings.heavy.max_downloads_per_customer,
+                DOWNLOAD_RETRY_AFTER_SECS,
+                self.adapters.slots.clone(),
+            ),
+            clock: self.clock.clone(),
+            webhook: crate::auth::stripe_signature::Webhook::new(settings.stripe_webhook_secrets.clone()),
+            portal,
+        })
+    }
+
+    /// The portal's session access, over the same access decision; its
+    /// refusals are shown by the portal's pages.
+    fn portal(&self, access: Arc<Access>) -> crate::auth::session::SessionGate {
+        let settings = self.settings;
+        let portal = Arc::new(linecast_core::services::portal::Portal::new(
+            access,
+            self.db.clone(),
+            self.adapters.accounts.clone(),
+            self.rate_clock(),
+        ));
+        crate::auth::session::SessionGate {
+            pages: Arc::new(crate::portal::refusals::PortalPages { portal: portal.clone() }),
+            portal,
+            // Production is served over HTTPS (behind a terminating proxy);
+            // demo mode runs on plain loopback HTTP.
+            cookie: crate::auth::session_cookie::CookiePolicy { secure: !settings.demo },
+            origin: crate::auth::sign_in_origin::SignInOrigin::new(settings.portal_origin.clone()),
+        }
+    }
+
+    /// The reader of Stripe's events. A signed subscribe reference
+    /// verifies only under a configured key (a per-process random key
+    /// could not verify another instance's).
+    fn stripe(&self) -> Arc<linecast_stripe::Reader> {
+        let settings = self.settings;
+        Arc::new(linecast_stripe::Reader::new(
+            settings.stripe_plans.clone(),
+            settings
+                .signing_key
+                .as_ref()
+                .map(|k| linecast_stripe::ReferenceKey::new(k.as_bytes())),
+            settings.stripe_livemode,
+        ))
+    }
+
+    /// Billing: Stripe's events applied to the accounts.
+    fn billing(&self, keys: &KeyCache) -> Arc<linecast_core::services::billing::Billing> {
+        Arc::new(linecast_core::services::billing::Billing::new(
+            self.db.clone(),
+            self.adapters.accounts.clone(),
+            Some(Arc::new(keys.clone())),
+            Arc::new(SystemClock),
+        ))
+    }
+
+    /// The serving path's state: the resolution memo, the response and
+    /// row caches in their shares of the budget, the heavy-work threads.
+    fn responses(&self, budget: linecast_core::memory::Budget) -> anyhow::Result<Arc<crate::responses::Responses>> {
+        let settings = self.settings;
+        Ok(Arc::new(crate::responses::Responses {
+            clock: self.clock.clone(),
+            memo: Arc::new(crate::responses::Resolutions::new(
+                settings.freshness_windows.resolution_ttl,
+            )),
+            bodies: Arc::new(crate::responses::ResponseCache::new(budget.bodies())),
+            rows: Arc::new(crate::responses::rows::RowCache::new(budget.rows())),
+            heavy: Arc::new(
+                crate::responses::HeavyWork::new(settings.heavy.heavy_threads)
+                    .context("starting the heavy-work threads")?,
+            ),
+            in_flight: Arc::default(),
+        }))
+    }
+}
+
+/// Demo mode: the demo customer and its key, and the releases of the
+/// demo store.
+async fn start_demo(settings: &Settings, state: &AppState, adapters: &Adapters) -> anyhow::Result<()> {
+    let customers = Customers::new(adapters.accounts.clone(), adapters.usage.clone());
+    crate::demo::ensure_demo_customer(&customers, state, &settings.var_dir).await?;
+    if let Some(dir) = local_store_dir(&settings.store_url) {
+        crate::demo::spawn_demo_releases(state, dir);
+    }
+    Ok(())
+}
+
+/// The change stream's watcher, every `every`; a change clears the
+/// resolution memo.
+fn start_watcher(state: &AppState, every: std::time::Duration) -> crate::events::WatcherTask {
+    let resolutions = state.responses.memo.clone();
+    crate::events::spawn_watcher(
+        state.events.clone(),
+        state.releases.clone(),
+        state.clock.clone(),
+        every,
+        move || resolutions.clear(),
+    )
+}
+
+/// The server, bound to `LINECAST_BIND` (not yet running), and its port.
+fn listen(settings: &Settings, state: &AppState) -> anyhow::Result<(u16, Server)> {
+    let doc = openapi::served(&settings.public_url);
+    let listener = TcpListener::bind(settings.bind).with_context(|| format!("binding {}", settings.bind))?;
+    let port = listener.local_addr()?.port();
+    let hsts = settings.public_url.starts_with("https://");
+    let server = run(
+        listener,
+        state.clone(),
+        &doc,
+        settings.heavy,
+        settings.shutdown_timeout,
+        hsts,
+    )?;
+    Ok((port, server))
+}
+
+/// What each share of the cache budget holds now: the one list the
+/// metrics and the trimmer read.
+type CacheShares = Arc<dyn Fn() -> Vec<(&'static str, CacheStats)> + Send + Sync>;
+
+fn cache_shares(state: &AppState, store: Arc<ObjectArtifactStore>) -> CacheShares {
+    let history = state.history.clone();
+    let (responses, rows) = (state.responses.bodies.clone(), state.responses.rows.clone());
+    Arc::new(move || {
+        vec![
+            ("artifacts", store.cache_stats()),
+            ("seasons", history.cache_stats()),
+            ("bodies", responses.stats()),
+            ("rows", rows.stats()),
+        ]
+    })
+}
+
+/// The tasks that keep a running instance in shape: the metrics listener
+/// (when `LINECAST_METRICS_BIND` is set), the key refresher, the prober and
+/// the trimmer.
+struct Caretakers {
+    metrics: Option<(u16, Server)>,
+    refresher: linecast_limits::Flusher,
+    prober: linecast_limits::Flusher,
+    trimmer: linecast_limits::Flusher,
+}
+
+impl Caretakers {
+    fn spawn(settings: &Settings, state: &AppState, store: Arc<ObjectArtifactStore>) -> anyhow::Result<Self> {
+        let shares = cache_shares(state, store.clone());
+        let metrics = match settings.metrics_bind {
+            Some(bind) => {
+                crate::metrics::handle();
+                let shares = shares.clone();
+                let max_fds = crate::settings::descriptor_limit();
+                Some(crate::metrics::serve(bind, move || {
+                    crate::metrics::artifact_cache(store.cache_counts());
+                    crate::metrics::caches(&shares());
+                    crate::metrics::process::scrape(max_fds);
+                })?)
+            }
+            None => None,
+        };
+        Ok(Self {
+            metrics,
+            refresher: spawn_key_refresher(state.gate.keys.clone()),
+            prober: spawn_prober(state.health.clone(), state.probes.clone()),
+            trimmer: spawn_trimmer(move || shares().into_iter().map(|(_, stats)| stats).collect()),
+        })
     }
 }
 
@@ -721,28 +911,7 @@ fn run(
     let document = Arc::new(
         crate::responses::Rendered::new(doc).map_err(|e| anyhow::anyhow!("rendering the OpenAPI document: {e}"))?,
     );
-    let app = move || {
-        App::new()
-            .app_data(web::Data::new(routes::docs::OpenApiDocument(document.clone())))
-            .app_data(web::Data::new(state.clone()))
-            .app_data(json_config())
-            .app_data(query_config())
-            .app_data(path_config())
-            .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
-            // Every request goes to the route table's dispatcher.
-            .default_service(routes::dispatch::Dispatcher::new(
-                state.gate.clone(),
-                heavy.body_timeout,
-            ))
-            .wrap(from_fn(telemetry::request_context))
-            // Served over https (the public URL says so): browsers keep to
-            // https for a year. Not for subdomains, which are the operator's.
-            .wrap(actix_web::middleware::Condition::new(
-                hsts,
-                actix_web::middleware::DefaultHeaders::new()
-                    .add((actix_web::http::header::STRICT_TRANSPORT_SECURITY, HSTS)),
-            ))
-    };
+    let app = move || app(state.clone(), document.clone(), heavy.body_timeout, hsts);
     let addr = listener.local_addr()?;
     let workers = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     // The cap is over all workers; each accepts its share.
@@ -801,6 +970,44 @@ fn run(
         })?
         .run();
     Ok(server)
+}
+
+/// The application each worker serves: the OpenAPI document, the state,
+/// the extractors' error handlers and the body limit, every request going
+/// to the route table's dispatcher, under telemetry and, served over
+/// https, HSTS.
+fn app(
+    state: AppState,
+    document: Arc<crate::responses::Rendered>,
+    body_timeout: std::time::Duration,
+    hsts: bool,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    let gate = state.gate.clone();
+    App::new()
+        .app_data(web::Data::new(routes::docs::OpenApiDocument(document)))
+        .app_data(web::Data::new(state))
+        .app_data(json_config())
+        .app_data(query_config())
+        .app_data(path_config())
+        .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
+        // Every request goes to the route table's dispatcher.
+        .default_service(routes::dispatch::Dispatcher::new(gate, body_timeout))
+        .wrap(from_fn(telemetry::request_context))
+        // Served over https (the public URL says so): browsers keep to
+        // https for a year. Not for subdomains, which are the operator's.
+        .wrap(actix_web::middleware::Condition::new(
+            hsts,
+            actix_web::middleware::DefaultHeaders::new()
+                .add((actix_web::http::header::STRICT_TRANSPORT_SECURITY, HSTS)),
+        ))
 }
 
 /// The `Retry-After` of a refusal for the download cap: a download in
