@@ -246,6 +246,35 @@ async fn no_key(state: &AppState, req: &HttpRequest) -> HttpResponse {
     .await
 }
 
+/// One key as the Keys page lists it, with what a refused form of its own
+/// left beside its fields.
+fn key_row(k: &linecast_core::ApiKeyRecord, current: i64, error: &FormError, now: DateTime<Utc>) -> KeyRow {
+    let beside = |form: &str, field: &str| error.at(form, field).then(|| error.message.clone());
+    let (rename, roll) = (format!("rename-{}", k.id), format!("roll-{}", k.id));
+    let revoked = k.revoked_at.is_some() || !k.is_active;
+    KeyRow {
+        id: k.id,
+        name: k.name.clone(),
+        masked: k.masked(),
+        created: when(k.created_at),
+        last_used: k.last_used_at.map_or_else(|| "never".to_owned(), when),
+        expires: k.expires_at.map_or_else(|| "never".to_owned(), when),
+        state: if revoked {
+            "revoked"
+        } else if k.is_usable(now) {
+            "active"
+        } else {
+            "expired"
+        },
+        usable: k.is_usable(now),
+        revoked,
+        current: k.id == current,
+        rename_value: error.value(&rename, "name").unwrap_or(&k.name).to_owned(),
+        rename_error: beside(&rename, "name"),
+        roll_error: beside(&roll, "grace"),
+    }
+}
+
 /// `GET /portal/keys`: the customer's keys, masked, with their forms; or,
 /// once, after a form that issued a key, that key (the flash).
 pub async fn keys(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
@@ -271,42 +300,26 @@ pub async fn keys(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn
             };
         }
     };
-    let beside = |form: &str, field: &str| error.at(form, field).then(|| error.message.clone());
-    let keys: Vec<KeyRow> = listed
-        .iter()
-        .map(|k| {
-            let (rename, roll) = (format!("rename-{}", k.id), format!("roll-{}", k.id));
-            KeyRow {
-                id: k.id,
-                name: k.name.clone(),
-                masked: k.masked(),
-                created: when(k.created_at),
-                last_used: k.last_used_at.map_or_else(|| "never".to_owned(), when),
-                expires: k.expires_at.map_or_else(|| "never".to_owned(), when),
-                state: if k.revoked_at.is_some() || !k.is_active {
-                    "revoked"
-                } else if k.is_usable(now) {
-                    "active"
-                } else {
-                    "expired"
-                },
-                usable: k.is_usable(now),
-                revoked: k.revoked_at.is_some() || !k.is_active,
-                current: k.id == current.id,
-                rename_value: error.value(&rename, "name").unwrap_or(&k.name).to_owned(),
-                rename_error: beside(&rename, "name"),
-                roll_error: beside(&roll, "grace"),
-            }
-        })
-        .collect();
-    let can_create = may_create(&signed);
+    let keys: Vec<KeyRow> = listed.iter().map(|k| key_row(k, current.id, &error, now)).collect();
+    render_keys(&state, &signed, keys, &error, notice)
+}
+
+/// The Keys page: the listed keys, the create form, and a refused form's
+/// message beside its field, or at the top when its field is not on the
+/// page (a roll of a key revoked meanwhile): never dropped.
+fn render_keys(
+    state: &AppState,
+    signed: &SignedIn,
+    keys: Vec<KeyRow>,
+    error: &FormError,
+    notice: Option<String>,
+) -> HttpResponse {
+    let can_create = may_create(signed);
     let create_error = ["name", "expires"]
         .into_iter()
         .find(|f| error.at("create", f))
         .filter(|_| can_create)
         .map(|f| (f.to_owned(), error.message.clone()));
-    // A message whose field is not on the page (a roll of a key revoked
-    // meanwhile) is shown at the top instead, never dropped.
     let placed = create_error.is_some()
         || keys
             .iter()

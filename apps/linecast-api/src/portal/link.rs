@@ -86,20 +86,35 @@ pub async fn show(state: web::Data<AppState>, path: web::Path<String>) -> HttpRe
     }
 }
 
+/// A session started by a link: its new key goes to the Keys page once,
+/// through the new session's flash (the answer is a redirect, so a reload
+/// repeats nothing), with the session's cookie.
+async fn signed_in(state: &AppState, session_id: &str, key: String) -> HttpResponse {
+    let flash = Flash::NewKey(NewKey {
+        masked: mask_key(&key).unwrap_or_default(),
+        name: LINK_KEY_NAME.to_owned(),
+        expires: "never".to_owned(),
+        replaced: None,
+        key,
+    });
+    let mut res = match leave_for(state, session_id, FlashPage::Keys, &flash).await {
+        Ok(()) => see_other("/portal/keys"),
+        Err(res) => *res,
+    };
+    if let Some(gate) = state.gate.portal.as_ref() {
+        res.headers_mut().append(SET_COOKIE, gate.cookie.set(session_id));
+    }
+    res
+}
+
 /// `POST /portal/link/{token}`: refused when posted from another site
 /// (`portal::origin`); uses the link, ending the session the browser
 /// presented. Every attempt pays the address's failed-key limit first; an
 /// unknown, used or expired link keeps the token.
 pub async fn use_link(req: HttpRequest, state: web::Data<AppState>, path: web::Path<String>) -> HttpResponse {
-    let Some(gate) = state.gate.portal.as_ref() else {
-        return error_page(StatusCode::NOT_FOUND, "The portal is not available on this server.");
-    };
-    if let Some(refusal) = gate.origin.refusal(&req) {
-        return error_page(StatusCode::FORBIDDEN, refusal);
-    }
-    let throttle = match super::throttle::SignInThrottle::pay(&state.gate, &req) {
-        Ok(paid) => paid,
-        Err(refusal) => return *refusal,
+    let (gate, throttle) = match super::throttle::begin(&state.gate, &req) {
+        Ok(begun) => begun,
+        Err(refused) => return *refused,
     };
     let previous = gate.cookie.session_id(&req);
     let outcome = match token_of(&path) {
@@ -109,22 +124,7 @@ pub async fn use_link(req: HttpRequest, state: web::Data<AppState>, path: web::P
     match outcome {
         Ok(Some((started, key))) => {
             throttle.refund();
-            // The key goes to the Keys page once, through the new session's
-            // flash: the answer is a redirect, so a reload repeats nothing.
-            let flash = Flash::NewKey(NewKey {
-                masked: mask_key(&key).unwrap_or_default(),
-                name: LINK_KEY_NAME.to_owned(),
-                expires: "never".to_owned(),
-                replaced: None,
-                key,
-            });
-            let mut res = match leave_for(&state, &started.session_id, FlashPage::Keys, &flash).await {
-                Ok(()) => see_other("/portal/keys"),
-                Err(res) => *res,
-            };
-            res.headers_mut()
-                .append(SET_COOKIE, gate.cookie.set(&started.session_id));
-            res
+            signed_in(&state, &started.session_id, key).await
         }
         Err(SignInRefusal::Account(refusal)) => {
             throttle.refund();

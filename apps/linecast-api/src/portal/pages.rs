@@ -213,15 +213,9 @@ pub struct SignInForm {
 /// address's failed-key limit first; one that is not a failure gets its
 /// token back.
 pub async fn sign_in(req: HttpRequest, state: web::Data<AppState>, form: web::Form<SignInForm>) -> HttpResponse {
-    let Some(gate) = state.gate.portal.as_ref() else {
-        return error_page(StatusCode::NOT_FOUND, "The portal is not available on this server.");
-    };
-    if let Some(refusal) = gate.origin.refusal(&req) {
-        return error_page(StatusCode::FORBIDDEN, refusal);
-    }
-    let throttle = match super::throttle::SignInThrottle::pay(&state.gate, &req) {
-        Ok(paid) => paid,
-        Err(refusal) => return *refusal,
+    let (gate, throttle) = match super::throttle::begin(&state.gate, &req) {
+        Ok(begun) => begun,
+        Err(refused) => return *refused,
     };
     let next = form.next.as_deref().and_then(return_path);
     let presented = form.api_key.trim();
@@ -247,22 +241,26 @@ pub async fn sign_in(req: HttpRequest, state: web::Data<AppState>, form: web::Fo
             )
         }
         // A key sign-in has no link's account to refuse.
-        Err(SignInRefusal::Key(refusal) | SignInRefusal::Account(refusal)) => {
-            let message = match refusal {
-                Refusal::NoApiAccess { .. } => "This key's plan has no API access.",
-                _ => "That API key is not valid. Check it and try again.",
-            };
-            page(
-                StatusCode::UNAUTHORIZED,
-                NO_STORE,
-                &SignInPage {
-                    message: Some(message),
-                    notice: None,
-                    next,
-                },
-            )
-        }
+        Err(SignInRefusal::Key(refusal) | SignInRefusal::Account(refusal)) => refused_sign_in(&refusal, next),
     }
+}
+
+/// A refused key sign-in, answered in place (`401`): the form again with
+/// the reason, keeping `next`, never the key.
+fn refused_sign_in(refusal: &Refusal, next: Option<&str>) -> HttpResponse {
+    let message = match refusal {
+        Refusal::NoApiAccess { .. } => "This key's plan has no API access.",
+        _ => "That API key is not valid. Check it and try again.",
+    };
+    page(
+        StatusCode::UNAUTHORIZED,
+        NO_STORE,
+        &SignInPage {
+            message: Some(message),
+            notice: None,
+            next,
+        },
+    )
 }
 
 /// `POST /portal/sign-out`: ends the session on the server.
@@ -282,6 +280,14 @@ pub async fn sign_out(state: web::Data<AppState>, signed: SignedIn) -> HttpRespo
     res
 }
 
+fn usage_unavailable(e: &impl std::fmt::Display) -> HttpResponse {
+    tracing::warn!(error = %e, "portal overview: usage");
+    error_page(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "This month's usage cannot be read right now. Please try again in a moment.",
+    )
+}
+
 /// `GET /portal/overview`: plan, status, this month's quota, requests per
 /// day this month and the totals of past months.
 pub async fn overview(state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
@@ -289,13 +295,7 @@ pub async fn overview(state: web::Data<AppState>, signed: SignedIn) -> HttpRespo
     let now = state.clock.now();
     let history = match state.usage.history(customer.customer_id, now).await {
         Ok(history) => history,
-        Err(e) => {
-            tracing::warn!(error = %e, "portal overview: usage");
-            return error_page(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "This month's usage cannot be read right now. Please try again in a moment.",
-            );
-        }
+        Err(e) => return usage_unavailable(&e),
     };
     // This month's count is the history's last month (the quota's view).
     let used = history.months.last().map_or(0, |m| m.1);

@@ -188,17 +188,38 @@ fn or_dash(v: Option<f64>, places: usize) -> String {
     v.map_or_else(|| "–".to_owned(), |v| fixed(v, places))
 }
 
-/// `GET /portal/quality`.
-pub async fn quality(state: web::Data<AppState>, signed: SignedIn, query: web::Query<QualityQuery>) -> HttpResponse {
-    let choice = match Choice::of(&query) {
-        Ok(c) => c,
-        Err(e) => return api_error_page(&e),
-    };
-    if let Err((status, notice)) = admit_view(&state, &signed).await {
-        return refused_page(status, &signed, &choice, notice);
+/// One model's figures as the table shows them.
+fn model_row(m: &linecast_grading::calibration::ModelCalibration) -> ModelRow {
+    use linecast_grading::calibration::{ClvBasis, ClvUnit};
+    ModelRow {
+        model: m.model.code().to_owned(),
+        n: m.n,
+        brier: fixed(m.brier, 4),
+        log_loss: fixed(m.log_loss, 4),
+        skill: m
+            .skill_vs_market
+            .as_ref()
+            .map_or_else(|| "–".to_owned(), |s| or_dash(s.brier_skill, 4)),
+        n_paired: m.n_paired,
+        clv: or_dash(m.clv.mean, 3),
+        clv_basis: match (m.clv.basis, m.clv.unit) {
+            (ClvBasis::KeptReleases, _) => "kept releases (probability points)",
+            (ClvBasis::ResultRows, ClvUnit::ProbabilityPoints) => "result rows (probability points)",
+            (ClvBasis::ResultRows, ClvUnit::Points) => "result rows (points)",
+        },
     }
+}
+
+type CalibrationRead = (
+    std::sync::Arc<linecast_core::services::history::SeasonData>,
+    std::sync::Arc<linecast_grading::calibration::Calibration>,
+);
+
+/// What the page shows for `choice`: the calibration use case's figures
+/// and the seasons to choose from.
+async fn read(state: &AppState, choice: &Choice) -> Result<(CalibrationRead, Vec<SeasonLabel>), ApiError> {
     let now = state.clock.now();
-    let calibration = match state
+    let calibration = state
         .releases
         .calibration(
             &state.history,
@@ -208,39 +229,32 @@ pub async fn quality(state: web::Data<AppState>, signed: SignedIn, query: web::Q
             choice.source,
             now,
         )
-        .await
-    {
-        Ok(derived) => derived.value,
-        Err(e) => return api_error_page(&ApiError::from(e)),
+        .await?
+        .value;
+    let seasons = state
+        .history
+        .season_list(choice.sport, choice.model_type, now)
+        .await?
+        .value
+        .seasons;
+    Ok((calibration, seasons))
+}
+
+/// `GET /portal/quality`.
+pub async fn quality(state: web::Data<AppState>, signed: SignedIn, query: web::Query<QualityQuery>) -> HttpResponse {
+    let choice = match Choice::of(&query) {
+        Ok(c) => c,
+        Err(e) => return api_error_page(&e),
     };
-    let seasons = match state.history.season_list(choice.sport, choice.model_type, now).await {
-        Ok(list) => list.value.seasons,
-        Err(e) => return api_error_page(&ApiError::from(e)),
+    if let Err((status, notice)) = admit_view(&state, &signed).await {
+        return refused_page(status, &signed, &choice, notice);
+    }
+    let (calibration, seasons) = match read(&state, &choice).await {
+        Ok(read) => read,
+        Err(e) => return api_error_page(&e),
     };
     let (data, cal) = (&calibration.0, &calibration.1);
-    let rows = cal
-        .models
-        .iter()
-        .map(|m| ModelRow {
-            model: m.model.code().to_owned(),
-            n: m.n,
-            brier: fixed(m.brier, 4),
-            log_loss: fixed(m.log_loss, 4),
-            skill: m
-                .skill_vs_market
-                .as_ref()
-                .map_or_else(|| "–".to_owned(), |s| or_dash(s.brier_skill, 4)),
-            n_paired: m.n_paired,
-            clv: or_dash(m.clv.mean, 3),
-            clv_basis: match m.clv.basis {
-                linecast_grading::calibration::ClvBasis::KeptReleases => "kept releases (probability points)",
-                linecast_grading::calibration::ClvBasis::ResultRows => match m.clv.unit {
-                    linecast_grading::calibration::ClvUnit::ProbabilityPoints => "result rows (probability points)",
-                    linecast_grading::calibration::ClvUnit::Points => "result rows (points)",
-                },
-            },
-        })
-        .collect();
+    let rows = cal.models.iter().map(model_row).collect();
     page(
         StatusCode::OK,
         NO_STORE,

@@ -14,10 +14,10 @@ use actix_web::{HttpResponse, web};
 use askama::Template;
 use chrono::{DateTime, Utc};
 use linecast_charts::bars::{Bar, bar_chart, summary};
-use linecast_core::ports::request_log::{RequestFilter, RequestRow};
+use linecast_core::ports::request_log::{DayCount, DayTotals, RequestFilter, RequestRow};
 use linecast_core::quota_calendar::day_key;
 use linecast_core::services::keys::KeyError;
-use linecast_core::services::request_log::DAILY_CAP;
+use linecast_core::services::request_log::{DAILY_CAP, RequestPage};
 
 use super::html::{api_error_page, page};
 use crate::auth::session::SignedIn;
@@ -172,9 +172,38 @@ pub async fn requests(state: web::Data<AppState>, signed: SignedIn, query: web::
         Ok(l) => l,
         Err(e) => return api_error_page(&ApiError::from(e)),
     };
+    let (keys, statuses, endpoints) = choices(&filter, &names);
+    let daily_chart = daily_chart(&state, &log, now);
+    let rows: Vec<Row> = log.rows.iter().map(|r| row_of(r, &names)).collect();
+    page(
+        StatusCode::OK,
+        NO_STORE,
+        &RequestsPage {
+            csrf: signed.0.csrf_token.clone(),
+            days: state.request_log.retention_days(),
+            since: time(log.since),
+            keys,
+            statuses,
+            endpoints,
+            shown: rows.len(),
+            rows,
+            matching: log.matching,
+            csv_href: format!("/portal/requests.csv{}", query_string(&filter)),
+            daily_chart,
+            per_key: by_day(&log.per_key, |by| key_label(&names, *by)),
+            per_route: by_day(&log.per_route, Clone::clone),
+            capped: capped(&log.totals),
+            cap: DAILY_CAP,
+        },
+    )
+}
+
+/// The filter form's choices (key, status class, endpoint), each with
+/// "all" first and the filter's own choice selected.
+fn choices(filter: &RequestFilter, names: &HashMap<i64, String>) -> (Vec<Choice>, Vec<Choice>, Vec<Choice>) {
+    let choice = |value: String, label: String, selected: bool| Choice { value, label, selected };
     let mut keys: Vec<(i64, String)> = names.iter().map(|(id, n)| (*id, n.clone())).collect();
     keys.sort();
-    let choice = |value: String, label: String, selected: bool| Choice { value, label, selected };
     let mut key_choices = vec![choice(String::new(), "All keys".to_owned(), filter.key_id.is_none())];
     key_choices.extend(
         keys.into_iter()
@@ -198,7 +227,12 @@ pub async fn requests(state: web::Data<AppState>, signed: SignedIn, query: web::
             .into_iter()
             .map(|e| choice(e.to_owned(), e.to_owned(), filter.route.as_deref() == Some(e))),
     );
-    // Stored requests per day, every day of the window (0 for none).
+    (key_choices, statuses, endpoint_choices)
+}
+
+/// Stored requests per day, every day of the window (0 for none), as a
+/// bar chart.
+fn daily_chart(state: &AppState, log: &RequestPage, now: DateTime<Utc>) -> String {
     let mut per_day: BTreeMap<chrono::NaiveDate, u64> = state
         .request_log
         .first_day(now)
@@ -217,53 +251,34 @@ pub async fn requests(state: web::Data<AppState>, signed: SignedIn, query: web::
             value: *value,
         })
         .collect();
-    let daily_chart = bar_chart(
+    bar_chart(
         "requests-per-day",
         "Logged requests per day (UTC)",
         &summary(&bars),
         &bars,
-    );
-    let rows: Vec<Row> = log.rows.iter().map(|r| row_of(r, &names)).collect();
-    page(
-        StatusCode::OK,
-        NO_STORE,
-        &RequestsPage {
-            csrf: signed.0.csrf_token.clone(),
-            days: state.request_log.retention_days(),
-            since: time(log.since),
-            keys: key_choices,
-            statuses,
-            endpoints: endpoint_choices,
-            shown: rows.len(),
-            rows,
-            matching: log.matching,
-            csv_href: format!("/portal/requests.csv{}", query_string(&filter)),
-            daily_chart,
-            per_key: log
-                .per_key
-                .iter()
-                .rev()
-                .map(|c| (day_key(c.day), key_label(&names, c.by), c.requests))
-                .collect(),
-            per_route: log
-                .per_route
-                .iter()
-                .rev()
-                .map(|c| (day_key(c.day), c.by.clone(), c.requests))
-                .collect(),
-            capped: log
-                .totals
-                .iter()
-                .filter(|t| t.over_cap > 0)
-                .map(|t| Capped {
-                    day: day_key(t.day),
-                    stored: t.offered - t.over_cap,
-                    over_cap: t.over_cap,
-                })
-                .collect(),
-            cap: DAILY_CAP,
-        },
     )
+}
+
+/// Day counts, newest day first, each with its label.
+fn by_day<B>(counts: &[DayCount<B>], label: impl Fn(&B) -> String) -> Vec<(String, String, u64)> {
+    counts
+        .iter()
+        .rev()
+        .map(|c| (day_key(c.day), label(&c.by), c.requests))
+        .collect()
+}
+
+/// The days that passed the cap: how many were stored and how many not.
+fn capped(totals: &[DayTotals]) -> Vec<Capped> {
+    totals
+        .iter()
+        .filter(|t| t.over_cap > 0)
+        .map(|t| Capped {
+            day: day_key(t.day),
+            stored: t.offered - t.over_cap,
+            over_cap: t.over_cap,
+        })
+        .collect()
 }
 
 fn row_of(r: &RequestRow, names: &HashMap<i64, String>) -> Row {
@@ -310,9 +325,22 @@ pub async fn requests_csv(
         Ok(r) => r,
         Err(e) => return api_error_page(&ApiError::from(e)),
     };
+    let mut res = HttpResponse::Ok().body(csv(&rows, &names));
+    let headers = res.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/csv; charset=utf-8"));
+    headers.insert(
+        CONTENT_DISPOSITION,
+        HeaderValue::from_static("attachment; filename=\"requests.csv\""),
+    );
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static(NO_STORE));
+    res
+}
+
+/// The rows as CSV, with a header line.
+fn csv(rows: &[RequestRow], names: &HashMap<i64, String>) -> String {
     let mut body = String::from("time_utc,key,method,route,status,duration_ms,request_id\n");
-    for r in &rows {
-        let row = row_of(r, &names);
+    for r in rows {
+        let row = row_of(r, names);
         let fields = [
             r.at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             row.key,
@@ -326,15 +354,7 @@ pub async fn requests_csv(
         body.push_str(&line.join(","));
         body.push('\n');
     }
-    let mut res = HttpResponse::Ok().body(body);
-    let headers = res.headers_mut();
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/csv; charset=utf-8"));
-    headers.insert(
-        CONTENT_DISPOSITION,
-        HeaderValue::from_static("attachment; filename=\"requests.csv\""),
-    );
-    headers.insert(CACHE_CONTROL, HeaderValue::from_static(NO_STORE));
-    res
+    body
 }
 
 #[cfg(test)]

@@ -58,3 +58,23 @@ impl<'a> SignInThrottle<'a> {
         }
     }
 }
+
+/// What both sign-in forms check before any attempt: the portal is on, the
+/// form came from the portal's own origin, and the address may try (paid
+/// for). The gate and the paid attempt; otherwise the page that refused.
+pub(crate) fn begin<'a>(
+    gate: &'a crate::auth::middleware::Gate,
+    req: &HttpRequest,
+) -> Result<(&'a crate::auth::session::SessionGate, SignInThrottle<'a>), Box<actix_web::HttpResponse>> {
+    let Some(sessions) = gate.portal.as_ref() else {
+        return Err(Box::new(error_page(
+            StatusCode::NOT_FOUND,
+            "The portal is not available on this server.",
+        )));
+    };
+    if let Some(refusal) = sessions.origin.refusal(req) {
+        return Err(Box::new(error_page(StatusCode::FORBIDDEN, refusal)));
+    }
+    let throttle = SignInThrottle::pay(gate, req)?;
+    Ok((sessions, throttle))
+}
