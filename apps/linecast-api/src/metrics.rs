@@ -233,6 +233,15 @@ pub fn dependency_up(dependency: &str, up: bool) {
     metrics::gauge!("linecast_dependency_up", "dependency" => dependency.to_owned()).set(if up { 1.0 } else { 0.0 });
 }
 
+/// The entries each memo holds (core's `memo`: `key_digests`,
+/// `clock_day`, `et_minute`, `quota_month`, `plan_headers`), copied when
+/// metrics are scraped.
+pub fn memos(sizes: &[(&'static str, u64)]) {
+    for (memo, entries) in sizes {
+        metrics::gauge!("linecast_memo_entries", "memo" => *memo).set(*entries as f64);
+    }
+}
+
 /// Copies the artifact store's cache counters (the store counts them itself)
 /// into the exposition when metrics are scraped.
 pub fn artifact_cache((hits, misses): (u64, u64)) {

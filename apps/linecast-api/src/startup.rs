@@ -809,6 +809,7 @@ impl Caretakers {
                 Some(crate::metrics::serve(bind, move || {
                     crate::metrics::artifact_cache(store.cache_counts());
                     crate::metrics::caches(&shares());
+                    crate::metrics::memos(&linecast_core::memo::sizes());
                     crate::metrics::process::scrape(max_fds);
                 })?)
             }

@@ -1,10 +1,9 @@
 //! The clock port. Use cases never read the system clock directly, so demos
 //! and tests can freeze time (`LINECAST_NOW`).
 
-use std::cell::Cell;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
+use chrono::{DateTime, NaiveDateTime, NaiveTime, Utc};
 
 /// A source of "now".
 pub trait Clock: Send + Sync {
@@ -29,18 +28,10 @@ impl Clock for SystemClock {
 /// timestamp to a calendar date costs more than reading the clock: each
 /// thread works the date out once per UTC day and adds the time of day.
 fn at_unix(secs: u64, nanos: u32) -> DateTime<Utc> {
-    thread_local! {
-        static DAY: Cell<Option<(u64, NaiveDate)>> = const { Cell::new(None) };
-    }
     const DAY_SECS: u64 = 86_400;
     let (day, second) = (secs / DAY_SECS, (secs % DAY_SECS) as u32);
-    let date = DAY.with(|cached| match cached.get() {
-        Some((at, date)) if at == day => Some(date),
-        _ => {
-            let date = DateTime::from_timestamp(i64::try_from(day * DAY_SECS).ok()?, 0)?.date_naive();
-            cached.set(Some((day, date)));
-            Some(date)
-        }
+    let date = crate::memo::clock_day(day, |day| {
+        Some(DateTime::from_timestamp(i64::try_from(day * DAY_SECS).ok()?, 0)?.date_naive())
     });
     match (date, NaiveTime::from_num_seconds_from_midnight_opt(second, nanos)) {
         (Some(date), Some(time)) => NaiveDateTime::new(date, time).and_utc(),

@@ -30,12 +30,6 @@ pub fn hash_key(full_key: &str) -> String {
 #[derive(Clone, Copy)]
 pub struct KeyHash([u8; 64]);
 
-thread_local! {
-    /// The digests of the keys this thread saw last (see [`KeyHash::of`]).
-    static SEEN_DIGESTS: std::cell::RefCell<foldhash::HashMap<Box<str>, KeyHash>> =
-        std::cell::RefCell::new(foldhash::HashMap::default());
-}
-
 impl KeyHash {
     /// SHA-256 of `full_key`, as 64 lower-case hex digits. A pure function,
     /// so each worker thread remembers the digests of the keys it saw last
@@ -58,27 +52,17 @@ impl KeyHash {
     }
 
     fn remembered(full_key: &str) -> Option<Self> {
-        SEEN_DIGESTS.with(|seen| seen.borrow().get(full_key).copied())
+        crate::memo::key_digest_known(full_key).map(Self)
     }
 
     /// Computes the digest, and remembers it when `full_key` has a key's
     /// shape (`shaped`, as the caller checked it).
     fn learn(full_key: &str, shaped: bool) -> Self {
-        let hash = Self::digest(full_key);
-        if shaped {
-            SEEN_DIGESTS.with(|seen| {
-                let mut seen = seen.borrow_mut();
-                if seen.len() >= Self::REMEMBERED {
-                    seen.clear();
-                }
-                seen.insert(full_key.into(), hash);
-            });
-        }
-        hash
+        Self(crate::memo::key_digest(full_key, shaped, |k| Self::digest(k).0))
     }
 
-    /// Digests each worker thread remembers.
-    pub const REMEMBERED: usize = 4096;
+    /// Digests each worker thread remembers (`memo::key_digests`).
+    pub const REMEMBERED: usize = crate::memo::KEY_DIGESTS;
 
     /// SHA-256 of `full_key`, computed.
     fn digest(full_key: &str) -> Self {

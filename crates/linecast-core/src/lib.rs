@@ -6,6 +6,7 @@
 pub mod clock;
 pub mod derived;
 pub mod key_material;
+pub mod memo;
 pub mod memory;
 pub mod ports;
 pub mod quota_calendar;

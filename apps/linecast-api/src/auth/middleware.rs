@@ -268,25 +268,10 @@ struct PlanValues {
 }
 
 fn plan_values(rate: Rate, limit: u64) -> PlanValues {
-    type Memo = std::sync::RwLock<foldhash::HashMap<(u32, u32, u64), PlanValues>>;
-    static MEMO: std::sync::OnceLock<Memo> = std::sync::OnceLock::new();
-    let memo = MEMO.get_or_init(Memo::default);
-    let key = (rate.per_second, rate.burst, limit);
-    if let Some(hit) = memo.read().ok().and_then(|m| m.get(&key).cloned()) {
-        return hit;
-    }
-    let values = PlanValues {
+    linecast_core::memo::plan_headers((rate.per_second, rate.burst, limit), || PlanValues {
         limit: HeaderValue::from(limit),
         policy: HeaderValue::from_str(&policy_header(rate, Some(limit))).ok(),
-    };
-    if let Ok(mut m) = memo.write() {
-        // Limits come from plans: a handful. Past that, start over.
-        if m.len() >= 1024 {
-            m.clear();
-        }
-        m.insert(key, values.clone());
-    }
-    values
+    })
 }
 
 /// The quota month of `now` as the headers say it: `X-RateLimit-Reset`
@@ -295,29 +280,18 @@ fn plan_values(rate: Rate, limit: u64) -> PlanValues {
 /// saw last with its header value, so the calendar is worked out and the
 /// value written once per month and thread.
 fn month_reset(now: DateTime<Utc>) -> (HeaderValue, u64) {
-    thread_local! {
-        /// The month seen last: its first and its end second, and the value.
-        static MONTH: std::cell::RefCell<Option<(i64, i64, HeaderValue)>> = const { std::cell::RefCell::new(None) };
-    }
     let at = now.timestamp();
     // Whole seconds, as a difference of instants truncates them: one fewer
     // while a second is under way.
     let left = |end: i64| u64::try_from(end - at - i64::from(now.timestamp_subsec_nanos() > 0)).unwrap_or(0);
-    MONTH.with(|memo| {
-        if let Some((start, end, value)) = memo.borrow().as_ref()
-            && *start <= at
-            && at < *end
-        {
-            return (value.clone(), left(*end));
-        }
+    let (end, value) = linecast_core::memo::quota_month(at, || {
         let end = next_reset(now).timestamp();
         let start = first_day(month_of(now))
             .and_then(|day| day.and_hms_opt(0, 0, 0))
             .map_or(at, |midnight| midnight.and_utc().timestamp());
-        let value = HeaderValue::from(end);
-        *memo.borrow_mut() = Some((start, end, value.clone()));
-        (value, left(end))
-    })
+        (start, end, HeaderValue::from(end))
+    });
+    (value, left(end))
 }
 
 fn insert(headers: &mut HeaderMap, values: impl IntoIterator<Item = (&'static str, String)>) {

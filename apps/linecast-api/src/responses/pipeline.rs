@@ -166,22 +166,10 @@ impl Parts {
     }
 }
 
-/// `et_date(now)`, remembered per UTC minute by each worker thread. Exact:
-/// New York's offset from UTC is a whole number of hours, so its dates
-/// change on a UTC minute boundary, never inside a minute.
+/// `et_date(now)`, remembered per UTC minute by each worker thread (core's
+/// `memo::et_minute`).
 fn et_date_of_minute(now: DateTime<Utc>) -> chrono::NaiveDate {
-    thread_local! {
-        static LAST: std::cell::Cell<Option<(i64, chrono::NaiveDate)>> = const { std::cell::Cell::new(None) };
-    }
-    let minute = now.timestamp().div_euclid(60);
-    LAST.with(|last| match last.get() {
-        Some((at, date)) if at == minute => date,
-        _ => {
-            let date = et_date(now);
-            last.set(Some((minute, date)));
-            date
-        }
-    })
+    linecast_core::memo::et_minute(now.timestamp().div_euclid(60), || et_date(now))
 }
 
 #[cfg(test)]

@@ -524,6 +524,20 @@ async fn metrics_are_served_on_their_own_listener_by_route_template() {
         assert!(text.contains(name), "{name} missing from\n{text}");
     }
     assert!(text.contains(r#"status="401""#));
+    // Every memo reports its size; the key digests of the keys used above
+    // are held by some worker thread.
+    for memo in ["key_digests", "clock_day", "et_minute", "quota_month", "plan_headers"] {
+        assert!(
+            text.contains(&format!("linecast_memo_entries{{memo=\"{memo}\"}}")),
+            "{memo} missing from\n{text}"
+        );
+    }
+    let digests = text
+        .lines()
+        .find_map(|l| l.strip_prefix(r#"linecast_memo_entries{memo="key_digests"} "#))
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .unwrap_or_default();
+    assert!(digests >= 1.0, "{text}");
     // The process's own resources, in Prometheus's standard names.
     let gauge = |name: &str| -> f64 {
         text.lines()
