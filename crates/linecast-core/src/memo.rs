@@ -15,10 +15,12 @@
 //! | `quota_month` | per thread | 1 month | the quota month's bounds and header value |
 //! | `plan_headers` | process | [`PLAN_HEADERS`] plans | a plan's rate-limit header values |
 //!
-//! Not memos, and so not here: tables built once from constants at first
-//! use, whose size is fixed by the code (the route table and its method
-//! sets, the secret route templates, the metrics' handles per route, the
-//! Swagger UI files).
+//! Not memos, and so not here: what is built once from constants at first
+//! use, its size fixed by the code (the route table and its method sets,
+//! the secret route templates, the Swagger UI files, the metrics' handles,
+//! one per route template), and the resolution memo's per-thread key
+//! buffer (a scratch `Vec` reused for each lookup, as long as the longest
+//! key of typed parameters). The budgeted caches are in `memory.rs`.
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
