@@ -159,3 +159,45 @@ pub const PUBLIC: &str = "public, max-age=30";
 pub const REVALIDATE: &str = "no-cache";
 /// `Cache-Control` of a body no cache may keep (account data, probes, writes).
 pub const NO_STORE: &str = "no-store";
+
+/// What the dispatcher matched, riding on the request: the row that
+/// answers it (`dispatched`), or for a wrong method the first row of the
+/// path. Handlers read their row from it ([`row`]), telemetry and the
+/// request log its template ([`template`]), so nothing routes twice and no
+/// handler names a row.
+#[derive(Clone, Copy)]
+pub struct Matched {
+    row: &'static Endpoint,
+    dispatched: bool,
+}
+
+impl Matched {
+    /// `row` answers the request.
+    pub(crate) const fn dispatched(row: &'static Endpoint) -> Self {
+        Self { row, dispatched: true }
+    }
+
+    /// The path is `row`'s, the method none of its rows'.
+    pub(crate) const fn wrong_method(row: &'static Endpoint) -> Self {
+        Self { row, dispatched: false }
+    }
+}
+
+/// The path template of the row `req` reached (for logs and metrics: a
+/// label never carries a raw path), or `None` for a path no row declares.
+pub fn template(req: &actix_web::HttpRequest) -> Option<&'static str> {
+    use actix_web::HttpMessage as _;
+    req.extensions().get::<Matched>().map(|m| m.row.path)
+}
+
+/// The row that dispatched `req`: a handler's own row, handed to it by the
+/// dispatcher. Only a handler the dispatcher did not call (none does in
+/// the app) lacks one: a 500, logged.
+pub fn row(req: &actix_web::HttpRequest) -> Result<&'static Endpoint, crate::error::ApiError> {
+    use actix_web::HttpMessage as _;
+    req.extensions()
+        .get::<Matched>()
+        .filter(|m| m.dispatched)
+        .map(|m| m.row)
+        .ok_or_else(|| crate::error::ApiError::Internal(format!("no dispatched row for {}", req.path())))
+}

@@ -22,6 +22,7 @@ pub mod settings;
 pub mod stall;
 pub mod startup;
 pub mod state;
+pub mod storefront;
 pub mod telemetry;
 
 /// Every program linking the server (the binary, its tests and benches)

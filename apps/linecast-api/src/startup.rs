@@ -497,7 +497,7 @@ impl Wiring<'_> {
             settings.request_log_days,
         ));
         let gate = self.gate(access, keys, request_log.clone(), &events);
-        let storefront = crate::portal::billing::storefront(settings)?;
+        let storefront = crate::storefront::storefront(settings)?;
         Ok(AppState {
             billing: self.billing(&gate.keys),
             stripe: self.stripe(),
@@ -631,10 +631,10 @@ impl Wiring<'_> {
         keys: KeyCache,
         request_log: Arc<linecast_core::services::request_log::RequestLog>,
         events: &crate::events::EventHub,
-    ) -> Arc<crate::auth::middleware::Gate> {
+    ) -> Arc<crate::auth::gate::Gate> {
         let settings = self.settings;
         let portal = access.clone().map(|access| self.portal(access));
-        Arc::new(crate::auth::middleware::Gate {
+        Arc::new(crate::auth::gate::Gate {
             access,
             request_log,
             keys,
@@ -1020,8 +1020,8 @@ pub const DOWNLOAD_RETRY_AFTER_SECS: u64 = 5;
 pub const HSTS: &str = "max-age=31536000";
 
 /// How long requests in flight may take to finish once the server stops
-/// accepting; past it their connections are closed.
-pub const SHUTDOWN_TIMEOUT_SECS: u64 = 10;
+/// accepting (the default of `LINECAST_SHUTDOWN_TIMEOUT_SECS`).
+pub use crate::settings::SHUTDOWN_TIMEOUT_SECS;
 
 /// How long an idle connection is kept open.
 pub const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(75);

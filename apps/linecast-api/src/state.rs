@@ -43,7 +43,7 @@ pub struct AppState {
     /// The change stream: watcher, broadcast and stream slots.
     pub events: Arc<crate::events::EventHub>,
     /// What the access gate consults (keys, limits, slots).
-    pub gate: Arc<crate::auth::middleware::Gate>,
+    pub gate: Arc<crate::auth::gate::Gate>,
     /// Health probe results, cached for a second.
     pub health: Arc<crate::probes::HealthCache>,
     /// API keys: issue, list, rename, revoke (the key cap lives here).
@@ -56,5 +56,5 @@ pub struct AppState {
     pub stripe: Arc<linecast_stripe::Reader>,
     /// The portal Billing page's Stripe actions; `None` without
     /// `LINECAST_STRIPE_API_KEY`.
-    pub storefront: Option<Arc<crate::portal::billing::Storefront>>,
+    pub storefront: Option<Arc<crate::storefront::Storefront>>,
 }

@@ -299,7 +299,7 @@ pub async fn request_context(
 
 /// The route template a response answered (never the raw path).
 fn route_of(res: &ServiceResponse<BoxBody>) -> String {
-    crate::routes::dispatch::template(res.request())
+    crate::endpoint::template(res.request())
         .map(str::to_owned)
         .or_else(|| res.request().match_pattern())
         .unwrap_or_else(|| "(unmatched)".to_owned())

@@ -86,6 +86,14 @@ impl std::fmt::Debug for KeyHash {
     }
 }
 
+impl crate::ports::accounts::ApiKeyRecord {
+    /// The masked form shown in lists (the key's mask lives with its format,
+    /// so the port's records do not depend on key material).
+    pub fn masked(&self) -> String {
+        masked_from_prefix(&self.display_prefix)
+    }
+}
+
 /// A new key: the prefix and `KEY_BODY_LEN` base62 characters from the OS RNG.
 /// Fails only when the OS random source fails.
 pub fn generate_key() -> Result<String, AccountsError> {

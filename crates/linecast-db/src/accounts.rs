@@ -20,9 +20,9 @@ use sea_orm::{
 };
 
 use crate::SeaAccounts;
-use crate::connect::begin_write;
 use crate::entity::{api_keys, customers, entitlements, key_audit_log};
 use crate::error::{corrupt, db_err};
+use crate::sql::begin_write;
 
 /// Emails are compared trimmed and lower-cased, so `A@x.io` and `a@x.io` are one account.
 pub(crate) fn normalize_email(email: &str) -> String {

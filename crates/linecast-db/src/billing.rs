@@ -21,9 +21,9 @@ use sea_orm::{
 
 use crate::SeaAccounts;
 use crate::accounts::{customer_for_update, customer_row, normalize_email, to_customer};
-use crate::connect::begin_write;
 use crate::entity::{customers, key_audit_log, stripe_events, stripe_held, stripe_links, stripe_pending};
 use crate::error::{corrupt, db_err};
+use crate::sql::begin_write;
 
 /// The audit actor of every change a billing event makes.
 const ACTOR: &str = "stripe";

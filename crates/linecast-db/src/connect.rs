@@ -6,10 +6,7 @@ use std::time::Duration;
 
 use linecast_core::AccountsError;
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
-use sea_orm::{
-    ConnectOptions, Database, DatabaseConnection, DatabaseTransaction, DbErr, SqliteTransactionMode,
-    TransactionOptions, TransactionTrait,
-};
+use sea_orm::{ConnectOptions, Database, DatabaseConnection};
 
 /// How long a SQLite writer waits for another writer's lock before failing.
 const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -109,17 +106,6 @@ pub async fn open_with_timeout(url: &str, acquire_timeout: Duration) -> Result<D
 /// How long opening the pool may keep trying while the first connection
 /// times out.
 const OPEN_PATIENCE: Duration = Duration::from_secs(30);
-
-/// A transaction that holds the write lock from its first statement. On
-/// SQLite a deferred transaction that reads before it writes can fail at
-/// once with `SQLITE_BUSY` instead of waiting; elsewhere this is a plain `BEGIN`.
-pub(crate) async fn begin_write(db: &DatabaseConnection) -> Result<DatabaseTransaction, DbErr> {
-    db.begin_with_options(TransactionOptions {
-        sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),
-        ..TransactionOptions::default()
-    })
-    .await
-}
 
 fn is_sqlite_memory(url: &str) -> bool {
     url.contains(":memory:") || url.contains("mode=memory")

@@ -13,8 +13,8 @@ use linecast_core::quota_calendar::{Day, day_key, day_of, parse_day_key};
 use sea_orm::{ConnectionTrait, QueryResult, Value};
 
 use crate::SeaAccounts;
-use crate::connect::begin_write;
 use crate::error::{corrupt, db_err};
+use crate::sql::begin_write;
 use crate::sql::statement;
 
 /// Adds a batch's requests to its customer-day and returns the day's new

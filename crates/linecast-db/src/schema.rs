@@ -166,7 +166,7 @@ pub async fn check(db: &DatabaseConnection) -> Result<SchemaState, SchemaError> 
 /// if the database also lacks a migration this build knows, nothing is
 /// applied ([`SchemaError::Diverged`]).
 pub async fn migrate(db: &DatabaseConnection) -> Result<Migrated, SchemaError> {
-    let txn = crate::connect::begin_write(db).await.map_err(|e| database(&e))?;
+    let txn = crate::sql::begin_write(db).await.map_err(|e| database(&e))?;
     if db.get_database_backend() == DbBackend::Postgres {
         txn.execute_unprepared(&format!("SELECT pg_advisory_xact_lock({MIGRATION_LOCK})"))
             .await

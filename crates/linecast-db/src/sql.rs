@@ -1,7 +1,7 @@
 //! Raw statements for the atomic upserts, written once with `?` placeholders
 //! and numbered for PostgreSQL.
 
-use sea_orm::{DbBackend, Statement, Value};
+use sea_orm::{DbBackend, Statement, TransactionTrait, Value};
 
 /// `sql` with `?` placeholders for `backend` (`$1, $2, ...` on PostgreSQL).
 pub(crate) fn statement(backend: DbBackend, sql: &str, values: Vec<Value>) -> Statement {
@@ -43,6 +43,19 @@ pub(crate) const CONSUME_REFRESH: &str = "INSERT INTO refresh_ledger (customer_i
      ON CONFLICT (customer_id, month) DO UPDATE SET used = refresh_ledger.used + 1, \
      last_consumed_at = excluded.last_consumed_at WHERE refresh_ledger.used < ? \
      RETURNING used";
+
+/// A transaction that holds the write lock from its first statement. On
+/// SQLite a deferred transaction that reads before it writes can fail at
+/// once with `SQLITE_BUSY` instead of waiting; elsewhere this is a plain `BEGIN`.
+pub(crate) async fn begin_write(
+    db: &sea_orm::DatabaseConnection,
+) -> Result<sea_orm::DatabaseTransaction, sea_orm::DbErr> {
+    db.begin_with_options(sea_orm::TransactionOptions {
+        sqlite_transaction_mode: Some(sea_orm::SqliteTransactionMode::Immediate),
+        ..sea_orm::TransactionOptions::default()
+    })
+    .await
+}
 
 #[cfg(test)]
 mod tests {

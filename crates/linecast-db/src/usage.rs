@@ -9,9 +9,9 @@ use linecast_core::{AccountsError, Day, Month, UsageMeter};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QueryResult};
 
 use crate::SeaAccounts;
-use crate::connect::begin_write;
 use crate::entity::{refresh_ledger, usage_counters, usage_daily};
 use crate::error::{corrupt, db_err};
+use crate::sql::begin_write;
 use crate::sql::{ADD_DAILY_USAGE, ADD_USAGE, CONSUME_REFRESH, statement};
 
 fn increment(n: u64) -> Result<i64, AccountsError> {

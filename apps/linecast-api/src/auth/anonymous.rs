@@ -11,7 +11,7 @@ use std::time::Instant;
 use actix_web::dev::ServiceRequest;
 
 use super::address_limiter::AddressDecision;
-use super::middleware::Gate;
+use super::gate::Gate;
 use crate::error::ApiError;
 
 /// The refusal of a request to public data whose address is over its

@@ -12,59 +12,24 @@
 //! the same.
 
 use std::future::Future;
-use std::sync::Arc;
 use std::time::Instant;
 
 use actix_web::HttpMessage;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
 use chrono::{DateTime, Utc};
-use linecast_core::Clock;
 use linecast_core::Rate;
 use linecast_core::ports::request_log::{LoggedRequest, RequestId};
 use linecast_core::quota_calendar::first_day;
-use linecast_core::services::access::{Access as Decide, Bucket, Refusal};
-use linecast_core::services::events::StreamSlots;
-use linecast_core::services::request_log::RequestLog;
-use linecast_core::services::slots::{Slot, Slots};
-use linecast_keycache::KeyCache;
+use linecast_core::services::access::{Bucket, Refusal};
+use linecast_core::services::slots::Slot;
 
-use super::address_limiter::{AddressDecision, AddressLimiter};
-use super::client_address::{ClientAddresses, ClientKey};
+use super::address_limiter::AddressDecision;
+use super::client_address::ClientKey;
+pub use super::gate::Gate;
 use super::{Policy, month_of, next_reset};
 use crate::endpoint::{Access, Hold};
 use crate::error::ApiError;
-
-/// What the gate consults: the access decision, the key cache, who a
-/// request comes from, the per-address limits and the slot caps. Owned by
-/// `auth`; the app state only holds it.
-pub struct Gate {
-    /// `None` when auth and limits are disabled (benchmarks only).
-    pub access: Option<Arc<Decide>>,
-    /// Where each admitted request is recorded for its customer's log (a
-    /// push into a bounded buffer; the flush round writes it).
-    pub request_log: Arc<RequestLog>,
-    /// Key hash to key and customer, so the gate skips the database.
-    pub keys: KeyCache,
-    /// Who a request comes from (the TCP peer or what trusted proxies say).
-    pub clients: ClientAddresses,
-    /// The per-address limit of the public data routes.
-    pub addresses: Arc<AddressLimiter>,
-    /// The per-address limit on failed key checks.
-    pub auth_failures: Arc<AddressLimiter>,
-    /// Event streams each customer has open.
-    pub streams: Arc<StreamSlots>,
-    /// Exports each customer has in flight (a large download holds one
-    /// slot until its last byte is sent).
-    pub downloads: Arc<Slots>,
-    pub clock: Arc<dyn Clock>,
-    /// The billing webhook's endpoint secrets (none: the webhook is off)
-    /// and its refusal log.
-    pub webhook: super::stripe_signature::Webhook,
-    /// The portal's sessions (`None` while keys are not checked at all:
-    /// `LINECAST_AUTH_DISABLED`).
-    pub portal: Option<super::session::SessionGate>,
-}
 
 /// The slot the gate took for this request (see [`Hold`]).
 pub struct HeldSlot(pub Slot);
@@ -93,7 +58,10 @@ where
         },
         Access::Key(policy) => guarded(gate, policy, None, hand_caller, req, call).await,
         Access::KeyHolding(policy, hold) => guarded(gate, policy, Some(hold), hand_caller, req, call).await,
-        Access::StripeSignature => super::stripe_signature::admit(gate, req, call).await,
+        Access::StripeSignature => {
+            let parts = (&gate.webhook, &gate.clients, &*gate.auth_failures);
+            super::stripe_signature::admit(parts, req, call).await
+        }
         Access::Session(policy) => super::session::admit(gate.portal.as_ref(), policy, req, call).await,
     }
 }
@@ -230,7 +198,7 @@ fn log_request(
     res: &ServiceResponse,
     started: Instant,
 ) {
-    let Some(route) = crate::routes::dispatch::template(res.request()) else {
+    let Some(route) = crate::endpoint::template(res.request()) else {
         return;
     };
     let request_id = crate::error::REQUEST_ID

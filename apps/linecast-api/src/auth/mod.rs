@@ -9,6 +9,7 @@ pub mod address_limiter;
 pub mod anonymous;
 pub mod client_address;
 pub mod credentials;
+pub mod gate;
 pub mod middleware;
 pub mod session;
 pub mod session_cookie;

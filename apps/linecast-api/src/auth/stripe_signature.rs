@@ -22,8 +22,9 @@ use futures::StreamExt;
 use linecast_stripe::signature::{Signature, SignatureRefusal, WebhookSecrets};
 
 use super::address_limiter::AddressDecision;
+use super::address_limiter::AddressLimiter;
+use super::client_address::ClientAddresses;
 use super::client_address::ClientKey;
-use super::middleware::Gate;
 use crate::error::ApiError;
 
 /// The largest webhook body read: a larger one is refused (413) before it
@@ -129,7 +130,7 @@ impl FromRequest for SignedBody {
 ///
 /// A method the row does not take goes on to the dispatcher's 405.
 pub(crate) async fn admit<F, Fut>(
-    gate: &Gate,
+    (webhook, clients, auth_failures): (&Webhook, &ClientAddresses, &AddressLimiter),
     mut req: ServiceRequest,
     call: F,
 ) -> Result<ServiceResponse, actix_web::Error>
@@ -137,19 +138,18 @@ where
     F: FnOnce(ServiceRequest) -> Fut,
     Fut: Future<Output = Result<ServiceResponse, actix_web::Error>>,
 {
-    let webhook = &gate.webhook;
     if webhook.secrets.is_empty() {
         let err = ApiError::NotFound(format!(
             "No route for {} {}",
             req.method(),
-            crate::telemetry::redact_path(req.path())
+            crate::endpoint::template(req.request()).unwrap_or_else(|| req.path())
         ));
         return Ok(req.error_response(err));
     }
     if req.method() != Method::POST {
         return call(req).await;
     }
-    let address = gate.clients.of(&req);
+    let address = clients.of(&req);
     let client = address.map(ClientKey::from);
     let refuse = |req: ServiceRequest, err: ApiError| {
         if let Some(unlogged) = webhook.refusals.note(client, Instant::now()) {
@@ -160,7 +160,7 @@ where
     // Paid before anything is looked at, so concurrent deliveries cannot
     // all pass one look at a bucket with a token left.
     if let Some(client) = client
-        && let AddressDecision::Refused { retry_after_secs } = gate.auth_failures.check(client, Instant::now())
+        && let AddressDecision::Refused { retry_after_secs } = auth_failures.check(client, Instant::now())
     {
         crate::metrics::limiter_decision("auth_failure", "refused");
         let err = ApiError::TooManyRequests {
@@ -205,7 +205,7 @@ where
         return refuse(req, ApiError::BadRequest(refusal.to_string()));
     }
     if let Some(client) = client {
-        gate.auth_failures.refund(client);
+        auth_failures.refund(client);
     }
     req.extensions_mut().insert(SignedBody(body.freeze()));
     call(req).await

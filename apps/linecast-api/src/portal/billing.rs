@@ -13,21 +13,19 @@
 //! Both answer `303 See Other` to the page Stripe made. Which is offered is
 //! core's rule (`services::billing::billing_actions`), and a POST is refused
 //! by the same rule. Without `LINECAST_STRIPE_API_KEY` there is no
-//! [`Storefront`]: the page shows no button and says how to subscribe.
+//! `Storefront` (`crate::storefront`): the page shows no button and says how to subscribe.
 //!
 //! Each form carries an `attempt` drawn when the page is shown; the
 //! `Idempotency-Key` is made of the action, the customer and that attempt,
 //! so a form posted twice opens one session and a new view of the page a
 //! new one.
 
-use std::sync::Arc;
-
 use actix_web::http::StatusCode;
 use actix_web::http::header::{CACHE_CONTROL, HeaderValue, LOCATION};
 use actix_web::{HttpResponse, web};
 use askama::Template;
 use chrono::{DateTime, Utc};
-use linecast_core::ports::billing_pages::{BillingPages, BillingPagesError, CheckoutRequest, ManageRequest};
+use linecast_core::ports::billing_pages::{BillingPagesError, CheckoutRequest, ManageRequest};
 use linecast_core::services::billing::{BillingActions, billing_actions};
 use rand::RngCore;
 
@@ -36,6 +34,7 @@ use crate::auth::session::SignedIn;
 use crate::endpoint::NO_STORE;
 use crate::error::ApiError;
 use crate::state::AppState;
+use crate::storefront::Storefront;
 
 /// How many billing events the page lists.
 pub const EVENTS_SHOWN: usize = 10;
@@ -47,68 +46,6 @@ pub const EVENTS_SHOWN: usize = 10;
 fn reference_expiry(now: DateTime<Utc>) -> i64 {
     let hour = now.timestamp() - now.timestamp().rem_euclid(3600);
     hour + 25 * 3600
-}
-
-/// What the Billing page's actions need: Stripe's API, the price on sale,
-/// the key subscribe references are signed with and the portal's address
-/// (Stripe sends the browser back to it).
-pub struct Storefront {
-    pub pages: Arc<dyn BillingPages>,
-    /// The first price id of `LINECAST_STRIPE_PLANS`; `None`: nothing to
-    /// subscribe to, no Subscribe button.
-    pub price: Option<String>,
-    /// `LINECAST_SIGNING_KEY`'s reference key; `None` (no key configured):
-    /// no Subscribe button, since no instance could verify the reference.
-    pub references: Option<linecast_stripe::ReferenceKey>,
-    /// `LINECAST_PUBLIC_URL`, without a trailing `/`.
-    pub public_url: String,
-}
-
-impl Storefront {
-    fn back(&self) -> String {
-        format!("{}/portal/billing", self.public_url.trim_end_matches('/'))
-    }
-
-    fn sells(&self) -> bool {
-        self.price.is_some() && self.references.is_some()
-    }
-}
-
-/// The storefront the settings describe: `None` without
-/// `LINECAST_STRIPE_API_KEY`. With a key but no price id in
-/// `LINECAST_STRIPE_PLANS`, or no `LINECAST_SIGNING_KEY`, only Manage
-/// billing is offered (a warning says why at start).
-pub fn storefront(settings: &crate::settings::Settings) -> anyhow::Result<Option<Arc<Storefront>>> {
-    let Some(api_key) = settings.stripe_api_key.clone() else {
-        return Ok(None);
-    };
-    let mut config = linecast_stripe::StripeApiConfig::new(api_key);
-    if let Some(base) = &settings.stripe_api_base {
-        config.base_url.clone_from(base);
-    }
-    let api = linecast_stripe::StripeApi::new(config).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let price = settings.stripe_plans.subscribe_price().map(str::to_owned);
-    // A reference signed with a per-process random key verifies nowhere.
-    let references = settings
-        .signing_key
-        .as_ref()
-        .map(|k| linecast_stripe::ReferenceKey::new(k.as_bytes()));
-    if price.is_none() {
-        tracing::warn!(
-            "LINECAST_STRIPE_API_KEY is set but LINECAST_STRIPE_PLANS names no price id (price_...): the portal offers no Subscribe"
-        );
-    }
-    if references.is_none() {
-        tracing::warn!(
-            "LINECAST_STRIPE_API_KEY is set without LINECAST_SIGNING_KEY: the portal offers no Subscribe (its reference could not be verified)"
-        );
-    }
-    Ok(Some(Arc::new(Storefront {
-        pages: Arc::new(api),
-        price,
-        references,
-        public_url: settings.public_url.clone(),
-    })))
 }
 
 struct EventRow {

@@ -21,7 +21,7 @@ impl<'a> SignInThrottle<'a> {
     /// Pays for one attempt from the request's address; a 429 page when the
     /// address is past the limit (nothing is tried then).
     pub(crate) fn pay(
-        gate: &'a crate::auth::middleware::Gate,
+        gate: &'a crate::auth::gate::Gate,
         req: &HttpRequest,
     ) -> Result<Self, Box<actix_web::HttpResponse>> {
         use crate::auth::address_limiter::AddressDecision;
@@ -63,7 +63,7 @@ impl<'a> SignInThrottle<'a> {
 /// form came from the portal's own origin, and the address may try (paid
 /// for). The gate and the paid attempt; otherwise the page that refused.
 pub(crate) fn begin<'a>(
-    gate: &'a crate::auth::middleware::Gate,
+    gate: &'a crate::auth::gate::Gate,
     req: &HttpRequest,
 ) -> Result<(&'a crate::auth::session::SessionGate, SignInThrottle<'a>), Box<actix_web::HttpResponse>> {
     let Some(sessions) = gate.portal.as_ref() else {

@@ -29,8 +29,8 @@ use bytes::Bytes;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::endpoint::row;
 use crate::error::ApiError;
-use crate::routes::dispatch::row;
 
 pub mod heavy;
 pub mod in_flight;

@@ -20,7 +20,7 @@ use actix_web::{HttpRequest, HttpResponse};
 
 use super::Rendered;
 use crate::endpoint::NO_STORE;
-use crate::routes::dispatch::row;
+use crate::endpoint::row;
 
 /// The pages' Content-Security-Policy: no inline script or style anywhere
 /// (the stylesheet and the one script are files).

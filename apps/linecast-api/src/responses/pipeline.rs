@@ -23,8 +23,8 @@ use linecast_domain::time::et_date;
 use actix_web::http::header::ACCEPT_ENCODING;
 
 use super::{CacheKey, Rendered, Responses, negotiate};
+use crate::endpoint::row;
 use crate::error::ApiError;
-use crate::routes::dispatch::row;
 
 /// Serves one read of `route` (a row of `routes::table` served by the
 /// read pipeline): the memoized or cached body when there is one, else

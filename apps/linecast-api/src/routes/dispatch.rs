@@ -37,7 +37,8 @@ use linecast_core::services::access::Policy;
 use linecast_domain::{ModelType, PublicMarket, Sport};
 
 use crate::auth::middleware::{Gate, admit};
-use crate::endpoint::{Access, Endpoint, Serving};
+use crate::endpoint::{Access, Endpoint, Matched, Serving};
+pub use crate::endpoint::{row, template};
 use crate::error::error_response;
 
 /// The service factory of the table: registered as the app's default
@@ -224,20 +225,8 @@ impl Table {
         };
         let p = &self.paths[at];
         let (found, matched) = match p.rows.iter().find(|&&i| self.rows[i].method == req.method()) {
-            Some(&i) => (
-                Found::Row(i),
-                Matched {
-                    row: self.rows[i],
-                    dispatched: true,
-                },
-            ),
-            None => (
-                Found::WrongMethod(at),
-                Matched {
-                    row: self.rows[p.rows[0]],
-                    dispatched: false,
-                },
-            ),
+            Some(&i) => (Found::Row(i), Matched::dispatched(self.rows[i])),
+            None => (Found::WrongMethod(at), Matched::wrong_method(self.rows[p.rows[0]])),
         };
         req.extensions_mut().insert(matched);
         let info = req.match_info_mut();
@@ -262,33 +251,6 @@ fn interned(value: &str) -> Cow<'static, str> {
 fn table() -> &'static Table {
     static TABLE: std::sync::OnceLock<Table> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| Table::new(super::table::ENDPOINTS))
-}
-
-/// What the dispatcher matched, riding on the request: the row that
-/// answers it (`dispatched`), or for a wrong method the first row of the
-/// path. Handlers read their row from it (`row`), telemetry its template
-/// (`template`), so nothing routes twice and no handler names a row.
-#[derive(Clone, Copy)]
-struct Matched {
-    row: &'static Endpoint,
-    dispatched: bool,
-}
-
-/// The path template of the row `req` reached (for logs and metrics: a
-/// label never carries a raw path), or `None` for a path no row declares.
-pub fn template(req: &actix_web::HttpRequest) -> Option<&'static str> {
-    req.extensions().get::<Matched>().map(|m| m.row.path)
-}
-
-/// The row that dispatched `req`: a handler's own row, handed to it by the
-/// dispatcher. Only a handler the dispatcher did not call (none does in
-/// the app) lacks one: a 500, logged.
-pub fn row(req: &actix_web::HttpRequest) -> Result<&'static Endpoint, crate::error::ApiError> {
-    req.extensions()
-        .get::<Matched>()
-        .filter(|m| m.dispatched)
-        .map(|m| m.row)
-        .ok_or_else(|| crate::error::ApiError::Internal(format!("no dispatched row for {}", req.path())))
 }
 
 pub struct DispatchService(Rc<Inner>);

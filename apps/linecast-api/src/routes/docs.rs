@@ -11,9 +11,9 @@ use actix_web::http::header::{CONTENT_ENCODING, CONTENT_SECURITY_POLICY, HeaderV
 use actix_web::{HttpRequest, HttpResponse, web};
 use bytes::Bytes;
 
+use crate::endpoint::row;
 use crate::error::ApiError;
 use crate::responses::Rendered;
-use crate::routes::dispatch::row;
 use crate::routes::table;
 
 /// The policy of every Swagger UI response. The page shares the portal's

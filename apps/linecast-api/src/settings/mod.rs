@@ -35,6 +35,7 @@ pub use caches::FreshnessWindows;
 pub use database::DEFAULT_DB_OUTAGE_GRACE;
 pub use file::{FILE_SETTINGS, file_key};
 pub use heavy::{HeavyReads, connections_under_descriptor_limit, descriptor_limit};
+pub use server::SHUTDOWN_TIMEOUT_SECS;
 pub use server::{DEFAULT_DRAIN_GRACE_SECS, STOP_BOUND};
 pub use storage::DEFAULT_STORE_TIMEOUT;
 pub use telemetry::LogFormat;
@@ -371,7 +372,7 @@ impl Settings {
             db_outage_grace: DEFAULT_DB_OUTAGE_GRACE,
             drain_grace: std::time::Duration::ZERO,
             store_timeout: DEFAULT_STORE_TIMEOUT,
-            shutdown_timeout: crate::startup::SHUTDOWN_TIMEOUT_SECS,
+            shutdown_timeout: server::SHUTDOWN_TIMEOUT_SECS,
             release_retention_days: None,
             request_log_days: linecast_core::services::request_log::DEFAULT_RETENTION_DAYS,
             stop_bound: std::time::Duration::from_mins(1),

@@ -33,6 +33,10 @@ pub(super) struct Server {
 
 /// `LINECAST_BIND` (or `PORT`), `LINECAST_DEMO` (its default decided by
 /// whether `no_storage`), `LINECAST_NOW`, `LINECAST_DRAIN_GRACE_SECS` and
+/// How long requests in flight may take to finish once the server stops
+/// accepting; past it their connections are closed (the default).
+pub const SHUTDOWN_TIMEOUT_SECS: u64 = 10;
+
 /// `LINECAST_SHUTDOWN_TIMEOUT_SECS`.
 pub(super) fn read(env: &impl Fn(&str) -> Option<String>, no_storage: bool) -> Result<Server, SettingsError> {
     let bind = bind_address(env)?;
@@ -47,11 +51,7 @@ pub(super) fn read(env: &impl Fn(&str) -> Option<String>, no_storage: bool) -> R
         "seconds, from 0 to 3600",
     )?
     .unwrap_or(Duration::from_secs_f64(DEFAULT_DRAIN_GRACE_SECS));
-    let shutdown_timeout = number(
-        env,
-        "LINECAST_SHUTDOWN_TIMEOUT_SECS",
-        crate::startup::SHUTDOWN_TIMEOUT_SECS,
-    )?;
+    let shutdown_timeout = number(env, "LINECAST_SHUTDOWN_TIMEOUT_SECS", SHUTDOWN_TIMEOUT_SECS)?;
     if shutdown_timeout > 3600 {
         return Err(bad("LINECAST_SHUTDOWN_TIMEOUT_SECS", "whole seconds, from 0 to 3600"));
     }

@@ -14,7 +14,6 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use linecast_domain::Sport;
 
-use crate::key_material::masked_from_prefix;
 use crate::quota_calendar::{Day, Month};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -147,11 +146,6 @@ impl ApiKeyRecord {
     /// A key authenticates only while active and not past `expires_at`.
     pub fn is_usable(&self, now: DateTime<Utc>) -> bool {
         self.is_active && self.revoked_at.is_none() && self.expires_at.is_none_or(|at| now < at)
-    }
-
-    /// The masked form shown in lists.
-    pub fn masked(&self) -> String {
-        masked_from_prefix(&self.display_prefix)
     }
 }
 
