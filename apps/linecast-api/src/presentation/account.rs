@@ -1,7 +1,8 @@
 //! The account routes' glue: how an account payload (shapes in
 //! `linecast_payloads::account`) is answered.
 
-/// The tier clients see, as the portal shows it too.
+/// The tier clients see (`linecast_payloads::account`), named here by the
+/// portal's overview.
 pub use linecast_payloads::account::reported_tier;
 
 /// An account payload: 200 with `Cache-Control: no-store`, so no cache on
