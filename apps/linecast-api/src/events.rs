@@ -27,11 +27,11 @@ use linecast_core::services::events::{Event, EventId, EventKind, Resume, StreamS
 use linecast_core::services::releases::Releases;
 use linecast_core::services::slots::{SlotKind, SlotRegistry};
 use linecast_domain::Sport;
+use linecast_payloads::events::{PING, event_frame, resync_frame};
 use tokio::sync::{broadcast, watch};
 use tokio::time::{Instant, Interval, MissedTickBehavior, interval_at};
 
 use crate::error::ApiError;
-use crate::presentation::events::{PING, event_frame, resync_frame};
 
 /// Events a stream may fall behind by before it is told to resync and closed.
 pub const BACKLOG: usize = 1024;

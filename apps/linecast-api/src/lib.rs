@@ -17,7 +17,6 @@ pub mod presentation;
 pub mod probes;
 pub mod responses;
 pub mod routes;
-pub mod schema;
 pub mod settings;
 pub mod stall;
 pub mod startup;

@@ -11,9 +11,8 @@ use async_trait::async_trait;
 use futures::future::join_all;
 use linecast_core::ports::limits::Limiter;
 use linecast_core::{Accounts, ArtifactStore};
+use linecast_payloads::health::DependencyStatus;
 use linecast_store::ObjectArtifactStore;
-
-use crate::presentation::health::DependencyStatus;
 
 /// Who else depends on a dependency: the readiness rule's one input
 /// besides draining.

@@ -14,6 +14,7 @@ use linecast_core::services::access::Refusal;
 use linecast_core::services::portal::SignInRefusal;
 use linecast_core::services::usage::UsageHistory;
 use linecast_domain::Sport;
+use linecast_payloads::freshness::DataStatusResponse;
 use serde::Deserialize;
 
 use super::back::{ENDED_MESSAGE, return_path};
@@ -21,7 +22,6 @@ use super::html::{error_page, page, see_other, see_other_to};
 use crate::auth::next_reset;
 use crate::auth::session::SignedIn;
 use crate::endpoint::NO_STORE;
-use crate::presentation::freshness::DataStatusResponse;
 use crate::routes::table;
 use crate::state::AppState;
 

@@ -1,8 +1,8 @@
 //! The bulk export bodies: one season, or all of history, as CSV or typed
 //! Parquet, holding the very rows, columns and values `/results` serves
-//! (through `result_rows::served`, the one home of the value rules). The
-//! files are written by `linecast-export`; this module says which columns
-//! they have, their types and each cell's value.
+//! (through `linecast_payloads::result_rows::served`, the one home of the
+//! value rules). The files are written by `linecast-export`; this module
+//! says which columns they have, their types and each cell's value.
 //!
 //! Columns: the union of the seasons' served columns, in first-seen order
 //! oldest season first, with `push`, `graded`, `ungraded_reason` and
@@ -17,10 +17,10 @@ use actix_web::http::header::{CONTENT_DISPOSITION, HeaderName, HeaderValue};
 use linecast_core::services::history::export::Export;
 use linecast_core::services::history::rows::{Cell, Kind, ServedColumn};
 use linecast_export::{CsvWriter, ParquetWriter, Type, Value};
+use linecast_payloads::result_rows::{Served, served};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::result_rows::{Served, served};
 use crate::error::ApiError;
 use crate::responses::Rendered;
 
@@ -144,15 +144,14 @@ fn for_each_row<'a>(export: &'a Export, columns: &[ServedColumn<'a>], mut each: 
     }
 }
 
-impl<'a> From<Served<'a>> for Value<'a> {
-    fn from(served: Served<'a>) -> Self {
-        match served {
-            Served::Null => Value::Null,
-            Served::Text(text) => Value::Text(text),
-            Served::Int(n) => Value::Int(n),
-            Served::Float(x) => Value::Float(x),
-            Served::Bool(b) => Value::Bool(b),
-        }
+/// A served cell as the file writer takes it.
+fn value(served: Served<'_>) -> Value<'_> {
+    match served {
+        Served::Null => Value::Null,
+        Served::Text(text) => Value::Text(text),
+        Served::Int(n) => Value::Int(n),
+        Served::Float(x) => Value::Float(x),
+        Served::Bool(b) => Value::Bool(b),
     }
 }
 
@@ -167,7 +166,7 @@ fn csv(export: &Export, columns: &[ServedColumn<'_>]) -> Result<Vec<u8>, ApiErro
     let mut result = Ok(());
     for_each_row(export, columns, |cells| {
         if result.is_ok() {
-            result = out.row(columns.iter().zip(cells).map(|(c, cell)| served(c, cell).into()));
+            result = out.row(columns.iter().zip(cells).map(|(c, cell)| value(served(c, cell))));
         }
     });
     result.map_err(|e| failed(&e))?;
@@ -209,7 +208,7 @@ pub fn data_type(column: &ServedColumn<'_>) -> Type {
 fn parquet_value<'a>(column: &ServedColumn<'_>, cell: Cell<'a>) -> Value<'a> {
     match cell {
         Cell::Date(date) => Value::Date(date),
-        cell => served(column, cell).into(),
+        cell => value(served(column, cell)),
     }
 }
 

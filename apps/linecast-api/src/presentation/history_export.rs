@@ -17,10 +17,10 @@ use actix_web::http::header::{CONTENT_DISPOSITION, HeaderValue};
 use linecast_core::services::releases::{GameRelease, HistoryPlan};
 use linecast_domain::{ModelColumn, ModelType};
 use linecast_export::{CsvWriter, ParquetWriter, Type};
+use linecast_payloads::slate::prediction_game;
 use serde_json::Value;
 
 use super::export::{ExportFormat, failed};
-use super::slate::prediction_game;
 use crate::error::ApiError;
 use crate::responses::Rendered;
 

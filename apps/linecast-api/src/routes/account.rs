@@ -5,14 +5,14 @@ use crate::responses::{fresh, written};
 use crate::routes::table;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
+use linecast_payloads::account::{
+    ApiKeyView, CreateKeyRequest, CreatedKeyResponse, CustomerResponse, DEFAULT_KEY_NAME, MessageResponse,
+    RenameKeyRequest, UsageResponse, customer_view, reported_tier, view,
+};
 
 use crate::auth::{AuthContext, next_reset};
 use crate::error::{ApiError, KEY_LIST, KeyFields, key_error};
 use crate::params::OptionalJson;
-use crate::presentation::account::{
-    ApiKeyView, CreateKeyRequest, CreatedKeyResponse, CustomerResponse, DEFAULT_KEY_NAME, MessageResponse,
-    RenameKeyRequest, UsageResponse, customer_view, reported_tier, view,
-};
 use crate::state::AppState;
 
 /// The caller, as authenticated by the access middleware.

@@ -1,21 +1,20 @@
 //! Per-season aggregates: summary, model tracking, calibration, team form,
 //! rolling curves and density grids: HTTP only. All come from the core history
 //! service's graded season cache, so they agree with `/results` row for
-//! row; the JSON shapes are `presentation::history`.
+//! row; the JSON shapes are `linecast_payloads::history`.
 
 use crate::routes::table;
 use actix_web::{HttpRequest, HttpResponse, web};
 use linecast_grading::calibration::CalibrationSource;
+use linecast_payloads::calibration::{CalibrationFormatCode, CalibrationResponse, CalibrationSourceCode};
+use linecast_payloads::history::{
+    DensityResponse, RollingResponse, SummaryResponse, TeamFormResponse, TrackingResponse,
+};
 
 use crate::error::ApiError;
 use crate::params::season as parse_season;
 use crate::params::{RawQuery, SportModelPath};
-use crate::presentation::calibration::{
-    CalibrationFormatCode, CalibrationResponse, CalibrationSourceCode, CalibrationView,
-};
-use crate::presentation::history::{
-    DensityResponse, RollingResponse, SummaryResponse, TeamFormResponse, TrackingResponse,
-};
+use crate::presentation::calibration::CalibrationView;
 use crate::responses::{Rendered, serve};
 use crate::state::AppState;
 

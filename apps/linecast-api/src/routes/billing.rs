@@ -7,11 +7,11 @@ use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use actix_web::web;
 use linecast_core::ports::billing::{BillingEventKind, BillingOutcome, Buyer};
+use linecast_payloads::billing::WebhookAck;
 use linecast_stripe::Parsed;
 
 use crate::auth::stripe_signature::SignedBody;
 use crate::error::ApiError;
-use crate::presentation::billing::WebhookAck;
 use crate::responses::written;
 use crate::routes::table;
 use crate::state::AppState;
@@ -29,7 +29,7 @@ use crate::state::AppState;
 #[utoipa::path(
     post, path = table::STRIPE_WEBHOOK.path, tag = "billing",
     params(("Stripe-Signature" = String, Header, max_length = 1024, description = "Stripe's signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.\" + body>`")),
-    request_body(content = crate::presentation::billing::StripeEvent, content_type = "application/json", description = "A Stripe event, exactly as Stripe sent it (at most 256 KiB)"),
+    request_body(content = linecast_payloads::billing::StripeEvent, content_type = "application/json", description = "A Stripe event, exactly as Stripe sent it (at most 256 KiB)"),
     responses(
         (status = 200, description = "The event was received: applied, or ignored with the reason in `outcome`", body = WebhookAck),
         (status = 400, description = "A missing, malformed, wrong or stale signature (the header is checked before the body is read), or a body that is not a Stripe event; nothing changed", body = crate::error::ErrorBody),

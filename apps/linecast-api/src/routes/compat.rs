@@ -1,16 +1,16 @@
 //! Compatibility endpoints that need a key, and discovery. The picks
 //! listings are explicit empty payloads because no validated betting
 //! selector is active (`Slate::picks_today`, `Slate::picks_for`); the
-//! shapes are `presentation::compat`.
+//! shapes are `linecast_payloads::compat`.
 
 use crate::responses::fresh;
 use crate::routes::table;
 use actix_web::{HttpRequest, HttpResponse, web};
 use linecast_domain::Sport;
+use linecast_payloads::compat::{PerformanceResponse, PicksResponse, SportsResponse};
 
 use crate::error::ApiError;
 use crate::params::{DatePath, RawQuery};
-use crate::presentation::compat::{PerformanceResponse, PicksResponse, SportsResponse};
 use crate::state::AppState;
 
 /// Legacy picks of today: always an empty list
@@ -43,8 +43,8 @@ pub async fn picks_today(req: HttpRequest, state: web::Data<AppState>) -> Result
 #[utoipa::path(
     get, path = table::PICKS_PERFORMANCE.path, tag = "compatibility",
     params(
-        ("sport" = Option<crate::schema::LegacySportCode>, Query, description = "MLB, NBA, NFL, NHL, NCAAF, NCAAB"),
-        ("market" = Option<crate::schema::LegacyMarketCode>, Query, description = "spread, total, moneyline")
+        ("sport" = Option<linecast_payloads::schema::LegacySportCode>, Query, description = "MLB, NBA, NFL, NHL, NCAAF, NCAAB"),
+        ("market" = Option<linecast_payloads::schema::LegacyMarketCode>, Query, description = "spread, total, moneyline")
     ),
     responses(
         (status = 200, description = "Zeroed performance windows", body = PerformanceResponse),

@@ -1,13 +1,13 @@
 //! `GET /api/v1/data-status/{sport}`: is today's slate being served? The
-//! report is `Freshness::status`; the JSON shape is `presentation::freshness`.
+//! report is `Freshness::status`; the JSON shape is `linecast_payloads::freshness`.
 
 use crate::responses::fresh;
 use crate::routes::table;
 use actix_web::{HttpRequest, HttpResponse, web};
+use linecast_payloads::freshness::DataStatusResponse;
 
 use crate::error::ApiError;
 use crate::params::SportPath;
-use crate::presentation::freshness::DataStatusResponse;
 use crate::state::AppState;
 
 /// Whether today's slate of one sport is served, and how fresh it is

@@ -2,18 +2,18 @@
 //! links and the embedded store's signed downloads. The rules (8 refreshes
 //! per UTC month, consumed only after every link is signed, atomically) are
 //! `linecast_core::services::datasets`; the shapes and statuses are
-//! `presentation::datasets`.
+//! `linecast_payloads::datasets`.
 
 use crate::responses::{Rendered, fresh, fresh_body, written};
 use crate::routes::table;
 use actix_web::http::StatusCode;
 use actix_web::http::header::{CONTENT_DISPOSITION, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
+use linecast_payloads::datasets::{EntitlementResponse, RefreshResponse};
 
 use super::account::caller;
 use crate::auth::AuthContext;
 use crate::error::ApiError;
-use crate::presentation::datasets::{EntitlementResponse, RefreshResponse};
 use crate::state::AppState;
 
 /// The caller's historical-dataset entitlement and refresh allowance

@@ -1,14 +1,14 @@
 //! The legacy edge-picks family: explicit empty payloads, because no
 //! validated betting selector is active (`Slate::picks_for`); the shapes are
-//! `presentation::compat`.
+//! `linecast_payloads::compat`.
 
 use crate::error::ApiError;
 use crate::responses::fresh;
 use crate::routes::table;
 use actix_web::{HttpRequest, HttpResponse, web};
+use linecast_payloads::compat::{EdgePicksResponse, TrackRecordResponse};
 
 use crate::params::{DatePath, RawQuery};
-use crate::presentation::compat::{EdgePicksResponse, TrackRecordResponse};
 use crate::state::AppState;
 
 /// Legacy edge picks: always an empty list

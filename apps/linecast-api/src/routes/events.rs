@@ -1,7 +1,7 @@
 //! `GET /api/v1/events`: the change stream (server-sent events) of model
 //! releases and data-status transitions. Opening it is one request; events
 //! are free. The events and their ids are core's `services::events`; the
-//! stream is `crate::events`, the wire format `presentation::events`.
+//! stream is `crate::events`, the wire format `linecast_payloads::events`.
 
 use crate::responses::event_stream;
 use crate::routes::table;

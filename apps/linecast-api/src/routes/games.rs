@@ -1,13 +1,13 @@
 //! `GET /api/v1/games/{game_id}/history`: every kept release of one market
 //! that carried a game, with its opening and closing release. The history
 //! comes from `Releases::game_history`, the JSON shape from
-//! `presentation::games`.
+//! `linecast_payloads::games`.
 
 use actix_web::{HttpRequest, HttpResponse, web};
+use linecast_payloads::games::GameHistoryResponse;
 
 use crate::error::ApiError;
 use crate::params::{self, RawQuery};
-use crate::presentation::games::GameHistoryResponse;
 use crate::responses::{Rendered, serve};
 use crate::routes::table;
 use crate::state::AppState;
@@ -26,7 +26,7 @@ use crate::state::AppState;
     get, path = table::GAME_HISTORY.path, tag = "data",
     params(
         ("game_id" = String, Path, description = "A game id as every endpoint serves it: {sport}-{YYYYMMDD}-{away}-{home}, -2 for a doubleheader's second game", example = "nba-20261120-boston_celtics-new_york_knicks"),
-        ("model_type" = crate::schema::ModelTypeCode, Query, description = "The market whose releases to read")
+        ("model_type" = linecast_payloads::schema::ModelTypeCode, Query, description = "The market whose releases to read")
     ),
     responses(
         (status = 200, description = "The game's kept releases", body = GameHistoryResponse),

@@ -1,14 +1,14 @@
 //! Health, readiness and liveness. Health reports each dependency with its
 //! status and latency; readiness answers 503 when one is down. The probes and
 //! their one-a-second cache are `crate::probes`; the payloads are
-//! `presentation::health`.
+//! `linecast_payloads::health`.
 
 use crate::error::ApiError;
 use crate::responses::fresh;
 use crate::routes::table;
 use actix_web::{HttpRequest, HttpResponse, web};
+use linecast_payloads::health::{HealthResponse, ProbeResponse};
 
-use crate::presentation::health::{HealthResponse, ProbeResponse};
 use crate::state::AppState;
 
 /// Service health with the status and latency of each dependency

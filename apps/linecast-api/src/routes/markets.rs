@@ -1,15 +1,15 @@
 //! `GET /api/v1/markets/{sport}`: model vs sportsbook vs prediction market,
 //! moneyline only. The comparison is `Markets::compare` (a failing
 //! prediction-market source yields null `kalshi_*` fields, never a failed
-//! request); the JSON shape is `presentation::markets`.
+//! request); the JSON shape is `linecast_payloads::markets`.
 
 use crate::responses::fresh;
 use crate::routes::table;
 use actix_web::{HttpRequest, HttpResponse, web};
+use linecast_payloads::markets::MarketsResponse;
 
 use crate::error::ApiError;
 use crate::params::SportPath;
-use crate::presentation::markets::MarketsResponse;
 use crate::state::AppState;
 
 /// Model vs sportsbook vs prediction-market probabilities, moneyline only

@@ -1,12 +1,12 @@
 //! `GET /api/v1/odds/{sport}`: current odds for every market. The slate
-//! comes from `Slate::odds`, the JSON shape from `presentation::slate`.
+//! comes from `Slate::odds`, the JSON shape from `linecast_payloads::slate`.
 
 use crate::routes::table;
 use actix_web::{HttpRequest, HttpResponse, web};
+use linecast_payloads::slate::OddsResponse;
 
 use crate::error::ApiError;
 use crate::params::{self, RawQuery, SportPath};
-use crate::presentation::slate::OddsResponse;
 use crate::responses::{Rendered, serve, settled};
 use crate::state::AppState;
 

@@ -1,17 +1,17 @@
 //! `GET /api/v1/predictions/{sport}/{model_type}`: today's model
 //! probabilities with the market's lines and EV per side. The handler only
 //! speaks HTTP: the slate comes from `Slate::predictions`, the JSON shape
-//! from `presentation::slate`.
+//! from `linecast_payloads::slate`.
 
 use crate::routes::table;
 use actix_web::{HttpRequest, HttpResponse, web};
+use linecast_payloads::slate::PredictionsResponse;
 
 use crate::auth::middleware::HeldSlot;
 use crate::error::ApiError;
 use crate::params::{self, RawQuery, SportModelPath};
 use crate::presentation::export::{ExportFile, ExportFormat};
 use crate::presentation::history_export;
-use crate::presentation::slate::PredictionsResponse;
 use crate::responses::{Rendered, serve, serve_heavy, settled};
 use crate::state::AppState;
 

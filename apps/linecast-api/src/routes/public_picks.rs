@@ -1,14 +1,14 @@
 //! `GET /api/v1/public/ml-picks/{sport}/{market}`: the free, unauthenticated
 //! feed of today's slate with display names and a pick per game from BLEND.
 //! The pick rule is `linecast_core::services::slate::public_pick`; labels
-//! and formats are `presentation::slate`.
+//! and formats are `linecast_payloads::slate`.
 
 use crate::routes::table;
 use actix_web::{HttpRequest, HttpResponse, web};
+use linecast_payloads::slate::PublicPicksResponse;
 
 use crate::error::ApiError;
 use crate::params::{self, RawQuery, SportMarketPath};
-use crate::presentation::slate::PublicPicksResponse;
 use crate::responses::{Rendered, serve};
 use crate::state::AppState;
 

@@ -1,19 +1,19 @@
 //! Results paging and the season list: HTTP only. The season choice and
 //! the page plan are the core history service's; the JSON shapes are
-//! `presentation::history`.
+//! `linecast_payloads::history`.
 
 use crate::routes::table;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 use linecast_core::services::history::export::ExportSeasons;
 use linecast_paging::Request;
+use linecast_payloads::history::{ResultsResponse, SeasonsResponse};
+use linecast_payloads::result_rows::render_rows;
 
 use crate::auth::middleware::HeldSlot;
 use crate::error::ApiError;
 use crate::params::season as parse_season;
 use crate::params::{RawQuery, SportModelPath};
 use crate::presentation::export::{ExportFile, ExportFormat};
-use crate::presentation::history::{ResultsResponse, SeasonsResponse};
-use crate::presentation::result_rows::render_rows;
 use crate::responses::{Rendered, serve, serve_heavy};
 use crate::state::AppState;
 

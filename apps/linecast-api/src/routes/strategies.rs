@@ -1,18 +1,18 @@
 //! Strategy leaderboards and replays: HTTP only. `accounting` absent means
 //! the deprecated `legacy_v1`, announced with a `Deprecation` header. The
 //! season choice and the replays are the core strategies service's; the
-//! JSON shapes are `presentation::strategies`.
+//! JSON shapes are `linecast_payloads::strategies`.
 
 use crate::routes::table;
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use linecast_domain::{SeasonLabel, Sport};
+use linecast_payloads::strategies::{ReplayResponse, StrategiesResponse, deprecation_header_value};
 use linecast_strategies::Accounting;
 
 use crate::error::ApiError;
 use crate::params::season as parse_season;
 use crate::params::{self, RawQuery, SportModelPath};
-use crate::presentation::strategies::{ReplayResponse, StrategiesResponse, deprecation_header_value};
 use crate::responses::{Rendered, serve};
 use crate::state::AppState;
 
@@ -54,7 +54,7 @@ fn announce(mut res: HttpResponse, accounting: Accounting) -> HttpResponse {
     params(
         crate::params::SportModelPath,
         ("season" = Option<String>, Query, max_length = 7, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "YYYY for mlb, YYYY-YY otherwise; default the latest season in the store"),
-        ("accounting" = Option<crate::schema::AccountingCode>, Query, description = "legacy_v1 (default, deprecated) or recorded_v2")
+        ("accounting" = Option<linecast_payloads::schema::AccountingCode>, Query, description = "legacy_v1 (default, deprecated) or recorded_v2")
     ),
     responses(
         (status = 200, description = "The leaderboard; legacy_v1 carries a Deprecation header", body = StrategiesResponse,
@@ -97,9 +97,9 @@ pub async fn strategies(
     get, path = table::STRATEGY_REPLAY.path, tag = "strategies",
     params(
         crate::params::SportModelPath,
-        ("strategy_id" = crate::schema::StrategyId, Path, description = "One of the sixteen ids, e.g. line-pb, edge-nf, hybrid-pb-pb", example = "edge-pb"),
+        ("strategy_id" = linecast_payloads::schema::StrategyId, Path, description = "One of the sixteen ids, e.g. line-pb, edge-nf, hybrid-pb-pb", example = "edge-pb"),
         ("season" = Option<String>, Query, max_length = 7, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "YYYY for mlb, YYYY-YY otherwise; default the latest season in the store"),
-        ("accounting" = Option<crate::schema::AccountingCode>, Query, description = "legacy_v1 (default, deprecated) or recorded_v2"),
+        ("accounting" = Option<linecast_payloads::schema::AccountingCode>, Query, description = "legacy_v1 (default, deprecated) or recorded_v2"),
         ("include_excluded" = Option<bool>, Query, description = "true adds excluded_rows with a reason each")
     ),
     responses(

@@ -17,12 +17,12 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
-use super::shapes::{
+use crate::schema::GradingRules;
+use crate::shapes::{
     DensityCellShape, ForecastSourceCode, RecentGameShape, ResultRow, RollingSeasonShape, SummaryEntryShape,
     TeamFormEntry, TrackingSnapshotShape, WeeklyPointShape,
 };
-use super::time::rfc3339;
-use crate::schema::GradingRules;
+use crate::time::rfc3339;
 
 fn day(d: NaiveDate) -> String {
     d.format("%Y-%m-%d").to_string()

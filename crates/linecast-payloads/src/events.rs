@@ -8,7 +8,7 @@ use linecast_core::services::events::{Event, EventData, EventId};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::time::rfc3339;
+use crate::time::rfc3339;
 
 /// The comment line sent when a stream has sent nothing for
 /// `events::PING_EVERY`.

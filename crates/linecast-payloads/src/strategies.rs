@@ -8,9 +8,9 @@ use linecast_strategies::{Accounting, Entry, ExcludedRow, Leaderboard, Replay, R
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::shapes::{ExcludedRowShape, ReplayGameShape, StrategyEntryShape};
-use super::time::rfc3339;
 use crate::schema::{AccountingCode, MarketCode};
+use crate::shapes::{ExcludedRowShape, ReplayGameShape, StrategyEntryShape};
+use crate::time::rfc3339;
 
 /// When `legacy_v1` became deprecated: 2026-11-21T00:00:00Z, the first
 /// linecast release, which shipped `recorded_v2` as its replacement (docs/decisions.md, Strategies).

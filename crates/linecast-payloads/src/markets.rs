@@ -7,8 +7,8 @@ use linecast_core::services::markets::MarketComparison;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::presentation::rounding::round4;
-use crate::presentation::time::rfc3339;
+use crate::rounding::round4;
+use crate::time::rfc3339;
 
 /// One game of the comparison.
 #[derive(Debug, Serialize, ToSchema)]

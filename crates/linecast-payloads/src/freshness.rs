@@ -9,7 +9,7 @@ use linecast_freshness::{FreshnessReport, MarketReport};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::presentation::time::rfc3339;
+use crate::time::rfc3339;
 
 fn ts(t: Option<DateTime<Utc>>) -> Option<String> {
     t.map(rfc3339)

@@ -7,7 +7,7 @@ use linecast_core::services::releases::{GameHistory, GameRelease};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::presentation::slate::{PredictionGame, ReleaseStamp, prediction_game};
+use crate::slate::{PredictionGame, ReleaseStamp, prediction_game};
 
 /// One kept release that carried the game: the release, then the game as
 /// that release served it (the fields of a predictions game: its date and

@@ -1,13 +1,13 @@
-//! The JSON shapes of historical datasets (status, refresh) and the HTTP
-//! meaning of their failures (403, 429 with `Retry-After`, 503). The
+//! The JSON shapes of historical datasets (status, refresh). The
 //! entitlement, quota and signing rules live in
-//! `linecast_core::services::datasets`.
+//! `linecast_core::services::datasets`; the HTTP meaning of their failures
+//! (403, 429 with `Retry-After`, 503) is the shell's error table.
 
 use linecast_core::services::datasets::{DatasetStatus, Refresh};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::presentation::time::rfc3339;
+use crate::time::rfc3339;
 
 /// What the customer owns and how many refreshes are left.
 #[derive(Debug, Serialize, ToSchema)]

@@ -11,7 +11,7 @@ use linecast_core::services::history::rows::{Cell, Column, ServedColumn};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::rounding;
+use crate::rounding;
 
 /// A cell as served, whatever the format.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,7 +1,7 @@
 //! Rounding of served probabilities (4 places), percentages (2 places) and
 //! the recomputed IMPLIED (6 places): the domain's one rule (half away from
 //! zero, never −0), named here so every payload of the API rounds through
-//! the presentation layer.
+//! this crate.
 
 pub use linecast_domain::round::{round2, round4};
 

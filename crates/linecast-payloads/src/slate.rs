@@ -11,9 +11,9 @@ use linecast_domain::{LineField, ModelColumn, ModelType, Side};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::presentation::rounding::{round2, round4};
-use crate::presentation::time::rfc3339;
+use crate::rounding::{round2, round4};
 use crate::schema::ModelProbabilities;
+use crate::time::rfc3339;
 
 /// One game. Besides the fields below, each game carries its market's line
 /// fields: over_under: `over_under, over_line, under_line, open_over_under,
@@ -351,7 +351,7 @@ pub(crate) fn probabilities(row: &PredictionRow, model_type: ModelType, columns:
     for column in columns {
         let mut value = model_probability(row, model_type, *column);
         if *column == ModelColumn::Implied {
-            value = value.map(crate::presentation::rounding::implied);
+            value = value.map(crate::rounding::implied);
         }
         map.insert(column.code().to_owned(), value.into());
     }
@@ -369,7 +369,7 @@ fn line_fields(row: &PredictionRow, model_type: ModelType) -> serde_json::Map<St
     lines
 }
 
-pub(crate) fn prediction_game(row: &PredictionRow, model_type: ModelType, columns: &[ModelColumn]) -> PredictionGame {
+pub fn prediction_game(row: &PredictionRow, model_type: ModelType, columns: &[ModelColumn]) -> PredictionGame {
     let mut lines = line_fields(row, model_type);
     let (neg, pos) = expected_values(row, model_type);
     let (neg_name, pos_name) = model_type.ev_fields();
