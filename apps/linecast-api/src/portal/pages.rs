@@ -310,7 +310,7 @@ pub async fn overview(state: web::Data<AppState>, signed: SignedIn) -> HttpRespo
             name: customer.name.clone(),
             email: customer.email.clone(),
             plan: customer.api_plan.clone().unwrap_or_else(|| "none".to_owned()),
-            tier: crate::presentation::account::reported_tier(&customer.tier),
+            tier: linecast_payloads::account::reported_tier(&customer.tier),
             status: customer.api_subscription_status.code().to_owned(),
             serves: customer.api_subscription_status.grants_access(),
             used,

@@ -1,10 +1,8 @@
 //! How the payloads that are more than JSON are answered: the shapes of
 //! every JSON payload are `linecast_payloads`; here is the glue that needs
-//! the shell (`Rendered`, `ApiError`, actix-web): the account answers'
-//! `no-store`, the calibration view (JSON or SVG diagram) and the export
+//! the shell (`Rendered`, `ApiError`, actix-web): the calibration view (JSON or SVG diagram) and the export
 //! files (CSV and Parquet bodies with their download headers).
 
-pub mod account;
 pub mod calibration;
 pub mod export;
 pub mod history_export;
