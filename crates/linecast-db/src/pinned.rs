@@ -341,39 +341,12 @@ impl linecast_core::ports::request_log::RequestLogStore for PinnedAccounts {
     async fn prune_requests(&self, before: DateTime<Utc>) -> Result<u64, AccountsError> {
         self.run(move |a| async move { a.prune_requests(before).await }).await
     }
-    async fn requests(
+    async fn requests_since(
         &self,
         customer_id: i64,
         since: DateTime<Utc>,
-        filter: &linecast_core::ports::request_log::RequestFilter,
-        limit: u64,
     ) -> Result<Vec<linecast_core::ports::request_log::RequestRow>, AccountsError> {
-        let filter = filter.clone();
-        self.run(move |a| async move { a.requests(customer_id, since, &filter, limit).await })
-            .await
-    }
-    async fn count_requests(
-        &self,
-        customer_id: i64,
-        since: DateTime<Utc>,
-        filter: &linecast_core::ports::request_log::RequestFilter,
-    ) -> Result<u64, AccountsError> {
-        let filter = filter.clone();
-        self.run(move |a| async move { a.count_requests(customer_id, since, &filter).await })
-            .await
-    }
-    async fn requests_per_day(
-        &self,
-        customer_id: i64,
-        from: Day,
-    ) -> Result<
-        (
-            Vec<linecast_core::ports::request_log::DayCount<i64>>,
-            Vec<linecast_core::ports::request_log::DayCount<String>>,
-        ),
-        AccountsError,
-    > {
-        self.run(move |a| async move { a.requests_per_day(customer_id, from).await })
+        self.run(move |a| async move { a.requests_since(customer_id, since).await })
             .await
     }
     async fn requests_offered(&self, customer_id: i64, from: Day) -> Result<Vec<(Day, u64)>, AccountsError> {

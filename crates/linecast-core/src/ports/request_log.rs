@@ -82,14 +82,23 @@ pub struct RequestRow {
     pub request_id: String,
 }
 
-/// Which stored requests to read: all of one customer's since an instant,
-/// narrowed by key, status class (`2` for 2xx, ...) and route template.
+/// Which stored requests to show: narrowed by key, status class (`2` for
+/// 2xx, ...) and route template.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RequestFilter {
     pub key_id: Option<i64>,
     /// The status' hundreds digit: 2, 3, 4 or 5.
     pub status_class: Option<u16>,
     pub route: Option<String>,
+}
+
+impl RequestFilter {
+    /// Whether `row` is one this filter shows.
+    pub fn admits(&self, row: &RequestRow) -> bool {
+        self.key_id.is_none_or(|k| k == row.key_id)
+            && self.status_class.is_none_or(|class| row.status / 100 == class)
+            && self.route.as_deref().is_none_or(|route| route == row.route)
+    }
 }
 
 /// What one customer-day holds beyond its rows.
@@ -111,7 +120,9 @@ pub struct DayCount<T> {
     pub requests: u64,
 }
 
-/// Where logged requests are kept.
+/// Where logged requests are kept. The store keeps rows and day totals;
+/// what a page shows of them (filters, order, per-day counts) is the
+/// request log service's.
 #[async_trait]
 pub trait RequestLogStore: Send + Sync {
     /// Stores `batch` in one transaction, at most `cap_per_day` rows per
@@ -120,35 +131,14 @@ pub trait RequestLogStore: Send + Sync {
     /// cap.
     async fn append_requests(&self, batch: &[LoggedRequest], cap_per_day: u64) -> Result<(), AccountsError>;
 
-    /// Deletes rows older than `before`, and day totals of days before its
-    /// day. Returns the rows deleted.
+    /// Deletes rows older than `before` (a store that keeps rows in
+    /// groups may keep a group that also holds a newer row), and day totals
+    /// of days before its day. Returns the rows deleted.
     async fn prune_requests(&self, before: DateTime<Utc>) -> Result<u64, AccountsError>;
 
-    /// The customer's stored requests since `since` matching `filter`,
-    /// newest first, at most `limit`.
-    async fn requests(
-        &self,
-        customer_id: i64,
-        since: DateTime<Utc>,
-        filter: &RequestFilter,
-        limit: u64,
-    ) -> Result<Vec<RequestRow>, AccountsError>;
-
-    /// How many stored requests since `since` match `filter`.
-    async fn count_requests(
-        &self,
-        customer_id: i64,
-        since: DateTime<Utc>,
-        filter: &RequestFilter,
-    ) -> Result<u64, AccountsError>;
-
-    /// Stored requests per day and key, and per day and route, since the
-    /// day `from` (both oldest day first).
-    async fn requests_per_day(
-        &self,
-        customer_id: i64,
-        from: Day,
-    ) -> Result<(Vec<DayCount<i64>>, Vec<DayCount<String>>), AccountsError>;
+    /// The customer's stored requests at or after `since`, in the order
+    /// they were recorded.
+    async fn requests_since(&self, customer_id: i64, since: DateTime<Utc>) -> Result<Vec<RequestRow>, AccountsError>;
 
     /// The requests recorded (stored or not) per day of the customer since
     /// `from`, oldest first; days without any are absent.

@@ -9,10 +9,11 @@
 //! most [`DAILY_CAP`] rows per customer and UTC day (past it requests are
 //! counted per day, not stored) and `retention_days` days.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::{DateTime, NaiveTime, TimeDelta, Utc};
 
 use crate::ports::accounts::AccountsError;
 use crate::ports::request_log::{DayCount, DayTotals, LoggedRequest, RequestFilter, RequestLogStore, RequestRow};
@@ -153,7 +154,8 @@ impl RequestLog {
     }
 
     /// The customer's requests within the retention matching `filter`
-    /// (newest first, at most `limit`), with the per-day counts.
+    /// (newest first, at most `limit`), with the per-day counts by key and
+    /// by route of every stored request since the first day shown.
     pub async fn page(
         &self,
         customer_id: i64,
@@ -163,13 +165,11 @@ impl RequestLog {
     ) -> Result<RequestPage, AccountsError> {
         let since = self.since(now);
         let from = self.first_day(now);
-        let rows = self.store.requests(customer_id, since, filter, limit).await?;
-        let matching = if (rows.len() as u64) < limit {
-            rows.len() as u64
-        } else {
-            self.store.count_requests(customer_id, since, filter).await?
-        };
-        let (per_key, per_route) = self.store.requests_per_day(customer_id, from).await?;
+        let stored = self.store.requests_since(customer_id, start_of(from)).await?;
+        let (per_key, per_route) = per_day(&stored);
+        let mut rows = newest_first(stored, since, filter);
+        let matching = rows.len() as u64;
+        rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
         // Every day stores at most the cap, so what it recorded past the cap
         // is what it did not store (pruning a day's first hours leaves it).
         let totals = self
@@ -195,16 +195,60 @@ impl RequestLog {
 
     /// Every stored request of the customer within the retention matching
     /// `filter`, newest first (the CSV download: at most the cap times the
-    /// retention's days).
+    /// retention's days, plus the first day's).
     pub async fn all(
         &self,
         customer_id: i64,
         filter: &RequestFilter,
         now: DateTime<Utc>,
     ) -> Result<Vec<RequestRow>, AccountsError> {
-        let limit = DAILY_CAP.saturating_mul(u64::from(self.retention_days) + 1);
-        self.store.requests(customer_id, self.since(now), filter, limit).await
+        let since = self.since(now);
+        let stored = self.store.requests_since(customer_id, since).await?;
+        Ok(newest_first(stored, since, filter))
     }
+}
+
+/// The first instant of `day` (UTC).
+fn start_of(day: Day) -> DateTime<Utc> {
+    day.and_time(NaiveTime::MIN).and_utc()
+}
+
+/// The rows at or after `since` that `filter` admits, newest first; rows
+/// of one instant keep the reverse of the order they were recorded in.
+fn newest_first(stored: Vec<RequestRow>, since: DateTime<Utc>, filter: &RequestFilter) -> Vec<RequestRow> {
+    let mut rows: Vec<RequestRow> = stored
+        .into_iter()
+        .rev()
+        .filter(|r| r.at >= since && filter.admits(r))
+        .collect();
+    // Stable: ties stay newest-recorded first.
+    rows.sort_by_key(|r| std::cmp::Reverse(r.at));
+    rows
+}
+
+/// Stored requests per day and key, and per day and route (oldest day
+/// first, then by key or route).
+fn per_day(rows: &[RequestRow]) -> (Vec<DayCount<i64>>, Vec<DayCount<String>>) {
+    let mut keys: BTreeMap<(Day, i64), u64> = BTreeMap::new();
+    let mut routes: BTreeMap<(Day, &str), u64> = BTreeMap::new();
+    for r in rows {
+        let day = day_of(r.at);
+        *keys.entry((day, r.key_id)).or_insert(0) += 1;
+        *routes.entry((day, r.route.as_str())).or_insert(0) += 1;
+    }
+    (
+        keys.into_iter()
+            .map(|((day, by), requests)| DayCount { day, by, requests })
+            .collect(),
+        routes
+            .into_iter()
+            .map(|((day, by), requests)| DayCount {
+                day,
+                by: by.to_owned(),
+                requests,
+            })
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -232,6 +276,101 @@ mod tests {
             duration_us: 10,
             request_id: RequestId::new("r1"),
         }
+    }
+
+    fn at(customer_id: i64, key_id: i64, at: DateTime<Utc>, route: &'static str, status: u16) -> LoggedRequest {
+        LoggedRequest {
+            key_id,
+            route,
+            status,
+            ..request(customer_id, at)
+        }
+    }
+
+    /// A page lists the customer's rows within the retention that the
+    /// filter admits, newest first, cut to the limit but counted in full;
+    /// its per-day counts cover every stored row since the first day shown,
+    /// filter or not.
+    #[tokio::test]
+    async fn a_page_filters_orders_counts_and_groups_per_day() {
+        let store = Arc::new(MemoryRequestLog::default());
+        let log = RequestLog::new(store.clone(), 7);
+        let (games, odds) = ("/api/v1/games/{sport}", "/api/v1/odds/{sport}");
+        let yesterday = now() - TimeDelta::days(1);
+        // On the first day shown, but before the retention's instant.
+        let too_old = now() - TimeDelta::days(7) - TimeDelta::hours(1);
+        let batch = [
+            at(1, 1, too_old, games, 200),
+            at(1, 1, yesterday, games, 200),
+            at(1, 1, now(), games, 404),
+            at(1, 2, now() + TimeDelta::seconds(1), odds, 200),
+            at(1, 2, now() + TimeDelta::seconds(2), odds, 503),
+            at(2, 3, now(), games, 200),
+        ];
+        store.append_requests(&batch, DAILY_CAP).await.unwrap();
+        let later = now() + TimeDelta::seconds(3);
+        let page = |filter: RequestFilter, limit| {
+            let log = &log;
+            async move { log.page(1, &filter, limit, later).await.unwrap() }
+        };
+        let all = page(RequestFilter::default(), 100).await;
+        let listed: Vec<(u16, DateTime<Utc>)> = all.rows.iter().map(|r| (r.status, r.at)).collect();
+        assert_eq!(
+            listed,
+            vec![
+                (503, now() + TimeDelta::seconds(2)),
+                (200, now() + TimeDelta::seconds(1)),
+                (404, now()),
+                (200, yesterday),
+            ]
+        );
+        assert_eq!(all.matching, 4);
+        let cut = page(RequestFilter::default(), 2).await;
+        assert_eq!((cut.rows.len(), cut.matching), (2, 4));
+        assert_eq!(cut.rows[0].status, 503);
+        let only = |key_id, status_class, route: Option<&str>| RequestFilter {
+            key_id,
+            status_class,
+            route: route.map(str::to_owned),
+        };
+        assert_eq!(page(only(Some(2), None, None), 100).await.matching, 2);
+        assert_eq!(page(only(None, Some(2), None), 100).await.matching, 2);
+        assert_eq!(page(only(None, Some(5), None), 100).await.matching, 1);
+        let not_found = page(only(None, Some(4), Some(games)), 100).await;
+        assert_eq!(not_found.rows.len(), 1);
+        assert_eq!(not_found.rows[0].status, 404);
+        assert_eq!(page(only(None, Some(4), Some(odds)), 100).await.matching, 0);
+
+        let first_day = day_of(too_old);
+        let keys: Vec<_> = all.per_key.iter().map(|c| (c.day, c.by, c.requests)).collect();
+        assert_eq!(
+            keys,
+            vec![
+                (first_day, 1, 1),
+                (day_of(yesterday), 1, 1),
+                (day_of(now()), 1, 1),
+                (day_of(now()), 2, 2)
+            ]
+        );
+        let routes: Vec<_> = all
+            .per_route
+            .iter()
+            .map(|c| (c.day, c.by.as_str(), c.requests))
+            .collect();
+        assert_eq!(
+            routes,
+            vec![
+                (first_day, games, 1),
+                (day_of(yesterday), games, 1),
+                (day_of(now()), games, 1),
+                (day_of(now()), odds, 2)
+            ]
+        );
+        // The download: the same rows as the unlimited page, another
+        // customer's never.
+        let csv = log.all(1, &RequestFilter::default(), later).await.unwrap();
+        assert_eq!(csv, all.rows);
+        assert_eq!(log.all(2, &RequestFilter::default(), later).await.unwrap().len(), 1);
     }
 
     /// The buffer never holds more than its bound: past it a request is

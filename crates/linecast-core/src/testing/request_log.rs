@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use crate::ports::accounts::AccountsError;
-use crate::ports::request_log::{DayCount, LoggedRequest, RequestFilter, RequestLogStore, RequestRow};
+use crate::ports::request_log::{LoggedRequest, RequestLogStore, RequestRow};
 use crate::quota_calendar::{Day, day_of};
 
 #[derive(Default)]
@@ -53,15 +53,6 @@ impl MemoryRequestLog {
     }
 }
 
-fn matches(customer: i64, row: &(i64, RequestRow), since: DateTime<Utc>, f: &RequestFilter) -> bool {
-    let (c, r) = row;
-    *c == customer
-        && r.at >= since
-        && f.key_id.is_none_or(|k| k == r.key_id)
-        && f.status_class.is_none_or(|s| r.status / 100 == s)
-        && f.route.as_ref().is_none_or(|route| *route == r.route)
-}
-
 #[async_trait]
 impl RequestLogStore for MemoryRequestLog {
     async fn append_requests(&self, batch: &[LoggedRequest], cap_per_day: u64) -> Result<(), AccountsError> {
@@ -96,64 +87,14 @@ impl RequestLogStore for MemoryRequestLog {
         Ok((was - inner.rows.len()) as u64)
     }
 
-    async fn requests(
-        &self,
-        customer_id: i64,
-        since: DateTime<Utc>,
-        filter: &RequestFilter,
-        limit: u64,
-    ) -> Result<Vec<RequestRow>, AccountsError> {
-        let inner = self.lock()?;
-        let mut rows: Vec<RequestRow> = inner
-            .rows
-            .iter()
-            .filter(|row| matches(customer_id, row, since, filter))
-            .map(|(_, r)| r.clone())
-            .collect();
-        rows.reverse();
-        rows.sort_by_key(|r| std::cmp::Reverse(r.at));
-        rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
-        Ok(rows)
-    }
-
-    async fn count_requests(
-        &self,
-        customer_id: i64,
-        since: DateTime<Utc>,
-        filter: &RequestFilter,
-    ) -> Result<u64, AccountsError> {
+    async fn requests_since(&self, customer_id: i64, since: DateTime<Utc>) -> Result<Vec<RequestRow>, AccountsError> {
         let inner = self.lock()?;
         Ok(inner
             .rows
             .iter()
-            .filter(|row| matches(customer_id, row, since, filter))
-            .count() as u64)
-    }
-
-    async fn requests_per_day(
-        &self,
-        customer_id: i64,
-        from: Day,
-    ) -> Result<(Vec<DayCount<i64>>, Vec<DayCount<String>>), AccountsError> {
-        let inner = self.lock()?;
-        let mut keys: BTreeMap<(Day, i64), u64> = BTreeMap::new();
-        let mut routes: BTreeMap<(Day, String), u64> = BTreeMap::new();
-        for (c, r) in &inner.rows {
-            let day = day_of(r.at);
-            if *c == customer_id && day >= from {
-                *keys.entry((day, r.key_id)).or_insert(0) += 1;
-                *routes.entry((day, r.route.clone())).or_insert(0) += 1;
-            }
-        }
-        Ok((
-            keys.into_iter()
-                .map(|((day, by), requests)| DayCount { day, by, requests })
-                .collect(),
-            routes
-                .into_iter()
-                .map(|((day, by), requests)| DayCount { day, by, requests })
-                .collect(),
-        ))
+            .filter(|(c, r)| *c == customer_id && r.at >= since)
+            .map(|(_, r)| r.clone())
+            .collect())
     }
 
     async fn requests_offered(&self, customer_id: i64, from: Day) -> Result<Vec<(Day, u64)>, AccountsError> {

@@ -14,6 +14,7 @@ mod m0007_kept_releases;
 mod m0008_portal_flashes;
 mod m0009_request_log;
 mod m0010_billing_period_end;
+mod m0011_request_log_segments;
 
 /// The migrations, in order.
 #[derive(Debug)]
@@ -33,6 +34,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0008_portal_flashes::Migration),
             Box::new(m0009_request_log::Migration),
             Box::new(m0010_billing_period_end::Migration),
+            Box::new(m0011_request_log_segments::Migration),
         ]
     }
 }

@@ -1,13 +1,18 @@
-//! The request log's store: the per-day cap under concurrent batches,
-//! filters, per-day counts and pruning.
+//! The request log's store: the per-day cap under concurrent batches, rows
+//! read back as recorded, pruning, and the rows of the release before
+//! segments folded in.
 
 use chrono::{DateTime, TimeDelta, Utc};
 use linecast_core::Accounts;
-use linecast_core::ports::request_log::{LoggedRequest, RequestFilter, RequestId, RequestLogStore};
+use linecast_core::ports::request_log::{LoggedRequest, RequestId, RequestLogStore, RequestRow};
 use linecast_core::quota_calendar::day_of;
 use linecast_db::SeaAccounts;
+use sea_orm::ConnectionTrait;
 
 use crate::accounts::{new_customer, t0};
+
+const GAMES: &str = "/api/v1/games/{sport}";
+const ODDS: &str = "/api/v1/odds/{sport}";
 
 fn request(customer_id: i64, key_id: i64, at: DateTime<Utc>, route: &'static str, status: u16) -> LoggedRequest {
     LoggedRequest {
@@ -29,6 +34,10 @@ async fn two_customers(url: &str) -> (SeaAccounts, i64, i64) {
     (db, a.customer_id, b.customer_id)
 }
 
+fn week_ago() -> DateTime<Utc> {
+    t0() - TimeDelta::days(7)
+}
+
 /// 8 concurrent batches of 20 requests each for one customer-day, under a
 /// cap of 50: exactly 50 rows are stored and all 160 counted; another
 /// customer's day has its own cap.
@@ -39,15 +48,7 @@ pub async fn concurrent_batches_share_the_days_cap_exactly(url: String) {
             let db = db.clone();
             tokio::spawn(async move {
                 let batch: Vec<LoggedRequest> = (0..20)
-                    .map(|i| {
-                        request(
-                            ada,
-                            1,
-                            t0() + TimeDelta::milliseconds(t * 100 + i),
-                            "/api/v1/games/{sport}",
-                            200,
-                        )
-                    })
+                    .map(|i| request(ada, 1, t0() + TimeDelta::milliseconds(t * 100 + i), GAMES, 200))
                     .collect();
                 db.append_requests(&batch, 50).await.unwrap();
             })
@@ -56,99 +57,148 @@ pub async fn concurrent_batches_share_the_days_cap_exactly(url: String) {
     for task in tasks {
         task.await.unwrap();
     }
-    db.append_requests(&[request(bob, 2, t0(), "/api/v1/games/{sport}", 200)], 50)
+    db.append_requests(&[request(bob, 2, t0(), GAMES, 200)], 50)
         .await
         .unwrap();
-    let since = t0() - TimeDelta::days(1);
-    let all = RequestFilter::default();
-    assert_eq!(db.count_requests(ada, since, &all).await.unwrap(), 50);
-    assert_eq!(db.count_requests(bob, since, &all).await.unwrap(), 1);
-    let offered = db.requests_offered(ada, day_of(since)).await.unwrap();
+    let stored = |customer| {
+        let db = &db;
+        async move { db.requests_since(customer, week_ago()).await.unwrap().len() }
+    };
+    assert_eq!(stored(ada).await, 50);
+    assert_eq!(stored(bob).await, 1);
+    let offered = db.requests_offered(ada, day_of(week_ago())).await.unwrap();
     assert_eq!(offered, vec![(day_of(t0()), 160)]);
     // The next day starts a new cap.
     let tomorrow = t0() + TimeDelta::days(1);
-    db.append_requests(&[request(ada, 1, tomorrow, "/api/v1/games/{sport}", 200)], 50)
+    db.append_requests(&[request(ada, 1, tomorrow, GAMES, 200)], 50)
         .await
         .unwrap();
-    assert_eq!(db.count_requests(ada, since, &all).await.unwrap(), 51);
+    assert_eq!(stored(ada).await, 51);
 }
 
-/// Rows come back newest first, narrowed by key, status class and route,
-/// with per-day counts by key and by route; pruning deletes rows and day
-/// totals older than its instant and nothing newer.
-pub async fn requests_are_filtered_counted_per_day_and_pruned(url: String) {
+/// One batch of many customers and days: each customer reads back exactly
+/// its own rows, every field as recorded, in the order recorded, from the
+/// instant asked; pruning deletes what is older than its instant (and the
+/// day totals of days before its day), and nothing newer.
+pub async fn rows_read_back_as_recorded_and_are_pruned(url: String) {
     let (db, ada, bob) = two_customers(&url).await;
     let yesterday = t0() - TimeDelta::days(1);
+    let mut slow = request(ada, 2, t0() + TimeDelta::seconds(2), ODDS, 503);
+    slow.method = "POST";
+    slow.duration_us = 987_654;
+    slow.request_id = RequestId::new("client-\"id\"-1");
     let batch = vec![
-        request(ada, 1, yesterday, "/api/v1/games/{sport}", 200),
-        request(ada, 1, t0(), "/api/v1/games/{sport}", 404),
-        request(ada, 2, t0() + TimeDelta::seconds(1), "/api/v1/odds/{sport}", 200),
-        request(ada, 2, t0() + TimeDelta::seconds(2), "/api/v1/odds/{sport}", 503),
-        request(bob, 3, t0(), "/api/v1/games/{sport}", 200),
+        request(ada, 1, yesterday, GAMES, 200),
+        request(ada, 1, t0(), GAMES, 404),
+        request(bob, 3, t0(), GAMES, 200),
+        request(ada, 2, t0() + TimeDelta::seconds(1), ODDS, 200),
+        slow,
     ];
     db.append_requests(&batch, 10_000).await.unwrap();
-    let since = t0() - TimeDelta::days(7);
-    let rows = db.requests(ada, since, &RequestFilter::default(), 100).await.unwrap();
-    assert_eq!(rows.len(), 4);
-    assert_eq!(rows[0].status, 503);
-    assert_eq!(rows[0].at, t0() + TimeDelta::seconds(2));
-    assert_eq!(rows[0].request_id, format!("req-{}", rows[0].at.timestamp_micros()));
-    assert_eq!(rows[0].duration_us, 1234);
-    assert_eq!(rows[3].at, yesterday);
-    let only = |key_id, status_class, route: Option<&str>| RequestFilter {
-        key_id,
-        status_class,
-        route: route.map(str::to_owned),
-    };
+    db.append_requests(&[request(ada, 1, t0() + TimeDelta::seconds(3), GAMES, 200)], 10_000)
+        .await
+        .unwrap();
+    let rows = db.requests_since(ada, week_ago()).await.unwrap();
+    let seen: Vec<(i64, &str, &str, u16, DateTime<Utc>)> = rows
+        .iter()
+        .map(|r| (r.key_id, r.method.as_str(), r.route.as_str(), r.status, r.at))
+        .collect();
     assert_eq!(
-        db.count_requests(ada, since, &only(Some(2), None, None)).await.unwrap(),
-        2
-    );
-    assert_eq!(
-        db.count_requests(ada, since, &only(None, Some(2), None)).await.unwrap(),
-        2
-    );
-    assert_eq!(
-        db.count_requests(ada, since, &only(None, Some(5), None)).await.unwrap(),
-        1
-    );
-    let games = only(None, Some(4), Some("/api/v1/games/{sport}"));
-    let rows = db.requests(ada, since, &games, 100).await.unwrap();
-    assert_eq!(rows.len(), 1);
-    assert_eq!(rows[0].status, 404);
-    assert_eq!(
-        db.requests(ada, since, &RequestFilter::default(), 2)
-            .await
-            .unwrap()
-            .len(),
-        2
-    );
-
-    let (per_key, per_route) = db.requests_per_day(ada, day_of(since)).await.unwrap();
-    let keys: Vec<_> = per_key.iter().map(|c| (c.day, c.by, c.requests)).collect();
-    assert_eq!(
-        keys,
-        vec![(day_of(yesterday), 1, 1), (day_of(t0()), 1, 1), (day_of(t0()), 2, 2)]
-    );
-    let routes: Vec<_> = per_route.iter().map(|c| (c.day, c.by.as_str(), c.requests)).collect();
-    assert_eq!(
-        routes,
+        seen,
         vec![
-            (day_of(yesterday), "/api/v1/games/{sport}", 1),
-            (day_of(t0()), "/api/v1/games/{sport}", 1),
-            (day_of(t0()), "/api/v1/odds/{sport}", 2),
+            (1, "GET", GAMES, 200, yesterday),
+            (1, "GET", GAMES, 404, t0()),
+            (2, "GET", ODDS, 200, t0() + TimeDelta::seconds(1)),
+            (2, "POST", ODDS, 503, t0() + TimeDelta::seconds(2)),
+            (1, "GET", GAMES, 200, t0() + TimeDelta::seconds(3)),
         ]
     );
+    assert_eq!(rows[3].duration_us, 987_654);
+    assert_eq!(rows[3].request_id, "client-\"id\"-1");
+    assert_eq!(rows[0].request_id, format!("req-{}", yesterday.timestamp_micros()));
+    let bobs = db.requests_since(bob, week_ago()).await.unwrap();
+    assert_eq!(bobs.len(), 1);
+    assert_eq!(bobs[0].key_id, 3);
+    // From an instant: only what is at or after it.
+    let recent = db.requests_since(ada, t0() + TimeDelta::seconds(1)).await.unwrap();
+    assert_eq!(recent.len(), 3);
 
     assert_eq!(db.prune_requests(t0() - TimeDelta::hours(1)).await.unwrap(), 1);
+    assert_eq!(db.requests_since(ada, week_ago()).await.unwrap().len(), 4);
+    assert_eq!(db.requests_since(bob, week_ago()).await.unwrap().len(), 1);
+    let offered = db.requests_offered(ada, day_of(week_ago())).await.unwrap();
+    assert_eq!(offered, vec![(day_of(t0()), 4)]);
+}
+
+/// Rows the release before segments wrote to `request_log` (during a
+/// rollout, or before the upgrade) show once the prune round has run:
+/// every field kept, in the order written, past the retention deleted, and
+/// a second round moves nothing twice.
+pub async fn rows_of_the_release_before_fold_into_segments(url: String) {
+    let (db, ada, bob) = two_customers(&url).await;
+    let legacy = [
+        (ada, 1, week_ago() - TimeDelta::hours(2), GAMES, 200, "old"),
+        (ada, 1, t0(), GAMES, 200, "a1"),
+        (bob, 3, t0(), ODDS, 429, "b1"),
+        (ada, 2, t0() + TimeDelta::seconds(1), ODDS, 500, "a2"),
+        (ada, 1, t0() - TimeDelta::days(1), GAMES, 301, "a0"),
+    ];
+    for (customer, key, at, route, status, id) in legacy {
+        db.connection()
+            .execute_unprepared(&format!(
+                "INSERT INTO request_log (customer_id, key_id, at_ms, day, method, route, status, duration_us, request_id) \
+                 VALUES ({customer}, {key}, {}, '{}', 'GET', '{route}', {status}, 77, '{id}')",
+                at.timestamp_millis(),
+                day_of(at).format("%Y-%m-%d"),
+            ))
+            .await
+            .unwrap();
+    }
+    // A segment written meanwhile by this release.
+    db.append_requests(&[request(ada, 1, t0() + TimeDelta::seconds(5), GAMES, 200)], 10_000)
+        .await
+        .unwrap();
+    assert_eq!(db.requests_since(ada, week_ago()).await.unwrap().len(), 1);
+
+    assert_eq!(db.prune_requests(week_ago()).await.unwrap(), 1);
+    let ids = |rows: Vec<RequestRow>| rows.into_iter().map(|r| r.request_id).collect::<Vec<_>>();
+    let mut adas = ids(db.requests_since(ada, week_ago()).await.unwrap());
+    adas.sort();
     assert_eq!(
-        db.count_requests(ada, since, &RequestFilter::default()).await.unwrap(),
-        3
+        adas,
+        vec![
+            "a0",
+            "a1",
+            "a2",
+            format!("req-{}", (t0() + TimeDelta::seconds(5)).timestamp_micros()).as_str()
+        ]
     );
+    let bobs = db.requests_since(bob, week_ago()).await.unwrap();
+    assert_eq!(bobs.len(), 1);
+    let b = &bobs[0];
     assert_eq!(
-        db.count_requests(bob, since, &RequestFilter::default()).await.unwrap(),
-        1
+        (
+            b.key_id,
+            b.method.as_str(),
+            b.route.as_str(),
+            b.status,
+            b.duration_us,
+            b.at
+        ),
+        (3, "GET", ODDS, 429, 77, t0())
     );
-    let offered = db.requests_offered(ada, day_of(since)).await.unwrap();
-    assert_eq!(offered, vec![(day_of(t0()), 3)]);
+    // Within one customer-day the legacy rows keep the order written.
+    let today: Vec<String> = db
+        .requests_since(ada, t0())
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.request_id)
+        .filter(|id| id.starts_with('a'))
+        .collect();
+    assert_eq!(today, vec!["a1", "a2"]);
+
+    assert_eq!(db.prune_requests(week_ago()).await.unwrap(), 0);
+    assert_eq!(db.requests_since(ada, week_ago()).await.unwrap().len(), 4);
+    assert_eq!(db.requests_since(bob, week_ago()).await.unwrap().len(), 1);
 }

@@ -1,0 +1,271 @@
+//! `RequestLogStore` for `SeaAccounts`: a batch's day totals and segments in
+//! one transaction. All customer-days of a batch are counted in one upsert
+//! that returns each day's new total (the rows stay locked to the commit on
+//! PostgreSQL, taken in one order), so concurrent batches of several
+//! instances share each day's cap exactly; then each customer-day's stored
+//! requests are one segment row ([`segment`]), whatever their number.
+
+mod segment;
+
+use std::collections::{BTreeMap, HashMap};
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use linecast_core::AccountsError;
+use linecast_core::ports::request_log::{LoggedRequest, RequestLogStore, RequestRow};
+use linecast_core::quota_calendar::{Day, day_key, day_of, parse_day_key};
+use sea_orm::{ConnectionTrait, DatabaseTransaction, DbBackend, QueryResult, Value};
+
+use crate::SeaAccounts;
+use crate::error::{corrupt, db_err};
+use crate::sql::begin_write;
+use crate::sql::statement;
+
+/// Customer-days per counting upsert (3 values each).
+const DAYS_PER_UPSERT: usize = 300;
+
+/// Segments per `INSERT` (6 values each).
+const SEGMENTS_PER_INSERT: usize = 100;
+
+fn int(n: u64) -> Result<i64, AccountsError> {
+    i64::try_from(n).map_err(|_| AccountsError::Conflict(format!("request log value {n} too large")))
+}
+
+fn get_i64(row: &QueryResult, column: &str) -> Result<i64, AccountsError> {
+    row.try_get("", column).map_err(db_err)
+}
+
+fn unsigned(n: i64, what: &str) -> Result<u64, AccountsError> {
+    u64::try_from(n).map_err(|_| corrupt(format!("negative {what}")))
+}
+
+fn day_of_row(row: &QueryResult) -> Result<Day, AccountsError> {
+    let day: String = row.try_get("", "day").map_err(db_err)?;
+    parse_day_key(&day).ok_or_else(|| corrupt(format!("request log day {day:?}")))
+}
+
+/// `values` placeholders groups of `width`, comma separated.
+fn placeholders(groups: usize, width: usize) -> String {
+    let group = format!("({})", vec!["?"; width].join(", "));
+    vec![group; groups].join(", ")
+}
+
+/// Adds each customer-day's requests to its total and returns the new
+/// totals.
+async fn add_offered(
+    txn: &DatabaseTransaction,
+    backend: DbBackend,
+    days: &BTreeMap<(i64, Day), Vec<&LoggedRequest>>,
+) -> Result<HashMap<(i64, Day), u64>, AccountsError> {
+    let days: Vec<_> = days.iter().collect();
+    let mut totals = HashMap::with_capacity(days.len());
+    for chunk in days.chunks(DAYS_PER_UPSERT) {
+        let sql = format!(
+            "INSERT INTO request_log_days (customer_id, day, offered) VALUES {} \
+             ON CONFLICT (customer_id, day) DO UPDATE SET offered = request_log_days.offered + excluded.offered \
+             RETURNING customer_id, day, offered",
+            placeholders(chunk.len(), 3)
+        );
+        let mut values: Vec<Value> = Vec::with_capacity(chunk.len() * 3);
+        for ((customer_id, day), requests) in chunk {
+            values.extend([
+                (*customer_id).into(),
+                day_key(*day).into(),
+                int(requests.len() as u64)?.into(),
+            ]);
+        }
+        for row in txn
+            .query_all_raw(statement(backend, &sql, values))
+            .await
+            .map_err(db_err)?
+        {
+            let total = unsigned(get_i64(&row, "offered")?, "request count")?;
+            totals.insert((get_i64(&row, "customer_id")?, day_of_row(&row)?), total);
+        }
+    }
+    Ok(totals)
+}
+
+/// One customer-day's stored requests, ready to insert.
+struct Segment {
+    customer_id: i64,
+    day: Day,
+    first_ms: i64,
+    last_ms: i64,
+    requests: usize,
+    body: String,
+}
+
+impl Segment {
+    fn of(customer_id: i64, day: Day, requests: &[&LoggedRequest]) -> Self {
+        let instants = requests.iter().map(|r| r.at.timestamp_millis());
+        Self {
+            customer_id,
+            day,
+            first_ms: instants.clone().min().unwrap_or_default(),
+            last_ms: instants.max().unwrap_or_default(),
+            requests: requests.len(),
+            body: segment::encode(requests),
+        }
+    }
+}
+
+async fn insert_segments(
+    txn: &DatabaseTransaction,
+    backend: DbBackend,
+    segments: Vec<Segment>,
+) -> Result<(), AccountsError> {
+    let mut segments = segments.into_iter().peekable();
+    while segments.peek().is_some() {
+        let chunk: Vec<Segment> = segments.by_ref().take(SEGMENTS_PER_INSERT).collect();
+        let sql = format!(
+            "INSERT INTO request_log_segments (customer_id, day, first_ms, last_ms, requests, body) VALUES {}",
+            placeholders(chunk.len(), 6)
+        );
+        let mut values: Vec<Value> = Vec::with_capacity(chunk.len() * 6);
+        for s in chunk {
+            values.extend([
+                s.customer_id.into(),
+                day_key(s.day).into(),
+                s.first_ms.into(),
+                s.last_ms.into(),
+                int(s.requests as u64)?.into(),
+                s.body.into(),
+            ]);
+        }
+        txn.execute_raw(statement(backend, &sql, values))
+            .await
+            .map_err(db_err)?;
+    }
+    Ok(())
+}
+
+/// Moves the rows of `request_log` (the release before segments', or one
+/// still running during a rollout) into segments, one per customer-day.
+async fn fold_legacy_rows(txn: &DatabaseTransaction, backend: DbBackend) -> Result<(), AccountsError> {
+    let fold = match backend {
+        // Concurrent folds each take only rows they deleted.
+        DbBackend::Postgres => vec![
+            "WITH moved AS (DELETE FROM request_log RETURNING *) \
+             INSERT INTO request_log_segments (customer_id, day, first_ms, last_ms, requests, body) \
+             SELECT customer_id, day, MIN(at_ms), MAX(at_ms), COUNT(*), \
+             json_agg(json_build_array(at_ms, key_id, method, route, status, duration_us, request_id) ORDER BY id)::text \
+             FROM moved GROUP BY customer_id, day",
+        ],
+        // The write transaction holds SQLite's only write lock.
+        _ => vec![
+            "INSERT INTO request_log_segments (customer_id, day, first_ms, last_ms, requests, body) \
+             SELECT customer_id, day, MIN(at_ms), MAX(at_ms), COUNT(*), \
+             json_group_array(json_array(at_ms, key_id, method, route, status, duration_us, request_id) ORDER BY id) \
+             FROM request_log GROUP BY customer_id, day",
+            "DELETE FROM request_log",
+        ],
+    };
+    for sql in fold {
+        txn.execute_raw(statement(backend, sql, vec![])).await.map_err(db_err)?;
+    }
+    Ok(())
+}
+
+#[async_trait]
+impl RequestLogStore for SeaAccounts {
+    async fn append_requests(&self, batch: &[LoggedRequest], cap_per_day: u64) -> Result<(), AccountsError> {
+        // Sorted by customer-day so concurrent batches lock day rows in one
+        // order (no deadlock).
+        let mut days: BTreeMap<(i64, Day), Vec<&LoggedRequest>> = BTreeMap::new();
+        for r in batch {
+            days.entry((r.customer_id, day_of(r.at))).or_default().push(r);
+        }
+        if days.is_empty() {
+            return Ok(());
+        }
+        let backend = self.db.get_database_backend();
+        let txn = begin_write(&self.db).await.map_err(db_err)?;
+        let totals = add_offered(&txn, backend, &days).await?;
+        let mut segments = Vec::with_capacity(days.len());
+        for (&(customer_id, day), requests) in &days {
+            let n = requests.len() as u64;
+            let total = *totals
+                .get(&(customer_id, day))
+                .ok_or_else(|| corrupt("request day upsert returned no row"))?;
+            let room = cap_per_day.saturating_sub(total.saturating_sub(n)).min(n);
+            let kept = &requests[..usize::try_from(room).unwrap_or(requests.len())];
+            if !kept.is_empty() {
+                segments.push(Segment::of(customer_id, day, kept));
+            }
+        }
+        insert_segments(&txn, backend, segments).await?;
+        txn.commit().await.map_err(db_err)
+    }
+
+    async fn prune_requests(&self, before: DateTime<Utc>) -> Result<u64, AccountsError> {
+        let backend = self.db.get_database_backend();
+        let before_ms = before.timestamp_millis();
+        let txn = begin_write(&self.db).await.map_err(db_err)?;
+        let mut deleted = txn
+            .execute_raw(statement(
+                backend,
+                "DELETE FROM request_log WHERE at_ms < ?",
+                vec![before_ms.into()],
+            ))
+            .await
+            .map_err(db_err)?
+            .rows_affected();
+        fold_legacy_rows(&txn, backend).await?;
+        for row in txn
+            .query_all_raw(statement(
+                backend,
+                "DELETE FROM request_log_segments WHERE last_ms < ? RETURNING requests",
+                vec![before_ms.into()],
+            ))
+            .await
+            .map_err(db_err)?
+        {
+            let requests: i32 = row.try_get("", "requests").map_err(db_err)?;
+            deleted += u64::try_from(requests).map_err(|_| corrupt(format!("segment of {requests} requests")))?;
+        }
+        txn.execute_raw(statement(
+            backend,
+            "DELETE FROM request_log_days WHERE day < ?",
+            vec![day_key(day_of(before)).into()],
+        ))
+        .await
+        .map_err(db_err)?;
+        txn.commit().await.map_err(db_err)?;
+        Ok(deleted)
+    }
+
+    async fn requests_since(&self, customer_id: i64, since: DateTime<Utc>) -> Result<Vec<RequestRow>, AccountsError> {
+        let segments = self
+            .db
+            .query_all_raw(statement(
+                self.db.get_database_backend(),
+                "SELECT id, body FROM request_log_segments WHERE customer_id = ? AND last_ms >= ? ORDER BY id",
+                vec![customer_id.into(), since.timestamp_millis().into()],
+            ))
+            .await
+            .map_err(db_err)?;
+        let mut rows = Vec::new();
+        for s in &segments {
+            let body: String = s.try_get("", "body").map_err(db_err)?;
+            let decoded = segment::decode(get_i64(s, "id")?, &body)?;
+            rows.extend(decoded.into_iter().filter(|r| r.at >= since));
+        }
+        Ok(rows)
+    }
+
+    async fn requests_offered(&self, customer_id: i64, from: Day) -> Result<Vec<(Day, u64)>, AccountsError> {
+        let rows = self
+            .db
+            .query_all_raw(statement(
+                self.db.get_database_backend(),
+                "SELECT day, offered FROM request_log_days WHERE customer_id = ? AND day >= ? ORDER BY day",
+                vec![customer_id.into(), day_key(from).into()],
+            ))
+            .await
+            .map_err(db_err)?;
+        rows.iter()
+            .map(|row| Ok((day_of_row(row)?, unsigned(get_i64(row, "offered")?, "request count")?)))
+            .collect()
+    }
+}

@@ -1,0 +1,173 @@
+//! A segment's body: the requests of one customer-day written by one flush,
+//! as a JSON array of rows `[at_ms, key_id, method, route, status,
+//! duration_us, request_id]` in the order they were recorded. JSON so an
+//! operator can read it with the database's own JSON functions, and so the
+//! release before segments' rows fold into it in SQL.
+
+use chrono::DateTime;
+use linecast_core::AccountsError;
+use linecast_core::ports::request_log::{LoggedRequest, RequestRow};
+use serde_json::Value;
+
+use crate::error::corrupt;
+
+/// The columns of a row, in order (named in errors).
+const COLUMNS: [&str; 7] = [
+    "at_ms",
+    "key_id",
+    "method",
+    "route",
+    "status",
+    "duration_us",
+    "request_id",
+];
+
+type Wire = (i64, i64, String, String, u16, u64, String);
+
+/// The body of `requests` (their order kept).
+pub(crate) fn encode(requests: &[&LoggedRequest]) -> String {
+    // About 110 bytes a row with a UUID request id.
+    let mut out = Vec::with_capacity(2 + requests.len() * 112);
+    out.push(b'[');
+    for (i, r) in requests.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        let row = (
+            r.at.timestamp_millis(),
+            r.key_id,
+            r.method,
+            r.route,
+            r.status,
+            r.duration_us,
+            r.request_id.as_str(),
+        );
+        // Writing to a Vec cannot fail, and every value is a number or a
+        // string.
+        let _ = serde_json::to_writer(&mut out, &row);
+    }
+    out.push(b']');
+    // serde_json writes UTF-8 (strings in, escaped as JSON).
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The rows of segment `id`; an unreadable body is an error naming the
+/// segment, the row and the column.
+pub(crate) fn decode(id: i64, body: &str) -> Result<Vec<RequestRow>, AccountsError> {
+    let Ok(rows) = serde_json::from_str::<Vec<Wire>>(body) else {
+        return Err(locate(id, body));
+    };
+    rows.into_iter()
+        .enumerate()
+        .map(|(i, (at_ms, key_id, method, route, status, duration_us, request_id))| {
+            let at = DateTime::from_timestamp_millis(at_ms).ok_or_else(|| {
+                corrupt(format!(
+                    "request log segment {id}, row {i}, column at_ms: {at_ms} is no instant"
+                ))
+            })?;
+            Ok(RequestRow {
+                at,
+                key_id,
+                method,
+                route,
+                status,
+                duration_us,
+                request_id,
+            })
+        })
+        .collect()
+}
+
+/// What is wrong with a body that does not read as rows.
+fn locate(id: i64, body: &str) -> AccountsError {
+    let at = |what: String| corrupt(format!("request log segment {id}, {what}"));
+    let rows = match serde_json::from_str::<Value>(body) {
+        Err(e) => return at(format!("body is not JSON: {e}")),
+        Ok(Value::Array(rows)) => rows,
+        Ok(_) => return at("body is not an array of rows".to_owned()),
+    };
+    for (i, row) in rows.iter().enumerate() {
+        let Some(values) = row.as_array() else {
+            return at(format!("row {i}: not an array"));
+        };
+        if values.len() != COLUMNS.len() {
+            return at(format!("row {i}: {} columns, not {}", values.len(), COLUMNS.len()));
+        }
+        for (column, value) in COLUMNS.iter().zip(values) {
+            let fits = match *column {
+                "at_ms" | "key_id" => value.is_i64(),
+                "status" => value.as_u64().is_some_and(|s| u16::try_from(s).is_ok()),
+                "duration_us" => value.is_u64(),
+                _ => value.is_string(),
+            };
+            if !fits {
+                return at(format!("row {i}, column {column}: {value} does not fit"));
+            }
+        }
+    }
+    at("body does not read as rows".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use chrono::{TimeZone, Utc};
+    use linecast_core::ports::request_log::RequestId;
+
+    use super::*;
+
+    /// A body reads back as the very rows written, in order; a request id
+    /// that needs escaping survives.
+    #[test]
+    fn a_body_reads_back_as_written() {
+        let at = Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 0).unwrap();
+        let a = LoggedRequest {
+            customer_id: 1,
+            key_id: 7,
+            at,
+            method: "GET",
+            route: "/api/v1/games/{sport}",
+            status: 200,
+            duration_us: 1234,
+            request_id: RequestId::new("0b7c-\"quoted\"\\"),
+        };
+        let b = LoggedRequest {
+            key_id: 8,
+            method: "POST",
+            status: 503,
+            ..a.clone()
+        };
+        let body = encode(&[&a, &b]);
+        assert_eq!(
+            &body[..60],
+            r#"[[1796040000000,7,"GET","/api/v1/games/{sport}",200,1234,"0b"#
+        );
+        let rows = decode(3, &body).unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].at, at);
+        assert_eq!(rows[0].request_id, "0b7c-\"quoted\"\\");
+        assert_eq!(
+            (rows[1].key_id, rows[1].method.as_str(), rows[1].status),
+            (8, "POST", 503)
+        );
+        assert_eq!(decode(4, "[]").unwrap(), vec![]);
+    }
+
+    /// An unreadable body names the segment, the row and the column.
+    #[test]
+    fn a_malformed_body_names_segment_row_and_column() {
+        let ok = r#"[1796040000000,7,"GET","/r",200,5,"id"]"#;
+        let message = |body: &str| decode(9, body).unwrap_err().to_string();
+        let status = message(&format!(r#"[{ok},[1796040000000,7,"GET","/r",70000,5,"id"]]"#));
+        assert!(status.contains("segment 9, row 1, column status"), "{status}");
+        let key = message(&format!(r#"[{ok},{ok},[1796040000000,"7","GET","/r",200,5,"id"]]"#));
+        assert!(key.contains("segment 9, row 2, column key_id"), "{key}");
+        let short = message(r#"[[1796040000000,7]]"#);
+        assert!(short.contains("segment 9, row 0: 2 columns, not 7"), "{short}");
+        assert!(message("[[1,2").contains("segment 9, body is not JSON"));
+        assert!(message("{}").contains("segment 9, body is not an array"));
+        let instant = message(r#"[[9223372036854775807,7,"GET","/r",200,5,"id"]]"#);
+        assert!(instant.contains("segment 9, row 0, column at_ms"), "{instant}");
+    }
+}
