@@ -24,6 +24,12 @@
 #   KEYS=4000              API keys to rotate through (the per-key limit is
 #                          50/s sustained, bursts of 100: keep KEYS above
 #                          req/s / 40 or the auth run measures 429s)
+#   CUSTOMERS=1            customers the keys are dealt out among. Each
+#                          customer's request log stores at most 10,000
+#                          rows a day: with one customer the log is past
+#                          that cap within the warm-up, and the runs
+#                          measure a counted, unstored request; with
+#                          CUSTOMERS=KEYS/10 every request stores its row
 #   WARM=2                 seconds of warm-up before each run; the warm-up
 #                          counts statuses (STATUS line) and fails the script
 #                          on anything but 200/304/429
@@ -58,6 +64,7 @@ PORT_BARE=18183
 PORT_BARE_GZ=18184
 PORT_LOCAL=18185
 KEYS=${KEYS:-4000}
+CUSTOMERS=${CUSTOMERS:-1}
 WARM=${WARM:-2}
 TARGET=${CARGO_TARGET_DIR:-target}
 
@@ -130,10 +137,13 @@ start $PORT_AUTH "${REDIS_ENV[@]}"
 # build's linecast-admin requires: it adds them (a no-op otherwise); the
 # older server does not read the tables it does not know.
 "$ADMIN" migrate --database-url "$DB" >/dev/null
-# One bench customer with a quota large enough for the run and many keys.
-"$ADMIN" customers create --database-url "$DB" --email bench@linecast.local --name Bench --monthly-limit 1000000000 >/dev/null
-for _ in $(seq 1 "$KEYS"); do
-  "$ADMIN" keys issue --database-url "$DB" --customer-email bench@linecast.local --name bench --json
+# CUSTOMERS bench customers, each with a quota large enough for the run,
+# the keys dealt out among them in turn.
+for c in $(seq 1 "$CUSTOMERS"); do
+  "$ADMIN" customers create --database-url "$DB" --email "bench$c@linecast.local" --name "Bench $c" --monthly-limit 1000000000 >/dev/null
+done
+for k in $(seq 1 "$KEYS"); do
+  "$ADMIN" keys issue --database-url "$DB" --customer-email "bench$(( (k - 1) % CUSTOMERS + 1 ))@linecast.local" --name bench --json
 done | sed -n 's/.*"api_key": *"\([^"]*\)".*/\1/p' >"$WORK/keys.txt"
 echo "issued $(wc -l <"$WORK/keys.txt") keys"
 one=$(head -1 "$WORK/keys.txt")
