@@ -912,7 +912,18 @@ fn run(
     let document = Arc::new(
         crate::responses::Rendered::new(doc).map_err(|e| anyhow::anyhow!("rendering the OpenAPI document: {e}"))?,
     );
-    let app = move || app(state.clone(), document.clone(), heavy.body_timeout, hsts);
+    // What the log and the dispatcher's refusals mask in a path, from the
+    // route table's templates: made once, shared by the workers.
+    let redaction = web::Data::new(routes::table::redaction());
+    let app = move || {
+        app(
+            state.clone(),
+            document.clone(),
+            redaction.clone(),
+            heavy.body_timeout,
+            hsts,
+        )
+    };
     let addr = listener.local_addr()?;
     let workers = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     // The cap is over all workers; each accepts its share.
@@ -974,12 +985,14 @@ fn run(
 }
 
 /// The application each worker serves: the OpenAPI document, the state,
-/// the extractors' error handlers and the body limit, every request going
-/// to the route table's dispatcher, under telemetry and, served over
-/// https, HSTS.
+/// what the route table hands down (the rows the portal's pages speak of,
+/// the log's redaction of paths), the extractors' error handlers and the
+/// body limit, every request going to the route table's dispatcher, under
+/// telemetry and, served over https, HSTS.
 fn app(
     state: AppState,
     document: Arc<crate::responses::Rendered>,
+    redaction: web::Data<telemetry::Redaction>,
     body_timeout: std::time::Duration,
     hsts: bool,
 ) -> App<
@@ -995,12 +1008,14 @@ fn app(
     App::new()
         .app_data(web::Data::new(routes::docs::OpenApiDocument(document)))
         .app_data(web::Data::new(state))
+        .app_data(web::Data::new(routes::table::portal_rows()))
+        .app_data(redaction.clone())
         .app_data(json_config())
         .app_data(query_config())
         .app_data(path_config())
         .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
         // Every request goes to the route table's dispatcher.
-        .default_service(routes::dispatch::Dispatcher::new(gate, body_timeout))
+        .default_service(routes::dispatch::Dispatcher::new(gate, body_timeout, redaction))
         .wrap(from_fn(telemetry::request_context))
         // Served over https (the public URL says so): browsers keep to
         // https for a year. Not for subdomains, which are the operator's.

@@ -9,13 +9,13 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use linecast_domain::{ModelType, Sport};
 
+use super::Rows;
 use super::flash::{Flash, FlashPage, FormError, Link, leave, take};
 use super::html::{api_error_page, page, see_other};
 use super::pages::{SportStatus, sport_statuses};
 use crate::auth::session::{SignedIn, permits};
 use crate::endpoint::NO_STORE;
 use crate::error::ApiError;
-use crate::routes::table;
 use crate::state::AppState;
 
 #[derive(Template)]
@@ -43,7 +43,13 @@ fn instant(t: chrono::DateTime<chrono::Utc>) -> String {
     t.format("%Y-%m-%d %H:%M UTC").to_string()
 }
 
-async fn render(state: &AppState, signed: &SignedIn, links: Vec<Link>, refresh_error: Option<String>) -> HttpResponse {
+async fn render(
+    state: &AppState,
+    rows: &Rows,
+    signed: &SignedIn,
+    links: Vec<Link>,
+    refresh_error: Option<String>,
+) -> HttpResponse {
     let customer = &signed.0.entry.1;
     let now = state.clock.now();
     let status = match state.datasets.status(customer.customer_id, now).await {
@@ -59,7 +65,7 @@ async fn render(state: &AppState, signed: &SignedIn, links: Vec<Link>, refresh_e
                 .map(move |m| format!("/api/v1/results/{}/{}/export?season=all&format=csv", s.code(), m.code()))
         })
         .collect();
-    let serves = permits(table::PORTAL_DATA_REFRESH.access, signed);
+    let serves = permits(rows.data_refresh.access, signed);
     page(
         StatusCode::OK,
         NO_STORE,
@@ -90,11 +96,16 @@ async fn render(state: &AppState, signed: &SignedIn, links: Vec<Link>, refresh_e
 
 /// `GET /portal/data`; once after a refresh, its signed links (or why it
 /// was refused), taken from the flash.
-pub async fn data(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
+pub async fn data(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    signed: SignedIn,
+    rows: web::Data<Rows>,
+) -> HttpResponse {
     match take(&state, &req, FlashPage::Data).await {
-        Ok(Some(Flash::Links { links })) => render(&state, &signed, links, None).await,
-        Ok(Some(Flash::FormError(e))) => render(&state, &signed, Vec::new(), Some(e.message)).await,
-        Ok(_) => render(&state, &signed, Vec::new(), None).await,
+        Ok(Some(Flash::Links { links })) => render(&state, &rows, &signed, links, None).await,
+        Ok(Some(Flash::FormError(e))) => render(&state, &rows, &signed, Vec::new(), Some(e.message)).await,
+        Ok(_) => render(&state, &rows, &signed, Vec::new(), None).await,
         Err(res) => *res,
     }
 }

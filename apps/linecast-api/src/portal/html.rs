@@ -3,9 +3,9 @@
 //! ETag and the content coding are added on the way out, in one place
 //! (`responses::page`), to every page and every response under `/portal`.
 
-use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use actix_web::http::header::{ALLOW, CACHE_CONTROL, CONTENT_TYPE, HeaderValue, LOCATION, RETRY_AFTER};
+use actix_web::{HttpRequest, HttpResponse};
 use askama::Template;
 
 use crate::endpoint::NO_STORE;
@@ -29,6 +29,12 @@ pub fn page(status: StatusCode, cache_control: &'static str, template: &impl Tem
             )
         }
     }
+}
+
+/// The `Cache-Control` of the row that dispatched `req`: a page's own row
+/// says how it is kept (`NO_STORE` where none did, as the page step has it).
+pub fn own_cache_control(req: &HttpRequest) -> &'static str {
+    crate::endpoint::row(req).map_or(NO_STORE, |row| row.cache_control())
 }
 
 #[derive(Template)]

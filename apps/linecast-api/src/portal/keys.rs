@@ -16,10 +16,10 @@ use chrono::{DateTime, Duration, Utc};
 use linecast_core::AccountsError;
 use linecast_core::services::keys::{Grace, IssuedKey, KeyError, MAX_NAME_CHARS};
 
+use super::Rows;
 use super::flash::{Flash, FlashPage, FormError, NewKey, leave, take};
-use super::html::{error_page, page, see_other, see_other_to};
+use super::html::{error_page, own_cache_control, page, see_other, see_other_to};
 use crate::auth::session::{SignedIn, permits};
-use crate::routes::table;
 use crate::state::AppState;
 
 /// Where the portal's audit lines say a change came from.
@@ -230,8 +230,8 @@ async fn refused(
 /// Whether the page offers the create and roll forms: their rows'
 /// policy (`Session(Subscriber)`, as on the API) serves the account. The
 /// gate enforces it; listing, renaming and revoking need no subscription.
-fn may_create(signed: &SignedIn) -> bool {
-    permits(table::PORTAL_CREATE_KEY.access, signed)
+fn may_create(rows: &Rows, signed: &SignedIn) -> bool {
+    permits(rows.create_key.access, signed)
 }
 
 async fn no_key(state: &AppState, req: &HttpRequest) -> HttpResponse {
@@ -277,13 +277,18 @@ fn key_row(k: &linecast_core::ApiKeyRecord, current: i64, error: &FormError, now
 
 /// `GET /portal/keys`: the customer's keys, masked, with their forms; or,
 /// once, after a form that issued a key, that key (the flash).
-pub async fn keys(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
+pub async fn keys(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    signed: SignedIn,
+    rows: web::Data<Rows>,
+) -> HttpResponse {
     let flash = match take(&state, &req, FlashPage::Keys).await {
         Ok(flash) => flash,
         Err(res) => return *res,
     };
     let (error, notice) = match flash {
-        Some(Flash::NewKey(new)) => return shown_once(&signed, new),
+        Some(Flash::NewKey(new)) => return shown_once(&req, &signed, new),
         Some(Flash::FormError(e)) => (Some(e), None),
         Some(Flash::Notice { text }) => (None, Some(text)),
         Some(Flash::Links { .. }) | None => (None, None),
@@ -301,20 +306,22 @@ pub async fn keys(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn
         }
     };
     let keys: Vec<KeyRow> = listed.iter().map(|k| key_row(k, current.id, &error, now)).collect();
-    render_keys(&state, &signed, keys, &error, notice)
+    let can_create = may_create(&rows, &signed);
+    render_keys(&req, &state, &signed, can_create, keys, &error, notice)
 }
 
 /// The Keys page: the listed keys, the create form, and a refused form's
 /// message beside its field, or at the top when its field is not on the
 /// page (a roll of a key revoked meanwhile): never dropped.
 fn render_keys(
+    req: &HttpRequest,
     state: &AppState,
     signed: &SignedIn,
+    can_create: bool,
     keys: Vec<KeyRow>,
     error: &FormError,
     notice: Option<String>,
 ) -> HttpResponse {
-    let can_create = may_create(signed);
     let create_error = ["name", "expires"]
         .into_iter()
         .find(|f| error.at("create", f))
@@ -327,7 +334,7 @@ fn render_keys(
     let page_error = (!placed && !error.message.is_empty()).then(|| error.message.clone());
     page(
         StatusCode::OK,
-        table::PORTAL_KEYS.cache_control(),
+        own_cache_control(req),
         &KeysPage {
             csrf: signed.0.csrf_token.clone(),
             active: keys.iter().filter(|k| k.usable).count(),
@@ -351,10 +358,10 @@ fn render_keys(
 
 /// The page showing a new key, once: the GET that took the flash, never
 /// cached.
-fn shown_once(signed: &SignedIn, new: NewKey) -> HttpResponse {
+fn shown_once(req: &HttpRequest, signed: &SignedIn, new: NewKey) -> HttpResponse {
     page(
         StatusCode::OK,
-        table::PORTAL_KEYS.cache_control(),
+        own_cache_control(req),
         &CreatedPage {
             csrf: signed.0.csrf_token.clone(),
             key: new.key,
@@ -451,7 +458,7 @@ pub async fn confirm_revoke(
     };
     page(
         StatusCode::OK,
-        table::PORTAL_CONFIRM_REVOKE.cache_control(),
+        own_cache_control(&req),
         &ConfirmRevokePage {
             csrf: signed.0.csrf_token.clone(),
             id: key.id,

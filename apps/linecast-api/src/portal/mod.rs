@@ -7,6 +7,13 @@
 //! quality) is decided and counted as that route's request with the
 //! session's key (`quality`); no other portal request is counted against the
 //! API quota. A session never authenticates the API.
+//!
+//! The route table names the portal's handlers, so the portal names no
+//! row: a handler's own row rides on its request (`endpoint::row`), and
+//! the few others its pages speak of are handed to it at start-up
+//! ([`Rows`]).
+
+use crate::endpoint::Endpoint;
 
 pub mod back;
 pub mod billing;
@@ -20,3 +27,20 @@ pub mod quality;
 pub mod refusals;
 pub mod requests;
 pub mod throttle;
+
+/// The rows of the route table the portal's pages speak of besides their
+/// own, made by the route table (its `portal_rows`) and handed to the app
+/// at start-up; the handlers that need them take them as app data.
+pub struct Rows {
+    /// Every row: the Requests page offers the templates a key can call.
+    pub every: &'static [&'static Endpoint],
+    /// The API's calibration route: the quality pages show its body and are
+    /// decided and counted as its requests, under its policy.
+    pub calibration: &'static Endpoint,
+    /// The create-key form's row: the Keys page offers the create and roll
+    /// forms when its policy serves the account.
+    pub create_key: &'static Endpoint,
+    /// The Data page's refresh form's row: offered when its policy serves
+    /// the account.
+    pub data_refresh: &'static Endpoint,
+}

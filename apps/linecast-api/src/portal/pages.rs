@@ -18,11 +18,10 @@ use linecast_payloads::freshness::DataStatusResponse;
 use serde::Deserialize;
 
 use super::back::{ENDED_MESSAGE, return_path};
-use super::html::{error_page, page, see_other, see_other_to};
+use super::html::{error_page, own_cache_control, page, see_other, see_other_to};
 use crate::auth::next_reset;
 use crate::auth::session::SignedIn;
 use crate::endpoint::NO_STORE;
-use crate::routes::table;
 use crate::state::AppState;
 
 /// The quota shares at which the overview warns.
@@ -290,7 +289,7 @@ fn usage_unavailable(e: &impl std::fmt::Display) -> HttpResponse {
 
 /// `GET /portal/overview`: plan, status, this month's quota, requests per
 /// day this month and the totals of past months.
-pub async fn overview(state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
+pub async fn overview(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
     let customer = &signed.0.entry.1;
     let now = state.clock.now();
     let history = match state.usage.history(customer.customer_id, now).await {
@@ -304,7 +303,7 @@ pub async fn overview(state: web::Data<AppState>, signed: SignedIn) -> HttpRespo
     let percent = used.saturating_mul(100).checked_div(limit).map_or(100, |p| p.min(100));
     page(
         StatusCode::OK,
-        table::PORTAL_OVERVIEW.cache_control(),
+        own_cache_control(&req),
         &OverviewPage {
             csrf: signed.0.csrf_token.clone(),
             name: customer.name.clone(),
@@ -330,13 +329,13 @@ pub async fn overview(state: web::Data<AppState>, signed: SignedIn) -> HttpRespo
 
 /// `GET /status`: each sport's data status and the service's health, for
 /// anyone.
-pub async fn status(state: web::Data<AppState>) -> HttpResponse {
+pub async fn status(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
     let now = state.clock.now();
     let round = state.health.current(&state.probes).await;
     let sports = sport_statuses(&state, now).await;
     page(
         StatusCode::OK,
-        table::STATUS_PAGE.cache_control(),
+        own_cache_control(&req),
         &StatusPage {
             healthy: round.dependencies.values().all(|d| d.status == "ok"),
             checked_at: round.at.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
@@ -354,14 +353,12 @@ pub async fn status(state: web::Data<AppState>) -> HttpResponse {
 const STYLESHEET: &str = include_str!("../../templates/portal/portal.css");
 
 /// `GET /portal/static/portal.css`.
-pub async fn stylesheet() -> HttpResponse {
+pub async fn stylesheet(req: HttpRequest) -> HttpResponse {
     let mut res = HttpResponse::Ok().body(STYLESHEET);
     res.headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("text/css; charset=utf-8"));
-    res.headers_mut().insert(
-        CACHE_CONTROL,
-        HeaderValue::from_static(table::PORTAL_CSS.cache_control()),
-    );
+    res.headers_mut()
+        .insert(CACHE_CONTROL, HeaderValue::from_static(own_cache_control(&req)));
     res
 }
 
@@ -370,13 +367,11 @@ pub async fn stylesheet() -> HttpResponse {
 const COPY_SCRIPT: &str = include_str!("../../templates/portal/copy.js");
 
 /// `GET /portal/static/copy.js`.
-pub async fn copy_script() -> HttpResponse {
+pub async fn copy_script(req: HttpRequest) -> HttpResponse {
     let mut res = HttpResponse::Ok().body(COPY_SCRIPT);
     res.headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("text/javascript; charset=utf-8"));
-    res.headers_mut().insert(
-        CACHE_CONTROL,
-        HeaderValue::from_static(table::PORTAL_COPY_JS.cache_control()),
-    );
+    res.headers_mut()
+        .insert(CACHE_CONTROL, HeaderValue::from_static(own_cache_control(&req)));
     res
 }

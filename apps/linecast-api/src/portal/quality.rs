@@ -9,6 +9,8 @@
 //! subscription does not grant access, or whose monthly quota is used up,
 //! sees the page's explanation instead of the numbers, and the diagram is
 //! refused; a page shown, and a diagram drawn, each count one request.
+//! That route's row (its policy, its memo) is handed in at start-up
+//! (`portal::Rows`).
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
@@ -18,13 +20,13 @@ use linecast_domain::{ModelType, SeasonLabel, Sport};
 use linecast_grading::calibration::CalibrationSource;
 use serde::Deserialize;
 
+use super::Rows;
 use super::html::{api_error_page, error_page, page};
 use crate::auth::next_reset;
 use crate::auth::session::SignedIn;
 use crate::endpoint::{Access, NO_STORE};
 use crate::error::ApiError;
-use crate::presentation::calibration::{CalibrationView, DEFAULT_DIAGRAM_MODELS};
-use crate::routes::table;
+use crate::presentation::calibration::{self, CalibrationChoice, CalibrationView, DEFAULT_DIAGRAM_MODELS};
 use crate::state::AppState;
 
 /// The page's choices, as the form sends them (all optional).
@@ -118,11 +120,12 @@ struct QualityPage {
     notice: Option<String>,
 }
 
-/// The policy of the API route whose numbers the pages show: they are
-/// served, and counted, as that route's requests. Fails closed: a row that
-/// named no key policy would leave the pages for subscribers.
-fn calibration_policy() -> Policy {
-    match table::CALIBRATION.access {
+/// The policy of the API route whose numbers the pages show
+/// (`rows.calibration`): they are served, and counted, as that route's
+/// requests. Fails closed: a row that named no key policy would leave the
+/// pages for subscribers.
+fn calibration_policy(rows: &Rows) -> Policy {
+    match rows.calibration.access {
         Access::Key(policy) | Access::KeyHolding(policy, _) => policy,
         _ => Policy::Subscriber,
     }
@@ -162,14 +165,14 @@ fn refused(refusal: &Refusal, now: chrono::DateTime<chrono::Utc>) -> (StatusCode
 
 /// Decides and counts one view of the calibration data for `signed`: `Ok`
 /// to show it, else the refusal's status and explanation.
-async fn admit_view(state: &AppState, signed: &SignedIn) -> Result<(), (StatusCode, String)> {
+async fn admit_view(state: &AppState, rows: &Rows, signed: &SignedIn) -> Result<(), (StatusCode, String)> {
     let Some(gate) = state.gate.portal.as_ref() else {
         return Err((
             StatusCode::NOT_FOUND,
             "The portal is not available on this server.".to_owned(),
         ));
     };
-    match gate.portal.view(&signed.0, calibration_policy()).await {
+    match gate.portal.view(&signed.0, calibration_policy(rows)).await {
         Ok(_) => Ok(()),
         Err(refusal) => {
             if let Refusal::Unavailable { cause } = &refusal {
@@ -241,12 +244,17 @@ async fn read(state: &AppState, choice: &Choice) -> Result<(CalibrationRead, Vec
 }
 
 /// `GET /portal/quality`.
-pub async fn quality(state: web::Data<AppState>, signed: SignedIn, query: web::Query<QualityQuery>) -> HttpResponse {
+pub async fn quality(
+    state: web::Data<AppState>,
+    signed: SignedIn,
+    query: web::Query<QualityQuery>,
+    rows: web::Data<Rows>,
+) -> HttpResponse {
     let choice = match Choice::of(&query) {
         Ok(c) => c,
         Err(e) => return api_error_page(&e),
     };
-    if let Err((status, notice)) = admit_view(&state, &signed).await {
+    if let Err((status, notice)) = admit_view(&state, &rows, &signed).await {
         return refused_page(status, &signed, &choice, notice);
     }
     let (calibration, seasons) = match read(&state, &choice).await {
@@ -355,24 +363,31 @@ fn refused_page(status: StatusCode, signed: &SignedIn, choice: &Choice, notice: 
 /// `GET /portal/quality/diagram.svg`: the reliability diagram of the page's
 /// choice (BLEND and IMPLIED), for its `<img>`. It is the API's body for
 /// `/calibration?format=svg` with the same choice, served from the same
-/// memo and response cache (`responses::serve_as`), so the diagram is drawn
-/// once for both and goes out with its ETag and content coding.
+/// memo and response cache (`presentation::calibration::serve`), so the
+/// diagram is drawn once for both and goes out with its ETag and content
+/// coding.
 pub async fn diagram(
     req: actix_web::HttpRequest,
     state: web::Data<AppState>,
     signed: SignedIn,
     query: web::Query<QualityQuery>,
+    rows: web::Data<Rows>,
 ) -> HttpResponse {
     let choice = match Choice::of(&query) {
         Ok(c) => c,
         Err(e) => return api_error_page(&e),
     };
-    if let Err((status, notice)) = admit_view(&state, &signed).await {
+    if let Err((status, notice)) = admit_view(&state, &rows, &signed).await {
         return error_page(status, &notice);
     }
-    let (sport, model_type, named, source) = (choice.sport, choice.model_type, choice.season, choice.source);
+    let chosen = CalibrationChoice {
+        sport: choice.sport,
+        model_type: choice.model_type,
+        season: choice.season,
+        source: choice.source,
+    };
     let view = CalibrationView::Svg(DEFAULT_DIAGRAM_MODELS.to_vec());
-    let served =
-        crate::routes::analytics::serve_calibration(&req, &state, sport, model_type, named, source, &view).await;
+    let (responses, releases, history) = (&state.responses, &state.releases, &state.history);
+    let served = calibration::serve(&req, responses, releases, history, rows.calibration, chosen, &view).await;
     served.unwrap_or_else(|e| api_error_page(&e))
 }

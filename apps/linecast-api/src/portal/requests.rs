@@ -19,6 +19,7 @@ use linecast_core::quota_calendar::day_key;
 use linecast_core::services::keys::KeyError;
 use linecast_core::services::request_log::{DAILY_CAP, RequestPage};
 
+use super::Rows;
 use super::html::{api_error_page, page};
 use crate::auth::session::SignedIn;
 use crate::endpoint::{Access, NO_STORE};
@@ -39,8 +40,9 @@ pub struct RequestsQuery {
 const STATUS_CLASSES: [(&str, u16); 4] = [("2xx", 2), ("3xx", 3), ("4xx", 4), ("5xx", 5)];
 
 /// The route templates a key can call: the rows a key reaches.
-fn endpoints() -> Vec<&'static str> {
-    let mut paths: Vec<&'static str> = crate::routes::table::ENDPOINTS
+fn endpoints(rows: &Rows) -> Vec<&'static str> {
+    let mut paths: Vec<&'static str> = rows
+        .every
         .iter()
         .filter(|row| matches!(row.access, Access::Key(_) | Access::KeyHolding(..)))
         .map(|row| row.path)
@@ -50,14 +52,15 @@ fn endpoints() -> Vec<&'static str> {
     paths
 }
 
-/// The filter the query asks for; a value the form does not offer is "all".
-fn filter_of(query: &RequestsQuery) -> RequestFilter {
+/// The filter the query asks for; a value the form does not offer is "all"
+/// (`endpoints`: the templates offered).
+fn filter_of(query: &RequestsQuery, endpoints: &[&str]) -> RequestFilter {
     let given = |v: &Option<String>| v.as_deref().map(str::trim).filter(|v| !v.is_empty()).map(str::to_owned);
     RequestFilter {
         key_id: given(&query.key).and_then(|k| k.parse().ok()),
         status_class: given(&query.status)
             .and_then(|s| STATUS_CLASSES.iter().find(|(label, _)| *label == s).map(|(_, c)| *c)),
-        route: given(&query.endpoint).filter(|e| endpoints().contains(&e.as_str())),
+        route: given(&query.endpoint).filter(|e| endpoints.contains(&e.as_str())),
     }
 }
 
@@ -160,9 +163,15 @@ fn millis(us: u64) -> String {
 }
 
 /// `GET /portal/requests`.
-pub async fn requests(state: web::Data<AppState>, signed: SignedIn, query: web::Query<RequestsQuery>) -> HttpResponse {
+pub async fn requests(
+    state: web::Data<AppState>,
+    signed: SignedIn,
+    query: web::Query<RequestsQuery>,
+    table: web::Data<Rows>,
+) -> HttpResponse {
     let customer_id = signed.0.entry.1.customer_id;
-    let filter = filter_of(&query);
+    let offered = endpoints(&table);
+    let filter = filter_of(&query, &offered);
     let now = state.clock.now();
     let names = match key_names(&state, customer_id).await {
         Ok(n) => n,
@@ -172,7 +181,7 @@ pub async fn requests(state: web::Data<AppState>, signed: SignedIn, query: web::
         Ok(l) => l,
         Err(e) => return api_error_page(&ApiError::from(e)),
     };
-    let (keys, statuses, endpoints) = choices(&filter, &names);
+    let (keys, statuses, endpoints) = choices(&filter, &names, offered);
     let daily_chart = daily_chart(&state, &log, now);
     let rows: Vec<Row> = log.rows.iter().map(|r| row_of(r, &names)).collect();
     page(
@@ -200,7 +209,11 @@ pub async fn requests(state: web::Data<AppState>, signed: SignedIn, query: web::
 
 /// The filter form's choices (key, status class, endpoint), each with
 /// "all" first and the filter's own choice selected.
-fn choices(filter: &RequestFilter, names: &HashMap<i64, String>) -> (Vec<Choice>, Vec<Choice>, Vec<Choice>) {
+fn choices(
+    filter: &RequestFilter,
+    names: &HashMap<i64, String>,
+    endpoints: Vec<&'static str>,
+) -> (Vec<Choice>, Vec<Choice>, Vec<Choice>) {
     let choice = |value: String, label: String, selected: bool| Choice { value, label, selected };
     let mut keys: Vec<(i64, String)> = names.iter().map(|(id, n)| (*id, n.clone())).collect();
     keys.sort();
@@ -223,7 +236,7 @@ fn choices(filter: &RequestFilter, names: &HashMap<i64, String>) -> (Vec<Choice>
         filter.route.is_none(),
     )];
     endpoint_choices.extend(
-        endpoints()
+        endpoints
             .into_iter()
             .map(|e| choice(e.to_owned(), e.to_owned(), filter.route.as_deref() == Some(e))),
     );
@@ -314,9 +327,10 @@ pub async fn requests_csv(
     state: web::Data<AppState>,
     signed: SignedIn,
     query: web::Query<RequestsQuery>,
+    table: web::Data<Rows>,
 ) -> HttpResponse {
     let customer_id = signed.0.entry.1.customer_id;
-    let filter = filter_of(&query);
+    let filter = filter_of(&query, &endpoints(&table));
     let names = match key_names(&state, customer_id).await {
         Ok(n) => n,
         Err(e) => return api_error_page(&e),
@@ -377,7 +391,8 @@ mod tests {
             status: Some("4xx".to_owned()),
             endpoint: Some("/api/v1/predictions/{sport}/{model_type}".to_owned()),
         };
-        let filter = filter_of(&query);
+        let offered = ["/api/v1/predictions/{sport}/{model_type}"];
+        let filter = filter_of(&query, &offered);
         assert_eq!(filter.key_id, Some(12));
         assert_eq!(filter.status_class, Some(4));
         assert_eq!(
@@ -393,6 +408,6 @@ mod tests {
             status: Some("6xx".to_owned()),
             endpoint: Some("/not/a/route".to_owned()),
         };
-        assert_eq!(filter_of(&odd), RequestFilter::default());
+        assert_eq!(filter_of(&odd, &offered), RequestFilter::default());
     }
 }

@@ -1,6 +1,8 @@
 //! How a calibration is answered: its JSON payload
 //! (`linecast_payloads::calibration`) or its reliability diagram
-//! (`format=svg`, drawn by `linecast-charts` from the figures given here).
+//! (`format=svg`, drawn by `linecast-charts` from the figures given here),
+//! served from the calibration route's memo and response cache
+//! ([`serve`]) for the API's route and the portal's diagram alike.
 //!
 //! A diagram's models are drawn in the payload's order (`MODELS`), whatever
 //! order the request named them in: the list is part of the response
@@ -9,14 +11,17 @@
 //! browser opening it directly runs and fetches nothing.
 
 use actix_web::http::header::{CONTENT_SECURITY_POLICY, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse};
 use linecast_charts::{Bin, Curve, Reliability};
-use linecast_core::services::history::SeasonData;
-use linecast_domain::ModelColumn;
+use linecast_core::services::history::{History, SeasonData};
+use linecast_core::services::releases::Releases;
+use linecast_domain::{ModelColumn, ModelType, SeasonLabel, Sport};
 use linecast_grading::calibration::{Calibration, CalibrationSource, MODELS};
 use linecast_payloads::calibration::CalibrationResponse;
 
+use crate::endpoint::Endpoint;
 use crate::error::ApiError;
-use crate::responses::Rendered;
+use crate::responses::{Rendered, Responses};
 
 /// The models drawn when `models` is not given (the same body as
 /// `models=BLEND,IMPLIED` in either order).
@@ -62,6 +67,48 @@ impl CalibrationView {
             }),
         }
     }
+}
+
+/// One calibration as asked for: the API's path and query, or the
+/// portal's form.
+#[derive(Debug, Clone, Copy)]
+pub struct CalibrationChoice {
+    pub sport: Sport,
+    pub model_type: ModelType,
+    /// The season named; `None` for the current one.
+    pub season: Option<SeasonLabel>,
+    pub source: CalibrationSource,
+}
+
+/// The calibration body of `choice` as `view`, served from the memo and
+/// the response cache of `of` (the API's calibration row) with `req`'s own
+/// caching headers (`responses::serve_as`): the API's handler and the
+/// portal's diagram both serve it, so the diagram is the API's body, keyed
+/// and drawn once.
+pub async fn serve(
+    req: &HttpRequest,
+    responses: &Responses,
+    releases: &Releases,
+    history: &History,
+    of: &'static Endpoint,
+    choice: CalibrationChoice,
+    view: &CalibrationView,
+) -> Result<HttpResponse, ApiError> {
+    let CalibrationChoice {
+        sport,
+        model_type,
+        season,
+        source,
+    } = choice;
+    crate::responses::pipeline::serve_as(
+        req,
+        responses,
+        of,
+        &(sport, model_type, season, source, view),
+        |now| releases.calibration(history, sport, model_type, season, source, now),
+        |(data, calibration)| view.render(data, source, calibration),
+    )
+    .await
 }
 
 /// The policy of the diagram: an SVG opened on its own may run script, so

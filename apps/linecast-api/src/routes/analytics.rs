@@ -14,7 +14,7 @@ use linecast_payloads::history::{
 use crate::error::ApiError;
 use crate::params::season as parse_season;
 use crate::params::{RawQuery, SportModelPath};
-use crate::presentation::calibration::CalibrationView;
+use crate::presentation::calibration::{self, CalibrationChoice, CalibrationView};
 use crate::responses::{Rendered, serve};
 use crate::state::AppState;
 
@@ -243,33 +243,20 @@ pub async fn model_calibration(
         .map_or(Ok(CalibrationSource::All), |raw| CalibrationSource::parse(raw))
         .map_err(|e| ApiError::invalid_param("source", &e.value, &e.allowed))?;
     let view = CalibrationView::parse(query.get("format"), query.get("models"))?;
-    serve_calibration(&req, &state, sport, model_type, named, source, &view).await
-}
-
-/// The `/calibration` body for one choice, served from that route's memo
-/// and response cache (`responses::serve_as`), with `req`'s own caching
-/// headers: the API's handler and the portal's diagram both serve it, so
-/// the diagram is the API's body, keyed and drawn once.
-pub async fn serve_calibration(
-    req: &HttpRequest,
-    state: &AppState,
-    sport: linecast_domain::Sport,
-    model_type: linecast_domain::ModelType,
-    named: Option<linecast_domain::SeasonLabel>,
-    source: CalibrationSource,
-    view: &CalibrationView,
-) -> Result<HttpResponse, ApiError> {
-    crate::responses::pipeline::serve_as(
-        req,
+    let choice = CalibrationChoice {
+        sport,
+        model_type,
+        season: named,
+        source,
+    };
+    calibration::serve(
+        &req,
         &state.responses,
+        &state.releases,
+        &state.history,
         &table::CALIBRATION,
-        &(sport, model_type, named, source, view),
-        |now| {
-            state
-                .releases
-                .calibration(&state.history, sport, model_type, named, source, now)
-        },
-        |(data, calibration)| view.render(data, source, calibration),
+        choice,
+        &view,
     )
     .await
 }

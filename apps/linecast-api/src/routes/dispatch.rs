@@ -31,7 +31,7 @@ use actix_web::dev::{Service, ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::http::StatusCode;
 use actix_web::http::header::{ALLOW, HeaderValue};
 type RouteService = <actix_web::Route as ServiceFactory<ServiceRequest>>::Service;
-use actix_web::{Error, HttpMessage};
+use actix_web::{Error, HttpMessage, web};
 use futures::future::LocalBoxFuture;
 use linecast_core::services::access::Policy;
 use linecast_domain::{ModelType, PublicMarket, Sport};
@@ -40,20 +40,27 @@ use crate::auth::middleware::{Gate, admit};
 use crate::endpoint::{Access, Endpoint, Matched, Serving};
 pub use crate::endpoint::{row, template};
 use crate::error::error_response;
+use crate::telemetry::Redaction;
 
 /// The service factory of the table: registered as the app's default
 /// service, so it sees every request no other service (Swagger UI) took.
 pub struct Dispatcher {
     gate: Arc<Gate>,
     body_timeout: Duration,
+    redaction: web::Data<Redaction>,
 }
 
 impl Dispatcher {
     /// The dispatcher of `routes::table`, checking access with `gate`; a
     /// request body not received within `body_timeout` is answered 408
-    /// (`crate::stall::BodyDeadline`).
-    pub fn new(gate: Arc<Gate>, body_timeout: Duration) -> Self {
-        Self { gate, body_timeout }
+    /// (`crate::stall::BodyDeadline`). A refusal that quotes the path
+    /// quotes it as the log does (`redaction`, the app's).
+    pub fn new(gate: Arc<Gate>, body_timeout: Duration, redaction: web::Data<Redaction>) -> Self {
+        Self {
+            gate,
+            body_timeout,
+            redaction,
+        }
     }
 }
 
@@ -262,6 +269,8 @@ struct Inner {
     handlers: Vec<RouteService>,
     /// How long a request body may take to arrive.
     body_timeout: Duration,
+    /// How a refusal quotes the path.
+    redaction: web::Data<Redaction>,
 }
 
 impl ServiceFactory<ServiceRequest> for Dispatcher {
@@ -275,6 +284,7 @@ impl ServiceFactory<ServiceRequest> for Dispatcher {
     fn new_service(&self, (): ()) -> Self::Future {
         let gate = Arc::clone(&self.gate);
         let body_timeout = self.body_timeout;
+        let redaction = self.redaction.clone();
         Box::pin(async move {
             let table = table();
             let mut handlers = Vec::with_capacity(table.rows.len());
@@ -286,6 +296,7 @@ impl ServiceFactory<ServiceRequest> for Dispatcher {
                 gate,
                 handlers,
                 body_timeout,
+                redaction,
             })))
         })
     }
@@ -382,6 +393,7 @@ impl DispatchService {
                     return Box::pin(async move { Ok(req.into_response(res)) });
                 }
                 let page = matches!(inner.table.rows[path.rows[0]].serving, Serving::Page(_));
+                let redaction = inner.redaction.clone();
                 Box::pin(async move {
                     admit(&inner.gate, access, false, req, |req| async move {
                         let mut res = if page {
@@ -392,11 +404,7 @@ impl DispatchService {
                         } else {
                             error_response(
                                 StatusCode::METHOD_NOT_ALLOWED,
-                                &format!(
-                                    "Method {} not allowed on {}",
-                                    req.method(),
-                                    crate::telemetry::redact_path(req.path())
-                                ),
+                                &format!("Method {} not allowed on {}", req.method(), redaction.path(req.path())),
                             )
                         };
                         res.headers_mut().insert(ALLOW, allow);
@@ -411,14 +419,11 @@ impl DispatchService {
                     || path
                         .strip_prefix(super::table::GATED_PREFIX)
                         .is_some_and(|rest| rest.starts_with('/'));
-                let not_found = |req: ServiceRequest| async move {
+                let redaction = inner.redaction.clone();
+                let not_found = move |req: ServiceRequest| async move {
                     let res = error_response(
                         StatusCode::NOT_FOUND,
-                        &format!(
-                            "No route for {} {}",
-                            req.method(),
-                            crate::telemetry::redact_path(req.path())
-                        ),
+                        &format!("No route for {} {}", req.method(), redaction.path(req.path())),
                     );
                     Ok(req.into_response(res))
                 };

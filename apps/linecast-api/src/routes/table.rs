@@ -8,7 +8,11 @@
 //!   access it is checked against, the 404 and the 405 with its `Allow`;
 //! - the OpenAPI document (`openapi::document`), in this order;
 //! - the read pipeline's route name and `Cache-Control` (`Endpoint::name`,
-//!   `Serving::cache_control`), and whether a body is compressed.
+//!   `Serving::cache_control`), and whether a body is compressed;
+//! - what the modules below the table are handed at start-up, since they
+//!   name no row: the log's redaction of secret path segments
+//!   ([`redaction`]) and the rows the portal's pages speak of
+//!   ([`portal_rows`]).
 //!
 //! Adding an endpoint: one row here and one handler (see
 //! docs/architecture.md, "Add an endpoint").
@@ -146,6 +150,24 @@ endpoints! {
 /// row declares needs an active subscription before it is a 404.
 pub const GATED_PREFIX: &str = "/api/v1";
 
+/// What the log masks in a path: the secret segments of these rows'
+/// templates (`telemetry::Redaction`), handed to telemetry at start-up.
+pub fn redaction() -> crate::telemetry::Redaction {
+    crate::telemetry::Redaction::of(ENDPOINTS.iter().map(|row| row.path))
+}
+
+/// The rows the portal's pages speak of besides their own, handed to the
+/// portal at start-up: this table names the portal's handlers, so the
+/// portal names no row.
+pub fn portal_rows() -> crate::portal::Rows {
+    crate::portal::Rows {
+        every: ENDPOINTS,
+        calibration: &CALIBRATION,
+        create_key: &PORTAL_CREATE_KEY,
+        data_refresh: &PORTAL_DATA_REFRESH,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,6 +245,24 @@ mod tests {
             .collect();
         assert_eq!(signed, [(&Method::POST, "/billing/stripe/webhook")]);
         assert!(!signed[0].1.starts_with(GATED_PREFIX));
+    }
+
+    /// The masked segments come from the table: every template with a
+    /// `{token}` is covered, none is listed by hand.
+    #[test]
+    fn every_token_template_of_the_table_is_masked() {
+        let redaction = redaction();
+        let with_token: Vec<&str> = ENDPOINTS
+            .iter()
+            .map(|row| row.path)
+            .filter(|path| path.contains("{token}"))
+            .collect();
+        assert!(with_token.len() >= 3, "{with_token:?}");
+        for template in with_token {
+            let path = template.replace("{token}", "s3cr3t").replace(['{', '}'], "");
+            let logged = redaction.path(&path);
+            assert!(!logged.contains("s3cr3t"), "{template}: {logged}");
+        }
     }
 
     #[test]
