@@ -313,5 +313,10 @@ other=$(echo "$burst" | sed -n 's/.*other=\([0-9]*\).*/\1/p')
 max_ok=255; [ -n "${REDIS_URL:-}" ] && max_ok=275
 if [ "$other" != 0 ] || [ "$ok_count" -gt "$max_ok" ]; then fail "flood let through $ok_count or answered other statuses ($other)"; fi
 sleep 2  # one flush interval, so the database has every count
-echo "usage counted for the bench customer: $("$ADMIN" customers show --database-url "$DB" --email bench@linecast.local --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["usage"]["monthly_requests"])')"
+counted=0
+for c in $(seq 1 "$CUSTOMERS"); do
+  n=$("$ADMIN" customers show --database-url "$DB" --email "bench$c@linecast.local" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["usage"]["monthly_requests"])')
+  counted=$((counted + n))
+done
+echo "usage counted for the $CUSTOMERS bench customer(s): $counted"
 if grep -l -E 'panicked|ERROR' "$WORK"/server-*.log >/dev/null 2>&1; then fail "a server logged errors"; fi

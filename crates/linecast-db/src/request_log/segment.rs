@@ -163,7 +163,7 @@ mod tests {
         assert!(status.contains("segment 9, row 1, column status"), "{status}");
         let key = message(&format!(r#"[{ok},{ok},[1796040000000,"7","GET","/r",200,5,"id"]]"#));
         assert!(key.contains("segment 9, row 2, column key_id"), "{key}");
-        let short = message(r#"[[1796040000000,7]]"#);
+        let short = message("[[1796040000000,7]]");
         assert!(short.contains("segment 9, row 0: 2 columns, not 7"), "{short}");
         assert!(message("[[1,2").contains("segment 9, body is not JSON"));
         assert!(message("{}").contains("segment 9, body is not an array"));
