@@ -253,9 +253,11 @@ pub async fn request_context(
     // The gates and handlers answer their own errors, so an `Err` here is
     // actix's own failure; it is passed on (actix renders it) unlogged.
     // Errors rendered while answering quote the request id in their body.
-    let mut res = crate::error::REQUEST_ID
-        .scope(request_id.clone(), answer(req, next, encoded_body, &span))
-        .await?;
+    // The id goes into the task-local and is taken back once answered, not
+    // cloned (a clone of a fresh value allocates its shared half).
+    let mut scoped = std::pin::pin!(crate::error::REQUEST_ID.scope(request_id, answer(req, next, encoded_body, &span)));
+    let mut res = scoped.as_mut().await?;
+    let request_id = scoped.as_mut().take_value().unwrap_or_else(new_request_id);
     let status = res.status().as_u16();
     if let Some(started) = started {
         let route = route_of(&res);
