@@ -11,7 +11,6 @@ use actix_service::{IntoServiceFactory, ServiceFactoryExt, fn_service, map_confi
 use actix_web::body::MessageBody;
 use actix_web::dev::Server;
 use actix_web::dev::{AppConfig, ServiceFactory, ServiceRequest, ServiceResponse};
-use actix_web::middleware::from_fn;
 use actix_web::{App, web};
 
 use crate::stall::StallGuard;
@@ -1015,15 +1014,13 @@ fn app(
         .app_data(path_config())
         .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
         // Every request goes to the route table's dispatcher.
-        .default_service(routes::dispatch::Dispatcher::new(gate, body_timeout, redaction))
-        .wrap(from_fn(telemetry::request_context))
+        .default_service(routes::dispatch::Dispatcher::new(gate, body_timeout, redaction.clone()))
         // Served over https (the public URL says so): browsers keep to
         // https for a year. Not for subdomains, which are the operator's.
-        .wrap(actix_web::middleware::Condition::new(
-            hsts,
-            actix_web::middleware::DefaultHeaders::new()
-                .add((actix_web::http::header::STRICT_TRANSPORT_SECURITY, HSTS)),
-        ))
+        .wrap(telemetry::RequestContext {
+            hsts: hsts.then(|| actix_web::http::header::HeaderValue::from_static(HSTS)),
+            redaction,
+        })
 }
 
 /// The `Retry-After` of a refusal for the download cap: a download in

@@ -7,12 +7,15 @@
 //! table's, handed in at start-up as a [`Redaction`]: telemetry names no
 //! route.
 
+use std::rc::Rc;
 use std::time::Instant;
 
 use actix_web::body::{BodySize, BoxBody, MessageBody};
-use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::http::header::{CONTENT_ENCODING, HeaderName, HeaderValue, X_CONTENT_TYPE_OPTIONS};
-use actix_web::middleware::Next;
+use actix_web::dev::{Service, ServiceRequest, ServiceResponse, Transform};
+use actix_web::http::header::{
+    CONTENT_ENCODING, HeaderName, HeaderValue, STRICT_TRANSPORT_SECURITY, X_CONTENT_TYPE_OPTIONS,
+};
+use futures::future::{LocalBoxFuture, Ready, ready};
 use tracing::Instrument;
 use tracing_subscriber::EnvFilter;
 
@@ -224,6 +227,71 @@ fn new_request_id() -> HeaderValue {
     HeaderValue::from_bytes(&id).unwrap_or_else(|_| HeaderValue::from_static("0"))
 }
 
+/// The outermost middleware of every request ([`request_context`]), with
+/// `Strict-Transport-Security` (this value) on every response that does
+/// not carry one when served over https. Written as a middleware of its
+/// own, not `from_fn`: the app's answer is awaited as it is, not boxed
+/// once more behind a shared service, and no second middleware wraps the
+/// app for the one header.
+#[derive(Clone)]
+pub struct RequestContext {
+    pub hsts: Option<HeaderValue>,
+    /// What the access log masks in a path (the route table's).
+    pub redaction: actix_web::web::Data<Redaction>,
+}
+
+impl<S, B> Transform<S, ServiceRequest> for RequestContext
+where
+    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = actix_web::Error> + 'static,
+    B: MessageBody + 'static,
+{
+    type Response = ServiceResponse<BoxBody>;
+    type Error = actix_web::Error;
+    type Transform = RequestContextService<S>;
+    type InitError = ();
+    type Future = Ready<Result<Self::Transform, ()>>;
+
+    fn new_transform(&self, service: S) -> Self::Future {
+        ready(Ok(RequestContextService {
+            service: Rc::new(service),
+            hsts: self.hsts.clone(),
+            redaction: self.redaction.clone(),
+        }))
+    }
+}
+
+/// [`RequestContext`] around the app.
+pub struct RequestContextService<S> {
+    service: Rc<S>,
+    hsts: Option<HeaderValue>,
+    redaction: actix_web::web::Data<Redaction>,
+}
+
+impl<S, B> Service<ServiceRequest> for RequestContextService<S>
+where
+    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = actix_web::Error> + 'static,
+    B: MessageBody + 'static,
+{
+    type Response = ServiceResponse<BoxBody>;
+    type Error = actix_web::Error;
+    type Future = LocalBoxFuture<'static, Result<ServiceResponse<BoxBody>, actix_web::Error>>;
+
+    actix_web::dev::forward_ready!(service);
+
+    fn call(&self, req: ServiceRequest) -> Self::Future {
+        let (service, hsts, redaction) = (Rc::clone(&self.service), self.hsts.clone(), self.redaction.clone());
+        Box::pin(async move {
+            let mut res = request_context(&redaction, req, service).await?;
+            if let Some(hsts) = hsts
+                && !res.headers().contains_key(STRICT_TRANSPORT_SECURITY)
+            {
+                res.headers_mut().insert(STRICT_TRANSPORT_SECURITY, hsts);
+            }
+            Ok(res)
+        })
+    }
+}
+
 /// The outermost middleware of every request:
 /// - refuses a request body with a `Content-Encoding` (415): bodies are
 ///   never inflated, so a small compressed body cannot expand past the limit;
@@ -236,11 +304,15 @@ fn new_request_id() -> HeaderValue {
 /// - records the request metrics;
 /// - adds `X-Request-Id` and `X-Content-Type-Options: nosniff` to every
 ///   response.
-pub async fn request_context(
-    redaction: actix_web::web::Data<Redaction>,
+pub async fn request_context<S, B>(
+    redaction: &Redaction,
     req: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    next: Rc<S>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error>
+where
+    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = actix_web::Error>,
+    B: MessageBody + 'static,
+{
     let request_id = req
         .headers()
         .get(&X_REQUEST_ID)
@@ -267,9 +339,11 @@ pub async fn request_context(
     // The gates and handlers answer their own errors, so an `Err` here is
     // actix's own failure; it is passed on (actix renders it) unlogged.
     // Errors rendered while answering quote the request id in their body.
-    let mut res = crate::error::REQUEST_ID
-        .scope(request_id.clone(), answer(req, next, encoded_body, &span))
-        .await?;
+    // The id goes into the task-local and is taken back once answered, not
+    // cloned (a clone of a fresh value allocates its shared half).
+    let mut scoped = std::pin::pin!(crate::error::REQUEST_ID.scope(request_id, answer(req, next, encoded_body, &span)));
+    let mut res = scoped.as_mut().await?;
+    let request_id = scoped.as_mut().take_value().unwrap_or_else(new_request_id);
     let status = res.status().as_u16();
     if let Some(started) = started {
         let route = route_of(&res);
@@ -320,12 +394,16 @@ fn route_of(res: &ServiceResponse<BoxBody>) -> String {
 }
 
 /// The answer to `req`: a 415 for an encoded body, else the app's.
-async fn answer(
+async fn answer<S, B>(
     req: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
+    next: Rc<S>,
     encoded_body: bool,
     span: &tracing::Span,
-) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error>
+where
+    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = actix_web::Error>,
+    B: MessageBody + 'static,
+{
     if encoded_body {
         // The body is never read: the connection is closed after the
         // answer (actix would otherwise drain a chunked body for as long as

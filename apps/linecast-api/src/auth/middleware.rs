@@ -38,11 +38,15 @@ pub struct HeldSlot(pub Slot);
 /// `call`. A refusal is answered here (not returned as an error) so the
 /// request context still logs it with the request id. With `hand_caller`
 /// a key's `AuthContext` goes into the request's extensions for the
-/// handler (`Endpoint::hands_caller`).
+/// handler (`Endpoint::hands_caller`). `route` is the template of the row
+/// the dispatcher matched (`None` for a path no row declares): what the
+/// customer's request log records, handed over so nothing looks it up
+/// again.
 pub async fn admit<F, Fut>(
     gate: &Gate,
     access: Access,
     hand_caller: bool,
+    route: Option<&'static str>,
     req: ServiceRequest,
     call: F,
 ) -> Result<ServiceResponse, actix_web::Error>
@@ -56,8 +60,8 @@ where
             Some(err) => Ok(req.error_response(err)),
             None => call(req).await,
         },
-        Access::Key(policy) => guarded(gate, policy, None, hand_caller, req, call).await,
-        Access::KeyHolding(policy, hold) => guarded(gate, policy, Some(hold), hand_caller, req, call).await,
+        Access::Key(policy) => guarded(gate, policy, None, (hand_caller, route), req, call).await,
+        Access::KeyHolding(policy, hold) => guarded(gate, policy, Some(hold), (hand_caller, route), req, call).await,
         Access::StripeSignature => {
             let parts = (&gate.webhook, &gate.clients, &*gate.auth_failures);
             super::stripe_signature::admit(parts, req, call).await
@@ -70,7 +74,7 @@ async fn guarded<F, Fut>(
     gate: &Gate,
     policy: Policy,
     hold: Option<Hold>,
-    hand_caller: bool,
+    (hand_caller, route): (bool, Option<&'static str>),
     req: ServiceRequest,
     call: F,
 ) -> Result<ServiceResponse, actix_web::Error>
@@ -161,7 +165,9 @@ where
         req.extensions_mut().insert(ctx);
     }
     let mut res = call(req).await?;
-    log_request(gate, caller, now, &res, started);
+    if let Some(route) = route {
+        log_request(gate, caller, (now, route), &res, started);
+    }
     let monthly = Monthly {
         remaining,
         reset_in_secs,
@@ -174,9 +180,8 @@ where
     let headers = res.headers_mut();
     let plan = plan_values(access.rate(), limit);
     headers.append(X_RATELIMIT_LIMIT, plan.limit);
-    if let Ok(v) = HeaderValue::from_bytes(itoa::Buffer::new().format(remaining).as_bytes()) {
-        headers.append(X_RATELIMIT_REMAINING, v);
-    }
+    // Digits need no check: `From<u64>` writes them straight in.
+    headers.append(X_RATELIMIT_REMAINING, HeaderValue::from(remaining));
     headers.append(X_RATELIMIT_RESET, reset);
     headers.append(X_RATELIMIT_TIER, HeaderValue::from_static("ai"));
     if let Some(policy) = plan.policy {
@@ -194,15 +199,15 @@ where
 fn log_request(
     gate: &Gate,
     (customer_id, key_id): (i64, i64),
-    at: DateTime<Utc>,
+    (at, route): (DateTime<Utc>, &'static str),
     res: &ServiceResponse,
     started: Instant,
 ) {
-    let Some(route) = crate::endpoint::template(res.request()) else {
-        return;
-    };
+    // The id is ASCII (telemetry echoes only a sane id, or makes one of
+    // hex digits), so its text is read without `to_str`'s byte-by-byte
+    // check; anything else would be recorded as `to_str` left it: empty.
     let request_id = crate::error::REQUEST_ID
-        .try_with(|id| RequestId::new(id.to_str().unwrap_or_default()))
+        .try_with(|id| RequestId::new(ascii_text(id.as_bytes())))
         .unwrap_or_else(|_| RequestId::new(""));
     gate.request_log.record(LoggedRequest {
         customer_id,
@@ -214,6 +219,18 @@ fn log_request(
         duration_us: u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
         request_id,
     });
+}
+
+/// A header value's bytes as text when `HeaderValue::to_str` would give
+/// it, else empty (as `to_str(..).unwrap_or_default()`). A `HeaderValue`
+/// holds no control byte but tab, so its ASCII is visible ASCII or tab:
+/// checked a word at a time instead of byte by byte.
+fn ascii_text(bytes: &[u8]) -> &str {
+    if bytes.is_ascii() {
+        std::str::from_utf8(bytes).unwrap_or_default()
+    } else {
+        ""
+    }
 }
 
 // Header names checked once, at compile time (`from_static` at run time

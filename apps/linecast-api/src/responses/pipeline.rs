@@ -48,7 +48,7 @@ where
     R: FnOnce(&T) -> Result<Rendered, ApiError>,
 {
     let route = row(req)?;
-    serve_as(req, state, route, params, load, render).await
+    serve_with(req, state, route, route.cache_control(), params, load, render).await
 }
 
 /// [`serve`] of the body another route serves for the same parameters:
@@ -72,8 +72,27 @@ where
     ApiError: From<E>,
     R: FnOnce(&T) -> Result<Rendered, ApiError>,
 {
-    let cache_control = row(req)?.cache_control();
-    let route = of;
+    serve_with(req, state, of, row(req)?.cache_control(), params, load, render).await
+}
+
+/// [`serve_as`] with the request's own `Cache-Control` already looked up
+/// (a read of its own row looks its row up once).
+async fn serve_with<P, T, E, L, Fut, R>(
+    req: &HttpRequest,
+    state: &Responses,
+    route: &'static crate::endpoint::Endpoint,
+    cache_control: &'static str,
+    params: &P,
+    load: L,
+    render: R,
+) -> Result<HttpResponse, ApiError>
+where
+    P: Hash + ?Sized,
+    L: FnOnce(DateTime<Utc>) -> Fut,
+    Fut: Future<Output = Result<Derived<T>, E>>,
+    ApiError: From<E>,
+    R: FnOnce(&T) -> Result<Rendered, ApiError>,
+{
     let now = state.clock.now();
     let date = et_date_of_minute(now);
     if let Some(body) = state.memo.get(route.name, params, date) {

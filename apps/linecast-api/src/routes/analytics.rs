@@ -3,6 +3,7 @@
 //! service's graded season cache, so they agree with `/results` row for
 //! row; the JSON shapes are `linecast_payloads::history`.
 
+use crate::routes::read::Read;
 use crate::routes::table;
 use actix_web::{HttpRequest, HttpResponse, web};
 use linecast_grading::calibration::CalibrationSource;
@@ -12,8 +13,8 @@ use linecast_payloads::history::{
 };
 
 use crate::error::ApiError;
+use crate::params::SportModelPath;
 use crate::params::season as parse_season;
-use crate::params::{RawQuery, SportModelPath};
 use crate::presentation::calibration::{self, CalibrationChoice, CalibrationView};
 use crate::responses::{Rendered, serve};
 use crate::state::AppState;
@@ -77,10 +78,12 @@ pub async fn summary(
     )
 )]
 pub async fn model_tracking(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    path: SportModelPath,
-    query: web::Query<RawQuery>,
+    Read {
+        req,
+        state,
+        path,
+        query,
+    }: Read<SportModelPath>,
 ) -> Result<HttpResponse, ApiError> {
     let SportModelPath { sport, model_type } = path;
     let named = query.get("season").map(|raw| parse_season(sport, raw)).transpose()?;
@@ -231,10 +234,12 @@ pub async fn density(
     )
 )]
 pub async fn model_calibration(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    path: SportModelPath,
-    query: web::Query<RawQuery>,
+    Read {
+        req,
+        state,
+        path,
+        query,
+    }: Read<SportModelPath>,
 ) -> Result<HttpResponse, ApiError> {
     let SportModelPath { sport, model_type } = path;
     let named = query.get("season").map(|raw| parse_season(sport, raw)).transpose()?;

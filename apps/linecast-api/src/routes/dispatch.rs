@@ -374,9 +374,14 @@ impl DispatchService {
                 let row = inner.table.rows[i];
                 let cross_origin = inner.table.cross_origin[i];
                 Box::pin(async move {
-                    let mut res = admit(&inner.gate, row.access, row.hands_caller(), req, |req| {
-                        inner.handlers[i].call(req)
-                    })
+                    let mut res = admit(
+                        &inner.gate,
+                        row.access,
+                        row.hands_caller(),
+                        Some(row.path),
+                        req,
+                        |req| inner.handlers[i].call(req),
+                    )
                     .await?;
                     if cross_origin {
                         let (req, res) = (res.request().clone(), res.response_mut());
@@ -392,10 +397,11 @@ impl DispatchService {
                     let res = super::cors::preflight(allow);
                     return Box::pin(async move { Ok(req.into_response(res)) });
                 }
-                let page = matches!(inner.table.rows[path.rows[0]].serving, Serving::Page(_));
+                let first = inner.table.rows[path.rows[0]];
+                let page = matches!(first.serving, Serving::Page(_));
                 let redaction = inner.redaction.clone();
                 Box::pin(async move {
-                    admit(&inner.gate, access, false, req, |req| async move {
+                    admit(&inner.gate, access, false, Some(first.path), req, |req| async move {
                         let mut res = if page {
                             crate::portal::html::error_page(
                                 StatusCode::METHOD_NOT_ALLOWED,
@@ -431,9 +437,17 @@ impl DispatchService {
                     let res = crate::portal::html::error_page(StatusCode::NOT_FOUND, "There is no such page.");
                     Box::pin(async move { Ok(req.into_response(res)) })
                 } else if gated {
-                    Box::pin(
-                        async move { admit(&inner.gate, Access::Key(Policy::Subscriber), false, req, not_found).await },
-                    )
+                    Box::pin(async move {
+                        admit(
+                            &inner.gate,
+                            Access::Key(Policy::Subscriber),
+                            false,
+                            None,
+                            req,
+                            not_found,
+                        )
+                        .await
+                    })
                 } else {
                     Box::pin(not_found(req))
                 }

@@ -29,6 +29,7 @@ pub use crate::portal::{
     requests as portal_requests,
 };
 pub mod public_picks;
+pub mod read;
 pub mod results;
 pub mod root;
 pub mod strategies;

@@ -1,14 +1,14 @@
 //! `GET /api/v1/odds/{sport}`: current odds for every market. The slate
 //! comes from `Slate::odds`, the JSON shape from `linecast_payloads::slate`.
 
+use crate::routes::read::Read;
 use crate::routes::table;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::HttpResponse;
 use linecast_payloads::slate::OddsResponse;
 
 use crate::error::ApiError;
-use crate::params::{self, RawQuery, SportPath};
+use crate::params::{self, SportPath};
 use crate::responses::{Rendered, serve, settled};
-use crate::state::AppState;
 
 /// Current sportsbook odds for every game of one sport
 ///
@@ -34,10 +34,12 @@ use crate::state::AppState;
     )
 )]
 pub async fn odds(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    path: SportPath,
-    query: web::Query<RawQuery>,
+    Read {
+        req,
+        state,
+        path,
+        query,
+    }: Read<SportPath>,
 ) -> Result<HttpResponse, ApiError> {
     let SportPath(sport) = path;
     if let Some(instant) = params::instant(&query, "as_of")? {

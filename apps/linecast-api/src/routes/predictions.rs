@@ -3,17 +3,17 @@
 //! speaks HTTP: the slate comes from `Slate::predictions`, the JSON shape
 //! from `linecast_payloads::slate`.
 
+use crate::routes::read::Read;
 use crate::routes::table;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::HttpResponse;
 use linecast_payloads::slate::PredictionsResponse;
 
 use crate::auth::middleware::HeldSlot;
 use crate::error::ApiError;
-use crate::params::{self, RawQuery, SportModelPath};
+use crate::params::{self, SportModelPath};
 use crate::presentation::export::{ExportFile, ExportFormat};
 use crate::presentation::history_export;
 use crate::responses::{Rendered, serve, serve_heavy, settled};
-use crate::state::AppState;
 
 /// Today's model probabilities and lines for one sport and model type
 ///
@@ -44,10 +44,12 @@ use crate::state::AppState;
     )
 )]
 pub async fn predictions(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    path: SportModelPath,
-    query: web::Query<RawQuery>,
+    Read {
+        req,
+        state,
+        path,
+        query,
+    }: Read<SportModelPath>,
 ) -> Result<HttpResponse, ApiError> {
     let SportModelPath { sport, model_type } = path;
     let upcoming_only = params::boolean(&query, "upcoming_only", true)?;
@@ -125,10 +127,12 @@ pub async fn predictions(
     )
 )]
 pub async fn history_export(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    path: SportModelPath,
-    query: web::Query<RawQuery>,
+    Read {
+        req,
+        state,
+        path,
+        query,
+    }: Read<SportModelPath>,
 ) -> Result<HttpResponse, ApiError> {
     use actix_web::HttpMessage as _;
     let SportModelPath { sport, model_type } = path;

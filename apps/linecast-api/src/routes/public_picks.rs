@@ -3,14 +3,14 @@
 //! The pick rule is `linecast_core::services::slate::public_pick`; labels
 //! and formats are `linecast_payloads::slate`.
 
+use crate::routes::read::Read;
 use crate::routes::table;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::HttpResponse;
 use linecast_payloads::slate::PublicPicksResponse;
 
 use crate::error::ApiError;
-use crate::params::{self, RawQuery, SportMarketPath};
+use crate::params::{self, SportMarketPath};
 use crate::responses::{Rendered, serve};
-use crate::state::AppState;
 
 /// Free feed of today's games with BLEND's pick for one market
 ///
@@ -36,10 +36,12 @@ use crate::state::AppState;
     )
 )]
 pub async fn public_ml_picks(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    path: SportMarketPath,
-    query: web::Query<RawQuery>,
+    Read {
+        req,
+        state,
+        path,
+        query,
+    }: Read<SportMarketPath>,
 ) -> Result<HttpResponse, ApiError> {
     let SportMarketPath { sport, market } = path;
     let upcoming_only = params::boolean(&query, "upcoming_only", true)?;

@@ -2,6 +2,7 @@
 //! the page plan are the core history service's; the JSON shapes are
 //! `linecast_payloads::history`.
 
+use crate::routes::read::Read;
 use crate::routes::table;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 use linecast_core::services::history::export::ExportSeasons;
@@ -11,8 +12,8 @@ use linecast_payloads::result_rows::render_rows;
 
 use crate::auth::middleware::HeldSlot;
 use crate::error::ApiError;
+use crate::params::SportModelPath;
 use crate::params::season as parse_season;
-use crate::params::{RawQuery, SportModelPath};
 use crate::presentation::export::{ExportFile, ExportFormat};
 use crate::responses::{Rendered, serve, serve_heavy};
 use crate::state::AppState;
@@ -47,10 +48,12 @@ use crate::state::AppState;
     )
 )]
 pub async fn results(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    path: SportModelPath,
-    query: web::Query<RawQuery>,
+    Read {
+        req,
+        state,
+        path,
+        query,
+    }: Read<SportModelPath>,
 ) -> Result<HttpResponse, ApiError> {
     let SportModelPath { sport, model_type } = path;
     let named = query.get("season").map(|s| parse_season(sport, s)).transpose()?;
@@ -158,10 +161,12 @@ pub async fn result_seasons(
     )
 )]
 pub async fn results_export(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    path: SportModelPath,
-    query: web::Query<RawQuery>,
+    Read {
+        req,
+        state,
+        path,
+        query,
+    }: Read<SportModelPath>,
 ) -> Result<HttpResponse, ApiError> {
     let SportModelPath { sport, model_type } = path;
     let asked = match query.get("season").map(String::as_str) {

@@ -3,9 +3,10 @@
 //! season choice and the replays are the core strategies service's; the
 //! JSON shapes are `linecast_payloads::strategies`.
 
+use crate::routes::read::Read;
 use crate::routes::table;
+use actix_web::HttpResponse;
 use actix_web::http::header::{HeaderName, HeaderValue};
-use actix_web::{HttpRequest, HttpResponse, web};
 use linecast_domain::{SeasonLabel, Sport};
 use linecast_payloads::strategies::{ReplayResponse, StrategiesResponse, deprecation_header_value};
 use linecast_strategies::Accounting;
@@ -14,7 +15,6 @@ use crate::error::ApiError;
 use crate::params::season as parse_season;
 use crate::params::{self, RawQuery, SportModelPath};
 use crate::responses::{Rendered, serve};
-use crate::state::AppState;
 
 fn accounting(query: &RawQuery) -> Result<Accounting, ApiError> {
     match query.get("accounting") {
@@ -64,10 +64,12 @@ fn announce(mut res: HttpResponse, accounting: Accounting) -> HttpResponse {
     )
 )]
 pub async fn strategies(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    path: SportModelPath,
-    query: web::Query<RawQuery>,
+    Read {
+        req,
+        state,
+        path,
+        query,
+    }: Read<SportModelPath>,
 ) -> Result<HttpResponse, ApiError> {
     let SportModelPath { sport, model_type } = path;
     let accounting = accounting(&query)?;
@@ -110,10 +112,12 @@ pub async fn strategies(
     )
 )]
 pub async fn strategy_replay(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    path: SportModelPath,
-    query: web::Query<RawQuery>,
+    Read {
+        req,
+        state,
+        path,
+        query,
+    }: Read<SportModelPath>,
 ) -> Result<HttpResponse, ApiError> {
     let SportModelPath { sport, model_type } = path;
     // Strategy ids are unreserved characters only, which the router has
