@@ -15,7 +15,11 @@
 # an older build's copy to compare two builds).
 #
 # Background tasks (flush, watcher) run in proportion to wall time, so
-# counts move by a few percent between runs; compare builds side by side.
+# the total (`Ir/request`, every thread) moves by a few percent between
+# runs; compare builds side by side. `request_path_Ir/request` is the
+# request path alone: actix's HTTP/1 dispatcher inclusive (parse,
+# middleware, handler, headers, write), which repeats to a few
+# instructions between runs.
 # KEEP=/dir keeps each callgrind profile there (callgrind_annotate
 # --inclusive=yes reads it). Needs valgrind, curl and python3.
 set -euo pipefail
@@ -81,7 +85,13 @@ count() { # label port binary
   callgrind_control -i off "$pid" >/dev/null
   kill "$pid"; wait "$pid" 2>/dev/null || true
   ir=$(callgrind_annotate "$WORK/$label.out.1" 2>/dev/null | sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,)
-  echo "$label $ENCODING Ir/request=$((ir / N))"
+  # The request path alone: everything actix's HTTP/1 dispatcher runs for
+  # a connection (parse, middleware, handler, headers, write), inclusive,
+  # without the threads beside it (the flush round, the store watcher).
+  path_ir=$(callgrind_annotate --inclusive=yes --threshold=100 "$WORK/$label.out.1" 2>/dev/null \
+    | grep -E '^ *[0-9,]+ .*h1/dispatcher\.rs:<actix_http::h1::dispatcher::Dispatcher<.*as core::future::future::Future>::poll \[' \
+    | awk '{gsub(",", "", $1); s += $1} END {print s + 0}')
+  echo "$label $ENCODING Ir/request=$((ir / N)) request_path_Ir/request=$((path_ir / N))"
   if [ -n "${KEEP:-}" ]; then cp "$WORK/$label.out.1" "$KEEP/$label-$ENCODING.callgrind"; fi
 }
 

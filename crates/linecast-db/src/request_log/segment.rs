@@ -24,31 +24,53 @@ const COLUMNS: [&str; 7] = [
 
 type Wire = (i64, i64, String, String, u16, u64, String);
 
-/// The body of `requests` (their order kept).
+/// The body of `requests` (their order kept), byte for byte what
+/// `serde_json` writes for the rows, written by hand: this runs once per
+/// stored request under load, and `serde_json`'s writer cost about 2,700
+/// instructions a row (`bench/RESULTS.md`, "The request log on the hit
+/// path"). The test `the_body_is_what_serde_json_writes` holds the two
+/// together.
 pub(crate) fn encode(requests: &[&LoggedRequest]) -> String {
     // About 110 bytes a row with a UUID request id.
-    let mut out = Vec::with_capacity(2 + requests.len() * 112);
-    out.push(b'[');
+    let mut out = String::with_capacity(2 + requests.len() * 112);
+    let mut digits = itoa::Buffer::new();
+    out.push('[');
     for (i, r) in requests.iter().enumerate() {
         if i > 0 {
-            out.push(b',');
+            out.push(',');
         }
-        let row = (
-            r.at.timestamp_millis(),
-            r.key_id,
-            r.method,
-            r.route,
-            r.status,
-            r.duration_us,
-            r.request_id.as_str(),
-        );
-        // Writing to a Vec cannot fail, and every value is a number or a
-        // string.
-        let _ = serde_json::to_writer(&mut out, &row);
+        out.push('[');
+        out.push_str(digits.format(r.at.timestamp_millis()));
+        out.push(',');
+        out.push_str(digits.format(r.key_id));
+        out.push(',');
+        string(&mut out, r.method);
+        out.push(',');
+        string(&mut out, r.route);
+        out.push(',');
+        out.push_str(digits.format(r.status));
+        out.push(',');
+        out.push_str(digits.format(r.duration_us));
+        out.push(',');
+        string(&mut out, r.request_id.as_str());
+        out.push(']');
     }
-    out.push(b']');
-    // serde_json writes UTF-8 (strings in, escaped as JSON).
-    String::from_utf8(out).unwrap_or_default()
+    out.push(']');
+    out
+}
+
+/// `text` as a JSON string. Text without a byte JSON escapes (a control
+/// byte, `"` or `\\`), which is every method, template and request id the
+/// gate records, is copied as it is; other text is `serde_json`'s.
+fn string(out: &mut String, text: &str) {
+    if text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.push('"');
+        out.push_str(text);
+        out.push('"');
+    } else {
+        // Serializing a `str` cannot fail.
+        out.push_str(&serde_json::to_string(text).unwrap_or_default());
+    }
 }
 
 /// The rows of segment `id`; an unreadable body is an error naming the
@@ -152,6 +174,54 @@ mod tests {
             (8, "POST", 503)
         );
         assert_eq!(decode(4, "[]").unwrap(), vec![]);
+    }
+
+    /// The hand-written body is, byte for byte, what `serde_json` writes for
+    /// the same rows as arrays: numbers at their extremes, text with every
+    /// kind of byte JSON escapes and some it does not.
+    #[test]
+    fn the_body_is_what_serde_json_writes() {
+        let texts = [
+            "",
+            "GET",
+            "/api/v1/predictions/{sport}/{model_type}",
+            "quote \" and backslash \\",
+            "tab\tnewline\ncontrol\u{1}del\u{7f}",
+            "caf\u{e9} \u{1f3c8} </script>",
+        ];
+        let at = |ms: i64| DateTime::from_timestamp_millis(ms).unwrap();
+        let mut requests = Vec::new();
+        for (i, text) in texts.iter().enumerate() {
+            let other = texts[(i + 1) % texts.len()];
+            requests.push(LoggedRequest {
+                customer_id: 1,
+                key_id: [i64::MIN, -1, 0, 7, i64::MAX, 42][i],
+                at: at([-62_135_596_800_000, -1, 0, 1_796_040_000_123, 253_402_300_799_999, 5][i]),
+                method: text,
+                route: other,
+                status: [0, 200, 404, 503, u16::MAX, 1][i],
+                duration_us: [0, 1, 999, 1_000_000, u64::MAX, 10][i],
+                request_id: RequestId::new(other),
+            });
+        }
+        let refs: Vec<&LoggedRequest> = requests.iter().collect();
+        let expected: Vec<serde_json::Value> = requests
+            .iter()
+            .map(|r| {
+                serde_json::json!([
+                    r.at.timestamp_millis(),
+                    r.key_id,
+                    r.method,
+                    r.route,
+                    r.status,
+                    r.duration_us,
+                    r.request_id.as_str()
+                ])
+            })
+            .collect();
+        assert_eq!(encode(&refs), serde_json::to_string(&expected).unwrap());
+        assert_eq!(encode(&refs[..1]), serde_json::to_string(&expected[..1]).unwrap());
+        assert_eq!(encode(&[]), "[]");
     }
 
     /// An unreadable body names the segment, the row and the column.

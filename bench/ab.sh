@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# Two linecast builds head to head on the authenticated hit, per server CPU
+# second, in one run: the question "does this change cost the hit path
+# more than X%?" answered without a bare handler in between.
+#
+#   bench/ab.sh A_BINARY B_BINARY [DURATION_S] [CONNECTIONS]
+#
+# Both servers get the very same database (one copy each, made after the
+# customers and keys are created) and run side by side, pinned to core 0;
+# wrk runs on core 1. Each round measures A then B, or B then A (the order
+# alternates, so a drift of the machine within a round falls on both
+# sides alike), for DURATION_S (default 5) seconds each, after WARM
+# seconds of warm-up. A round's figure is B's requests per server CPU
+# second over A's. Prints every round's ratio, their median, mean and
+# spread, and how many rounds B lost.
+#
+# Environment:
+#   ROUNDS=12        rounds (each one A run and one B run per encoding)
+#   ENCODINGS="identity gzip"
+#   KEYS=4000        API keys, dealt among CUSTOMERS customers
+#   CUSTOMERS=1000   the request log stores at most 10,000 rows per customer
+#                    and day: 1,000 customers take 10 million, so every
+#                    request of a run stores its row (the last line says
+#                    how many were offered and how many stored)
+#   WARM=1           seconds of warm-up before each run
+#   PATHS            as bench/load.sh (default the nba predictions)
+#   ADMIN_BINARY     linecast-admin that creates the customers and keys
+#                    (default target/dist/linecast-admin)
+#
+# Needs wrk, curl and python3.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+A=${1:?usage: bench/ab.sh A_BINARY B_BINARY [DURATION_S] [CONNECTIONS]}
+B=${2:?usage: bench/ab.sh A_BINARY B_BINARY [DURATION_S] [CONNECTIONS]}
+DURATION=${3:-5}
+CONNECTIONS=${4:-64}
+ROUNDS=${ROUNDS:-12}
+ENCODINGS=${ENCODINGS:-identity gzip}
+KEYS=${KEYS:-4000}
+CUSTOMERS=${CUSTOMERS:-1000}
+WARM=${WARM:-1}
+export PATHS=${PATHS:-/api/v1/predictions/nba/won_on_points}
+ADMIN=${ADMIN_BINARY:-${CARGO_TARGET_DIR:-target}/dist/linecast-admin}
+PORT_A=18191
+PORT_B=18192
+WORK=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"' EXIT
+export LINECAST_NOW=${LINECAST_NOW:-2026-11-21T17:00:00Z} RUST_LOG=warn LINECAST_PUBLIC_RATE=0
+declare -A PID
+
+fail() {
+  echo "FAIL: $*" >&2
+  for log in "$WORK"/server-*.log; do [ -f "$log" ] && { echo "--- $log" >&2; tail -20 "$log" >&2; }; done
+  exit 1
+}
+
+start() { # port binary var_dir
+  local port=$1 binary=$2 var=$3
+  curl -s -o /dev/null "http://127.0.0.1:$port/" && fail "port $port is already answering"
+  env LINECAST_BIND=127.0.0.1:$port LINECAST_VAR_DIR="$var" taskset -c 0 "$binary" >"$WORK/server-$port.log" 2>&1 &
+  PID[$port]=$!
+  for _ in $(seq 1 600); do
+    curl -sf "http://127.0.0.1:$port/api/v1/liveness" >/dev/null && return 0
+    kill -0 "${PID[$port]}" 2>/dev/null || fail "server on $port exited"
+    sleep 0.2
+  done
+  fail "server on $port did not start"
+}
+
+stop() { kill "${PID[$1]}" 2>/dev/null || true; wait "${PID[$1]}" 2>/dev/null || true; }
+
+# The demo data, the customers and the keys, made once by A; B starts on a
+# copy of the same files.
+start $PORT_A "$A" "$WORK/var-a"
+DB="sqlite://$WORK/var-a/linecast.db?mode=rwc"
+"$ADMIN" migrate --database-url "$DB" >/dev/null
+for c in $(seq 1 "$CUSTOMERS"); do
+  "$ADMIN" customers create --database-url "$DB" --email "bench$c@linecast.local" --name "Bench $c" --monthly-limit 1000000000 >/dev/null
+done
+for k in $(seq 1 "$KEYS"); do
+  "$ADMIN" keys issue --database-url "$DB" --customer-email "bench$(( (k - 1) % CUSTOMERS + 1 ))@linecast.local" --name bench --json
+done | sed -n 's/.*"api_key": *"\([^"]*\)".*/\1/p' >"$WORK/keys.txt"
+[ "$(wc -l <"$WORK/keys.txt")" = "$KEYS" ] || fail "issued $(wc -l <"$WORK/keys.txt") keys of $KEYS"
+stop $PORT_A
+cp -a "$WORK/var-a" "$WORK/var-b"
+start $PORT_A "$A" "$WORK/var-a"
+start $PORT_B "$B" "$WORK/var-b"
+export KEYS_FILE="$WORK/keys.txt"
+one=$(head -1 "$WORK/keys.txt")
+first=${PATHS%%,*}
+for enc in identity gzip; do
+  ae=(); [ "$enc" = gzip ] && ae=(-H 'Accept-Encoding: gzip')
+  a=$(curl -s "${ae[@]}" -H "X-API-Key: $one" "http://127.0.0.1:$PORT_A$first" | sha256sum)
+  b=$(curl -s "${ae[@]}" -H "X-API-Key: $one" "http://127.0.0.1:$PORT_B$first" | sha256sum)
+  [ "$a" = "$b" ] || fail "A and B answer $first ($enc) with different bytes"
+done
+
+CLK_TCK=$(getconf CLK_TCK)
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# Requests per server CPU second of one run against `port`.
+measure() { # port encoding
+  local port=$1 enc=$2 url="http://127.0.0.1:$1" before after result rps secs
+  ENCODING=$enc taskset -c 1 wrk -t1 -c 8 -d "${WARM}s" -s bench/rotate_keys.lua "$url" >/dev/null
+  before=$(cpu_ticks "${PID[$port]}")
+  result=$(ENCODING=$enc taskset -c 1 wrk -t1 -c "$CONNECTIONS" -d "${DURATION}s" -s bench/rotate_keys.lua "$url" | grep RESULT) \
+    || fail "port $port $enc: no RESULT line"
+  after=$(cpu_ticks "${PID[$port]}")
+  rps=$(echo "$result" | sed -n 's/.*rps=\([0-9.]*\).*/\1/p')
+  secs=$(echo "$result" | sed -n 's/.*duration_s=\([0-9.]*\).*/\1/p')
+  [ "$(echo "$result" | sed -n 's/.*errors=\([0-9]*\).*/\1/p')" = 0 ] || fail "port $port $enc: socket errors: $result"
+  [ "$(echo "$result" | sed -n 's/.*non2xx=\([0-9]*\).*/\1/p')" = 0 ] || fail "port $port $enc: answers >= 400 (raise KEYS): $result"
+  python3 -c "print(round($rps / max(($after - $before) / $CLK_TCK / $secs, 0.001), 1))"
+}
+
+echo "A: $A"
+echo "B: $B"
+echo "$ROUNDS rounds, $DURATION s per run, $CONNECTIONS connections, $KEYS keys of $CUSTOMERS customers, paths: $PATHS"
+for enc in $ENCODINGS; do
+  : >"$WORK/ratios-$enc"
+done
+for round in $(seq 1 "$ROUNDS"); do
+  for enc in $ENCODINGS; do
+    if [ $((round % 2)) = 1 ]; then
+      a=$(measure $PORT_A "$enc"); b=$(measure $PORT_B "$enc")
+    else
+      b=$(measure $PORT_B "$enc"); a=$(measure $PORT_A "$enc")
+    fi
+    r=$(python3 -c "print(round($b / $a, 4))")
+    echo "$r" >>"$WORK/ratios-$enc"
+    echo "round $round $enc: A $a, B $b req/server CPU s, B/A $r"
+  done
+done
+for enc in $ENCODINGS; do
+  python3 - "$enc" "$WORK/ratios-$enc" <<'PY'
+import statistics, sys
+enc, path = sys.argv[1], sys.argv[2]
+r = sorted(float(x) for x in open(path) if x.strip())
+lost = sum(1 for x in r if x < 1)
+q = statistics.quantiles(r, n=4) if len(r) > 1 else [r[0]] * 3
+print(f"B/A per server CPU second, {enc}, {len(r)} rounds: median {statistics.median(r):.4f}, "
+      f"mean {statistics.mean(r):.4f}, quartiles {q[0]:.4f}..{q[2]:.4f}, min {r[0]:.4f}, max {r[-1]:.4f}, "
+      f"B lower in {lost} of {len(r)}")
+PY
+done
+sleep 2 # one flush, so both databases hold every count
+for side in a b; do
+  n=$(python3 - "$WORK/var-$side/linecast.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+tables = {r[0] for r in db.execute("select name from sqlite_master where type='table'")}
+one = lambda sql: db.execute(sql).fetchone()[0]
+stored = one("select coalesce(sum(requests), 0) from request_log_segments") if "request_log_segments" in tables else 0
+offered = one("select coalesce(sum(offered), 0) from request_log_days") if "request_log_days" in tables else 0
+print(f"{offered} offered, {stored} stored")
+PY
+)
+  echo "request log of ${side^^}: $n"
+done
+if grep -l -E 'panicked|ERROR' "$WORK"/server-*.log >/dev/null 2>&1; then fail "a server logged errors"; fi
