@@ -35,6 +35,11 @@ impl RequestId {
         }
     }
 
+    /// The id's bytes: UTF-8, as `new` cut it at a character boundary.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+
     pub fn as_str(&self) -> &str {
         std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default()
     }
