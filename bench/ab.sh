@@ -109,6 +109,7 @@ measure() { # port encoding
   secs=$(echo "$result" | sed -n 's/.*duration_s=\([0-9.]*\).*/\1/p')
   [ "$(echo "$result" | sed -n 's/.*errors=\([0-9]*\).*/\1/p')" = 0 ] || fail "port $port $enc: socket errors: $result"
   [ "$(echo "$result" | sed -n 's/.*non2xx=\([0-9]*\).*/\1/p')" = 0 ] || fail "port $port $enc: answers >= 400 (raise KEYS): $result"
+  python3 -c "print(round($rps * $secs))" >>"$WORK/served-$port"
   python3 -c "print(round($rps / max(($after - $before) / $CLK_TCK / $secs, 0.001), 1))"
 }
 
@@ -143,6 +144,23 @@ print(f"B/A per server CPU second, {enc}, {len(r)} rounds: median {statistics.me
 PY
 done
 sleep 2 # one flush, so both databases hold every count
+# Where each server's CPU went, by thread (the workers answer requests; the
+# main thread runs the flush round; sqlx's worker runs SQLite).
+for side in a b; do
+  port=$PORT_A; [ $side = b ] && port=$PORT_B
+  python3 - "${PID[$port]}" "$CLK_TCK" "${side^^}" "$WORK/served-$port" <<'PY'
+import glob, sys
+pid, tck, side = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+by = {}
+for stat in glob.glob(f"/proc/{pid}/task/*/stat"):
+    text = open(stat).read()
+    name = text[text.index("(") + 1:text.rindex(")")]
+    fields = text[text.rindex(")") + 2:].split()
+    by[name] = by.get(name, 0) + (int(fields[11]) + int(fields[12])) / tck
+served = sum(int(x) for x in open(sys.argv[4]) if x.strip())
+print(f"{side} served {served} measured requests (warm-ups not counted); CPU seconds by thread, warm-ups included: " + ", ".join(f"{n} {s:.1f}" for n, s in sorted(by.items(), key=lambda x: -x[1]) if s >= 0.05))
+PY
+done
 for side in a b; do
   n=$(python3 - "$WORK/var-$side/linecast.db" <<'PY'
 import sqlite3, sys

@@ -18,8 +18,8 @@
 # the total (`Ir/request`, every thread) moves by a few percent between
 # runs; compare builds side by side. `request_path_Ir/request` is the
 # request path alone: actix's HTTP/1 dispatcher inclusive (parse,
-# middleware, handler, headers, write), which repeats to a few
-# instructions between runs.
+# middleware, handler, headers, write), without the flush round; it
+# moves by a few hundred between runs.
 # KEEP=/dir keeps each callgrind profile there (callgrind_annotate
 # --inclusive=yes reads it). Needs valgrind, curl and python3.
 set -euo pipefail
