@@ -331,11 +331,10 @@ impl linecast_core::ports::request_log::RequestLogStore for PinnedAccounts {
     // commit may have happened when a timeout would abandon it.
     async fn append_requests(
         &self,
-        batch: &[linecast_core::ports::request_log::LoggedRequest],
+        batch: std::sync::Arc<Vec<linecast_core::ports::request_log::LoggedRequest>>,
         cap_per_day: u64,
     ) -> Result<(), AccountsError> {
-        let batch = batch.to_vec();
-        self.run_unbounded(move |a| async move { a.append_requests(&batch, cap_per_day).await })
+        self.run_unbounded(move |a| async move { a.append_requests(batch, cap_per_day).await })
             .await
     }
     async fn prune_requests(&self, before: DateTime<Utc>) -> Result<u64, AccountsError> {

@@ -3,6 +3,8 @@
 //! usage flush round and read by the portal's Requests page. Never a key,
 //! a token, a raw path or a query string: a route is its template.
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
@@ -133,8 +135,12 @@ pub trait RequestLogStore: Send + Sync {
     /// Stores `batch` in one transaction, at most `cap_per_day` rows per
     /// customer and UTC day (of `at`), counting every request of the batch
     /// against its day, stored or not; concurrent batches share each day's
-    /// cap.
-    async fn append_requests(&self, batch: &[LoggedRequest], cap_per_day: u64) -> Result<(), AccountsError>;
+    /// cap. The batch is shared, not lent: an adapter that writes on
+    /// another task keeps it without a copy (a batch is up to
+    /// [`BUFFER_BOUND`](crate::services::request_log::BUFFER_BOUND)
+    /// requests), and the caller takes its allocation back for the next
+    /// batch.
+    async fn append_requests(&self, batch: Arc<Vec<LoggedRequest>>, cap_per_day: u64) -> Result<(), AccountsError>;
 
     /// Deletes rows older than `before` (a store that keeps rows in
     /// groups may keep a group that also holds a newer row), and day totals

@@ -2,7 +2,7 @@
 //! per-day cap and pruning rules as the database's.
 
 use std::collections::BTreeMap;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -55,9 +55,9 @@ impl MemoryRequestLog {
 
 #[async_trait]
 impl RequestLogStore for MemoryRequestLog {
-    async fn append_requests(&self, batch: &[LoggedRequest], cap_per_day: u64) -> Result<(), AccountsError> {
+    async fn append_requests(&self, batch: Arc<Vec<LoggedRequest>>, cap_per_day: u64) -> Result<(), AccountsError> {
         let mut inner = self.lock()?;
-        for r in batch {
+        for r in batch.iter() {
             let offered = inner.offered.entry((r.customer_id, day_of(r.at))).or_insert(0);
             *offered += 1;
             if *offered <= cap_per_day {

@@ -8,6 +8,7 @@
 mod segment;
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -169,11 +170,11 @@ async fn fold_legacy_rows(txn: &DatabaseTransaction, backend: DbBackend) -> Resu
 
 #[async_trait]
 impl RequestLogStore for SeaAccounts {
-    async fn append_requests(&self, batch: &[LoggedRequest], cap_per_day: u64) -> Result<(), AccountsError> {
+    async fn append_requests(&self, batch: Arc<Vec<LoggedRequest>>, cap_per_day: u64) -> Result<(), AccountsError> {
         // Sorted by customer-day so concurrent batches lock day rows in one
         // order (no deadlock).
         let mut days: BTreeMap<(i64, Day), Vec<&LoggedRequest>> = BTreeMap::new();
-        for r in batch {
+        for r in batch.iter() {
             days.entry((r.customer_id, day_of(r.at))).or_default().push(r);
         }
         if days.is_empty() {

@@ -1,52 +1,113 @@
 //! A segment's body: the requests of one customer-day written by one flush,
-//! as a JSON array of rows `[at_ms, key_id, method, route, status,
-//! duration_us, request_id]` in the order they were recorded. JSON so an
-//! operator can read it with the database's own JSON functions, and so the
-//! release before segments' rows fold into it in SQL.
+//! in the order they were recorded, as a JSON object:
+//!
+//! ```json
+//! {"v":2,"t0":1796040000000,
+//!  "rows":[[0,7,0,200,1234,"0b7c..."],[12,8,1,404,88,"9f2e..."]],
+//!  "routes":[["GET","/api/v1/games/{sport}"],["POST","/api/v1/customers/me/api-keys"]]}
+//! ```
+//!
+//! Each row is `[at_offset_ms, key_id, route, status, duration_us,
+//! request_id]`: its instant is `t0 + at_offset_ms` (`t0` the first row's
+//! Unix milliseconds), and `route` indexes `routes`, each `[method,
+//! template]` once per segment. About 57 bytes a row with a generated
+//! request id, half the first format's: the bytes a row writes through the
+//! database are most of what storing it costs (`bench/RESULTS.md`, "The
+//! request log on the hit path"). JSON so an operator can still read it
+//! with the database's own JSON functions.
+//!
+//! The first format, `[[at_ms, key_id, method, route, status, duration_us,
+//! request_id], ...]`, is still read: segments written by the release
+//! before this one, and those the prune round folds from `request_log`.
 
 use chrono::DateTime;
 use linecast_core::AccountsError;
 use linecast_core::ports::request_log::{LoggedRequest, RequestRow};
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::corrupt;
 
-/// The columns of a row, in order (named in errors).
-const COLUMNS: [&str; 7] = [
-    "at_ms",
-    "key_id",
-    "method",
-    "route",
-    "status",
-    "duration_us",
-    "request_id",
+/// The format [`encode`] writes.
+const VERSION: u64 = 2;
+
+/// What a column of a row holds (checked when a body does not read).
+#[derive(Clone, Copy)]
+enum Kind {
+    Integer,
+    Unsigned,
+    Status,
+    Text,
+}
+
+/// The columns of a row of the first format, in order (named in errors).
+const COLUMNS_V1: [(&str, Kind); 7] = [
+    ("at_ms", Kind::Integer),
+    ("key_id", Kind::Integer),
+    ("method", Kind::Text),
+    ("route", Kind::Text),
+    ("status", Kind::Status),
+    ("duration_us", Kind::Unsigned),
+    ("request_id", Kind::Text),
 ];
 
-type Wire = (i64, i64, String, String, u16, u64, String);
+/// The columns of a row of the current format, in order (named in errors).
+const COLUMNS: [(&str, Kind); 6] = [
+    ("at_offset_ms", Kind::Integer),
+    ("key_id", Kind::Integer),
+    ("route", Kind::Unsigned),
+    ("status", Kind::Status),
+    ("duration_us", Kind::Unsigned),
+    ("request_id", Kind::Text),
+];
+
+type WireV1 = (i64, i64, String, String, u16, u64, String);
+
+#[derive(Deserialize)]
+struct Body {
+    v: u64,
+    t0: i64,
+    rows: Vec<(i64, i64, usize, u16, u64, String)>,
+    routes: Vec<(String, String)>,
+}
 
 /// The body of `requests` (their order kept), byte for byte what
-/// `serde_json` writes for the rows, written by hand: this runs once per
-/// stored request under load, where `serde_json`'s writer cost about 1,000
-/// instructions a row (`bench/RESULTS.md`, "The request log on the hit
+/// `serde_json` writes for the same object, written by hand: this runs once
+/// per stored request under load, where `serde_json`'s writer cost about
+/// 1,000 instructions a row (`bench/RESULTS.md`, "The request log on the hit
 /// path"). The test `the_body_is_what_serde_json_writes` holds the two
 /// together.
 pub(crate) fn encode(requests: &[&LoggedRequest]) -> String {
-    // About 110 bytes a row with a UUID request id.
-    let mut out = Vec::with_capacity(2 + requests.len() * 112);
+    let t0 = requests.first().map_or(0, |r| r.at.timestamp_millis());
+    // About 57 bytes a row with a 32-digit request id.
+    let mut out = Vec::with_capacity(64 + requests.len() * 60);
     let mut digits = itoa::Buffer::new();
-    out.push(b'[');
+    out.extend_from_slice(b"{\"v\":");
+    out.extend_from_slice(digits.format(VERSION).as_bytes());
+    out.extend_from_slice(b",\"t0\":");
+    out.extend_from_slice(digits.format(t0).as_bytes());
+    out.extend_from_slice(b",\"rows\":[");
+    // A segment holds a handful of routes: a list searched from the last
+    // one used beats a map.
+    let mut routes: Vec<(&str, &str)> = Vec::new();
+    let mut last = 0;
     for (i, r) in requests.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
+        let route = (r.method, r.route);
+        if routes.get(last) != Some(&route) {
+            last = routes.iter().position(|known| *known == route).unwrap_or_else(|| {
+                routes.push(route);
+                routes.len() - 1
+            });
+        }
         out.push(b'[');
-        out.extend_from_slice(digits.format(r.at.timestamp_millis()).as_bytes());
+        out.extend_from_slice(digits.format(r.at.timestamp_millis() - t0).as_bytes());
         out.push(b',');
         out.extend_from_slice(digits.format(r.key_id).as_bytes());
         out.push(b',');
-        string(&mut out, r.method.as_bytes());
-        out.push(b',');
-        string(&mut out, r.route.as_bytes());
+        out.extend_from_slice(digits.format(last).as_bytes());
         out.push(b',');
         out.extend_from_slice(digits.format(r.status).as_bytes());
         out.push(b',');
@@ -55,7 +116,18 @@ pub(crate) fn encode(requests: &[&LoggedRequest]) -> String {
         string(&mut out, r.request_id.as_bytes());
         out.push(b']');
     }
-    out.push(b']');
+    out.extend_from_slice(b"],\"routes\":[");
+    for (i, (method, route)) in routes.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.push(b'[');
+        string(&mut out, method.as_bytes());
+        out.push(b',');
+        string(&mut out, route.as_bytes());
+        out.push(b']');
+    }
+    out.extend_from_slice(b"]}");
     // Every piece is UTF-8 (digits, `str`s, a request id's bytes), so the
     // body is checked once here rather than each id on its own.
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
@@ -100,10 +172,50 @@ fn escapes(text: &[u8]) -> bool {
     words.remainder().iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\')
 }
 
-/// The rows of segment `id`; an unreadable body is an error naming the
-/// segment, the row and the column.
+/// The rows of segment `id`, of either format; an unreadable body is an
+/// error naming the segment, the row and the column.
 pub(crate) fn decode(id: i64, body: &str) -> Result<Vec<RequestRow>, AccountsError> {
-    let Ok(rows) = serde_json::from_str::<Vec<Wire>>(body) else {
+    if body.trim_start().starts_with('[') {
+        return decode_v1(id, body);
+    }
+    let Ok(Body { v, t0, rows, routes }) = serde_json::from_str::<Body>(body) else {
+        return Err(locate(id, body));
+    };
+    if v != VERSION {
+        return Err(corrupt(format!(
+            "request log segment {id}, format {v} is not one this release reads"
+        )));
+    }
+    rows.into_iter()
+        .enumerate()
+        .map(|(i, (offset, key_id, route, status, duration_us, request_id))| {
+            let column = |column: &str, what: String| {
+                corrupt(format!("request log segment {id}, row {i}, column {column}: {what}"))
+            };
+            let at_ms = t0
+                .checked_add(offset)
+                .ok_or_else(|| column("at_offset_ms", format!("{t0} + {offset} overflows")))?;
+            let at = DateTime::from_timestamp_millis(at_ms)
+                .ok_or_else(|| column("at_offset_ms", format!("{at_ms} is no instant")))?;
+            let (method, route) = routes
+                .get(route)
+                .ok_or_else(|| column("route", format!("{route} is not one of the {} routes", routes.len())))?;
+            Ok(RequestRow {
+                at,
+                key_id,
+                method: method.clone(),
+                route: route.clone(),
+                status,
+                duration_us,
+                request_id,
+            })
+        })
+        .collect()
+}
+
+/// The rows of a body of the first format.
+fn decode_v1(id: i64, body: &str) -> Result<Vec<RequestRow>, AccountsError> {
+    let Ok(rows) = serde_json::from_str::<Vec<WireV1>>(body) else {
         return Err(locate(id, body));
     };
     rows.into_iter()
@@ -130,31 +242,55 @@ pub(crate) fn decode(id: i64, body: &str) -> Result<Vec<RequestRow>, AccountsErr
 /// What is wrong with a body that does not read as rows.
 fn locate(id: i64, body: &str) -> AccountsError {
     let at = |what: String| corrupt(format!("request log segment {id}, {what}"));
-    let rows = match serde_json::from_str::<Value>(body) {
+    let fields = match serde_json::from_str::<Value>(body) {
         Err(e) => return at(format!("body is not JSON: {e}")),
-        Ok(Value::Array(rows)) => rows,
-        Ok(_) => return at("body is not an array of rows".to_owned()),
+        Ok(Value::Array(rows)) => return at(misfit(&rows, &COLUMNS_V1)),
+        Ok(Value::Object(fields)) => fields,
+        Ok(_) => return at("body is neither an array nor an object of rows".to_owned()),
     };
+    if !fields.get("v").is_some_and(Value::is_u64) {
+        return at("field v: not a format number".to_owned());
+    }
+    if !fields.get("t0").is_some_and(Value::is_i64) {
+        return at("field t0: not Unix milliseconds".to_owned());
+    }
+    let Some(Value::Array(routes)) = fields.get("routes") else {
+        return at("field routes: not an array".to_owned());
+    };
+    for (i, route) in routes.iter().enumerate() {
+        let pair = route.as_array();
+        if !pair.is_some_and(|pair| pair.len() == 2 && pair.iter().all(Value::is_string)) {
+            return at(format!("route {i}: {route} is not [method, template]"));
+        }
+    }
+    let Some(Value::Array(rows)) = fields.get("rows") else {
+        return at("field rows: not an array".to_owned());
+    };
+    at(misfit(rows, &COLUMNS))
+}
+
+/// The first row or value of `rows` that does not fit `columns`.
+fn misfit(rows: &[Value], columns: &[(&str, Kind)]) -> String {
     for (i, row) in rows.iter().enumerate() {
         let Some(values) = row.as_array() else {
-            return at(format!("row {i}: not an array"));
+            return format!("row {i}: not an array");
         };
-        if values.len() != COLUMNS.len() {
-            return at(format!("row {i}: {} columns, not {}", values.len(), COLUMNS.len()));
+        if values.len() != columns.len() {
+            return format!("row {i}: {} columns, not {}", values.len(), columns.len());
         }
-        for (column, value) in COLUMNS.iter().zip(values) {
-            let fits = match *column {
-                "at_ms" | "key_id" => value.is_i64(),
-                "status" => value.as_u64().is_some_and(|s| u16::try_from(s).is_ok()),
-                "duration_us" => value.is_u64(),
-                _ => value.is_string(),
+        for ((column, kind), value) in columns.iter().zip(values) {
+            let fits = match kind {
+                Kind::Integer => value.is_i64(),
+                Kind::Unsigned => value.is_u64(),
+                Kind::Status => value.as_u64().is_some_and(|s| u16::try_from(s).is_ok()),
+                Kind::Text => value.is_string(),
             };
             if !fits {
-                return at(format!("row {i}, column {column}: {value} does not fit"));
+                return format!("row {i}, column {column}: {value} does not fit");
             }
         }
     }
-    at("body does not read as rows".to_owned())
+    "body does not read as rows".to_owned()
 }
 
 #[cfg(test)]
@@ -163,49 +299,115 @@ mod tests {
 
     use chrono::{TimeZone, Utc};
     use linecast_core::ports::request_log::RequestId;
+    use serde::Serialize;
 
     use super::*;
 
+    fn request(key_id: i64, at_ms: i64, method: &'static str, route: &'static str, id: &str) -> LoggedRequest {
+        LoggedRequest {
+            customer_id: 1,
+            key_id,
+            at: DateTime::from_timestamp_millis(at_ms).unwrap(),
+            method,
+            route,
+            status: 200,
+            duration_us: 1234,
+            request_id: RequestId::new(id),
+        }
+    }
+
     /// A body reads back as the very rows written, in order; a request id
-    /// that needs escaping survives.
+    /// that needs escaping survives; each route is written once.
     #[test]
     fn a_body_reads_back_as_written() {
         let at = Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 0).unwrap();
-        let a = LoggedRequest {
-            customer_id: 1,
-            key_id: 7,
-            at,
-            method: "GET",
-            route: "/api/v1/games/{sport}",
-            status: 200,
-            duration_us: 1234,
-            request_id: RequestId::new("0b7c-\"quoted\"\\"),
-        };
+        let ms = at.timestamp_millis();
+        let a = request(7, ms, "GET", "/api/v1/games/{sport}", "0b7c-\"quoted\"\\");
         let b = LoggedRequest {
-            key_id: 8,
-            method: "POST",
             status: 503,
-            ..a.clone()
+            ..request(8, ms + 1500, "POST", "/api/v1/customers/me/api-keys", "b")
         };
-        let body = encode(&[&a, &b]);
+        // Recorded by another worker a little before `a`.
+        let c = request(7, ms - 3, "GET", "/api/v1/games/{sport}", "c");
+        let body = encode(&[&a, &b, &c]);
         assert_eq!(
-            &body[..60],
-            r#"[[1796040000000,7,"GET","/api/v1/games/{sport}",200,1234,"0b"#
+            body,
+            r#"{"v":2,"t0":1796040000000,"rows":[[0,7,0,200,1234,"0b7c-\"quoted\"\\"],[1500,8,1,503,1234,"b"],[-3,7,0,200,1234,"c"]],"routes":[["GET","/api/v1/games/{sport}"],["POST","/api/v1/customers/me/api-keys"]]}"#
         );
         let rows = decode(3, &body).unwrap();
-        assert_eq!(rows.len(), 2);
+        assert_eq!(rows.len(), 3);
         assert_eq!(rows[0].at, at);
         assert_eq!(rows[0].request_id, "0b7c-\"quoted\"\\");
         assert_eq!(
-            (rows[1].key_id, rows[1].method.as_str(), rows[1].status),
-            (8, "POST", 503)
+            (rows[1].at - at, rows[1].key_id, rows[1].method.as_str(), rows[1].status),
+            (chrono::TimeDelta::milliseconds(1500), 8, "POST", 503)
         );
-        assert_eq!(decode(4, "[]").unwrap(), vec![]);
+        assert_eq!(rows[1].route, "/api/v1/customers/me/api-keys");
+        assert_eq!(
+            (rows[2].at - at, rows[2].route.as_str()),
+            (chrono::TimeDelta::milliseconds(-3), "/api/v1/games/{sport}")
+        );
+        assert_eq!(decode(4, &encode(&[])).unwrap(), vec![]);
+    }
+
+    /// The first format's bodies (the release before, and the rows the
+    /// prune round folds in SQL) still read.
+    #[test]
+    fn a_body_of_the_first_format_still_reads() {
+        let body =
+            r#"[[1796040000000,7,"GET","/api/v1/games/{sport}",200,1234,"a"],[1796040000005,8,"POST","/r",503,9,"b"]]"#;
+        let rows = decode(5, body).unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].at, Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 0).unwrap());
+        assert_eq!(
+            (
+                rows[1].key_id,
+                rows[1].method.as_str(),
+                rows[1].route.as_str(),
+                rows[1].status,
+                rows[1].duration_us
+            ),
+            (8, "POST", "/r", 503, 9)
+        );
+        assert_eq!(rows[1].request_id, "b");
+        assert_eq!(decode(6, "[]").unwrap(), vec![]);
+    }
+
+    /// What `serde_json` writes for a segment, built from the rows with the
+    /// format's own definition: routes numbered in first-seen order,
+    /// instants from the first row's.
+    #[derive(Serialize)]
+    struct Expected<'a> {
+        v: u64,
+        t0: i64,
+        rows: Vec<(i64, i64, usize, u16, u64, &'a str)>,
+        routes: Vec<(&'a str, &'a str)>,
+    }
+
+    fn expected(requests: &[LoggedRequest]) -> String {
+        let mut body = Expected {
+            v: 2,
+            t0: requests.first().map_or(0, |r| r.at.timestamp_millis()),
+            rows: vec![],
+            routes: vec![],
+        };
+        for r in requests {
+            let seen = body.routes.iter().position(|&known| known == (r.method, r.route));
+            let route = seen.unwrap_or(body.routes.len());
+            if seen.is_none() {
+                body.routes.push((r.method, r.route));
+            }
+            let at = r.at.timestamp_millis() - body.t0;
+            body.rows
+                .push((at, r.key_id, route, r.status, r.duration_us, r.request_id.as_str()));
+        }
+        serde_json::to_string(&body).unwrap()
     }
 
     /// The hand-written body is, byte for byte, what `serde_json` writes for
-    /// the same rows as arrays: numbers at their extremes, text with every
-    /// kind of byte JSON escapes and some it does not.
+    /// the same segment: numbers at their extremes, text with every kind of
+    /// byte JSON escapes and some it does not, routes seen again after
+    /// others.
     #[test]
     fn the_body_is_what_serde_json_writes() {
         let texts = [
@@ -216,39 +418,30 @@ mod tests {
             "tab\tnewline\ncontrol\u{1}del\u{7f}",
             "caf\u{e9} \u{1f3c8} </script>",
         ];
-        let at = |ms: i64| DateTime::from_timestamp_millis(ms).unwrap();
         let mut requests = Vec::new();
-        for (i, text) in texts.iter().enumerate() {
-            let other = texts[(i + 1) % texts.len()];
-            requests.push(LoggedRequest {
-                customer_id: 1,
-                key_id: [i64::MIN, -1, 0, 7, i64::MAX, 42][i],
-                at: at([-62_135_596_800_000, -1, 0, 1_796_040_000_123, 253_402_300_799_999, 5][i]),
-                method: text,
-                route: other,
-                status: [0, 200, 404, 503, u16::MAX, 1][i],
-                duration_us: [0, 1, 999, 1_000_000, u64::MAX, 10][i],
-                request_id: RequestId::new(other),
-            });
+        for round in 0..2 {
+            for (i, text) in texts.iter().enumerate() {
+                let other = texts[(i + 1 + round) % texts.len()];
+                requests.push(LoggedRequest {
+                    customer_id: 1,
+                    key_id: [i64::MIN, -1, 0, 7, i64::MAX, 42][i],
+                    at: DateTime::from_timestamp_millis(
+                        [-62_135_596_800_000, -1, 0, 1_796_040_000_123, 253_402_300_799_999, 5][(i + round) % 6],
+                    )
+                    .unwrap(),
+                    method: text,
+                    route: other,
+                    status: [0, 200, 404, 503, u16::MAX, 1][i],
+                    duration_us: [0, 1, 999, 1_000_000, u64::MAX, 10][i],
+                    request_id: RequestId::new(other),
+                });
+            }
         }
         let refs: Vec<&LoggedRequest> = requests.iter().collect();
-        let expected: Vec<serde_json::Value> = requests
-            .iter()
-            .map(|r| {
-                serde_json::json!([
-                    r.at.timestamp_millis(),
-                    r.key_id,
-                    r.method,
-                    r.route,
-                    r.status,
-                    r.duration_us,
-                    r.request_id.as_str()
-                ])
-            })
-            .collect();
-        assert_eq!(encode(&refs), serde_json::to_string(&expected).unwrap());
-        assert_eq!(encode(&refs[..1]), serde_json::to_string(&expected[..1]).unwrap());
-        assert_eq!(encode(&[]), "[]");
+        assert_eq!(encode(&refs), expected(&requests));
+        assert_eq!(encode(&refs[..1]), expected(&requests[..1]));
+        assert_eq!(encode(&[]), expected(&[]));
+        assert_eq!(decode(1, &encode(&refs)).unwrap().len(), requests.len());
         // Each byte JSON escapes, and its neighbours that it does not, at
         // every place of a 17-byte id (both words and the rest).
         for special in [
@@ -261,25 +454,17 @@ mod tests {
                     request_id: RequestId::new(&id),
                     ..requests[3].clone()
                 };
-                let row = serde_json::json!([[
-                    request.at.timestamp_millis(),
-                    request.key_id,
-                    request.method,
-                    request.route,
-                    request.status,
-                    request.duration_us,
-                    id
-                ]]);
-                assert_eq!(encode(&[&request]), row.to_string(), "{id:?}");
+                assert_eq!(encode(&[&request]), expected(std::slice::from_ref(&request)), "{id:?}");
             }
         }
     }
 
-    /// An unreadable body names the segment, the row and the column.
+    /// An unreadable body names the segment, the row and the column, in
+    /// either format.
     #[test]
     fn a_malformed_body_names_segment_row_and_column() {
-        let ok = r#"[1796040000000,7,"GET","/r",200,5,"id"]"#;
         let message = |body: &str| decode(9, body).unwrap_err().to_string();
+        let ok = r#"[1796040000000,7,"GET","/r",200,5,"id"]"#;
         let status = message(&format!(r#"[{ok},[1796040000000,7,"GET","/r",70000,5,"id"]]"#));
         assert!(status.contains("segment 9, row 1, column status"), "{status}");
         let key = message(&format!(r#"[{ok},{ok},[1796040000000,"7","GET","/r",200,5,"id"]]"#));
@@ -287,8 +472,39 @@ mod tests {
         let short = message("[[1796040000000,7]]");
         assert!(short.contains("segment 9, row 0: 2 columns, not 7"), "{short}");
         assert!(message("[[1,2").contains("segment 9, body is not JSON"));
-        assert!(message("{}").contains("segment 9, body is not an array"));
+        assert!(message("3").contains("segment 9, body is neither an array nor an object"));
         let instant = message(r#"[[9223372036854775807,7,"GET","/r",200,5,"id"]]"#);
         assert!(instant.contains("segment 9, row 0, column at_ms"), "{instant}");
+
+        let v2 =
+            |rows: &str, routes: &str| format!(r#"{{"v":2,"t0":1796040000000,"rows":[{rows}],"routes":[{routes}]}}"#);
+        let ok = r#"[0,7,0,200,5,"id"]"#;
+        let get = r#"["GET","/r"]"#;
+        assert_eq!(decode(9, &v2(ok, get)).unwrap().len(), 1);
+        let status = message(&v2(&format!(r#"{ok},[1,7,0,70000,5,"id"]"#), get));
+        assert!(status.contains("segment 9, row 1, column status"), "{status}");
+        let route = message(&v2(&format!(r#"{ok},{ok},[1,7,1,200,5,"id"]"#), get));
+        assert!(
+            route.contains("segment 9, row 2, column route: 1 is not one of the 1 routes"),
+            "{route}"
+        );
+        let negative = message(&v2(r#"[1,7,-1,200,5,"id"]"#, get));
+        assert!(negative.contains("segment 9, row 0, column route"), "{negative}");
+        let short = message(&v2("[1,7]", get));
+        assert!(short.contains("segment 9, row 0: 2 columns, not 6"), "{short}");
+        let pair = message(&v2(ok, r#"["GET"]"#));
+        assert!(
+            pair.contains(r#"segment 9, route 0: ["GET"] is not [method, template]"#),
+            "{pair}"
+        );
+        let instant = message(&v2(r#"[9223372036854775807,7,0,200,5,"id"]"#, get));
+        assert!(instant.contains("segment 9, row 0, column at_offset_ms"), "{instant}");
+        assert!(message("{}").contains("segment 9, field v"));
+        assert!(message(r#"{"v":2}"#).contains("segment 9, field t0"));
+        let later = message(r#"{"v":3,"t0":0,"rows":[],"routes":[]}"#);
+        assert!(
+            later.contains("segment 9, format 3 is not one this release reads"),
+            "{later}"
+        );
     }
 }

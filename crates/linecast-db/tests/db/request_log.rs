@@ -2,6 +2,8 @@
 //! read back as recorded, pruning, and the rows of the release before
 //! segments folded in.
 
+use std::sync::Arc;
+
 use chrono::{DateTime, TimeDelta, Utc};
 use linecast_core::Accounts;
 use linecast_core::ports::request_log::{LoggedRequest, RequestId, RequestLogStore, RequestRow};
@@ -50,14 +52,14 @@ pub async fn concurrent_batches_share_the_days_cap_exactly(url: String) {
                 let batch: Vec<LoggedRequest> = (0..20)
                     .map(|i| request(ada, 1, t0() + TimeDelta::milliseconds(t * 100 + i), GAMES, 200))
                     .collect();
-                db.append_requests(&batch, 50).await.unwrap();
+                db.append_requests(Arc::new(batch.clone()), 50).await.unwrap();
             })
         })
         .collect();
     for task in tasks {
         task.await.unwrap();
     }
-    db.append_requests(&[request(bob, 2, t0(), GAMES, 200)], 50)
+    db.append_requests(Arc::new(vec![request(bob, 2, t0(), GAMES, 200)]), 50)
         .await
         .unwrap();
     let stored = |customer| {
@@ -70,7 +72,7 @@ pub async fn concurrent_batches_share_the_days_cap_exactly(url: String) {
     assert_eq!(offered, vec![(day_of(t0()), 160)]);
     // The next day starts a new cap.
     let tomorrow = t0() + TimeDelta::days(1);
-    db.append_requests(&[request(ada, 1, tomorrow, GAMES, 200)], 50)
+    db.append_requests(Arc::new(vec![request(ada, 1, tomorrow, GAMES, 200)]), 50)
         .await
         .unwrap();
     assert_eq!(stored(ada).await, 51);
@@ -94,10 +96,13 @@ pub async fn rows_read_back_as_recorded_and_are_pruned(url: String) {
         request(ada, 2, t0() + TimeDelta::seconds(1), ODDS, 200),
         slow,
     ];
-    db.append_requests(&batch, 10_000).await.unwrap();
-    db.append_requests(&[request(ada, 1, t0() + TimeDelta::seconds(3), GAMES, 200)], 10_000)
-        .await
-        .unwrap();
+    db.append_requests(Arc::new(batch.clone()), 10_000).await.unwrap();
+    db.append_requests(
+        Arc::new(vec![request(ada, 1, t0() + TimeDelta::seconds(3), GAMES, 200)]),
+        10_000,
+    )
+    .await
+    .unwrap();
     let rows = db.requests_since(ada, week_ago()).await.unwrap();
     let seen: Vec<(i64, &str, &str, u16, DateTime<Utc>)> = rows
         .iter()
@@ -155,9 +160,12 @@ pub async fn rows_of_the_release_before_fold_into_segments(url: String) {
             .unwrap();
     }
     // A segment written meanwhile by this release.
-    db.append_requests(&[request(ada, 1, t0() + TimeDelta::seconds(5), GAMES, 200)], 10_000)
-        .await
-        .unwrap();
+    db.append_requests(
+        Arc::new(vec![request(ada, 1, t0() + TimeDelta::seconds(5), GAMES, 200)]),
+        10_000,
+    )
+    .await
+    .unwrap();
     assert_eq!(db.requests_since(ada, week_ago()).await.unwrap().len(), 1);
 
     assert_eq!(db.prune_requests(week_ago()).await.unwrap(), 1);
