@@ -15,11 +15,23 @@ use crate::quota_calendar::Day;
 /// characters of `A-Z a-z 0-9 . _ : -`).
 pub const REQUEST_ID_MAX: usize = 128;
 
-/// A request id held inline, so recording a request allocates nothing.
-#[derive(Clone, Copy)]
-pub struct RequestId {
-    bytes: [u8; REQUEST_ID_MAX],
-    len: u8,
+/// Ids of up to this many bytes are held inline: the server's own (32 hex
+/// digits) and most a client sends.
+const INLINE_MAX: usize = 32;
+
+/// A request id. One of up to [`INLINE_MAX`] bytes is held inline, so
+/// recording a request with the server's own id allocates nothing; a
+/// longer one (only a client's `X-Request-Id` can be) is boxed. Inline, a
+/// logged request is about half the size it was with room for the longest
+/// id: the buffer between two flushes, and every push into it, half as
+/// many bytes.
+#[derive(Clone)]
+pub struct RequestId(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    Inline { bytes: [u8; INLINE_MAX], len: u8 },
+    Boxed(Box<str>),
 }
 
 impl RequestId {
@@ -29,21 +41,29 @@ impl RequestId {
         while !id.is_char_boundary(end) {
             end -= 1;
         }
-        let mut bytes = [0; REQUEST_ID_MAX];
-        bytes[..end].copy_from_slice(&id.as_bytes()[..end]);
-        Self {
-            bytes,
-            len: u8::try_from(end).unwrap_or(u8::MAX),
+        let id = &id[..end];
+        if id.len() <= INLINE_MAX {
+            let mut bytes = [0; INLINE_MAX];
+            bytes[..id.len()].copy_from_slice(id.as_bytes());
+            Self(Repr::Inline {
+                bytes,
+                len: id.len() as u8,
+            })
+        } else {
+            Self(Repr::Boxed(id.into()))
         }
     }
 
     /// The id's bytes: UTF-8, as `new` cut it at a character boundary.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes[..usize::from(self.len)]
+        match &self.0 {
+            Repr::Inline { bytes, len } => &bytes[..usize::from(*len)],
+            Repr::Boxed(id) => id.as_bytes(),
+        }
     }
 
     pub fn as_str(&self) -> &str {
-        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default()
+        std::str::from_utf8(self.as_bytes()).unwrap_or_default()
     }
 }
 
@@ -61,8 +81,9 @@ impl PartialEq for RequestId {
 
 impl Eq for RequestId {}
 
-/// One answered request, as the request path records it: no allocation,
-/// every text a `'static` name or the inline id.
+/// One answered request, as the request path records it: every text a
+/// `'static` name or the id (inline unless a client sent one over 32
+/// bytes), 112 bytes in all.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoggedRequest {
     pub customer_id: i64,
@@ -154,4 +175,52 @@ pub trait RequestLogStore: Send + Sync {
     /// The requests recorded (stored or not) per day of the customer since
     /// `from`, oldest first; days without any are absent.
     async fn requests_offered(&self, customer_id: i64, from: Day) -> Result<Vec<(Day, u64)>, AccountsError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_id_reads_back_cut_to_its_longest_whole_characters() {
+        // The longest prefix of at most 128 bytes that ends between
+        // characters, worked out character by character.
+        let cut = |id: &str| {
+            let mut out = String::new();
+            for c in id.chars() {
+                if out.len() + c.len_utf8() > 128 {
+                    break;
+                }
+                out.push(c);
+            }
+            out
+        };
+        let hex = "0123456789abcdef0123456789abcdef";
+        for id in [
+            String::new(),
+            "r".to_owned(),
+            hex.to_owned(),
+            format!("{hex}x"),
+            "a".repeat(128),
+            "a".repeat(129),
+            format!("{}é", "a".repeat(31)),
+            format!("{}é", "a".repeat(127)),
+            "é".repeat(70),
+        ] {
+            let kept = RequestId::new(&id);
+            assert_eq!(kept.as_str(), cut(&id), "{id:?}");
+            assert_eq!(kept.as_bytes(), cut(&id).as_bytes(), "{id:?}");
+            assert_eq!(kept.clone(), RequestId::new(&cut(&id)));
+        }
+    }
+
+    #[test]
+    fn a_logged_request_holds_the_servers_own_id_in_about_a_hundred_bytes() {
+        // The buffer between two flushes holds 32,768 of these.
+        assert!(
+            std::mem::size_of::<LoggedRequest>() <= 112,
+            "{}",
+            std::mem::size_of::<LoggedRequest>()
+        );
+    }
 }

@@ -24,7 +24,7 @@ use crate::quota_calendar::{Day, day_of};
 pub const DAILY_CAP: u64 = 10_000;
 
 /// Requests the in-memory buffer holds between two flushes (a flush a
-/// second: 32,768 requests a second per instance, about 6 MiB; the batch
+/// second: 32,768 requests a second per instance, about 3.5 MiB; the batch
 /// being written is a second buffer of the same bound). Past it a request
 /// is not logged, and counted as dropped.
 pub const BUFFER_BOUND: usize = 32_768;
