@@ -21,10 +21,9 @@ const INLINE_MAX: usize = 32;
 
 /// A request id. One of up to [`INLINE_MAX`] bytes is held inline, so
 /// recording a request with the server's own id allocates nothing; a
-/// longer one (only a client's `X-Request-Id` can be) is boxed. Inline, a
-/// logged request is about half the size it was with room for the longest
-/// id: the buffer between two flushes, and every push into it, half as
-/// many bytes.
+/// longer one (only a client's `X-Request-Id` can be) is boxed. Room for
+/// the longest id inline would nearly double a logged request, and with
+/// it the buffer between two flushes and every push into it.
 #[derive(Clone)]
 pub struct RequestId(Repr);
 
