@@ -23,6 +23,9 @@
 #                    request of a run stores its row (the last line says
 #                    how many were offered and how many stored)
 #   WARM=1           seconds of warm-up before each run
+#   SETTLE=12        seconds waited after the last round, before each
+#                    server's CPU is read (the request log's hold and a
+#                    round, with a margin)
 #   PATHS            as bench/load.sh (default the nba predictions)
 #   ADMIN_BINARY     linecast-admin that creates the customers and keys
 #                    (default target/dist/linecast-admin)
@@ -143,7 +146,10 @@ print(f"B/A per server CPU second, {enc}, {len(r)} rounds: median {statistics.me
       f"B lower in {lost} of {len(r)}")
 PY
 done
-sleep 2 # one flush, so both databases hold every count
+# The request log holds requests 10 s before a round writes them: wait for
+# that, so each server's CPU below includes the writing of its last rows.
+sleep "${SETTLE:-12}"
+
 # Where each server's CPU went, by thread (the workers answer requests; the
 # main thread runs the flush round; sqlx's worker runs SQLite).
 for side in a b; do
@@ -159,6 +165,11 @@ for stat in glob.glob(f"/proc/{pid}/task/*/stat"):
     by[name] = by.get(name, 0) + (int(fields[11]) + int(fields[12])) / tck
 served = sum(int(x) for x in open(sys.argv[4]) if x.strip())
 print(f"{side} served {served} measured requests (warm-ups not counted); CPU seconds by thread, warm-ups included: " + ", ".join(f"{n} {s:.1f}" for n, s in sorted(by.items(), key=lambda x: -x[1]) if s >= 0.05))
+# The whole run's figure: every thread's CPU, the start and the warm-ups
+# included, over the requests measured. Unlike a round's ratio it charges
+# each server with work it did while the other was measured (a write of
+# held requests).
+print(f"{side} whole run: {sum(by.values()) / max(served, 1) * 1e6:.2f} CPU us per measured request")
 PY
 done
 for side in a b; do

@@ -7,7 +7,8 @@
 #
 # Starts linecast (dist build, demo data, CUSTOMERS customers and KEYS keys)
 # pinned to core 0, drives it with wrk on core 1 for DURATION_S (default
-# 20) seconds, waits for the last flush, and prints:
+# 20) seconds, waits for the last write of the log (its requests are held
+# 10 s, then a round writes them), and prints:
 # - requests served, rows offered and stored, about how many the buffer dropped (answered minus offered);
 # - the segments written and the bytes of their bodies per stored row;
 # - CPU seconds by thread over the measured run and the last flush
@@ -20,6 +21,9 @@
 #   API_BINARY       the server (default target/dist/linecast-api)
 #   ADMIN_BINARY     creates the customers and keys (default target/dist/linecast-admin)
 #   CUSTOMERS=1000, KEYS=4000
+#   SETTLE=12        seconds waited after the warm-up and after the run,
+#                    so every request of each is written (the hold and a
+#                    round, with a margin)
 #   STATE=dir        keep the prepared database there and reuse it on the
 #                    next run (customers and keys take minutes to create);
 #                    each run starts on a fresh copy of it
@@ -115,7 +119,8 @@ stored, segments, body = db.execute(
 print(json.dumps([offered, stored, segments, body]))
 PY
 }
-sleep 2 # the warm-up's flush
+SETTLE=${SETTLE:-12}
+sleep "$SETTLE" # the warm-up's requests written
 before=$(threads); logged_before=$(logged)
 if [ -n "${PERF:-}" ]; then
   perf record -q -e cpu-clock -F "${PERF_FREQ:-4000}" ${PERF_GRAPH--g} -p "$SERVER" -o "$PERF" -- sleep "$DURATION" 2>/dev/null &
@@ -125,7 +130,7 @@ result=$(taskset -c 1 wrk -t1 -c "$CONNECTIONS" -d "${DURATION}s" -s bench/rotat
   || fail "no RESULT line"
 [ -n "${PERF:-}" ] && wait "$RECORDER"
 [ "$(echo "$result" | sed -n 's/.*non2xx=\([0-9]*\).*/\1/p')" = 0 ] || fail "answers >= 400 (raise KEYS): $result"
-sleep 3 # the last flush
+sleep "$SETTLE" # the run's requests written
 after=$(threads); logged_after=$(logged)
 python3 - "$before" "$after" "$logged_before" "$logged_after" "$result" <<'PY'
 import json, re, sys

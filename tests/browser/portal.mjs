@@ -264,11 +264,11 @@ try {
   await accessible("billing");
 
   // 5c. Requests: the API calls made above with the new keys are listed
-  // (written by the flush round within about a second), filtered by status.
+  // (written by the flush round once held 10 s), filtered by status.
   await page.getByRole("link", { name: "Requests" }).first().click();
   await page.waitForURL(`${BASE}/portal/requests`);
   let logged = false;
-  for (let i = 0; i < 20 && !logged; i += 1) {
+  for (let i = 0; i < 60 && !logged; i += 1) {
     logged = (await page.getByRole("cell", { name: "/api/v1/sports" }).count()) > 0;
     if (!logged) {
       await new Promise((r) => setTimeout(r, 500));

@@ -1,9 +1,10 @@
 //! The server's usage flush round: core's `Usage::flush` persists buffered
 //! counts (keeping the health the access decision reads) and `last_used_at`
 //! of the keys used since the last round, then the request log's buffer goes
-//! to its table in one batch (core's `RequestLog::flush`, which also prunes
-//! past the retention once an hour); this logs and exports the metrics. The
-//! timing rules are the limits crate's `Flusher`.
+//! to its table in one batch once it has been held long enough (core's
+//! `RequestLog::flush`, which also prunes past the retention once an hour);
+//! this logs and exports the metrics. The timing rules are the limits
+//! crate's `Flusher`. The last round before a stop is [`flush_all`].
 
 use std::time::Duration;
 
@@ -12,9 +13,20 @@ use crate::state::AppState;
 /// How often counted requests are persisted: the crash bound when healthy.
 pub const FLUSH_EVERY: Duration = linecast_limits::DEFAULT_FLUSH_INTERVAL;
 
-/// Persists buffered usage and `last_used_at` once (core's
-/// `Usage::flush`), logging what failed and exporting the lag.
+/// One round: persists buffered usage and `last_used_at` (core's
+/// `Usage::flush`), logging what failed and exporting the lag, and writes
+/// the request log's buffer if its hold has passed.
 pub async fn flush_once(state: &AppState) {
+    flush(state, false).await;
+}
+
+/// The last round before a stop: as [`flush_once`], and the request log's
+/// buffer written whatever its age.
+pub async fn flush_all(state: &AppState) {
+    flush(state, true).await;
+}
+
+async fn flush(state: &AppState, everything: bool) {
     let used_keys = state
         .gate
         .access
@@ -29,7 +41,12 @@ pub async fn flush_once(state: &AppState) {
         tracing::warn!(error = %e, "last_used_at update failed");
     }
     crate::metrics::usage_flush(report.lag < FLUSH_EVERY * 2, report.lag.as_secs_f64());
-    let logged = state.request_log.flush(state.clock.now()).await;
+    let now = state.clock.now();
+    let logged = if everything {
+        state.request_log.flush_all(now).await
+    } else {
+        state.request_log.flush(now).await
+    };
     if let Err(e) = &logged {
         tracing::warn!(error = %e, "request log flush failed; its batch stays buffered");
     }

@@ -298,7 +298,7 @@ impl Application {
                 "stopping: background tasks or slot and lease releases did not finish in time; moving on to the final flush"
             );
         }
-        if tokio::time::timeout_at(deadline, crate::accounting::flush_once(&state))
+        if tokio::time::timeout_at(deadline, crate::accounting::flush_all(&state))
             .await
             .is_err()
         {

@@ -2,8 +2,8 @@
 //! request log's retention (time, key, method, route template, status,
 //! duration, request id), filtered by key, status class and endpoint; the
 //! same rows as CSV (`GET /portal/requests.csv`); and requests per day by
-//! key and by endpoint. Rows are written by the flush round (core's
-//! `RequestLog`), so a request shows within about a second.
+//! key and by endpoint. Rows are written by the flush round once held 10
+//! seconds (core's `RequestLog`), so a request shows within about 11.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;

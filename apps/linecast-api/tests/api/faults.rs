@@ -4,8 +4,9 @@
 use std::time::Duration;
 
 use linecast_api::settings::Settings;
+use linecast_core::ports::request_log::RequestFilter;
 
-use crate::helpers::{assert_error_shape, fixture_now, spawn_app, spawn_with_settings};
+use crate::helpers::{assert_error_shape, demo_customer, fixture_now, spawn_app, spawn_with_settings};
 
 /// The store re-checks an object's version at most every 2 s.
 const VERSION_TTL: Duration = Duration::from_millis(2300);
@@ -62,4 +63,15 @@ async fn a_graceful_restart_loses_no_quota_increment() {
     assert_eq!(status, 200);
     // The usage call itself is counted too.
     assert_eq!(usage["monthly_requests"], served + 1, "{usage}");
+    // The request log holds its requests 10 s before a round writes them:
+    // the stop wrote them all the same.
+    let customer = demo_customer(&second).await;
+    let logged = second
+        .state
+        .request_log
+        .all(customer.customer_id, &RequestFilter::default(), fixture_now())
+        .await
+        .unwrap();
+    let sports = logged.iter().filter(|r| r.route == "/api/v1/sports").count();
+    assert_eq!(sports, served as usize, "{logged:?}");
 }

@@ -195,7 +195,7 @@ async fn world() -> World {
     assert_eq!(call(&app, get, "/api/v1/odds/nba", "", false).await, 401);
     made.sort();
     let cookie = sign_in(&app, &first).await;
-    linecast_api::accounting::flush_once(&app.state).await;
+    linecast_api::accounting::flush_all(&app.state).await;
     World {
         app,
         cookie,
@@ -345,7 +345,7 @@ async fn the_log_keeps_the_daily_cap_and_its_retention() {
     }
     // Older than the retention: stored, then pruned by the same round.
     app.state.request_log.record(request(now - Duration::hours(30)));
-    linecast_api::accounting::flush_once(&app.state).await;
+    linecast_api::accounting::flush_all(&app.state).await;
     let cookie = sign_in(&app, &app.api_key).await;
     let (_, html, _) = page(&app, &cookie, "/portal/requests").await;
     assert!(html.contains(&format!("{DAILY_CAP} matching requests")), "{html}");
@@ -358,7 +358,7 @@ async fn the_log_keeps_the_daily_cap_and_its_retention() {
 
     // Two days on, the round deletes them all.
     clock.set(now + Duration::days(2));
-    linecast_api::accounting::flush_once(&app.state).await;
+    linecast_api::accounting::flush_all(&app.state).await;
     let cookie = sign_in(&app, &app.api_key).await;
     let (_, html, _) = page(&app, &cookie, "/portal/requests").await;
     assert!(html.contains("0 matching requests"), "{html}");

@@ -1,17 +1,27 @@
 //! The request log's use cases: the request path records each admitted
 //! request into a bounded in-memory buffer (no I/O, no allocation past the
 //! buffer's growth); the usage flush round moves the buffer to the store in
-//! one batch, and prunes what is older than the retention once an hour; the
-//! portal reads a customer's own requests back.
+//! one batch once its oldest request has waited [`HOLD_FOR`] (or the buffer
+//! is nearly full), and prunes what is older than the retention once an hour;
+//! the portal reads a customer's own requests back.
 //!
 //! Bounds: the buffer holds at most [`BUFFER_BOUND`] requests (past it a
 //! request is dropped and counted, never waited for); the store keeps at
 //! most [`DAILY_CAP`] rows per customer and UTC day (past it requests are
 //! counted per day, not stored) and `retention_days` days.
+//!
+//! Why the hold: the store writes one segment per customer-day a batch, and
+//! a segment's own cost (its day's upsert, its row, two index entries)
+//! outweighs its requests' when it holds a second's worth of one
+//! customer's; ten seconds' batches make segments ten times fuller. The
+//! price: the portal shows a request up to [`HOLD_FOR`] plus a round
+//! late, and a crash loses up to that much of the log (never of the usage
+//! counts, which keep their own round).
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, NaiveTime, TimeDelta, Utc};
 
@@ -23,11 +33,25 @@ use crate::quota_calendar::{Day, day_of};
 /// the day's totals, not stored.
 pub const DAILY_CAP: u64 = 10_000;
 
-/// Requests the in-memory buffer holds between two flushes (a flush a
-/// second: 32,768 requests a second per instance, about 3.5 MiB; the batch
-/// being written is a second buffer of the same bound). Past it a request
-/// is not logged, and counted as dropped.
-pub const BUFFER_BOUND: usize = 32_768;
+/// Requests the in-memory buffer holds between two writes (about 14 MiB
+/// at 112 bytes a request; the batch being written is a second buffer of
+/// the same bound). Past it a request is not logged, and counted as
+/// dropped.
+pub const BUFFER_BOUND: usize = 131_072;
+
+/// Room the round leaves for the requests of the next second: it writes
+/// the buffer, however young, once less than this is free
+/// ([`WRITE_AT`]), so up to 32,768 requests a second per instance are
+/// never dropped.
+pub const ROUND_ROOM: usize = 32_768;
+
+/// Requests in the buffer at which the round writes it, however young.
+pub const WRITE_AT: usize = BUFFER_BOUND - ROUND_ROOM;
+
+/// How long the round leaves requests in the buffer before writing them:
+/// measured from the round that first found the buffer non-empty, so a
+/// request waits at most this plus a round.
+pub const HOLD_FOR: Duration = Duration::from_secs(10);
 
 /// Days kept by default (`LINECAST_REQUEST_LOG_DAYS`).
 pub const DEFAULT_RETENTION_DAYS: u32 = 7;
@@ -62,7 +86,12 @@ pub struct RequestLog {
     dropped: AtomicU64,
     retention_days: u32,
     last_prune: Mutex<Option<DateTime<Utc>>>,
-    /// One flush at a time: when `flush` returns, every request recorded
+    /// How long requests wait in the buffer ([`HOLD_FOR`]).
+    hold_for: Duration,
+    /// When a round first found the buffer non-empty since the last write
+    /// (the round's own instant: a request is at most a round older).
+    held_since: Mutex<Option<Instant>>,
+    /// One flush at a time: when `write` returns, every request recorded
     /// before it was called is stored (or back in the buffer).
     flushing: futures::lock::Mutex<()>,
 }
@@ -76,8 +105,17 @@ impl RequestLog {
             dropped: AtomicU64::new(0),
             retention_days: retention_days.max(1),
             last_prune: Mutex::new(None),
+            hold_for: HOLD_FOR,
+            held_since: Mutex::new(None),
             flushing: futures::lock::Mutex::new(()),
         }
+    }
+
+    /// The same log, holding requests `hold_for` instead of [`HOLD_FOR`].
+    #[must_use]
+    pub fn holding_for(mut self, hold_for: Duration) -> Self {
+        self.hold_for = hold_for;
+        self
     }
 
     pub fn retention_days(&self) -> u32 {
@@ -108,11 +146,41 @@ impl RequestLog {
         self.buffer.lock().unwrap_or_else(PoisonError::into_inner).len()
     }
 
-    /// One round: the buffer to the store in one batch (a failed batch goes
-    /// back into the buffer, within its bound), then, once per
-    /// [`PRUNE_EVERY`], rows past the retention out. Returns the requests
-    /// written.
+    /// One round: once the buffer's requests have waited the hold (or it is
+    /// [`WRITE_AT`] full), the buffer to the store in one batch (see [`Self::write`]);
+    /// then, once per [`PRUNE_EVERY`], rows past the retention out. Returns
+    /// the requests written.
     pub async fn flush(&self, now: DateTime<Utc>) -> Result<usize, AccountsError> {
+        let due = {
+            let pending = self.pending();
+            let mut held_since = self.held_since.lock().unwrap_or_else(PoisonError::into_inner);
+            match *held_since {
+                _ if pending == 0 => false,
+                _ if pending >= WRITE_AT => true,
+                Some(since) => since.elapsed() >= self.hold_for,
+                // The first round to find requests: the hold starts now.
+                None => {
+                    *held_since = Some(Instant::now());
+                    self.hold_for.is_zero()
+                }
+            }
+        };
+        let written = if due { self.write().await? } else { 0 };
+        self.prune_when_due(now).await?;
+        Ok(written)
+    }
+
+    /// Everything held, to the store now, whatever its age (the last round
+    /// before a stop), then the prune when due. Returns the requests written.
+    pub async fn flush_all(&self, now: DateTime<Utc>) -> Result<usize, AccountsError> {
+        let written = self.write().await?;
+        self.prune_when_due(now).await?;
+        Ok(written)
+    }
+
+    /// The buffer to the store in one batch; a failed batch goes back into
+    /// the buffer, within its bound, and is due again at the next round.
+    async fn write(&self) -> Result<usize, AccountsError> {
         let _running = self.flushing.lock().await;
         let spare = std::mem::take(&mut *self.spare.lock().unwrap_or_else(PoisonError::into_inner));
         let batch = std::mem::replace(&mut *self.buffer.lock().unwrap_or_else(PoisonError::into_inner), spare);
@@ -131,6 +199,12 @@ impl RequestLog {
             spare.clear();
             *self.spare.lock().unwrap_or_else(PoisonError::into_inner) = spare;
         }
+        // What arrives from now on is held afresh.
+        *self.held_since.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        Ok(written)
+    }
+
+    async fn prune_when_due(&self, now: DateTime<Utc>) -> Result<(), AccountsError> {
         let due = {
             let last = self.last_prune.lock().unwrap_or_else(PoisonError::into_inner);
             last.is_none_or(|at| now - at >= PRUNE_EVERY)
@@ -138,7 +212,7 @@ impl RequestLog {
         if due {
             self.prune(now).await?;
         }
-        Ok(written)
+        Ok(())
     }
 
     /// Deletes what is older than the retention, now.
@@ -414,11 +488,58 @@ mod tests {
         assert_eq!(page.totals[0].over_cap, BUFFER_BOUND as u64 - DAILY_CAP);
     }
 
+    /// A round leaves requests in the buffer until the first round that
+    /// found them is the hold ago; the last round before a stop writes
+    /// them whatever their age.
+    #[tokio::test]
+    async fn a_round_holds_requests_until_the_hold_has_passed() {
+        let store = Arc::new(MemoryRequestLog::default());
+        let log = RequestLog::new(store.clone(), 7).holding_for(Duration::from_hours(1));
+        log.record(request(1, now()));
+        assert_eq!(log.flush(now()).await.unwrap(), 0);
+        assert_eq!(log.flush(now()).await.unwrap(), 0);
+        assert_eq!((log.pending(), store.len()), (1, 0));
+        assert_eq!(log.flush_all(now()).await.unwrap(), 1);
+        assert_eq!((log.pending(), store.len()), (0, 1));
+
+        let hold = Duration::from_millis(30);
+        let log = RequestLog::new(store.clone(), 7).holding_for(hold);
+        // An empty round starts no hold: requests recorded after it still
+        // wait the whole hold from the round that first finds them.
+        assert_eq!(log.flush(now()).await.unwrap(), 0);
+        tokio::time::sleep(hold * 2).await;
+        log.record(request(1, now()));
+        assert_eq!(log.flush(now()).await.unwrap(), 0, "the hold starts at this round");
+        tokio::time::sleep(hold * 2).await;
+        log.record(request(1, now()));
+        assert_eq!(log.flush(now()).await.unwrap(), 2);
+        // The next requests are held afresh.
+        log.record(request(1, now()));
+        assert_eq!(log.flush(now()).await.unwrap(), 0);
+        assert_eq!(store.len(), 3);
+    }
+
+    /// A buffer with less than a second's room (32,768 requests) left is
+    /// written by the next round, however young its requests.
+    #[tokio::test]
+    async fn a_nearly_full_buffer_is_written_without_waiting_for_the_hold() {
+        let store = Arc::new(MemoryRequestLog::default());
+        let log = RequestLog::new(store.clone(), 7).holding_for(Duration::from_hours(1));
+        let full_but_a_second = 131_072 - 32_768;
+        for _ in 1..full_but_a_second {
+            log.record(request(1, now()));
+        }
+        assert_eq!(log.flush(now()).await.unwrap(), 0);
+        log.record(request(1, now()));
+        assert_eq!(log.flush(now()).await.unwrap(), full_but_a_second);
+        assert_eq!(log.pending(), 0);
+    }
+
     /// A batch the store refused is written by the next round, once.
     #[tokio::test]
     async fn a_failed_flush_keeps_the_batch_for_the_next_round() {
         let store = Arc::new(MemoryRequestLog::default());
-        let log = RequestLog::new(store.clone(), 7);
+        let log = RequestLog::new(store.clone(), 7).holding_for(Duration::ZERO);
         log.record(request(1, now()));
         store.set_down(true);
         assert!(log.flush(now()).await.is_err());
@@ -428,6 +549,18 @@ mod tests {
         assert_eq!(log.flush(now()).await.unwrap(), 0);
         let page = log.page(1, &RequestFilter::default(), 10, now()).await.unwrap();
         assert_eq!(page.rows.len(), 1);
+
+        // Held requests whose write failed are not held again: the next
+        // round writes them.
+        let hold = Duration::from_millis(30);
+        let log = RequestLog::new(store.clone(), 7).holding_for(hold);
+        log.record(request(1, now()));
+        assert_eq!(log.flush(now()).await.unwrap(), 0);
+        tokio::time::sleep(hold * 2).await;
+        store.set_down(true);
+        assert!(log.flush(now()).await.is_err());
+        store.set_down(false);
+        assert_eq!(log.flush(now()).await.unwrap(), 1);
     }
 
     /// Rows older than the retention are pruned by the round, at most once
@@ -435,7 +568,7 @@ mod tests {
     #[tokio::test]
     async fn the_round_prunes_past_the_retention_once_an_hour() {
         let store = Arc::new(MemoryRequestLog::default());
-        let log = RequestLog::new(store.clone(), 2);
+        let log = RequestLog::new(store.clone(), 2).holding_for(Duration::ZERO);
         log.record(request(1, now() - TimeDelta::days(3)));
         log.record(request(1, now() - TimeDelta::days(1)));
         // First round at an older instant: both are within its window.
