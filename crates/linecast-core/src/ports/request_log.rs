@@ -215,7 +215,7 @@ mod tests {
 
     #[test]
     fn a_logged_request_holds_the_servers_own_id_in_about_a_hundred_bytes() {
-        // The buffer between two flushes holds 32,768 of these.
+        // The buffer between two writes holds 131,072 of these.
         assert!(
             std::mem::size_of::<LoggedRequest>() <= 112,
             "{}",
