@@ -45,20 +45,10 @@ pub fn installed() -> bool {
     HANDLE.get().is_some_and(Option::is_some)
 }
 
-/// The `method` label: one of HTTP's standard methods, else `OTHER`.
+/// The `method` label: one of HTTP's standard methods, else `OTHER` (the
+/// request log's own naming, so a metric and a logged request agree).
 pub fn method_label(method: &str) -> &'static str {
-    match method {
-        "GET" => "GET",
-        "HEAD" => "HEAD",
-        "POST" => "POST",
-        "PUT" => "PUT",
-        "DELETE" => "DELETE",
-        "PATCH" => "PATCH",
-        "OPTIONS" => "OPTIONS",
-        "CONNECT" => "CONNECT",
-        "TRACE" => "TRACE",
-        _ => "OTHER",
-    }
+    linecast_core::ports::request_log::Method::of(method).as_str()
 }
 
 /// One served request.

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use linecast_core::ports::accounts::{Accounts, NewCustomer, SubscriptionStatus};
-use linecast_core::ports::request_log::{LoggedRequest, RequestId, RequestLogStore};
+use linecast_core::ports::request_log::{LoggedRequest, Method, RequestId, RequestLogStore, RouteTemplate};
 use linecast_core::services::request_log::{BUFFER_BOUND, DAILY_CAP};
 use linecast_db::SeaAccounts;
 
@@ -32,11 +32,11 @@ fn batch(customers: &[i64], start: DateTime<Utc>) -> Vec<LoggedRequest> {
             LoggedRequest {
                 customer_id,
                 key_id: customer_id * 4 + (i % 4) as i64,
-                at: start + TimeDelta::microseconds((i * 30) as i64),
-                method: "GET",
-                route: ROUTE,
+                at_ms: (start + TimeDelta::microseconds((i * 30) as i64)).timestamp_millis(),
+                method: Method::Get,
+                route: RouteTemplate::new(&ROUTE),
                 status: 200,
-                duration_us: 180 + (i % 50) as u64,
+                duration_us: 180 + (i % 50) as u32,
                 request_id: RequestId::new(&format!(
                     "{:032x}",
                     (i as u128).wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835)

@@ -19,7 +19,7 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
 use chrono::{DateTime, Utc};
 use linecast_core::Rate;
-use linecast_core::ports::request_log::{LoggedRequest, RequestId};
+use linecast_core::ports::request_log::{LoggedRequest, Method, RequestId, RouteTemplate};
 use linecast_core::quota_calendar::first_day;
 use linecast_core::services::access::{Bucket, Refusal};
 use linecast_core::services::slots::Slot;
@@ -46,7 +46,7 @@ pub async fn admit<F, Fut>(
     gate: &Gate,
     access: Access,
     hand_caller: bool,
-    route: Option<&'static str>,
+    route: Option<RouteTemplate>,
     req: ServiceRequest,
     call: F,
 ) -> Result<ServiceResponse, actix_web::Error>
@@ -74,7 +74,7 @@ async fn guarded<F, Fut>(
     gate: &Gate,
     policy: Policy,
     hold: Option<Hold>,
-    (hand_caller, route): (bool, Option<&'static str>),
+    (hand_caller, route): (bool, Option<RouteTemplate>),
     req: ServiceRequest,
     call: F,
 ) -> Result<ServiceResponse, actix_web::Error>
@@ -199,7 +199,7 @@ where
 fn log_request(
     gate: &Gate,
     (customer_id, key_id): (i64, i64),
-    (at, route): (DateTime<Utc>, &'static str),
+    (at, route): (DateTime<Utc>, RouteTemplate),
     res: &ServiceResponse,
     started: Instant,
 ) {
@@ -212,11 +212,11 @@ fn log_request(
     gate.request_log.record(LoggedRequest {
         customer_id,
         key_id,
-        at,
-        method: crate::metrics::method_label(res.request().method().as_str()),
+        at_ms: at.timestamp_millis(),
+        method: Method::of(res.request().method().as_str()),
         route,
         status: res.status().as_u16(),
-        duration_us: u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+        duration_us: u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX),
         request_id,
     });
 }

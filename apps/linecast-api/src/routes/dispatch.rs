@@ -33,6 +33,7 @@ use actix_web::http::header::{ALLOW, HeaderValue};
 type RouteService = <actix_web::Route as ServiceFactory<ServiceRequest>>::Service;
 use actix_web::{Error, HttpMessage, web};
 use futures::future::LocalBoxFuture;
+use linecast_core::ports::request_log::RouteTemplate;
 use linecast_core::services::access::Policy;
 use linecast_domain::{ModelType, PublicMarket, Sport};
 
@@ -378,7 +379,7 @@ impl DispatchService {
                         &inner.gate,
                         row.access,
                         row.hands_caller(),
-                        Some(row.path),
+                        Some(RouteTemplate::new(&row.path)),
                         req,
                         |req| inner.handlers[i].call(req),
                     )
@@ -401,21 +402,28 @@ impl DispatchService {
                 let page = matches!(first.serving, Serving::Page(_));
                 let redaction = inner.redaction.clone();
                 Box::pin(async move {
-                    admit(&inner.gate, access, false, Some(first.path), req, |req| async move {
-                        let mut res = if page {
-                            crate::portal::html::error_page(
-                                StatusCode::METHOD_NOT_ALLOWED,
-                                &format!("This page does not answer {}.", req.method()),
-                            )
-                        } else {
-                            error_response(
-                                StatusCode::METHOD_NOT_ALLOWED,
-                                &format!("Method {} not allowed on {}", req.method(), redaction.path(req.path())),
-                            )
-                        };
-                        res.headers_mut().insert(ALLOW, allow);
-                        Ok(req.into_response(res))
-                    })
+                    admit(
+                        &inner.gate,
+                        access,
+                        false,
+                        Some(RouteTemplate::new(&first.path)),
+                        req,
+                        |req| async move {
+                            let mut res = if page {
+                                crate::portal::html::error_page(
+                                    StatusCode::METHOD_NOT_ALLOWED,
+                                    &format!("This page does not answer {}.", req.method()),
+                                )
+                            } else {
+                                error_response(
+                                    StatusCode::METHOD_NOT_ALLOWED,
+                                    &format!("Method {} not allowed on {}", req.method(), redaction.path(req.path())),
+                                )
+                            };
+                            res.headers_mut().insert(ALLOW, allow);
+                            Ok(req.into_response(res))
+                        },
+                    )
                     .await
                 })
             }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use chrono::Duration;
-use linecast_core::ports::request_log::{LoggedRequest, RequestId};
+use linecast_core::ports::request_log::{LoggedRequest, Method, RequestId, RouteTemplate};
 use linecast_core::services::request_log::DAILY_CAP;
 use linecast_core::{Clock, ManualClock};
 use reqwest::redirect::Policy;
@@ -329,12 +329,12 @@ async fn the_log_keeps_the_daily_cap_and_its_retention() {
     let customer = demo_customer(&app).await;
     let key_id = app.state.api_keys.list(customer.customer_id).await.unwrap()[0].id;
     let now = clock.now();
-    let request = |at| LoggedRequest {
+    let request = |at: chrono::DateTime<chrono::Utc>| LoggedRequest {
         customer_id: customer.customer_id,
         key_id,
-        at,
-        method: "GET",
-        route: "/api/v1/odds/{sport}",
+        at_ms: at.timestamp_millis(),
+        method: Method::Get,
+        route: RouteTemplate::new(&"/api/v1/odds/{sport}"),
         status: 200,
         duration_us: 900,
         request_id: RequestId::new("seeded"),

@@ -15,22 +15,52 @@ use crate::quota_calendar::Day;
 /// characters of `A-Z a-z 0-9 . _ : -`).
 pub const REQUEST_ID_MAX: usize = 128;
 
-/// Ids of up to this many bytes are held inline: the server's own (32 hex
-/// digits) and most a client sends.
-const INLINE_MAX: usize = 32;
+/// Ids of up to this many bytes are held inline (besides the server's own,
+/// held as the 16 bytes its 32 hex digits spell).
+const INLINE_MAX: usize = 22;
 
-/// A request id. One of up to [`INLINE_MAX`] bytes is held inline, so
-/// recording a request with the server's own id allocates nothing; a
-/// longer one (only a client's `X-Request-Id` can be) is boxed. Room for
-/// the longest id inline would nearly double a logged request, and with
-/// it the buffer between two flushes and every push into it.
-#[derive(Clone)]
+/// A request id, in at most 24 bytes: the server's own (32 lowercase hex
+/// digits) as the 16 bytes they spell, a text of up to [`INLINE_MAX`]
+/// bytes inline, and only a longer one (which only a client's
+/// `X-Request-Id` can be) boxed. Recording a request with the server's own
+/// id allocates nothing; every byte of a logged request is written by the
+/// request path into a buffer that outgrows the core's cache, so the bytes
+/// saved here are the cache lines the request path no longer evicts
+/// (`bench/RESULTS.md`, "The request log on the hit path").
+#[derive(Clone, PartialEq, Eq)]
 pub struct RequestId(Repr);
 
-#[derive(Clone)]
+/// One spelling per id, so derived equality is the texts' equality: 32
+/// lowercase hex digits are always `Hex`, any other text of up to
+/// [`INLINE_MAX`] bytes `Inline` (zero-padded), the rest `Boxed`.
+#[derive(Clone, PartialEq, Eq)]
 enum Repr {
+    Hex([u8; 16]),
     Inline { bytes: [u8; INLINE_MAX], len: u8 },
     Boxed(Box<str>),
+}
+
+const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
+
+/// The value of a lowercase hex digit.
+fn nibble(digit: u8) -> Option<u8> {
+    match digit {
+        b'0'..=b'9' => Some(digit - b'0'),
+        b'a'..=b'f' => Some(digit - b'a' + 10),
+        _ => None,
+    }
+}
+
+/// The 16 bytes 32 lowercase hex digits spell, if `text` is that.
+fn hex_bytes(text: &[u8]) -> Option<[u8; 16]> {
+    if text.len() != 32 {
+        return None;
+    }
+    let mut out = [0; 16];
+    for (byte, pair) in out.iter_mut().zip(text.chunks_exact(2)) {
+        *byte = (nibble(pair[0])? << 4) | nibble(pair[1])?;
+    }
+    Some(out)
 }
 
 impl RequestId {
@@ -41,7 +71,9 @@ impl RequestId {
             end -= 1;
         }
         let id = &id[..end];
-        if id.len() <= INLINE_MAX {
+        if let Some(bytes) = hex_bytes(id.as_bytes()) {
+            Self(Repr::Hex(bytes))
+        } else if id.len() <= INLINE_MAX {
             let mut bytes = [0; INLINE_MAX];
             bytes[..id.len()].copy_from_slice(id.as_bytes());
             Self(Repr::Inline {
@@ -53,48 +85,139 @@ impl RequestId {
         }
     }
 
-    /// The id's bytes: UTF-8, as `new` cut it at a character boundary.
-    pub fn as_bytes(&self) -> &[u8] {
+    /// Calls `f` with the id's text (UTF-8, as `new` cut it at a character
+    /// boundary), spelled out on the stack when held as hex.
+    pub fn with_text<R>(&self, f: impl FnOnce(&str) -> R) -> R {
         match &self.0 {
-            Repr::Inline { bytes, len } => &bytes[..usize::from(*len)],
-            Repr::Boxed(id) => id.as_bytes(),
+            Repr::Hex(bytes) => {
+                let mut digits = [0; 32];
+                for (pair, byte) in digits.chunks_exact_mut(2).zip(bytes) {
+                    pair[0] = HEX_DIGITS[usize::from(byte >> 4)];
+                    pair[1] = HEX_DIGITS[usize::from(byte & 0x0f)];
+                }
+                f(std::str::from_utf8(&digits).unwrap_or_default())
+            }
+            Repr::Inline { bytes, len } => f(std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()),
+            Repr::Boxed(id) => f(id),
         }
     }
+}
 
-    pub fn as_str(&self) -> &str {
-        std::str::from_utf8(self.as_bytes()).unwrap_or_default()
+impl std::fmt::Display for RequestId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.with_text(|text| f.write_str(text))
     }
 }
 
 impl std::fmt::Debug for RequestId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        std::fmt::Display::fmt(self, f)
     }
 }
 
-impl PartialEq for RequestId {
+/// The HTTP method of a logged request, in one byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Method {
+    Get,
+    Head,
+    Post,
+    Put,
+    Delete,
+    Patch,
+    Options,
+    Connect,
+    Trace,
+    /// Any other (an extension method): its name is not kept.
+    Other,
+}
+
+impl Method {
+    /// The method named `name` (case-sensitive, as HTTP's are).
+    pub fn of(name: &str) -> Self {
+        match name {
+            "GET" => Self::Get,
+            "HEAD" => Self::Head,
+            "POST" => Self::Post,
+            "PUT" => Self::Put,
+            "DELETE" => Self::Delete,
+            "PATCH" => Self::Patch,
+            "OPTIONS" => Self::Options,
+            "CONNECT" => Self::Connect,
+            "TRACE" => Self::Trace,
+            _ => Self::Other,
+        }
+    }
+
+    /// Its name (`OTHER` for an extension method).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Get => "GET",
+            Self::Head => "HEAD",
+            Self::Post => "POST",
+            Self::Put => "PUT",
+            Self::Delete => "DELETE",
+            Self::Patch => "PATCH",
+            Self::Options => "OPTIONS",
+            Self::Connect => "CONNECT",
+            Self::Trace => "TRACE",
+            Self::Other => "OTHER",
+        }
+    }
+}
+
+/// A route template as the request path records it: a thin pointer to
+/// the route table's own `&'static str` (8 bytes where the `&str` is 16).
+#[derive(Clone, Copy)]
+pub struct RouteTemplate(&'static &'static str);
+
+impl RouteTemplate {
+    pub const fn new(template: &'static &'static str) -> Self {
+        Self(template)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        self.0
+    }
+}
+
+impl PartialEq for RouteTemplate {
     fn eq(&self, other: &Self) -> bool {
         self.as_str() == other.as_str()
     }
 }
 
-impl Eq for RequestId {}
+impl Eq for RouteTemplate {}
 
-/// One answered request, as the request path records it: every text a
-/// `'static` name or the id (inline unless a client sent one over 32
-/// bytes), 112 bytes in all.
+impl std::fmt::Debug for RouteTemplate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One answered request, as the request path records it, in 64 bytes (one
+/// cache line): the instant in milliseconds (what the store keeps), the
+/// method a byte, the route a thin pointer, the server's own id its 16
+/// bytes, the duration in 32 bits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoggedRequest {
     pub customer_id: i64,
     pub key_id: i64,
-    pub at: DateTime<Utc>,
-    /// `GET`, `POST`, ...
-    pub method: &'static str,
+    /// When it was admitted, Unix milliseconds.
+    pub at_ms: i64,
     /// The route template (`/api/v1/predictions/{sport}/{model_type}`).
-    pub route: &'static str,
-    pub status: u16,
-    pub duration_us: u64,
+    pub route: RouteTemplate,
     pub request_id: RequestId,
+    /// Microseconds, at most `u32::MAX` (71 minutes).
+    pub duration_us: u32,
+    pub status: u16,
+    pub method: Method,
+}
+
+impl LoggedRequest {
+    /// When it was admitted (to the millisecond).
+    pub fn at(&self) -> DateTime<Utc> {
+        DateTime::from_timestamp_millis(self.at_ms).unwrap_or_default()
+    }
 }
 
 /// A stored request, as the log reads it back.
@@ -199,7 +322,11 @@ mod tests {
             String::new(),
             "r".to_owned(),
             hex.to_owned(),
+            hex.to_uppercase(),
+            format!("{}g", &hex[..31]),
             format!("{hex}x"),
+            "a".repeat(22),
+            "a".repeat(23),
             "a".repeat(128),
             "a".repeat(129),
             format!("{}é", "a".repeat(31)),
@@ -207,19 +334,29 @@ mod tests {
             "é".repeat(70),
         ] {
             let kept = RequestId::new(&id);
-            assert_eq!(kept.as_str(), cut(&id), "{id:?}");
-            assert_eq!(kept.as_bytes(), cut(&id).as_bytes(), "{id:?}");
+            assert_eq!(kept.to_string(), cut(&id), "{id:?}");
             assert_eq!(kept.clone(), RequestId::new(&cut(&id)));
         }
     }
 
     #[test]
-    fn a_logged_request_holds_the_servers_own_id_in_about_a_hundred_bytes() {
-        // The buffer between two writes holds 131,072 of these.
-        assert!(
-            std::mem::size_of::<LoggedRequest>() <= 112,
-            "{}",
-            std::mem::size_of::<LoggedRequest>()
-        );
+    fn a_method_is_named_as_http_names_it() {
+        for name in [
+            "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "CONNECT", "TRACE",
+        ] {
+            assert_eq!(Method::of(name).as_str(), name);
+        }
+        for other in ["get", "PROPFIND", ""] {
+            assert_eq!(Method::of(other), Method::Other, "{other:?}");
+        }
+        assert_eq!(Method::Other.as_str(), "OTHER");
+    }
+
+    #[test]
+    fn a_logged_request_is_one_cache_line() {
+        // The buffer between two writes holds 131,072 of these, written
+        // by the request path.
+        assert_eq!(std::mem::size_of::<RequestId>(), 24);
+        assert_eq!(std::mem::size_of::<LoggedRequest>(), 64);
     }
 }

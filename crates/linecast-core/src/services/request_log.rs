@@ -35,8 +35,8 @@ use crate::quota_calendar::{Day, day_of};
 /// the day's totals, not stored.
 pub const DAILY_CAP: u64 = 10_000;
 
-/// Requests the in-memory buffer holds between two writes (about 14 MiB
-/// at 112 bytes a request; the batch being written is a second buffer of
+/// Requests the in-memory buffer holds between two writes (8 MiB at 64
+/// bytes a request; the batch being written is a second buffer of
 /// the same bound). Past it a request is not logged, and counted as
 /// dropped.
 pub const BUFFER_BOUND: usize = 131_072;
@@ -350,30 +350,39 @@ mod tests {
     use chrono::TimeZone;
 
     use super::*;
-    use crate::ports::request_log::RequestId;
+    use crate::ports::request_log::{Method, RequestId, RouteTemplate};
     use crate::testing::MemoryRequestLog;
 
     fn now() -> DateTime<Utc> {
         Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 0).unwrap()
     }
 
+    const GAMES: &str = "/api/v1/games/{sport}";
+    const ODDS: &str = "/api/v1/odds/{sport}";
+
     fn request(customer_id: i64, at: DateTime<Utc>) -> LoggedRequest {
         LoggedRequest {
             customer_id,
             key_id: 1,
-            at,
-            method: "GET",
-            route: "/api/v1/games/{sport}",
+            at_ms: at.timestamp_millis(),
+            method: Method::Get,
+            route: RouteTemplate::new(&GAMES),
             status: 200,
             duration_us: 10,
             request_id: RequestId::new("r1"),
         }
     }
 
-    fn at(customer_id: i64, key_id: i64, at: DateTime<Utc>, route: &'static str, status: u16) -> LoggedRequest {
+    fn at(
+        customer_id: i64,
+        key_id: i64,
+        at: DateTime<Utc>,
+        route: &'static &'static str,
+        status: u16,
+    ) -> LoggedRequest {
         LoggedRequest {
             key_id,
-            route,
+            route: RouteTemplate::new(route),
             status,
             ..request(customer_id, at)
         }
@@ -387,17 +396,17 @@ mod tests {
     async fn a_page_filters_orders_counts_and_groups_per_day() {
         let store = Arc::new(MemoryRequestLog::default());
         let log = RequestLog::new(store.clone(), 7);
-        let (games, odds) = ("/api/v1/games/{sport}", "/api/v1/odds/{sport}");
+        let (games, odds) = (GAMES, ODDS);
         let yesterday = now() - TimeDelta::days(1);
         // On the first day shown, but before the retention's instant.
         let too_old = now() - TimeDelta::days(7) - TimeDelta::hours(1);
         let batch = [
-            at(1, 1, too_old, games, 200),
-            at(1, 1, yesterday, games, 200),
-            at(1, 1, now(), games, 404),
-            at(1, 2, now() + TimeDelta::seconds(1), odds, 200),
-            at(1, 2, now() + TimeDelta::seconds(2), odds, 503),
-            at(2, 3, now(), games, 200),
+            at(1, 1, too_old, &GAMES, 200),
+            at(1, 1, yesterday, &GAMES, 200),
+            at(1, 1, now(), &GAMES, 404),
+            at(1, 2, now() + TimeDelta::seconds(1), &ODDS, 200),
+            at(1, 2, now() + TimeDelta::seconds(2), &ODDS, 503),
+            at(2, 3, now(), &GAMES, 200),
         ];
         store
             .append_requests(Arc::new(batch.to_vec()), DAILY_CAP)

@@ -58,19 +58,19 @@ impl RequestLogStore for MemoryRequestLog {
     async fn append_requests(&self, batch: Arc<Vec<LoggedRequest>>, cap_per_day: u64) -> Result<(), AccountsError> {
         let mut inner = self.lock()?;
         for r in batch.iter() {
-            let offered = inner.offered.entry((r.customer_id, day_of(r.at))).or_insert(0);
+            let offered = inner.offered.entry((r.customer_id, day_of(r.at()))).or_insert(0);
             *offered += 1;
             if *offered <= cap_per_day {
                 inner.rows.push((
                     r.customer_id,
                     RequestRow {
-                        at: r.at,
+                        at: r.at(),
                         key_id: r.key_id,
-                        method: r.method.to_owned(),
-                        route: r.route.to_owned(),
+                        method: r.method.as_str().to_owned(),
+                        route: r.route.as_str().to_owned(),
                         status: r.status,
-                        duration_us: r.duration_us,
-                        request_id: r.request_id.as_str().to_owned(),
+                        duration_us: u64::from(r.duration_us),
+                        request_id: r.request_id.to_string(),
                     },
                 ));
             }

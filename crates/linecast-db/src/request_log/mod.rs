@@ -99,7 +99,7 @@ struct Segment {
 
 impl Segment {
     fn of(customer_id: i64, day: Day, requests: &[&LoggedRequest]) -> Self {
-        let instants = requests.iter().map(|r| r.at.timestamp_millis());
+        let instants = requests.iter().map(|r| r.at_ms);
         Self {
             customer_id,
             day,
@@ -175,7 +175,7 @@ impl RequestLogStore for SeaAccounts {
         // order (no deadlock).
         let mut days: BTreeMap<(i64, Day), Vec<&LoggedRequest>> = BTreeMap::new();
         for r in batch.iter() {
-            days.entry((r.customer_id, day_of(r.at))).or_default().push(r);
+            days.entry((r.customer_id, day_of(r.at()))).or_default().push(r);
         }
         if days.is_empty() {
             return Ok(());

@@ -78,7 +78,7 @@ struct Body {
 /// path"). The test `the_body_is_what_serde_json_writes` holds the two
 /// together.
 pub(crate) fn encode(requests: &[&LoggedRequest]) -> String {
-    let t0 = requests.first().map_or(0, |r| r.at.timestamp_millis());
+    let t0 = requests.first().map_or(0, |r| r.at_ms);
     // About 57 bytes a row with a 32-digit request id.
     let mut out = Vec::with_capacity(64 + requests.len() * 60);
     let mut digits = itoa::Buffer::new();
@@ -95,7 +95,7 @@ pub(crate) fn encode(requests: &[&LoggedRequest]) -> String {
         if i > 0 {
             out.push(b',');
         }
-        let route = (r.method, r.route);
+        let route = (r.method.as_str(), r.route.as_str());
         if routes.get(last) != Some(&route) {
             last = routes.iter().position(|known| *known == route).unwrap_or_else(|| {
                 routes.push(route);
@@ -103,7 +103,7 @@ pub(crate) fn encode(requests: &[&LoggedRequest]) -> String {
             });
         }
         out.push(b'[');
-        out.extend_from_slice(digits.format(r.at.timestamp_millis() - t0).as_bytes());
+        out.extend_from_slice(digits.format(r.at_ms - t0).as_bytes());
         out.push(b',');
         out.extend_from_slice(digits.format(r.key_id).as_bytes());
         out.push(b',');
@@ -113,7 +113,7 @@ pub(crate) fn encode(requests: &[&LoggedRequest]) -> String {
         out.push(b',');
         out.extend_from_slice(digits.format(r.duration_us).as_bytes());
         out.push(b',');
-        string(&mut out, r.request_id.as_bytes());
+        r.request_id.with_text(|id| string(&mut out, id.as_bytes()));
         out.push(b']');
     }
     out.extend_from_slice(b"],\"routes\":[");
@@ -298,18 +298,18 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use chrono::{TimeZone, Utc};
-    use linecast_core::ports::request_log::RequestId;
+    use linecast_core::ports::request_log::{Method, RequestId, RouteTemplate};
     use serde::Serialize;
 
     use super::*;
 
-    fn request(key_id: i64, at_ms: i64, method: &'static str, route: &'static str, id: &str) -> LoggedRequest {
+    fn request(key_id: i64, at_ms: i64, method: Method, route: &'static &'static str, id: &str) -> LoggedRequest {
         LoggedRequest {
             customer_id: 1,
             key_id,
-            at: DateTime::from_timestamp_millis(at_ms).unwrap(),
+            at_ms,
             method,
-            route,
+            route: RouteTemplate::new(route),
             status: 200,
             duration_us: 1234,
             request_id: RequestId::new(id),
@@ -322,17 +322,24 @@ mod tests {
     fn a_body_reads_back_as_written() {
         let at = Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 0).unwrap();
         let ms = at.timestamp_millis();
-        let a = request(7, ms, "GET", "/api/v1/games/{sport}", "0b7c-\"quoted\"\\");
+        let a = request(7, ms, Method::Get, &"/api/v1/games/{sport}", "0b7c-\"quoted\"\\");
         let b = LoggedRequest {
             status: 503,
-            ..request(8, ms + 1500, "POST", "/api/v1/customers/me/api-keys", "b")
+            ..request(8, ms + 1500, Method::Post, &"/api/v1/customers/me/api-keys", "b")
         };
         // Recorded by another worker a little before `a`.
-        let c = request(7, ms - 3, "GET", "/api/v1/games/{sport}", "c");
+        // The server's own id, held as the 16 bytes its digits spell.
+        let c = request(
+            7,
+            ms - 3,
+            Method::Get,
+            &"/api/v1/games/{sport}",
+            "0123456789abcdef0123456789abcdef",
+        );
         let body = encode(&[&a, &b, &c]);
         assert_eq!(
             body,
-            r#"{"v":2,"t0":1796040000000,"rows":[[0,7,0,200,1234,"0b7c-\"quoted\"\\"],[1500,8,1,503,1234,"b"],[-3,7,0,200,1234,"c"]],"routes":[["GET","/api/v1/games/{sport}"],["POST","/api/v1/customers/me/api-keys"]]}"#
+            r#"{"v":2,"t0":1796040000000,"rows":[[0,7,0,200,1234,"0b7c-\"quoted\"\\"],[1500,8,1,503,1234,"b"],[-3,7,0,200,1234,"0123456789abcdef0123456789abcdef"]],"routes":[["GET","/api/v1/games/{sport}"],["POST","/api/v1/customers/me/api-keys"]]}"#
         );
         let rows = decode(3, &body).unwrap();
         assert_eq!(rows.len(), 3);
@@ -344,8 +351,12 @@ mod tests {
         );
         assert_eq!(rows[1].route, "/api/v1/customers/me/api-keys");
         assert_eq!(
-            (rows[2].at - at, rows[2].route.as_str()),
-            (chrono::TimeDelta::milliseconds(-3), "/api/v1/games/{sport}")
+            (rows[2].at - at, rows[2].route.as_str(), rows[2].request_id.as_str()),
+            (
+                chrono::TimeDelta::milliseconds(-3),
+                "/api/v1/games/{sport}",
+                "0123456789abcdef0123456789abcdef"
+            )
         );
         assert_eq!(decode(4, &encode(&[])).unwrap(), vec![]);
     }
@@ -380,26 +391,27 @@ mod tests {
     struct Expected<'a> {
         v: u64,
         t0: i64,
-        rows: Vec<(i64, i64, usize, u16, u64, &'a str)>,
+        rows: Vec<(i64, i64, usize, u16, u32, String)>,
         routes: Vec<(&'a str, &'a str)>,
     }
 
     fn expected(requests: &[LoggedRequest]) -> String {
         let mut body = Expected {
             v: 2,
-            t0: requests.first().map_or(0, |r| r.at.timestamp_millis()),
+            t0: requests.first().map_or(0, |r| r.at_ms),
             rows: vec![],
             routes: vec![],
         };
         for r in requests {
-            let seen = body.routes.iter().position(|&known| known == (r.method, r.route));
+            let named = (r.method.as_str(), r.route.as_str());
+            let seen = body.routes.iter().position(|&known| known == named);
             let route = seen.unwrap_or(body.routes.len());
             if seen.is_none() {
-                body.routes.push((r.method, r.route));
+                body.routes.push(named);
             }
-            let at = r.at.timestamp_millis() - body.t0;
+            let at = r.at_ms - body.t0;
             body.rows
-                .push((at, r.key_id, route, r.status, r.duration_us, r.request_id.as_str()));
+                .push((at, r.key_id, route, r.status, r.duration_us, r.request_id.to_string()));
         }
         serde_json::to_string(&body).unwrap()
     }
@@ -410,7 +422,7 @@ mod tests {
     /// others.
     #[test]
     fn the_body_is_what_serde_json_writes() {
-        let texts = [
+        static TEXTS: [&str; 6] = [
             "",
             "GET",
             "/api/v1/predictions/{sport}/{model_type}",
@@ -418,22 +430,27 @@ mod tests {
             "tab\tnewline\ncontrol\u{1}del\u{7f}",
             "caf\u{e9} \u{1f3c8} </script>",
         ];
+        let methods = [
+            Method::Get,
+            Method::Post,
+            Method::Other,
+            Method::Head,
+            Method::Delete,
+            Method::Options,
+        ];
         let mut requests = Vec::new();
         for round in 0..2 {
-            for (i, text) in texts.iter().enumerate() {
-                let other = texts[(i + 1 + round) % texts.len()];
+            for i in 0..TEXTS.len() {
+                let other = (i + 1 + round) % TEXTS.len();
                 requests.push(LoggedRequest {
                     customer_id: 1,
                     key_id: [i64::MIN, -1, 0, 7, i64::MAX, 42][i],
-                    at: DateTime::from_timestamp_millis(
-                        [-62_135_596_800_000, -1, 0, 1_796_040_000_123, 253_402_300_799_999, 5][(i + round) % 6],
-                    )
-                    .unwrap(),
-                    method: text,
-                    route: other,
+                    at_ms: [-62_135_596_800_000, -1, 0, 1_796_040_000_123, 253_402_300_799_999, 5][(i + round) % 6],
+                    method: methods[(i + round) % methods.len()],
+                    route: RouteTemplate::new(&TEXTS[other]),
                     status: [0, 200, 404, 503, u16::MAX, 1][i],
-                    duration_us: [0, 1, 999, 1_000_000, u64::MAX, 10][i],
-                    request_id: RequestId::new(other),
+                    duration_us: [0, 1, 999, 1_000_000, u32::MAX, 10][i],
+                    request_id: RequestId::new(TEXTS[i]),
                 });
             }
         }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use linecast_core::Accounts;
-use linecast_core::ports::request_log::{LoggedRequest, RequestId, RequestLogStore, RequestRow};
+use linecast_core::ports::request_log::{LoggedRequest, Method, RequestId, RequestLogStore, RequestRow, RouteTemplate};
 use linecast_core::quota_calendar::day_of;
 use linecast_db::SeaAccounts;
 use sea_orm::ConnectionTrait;
@@ -16,13 +16,19 @@ use crate::accounts::{new_customer, t0};
 const GAMES: &str = "/api/v1/games/{sport}";
 const ODDS: &str = "/api/v1/odds/{sport}";
 
-fn request(customer_id: i64, key_id: i64, at: DateTime<Utc>, route: &'static str, status: u16) -> LoggedRequest {
+fn request(
+    customer_id: i64,
+    key_id: i64,
+    at: DateTime<Utc>,
+    route: &'static &'static str,
+    status: u16,
+) -> LoggedRequest {
     LoggedRequest {
         customer_id,
         key_id,
-        at,
-        method: "GET",
-        route,
+        at_ms: at.timestamp_millis(),
+        method: Method::Get,
+        route: RouteTemplate::new(route),
         status,
         duration_us: 1234,
         request_id: RequestId::new(&format!("req-{}", at.timestamp_micros())),
@@ -50,7 +56,7 @@ pub async fn concurrent_batches_share_the_days_cap_exactly(url: String) {
             let db = db.clone();
             tokio::spawn(async move {
                 let batch: Vec<LoggedRequest> = (0..20)
-                    .map(|i| request(ada, 1, t0() + TimeDelta::milliseconds(t * 100 + i), GAMES, 200))
+                    .map(|i| request(ada, 1, t0() + TimeDelta::milliseconds(t * 100 + i), &GAMES, 200))
                     .collect();
                 db.append_requests(Arc::new(batch.clone()), 50).await.unwrap();
             })
@@ -59,7 +65,7 @@ pub async fn concurrent_batches_share_the_days_cap_exactly(url: String) {
     for task in tasks {
         task.await.unwrap();
     }
-    db.append_requests(Arc::new(vec![request(bob, 2, t0(), GAMES, 200)]), 50)
+    db.append_requests(Arc::new(vec![request(bob, 2, t0(), &GAMES, 200)]), 50)
         .await
         .unwrap();
     let stored = |customer| {
@@ -72,7 +78,7 @@ pub async fn concurrent_batches_share_the_days_cap_exactly(url: String) {
     assert_eq!(offered, vec![(day_of(t0()), 160)]);
     // The next day starts a new cap.
     let tomorrow = t0() + TimeDelta::days(1);
-    db.append_requests(Arc::new(vec![request(ada, 1, tomorrow, GAMES, 200)]), 50)
+    db.append_requests(Arc::new(vec![request(ada, 1, tomorrow, &GAMES, 200)]), 50)
         .await
         .unwrap();
     assert_eq!(stored(ada).await, 51);
@@ -85,20 +91,20 @@ pub async fn concurrent_batches_share_the_days_cap_exactly(url: String) {
 pub async fn rows_read_back_as_recorded_and_are_pruned(url: String) {
     let (db, ada, bob) = two_customers(&url).await;
     let yesterday = t0() - TimeDelta::days(1);
-    let mut slow = request(ada, 2, t0() + TimeDelta::seconds(2), ODDS, 503);
-    slow.method = "POST";
+    let mut slow = request(ada, 2, t0() + TimeDelta::seconds(2), &ODDS, 503);
+    slow.method = Method::Post;
     slow.duration_us = 987_654;
     slow.request_id = RequestId::new("client-\"id\"-1");
     let batch = vec![
-        request(ada, 1, yesterday, GAMES, 200),
-        request(ada, 1, t0(), GAMES, 404),
-        request(bob, 3, t0(), GAMES, 200),
-        request(ada, 2, t0() + TimeDelta::seconds(1), ODDS, 200),
+        request(ada, 1, yesterday, &GAMES, 200),
+        request(ada, 1, t0(), &GAMES, 404),
+        request(bob, 3, t0(), &GAMES, 200),
+        request(ada, 2, t0() + TimeDelta::seconds(1), &ODDS, 200),
         slow,
     ];
     db.append_requests(Arc::new(batch.clone()), 10_000).await.unwrap();
     db.append_requests(
-        Arc::new(vec![request(ada, 1, t0() + TimeDelta::seconds(3), GAMES, 200)]),
+        Arc::new(vec![request(ada, 1, t0() + TimeDelta::seconds(3), &GAMES, 200)]),
         10_000,
     )
     .await
@@ -161,7 +167,7 @@ pub async fn rows_of_the_release_before_fold_into_segments(url: String) {
     }
     // A segment written meanwhile by this release.
     db.append_requests(
-        Arc::new(vec![request(ada, 1, t0() + TimeDelta::seconds(5), GAMES, 200)]),
+        Arc::new(vec![request(ada, 1, t0() + TimeDelta::seconds(5), &GAMES, 200)]),
         10_000,
     )
     .await
