@@ -58,7 +58,7 @@ const INVALID: u8 = 0xff;
 
 /// The 16 bytes 32 lowercase hex digits spell, if `text` is that. One
 /// table read a digit and one test at the end (a digit-by-digit early
-/// return cost the request path about 270 instructions an id).
+/// return cost about 320 instructions an id, this about 240, callgrind).
 fn hex_bytes(text: &[u8]) -> Option<[u8; 16]> {
     let digits: &[u8; 32] = text.try_into().ok()?;
     let mut out = [0; 16];
