@@ -89,7 +89,7 @@ impl<T> Drop for Counted<T> {
 type Month = (i64, i64, Box<dyn Any>);
 
 thread_local! {
-    static DIGESTS: RefCell<Counted<foldhash::HashMap<Box<str>, [u8; 64]>>> = RefCell::new(Counted {
+    static DIGESTS: RefCell<Counted<foldhash::HashMap<HeldKey, [u8; 64]>>> = RefCell::new(Counted {
         value: foldhash::HashMap::default(),
         size: &KEY_DIGESTS_SIZE,
         held: 0,
@@ -108,11 +108,11 @@ thread_local! {
 /// exactly (foldhash, seeded per process), so it never answers another
 /// key's digest; it authorizes nothing by itself.
 pub fn key_digest(key: &str, remember: bool, digest: impl FnOnce(&str) -> [u8; 64]) -> [u8; 64] {
-    if let Some(hit) = DIGESTS.with(|seen| seen.borrow().value.get(key).copied()) {
+    if let Some(hit) = key_digest_known(key) {
         return hit;
     }
     let out = digest(key);
-    if remember {
+    if remember && let Some(key) = HeldKey::of(key) {
         DIGESTS.with(|seen| {
             let mut seen = seen.borrow_mut();
             if seen.value.len() >= KEY_DIGESTS {
@@ -120,7 +120,7 @@ pub fn key_digest(key: &str, remember: bool, digest: impl FnOnce(&str) -> [u8; 6
                 KEY_DIGESTS_SIZE.sub(seen.held);
                 seen.held = 0;
             }
-            if seen.value.insert(key.into(), out).is_none() {
+            if seen.value.insert(key, out).is_none() {
                 seen.held += 1;
                 KEY_DIGESTS_SIZE.add(1);
             }
@@ -131,7 +131,41 @@ pub fn key_digest(key: &str, remember: bool, digest: impl FnOnce(&str) -> [u8; 6
 
 /// Whether this thread remembers `key`'s digest.
 pub fn key_digest_known(key: &str) -> Option<[u8; 64]> {
-    DIGESTS.with(|seen| seen.borrow().value.get(key).copied())
+    let key = HeldKey::of(key)?;
+    DIGESTS.with(|seen| seen.borrow().value.get(&key).copied())
+}
+
+/// The longest key `key_digests` holds: the prefix and the longest body a
+/// key may have (`key_material::KEY_BODY_CHARS`).
+const HELD_KEY_MAX: usize = crate::key_material::KEY_PREFIX.len() + *crate::key_material::KEY_BODY_CHARS.end();
+
+/// A presented key as `key_digests` holds it: its bytes in the map's own
+/// slot, zero-filled, with its length, so a hit compares where the probe
+/// already is instead of following a `Box<str>` to another cache line.
+/// The length keeps a key and the same key followed by NUL bytes apart.
+#[derive(PartialEq, Eq)]
+struct HeldKey {
+    len: u8,
+    bytes: [u8; HELD_KEY_MAX],
+}
+
+/// Only the key's own bytes are hashed (keys equal in length and bytes
+/// hash alike, as `Eq` asks); the zeros after them would only cost time.
+impl std::hash::Hash for HeldKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write(&self.bytes[..usize::from(self.len)]);
+    }
+}
+
+impl HeldKey {
+    /// `key`, when it is no longer than a key can be (a longer one is
+    /// never remembered, and so never found).
+    fn of(key: &str) -> Option<Self> {
+        let len = key.len();
+        let mut bytes = [0; HELD_KEY_MAX];
+        bytes.get_mut(..len)?.copy_from_slice(key.as_bytes());
+        Some(Self { len: len as u8, bytes })
+    }
 }
 
 /// Marks a per-thread single-entry memo as filled on this thread (its size
@@ -269,6 +303,32 @@ mod tests {
             }
             let held = DIGESTS.with(|seen| (seen.borrow().held, seen.borrow().value.len()));
             assert_eq!(held, (10, 10), "started over at the bound");
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn a_digest_is_found_only_for_the_very_key_it_was_remembered_for() {
+        std::thread::spawn(|| {
+            let longest = format!("{}{}", crate::key_material::KEY_PREFIX, "k".repeat(64));
+            for key in ["sk_service_abc", longest.as_str()] {
+                let digest = [key.len() as u8; 64];
+                assert_eq!(key_digest(key, true, |_| digest), digest);
+                assert_eq!(key_digest_known(key), Some(digest), "{key}");
+                // The same bytes and a NUL, or one byte fewer, are other keys.
+                assert_eq!(key_digest_known(&format!("{key}\0")), None);
+                assert_eq!(key_digest_known(&key[..key.len() - 1]), None);
+                let mut first = key.as_bytes().to_vec();
+                first[0] = b'S';
+                assert_eq!(key_digest_known(std::str::from_utf8(&first).unwrap()), None);
+            }
+            // Longer than any key: computed each time, never remembered.
+            let longer = format!("{longest}k");
+            assert_eq!(key_digest(&longer, true, |_| [1; 64]), [1; 64]);
+            assert_eq!(key_digest(&longer, true, |_| [2; 64]), [2; 64]);
+            assert_eq!(key_digest_known(&longer), None);
+            assert_eq!(DIGESTS.with(|seen| seen.borrow().held), 2);
         })
         .join()
         .unwrap();

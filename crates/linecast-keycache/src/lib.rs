@@ -62,7 +62,22 @@ struct Held {
 /// Entries answering hits, by key hash. foldhash, seeded per process: a
 /// client cannot aim keys at one bucket without the seed (and a key hash is
 /// a SHA-256 it cannot choose either).
-type Front = RwLock<HashMap<String, Held, foldhash::fast::RandomState>>;
+type Front = RwLock<HashMap<FrontKey, Held, foldhash::fast::RandomState>>;
+
+/// A key hash as the front map holds it: its 64 hex digits in the map's own
+/// slot, so a hit compares the digits where the probe already is instead
+/// of following a `String` to another cache line (with 4,000 keys that
+/// pointer, the compare and the hashing were the largest part of the
+/// access decision in a profile: `bench/RESULTS.md`, "The key cache's
+/// front"). Every stored key hash is a SHA-256 in hex; a hash of any other
+/// length is never held in the front map and is read through the
+/// single-flight layer on each lookup, which is correct, only slower.
+type FrontKey = [u8; 64];
+
+/// `key_hash` as a front key, when it has a key hash's length.
+fn front_key(key_hash: &str) -> Option<FrontKey> {
+    key_hash.as_bytes().try_into().ok()
+}
 
 /// What answered a lookup, reported to the function given to
 /// [`KeyCache::counting`].
@@ -189,7 +204,8 @@ impl KeyCache {
 
     fn front_get(&self, key_hash: &str) -> Option<Entry> {
         let front = self.front.read().unwrap_or_else(PoisonError::into_inner);
-        let held = front.get(key_hash)?;
+        // An array hashes and compares as its slice: no copy to look up.
+        let held = front.get(key_hash.as_bytes())?;
         let now = Instant::now();
         if now >= held.expires {
             // Only a known key, and only through an outage.
@@ -223,8 +239,11 @@ impl KeyCache {
         }
         let expires = read_started + KEY_CACHE_TTL;
         for (key_hash, entry) in entries {
+            let Some(key) = front_key(&key_hash) else {
+                continue;
+            };
             let used = AtomicBool::new(false);
-            front.insert(key_hash, Held { entry, expires, used });
+            front.insert(key, Held { entry, expires, used });
         }
     }
 
@@ -254,7 +273,7 @@ impl KeyCache {
             front
                 .iter()
                 .filter(|(_, h)| h.used.load(Ordering::Relaxed) && now < h.expires && h.expires <= now + ahead)
-                .map(|(hash, _)| hash.clone())
+                .map(|(key, _)| String::from_utf8_lossy(key).into_owned())
                 .collect()
         };
         if due.is_empty() {
@@ -351,7 +370,7 @@ impl KeyCache {
         self.front
             .write()
             .unwrap_or_else(PoisonError::into_inner)
-            .remove(key_hash);
+            .remove(key_hash.as_bytes());
         self.cache.invalidate(key_hash).await;
     }
 
@@ -399,10 +418,18 @@ mod tests {
             .await
             .unwrap();
         let hash = hash_key(&format!("sk_service_{}", "k".repeat(40)));
+        let id = issue(&accounts, customer.customer_id, &hash).await;
+        let cache = KeyCache::new(accounts.clone(), GRACE);
+        (accounts, cache, hash, id)
+    }
+
+    /// Stores a key of `hash` for `customer_id`; returns its id.
+    async fn issue(accounts: &MemoryAccounts, customer_id: i64, hash: &str) -> i64 {
+        let now = Utc.with_ymd_and_hms(2026, 11, 23, 12, 0, 0).unwrap();
         let issue = KeyIssue {
             key: NewApiKey {
-                customer_id: customer.customer_id,
-                key_hash: hash.clone(),
+                customer_id,
+                key_hash: hash.to_owned(),
                 display_prefix: "sk_service_kkkk".into(),
                 name: "k".into(),
                 tier: "ai".into(),
@@ -415,8 +442,7 @@ mod tests {
         let KeyIssued::Stored(key) = accounts.issue_key(issue, now).await.unwrap() else {
             panic!("uncapped")
         };
-        let cache = KeyCache::new(accounts.clone(), GRACE);
-        (accounts, cache, hash, key.id)
+        key.id
     }
 
     async fn revoked(cache: &KeyCache, hash: &str) -> bool {
@@ -563,5 +589,48 @@ mod tests {
         read_ago(&cache, &hash, KEY_CACHE_TTL + Duration::from_secs(1)).await;
         revoke_elsewhere(&accounts, id).await;
         assert!(revoked(&cache, &hash).await);
+    }
+
+    static HITS: AtomicU64 = AtomicU64::new(0);
+    static MISSES: AtomicU64 = AtomicU64::new(0);
+
+    /// The counts of the one test that counts.
+    fn count(lookup: Lookup) {
+        match lookup {
+            Lookup::Hit => HITS.fetch_add(1, Ordering::SeqCst),
+            Lookup::Miss => MISSES.fetch_add(1, Ordering::SeqCst),
+            Lookup::OutageGrace => 0,
+        };
+    }
+
+    #[tokio::test]
+    async fn a_hash_is_held_by_all_its_digits_and_a_hash_of_another_length_is_read_through_each_time() {
+        let (accounts, cache, hash, _) = one_key().await;
+        let cache = cache.counting(count);
+        let counts = || (HITS.load(Ordering::SeqCst), MISSES.load(Ordering::SeqCst));
+        assert!(cache.lookup(&hash).await.unwrap().is_some());
+        assert!(cache.lookup(&hash).await.unwrap().is_some());
+        assert_eq!(counts(), (1, 1), "read once, then held");
+        // The same digits but the first or the last: other keys, not held.
+        for at in [0, hash.len() - 1] {
+            let mut other = hash.clone().into_bytes();
+            other[at] = if other[at] == b'0' { b'1' } else { b'0' };
+            let other = String::from_utf8(other).unwrap();
+            assert!(cache.held(&other).is_none(), "digit {at} changed");
+            assert_eq!(cache.lookup(&other).await.unwrap(), None);
+        }
+        assert_eq!(counts(), (1, 3));
+        // A stored hash that is no SHA-256 in hex (shorter, longer) still
+        // finds its key, through the single-flight layer every time.
+        let customer_id = cache.lookup(&hash).await.unwrap().unwrap().1.customer_id;
+        for odd in [hash[..63].to_owned(), format!("{hash}0")] {
+            issue(&accounts, customer_id, &odd).await;
+            for _ in 0..2 {
+                let found = cache.lookup(&odd).await.unwrap().expect("the key is found");
+                assert_eq!(found.0.key_hash, odd);
+                assert!(cache.held(&odd).is_none());
+            }
+        }
+        assert_eq!(counts(), (2, 7));
     }
 }
