@@ -1,8 +1,10 @@
 //! The server's usage flush round: core's `Usage::flush` persists buffered
 //! counts (keeping the health the access decision reads) and `last_used_at`
 //! of the keys used since the last round, then the request log's buffer goes
-//! to its table in one batch once it has been held long enough (core's
-//! `RequestLog::flush`, which also prunes past the retention once an hour);
+//! to its table in one batch once it has been held long enough or the
+//! buffer is nearly full (core's `RequestLog::flush`, which also prunes
+//! past the retention once an hour; a buffer filling to its mark wakes the
+//! round);
 //! this logs and exports the metrics. The timing rules are the limits
 //! crate's `Flusher`. The last round before a stop is [`flush_all`].
 
@@ -55,10 +57,19 @@ async fn flush(state: &AppState, everything: bool) {
 
 /// The periodic flusher: the limits crate's (one round a second, delayed
 /// by a slow database, stopped only between rounds), each round being
-/// [`flush_once`].
+/// [`flush_once`]. A request log buffer filled to its write mark runs a
+/// round at once (core's `RequestLog::filled`).
 pub fn spawn_flusher(state: AppState) -> linecast_limits::Flusher {
-    linecast_limits::Flusher::spawn(FLUSH_EVERY, move || {
-        let state = state.clone();
-        async move { flush_once(&state).await }
-    })
+    let log = state.request_log.clone();
+    linecast_limits::Flusher::spawn_waking(
+        FLUSH_EVERY,
+        move || {
+            let log = log.clone();
+            async move { log.filled().await }
+        },
+        move || {
+            let state = state.clone();
+            async move { flush_once(&state).await }
+        },
+    )
 }

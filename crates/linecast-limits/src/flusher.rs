@@ -32,8 +32,21 @@ pub struct Flusher {
 
 impl Flusher {
     /// Runs `round` every `every` (see the module docs for the rules).
-    pub fn spawn<F, Fut>(every: Duration, mut round: F) -> Self
+    pub fn spawn<F, Fut>(every: Duration, round: F) -> Self
     where
+        F: FnMut() -> Fut + Send + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        Self::spawn_waking(every, std::future::pending, round)
+    }
+
+    /// [`Self::spawn`], also running a round as soon as a future made by
+    /// `wake` completes (a buffer that filled before the next tick), between
+    /// rounds as a tick would. The ticks keep their own time.
+    pub fn spawn_waking<W, WFut, F, Fut>(every: Duration, mut wake: W, mut round: F) -> Self
+    where
+        W: FnMut() -> WFut + Send + 'static,
+        WFut: Future<Output = ()> + Send + 'static,
         F: FnMut() -> Fut + Send + 'static,
         Fut: Future<Output = ()> + Send + 'static,
     {
@@ -48,6 +61,7 @@ impl Flusher {
                     biased;
                     _ = stopped.changed() => break,
                     _ = ticks.tick() => round().await,
+                    () = wake() => round().await,
                 }
             }
         });
@@ -123,6 +137,45 @@ mod tests {
             gaps[1..].iter().all(|g| *g >= Duration::from_millis(10)),
             "missed rounds ran back to back: {gaps:?}"
         );
+    }
+
+    /// A wake runs a round at once, however far the next tick is, and each
+    /// wake runs one.
+    #[tokio::test]
+    async fn a_wake_runs_a_round_without_waiting_for_the_tick() {
+        let bell = Arc::new(Notify::new());
+        let ran = Arc::new(Notify::new());
+        let rounds = Arc::new(AtomicU32::new(0));
+        let flusher = Flusher::spawn_waking(
+            Duration::from_hours(1),
+            {
+                let bell = Arc::clone(&bell);
+                move || {
+                    let bell = Arc::clone(&bell);
+                    async move { bell.notified().await }
+                }
+            },
+            {
+                let (ran, rounds) = (Arc::clone(&ran), Arc::clone(&rounds));
+                move || {
+                    let (ran, rounds) = (Arc::clone(&ran), Arc::clone(&rounds));
+                    async move {
+                        rounds.fetch_add(1, Ordering::SeqCst);
+                        ran.notify_one();
+                    }
+                }
+            },
+        );
+        for expected in 1..=2 {
+            bell.notify_one();
+            // Far from the hour's tick: only the wake can run this round.
+            tokio::time::timeout(Duration::from_mins(1), ran.notified())
+                .await
+                .expect("the wake ran a round");
+            assert_eq!(rounds.load(Ordering::SeqCst), expected);
+        }
+        flusher.stop().await;
+        assert_eq!(rounds.load(Ordering::SeqCst), 2);
     }
 
     /// A usage meter whose batch write takes a while, announcing its start.

@@ -21,11 +21,14 @@
 //! counts, which keep their own round).
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, NaiveTime, TimeDelta, Utc};
+use futures::task::AtomicWaker;
 
 use crate::ports::accounts::AccountsError;
 use crate::ports::request_log::{DayCount, DayTotals, LoggedRequest, RequestFilter, RequestLogStore, RequestRow};
@@ -41,13 +44,15 @@ pub const DAILY_CAP: u64 = 10_000;
 /// dropped.
 pub const BUFFER_BOUND: usize = 131_072;
 
-/// Room the round leaves for the requests of the next second: it writes
-/// the buffer, however young, once less than this is free
-/// ([`WRITE_AT`]), so up to 32,768 requests a second per instance are
-/// never dropped.
+/// Room left for the requests that arrive while a full buffer waits for
+/// its write: the buffer is written, however young, once less than this is
+/// free ([`WRITE_AT`]). The request that fills it to there wakes the flush
+/// round ([`RequestLog::filled`]) instead of waiting for the round's next
+/// second, so requests are dropped only when more than this arrive while
+/// the round finishes what it is doing and swaps the buffer out.
 pub const ROUND_ROOM: usize = 32_768;
 
-/// Requests in the buffer at which the round writes it, however young.
+/// Requests in the buffer at which it is written, however young.
 pub const WRITE_AT: usize = BUFFER_BOUND - ROUND_ROOM;
 
 /// How long the round leaves requests in the buffer before writing them:
@@ -96,6 +101,10 @@ pub struct RequestLog {
     /// One flush at a time: when `write` returns, every request recorded
     /// before it was called is stored (or back in the buffer).
     flushing: futures::lock::Mutex<()>,
+    /// Set by the request that fills the buffer to [`WRITE_AT`], taken by
+    /// [`RequestLog::filled`], whose task `wake` wakes.
+    filled: AtomicBool,
+    wake: AtomicWaker,
 }
 
 impl RequestLog {
@@ -110,6 +119,8 @@ impl RequestLog {
             hold_for: HOLD_FOR,
             held_since: Mutex::new(None),
             flushing: futures::lock::Mutex::new(()),
+            filled: AtomicBool::new(false),
+            wake: AtomicWaker::new(),
         }
     }
 
@@ -135,7 +146,31 @@ impl RequestLog {
             return false;
         }
         buffer.push(request);
+        let filled = buffer.len() == WRITE_AT;
+        drop(buffer);
+        if filled {
+            self.filled.store(true, Ordering::Release);
+            self.wake.wake();
+        }
         true
+    }
+
+    /// Completes once a request has filled the buffer to [`WRITE_AT`] since
+    /// this last completed: the flush round waits on it beside its clock,
+    /// so a buffer filling faster than [`ROUND_ROOM`] a second is written
+    /// when it fills, not up to a second later with the overflow dropped.
+    /// One waiter at a time (the round).
+    pub fn filled(&self) -> impl Future<Output = ()> + '_ {
+        futures::future::poll_fn(|cx| {
+            // Registered before the flag is read: a fill between the two
+            // wakes this task.
+            self.wake.register(cx.waker());
+            if self.filled.swap(false, Ordering::AcqRel) {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        })
     }
 
     /// Requests dropped because the buffer was full, since start.
@@ -544,6 +579,45 @@ mod tests {
         log.record(request(1, now()));
         assert_eq!(log.flush(now()).await.unwrap(), full_but_a_second);
         assert_eq!(log.pending(), 0);
+    }
+
+    /// The request that fills the buffer to the write mark (131,072 less
+    /// 32,768) wakes the round, once; the requests before it do not.
+    #[tokio::test]
+    async fn the_request_that_fills_the_buffer_to_its_mark_wakes_the_round_once() {
+        use futures::FutureExt;
+        let log = RequestLog::new(Arc::new(MemoryRequestLog::default()), 7).holding_for(Duration::from_hours(1));
+        let mark = 131_072 - 32_768;
+        for _ in 1..mark {
+            log.record(request(1, now()));
+        }
+        assert!(log.filled().now_or_never().is_none(), "one short of the mark");
+        // A task already waiting is woken by the fill, not only a later poll.
+        let waiting = tokio::spawn({
+            let log = Arc::new(log);
+            let waiter = Arc::clone(&log);
+            async move {
+                tokio::join!(waiter.filled(), async {
+                    tokio::task::yield_now().await;
+                    log.record(request(1, now()));
+                });
+                log
+            }
+        });
+        let log = tokio::time::timeout(Duration::from_mins(1), waiting)
+            .await
+            .expect("the fill woke the waiting round")
+            .unwrap();
+        assert!(log.filled().now_or_never().is_none(), "one wake per fill");
+        for _ in 0..1_000 {
+            log.record(request(1, now()));
+        }
+        assert!(log.filled().now_or_never().is_none(), "past the mark: no new wake");
+        assert_eq!(log.flush(now()).await.unwrap(), mark + 1_000);
+        for _ in 0..mark {
+            log.record(request(1, now()));
+        }
+        assert!(log.filled().now_or_never().is_some(), "the next fill wakes again");
     }
 
     /// A batch the store refused is written by the next round, once.
