@@ -2,7 +2,9 @@
 //! request into a bounded in-memory buffer (no I/O, no allocation past the
 //! buffer's growth); the usage flush round moves the buffer to the store in
 //! one batch once its oldest request has waited [`HOLD_FOR`] (or the buffer
-//! is nearly full), and prunes what is older than the retention once an hour;
+//! is nearly full: the request that fills it to [`WRITE_AT`] wakes the
+//! round, [`RequestLog::filled`]), and prunes what is older than the
+//! retention once an hour;
 //! the portal reads a customer's own requests back.
 //!
 //! Bounds: the buffer holds at most [`BUFFER_BOUND`] requests (past it a
