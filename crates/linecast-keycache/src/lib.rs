@@ -69,9 +69,9 @@ type Front = RwLock<HashMap<FrontKey, Held, foldhash::fast::RandomState>>;
 /// of following a `String` to another cache line (with 4,000 keys in use
 /// the key lookup's share of a profile's samples fell from 9.4% to 8.1%:
 /// `bench/RESULTS.md`, "The key cache's front"). Every stored key hash is
-/// a SHA-256 in hex; a hash of any other
-/// length is never held in the front map and is read through the
-/// single-flight layer on each lookup, which is correct, only slower.
+/// a SHA-256 in hex; a hash of any other length is never held in the front
+/// map and is read through the single-flight layer on each lookup, which
+/// is correct, only slower.
 type FrontKey = [u8; 64];
 
 /// `key_hash` as a front key, when it has a key hash's length.
