@@ -133,7 +133,18 @@ impl ErrorCode {
 tokio::task_local! {
     /// The request id of the request being answered (`X-Request-Id`), set
     /// by `telemetry::request_context` around everything that answers it.
-    pub static REQUEST_ID: HeaderValue;
+    pub static REQUEST_ID: RequestIdHeader;
+}
+
+/// A request's `X-Request-Id`, with the 16 bytes its 32 hex digits spell
+/// when the server made it: the request log keeps those bytes as they are
+/// instead of reading the digits back (about 280 instructions a logged
+/// request, `bench/RESULTS.md`, "The cached hit path").
+pub struct RequestIdHeader {
+    pub value: HeaderValue,
+    /// `Some` only for an id the server made (`value` is these bytes in
+    /// lowercase hex); an id the client sent is `None`.
+    pub made: Option<[u8; 16]>,
 }
 
 /// The error body of every non-2xx response.
@@ -324,7 +335,7 @@ pub fn render(status: StatusCode, code: ErrorCode, parameter: Option<&str>, deta
         detail: detail.to_owned(),
         timestamp: Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
         request_id: REQUEST_ID
-            .try_with(|id| id.to_str().ok().map(str::to_owned))
+            .try_with(|id| id.value.to_str().ok().map(str::to_owned))
             .ok()
             .flatten(),
     };

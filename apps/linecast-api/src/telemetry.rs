@@ -19,7 +19,7 @@ use futures::future::{LocalBoxFuture, Ready, ready};
 use tracing::Instrument;
 use tracing_subscriber::EnvFilter;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, RequestIdHeader};
 use crate::settings::LogFormat;
 
 /// Installs the global subscriber with `filter` (`RUST_LOG`, from the
@@ -219,12 +219,23 @@ fn sane_request_id(value: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'))
 }
 
-/// 32 random lowercase hex digits, written without building a `String`.
-fn new_request_id() -> HeaderValue {
+/// 16 random bytes as 32 lowercase hex digits, written without building a
+/// `String`; the bytes are kept beside the header for the request log.
+fn new_request_id() -> RequestIdHeader {
+    let bytes = rand::random::<u128>().to_be_bytes();
     let mut id = [0_u8; 32];
     // 16 bytes always fit 32 hex digits.
-    let _ = hex::encode_to_slice(rand::random::<u128>().to_be_bytes(), &mut id);
-    HeaderValue::from_bytes(&id).unwrap_or_else(|_| HeaderValue::from_static("0"))
+    let _ = hex::encode_to_slice(bytes, &mut id);
+    match HeaderValue::from_bytes(&id) {
+        Ok(value) => RequestIdHeader {
+            value,
+            made: Some(bytes),
+        },
+        Err(_) => RequestIdHeader {
+            value: HeaderValue::from_static("0"),
+            made: None,
+        },
+    }
 }
 
 /// The outermost middleware of every request ([`request_context`]), with
@@ -317,7 +328,10 @@ where
         .headers()
         .get(&X_REQUEST_ID)
         .filter(|v| v.to_str().is_ok_and(sane_request_id))
-        .cloned()
+        .map(|value| RequestIdHeader {
+            value: value.clone(),
+            made: None,
+        })
         .unwrap_or_else(new_request_id);
     // The access log and the metrics cost nothing when both are off (the
     // redaction and the route lookup are only done for them).
@@ -330,7 +344,7 @@ where
     } else {
         (String::new(), String::new())
     };
-    let span = tracing::info_span!("request", request_id = %request_id.to_str().unwrap_or_default());
+    let span = tracing::info_span!("request", request_id = %request_id.value.to_str().unwrap_or_default());
     let encoded_body = req
         .headers()
         .get(CONTENT_ENCODING)
@@ -343,7 +357,7 @@ where
     // cloned (a clone of a fresh value allocates its shared half).
     let mut scoped = std::pin::pin!(crate::error::REQUEST_ID.scope(request_id, answer(req, next, encoded_body, &span)));
     let mut res = scoped.as_mut().await?;
-    let request_id = scoped.as_mut().take_value().unwrap_or_else(new_request_id);
+    let request_id = scoped.as_mut().take_value().unwrap_or_else(new_request_id).value;
     let status = res.status().as_u16();
     if let Some(started) = started {
         let route = route_of(&res);

@@ -203,11 +203,15 @@ fn log_request(
     res: &ServiceResponse,
     started: Instant,
 ) {
-    // The id is ASCII (telemetry echoes only a sane id, or makes one of
-    // hex digits), so its text is read without `to_str`'s byte-by-byte
-    // check; anything else would be recorded as `to_str` left it: empty.
+    // An id the server made is kept as its bytes. One a client sent is
+    // ASCII (telemetry echoes only a sane id), so its text is read without
+    // `to_str`'s byte-by-byte check; anything else would be recorded as
+    // `to_str` left it: empty.
     let request_id = crate::error::REQUEST_ID
-        .try_with(|id| RequestId::new(ascii_text(id.as_bytes())))
+        .try_with(|id| match id.made {
+            Some(bytes) => RequestId::from_hex_bytes(bytes),
+            None => RequestId::new(ascii_text(id.value.as_bytes())),
+        })
         .unwrap_or_else(|_| RequestId::new(""));
     gate.request_log.record(LoggedRequest {
         customer_id,

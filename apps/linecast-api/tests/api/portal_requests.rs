@@ -64,8 +64,17 @@ async fn page(app: &TestApp, cookie: &str, path: &str) -> (u16, String, reqwest:
     (status, res.text().await.unwrap(), headers)
 }
 
-/// One API call: (method, path, key in a header or in `?api_key=`).
-async fn call(app: &TestApp, method: reqwest::Method, path: &str, key: &str, in_query: bool) -> u16 {
+/// One API call: (method, path, key in a header or in `?api_key=`), with
+/// the client's own `X-Request-Id` when `id` is given. Returns the status
+/// and the `X-Request-Id` answered.
+async fn call(
+    app: &TestApp,
+    method: reqwest::Method,
+    path: &str,
+    key: &str,
+    in_query: bool,
+    id: Option<&str>,
+) -> (u16, String) {
     let url = if in_query {
         format!("{}{path}?api_key={key}", app.address)
     } else {
@@ -75,8 +84,16 @@ async fn call(app: &TestApp, method: reqwest::Method, path: &str, key: &str, in_
     if !in_query {
         req = req.header("X-API-Key", key);
     }
-    req.send().await.unwrap().status().as_u16()
+    if let Some(id) = id {
+        req = req.header("X-Request-Id", id);
+    }
+    let res = req.send().await.unwrap();
+    let answered = res.headers()["x-request-id"].to_str().unwrap().to_owned();
+    (res.status().as_u16(), answered)
 }
+
+/// The `X-Request-Id` one call of [`world`] sends itself.
+const CLIENT_ID: &str = "client-chosen.id:7";
 
 /// One logged call: (key label, method, route template, status).
 type Call = (String, String, String, u16);
@@ -110,6 +127,8 @@ struct World {
     keys: Vec<String>,
     /// (key label, method, route, status) of every call made.
     made: Vec<Call>,
+    /// The `X-Request-Id` each call was answered with, sorted.
+    ids: Vec<String>,
     second_id: i64,
 }
 
@@ -139,7 +158,7 @@ async fn world() -> World {
     };
     let (first, first_label) = (app.api_key.clone(), label(&app.api_key));
     let second_label = label(&second.key);
-    let mut made = Vec::new();
+    let (mut made, mut ids) = (Vec::new(), Vec::new());
     let get = reqwest::Method::GET;
     for (path, route, key, key_label, in_query) in [
         (
@@ -172,18 +191,23 @@ async fn world() -> World {
             false,
         ),
     ] {
-        let status = call(&app, get.clone(), path, key, in_query).await;
+        // One call names its own id; the server makes the others'.
+        let own = (route == "/api/v1/odds/{sport}" && in_query).then_some(CLIENT_ID);
+        let (status, id) = call(&app, get.clone(), path, key, in_query, own).await;
         made.push((key_label.clone(), "GET".to_owned(), route.to_owned(), status));
+        ids.push(id);
     }
     // The third key, revoked through a path that holds it.
-    let status = call(
+    let (status, id) = call(
         &app,
         reqwest::Method::DELETE,
         &format!("/api/v1/customers/me/api-keys/{}", third.key),
         &second.key,
         false,
+        None,
     )
     .await;
+    ids.push(id);
     assert!(status < 300, "revoked: {status}");
     made.push((
         second_label.clone(),
@@ -192,8 +216,9 @@ async fn world() -> World {
         status,
     ));
     // Without a key: refused before any key is known, not logged.
-    assert_eq!(call(&app, get, "/api/v1/odds/nba", "", false).await, 401);
+    assert_eq!(call(&app, get, "/api/v1/odds/nba", "", false, None).await.0, 401);
     made.sort();
+    ids.sort();
     let cookie = sign_in(&app, &first).await;
     linecast_api::accounting::flush_all(&app.state).await;
     World {
@@ -201,6 +226,7 @@ async fn world() -> World {
         cookie,
         keys: vec![first, second.key, third.key],
         made,
+        ids,
         second_id: second.record.id,
     }
 }
@@ -214,6 +240,23 @@ async fn the_request_logs_rows_match_the_api_calls_the_test_made() {
     assert!(headers["content-type"].to_str().unwrap().starts_with("text/csv"));
     assert_eq!(headers["cache-control"], "no-store");
     assert_eq!(csv_rows(&csv), w.made);
+    // Each row keeps the id its call was answered with: the server's own
+    // (32 hex digits) and the one a client sent.
+    let mut logged: Vec<String> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.rsplit(',').next().unwrap().to_owned())
+        .collect();
+    logged.sort();
+    assert_eq!(logged, w.ids);
+    assert!(logged.iter().any(|id| id == CLIENT_ID));
+    assert!(
+        logged
+            .iter()
+            .filter(|id| id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()))
+            .count()
+            >= 5
+    );
 
     let (status, html, _) = page(&w.app, &w.cookie, "/portal/requests").await;
     assert_eq!(status, 200, "{html}");

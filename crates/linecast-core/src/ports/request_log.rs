@@ -93,6 +93,12 @@ impl RequestId {
         }
     }
 
+    /// The id spelled by `bytes` as 32 lowercase hex digits (what
+    /// [`RequestId::new`] makes of that text, without reading it back).
+    pub fn from_hex_bytes(bytes: [u8; 16]) -> Self {
+        Self(Repr::Hex(bytes))
+    }
+
     /// Calls `f` with the id's text (UTF-8, as `new` cut it at a character
     /// boundary), spelled out on the stack when held as hex.
     pub fn with_text<R>(&self, f: impl FnOnce(&str) -> R) -> R {
@@ -362,6 +368,17 @@ mod tests {
         assert_eq!(RequestId::new(hex).to_string(), hex);
     }
 
+    /// The bytes of an id the server made read back as the digits it sent,
+    /// and are the same id as those digits read from the header.
+    #[test]
+    fn an_id_kept_as_its_bytes_is_its_lowercase_digits() {
+        for n in [0_u128, 1, 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210, u128::MAX] {
+            let digits = format!("{n:032x}");
+            let kept = RequestId::from_hex_bytes(n.to_be_bytes());
+            assert_eq!(kept.to_string(), digits);
+            assert_eq!(kept, RequestId::new(&digits));
+        }
+    }
     #[test]
     fn a_method_is_named_as_http_names_it() {
         for name in [
