@@ -1,5 +1,5 @@
 //! One flush round of the request log at its bound: a batch of
-//! `BUFFER_BOUND` (32,768) requests spread over 1,000 customers, each under
+//! `BUFFER_BOUND` requests (262,144) spread over 1,000 customers, each under
 //! its daily cap, written to an SQLite file the way the server's flush round
 //! writes it (one transaction: the day totals, then a segment per
 //! customer-day). Each iteration writes a new day, so no customer reaches

@@ -394,7 +394,7 @@ mod tests {
 
     #[test]
     fn a_logged_request_is_one_cache_line() {
-        // The buffer between two writes holds 131,072 of these, written
+        // The buffer between two writes holds 262,144 of these, written
         // by the request path.
         assert_eq!(std::mem::size_of::<RequestId>(), 24);
         assert_eq!(std::mem::size_of::<LoggedRequest>(), 64);
