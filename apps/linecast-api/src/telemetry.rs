@@ -331,11 +331,10 @@ where
         .headers()
         .get(&X_REQUEST_ID)
         .filter(|v| v.to_str().is_ok_and(sane_request_id))
-        .map(|value| RequestIdHeader {
+        .map_or_else(new_request_id, |value| RequestIdHeader {
             value: value.clone(),
             made: None,
-        })
-        .unwrap_or_else(new_request_id);
+        });
     // The access log and the metrics cost nothing when both are off (the
     // redaction and the route lookup are only done for them).
     let logging = tracing::enabled!(tracing::Level::INFO);
