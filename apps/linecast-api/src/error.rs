@@ -138,8 +138,8 @@ tokio::task_local! {
 
 /// A request's `X-Request-Id`, with the 16 bytes its 32 hex digits spell
 /// when the server made it: the request log keeps those bytes as they are
-/// instead of reading the digits back (about 280 instructions a logged
-/// request, `bench/RESULTS.md`, "The cached hit path").
+/// instead of reading the digits back (about 330 instructions a logged
+/// request, `bench/RESULTS.md`, "The request id logged from its bytes").
 pub struct RequestIdHeader {
     pub value: HeaderValue,
     /// `Some` only for an id the server made (`value` is these bytes in

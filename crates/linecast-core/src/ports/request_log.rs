@@ -379,6 +379,7 @@ mod tests {
             assert_eq!(kept, RequestId::new(&digits));
         }
     }
+
     #[test]
     fn a_method_is_named_as_http_names_it() {
         for name in [
