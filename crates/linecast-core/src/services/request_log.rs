@@ -45,9 +45,9 @@ pub const DAILY_CAP: u64 = 10_000;
 /// the same bound). Past it a request is not logged, and counted as
 /// dropped. Why this many: at a saturated instance's rate the bound, not
 /// the hold, ends a batch, and a stored row's share of its segment's own
-/// cost falls with the rows a segment holds (against the bound of 131,072
-/// before, segments held twice the rows, and the store alone spent 14%
-/// less a row: `bench/RESULTS.md`, "Twice the buffer").
+/// cost falls with the rows a segment holds (against half this bound,
+/// segments hold twice the rows and the store alone spends 14% less a
+/// row: `bench/RESULTS.md`, "Twice the buffer").
 pub const BUFFER_BOUND: usize = 262_144;
 
 /// Room left for the requests that arrive while a full buffer waits for
