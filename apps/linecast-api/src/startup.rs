@@ -1013,12 +1013,13 @@ fn app(
         .app_data(query_config())
         .app_data(path_config())
         .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
-        // Every request goes to the route table's dispatcher.
-        .default_service(routes::dispatch::Dispatcher::new(gate, body_timeout, redaction.clone()))
-        // Served over https (the public URL says so): browsers keep to
-        // https for a year. Not for subdomains, which are the operator's.
+        // Every request is answered by the route table's dispatcher, inside
+        // its context. Served over https (the public URL says so):
+        // browsers keep to https for a year. Not for subdomains, which are
+        // the operator's.
         .wrap(telemetry::RequestContext {
             hsts: hsts.then(|| actix_web::http::header::HeaderValue::from_static(HSTS)),
+            answers: routes::dispatch::Dispatcher::new(gate, body_timeout, redaction.clone()),
             redaction,
         })
 }

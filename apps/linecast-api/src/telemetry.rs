@@ -11,11 +11,11 @@ use std::rc::Rc;
 use std::time::Instant;
 
 use actix_web::body::{BodySize, BoxBody, MessageBody};
-use actix_web::dev::{Service, ServiceRequest, ServiceResponse, Transform};
+use actix_web::dev::{Service, ServiceFactory, ServiceRequest, ServiceResponse, Transform};
 use actix_web::http::header::{
     CONTENT_ENCODING, HeaderName, HeaderValue, STRICT_TRANSPORT_SECURITY, X_CONTENT_TYPE_OPTIONS,
 };
-use futures::future::{LocalBoxFuture, Ready, ready};
+use futures::future::LocalBoxFuture;
 use tracing::Instrument;
 use tracing_subscriber::EnvFilter;
 
@@ -241,65 +241,75 @@ fn new_request_id() -> RequestIdHeader {
     }
 }
 
-/// The outermost middleware of every request ([`request_context`]), with
+/// What answers a request inside its context: the route table's dispatcher
+/// (`routes::dispatch`). Its future is awaited by the context's own, with
+/// no service of actix's between them.
+pub trait Answer: 'static {
+    fn answer(&self, req: ServiceRequest) -> impl Future<Output = Result<ServiceResponse, actix_web::Error>> + 'static;
+}
+
+/// The app's only middleware ([`request_context`]) around what answers
+/// every request (`answers`, a factory of one [`Answer`] per worker), with
 /// `Strict-Transport-Security` (this value) on every response that does
-/// not carry one when served over https. Written as a middleware of its
-/// own, not `from_fn`: the app's answer is awaited as it is, not boxed
-/// once more behind a shared service, and no second middleware wraps the
-/// app for the one header.
-#[derive(Clone)]
-pub struct RequestContext {
+/// not carry one when served over https. The app's own routing, which it
+/// wraps, is never called: every request is answered by `answers`.
+pub struct RequestContext<F> {
     pub hsts: Option<HeaderValue>,
     /// What the access log masks in a path (the route table's).
     pub redaction: actix_web::web::Data<Redaction>,
+    pub answers: F,
 }
 
-impl<S, B> Transform<S, ServiceRequest> for RequestContext
+impl<S, F> Transform<S, ServiceRequest> for RequestContext<F>
 where
-    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = actix_web::Error> + 'static,
-    B: MessageBody + 'static,
+    F: ServiceFactory<ServiceRequest, Config = (), InitError = ()>,
+    F::Service: Answer,
+    F::Future: 'static,
 {
     type Response = ServiceResponse<BoxBody>;
     type Error = actix_web::Error;
-    type Transform = RequestContextService<S>;
+    type Transform = RequestContextService<F::Service>;
     type InitError = ();
-    type Future = Ready<Result<Self::Transform, ()>>;
+    type Future = LocalBoxFuture<'static, Result<Self::Transform, ()>>;
 
-    fn new_transform(&self, service: S) -> Self::Future {
-        ready(Ok(RequestContextService {
-            service: Rc::new(service),
-            hsts: self.hsts.clone(),
-            redaction: self.redaction.clone(),
-        }))
+    fn new_transform(&self, _app: S) -> Self::Future {
+        let made = self.answers.new_service(());
+        let (hsts, redaction) = (self.hsts.clone(), self.redaction.clone());
+        Box::pin(async move {
+            Ok(RequestContextService(Rc::new(Context {
+                answers: made.await?,
+                hsts,
+                redaction,
+            })))
+        })
     }
 }
 
-/// [`RequestContext`] around the app.
-pub struct RequestContextService<S> {
-    service: Rc<S>,
+/// [`RequestContext`] of one worker: one shared value, so a request takes
+/// one reference count, not one for each part.
+pub struct RequestContextService<A>(Rc<Context<A>>);
+
+struct Context<A> {
+    answers: A,
     hsts: Option<HeaderValue>,
     redaction: actix_web::web::Data<Redaction>,
 }
 
-impl<S, B> Service<ServiceRequest> for RequestContextService<S>
-where
-    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = actix_web::Error> + 'static,
-    B: MessageBody + 'static,
-{
+impl<A: Answer> Service<ServiceRequest> for RequestContextService<A> {
     type Response = ServiceResponse<BoxBody>;
     type Error = actix_web::Error;
     type Future = LocalBoxFuture<'static, Result<ServiceResponse<BoxBody>, actix_web::Error>>;
 
-    actix_web::dev::forward_ready!(service);
+    actix_web::dev::always_ready!();
 
     fn call(&self, req: ServiceRequest) -> Self::Future {
-        let (service, hsts, redaction) = (Rc::clone(&self.service), self.hsts.clone(), self.redaction.clone());
+        let context = Rc::clone(&self.0);
         Box::pin(async move {
-            let mut res = request_context(&redaction, req, service).await?;
-            if let Some(hsts) = hsts
+            let mut res = request_context(&context.redaction, req, &context.answers).await?;
+            if let Some(hsts) = &context.hsts
                 && !res.headers().contains_key(STRICT_TRANSPORT_SECURITY)
             {
-                res.headers_mut().insert(STRICT_TRANSPORT_SECURITY, hsts);
+                res.headers_mut().insert(STRICT_TRANSPORT_SECURITY, hsts.clone());
             }
             Ok(res)
         })
@@ -318,15 +328,11 @@ where
 /// - records the request metrics;
 /// - adds `X-Request-Id` and `X-Content-Type-Options: nosniff` to every
 ///   response.
-pub async fn request_context<S, B>(
+pub async fn request_context(
     redaction: &Redaction,
     req: ServiceRequest,
-    next: Rc<S>,
-) -> Result<ServiceResponse<BoxBody>, actix_web::Error>
-where
-    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = actix_web::Error>,
-    B: MessageBody + 'static,
-{
+    next: &impl Answer,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let request_id = req
         .headers()
         .get(&X_REQUEST_ID)
@@ -409,17 +415,13 @@ fn route_of(res: &ServiceResponse<BoxBody>) -> String {
         .unwrap_or_else(|| "(unmatched)".to_owned())
 }
 
-/// The answer to `req`: a 415 for an encoded body, else the app's.
-async fn answer<S, B>(
+/// The answer to `req`: a 415 for an encoded body, else `next`'s.
+async fn answer(
     req: ServiceRequest,
-    next: Rc<S>,
+    next: &impl Answer,
     encoded_body: bool,
     span: &tracing::Span,
-) -> Result<ServiceResponse<BoxBody>, actix_web::Error>
-where
-    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = actix_web::Error>,
-    B: MessageBody + 'static,
-{
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     if encoded_body {
         // The body is never read: the connection is closed after the
         // answer (actix would otherwise drain a chunked body for as long as
@@ -432,13 +434,13 @@ where
             .set_connection_type(actix_web::http::ConnectionType::Close);
         Ok(res)
     } else {
-        let answer = next.call(req);
+        let answer = next.answer(req);
         // A span below the log level records nothing: the answer need not
         // enter and leave it at every poll.
         if span.is_disabled() {
-            Ok(answer.await?.map_into_boxed_body())
+            answer.await
         } else {
-            Ok(answer.instrument(span.clone()).await?.map_into_boxed_body())
+            answer.instrument(span.clone()).await
         }
     }
 }

@@ -98,7 +98,7 @@ where
     // when the first failure lands go unpaid. A key known good never pays.
     let mut paid = None;
     if let (Some(key), Some(client)) = (&presented, client)
-        && !gate.auth_failures.quiet(Instant::now())
+        && !gate.auth_failures.quiet(started)
         && !gate.keys.knows(key).await
     {
         match gate.auth_failures.check(client, Instant::now()) {
