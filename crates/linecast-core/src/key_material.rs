@@ -119,6 +119,13 @@ pub fn generate_key() -> Result<String, AccountsError> {
 /// `KEY_BODY_LEN`; the spec's keys have at least 32 characters).
 pub const KEY_BODY_CHARS: std::ops::RangeInclusive<usize> = 32..=64;
 
+// The per-thread digest memo holds the longest key inline, in an array of
+// its own fixed length.
+const _: () = assert!(
+    KEY_PREFIX.len() + *KEY_BODY_CHARS.end() == crate::memo::HELD_KEY_MAX,
+    "memo::HELD_KEY_MAX must be the longest key: the prefix and the longest body"
+);
+
 /// The key body after the prefix, if `s` has the full-key shape: the
 /// prefix, then `KEY_BODY_CHARS` base62 characters.
 pub fn key_body(s: &str) -> Option<&str> {
