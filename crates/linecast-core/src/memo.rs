@@ -137,8 +137,8 @@ pub fn key_digest_known(key: &str) -> Option<[u8; 64]> {
 
 /// The longest key `key_digests` holds, in bytes: the longest a key may
 /// be, its prefix and its longest body. Key material checks at compile
-/// time that its keys are exactly this long at most, so the memo depends
-/// on nothing of it.
+/// time that its longest key is exactly this long, so the memo depends on
+/// nothing of it.
 pub const HELD_KEY_MAX: usize = 75;
 
 /// A presented key as `key_digests` holds it: its bytes in the map's own
