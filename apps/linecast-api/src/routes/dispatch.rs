@@ -317,13 +317,13 @@ impl Service<ServiceRequest> for DispatchService {
 }
 
 /// The app's request context (`telemetry`) awaits the dispatcher's answer
-/// itself: actix's default service, the dispatcher before, boxed the
-/// answer's box once more behind the app's routing.
+/// itself, with no actix routing or boxed default service between them.
 ///
-/// Each answer is boxed on its own, as it was: awaited inside the context's
-/// future, the whole answer made one allocation past the allocator's
-/// per-thread cache (1,032 bytes), moved there whole, which cost more than
-/// the box saved (callgrind, `bench/RESULTS.md`, "One layer fewer").
+/// Each answer is boxed on its own. Awaited unboxed inside the context's
+/// future, the answer cost more instructions than the box it saves: the
+/// one larger future went through `malloc`'s slow path (`_int_malloc`)
+/// once more a request and was copied whole into its box (callgrind,
+/// `bench/RESULTS.md`, "One layer fewer").
 impl Answer for DispatchService {
     fn answer(&self, req: ServiceRequest) -> impl Future<Output = Result<ServiceResponse, Error>> + 'static {
         self.respond(req)
