@@ -4,10 +4,14 @@
 //! PostgreSQL, taken in one order), so concurrent batches of several
 //! instances share each day's cap exactly; then each customer-day's stored
 //! requests are one segment row ([`segment`]), whatever their number.
+//!
+//! The batch (up to 16 MiB, its requests in arrival order, customers
+//! interleaved) is read twice, each time front to back: once to count each
+//! customer-day's requests, once to write each request into its segment.
 
 mod segment;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -52,13 +56,12 @@ fn placeholders(groups: usize, width: usize) -> String {
 }
 
 /// Adds each customer-day's requests to its total and returns the new
-/// totals.
+/// totals. `days` is in the order their rows are locked.
 async fn add_offered(
     txn: &DatabaseTransaction,
     backend: DbBackend,
-    days: &BTreeMap<(i64, Day), Vec<&LoggedRequest>>,
+    days: &[((i64, Day), u64)],
 ) -> Result<HashMap<(i64, Day), u64>, AccountsError> {
-    let days: Vec<_> = days.iter().collect();
     let mut totals = HashMap::with_capacity(days.len());
     for chunk in days.chunks(DAYS_PER_UPSERT) {
         let sql = format!(
@@ -69,11 +72,7 @@ async fn add_offered(
         );
         let mut values: Vec<Value> = Vec::with_capacity(chunk.len() * 3);
         for ((customer_id, day), requests) in chunk {
-            values.extend([
-                (*customer_id).into(),
-                day_key(*day).into(),
-                int(requests.len() as u64)?.into(),
-            ]);
+            values.extend([(*customer_id).into(), day_key(*day).into(), int(*requests)?.into()]);
         }
         for row in txn
             .query_all_raw(statement(backend, &sql, values))
@@ -87,6 +86,75 @@ async fn add_offered(
     Ok(totals)
 }
 
+/// The customer-days of a batch, from one read of it, front to back.
+struct Days {
+    /// Each customer-day met, with its requests in the batch, in the order
+    /// first met.
+    counts: Vec<((i64, Day), u64)>,
+    /// Each request's customer-day, an index into `counts`.
+    of_request: Vec<u32>,
+}
+
+impl Days {
+    fn of(batch: &[LoggedRequest]) -> Self {
+        let mut index: foldhash::HashMap<(i64, Day), u32> = foldhash::HashMap::default();
+        let mut counts: Vec<((i64, Day), u64)> = Vec::new();
+        let mut of_request = Vec::with_capacity(batch.len());
+        let mut days = DayOf::default();
+        for r in batch {
+            let key = (r.customer_id, days.of(r));
+            let at = *index.entry(key).or_insert_with(|| {
+                counts.push((key, 0));
+                // A batch holds far fewer than 2^32 requests.
+                u32::try_from(counts.len() - 1).unwrap_or(u32::MAX)
+            });
+            if let Some((_, n)) = counts.get_mut(at as usize) {
+                *n += 1;
+            }
+            of_request.push(at);
+        }
+        Self { counts, of_request }
+    }
+
+    /// The indexes of `counts` by customer, then day: the order concurrent
+    /// batches lock day rows in (no deadlock), and segments are written in.
+    fn in_order(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.counts.len()).collect();
+        order.sort_unstable_by_key(|&i| self.counts[i].0);
+        order
+    }
+}
+
+/// [`day_of`] a request's instant, computed once for each UTC day met: a
+/// batch's requests are nearly all of one or two days, and instants in
+/// one block of 86,400,000 Unix milliseconds are of one UTC day.
+struct DayOf {
+    number: i64,
+    day: Day,
+}
+
+impl Default for DayOf {
+    fn default() -> Self {
+        Self {
+            // No instant's day number (its milliseconds over a day's).
+            number: i64::MIN,
+            day: Day::default(),
+        }
+    }
+}
+
+impl DayOf {
+    const MS_A_DAY: i64 = 86_400_000;
+
+    fn of(&mut self, r: &LoggedRequest) -> Day {
+        let number = r.at_ms.div_euclid(Self::MS_A_DAY);
+        if number != self.number {
+            (self.number, self.day) = (number, day_of(r.at()));
+        }
+        self.day
+    }
+}
+
 /// One customer-day's stored requests, ready to insert.
 struct Segment {
     customer_id: i64,
@@ -97,18 +165,40 @@ struct Segment {
     body: String,
 }
 
-impl Segment {
-    fn of(customer_id: i64, day: Day, requests: &[&LoggedRequest]) -> Self {
-        let instants = requests.iter().map(|r| r.at_ms);
-        Self {
-            customer_id,
-            day,
-            first_ms: instants.clone().min().unwrap_or_default(),
-            last_ms: instants.max().unwrap_or_default(),
-            requests: requests.len(),
-            body: segment::encode(requests),
+/// The segments of `batch`: of each customer-day, its first `room`
+/// requests in the order recorded (`room` by index of `days.counts`), in
+/// `order`. The batch is read once, front to back, each request written
+/// into its customer-day's segment as it comes.
+fn segments(batch: &[LoggedRequest], days: &Days, room: &[u64], order: &[usize]) -> Vec<Segment> {
+    let room: Vec<usize> = room.iter().map(|&n| usize::try_from(n).unwrap_or(usize::MAX)).collect();
+    let mut writers: Vec<Option<segment::Writer>> = room
+        .iter()
+        .map(|&n| (n > 0).then(|| segment::Writer::with_rows(n)))
+        .collect();
+    for (r, &at) in batch.iter().zip(&days.of_request) {
+        let at = at as usize;
+        if let Some(writer) = writers.get_mut(at).and_then(Option::as_mut)
+            && writer.rows() < room[at]
+        {
+            writer.push(r);
         }
     }
+    order
+        .iter()
+        .filter_map(|&i| {
+            let writer = writers[i].take()?;
+            let ((customer_id, day), _) = days.counts[i];
+            let (first_ms, last_ms) = writer.span_ms();
+            Some(Segment {
+                customer_id,
+                day,
+                first_ms,
+                last_ms,
+                requests: writer.rows(),
+                body: writer.finish(),
+            })
+        })
+        .collect()
 }
 
 async fn insert_segments(
@@ -171,31 +261,28 @@ async fn fold_legacy_rows(txn: &DatabaseTransaction, backend: DbBackend) -> Resu
 #[async_trait]
 impl RequestLogStore for SeaAccounts {
     async fn append_requests(&self, batch: Arc<Vec<LoggedRequest>>, cap_per_day: u64) -> Result<(), AccountsError> {
-        // Sorted by customer-day so concurrent batches lock day rows in one
-        // order (no deadlock).
-        let mut days: BTreeMap<(i64, Day), Vec<&LoggedRequest>> = BTreeMap::new();
-        for r in batch.iter() {
-            days.entry((r.customer_id, day_of(r.at()))).or_default().push(r);
-        }
-        if days.is_empty() {
+        let days = Days::of(&batch);
+        if days.counts.is_empty() {
             return Ok(());
         }
+        let order = days.in_order();
+        let ordered: Vec<((i64, Day), u64)> = order.iter().map(|&i| days.counts[i]).collect();
         let backend = self.db.get_database_backend();
         let txn = begin_write(&self.db).await.map_err(db_err)?;
-        let totals = add_offered(&txn, backend, &days).await?;
-        let mut segments = Vec::with_capacity(days.len());
-        for (&(customer_id, day), requests) in &days {
-            let n = requests.len() as u64;
-            let total = *totals
-                .get(&(customer_id, day))
-                .ok_or_else(|| corrupt("request day upsert returned no row"))?;
-            let room = cap_per_day.saturating_sub(total.saturating_sub(n)).min(n);
-            let kept = &requests[..usize::try_from(room).unwrap_or(requests.len())];
-            if !kept.is_empty() {
-                segments.push(Segment::of(customer_id, day, kept));
-            }
-        }
-        insert_segments(&txn, backend, segments).await?;
+        let totals = add_offered(&txn, backend, &ordered).await?;
+        // What each customer-day may still store: the cap less what the
+        // day held before this batch.
+        let room = days
+            .counts
+            .iter()
+            .map(|&(day, n)| {
+                let total = *totals
+                    .get(&day)
+                    .ok_or_else(|| corrupt("request day upsert returned no row"))?;
+                Ok(cap_per_day.saturating_sub(total.saturating_sub(n)).min(n))
+            })
+            .collect::<Result<Vec<u64>, AccountsError>>()?;
+        insert_segments(&txn, backend, segments(&batch, &days, &room, &order)).await?;
         txn.commit().await.map_err(db_err)
     }
 

@@ -71,66 +71,131 @@ struct Body {
     routes: Vec<(String, String)>,
 }
 
-/// The body of `requests` (their order kept), byte for byte what
-/// `serde_json` writes for the same object, written by hand: this runs once
-/// per stored request under load, where `serde_json`'s writer cost about
-/// 1,000 instructions a row (`bench/RESULTS.md`, "The request log on the hit
-/// path"). The test `the_body_is_what_serde_json_writes` holds the two
-/// together.
-pub(crate) fn encode(requests: &[&LoggedRequest]) -> String {
-    let t0 = requests.first().map_or(0, |r| r.at_ms);
-    // About 57 bytes a row with a 32-digit request id.
-    let mut out = Vec::with_capacity(64 + requests.len() * 60);
-    let mut digits = itoa::Buffer::new();
-    out.extend_from_slice(b"{\"v\":");
-    out.extend_from_slice(digits.format(VERSION).as_bytes());
-    out.extend_from_slice(b",\"t0\":");
-    out.extend_from_slice(digits.format(t0).as_bytes());
-    out.extend_from_slice(b",\"rows\":[");
-    // A segment holds a handful of routes: a list searched from the last
-    // one used beats a map.
-    let mut routes: Vec<(&str, &str)> = Vec::new();
-    let mut last = 0;
-    for (i, r) in requests.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
+/// A segment's body written as its requests come ([`Writer::push`]), byte
+/// for byte what `serde_json` writes for the same object, written by hand:
+/// this runs once per stored request under load, where `serde_json`'s
+/// writer cost about 1,000 instructions a row (`bench/RESULTS.md`, "The
+/// request log on the hit path"). The test `the_body_is_what_serde_json_writes`
+/// holds the two together.
+///
+/// Rows are pushed as the flush reads its batch, in the order recorded:
+/// one writer per customer-day, so the batch is read once, front to back,
+/// instead of gathered customer by customer from all over it.
+pub(crate) struct Writer {
+    out: Vec<u8>,
+    t0: i64,
+    rows: usize,
+    first_ms: i64,
+    last_ms: i64,
+    /// A segment holds a handful of routes: a list searched from the last
+    /// one used beats a map.
+    routes: Vec<(&'static str, &'static str)>,
+    last: usize,
+}
+
+impl Writer {
+    /// A writer with room for `rows` rows.
+    pub(crate) fn with_rows(rows: usize) -> Self {
+        Self {
+            // About 57 bytes a row with a 32-digit request id.
+            out: Vec::with_capacity(64 + rows.saturating_mul(60)),
+            t0: 0,
+            rows: 0,
+            first_ms: 0,
+            last_ms: 0,
+            routes: Vec::new(),
+            last: 0,
         }
+    }
+
+    /// Rows pushed so far.
+    pub(crate) fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The earliest and the latest instant pushed (Unix milliseconds; both
+    /// 0 before the first row).
+    pub(crate) fn span_ms(&self) -> (i64, i64) {
+        (self.first_ms, self.last_ms)
+    }
+
+    pub(crate) fn push(&mut self, r: &LoggedRequest) {
+        let mut digits = itoa::Buffer::new();
+        if self.rows == 0 {
+            self.t0 = r.at_ms;
+            (self.first_ms, self.last_ms) = (r.at_ms, r.at_ms);
+            self.head();
+        } else {
+            self.out.push(b',');
+            self.first_ms = self.first_ms.min(r.at_ms);
+            self.last_ms = self.last_ms.max(r.at_ms);
+        }
+        self.rows += 1;
         let route = (r.method.as_str(), r.route.as_str());
-        if routes.get(last) != Some(&route) {
-            last = routes.iter().position(|known| *known == route).unwrap_or_else(|| {
-                routes.push(route);
-                routes.len() - 1
+        if self.routes.get(self.last) != Some(&route) {
+            self.last = self.routes.iter().position(|known| *known == route).unwrap_or_else(|| {
+                self.routes.push(route);
+                self.routes.len() - 1
             });
         }
+        let out = &mut self.out;
         out.push(b'[');
-        out.extend_from_slice(digits.format(r.at_ms - t0).as_bytes());
+        out.extend_from_slice(digits.format(r.at_ms - self.t0).as_bytes());
         out.push(b',');
         out.extend_from_slice(digits.format(r.key_id).as_bytes());
         out.push(b',');
-        out.extend_from_slice(digits.format(last).as_bytes());
+        out.extend_from_slice(digits.format(self.last).as_bytes());
         out.push(b',');
         out.extend_from_slice(digits.format(r.status).as_bytes());
         out.push(b',');
         out.extend_from_slice(digits.format(r.duration_us).as_bytes());
         out.push(b',');
-        r.request_id.with_text(|id| string(&mut out, id.as_bytes()));
+        r.request_id.with_text(|id| string(out, id.as_bytes()));
         out.push(b']');
     }
-    out.extend_from_slice(b"],\"routes\":[");
-    for (i, (method, route)) in routes.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
+
+    /// The body: every row pushed, in order (none: an empty segment).
+    pub(crate) fn finish(mut self) -> String {
+        if self.rows == 0 {
+            self.head();
         }
-        out.push(b'[');
-        string(&mut out, method.as_bytes());
-        out.push(b',');
-        string(&mut out, route.as_bytes());
-        out.push(b']');
+        let out = &mut self.out;
+        out.extend_from_slice(b"],\"routes\":[");
+        for (i, (method, route)) in self.routes.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.push(b'[');
+            string(out, method.as_bytes());
+            out.push(b',');
+            string(out, route.as_bytes());
+            out.push(b']');
+        }
+        out.extend_from_slice(b"]}");
+        // Every piece is UTF-8 (digits, `str`s, a request id's bytes), so
+        // the body is checked once here rather than each id on its own.
+        String::from_utf8(self.out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
     }
-    out.extend_from_slice(b"]}");
-    // Every piece is UTF-8 (digits, `str`s, a request id's bytes), so the
-    // body is checked once here rather than each id on its own.
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+
+    /// `{"v":2,"t0":<t0>,"rows":[`
+    fn head(&mut self) {
+        let mut digits = itoa::Buffer::new();
+        self.out.extend_from_slice(b"{\"v\":");
+        self.out.extend_from_slice(digits.format(VERSION).as_bytes());
+        self.out.extend_from_slice(b",\"t0\":");
+        self.out.extend_from_slice(digits.format(self.t0).as_bytes());
+        self.out.extend_from_slice(b",\"rows\":[");
+    }
+}
+
+/// The body of `requests`, in their order.
+#[cfg(test)]
+pub(crate) fn encode(requests: &[&LoggedRequest]) -> String {
+    let mut writer = Writer::with_rows(requests.len());
+    for r in requests {
+        writer.push(r);
+    }
+    writer.finish()
 }
 
 /// `text` (UTF-8) as a JSON string. Text without a byte JSON escapes (a

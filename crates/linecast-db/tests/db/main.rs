@@ -72,6 +72,7 @@ on_every_backend!(
     usage::a_refresh_limit_of_zero_takes_nothing,
     request_log::concurrent_batches_share_the_days_cap_exactly,
     request_log::rows_read_back_as_recorded_and_are_pruned,
+    request_log::each_customer_day_of_a_batch_keeps_its_own_first_requests,
     request_log::rows_of_the_release_before_fold_into_segments,
     releases::a_release_is_recorded_once_by_whichever_instance_comes_first,
     releases::releases_read_back_oldest_first_per_series_and_are_forgotten_before_a_cutoff,

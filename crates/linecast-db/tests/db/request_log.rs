@@ -84,6 +84,54 @@ pub async fn concurrent_batches_share_the_days_cap_exactly(url: String) {
     assert_eq!(stored(ada).await, 51);
 }
 
+/// One batch, its customers and days interleaved as requests arrive, under
+/// a cap of 3 a day: each customer-day keeps its own first requests (as
+/// many as its day has room for, counting what an earlier batch stored),
+/// in the order recorded, and counts every one.
+pub async fn each_customer_day_of_a_batch_keeps_its_own_first_requests(url: String) {
+    let (db, ada, bob) = two_customers(&url).await;
+    let tomorrow = t0() + TimeDelta::days(1);
+    db.append_requests(Arc::new(vec![request(ada, 1, t0(), &GAMES, 200)]), 3)
+        .await
+        .unwrap();
+    let ms = TimeDelta::milliseconds;
+    // (customer, instant, status): the status numbers each request.
+    let arrivals = [
+        (bob, t0() + ms(10), 201),
+        (ada, t0() + ms(11), 202),
+        (ada, tomorrow + ms(12), 203),
+        (bob, t0() + ms(13), 204),
+        (ada, t0() + ms(14), 205),
+        (bob, t0() + ms(15), 206),
+        (ada, t0() + ms(16), 207),
+        (bob, t0() + ms(17), 208),
+        (ada, tomorrow + ms(18), 209),
+        (ada, t0() + ms(19), 210),
+    ];
+    let batch: Vec<LoggedRequest> = arrivals
+        .iter()
+        .map(|&(customer, at, status)| request(customer, 1, at, &GAMES, status))
+        .collect();
+    db.append_requests(Arc::new(batch), 3).await.unwrap();
+    let statuses = |customer| {
+        let db = &db;
+        async move {
+            let rows = db.requests_since(customer, week_ago()).await.unwrap();
+            rows.iter().map(|r| r.status).collect::<Vec<u16>>()
+        }
+    };
+    // Ada's day had one stored: room for two more (202 and 205); her next
+    // day has room for both of hers.
+    assert_eq!(statuses(ada).await, vec![200, 202, 205, 203, 209]);
+    assert_eq!(statuses(bob).await, vec![201, 204, 206]);
+    let offered = |customer| {
+        let db = &db;
+        async move { db.requests_offered(customer, day_of(week_ago())).await.unwrap() }
+    };
+    assert_eq!(offered(ada).await, vec![(day_of(t0()), 5), (day_of(tomorrow), 2)]);
+    assert_eq!(offered(bob).await, vec![(day_of(t0()), 4)]);
+}
+
 /// One batch of many customers and days: each customer reads back exactly
 /// its own rows, every field as recorded, in the order recorded, from the
 /// instant asked; pruning deletes what is older than its instant (and the
