@@ -99,16 +99,27 @@ impl RequestId {
         Self(Repr::Hex(bytes))
     }
 
+    /// The id's text when it is 32 lowercase hex digits (every id the
+    /// server makes), spelled out on the stack: ASCII digits and letters,
+    /// nothing a writer needs to check or escape.
+    pub fn hex_digits(&self) -> Option<[u8; 32]> {
+        let Repr::Hex(bytes) = &self.0 else {
+            return None;
+        };
+        let mut digits = [0; 32];
+        for (pair, byte) in digits.chunks_exact_mut(2).zip(bytes) {
+            pair[0] = HEX_DIGITS[usize::from(byte >> 4)];
+            pair[1] = HEX_DIGITS[usize::from(byte & 0x0f)];
+        }
+        Some(digits)
+    }
+
     /// Calls `f` with the id's text (UTF-8, as `new` cut it at a character
     /// boundary), spelled out on the stack when held as hex.
     pub fn with_text<R>(&self, f: impl FnOnce(&str) -> R) -> R {
         match &self.0 {
-            Repr::Hex(bytes) => {
-                let mut digits = [0; 32];
-                for (pair, byte) in digits.chunks_exact_mut(2).zip(bytes) {
-                    pair[0] = HEX_DIGITS[usize::from(byte >> 4)];
-                    pair[1] = HEX_DIGITS[usize::from(byte & 0x0f)];
-                }
+            Repr::Hex(_) => {
+                let digits = self.hex_digits().unwrap_or([b'0'; 32]);
                 f(std::str::from_utf8(&digits).unwrap_or_default())
             }
             Repr::Inline { bytes, len } => f(std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()),
@@ -377,6 +388,13 @@ mod tests {
             let kept = RequestId::from_hex_bytes(n.to_be_bytes());
             assert_eq!(kept.to_string(), digits);
             assert_eq!(kept, RequestId::new(&digits));
+            assert_eq!(kept.hex_digits().map(|d| d.to_vec()), Some(digits.clone().into_bytes()));
+            assert_eq!(RequestId::new(&digits).hex_digits(), kept.hex_digits());
+        }
+        // Any other text is not spelled as digits: upper case, too short,
+        // too long, a client's own id.
+        for text in ["0123456789ABCDEF0123456789ABCDEF", "0123", &"a".repeat(33), "client-id"] {
+            assert_eq!(RequestId::new(text).hex_digits(), None, "{text:?}");
         }
     }
 

@@ -150,7 +150,13 @@ impl Writer {
         out.push(b',');
         out.extend_from_slice(digits.format(r.duration_us).as_bytes());
         out.push(b',');
-        r.request_id.with_text(|id| string(out, id.as_bytes()));
+        if let Some(digits) = r.request_id.hex_digits() {
+            out.push(b'"');
+            out.extend_from_slice(&digits);
+            out.push(b'"');
+        } else {
+            r.request_id.with_text(|id| string(out, id.as_bytes()));
+        }
         out.push(b']');
     }
 
