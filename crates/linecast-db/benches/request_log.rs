@@ -8,9 +8,11 @@
 //! per request (criterion's elements), the two say what a segment twice as
 //! full saves a stored row.
 //!
-//! `cargo bench -p linecast-db --bench request_log`; its figures and what
-//! they mean for the hit path are in `bench/RESULTS.md` ("The request log on
-//! the hit path").
+//! `cargo bench --profile dist -p linecast-db --bench request_log`: the
+//! `release` profile builds linecast-db, sqlx and the ORM unoptimised
+//! (`Cargo.toml`), so only `dist` measures the server's code. Its figures
+//! and what they mean for the hit path are in `bench/RESULTS.md` ("The
+//! request log on the hit path").
 
 #![allow(clippy::unwrap_used)]
 
