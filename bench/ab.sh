@@ -13,10 +13,9 @@
 # seconds of warm-up. A round's figure is B's requests per server CPU
 # second over A's. Prints every round's ratio, their median, mean and
 # spread, and how many rounds B lost. Run it both ways (A and B swapped):
-# on one host, two runs of the same pair each put their B side lower by
-# 3 to 8%, whichever build it was; the geometric mean of the two orders
-# cancels what belongs to the side (bench/RESULTS.md, "The batch read
-# front to back").
+# on one host, the two orders of one pair of builds gave B/A medians 7 and
+# 11 points apart; their geometric mean cancels what belongs to the side
+# (bench/RESULTS.md, "The batch read front to back").
 #
 # Environment:
 #   ROUNDS=12        rounds (each one A run and one B run per encoding)
