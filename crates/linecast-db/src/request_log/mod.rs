@@ -167,8 +167,8 @@ struct Segment {
 
 /// The segments of `batch`: of each customer-day, its first `room`
 /// requests in the order recorded (`room` by index of `days.counts`), in
-/// `order`. The batch is read once, front to back, each request written
-/// into its customer-day's segment as it comes.
+/// `order`. This is the batch's second read, front to back: each request
+/// is written into its customer-day's segment as it comes.
 fn segments(batch: &[LoggedRequest], days: &Days, room: &[u64], order: &[usize]) -> Vec<Segment> {
     let room: Vec<usize> = room.iter().map(|&n| usize::try_from(n).unwrap_or(usize::MAX)).collect();
     let mut writers: Vec<Option<segment::Writer>> = room

@@ -78,9 +78,9 @@ struct Body {
 /// request log on the hit path"). The test `the_body_is_what_serde_json_writes`
 /// holds the two together.
 ///
-/// Rows are pushed as the flush reads its batch, in the order recorded:
-/// one writer per customer-day, so the batch is read once, front to back,
-/// instead of gathered customer by customer from all over it.
+/// Rows are pushed as the flush reads its batch front to back, in the
+/// order recorded: one writer per customer-day, so no customer's requests
+/// are gathered from all over the batch.
 pub(crate) struct Writer {
     out: Vec<u8>,
     t0: i64,
