@@ -13,8 +13,9 @@
 # seconds of warm-up. A round's figure is B's requests per server CPU
 # second over A's. Prints every round's ratio, their median, mean and
 # spread, and how many rounds B lost. Run it both ways (A and B swapped):
-# on one host, the two orders of one pair of builds gave B/A medians 7 and
-# 11 points apart; their geometric mean cancels what belongs to the side
+# on one host, the two orders' B/A medians were 11 points apart for one
+# pair of builds and 7 for another; their geometric mean cancels what
+# belongs to the side
 # (bench/RESULTS.md, "The batch read front to back").
 #
 # Environment:

@@ -28,7 +28,7 @@ use serde_json::Value;
 
 use crate::error::corrupt;
 
-/// The format [`encode`] writes.
+/// The format [`Writer`] writes.
 const VERSION: u64 = 2;
 
 /// What a column of a row holds (checked when a body does not read).
@@ -192,16 +192,6 @@ impl Writer {
         self.out.extend_from_slice(digits.format(self.t0).as_bytes());
         self.out.extend_from_slice(b",\"rows\":[");
     }
-}
-
-/// The body of `requests`, in their order.
-#[cfg(test)]
-pub(crate) fn encode(requests: &[&LoggedRequest]) -> String {
-    let mut writer = Writer::with_rows(requests.len());
-    for r in requests {
-        writer.push(r);
-    }
-    writer.finish()
 }
 
 /// `text` (UTF-8) as a JSON string. Text without a byte JSON escapes (a
@@ -373,6 +363,15 @@ mod tests {
     use serde::Serialize;
 
     use super::*;
+
+    /// The body of `requests`, in their order, as the flush writes it.
+    fn encode(requests: &[&LoggedRequest]) -> String {
+        let mut writer = Writer::with_rows(requests.len());
+        for r in requests {
+            writer.push(r);
+        }
+        writer.finish()
+    }
 
     fn request(key_id: i64, at_ms: i64, method: Method, route: &'static &'static str, id: &str) -> LoggedRequest {
         LoggedRequest {
