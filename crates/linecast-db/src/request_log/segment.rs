@@ -641,6 +641,29 @@ mod tests {
         assert_eq!(encode(&made.iter().collect::<Vec<_>>()), expected(&made));
     }
 
+    /// A row's numbers are written as Rust's own `Display` writes them:
+    /// every number below two million, each side of every power of ten,
+    /// and the extremes.
+    #[test]
+    fn numbers_are_written_as_display_writes_them() {
+        let mut unsigned: Vec<u64> = (0..2_000_000).collect();
+        for power in 1..=19 {
+            let p = 10_u64.pow(power);
+            unsigned.extend([p - 1, p, p + 1, p + p / 2, p / 5 * 9]);
+        }
+        unsigned.extend([u64::MAX, u64::MAX - 1, u64::from(u32::MAX), 99_999_999, 100_000_000]);
+        for n in unsigned {
+            let mut line = Line::new();
+            line.unsigned(n);
+            assert_eq!(line.bytes(), n.to_string().as_bytes(), "{n}");
+        }
+        for n in [i64::MIN, i64::MIN + 1, -100_000_000, -99_999_999, -10, -1, 0, 1, i64::MAX] {
+            let mut line = Line::new();
+            line.signed(n);
+            assert_eq!(line.bytes(), n.to_string().as_bytes(), "{n}");
+        }
+    }
+
     /// An unreadable body names the segment, the row and the column, in
     /// either format.
     #[test]
