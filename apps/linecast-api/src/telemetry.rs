@@ -306,10 +306,9 @@ impl<A: Answer> Service<ServiceRequest> for RequestContextService<A> {
         let context = Rc::clone(&self.0);
         Box::pin(async move {
             let mut res = request_context(&context.redaction, req, &context.answers).await?;
-            if let Some(hsts) = &context.hsts
-                && !res.headers().contains_key(STRICT_TRANSPORT_SECURITY)
-            {
-                res.headers_mut().insert(STRICT_TRANSPORT_SECURITY, hsts.clone());
+            // Only this names HSTS: appended, no lookup first.
+            if let Some(hsts) = &context.hsts {
+                res.headers_mut().append(STRICT_TRANSPORT_SECURITY, hsts.clone());
             }
             Ok(res)
         })
@@ -396,14 +395,13 @@ pub async fn request_context(
         let (route, id) = (route_of(&res), request_id.to_str().unwrap_or_default().to_owned());
         res = res.map_body(|_, body| BoxBody::new(in_flight.watch(body, route, id, total)));
     }
-    // No handler names the request id, and a page may say nosniff itself:
-    // appended, not inserted (which would also look for a value to remove
-    // and hand it back).
+    // Only this names the request id and nosniff (pages' own security
+    // headers leave it here): appended, not inserted (which would also
+    // look for a value to remove and hand it back), and not looked up
+    // first.
     let headers = res.headers_mut();
     headers.append(X_REQUEST_ID, request_id);
-    if !headers.contains_key(X_CONTENT_TYPE_OPTIONS) {
-        headers.append(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    }
+    headers.append(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     Ok(res)
 }
 
