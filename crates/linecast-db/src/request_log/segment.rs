@@ -657,7 +657,17 @@ mod tests {
             line.unsigned(n);
             assert_eq!(line.bytes(), n.to_string().as_bytes(), "{n}");
         }
-        for n in [i64::MIN, i64::MIN + 1, -100_000_000, -99_999_999, -10, -1, 0, 1, i64::MAX] {
+        for n in [
+            i64::MIN,
+            i64::MIN + 1,
+            -100_000_000,
+            -99_999_999,
+            -10,
+            -1,
+            0,
+            1,
+            i64::MAX,
+        ] {
             let mut line = Line::new();
             line.signed(n);
             assert_eq!(line.bytes(), n.to_string().as_bytes(), "{n}");
