@@ -56,9 +56,10 @@ const NIBBLES: [u8; 256] = {
 
 const INVALID: u8 = 0xff;
 
-/// Each byte's two lowercase hex digits: one table read a byte where two
-/// reads of `HEX_DIGITS` and their shifts cost about twice as much (the
-/// flush spells every stored request id).
+/// Each byte's two lowercase hex digits: one table read a byte instead of
+/// two reads of `HEX_DIGITS` and their shifts (the flush spells every
+/// stored request id; measured with the flush's other changes,
+/// `bench/RESULTS.md`).
 const PAIRS: [[u8; 2]; 256] = {
     let mut table = [[0; 2]; 256];
     let mut byte = 0;
