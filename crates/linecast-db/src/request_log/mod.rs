@@ -116,6 +116,27 @@ impl Days {
         Self { counts, of_request }
     }
 
+    /// Each customer-day's requests, as indexes into the batch in the
+    /// order recorded: those of `counts[i]` are `members[start[i]..start[i
+    /// + 1]]`.
+    fn members(&self) -> (Vec<usize>, Vec<u32>) {
+        let mut start = Vec::with_capacity(self.counts.len() + 1);
+        let mut next = 0;
+        start.push(next);
+        for &(_, n) in &self.counts {
+            next += usize::try_from(n).unwrap_or(usize::MAX);
+            start.push(next);
+        }
+        let mut fill = start.clone();
+        let mut members = vec![0; self.of_request.len()];
+        for (request, &at) in (0_u32..).zip(&self.of_request) {
+            let slot = &mut fill[at as usize];
+            members[*slot] = request;
+            *slot += 1;
+        }
+        (start, members)
+    }
+
     /// The indexes of `counts` by customer, then day: the order concurrent
     /// batches lock day rows in (no deadlock), and segments are written in.
     fn in_order(&self) -> Vec<usize> {
@@ -167,26 +188,27 @@ struct Segment {
 
 /// The segments of `batch`: of each customer-day, its first `room`
 /// requests in the order recorded (`room` by index of `days.counts`), in
-/// `order`. This is the batch's second read, front to back: each request
-/// is written into its customer-day's segment as it comes.
+/// `order`. Each segment's body is written whole, one after the other:
+/// the batch's requests are first listed by customer-day (a counting
+/// sort of `days.of_request`, in batch order within each), then each
+/// segment reads its own. Writing each request into its customer-day's
+/// body as the batch came spread the writes over a thousand bodies at
+/// once, and a core waits on a store to memory it has not touched, not
+/// on a read (`bench/RESULTS.md`, "The request log on the hit path").
 fn segments(batch: &[LoggedRequest], days: &Days, room: &[u64], order: &[usize]) -> Vec<Segment> {
-    let room: Vec<usize> = room.iter().map(|&n| usize::try_from(n).unwrap_or(usize::MAX)).collect();
-    let mut writers: Vec<Option<segment::Writer>> = room
-        .iter()
-        .map(|&n| (n > 0).then(|| segment::Writer::with_rows(n)))
-        .collect();
-    for (r, &at) in batch.iter().zip(&days.of_request) {
-        let at = at as usize;
-        if let Some(writer) = writers.get_mut(at).and_then(Option::as_mut)
-            && writer.rows() < room[at]
-        {
-            writer.push(r);
-        }
-    }
+    let (start, members) = days.members();
     order
         .iter()
         .filter_map(|&i| {
-            let writer = writers[i].take()?;
+            let take = usize::try_from(room[i]).unwrap_or(usize::MAX);
+            if take == 0 {
+                return None;
+            }
+            let own = &members[start[i]..start[i + 1]];
+            let mut writer = segment::Writer::with_rows(take.min(own.len()));
+            for &m in own.iter().take(take) {
+                writer.push(&batch[m as usize]);
+            }
             let ((customer_id, day), _) = days.counts[i];
             let (first_ms, last_ms) = writer.span_ms();
             Some(Segment {
