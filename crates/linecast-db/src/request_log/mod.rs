@@ -6,8 +6,9 @@
 //! requests are one segment row ([`segment`]), whatever their number.
 //!
 //! The batch (up to 16 MiB, its requests in arrival order, customers
-//! interleaved) is read twice, each time front to back: once to count each
-//! customer-day's requests, once to write each request into its segment.
+//! interleaved) is read front to back to count each customer-day's
+//! requests and list them by customer-day; each segment's body is then
+//! written whole from its own list, one segment after another.
 
 mod segment;
 

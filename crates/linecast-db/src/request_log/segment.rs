@@ -78,9 +78,10 @@ struct Body {
 /// request log on the hit path"). The test `the_body_is_what_serde_json_writes`
 /// holds the two together.
 ///
-/// Rows are pushed as the flush reads its batch front to back, in the
-/// order recorded: one writer per customer-day, so no customer's requests
-/// are gathered from all over the batch.
+/// Rows are pushed in the order recorded, one customer-day's writer at a
+/// time: the flush lists each customer-day's requests first, so the
+/// body's bytes are written one after another, not into a thousand
+/// bodies at once.
 pub(crate) struct Writer {
     out: Vec<u8>,
     t0: i64,
