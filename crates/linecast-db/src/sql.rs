@@ -3,6 +3,13 @@
 
 use sea_orm::{DbBackend, Statement, TransactionTrait, Value};
 
+/// `groups` groups of `width` placeholders, comma separated: `(?, ?),
+/// (?, ?)`, the rows of a multi-row `VALUES`.
+pub(crate) fn placeholders(groups: usize, width: usize) -> String {
+    let group = format!("({})", vec!["?"; width].join(", "));
+    vec![group; groups].join(", ")
+}
+
 /// `sql` with `?` placeholders for `backend` (`$1, $2, ...` on PostgreSQL).
 pub(crate) fn statement(backend: DbBackend, sql: &str, values: Vec<Value>) -> Statement {
     let sql = match backend {
@@ -30,10 +37,6 @@ pub(crate) fn statement(backend: DbBackend, sql: &str, values: Vec<Value>) -> St
 pub(crate) const ADD_USAGE: &str = "INSERT INTO usage_counters (customer_id, month, requests) VALUES (?, ?, ?) \
      ON CONFLICT (customer_id, month) DO UPDATE SET requests = usage_counters.requests + excluded.requests \
      RETURNING requests";
-
-/// Adds `excluded.requests` to the day's counter, creating it at need.
-pub(crate) const ADD_DAILY_USAGE: &str = "INSERT INTO usage_daily (customer_id, day, requests) VALUES (?, ?, ?) \
-     ON CONFLICT (customer_id, day) DO UPDATE SET requests = usage_daily.requests + excluded.requests";
 
 /// Takes one refresh only while `used < limit`; the conflicting row is locked
 /// by the upsert, so two callers cannot both take the last one. No row comes

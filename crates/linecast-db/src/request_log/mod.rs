@@ -25,7 +25,7 @@ use sea_orm::{ConnectionTrait, DatabaseTransaction, DbBackend, QueryResult, Valu
 use crate::SeaAccounts;
 use crate::error::{corrupt, db_err};
 use crate::sql::begin_write;
-use crate::sql::statement;
+use crate::sql::{placeholders, statement};
 
 /// Customer-days per counting upsert (3 values each).
 const DAYS_PER_UPSERT: usize = 300;
@@ -48,12 +48,6 @@ fn unsigned(n: i64, what: &str) -> Result<u64, AccountsError> {
 fn day_of_row(row: &QueryResult) -> Result<Day, AccountsError> {
     let day: String = row.try_get("", "day").map_err(db_err)?;
     parse_day_key(&day).ok_or_else(|| corrupt(format!("request log day {day:?}")))
-}
-
-/// `values` placeholders groups of `width`, comma separated.
-fn placeholders(groups: usize, width: usize) -> String {
-    let group = format!("({})", vec!["?"; width].join(", "));
-    vec![group; groups].join(", ")
 }
 
 /// Adds each customer-day's requests to its total and returns the new

@@ -67,6 +67,7 @@ on_every_backend!(
     usage::a_usage_batch_merges_increments_and_keeps_months_apart,
     usage::a_usage_batch_writes_monthly_and_daily_counts_together,
     usage::concurrent_usage_batches_keep_days_and_months_exact,
+    usage::usage_batches_of_many_counters_keep_every_count,
     usage::usage_counts_survive_a_reconnect,
     usage::concurrent_refreshes_never_take_more_than_the_limit,
     usage::a_refresh_limit_of_zero_takes_nothing,

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use chrono::NaiveDate;
+use chrono::{Datelike, NaiveDate};
 use linecast_core::{Accounts, Day, UsageMeter};
 use linecast_db::SeaAccounts;
 
@@ -148,6 +148,61 @@ pub async fn concurrent_usage_batches_keep_days_and_months_exact(url: String) {
     assert_eq!(days.iter().find(|d| d.0 == march(10)).map(|d| d.1), Some(320));
     assert_eq!(days.iter().map(|d| d.1).sum::<u64>(), 480);
     assert_eq!(db.get_usage(id, MARCH).await.unwrap(), 480);
+}
+
+/// Batches of more counters than one statement writes (two customers,
+/// 700 days each, over two years), four at once: every day and every
+/// month ends exact, the days sum to their months, and no batch fails for
+/// another's locks.
+pub async fn usage_batches_of_many_counters_keep_every_count(url: String) {
+    let (db, ada) = setup(&url).await;
+    let bob = db
+        .create_customer(new_customer("bob@example.com"), t0())
+        .await
+        .unwrap()
+        .customer_id;
+    let first = NaiveDate::from_ymd_opt(2026, 1, 1).unwrap();
+    let days: Vec<Day> = (0..700).map(|i| first + chrono::Days::new(i)).collect();
+    let batch: Vec<(i64, Day, u64)> = days
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &day)| [(ada, day, 1 + i as u64 % 5), (bob, day, 2)])
+        .collect();
+    let tasks: Vec<_> = (0..4)
+        .map(|t| {
+            let (db, mut batch) = (db.clone(), batch.clone());
+            if t % 2 == 1 {
+                batch.reverse();
+            }
+            tokio::spawn(async move { db.add_usage_batch(&batch).await.unwrap() })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let last = days[699];
+    let ada_days = db.daily_usage(ada, first, last).await.unwrap();
+    let expected: Vec<(Day, u64)> = days
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| (d, 4 * (1 + i as u64 % 5)))
+        .collect();
+    assert_eq!(ada_days, expected);
+    let bob_days = db.daily_usage(bob, first, last).await.unwrap();
+    assert_eq!(bob_days.len(), 700);
+    assert!(bob_days.iter().all(|&(_, n)| n == 8), "{bob_days:?}");
+    for (customer, per_day) in [(ada, ada_days), (bob, bob_days)] {
+        let months = db.monthly_usage(customer, (2026, 1), (2027, 12)).await.unwrap();
+        assert_eq!(months.len(), 24, "{months:?}");
+        for (month, n) in months {
+            let of_month: u64 = per_day
+                .iter()
+                .filter(|(d, _)| (d.year(), d.month()) == month)
+                .map(|d| d.1)
+                .sum();
+            assert_eq!(n, of_month, "{month:?}");
+        }
+    }
 }
 
 pub async fn usage_counts_survive_a_reconnect(url: String) {
