@@ -29,6 +29,17 @@ async fn setup(url: &str) -> (SeaAccounts, i64) {
     (db, id)
 }
 
+/// [`setup`] and a second customer, Bob.
+async fn two_customers(url: &str) -> (SeaAccounts, i64, i64) {
+    let (db, ada) = setup(url).await;
+    let bob = db
+        .create_customer(new_customer("bob@example.com"), t0())
+        .await
+        .unwrap()
+        .customer_id;
+    (db, ada, bob)
+}
+
 /// 64 tasks x 40 increments: the final count is exact, and every returned
 /// running total is distinct, so no two upserts read the same old value.
 pub async fn concurrent_usage_increments_are_never_lost_or_doubled(url: String) {
@@ -57,12 +68,7 @@ pub async fn concurrent_usage_increments_are_never_lost_or_doubled(url: String) 
 }
 
 pub async fn a_usage_batch_merges_increments_and_keeps_months_apart(url: String) {
-    let (db, ada) = setup(&url).await;
-    let bob = db
-        .create_customer(new_customer("bob@example.com"), t0())
-        .await
-        .unwrap()
-        .customer_id;
+    let (db, ada, bob) = two_customers(&url).await;
     db.add_usage(ada, MARCH, 5).await.unwrap();
     db.add_usage_batch(&[
         (ada, march(2), 2),
@@ -83,12 +89,7 @@ pub async fn a_usage_batch_merges_increments_and_keeps_months_apart(url: String)
 /// One batch adds to the month and to the day together; the days of a
 /// month sum to what the batches added to it, and ranges are inclusive.
 pub async fn a_usage_batch_writes_monthly_and_daily_counts_together(url: String) {
-    let (db, ada) = setup(&url).await;
-    let bob = db
-        .create_customer(new_customer("bob@example.com"), t0())
-        .await
-        .unwrap()
-        .customer_id;
+    let (db, ada, bob) = two_customers(&url).await;
     db.add_usage_batch(&[
         (ada, march(1), 2),
         (ada, march(15), 5),
@@ -155,12 +156,7 @@ pub async fn concurrent_usage_batches_keep_days_and_months_exact(url: String) {
 /// month ends exact, the days sum to their months, and no batch fails for
 /// another's locks.
 pub async fn usage_batches_of_many_counters_keep_every_count(url: String) {
-    let (db, ada) = setup(&url).await;
-    let bob = db
-        .create_customer(new_customer("bob@example.com"), t0())
-        .await
-        .unwrap()
-        .customer_id;
+    let (db, ada, bob) = two_customers(&url).await;
     let first = NaiveDate::from_ymd_opt(2026, 1, 1).unwrap();
     let days: Vec<Day> = (0..700).map(|i| first + chrono::Days::new(i)).collect();
     let batch: Vec<(i64, Day, u64)> = days
