@@ -113,6 +113,15 @@ impl RequestId {
         Self(Repr::Hex(bytes))
     }
 
+    /// The 16 bytes the id's 32 lowercase hex digits spell, when it is
+    /// such an id (every id the server makes).
+    pub fn as_hex_bytes(&self) -> Option<&[u8; 16]> {
+        match &self.0 {
+            Repr::Hex(bytes) => Some(bytes),
+            _ => None,
+        }
+    }
+
     /// The id's text when it is 32 lowercase hex digits (every id the
     /// server makes), spelled out on the stack: ASCII digits and letters,
     /// nothing a writer needs to check or escape.

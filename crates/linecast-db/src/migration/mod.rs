@@ -15,6 +15,7 @@ mod m0008_portal_flashes;
 mod m0009_request_log;
 mod m0010_billing_period_end;
 mod m0011_request_log_segments;
+mod m0012_request_log_packed;
 
 /// The migrations, in order.
 #[derive(Debug)]
@@ -35,6 +36,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0009_request_log::Migration),
             Box::new(m0010_billing_period_end::Migration),
             Box::new(m0011_request_log_segments::Migration),
+            Box::new(m0012_request_log_packed::Migration),
         ]
     }
 }

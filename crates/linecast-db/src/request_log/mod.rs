@@ -7,9 +7,12 @@
 //!
 //! The batch (up to 16 MiB, its requests in arrival order, customers
 //! interleaved) is read front to back to count each customer-day's
-//! requests and list them by customer-day; each segment's body is then
-//! written whole from its own list, one segment after another.
+//! requests and list them by customer-day; each segment's rows are then
+//! packed whole from their own list, one segment after another
+//! ([`packed`], format 3; the JSON formats before it are still read,
+//! [`segment`]).
 
+mod packed;
 mod segment;
 
 use std::collections::HashMap;
@@ -30,7 +33,7 @@ use crate::sql::{placeholders, statement};
 /// Customer-days per counting upsert (3 values each).
 const DAYS_PER_UPSERT: usize = 300;
 
-/// Segments per `INSERT` (6 values each).
+/// Segments per `INSERT` (7 values each).
 const SEGMENTS_PER_INSERT: usize = 100;
 
 fn int(n: u64) -> Result<i64, AccountsError> {
@@ -178,7 +181,7 @@ struct Segment {
     first_ms: i64,
     last_ms: i64,
     requests: usize,
-    body: String,
+    packed: Vec<u8>,
 }
 
 /// The segments of `batch`: of each customer-day, its first `room`
@@ -200,7 +203,7 @@ fn segments(batch: &[LoggedRequest], days: &Days, room: &[u64], order: &[usize])
                 return None;
             }
             let own = &members[start[i]..start[i + 1]];
-            let mut writer = segment::Writer::with_rows(take.min(own.len()));
+            let mut writer = packed::Writer::with_rows(take.min(own.len()));
             for &m in own.iter().take(take) {
                 writer.push(&batch[m as usize]);
             }
@@ -212,7 +215,7 @@ fn segments(batch: &[LoggedRequest], days: &Days, room: &[u64], order: &[usize])
                 first_ms,
                 last_ms,
                 requests: writer.rows(),
-                body: writer.finish(),
+                packed: writer.finish(),
             })
         })
         .collect()
@@ -227,10 +230,10 @@ async fn insert_segments(
     while segments.peek().is_some() {
         let chunk: Vec<Segment> = segments.by_ref().take(SEGMENTS_PER_INSERT).collect();
         let sql = format!(
-            "INSERT INTO request_log_segments (customer_id, day, first_ms, last_ms, requests, body) VALUES {}",
-            placeholders(chunk.len(), 6)
+            "INSERT INTO request_log_segments (customer_id, day, first_ms, last_ms, requests, body, packed) VALUES {}",
+            placeholders(chunk.len(), 7)
         );
-        let mut values: Vec<Value> = Vec::with_capacity(chunk.len() * 6);
+        let mut values: Vec<Value> = Vec::with_capacity(chunk.len() * 7);
         for s in chunk {
             values.extend([
                 s.customer_id.into(),
@@ -238,7 +241,8 @@ async fn insert_segments(
                 s.first_ms.into(),
                 s.last_ms.into(),
                 int(s.requests as u64)?.into(),
-                s.body.into(),
+                packed::BODY.into(),
+                s.packed.into(),
             ]);
         }
         txn.execute_raw(statement(backend, &sql, values))
@@ -345,15 +349,18 @@ impl RequestLogStore for SeaAccounts {
             .db
             .query_all_raw(statement(
                 self.db.get_database_backend(),
-                "SELECT id, body FROM request_log_segments WHERE customer_id = ? AND last_ms >= ? ORDER BY id",
+                "SELECT id, body, packed FROM request_log_segments WHERE customer_id = ? AND last_ms >= ? ORDER BY id",
                 vec![customer_id.into(), since.timestamp_millis().into()],
             ))
             .await
             .map_err(db_err)?;
         let mut rows = Vec::new();
         for s in &segments {
-            let body: String = s.try_get("", "body").map_err(db_err)?;
-            let decoded = segment::decode(get_i64(s, "id")?, &body)?;
+            let id = get_i64(s, "id")?;
+            let decoded = match s.try_get::<Option<Vec<u8>>>("", "packed").map_err(db_err)? {
+                Some(rows) => packed::decode(id, &rows)?,
+                None => segment::decode(id, &s.try_get::<String>("", "body").map_err(db_err)?)?,
+            };
             rows.extend(decoded.into_iter().filter(|r| r.at >= since));
         }
         Ok(rows)

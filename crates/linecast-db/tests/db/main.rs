@@ -75,6 +75,7 @@ on_every_backend!(
     request_log::rows_read_back_as_recorded_and_are_pruned,
     request_log::each_customer_day_of_a_batch_keeps_its_own_first_requests,
     request_log::rows_of_the_release_before_fold_into_segments,
+    request_log::segments_of_the_json_format_read_beside_packed_ones,
     releases::a_release_is_recorded_once_by_whichever_instance_comes_first,
     releases::releases_read_back_oldest_first_per_series_and_are_forgotten_before_a_cutoff,
     schema::a_fresh_database_is_refused_by_check_and_migrated_once_by_migrate,

@@ -264,3 +264,61 @@ pub async fn rows_of_the_release_before_fold_into_segments(url: String) {
     assert_eq!(db.requests_since(ada, week_ago()).await.unwrap().len(), 4);
     assert_eq!(db.requests_since(bob, week_ago()).await.unwrap().len(), 1);
 }
+
+/// A segment of format 2 (JSON in `body`, written by the release before
+/// packed rows) reads beside the packed ones written now, each in the
+/// order written; a packed segment's `body` names its format, for that
+/// release, and its rows are bytes in `packed`, a fraction of the JSON.
+pub async fn segments_of_the_json_format_read_beside_packed_ones(url: String) {
+    let (db, ada, _) = two_customers(&url).await;
+    let at = t0().timestamp_millis();
+    let day = day_of(t0()).format("%Y-%m-%d");
+    db.connection()
+        .execute_unprepared(&format!(
+            "INSERT INTO request_log_segments (customer_id, day, first_ms, last_ms, requests, body) VALUES \
+             ({ada}, '{day}', {at}, {}, 2, \
+             '{{\"v\":2,\"t0\":{at},\"rows\":[[0,4,0,200,77,\"v2-a\"],[9,4,0,404,78,\"v2-b\"]],\"routes\":[[\"GET\",\"{ODDS}\"]]}}')",
+            at + 9,
+        ))
+        .await
+        .unwrap();
+    let packed: Vec<LoggedRequest> = (0..3)
+        .map(|i| LoggedRequest {
+            request_id: RequestId::new(&format!("{:032x}", 0xabc0 + i)),
+            ..request(ada, 1, t0() + TimeDelta::seconds(1 + i), &GAMES, 200)
+        })
+        .collect();
+    db.append_requests(Arc::new(packed), 10_000).await.unwrap();
+    let rows = db.requests_since(ada, week_ago()).await.unwrap();
+    let seen: Vec<(i64, &str, u16, &str)> = rows
+        .iter()
+        .map(|r| (r.key_id, r.route.as_str(), r.status, r.request_id.as_str()))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            (4, ODDS, 200, "v2-a"),
+            (4, ODDS, 404, "v2-b"),
+            (1, GAMES, 200, "0000000000000000000000000000abc0"),
+            (1, GAMES, 200, "0000000000000000000000000000abc1"),
+            (1, GAMES, 200, "0000000000000000000000000000abc2"),
+        ]
+    );
+    assert_eq!(rows[1].at, t0() + TimeDelta::milliseconds(9));
+    assert_eq!(rows[4].at, t0() + TimeDelta::seconds(3));
+    let stored = db
+        .connection()
+        .query_one_raw(sea_orm::Statement::from_string(
+            db.connection().get_database_backend(),
+            "SELECT body, packed FROM request_log_segments WHERE packed IS NOT NULL",
+        ))
+        .await
+        .unwrap()
+        .unwrap();
+    let body: String = stored.try_get("", "body").unwrap();
+    let bytes: Vec<u8> = stored.try_get("", "packed").unwrap();
+    assert_eq!(body, r#"{"v":3}"#);
+    assert_eq!(bytes[0], 3, "the format byte");
+    // Three rows of the server's own ids, the route defined once.
+    assert!(bytes.len() < 3 * 26 + GAMES.len() + 16, "{} bytes", bytes.len());
+}
