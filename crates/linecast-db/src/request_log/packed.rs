@@ -36,9 +36,10 @@ use crate::error::corrupt;
 /// The format [`Writer`] writes, its body's first byte.
 pub(crate) const VERSION: u8 = 3;
 
-/// What a segment of this format holds in its `body` column: a release
-/// that reads only the JSON formats names the format it cannot read.
-pub(crate) const BODY: &str = "{\"v\":3}";
+/// What a segment of this format holds in its `body` column: the shape
+/// of format 2 with no rows, which a release that reads only the JSON
+/// formats reads far enough to name the format it cannot read.
+pub(crate) const BODY: &str = r#"{"v":3,"t0":0,"rows":[],"routes":[]}"#;
 
 /// A segment's rows written as its requests come ([`Writer::push`]).
 ///

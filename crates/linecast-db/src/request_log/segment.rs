@@ -299,7 +299,7 @@ mod tests {
             later.contains("segment 9, format 4 is not one this release reads"),
             "{later}"
         );
-        let unpacked = message(r#"{"v":3}"#);
+        let unpacked = message(r#"{"v":3,"t0":0,"rows":[],"routes":[]}"#);
         assert!(
             unpacked.contains("segment 9, format 3 without its packed rows"),
             "{unpacked}"
