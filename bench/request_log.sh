@@ -10,7 +10,7 @@
 # 20) seconds, waits for the last write of the log (its requests are held
 # 10 s, then a round writes them), and prints:
 # - requests served, rows offered and stored, about how many the buffer dropped (answered minus offered);
-# - the segments written and the bytes of their bodies per stored row;
+# - the segments written and their bytes (`body` and `packed`) per stored row;
 # - CPU seconds by thread over the measured run and the last flush
 #   (workers answer requests, the main thread runs the flush round, sqlx's
 #   worker runs SQLite);
@@ -115,7 +115,8 @@ import json, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 offered = db.execute("select coalesce(sum(offered), 0) from request_log_days").fetchone()[0]
 stored, segments, body = db.execute(
-    "select coalesce(sum(requests), 0), count(*), coalesce(sum(length(body)), 0) from request_log_segments").fetchone()
+    "select coalesce(sum(requests), 0), count(*), "
+    "coalesce(sum(length(body) + coalesce(length(packed), 0)), 0) from request_log_segments").fetchone()
 print(json.dumps([offered, stored, segments, body]))
 PY
 }
@@ -146,7 +147,7 @@ dropped = max(served - offered, 0)
 print(f"served {served} requests in {secs:.1f} s ({rps:.0f}/s); request log: {offered} offered, {stored} stored "
       f"in {segments} segments, about {dropped} dropped at the buffer")
 if stored:
-    print(f"body bytes per stored row: {body / stored:.1f}; rows per segment: {stored / segments:.1f}")
+    print(f"segment bytes (body and packed) per stored row: {body / stored:.1f}; rows per segment: {stored / segments:.1f}")
 print("CPU seconds by thread over the measured run and its last flush (of which in the kernel): "
       + ", ".join(f"{n} {s:.2f}" for n, s in sorted(by.items(), key=lambda x: -x[1]) if s >= 0.01))
 print("context switches by thread: "
