@@ -149,9 +149,10 @@ struct Line {
 }
 
 impl Line {
-    /// The longest a line holds: t0 and four more numbers of at most 10
-    /// bytes, two of at most 3 and 5, the tag and 16 bytes.
-    const ROOM: usize = 5 * 10 + 3 + 5 + 1 + 16;
+    /// The longest a line holds: t0, the instant, the key id and the
+    /// route (at most 10 bytes each), the status (3) and the duration
+    /// (5), the id's tag and its 16 bytes.
+    const ROOM: usize = 4 * 10 + 3 + 5 + 1 + 16;
 
     fn new() -> Self {
         Self {
