@@ -33,8 +33,20 @@
 #   PATHS            as bench/load.sh (default the nba predictions)
 #   ADMIN_BINARY     linecast-admin that creates the customers and keys
 #                    (default target/dist/linecast-admin)
+#   STATE=dir        keep the prepared customers and keys there (and with
+#                    PG_URL, in the database linecast_ab_template) and
+#                    reuse them on the next run with the same STATE
+#   PG_URL           a PostgreSQL server (postgres://user@host:port, a user
+#                    who may create databases): each server gets a database
+#                    of its own there (linecast_ab_a, linecast_ab_b, copies
+#                    of the prepared one, dropped at the end) instead of
+#                    its SQLite file, as a deployment does; the demo store
+#                    stays in the var dir. With PG_CORE=<core> every
+#                    PostgreSQL process is pinned to that core for the run
+#                    (as root; set back to every core at the end), so the
+#                    servers' core runs only the servers.
 #
-# Needs wrk, curl and python3.
+# Needs wrk, curl and python3 (and psql with PG_URL).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 A=${1:?usage: bench/ab.sh A_BINARY B_BINARY [DURATION_S] [CONNECTIONS]}
@@ -51,7 +63,27 @@ ADMIN=${ADMIN_BINARY:-${CARGO_TARGET_DIR:-target}/dist/linecast-admin}
 PORT_A=18191
 PORT_B=18192
 WORK=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"' EXIT
+PG_URL=${PG_URL:-}
+PG_CORE=${PG_CORE:-}
+pg_pin() { # cores
+  [ -n "$PG_CORE" ] || return 0
+  for p in $(pgrep -x postgres; pgrep -f '^postgres:'); do taskset -a -p -c "$1" "$p" >/dev/null 2>&1 || true; done
+}
+cleanup() {
+  kill $(jobs -p) 2>/dev/null || true
+  wait 2>/dev/null || true
+  pg_pin "0-$(($(nproc --all) - 1))"
+  if [ -n "$PG_URL" ]; then
+    local keep=linecast_ab_template db
+    # Without STATE the prepared database is not kept either.
+    [ -n "${STATE:-}" ] || keep=
+    for db in linecast_ab_a linecast_ab_b linecast_ab_template; do
+      [ "$db" = "$keep" ] || psql -q "$PG_URL/postgres" -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true
+    done
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
 export LINECAST_NOW=${LINECAST_NOW:-2026-11-21T17:00:00Z} RUST_LOG=warn LINECAST_PUBLIC_RATE=0
 declare -A PID
 
@@ -61,10 +93,18 @@ fail() {
   exit 1
 }
 
-start() { # port binary var_dir
-  local port=$1 binary=$2 var=$3
+# A server's database: the SQLite file in its var dir, or the PostgreSQL
+# database named.
+db_url() { # var_dir pg_database
+  if [ -n "$PG_URL" ]; then echo "$PG_URL/$2"; else echo "sqlite://$1/linecast.db?mode=rwc"; fi
+}
+pg() { PGOPTIONS='-c client_min_messages=warning' psql -q -v ON_ERROR_STOP=1 "$PG_URL/postgres" -c "$1" >/dev/null; }
+
+start() { # port binary var_dir pg_database
+  local port=$1 binary=$2 var=$3 db=()
   curl -s -o /dev/null "http://127.0.0.1:$port/" && fail "port $port is already answering"
-  env LINECAST_BIND=127.0.0.1:$port LINECAST_VAR_DIR="$var" taskset -c 0 "$binary" >"$WORK/server-$port.log" 2>&1 &
+  [ -n "$PG_URL" ] && db=(LINECAST_DATABASE_URL="$(db_url "$var" "$4")" LINECAST_DEMO=true)
+  env LINECAST_BIND=127.0.0.1:$port LINECAST_VAR_DIR="$var" "${db[@]}" taskset -c 0 "$binary" >"$WORK/server-$port.log" 2>&1 &
   PID[$port]=$!
   for _ in $(seq 1 600); do
     curl -sf "http://127.0.0.1:$port/api/v1/liveness" >/dev/null && return 0
@@ -76,24 +116,48 @@ start() { # port binary var_dir
 
 stop() { kill "${PID[$1]}" 2>/dev/null || true; wait "${PID[$1]}" 2>/dev/null || true; }
 
-# The demo data, the customers and the keys, made once by A; B starts on a
-# copy of the same files.
-start $PORT_A "$A" "$WORK/var-a"
-DB="sqlite://$WORK/var-a/linecast.db?mode=rwc"
-"$ADMIN" migrate --database-url "$DB" >/dev/null
-for c in $(seq 1 "$CUSTOMERS"); do
-  "$ADMIN" customers create --database-url "$DB" --email "bench$c@linecast.local" --name "Bench $c" --monthly-limit 1000000000 >/dev/null
+# The demo data, the customers and the keys, made once by A (or kept in
+# STATE from a run before); each server starts on a copy of the same files
+# (and of the same database).
+PREP=${STATE:-$WORK/state}
+pg_pin "$PG_CORE"
+prepared() {
+  [ -f "$PREP/keys.txt" ] || return 1
+  [ -z "$PG_URL" ] || [ "$(psql -qtA "$PG_URL/postgres" -c "select count(*) from pg_database where datname = 'linecast_ab_template'")" = 1 ]
+}
+if ! prepared; then
+  rm -rf "$PREP"
+  mkdir -p "$PREP"
+  DB=$(db_url "$PREP/var" linecast_ab_template)
+  if [ -n "$PG_URL" ]; then
+    pg "DROP DATABASE IF EXISTS linecast_ab_template"
+    pg "CREATE DATABASE linecast_ab_template"
+    "$ADMIN" migrate --database-url "$DB" >/dev/null
+  fi
+  start $PORT_A "$A" "$PREP/var" linecast_ab_template
+  "$ADMIN" migrate --database-url "$DB" >/dev/null
+  for c in $(seq 1 "$CUSTOMERS"); do
+    "$ADMIN" customers create --database-url "$DB" --email "bench$c@linecast.local" --name "Bench $c" --monthly-limit 1000000000 >/dev/null
+  done
+  for k in $(seq 1 "$KEYS"); do
+    "$ADMIN" keys issue --database-url "$DB" --customer-email "bench$(( (k - 1) % CUSTOMERS + 1 ))@linecast.local" --name bench --json
+  done | sed -n 's/.*"api_key": *"\([^"]*\)".*/\1/p' >"$PREP/keys.tmp"
+  [ "$(wc -l <"$PREP/keys.tmp")" = "$KEYS" ] || fail "issued $(wc -l <"$PREP/keys.tmp") keys of $KEYS"
+  stop $PORT_A
+  mv "$PREP/keys.tmp" "$PREP/keys.txt"
+fi
+[ "$(wc -l <"$PREP/keys.txt")" = "$KEYS" ] || fail "$PREP holds $(wc -l <"$PREP/keys.txt") keys, not KEYS=$KEYS"
+for side in a b; do
+  cp -a "$PREP/var" "$WORK/var-$side"
+  if [ -n "$PG_URL" ]; then
+    pg "DROP DATABASE IF EXISTS linecast_ab_$side"
+    pg "CREATE DATABASE linecast_ab_$side TEMPLATE linecast_ab_template"
+  fi
 done
-for k in $(seq 1 "$KEYS"); do
-  "$ADMIN" keys issue --database-url "$DB" --customer-email "bench$(( (k - 1) % CUSTOMERS + 1 ))@linecast.local" --name bench --json
-done | sed -n 's/.*"api_key": *"\([^"]*\)".*/\1/p' >"$WORK/keys.txt"
-[ "$(wc -l <"$WORK/keys.txt")" = "$KEYS" ] || fail "issued $(wc -l <"$WORK/keys.txt") keys of $KEYS"
-stop $PORT_A
-cp -a "$WORK/var-a" "$WORK/var-b"
-start $PORT_A "$A" "$WORK/var-a"
-start $PORT_B "$B" "$WORK/var-b"
-export KEYS_FILE="$WORK/keys.txt"
-one=$(head -1 "$WORK/keys.txt")
+start $PORT_A "$A" "$WORK/var-a" linecast_ab_a
+start $PORT_B "$B" "$WORK/var-b" linecast_ab_b
+export KEYS_FILE="$PREP/keys.txt"
+one=$(head -1 "$KEYS_FILE")
 first=${PATHS%%,*}
 for enc in identity gzip; do
   ae=(); [ "$enc" = gzip ] && ae=(-H 'Accept-Encoding: gzip')
@@ -177,6 +241,11 @@ print(f"{side} whole run: {sum(by.values()) / max(served, 1) * 1e6:.2f} CPU us p
 PY
 done
 for side in a b; do
+  if [ -n "$PG_URL" ]; then
+    n=$(psql -qtA "$PG_URL/linecast_ab_$side" -c "select (select coalesce(sum(offered), 0) from request_log_days) || ' offered, ' || (select coalesce(sum(requests), 0) from request_log_segments) || ' stored'")
+    echo "request log of ${side^^}: $n"
+    continue
+  fi
   n=$(python3 - "$WORK/var-$side/linecast.db" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])

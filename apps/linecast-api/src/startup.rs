@@ -491,10 +491,11 @@ impl Wiring<'_> {
             crate::events::BACKLOG,
             adapters.slots.clone(),
         ));
-        let request_log = Arc::new(linecast_core::services::request_log::RequestLog::new(
-            self.db.clone(),
-            settings.request_log_days,
-        ));
+        // One shard of the log's buffer per worker: each pushes into its own.
+        let request_log = Arc::new(
+            linecast_core::services::request_log::RequestLog::new(self.db.clone(), settings.request_log_days)
+                .with_shards(workers()),
+        );
         let gate = self.gate(access, keys, request_log.clone(), &events);
         let storefront = crate::storefront::storefront(settings)?;
         Ok(AppState {
@@ -898,6 +899,11 @@ fn local_store_dir(store_url: &str) -> Option<PathBuf> {
     store_url.strip_prefix("file://").map(PathBuf::from)
 }
 
+/// The server's worker threads: one per core.
+fn workers() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+}
+
 fn run(
     listener: TcpListener,
     state: AppState,
@@ -924,7 +930,7 @@ fn run(
         )
     };
     let addr = listener.local_addr()?;
-    let workers = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let workers = workers();
     // The cap is over all workers; each accepts its share.
     let per_worker = heavy.max_connections.div_ceil(workers).max(1);
     let stall = heavy.stall_timeout;

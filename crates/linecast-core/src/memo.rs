@@ -20,7 +20,9 @@
 //! the secret route templates, the Swagger UI files, the metrics' handles,
 //! one per route template), and the resolution memo's per-thread key
 //! buffer (a scratch `Vec` reused for each lookup, as long as the longest
-//! key of typed parameters). The budgeted caches are in `memory.rs`.
+//! key of typed parameters), and the request log's thread numbers (a
+//! thread is numbered once, to pick its shard of the log's buffer:
+//! `services::request_log`). The budgeted caches are in `memory.rs`.
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};

@@ -7,8 +7,15 @@
 //! retention once an hour;
 //! the portal reads a customer's own requests back.
 //!
-//! Bounds: the buffer holds at most [`BUFFER_BOUND`] requests (past it a
-//! request is dropped and counted, never waited for); the store keeps at
+//! The buffer is in shards, one per worker thread
+//! ([`RequestLog::with_shards`]): each thread pushes into its own, behind
+//! its own lock on its own cache lines, so the workers never hand a line
+//! back and forth between cores on the request path; the round merges the
+//! shards into one batch by instant.
+//!
+//! Bounds: the buffer holds at most [`BUFFER_BOUND`] requests, shared
+//! equally by its shards (past a shard's share a request is dropped and
+//! counted, never waited for); the store keeps at
 //! most [`DAILY_CAP`] rows per customer and UTC day (past it requests are
 //! counted per day, not stored) and `retention_days` days.
 //!
@@ -24,7 +31,7 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Poll;
 use std::time::{Duration, Instant};
@@ -40,9 +47,10 @@ use crate::quota_calendar::{Day, day_of};
 /// the day's totals, not stored.
 pub const DAILY_CAP: u64 = 10_000;
 
-/// Requests the in-memory buffer holds between two writes (16 MiB at 64
-/// bytes a request; the batch being written is a second buffer of
-/// the same bound). Past it a request is not logged, and counted as
+/// Requests the in-memory buffer holds between two writes, over all its
+/// shards (16 MiB at 64 bytes a request; the batch being written is a
+/// second buffer of the same bound, and with more than one shard the
+/// merged batch a third). Past it a request is not logged, and counted as
 /// dropped. Why this many: at a saturated instance's rate the bound, not
 /// the hold, ends a batch, and a stored row's share of its segment's own
 /// cost falls with the rows a segment holds (against half this bound,
@@ -60,6 +68,11 @@ pub const ROUND_ROOM: usize = 32_768;
 
 /// Requests in the buffer at which it is written, however young.
 pub const WRITE_AT: usize = BUFFER_BOUND - ROUND_ROOM;
+
+/// Shards at most, whatever the workers: the round merges the shards by
+/// looking at each one's next request, so a row costs the round a
+/// comparison per shard. Past it, threads share shards.
+pub const MAX_SHARDS: usize = 16;
 
 /// How long the round leaves requests in the buffer before writing them:
 /// measured from the round that first found the buffer non-empty, so a
@@ -87,15 +100,45 @@ pub struct RequestPage {
     pub totals: Vec<DayTotals>,
 }
 
+/// One shard of the buffer: the requests of the threads whose number
+/// falls to it. Aligned to two cache lines (a core fetches lines in
+/// pairs), so no two shards' locks or lengths share a line.
+#[derive(Default)]
+#[repr(align(128))]
+struct Shard {
+    buffer: Mutex<Vec<LoggedRequest>>,
+    /// The shard's last written requests' allocation, emptied: the next
+    /// flush swaps it in as the buffer, so the request path pushes into
+    /// memory already grown and touched (growing a fresh buffer to the
+    /// bound every second cost the workers about 1% in page faults and
+    /// copies).
+    spare: Mutex<Vec<LoggedRequest>>,
+}
+
+/// The calling thread's number: 0 for the first thread that asks, then
+/// 1, 2, .... A server's workers are the only threads that record, so
+/// `n` workers take the first `n` numbers and each its own shard. Not a
+/// memo (`crate::memo`): nothing is computed, a thread is named once.
+fn thread_number() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    thread_local! {
+        static NUMBER: usize = NEXT.fetch_add(1, Ordering::Relaxed);
+    }
+    NUMBER.with(|n| *n)
+}
+
 /// The buffer, the store and its bounds.
 pub struct RequestLog {
     store: Arc<dyn RequestLogStore>,
-    buffer: Mutex<Vec<LoggedRequest>>,
-    /// The last written batch's allocation, emptied: the next flush swaps
-    /// it in as the buffer, so the request path pushes into memory already
-    /// grown and touched (growing a fresh buffer to the bound every second
-    /// cost the workers about 1% in page faults and copies).
-    spare: Mutex<Vec<LoggedRequest>>,
+    shards: Box<[Shard]>,
+    /// Requests a shard holds at most: [`BUFFER_BOUND`] over the shards.
+    shard_bound: usize,
+    /// Requests in a shard at which the buffer is written:
+    /// [`ROUND_ROOM`] over the shards short of its bound.
+    shard_write_at: usize,
+    /// With more than one shard, the merged batch's allocation, emptied
+    /// after its write and reused by the next merge.
+    merged: Mutex<Vec<LoggedRequest>>,
     dropped: AtomicU64,
     retention_days: u32,
     last_prune: Mutex<Option<DateTime<Utc>>>,
@@ -107,7 +150,7 @@ pub struct RequestLog {
     /// One flush at a time: when `write` returns, every request recorded
     /// before it was called is stored (or back in the buffer).
     flushing: futures::lock::Mutex<()>,
-    /// Set by the request that fills the buffer to [`WRITE_AT`], taken by
+    /// Set by the request that fills a shard to its write mark, taken by
     /// [`RequestLog::filled`], whose task `wake` wakes.
     filled: AtomicBool,
     wake: AtomicWaker,
@@ -117,8 +160,10 @@ impl RequestLog {
     pub fn new(store: Arc<dyn RequestLogStore>, retention_days: u32) -> Self {
         Self {
             store,
-            buffer: Mutex::new(Vec::new()),
-            spare: Mutex::new(Vec::new()),
+            shards: Box::new([Shard::default()]),
+            shard_bound: BUFFER_BOUND,
+            shard_write_at: WRITE_AT,
+            merged: Mutex::new(Vec::new()),
             dropped: AtomicU64::new(0),
             retention_days: retention_days.max(1),
             last_prune: Mutex::new(None),
@@ -137,22 +182,41 @@ impl RequestLog {
         self
     }
 
+    /// The same log, its buffer in `shards` shards (1 to [`MAX_SHARDS`]):
+    /// one per worker thread, so each pushes into its own. Each holds
+    /// [`BUFFER_BOUND`] over the shards and is written once it has
+    /// [`ROUND_ROOM`] over the shards left.
+    #[must_use]
+    pub fn with_shards(mut self, shards: usize) -> Self {
+        let n = shards.clamp(1, MAX_SHARDS);
+        self.shards = (0..n).map(|_| Shard::default()).collect();
+        self.shard_bound = BUFFER_BOUND / n;
+        self.shard_write_at = self.shard_bound - ROUND_ROOM / n;
+        self
+    }
+
     pub fn retention_days(&self) -> u32 {
         self.retention_days
     }
 
-    /// The request path's one step: keeps `request` for the next flush.
-    /// Returns false when the buffer is full (the request is dropped and
-    /// counted).
+    /// The request path's one step: keeps `request` for the next flush, in
+    /// the calling thread's shard. Returns false when that shard is full
+    /// (the request is dropped and counted).
     pub fn record(&self, request: LoggedRequest) -> bool {
-        let mut buffer = self.buffer.lock().unwrap_or_else(PoisonError::into_inner);
-        if buffer.len() >= BUFFER_BOUND {
+        self.record_in(thread_number(), request)
+    }
+
+    /// [`Self::record`] into shard `number` (modulo the shards).
+    fn record_in(&self, number: usize, request: LoggedRequest) -> bool {
+        let shard = &self.shards[number % self.shards.len()];
+        let mut buffer = shard.buffer.lock().unwrap_or_else(PoisonError::into_inner);
+        if buffer.len() >= self.shard_bound {
             drop(buffer);
             self.dropped.fetch_add(1, Ordering::Relaxed);
             return false;
         }
         buffer.push(request);
-        let filled = buffer.len() == WRITE_AT;
+        let filled = buffer.len() == self.shard_write_at;
         drop(buffer);
         if filled {
             self.filled.store(true, Ordering::Release);
@@ -161,7 +225,7 @@ impl RequestLog {
         true
     }
 
-    /// Completes once a request has filled the buffer to [`WRITE_AT`] since
+    /// Completes once a request has filled a shard to its write mark since
     /// this last completed: the flush round waits on it beside its clock,
     /// so a buffer filling faster than [`ROUND_ROOM`] a second is written
     /// when it fills, not up to a second later with the overflow dropped.
@@ -186,11 +250,16 @@ impl RequestLog {
 
     /// Requests waiting for the next flush.
     pub fn pending(&self) -> usize {
-        self.buffer.lock().unwrap_or_else(PoisonError::into_inner).len()
+        self.shards.iter().map(|s| lock(&s.buffer).len()).sum()
     }
 
-    /// One round: once the buffer's requests have waited the hold (or it is
-    /// [`WRITE_AT`] full), the buffer to the store in one batch (see [`Self::write`]);
+    /// Whether a shard holds its write mark's requests or more.
+    fn at_mark(&self) -> bool {
+        self.shards.iter().any(|s| lock(&s.buffer).len() >= self.shard_write_at)
+    }
+
+    /// One round: once the buffer's requests have waited the hold (or a
+    /// shard is at its write mark), the buffer to the store in one batch (see [`Self::write`]);
     /// then, once per [`PRUNE_EVERY`], rows past the retention out. Returns
     /// the requests written.
     pub async fn flush(&self, now: DateTime<Utc>) -> Result<usize, AccountsError> {
@@ -199,7 +268,7 @@ impl RequestLog {
             let mut held_since = self.held_since.lock().unwrap_or_else(PoisonError::into_inner);
             match *held_since {
                 _ if pending == 0 => false,
-                _ if pending >= WRITE_AT => true,
+                _ if self.at_mark() => true,
                 Some(since) => since.elapsed() >= self.hold_for,
                 // The first round to find requests: the hold starts now.
                 None => {
@@ -225,8 +294,7 @@ impl RequestLog {
     /// the buffer, within its bound, and is due again at the next round.
     async fn write(&self) -> Result<usize, AccountsError> {
         let _running = self.flushing.lock().await;
-        let spare = std::mem::take(&mut *self.spare.lock().unwrap_or_else(PoisonError::into_inner));
-        let batch = std::mem::replace(&mut *self.buffer.lock().unwrap_or_else(PoisonError::into_inner), spare);
+        let batch = self.take_batch();
         let written = batch.len();
         if !batch.is_empty() {
             let batch = Arc::new(batch);
@@ -238,13 +306,41 @@ impl RequestLog {
                 self.put_back(batch);
                 return Err(e);
             }
-            let mut spare = batch;
-            spare.clear();
-            *self.spare.lock().unwrap_or_else(PoisonError::into_inner) = spare;
+            let mut emptied = batch;
+            emptied.clear();
+            match &*self.shards {
+                [only] => *lock(&only.spare) = emptied,
+                _ => *lock(&self.merged) = emptied,
+            }
         }
         // What arrives from now on is held afresh.
         *self.held_since.lock().unwrap_or_else(PoisonError::into_inner) = None;
         Ok(written)
+    }
+
+    /// Each shard's requests, swapped for its spare, as one batch: a lone
+    /// shard's as they are, several merged by instant (each shard's in the
+    /// order recorded, so a batch's requests are in the order the server
+    /// recorded them to within a request's duration).
+    fn take_batch(&self) -> Vec<LoggedRequest> {
+        let mut taken: Vec<Vec<LoggedRequest>> = self
+            .shards
+            .iter()
+            .map(|s| {
+                let spare = std::mem::take(&mut *lock(&s.spare));
+                std::mem::replace(&mut *lock(&s.buffer), spare)
+            })
+            .collect();
+        if taken.len() == 1 {
+            return taken.pop().unwrap_or_default();
+        }
+        let mut merged = std::mem::take(&mut *lock(&self.merged));
+        merge_by_instant(&mut taken, &mut merged);
+        // Emptied, each shard's taken requests are its next spare.
+        for (shard, emptied) in self.shards.iter().zip(taken) {
+            *lock(&shard.spare) = emptied;
+        }
+        merged
     }
 
     async fn prune_when_due(&self, now: DateTime<Utc>) -> Result<(), AccountsError> {
@@ -265,15 +361,17 @@ impl RequestLog {
         Ok(deleted)
     }
 
+    /// A batch the store refused, back in front of the shards' requests:
+    /// its oldest into the first shard's room, the next into the second's,
+    /// and so on; what does not fit is dropped and counted.
     fn put_back(&self, batch: Vec<LoggedRequest>) {
-        let mut buffer = self.buffer.lock().unwrap_or_else(PoisonError::into_inner);
-        let room = BUFFER_BOUND.saturating_sub(buffer.len());
-        let lost = batch.len().saturating_sub(room);
-        // The older requests go first into the room; what does not fit is
-        // dropped and counted.
-        buffer.splice(0..0, batch.into_iter().take(room));
-        drop(buffer);
-        self.dropped.fetch_add(lost as u64, Ordering::Relaxed);
+        let mut rest = batch.into_iter();
+        for shard in &*self.shards {
+            let mut buffer = lock(&shard.buffer);
+            let room = self.shard_bound.saturating_sub(buffer.len());
+            buffer.splice(0..0, rest.by_ref().take(room));
+        }
+        self.dropped.fetch_add(rest.count() as u64, Ordering::Relaxed);
     }
 
     /// The oldest instant kept at `now`.
@@ -338,6 +436,32 @@ impl RequestLog {
         let since = self.since(now);
         let stored = self.store.requests_since(customer_id, since).await?;
         Ok(newest_first(stored, since, filter))
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Moves every request of `runs` into `into`, merged by instant: each
+/// step takes the earliest of the runs' next requests (the first run's on
+/// a tie). Each run is left empty, its allocation kept.
+fn merge_by_instant(runs: &mut [Vec<LoggedRequest>], into: &mut Vec<LoggedRequest>) {
+    into.reserve(runs.iter().map(Vec::len).sum());
+    let mut heads: Vec<_> = runs.iter_mut().map(|r| r.drain(..).peekable()).collect();
+    loop {
+        let mut earliest: Option<(usize, i64)> = None;
+        for (i, head) in heads.iter_mut().enumerate() {
+            if let Some(r) = head.peek()
+                && earliest.is_none_or(|(_, at_ms)| r.at_ms < at_ms)
+            {
+                earliest = Some((i, r.at_ms));
+            }
+        }
+        let Some(next) = earliest.and_then(|(i, _)| heads.get_mut(i)).and_then(Iterator::next) else {
+            break;
+        };
+        into.push(next);
     }
 }
 
@@ -652,6 +776,115 @@ mod tests {
         assert!(log.flush(now()).await.is_err());
         store.set_down(false);
         assert_eq!(log.flush(now()).await.unwrap(), 1);
+    }
+
+    fn at_ms(ms: i64) -> LoggedRequest {
+        LoggedRequest {
+            at_ms: now().timestamp_millis() + ms,
+            ..request(1, now())
+        }
+    }
+
+    /// The instants the store holds for customer 1, as offsets from `now`.
+    async fn stored_offsets(store: &MemoryRequestLog) -> Vec<i64> {
+        store
+            .requests_since(1, now() - TimeDelta::days(1))
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| (r.at - now()).num_milliseconds())
+            .collect()
+    }
+
+    /// Shards are written as one batch, merged by instant: the store sees
+    /// the requests in the order they were admitted, not one shard's after
+    /// the other's.
+    #[tokio::test]
+    async fn shards_are_written_as_one_batch_merged_by_instant() {
+        let store = Arc::new(MemoryRequestLog::default());
+        let log = RequestLog::new(store.clone(), 7)
+            .holding_for(Duration::ZERO)
+            .with_shards(3);
+        for (shard, ms) in [(0, 0), (1, 1), (0, 2), (2, 3), (1, 4), (1, 6), (0, 5), (2, 7)] {
+            assert!(log.record_in(shard, at_ms(ms)));
+        }
+        assert_eq!(log.pending(), 8);
+        assert_eq!(log.flush(now()).await.unwrap(), 8);
+        assert_eq!(stored_offsets(&store).await, [0, 1, 2, 3, 4, 5, 6, 7]);
+        // The next batch reuses the shards and the merge: same order.
+        for (shard, ms) in [(2, 10), (0, 11), (1, 12), (0, 12)] {
+            log.record_in(shard, at_ms(ms));
+        }
+        assert_eq!(log.flush(now()).await.unwrap(), 4);
+        assert_eq!(&stored_offsets(&store).await[8..], [10, 11, 12, 12]);
+        assert_eq!(log.pending(), 0);
+    }
+
+    /// Each of four shards holds a quarter of the 262,144: a full one drops
+    /// and counts, the others still take requests.
+    #[tokio::test]
+    async fn each_shard_holds_its_share_of_the_bound() {
+        let log = RequestLog::new(Arc::new(MemoryRequestLog::default()), 7).with_shards(4);
+        for _ in 0..65_536 {
+            assert!(log.record_in(1, request(1, now())));
+        }
+        assert!(!log.record_in(1, request(1, now())));
+        // Thread number 5 is shard 1's too.
+        assert!(!log.record_in(5, request(1, now())));
+        assert!(log.record_in(2, request(1, now())));
+        assert_eq!((log.pending(), log.dropped()), (65_537, 2));
+    }
+
+    /// With two shards, a shard that reaches 131,072 less 16,384 requests
+    /// wakes the round, which writes every shard however young.
+    #[tokio::test]
+    async fn a_shard_at_its_mark_wakes_the_round_which_writes_every_shard() {
+        use futures::FutureExt;
+        let store = Arc::new(MemoryRequestLog::default());
+        let log = RequestLog::new(store.clone(), 7)
+            .holding_for(Duration::from_hours(1))
+            .with_shards(2);
+        let mark = 131_072 - 16_384;
+        for _ in 1..mark {
+            log.record_in(0, request(1, now()));
+        }
+        log.record_in(1, request(2, now()));
+        assert!(log.filled().now_or_never().is_none(), "one short of the mark");
+        assert_eq!(log.flush(now()).await.unwrap(), 0);
+        log.record_in(0, request(1, now()));
+        assert!(log.filled().now_or_never().is_some());
+        assert_eq!(log.flush(now()).await.unwrap(), mark + 1);
+        assert_eq!(log.pending(), 0);
+    }
+
+    /// A batch the store refused goes back into the shards and is written,
+    /// merged again, by the next round.
+    #[tokio::test]
+    async fn a_refused_merged_batch_is_written_whole_by_the_next_round() {
+        let store = Arc::new(MemoryRequestLog::default());
+        let log = RequestLog::new(store.clone(), 7)
+            .holding_for(Duration::ZERO)
+            .with_shards(2);
+        for ms in 0..10 {
+            log.record_in(usize::try_from(ms % 2).unwrap(), at_ms(ms));
+        }
+        store.set_down(true);
+        assert!(log.flush(now()).await.is_err());
+        assert_eq!((log.pending(), log.dropped()), (10, 0));
+        log.record_in(1, at_ms(10));
+        store.set_down(false);
+        assert_eq!(log.flush(now()).await.unwrap(), 11);
+        assert_eq!(stored_offsets(&store).await, (0..=10).collect::<Vec<_>>());
+    }
+
+    /// A thread keeps its number, and two threads have two numbers: the
+    /// first n workers to record fall to n shards.
+    #[test]
+    fn each_thread_records_under_a_number_of_its_own() {
+        let here = thread_number();
+        assert_eq!(thread_number(), here);
+        let there = std::thread::spawn(thread_number).join().unwrap();
+        assert_ne!(there, here);
     }
 
     /// Rows older than the retention are pruned by the round, at most once
