@@ -3,17 +3,17 @@
 //! that returns each day's new total (the rows stay locked to the commit on
 //! PostgreSQL, taken in one order), so concurrent batches of several
 //! instances share each day's cap exactly; then each customer-day's stored
-//! requests are one segment row ([`segment`]), whatever their number.
+//! requests are one segment row, whatever their number ([`packed`]).
 //!
-//! The batch (up to 16 MiB, its requests in arrival order, customers
+//! The batch (up to 16 MiB, its requests in the order admitted, customers
 //! interleaved) is read front to back to count each customer-day's
 //! requests and list them by customer-day; each segment's rows are then
 //! packed whole from their own list, one segment after another
 //! ([`packed`], format 3; the JSON formats before it are still read,
-//! [`segment`]).
+//! [`json`]).
 
+mod json;
 mod packed;
-mod segment;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -359,7 +359,7 @@ impl RequestLogStore for SeaAccounts {
             let id = get_i64(s, "id")?;
             let decoded = match s.try_get::<Option<Vec<u8>>>("", "packed").map_err(db_err)? {
                 Some(rows) => packed::decode(id, &rows)?,
-                None => segment::decode(id, &s.try_get::<String>("", "body").map_err(db_err)?)?,
+                None => json::decode(id, &s.try_get::<String>("", "body").map_err(db_err)?)?,
             };
             rows.extend(decoded.into_iter().filter(|r| r.at >= since));
         }
