@@ -294,28 +294,35 @@ impl RequestLog {
     /// the buffer, within its bound, and is due again at the next round.
     async fn write(&self) -> Result<usize, AccountsError> {
         let _running = self.flushing.lock().await;
-        let batch = self.take_batch();
+        let mut batch = self.take_batch();
         let written = batch.len();
         if !batch.is_empty() {
-            let batch = Arc::new(batch);
-            let stored = self.store.append_requests(batch.clone(), DAILY_CAP).await;
+            let shared = Arc::new(batch);
+            let stored = self.store.append_requests(shared.clone(), DAILY_CAP).await;
             // The store has let go of the batch once it answered; were it
             // still held, the allocation is not reused.
-            let batch = Arc::try_unwrap(batch).unwrap_or_else(|shared| shared.as_ref().clone());
+            batch = Arc::try_unwrap(shared).unwrap_or_else(|shared| shared.as_ref().clone());
             if let Err(e) = stored {
                 self.put_back(batch);
                 return Err(e);
             }
-            let mut emptied = batch;
-            emptied.clear();
-            match &*self.shards {
-                [only] => *lock(&only.spare) = emptied,
-                _ => *lock(&self.merged) = emptied,
-            }
+            batch.clear();
         }
+        // Written or found empty, the batch's allocation is kept for the
+        // next: a write with nothing pending must not drop memory grown.
+        self.keep_allocation(batch);
         // What arrives from now on is held afresh.
         *self.held_since.lock().unwrap_or_else(PoisonError::into_inner) = None;
         Ok(written)
+    }
+
+    /// An emptied batch's allocation, kept where the next batch is made:
+    /// a lone shard's spare, or the merge's.
+    fn keep_allocation(&self, emptied: Vec<LoggedRequest>) {
+        match &*self.shards {
+            [only] => *lock(&only.spare) = emptied,
+            _ => *lock(&self.merged) = emptied,
+        }
     }
 
     /// Each shard's requests, swapped for its spare, as one batch: a lone
@@ -875,6 +882,39 @@ mod tests {
         store.set_down(false);
         assert_eq!(log.flush(now()).await.unwrap(), 11);
         assert_eq!(stored_offsets(&store).await, (0..=10).collect::<Vec<_>>());
+    }
+
+    /// A write that finds nothing pending (the stop's last flush, or a
+    /// round racing a full shard's) keeps the memory the buffers grew to:
+    /// what the shards, their spares and the merge hold together is the
+    /// same after it, with one shard and with several.
+    #[tokio::test]
+    async fn an_empty_write_keeps_the_grown_allocations() {
+        fn held(log: &RequestLog) -> usize {
+            let shards: usize = log
+                .shards
+                .iter()
+                .map(|s| lock(&s.buffer).capacity() + lock(&s.spare).capacity())
+                .sum();
+            shards + lock(&log.merged).capacity()
+        }
+        for shards in [1, 2] {
+            let store = Arc::new(MemoryRequestLog::default());
+            let log = RequestLog::new(store.clone(), 7)
+                .holding_for(Duration::ZERO)
+                .with_shards(shards);
+            // Two rounds of writes, so buffers and spares have both grown.
+            for round in 0..2 {
+                for ms in 0..100 {
+                    log.record_in(usize::try_from(ms % 2).unwrap(), at_ms(round * 100 + ms));
+                }
+                assert_eq!(log.flush(now()).await.unwrap(), 100);
+            }
+            let grown = held(&log);
+            assert!(grown >= 200, "{shards} shard(s): {grown}");
+            assert_eq!(log.flush_all(now()).await.unwrap(), 0);
+            assert_eq!(held(&log), grown, "{shards} shard(s), after an empty write");
+        }
     }
 
     /// A thread keeps its number, and two threads have two numbers: the
