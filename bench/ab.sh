@@ -49,6 +49,7 @@
 # Needs wrk, curl and python3 (and psql with PG_URL).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib/keys.sh
 A=${1:?usage: bench/ab.sh A_BINARY B_BINARY [DURATION_S] [CONNECTIONS]}
 B=${2:?usage: bench/ab.sh A_BINARY B_BINARY [DURATION_S] [CONNECTIONS]}
 DURATION=${3:-5}
@@ -136,13 +137,7 @@ if ! prepared; then
   fi
   start $PORT_A "$A" "$PREP/var" linecast_ab_template
   "$ADMIN" migrate --database-url "$DB" >/dev/null
-  for c in $(seq 1 "$CUSTOMERS"); do
-    "$ADMIN" customers create --database-url "$DB" --email "bench$c@linecast.local" --name "Bench $c" --monthly-limit 1000000000 >/dev/null
-  done
-  for k in $(seq 1 "$KEYS"); do
-    "$ADMIN" keys issue --database-url "$DB" --customer-email "bench$(( (k - 1) % CUSTOMERS + 1 ))@linecast.local" --name bench --json
-  done | sed -n 's/.*"api_key": *"\([^"]*\)".*/\1/p' >"$PREP/keys.tmp"
-  [ "$(wc -l <"$PREP/keys.tmp")" = "$KEYS" ] || fail "issued $(wc -l <"$PREP/keys.tmp") keys of $KEYS"
+  issue_keys "$ADMIN" "$DB" "$CUSTOMERS" "$KEYS" "$PREP/keys.tmp" || fail "the bench keys were not issued"
   stop $PORT_A
   mv "$PREP/keys.tmp" "$PREP/keys.txt"
 fi

@@ -24,6 +24,7 @@
 # --inclusive=yes reads it). Needs valgrind, curl and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib/keys.sh
 N=${1:-2000}
 ENCODING=${2:-identity}
 TARGET=${CARGO_TARGET_DIR:-target}
@@ -41,9 +42,7 @@ DB="sqlite://$WORK/var/linecast.db?mode=rwc"
 LINECAST_BIND=127.0.0.1:18320 "$API" >"$WORK/setup.log" 2>&1 &
 setup=$!
 for _ in $(seq 1 600); do curl -sf -o /dev/null http://127.0.0.1:18320/api/v1/liveness && break; sleep 0.2; done
-"$ADMIN" customers create --database-url "$DB" --email bench@linecast.local --name Bench --monthly-limit 1000000000 >/dev/null
-for _ in $(seq 1 100); do "$ADMIN" keys issue --database-url "$DB" --customer-email bench@linecast.local --name bench --json; done \
-  | sed -n 's/.*"api_key": *"\([^"]*\)".*/\1/p' >"$WORK/keys.txt"
+issue_keys "$ADMIN" "$DB" 1 100 "$WORK/keys.txt"
 one=$(head -1 "$WORK/keys.txt")
 curl -s -o "$WORK/body.json" -H "X-API-Key: $one" "http://127.0.0.1:18320$P"
 curl -s -o "$WORK/body.json.gz" -H 'Accept-Encoding: gzip' -H "X-API-Key: $one" "http://127.0.0.1:18320$P"

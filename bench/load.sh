@@ -54,6 +54,7 @@
 # bottleneck; a NOTE line names every run that wrk bound.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib/keys.sh
 DURATION=${1:-30}
 CONNECTIONS=${2:-64}
 PATHS=${3:-/api/v1/predictions/nba/won_on_points}
@@ -139,12 +140,7 @@ start $PORT_AUTH "${REDIS_ENV[@]}"
 "$ADMIN" migrate --database-url "$DB" >/dev/null
 # CUSTOMERS bench customers, each with a quota large enough for the run,
 # the keys dealt out among them in turn.
-for c in $(seq 1 "$CUSTOMERS"); do
-  "$ADMIN" customers create --database-url "$DB" --email "bench$c@linecast.local" --name "Bench $c" --monthly-limit 1000000000 >/dev/null
-done
-for k in $(seq 1 "$KEYS"); do
-  "$ADMIN" keys issue --database-url "$DB" --customer-email "bench$(( (k - 1) % CUSTOMERS + 1 ))@linecast.local" --name bench --json
-done | sed -n 's/.*"api_key": *"\([^"]*\)".*/\1/p' >"$WORK/keys.txt"
+issue_keys "$ADMIN" "$DB" "$CUSTOMERS" "$KEYS" "$WORK/keys.txt" || exit 1
 echo "issued $(wc -l <"$WORK/keys.txt") keys"
 one=$(head -1 "$WORK/keys.txt")
 export KEYS_FILE="$WORK/keys.txt" PATHS

@@ -13,6 +13,7 @@
 # profiles another build of the server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib/keys.sh
 TARGET=${CARGO_TARGET_DIR:-target}
 cargo build --profile dist -q -p linecast-api -p linecast-admin --bins
 API=${API_BINARY:-$TARGET/dist/linecast-api}
@@ -26,9 +27,7 @@ DB="sqlite://$WORK/var/linecast.db?mode=rwc"
 LINECAST_BIND=127.0.0.1:$PORT taskset -c 0 "$API" >"$WORK/server.log" 2>&1 &
 PID=$!
 for _ in $(seq 1 600); do curl -sf "http://127.0.0.1:$PORT/api/v1/liveness" >/dev/null && break; sleep 0.2; done
-"$ADMIN" customers create --database-url "$DB" --email bench@linecast.local --name Bench --monthly-limit 1000000000 >/dev/null
-for _ in $(seq 1 2400); do "$ADMIN" keys issue --database-url "$DB" --customer-email bench@linecast.local --name bench --json; done \
-  | sed -n 's/.*"api_key": *"\([^"]*\)".*/\1/p' >"$WORK/keys.txt"
+issue_keys "$ADMIN" "$DB" 1 2400 "$WORK/keys.txt"
 export KEYS_FILE="$WORK/keys.txt" PATHS=/api/v1/predictions/nba/won_on_points ENCODING=${ENCODING:-identity}
 taskset -c 1 wrk -t1 -c 64 -d 3s -s bench/rotate_keys.lua "http://127.0.0.1:$PORT" >/dev/null
 taskset -c 1 wrk -t1 -c 64 -d 12s -s bench/rotate_keys.lua "http://127.0.0.1:$PORT" >"$WORK/wrk.txt" &

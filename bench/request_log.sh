@@ -36,6 +36,7 @@
 # Needs wrk, curl and python3 (and perf for PERF).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib/keys.sh
 DURATION=${1:-20}
 CONNECTIONS=${2:-64}
 CUSTOMERS=${CUSTOMERS:-1000}
@@ -74,13 +75,7 @@ if [ ! -f "$STATE/keys.txt" ]; then
   mkdir -p "$STATE"
   start "$STATE/var"
   DB="sqlite://$STATE/var/linecast.db?mode=rwc"
-  for c in $(seq 1 "$CUSTOMERS"); do
-    "$ADMIN" customers create --database-url "$DB" --email "bench$c@linecast.local" --name "Bench $c" --monthly-limit 1000000000 >/dev/null
-  done
-  for k in $(seq 1 "$KEYS"); do
-    "$ADMIN" keys issue --database-url "$DB" --customer-email "bench$(( (k - 1) % CUSTOMERS + 1 ))@linecast.local" --name bench --json
-  done | sed -n 's/.*"api_key": *"\([^"]*\)".*/\1/p' >"$STATE/keys.tmp"
-  [ "$(wc -l <"$STATE/keys.tmp")" = "$KEYS" ] || fail "issued $(wc -l <"$STATE/keys.tmp") keys of $KEYS"
+  issue_keys "$ADMIN" "$DB" "$CUSTOMERS" "$KEYS" "$STATE/keys.tmp" || fail "the bench keys were not issued"
   stop
   mv "$STATE/keys.tmp" "$STATE/keys.txt"
 fi
