@@ -884,8 +884,8 @@ mod tests {
         assert_eq!(stored_offsets(&store).await, (0..=10).collect::<Vec<_>>());
     }
 
-    /// A write that finds nothing pending (the stop's last flush, or a
-    /// round racing a full shard's) keeps the memory the buffers grew to:
+    /// A write that finds nothing pending (the stop's last flush,
+    /// `flush_all`) keeps the memory the buffers grew to:
     /// what the shards, their spares and the merge hold together is the
     /// same after it, with one shard and with several.
     #[tokio::test]
