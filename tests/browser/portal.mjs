@@ -99,6 +99,23 @@ async function accessible(name) {
       inner: window.innerWidth,
     }));
     check(scroll <= inner, `${name} at ${size.width}x${size.height}: fits its width (${scroll} <= ${inner})`);
+    // A chart of days or months wider than its box opens on its newest
+    // end: the chart's right edge is the box's.
+    const charts = await page.evaluate(() =>
+      [...document.querySelectorAll(".chart-box.latest")].map((box) => {
+        const chart = box.firstElementChild.getBoundingClientRect();
+        const shown = box.getBoundingClientRect();
+        return { wider: box.scrollWidth > box.clientWidth, right: chart.right, shown: shown.right };
+      }),
+    );
+    for (const [i, c] of charts.entries()) {
+      if (c.wider) {
+        check(
+          Math.abs(c.right - c.shown) <= 2,
+          `${name} at ${size.name}: time chart ${i + 1} opens on its newest end (${c.right} against ${c.shown})`,
+        );
+      }
+    }
     await axe(`${name} at ${size.name}`);
     if (SHOTS) {
       mkdirSync(SHOTS, { recursive: true });
