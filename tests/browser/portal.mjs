@@ -299,6 +299,25 @@ try {
   await page.waitForURL(/\/portal\/requests\?/);
   const csvHref = await page.getByRole("link", { name: "Download these as CSV" }).getAttribute("href");
   check(csvHref.includes("status=2xx"), "the CSV link keeps the filters");
+  // In the tables by key and by endpoint the name reads from the left and
+  // the count, with its heading, aligns right.
+  const aligned = await page.evaluate(() =>
+    [...document.querySelectorAll("table.numbers")].map((t) => {
+      const align = (el) => getComputedStyle(el).textAlign;
+      const cells = t.querySelector("tbody tr").querySelectorAll("td");
+      return [align(cells[0]), align(cells[cells.length - 1]), align(t.querySelector("thead th:last-child"))];
+    }),
+  );
+  check(
+    aligned.length === 2 && aligned.every(([name, count, heading]) => name === "left" && count === "right" && heading === "right"),
+    `the requests page's tables by key and by endpoint: names left, counts right (${JSON.stringify(aligned)})`,
+  );
+  // At 1280x800 the log fits its box: the request id column is in view.
+  const log = await page.evaluate(() => {
+    const box = document.querySelector(".scroll.log");
+    return { scroll: box.scrollWidth, client: box.clientWidth };
+  });
+  check(log.scroll <= log.client, `the requests log fits a desktop's width, request ids in view (${log.scroll} <= ${log.client})`);
   await accessible("requests");
 
   // 6. The portal's own errors: a page with its navigation and headers.
