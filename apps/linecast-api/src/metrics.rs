@@ -140,6 +140,23 @@ pub fn key_refresh(read: usize) {
     metrics::counter!("linecast_key_refresh_total").increment(read as u64);
 }
 
+/// One round of the key relay: keys asked for and answers stored (an
+/// instance whose database reads fail), keys read and answered for another
+/// instance (`asked`, `stored`, `answered`).
+pub fn key_relay(round: linecast_keycache::RelayRound) {
+    let linecast_keycache::RelayRound::Ran {
+        asked,
+        stored,
+        answered,
+    } = round
+    else {
+        return;
+    };
+    for (step, n) in [("asked", asked), ("stored", stored), ("answered", answered)] {
+        metrics::counter!("linecast_key_relay_total", "step" => step).increment(n as u64);
+    }
+}
+
 /// A response-cache lookup: `hit` or `miss`.
 pub fn response_cache(result: &'static str) {
     let Some(hot) = hot() else { return };

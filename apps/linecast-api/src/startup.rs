@@ -16,6 +16,7 @@ use actix_web::{App, web};
 use crate::stall::StallGuard;
 use anyhow::Context;
 use linecast_core::memory::CacheStats;
+use linecast_core::ports::key_relay::KeyRelay;
 use linecast_core::ports::limits::Limiter;
 use linecast_core::ports::markets::PredictionMarkets;
 use linecast_core::ports::signer::UrlSigner;
@@ -29,7 +30,9 @@ use linecast_core::services::strategies::Strategies;
 use linecast_core::{Accounts, ArtifactStore, Clock, FixedClock, SystemClock, UsageMeter};
 use linecast_db::{PinnedAccounts, SeaAccounts};
 use linecast_domain::time::et_date;
-use linecast_limits::{InProcessLimiter, LeasedRedisLimiter, RedisEndpoint, RedisLimiter, RedisSlots, SlotLeases};
+use linecast_limits::{
+    InProcessLimiter, LeasedRedisLimiter, RedisEndpoint, RedisKeyRelay, RedisLimiter, RedisSlots, SlotLeases,
+};
 use linecast_markets::{CachedMarkets, FileSnapshotMarkets, KalshiConfig, KalshiMarkets};
 use linecast_signer::HmacSigner;
 use linecast_store::{ObjectArtifactStore, StoreOptions};
@@ -65,6 +68,9 @@ pub struct Adapters {
     pub signer: Arc<HmacSigner>,
     /// The portal's sessions.
     pub sessions: Arc<dyn linecast_core::ports::sessions::PortalSessions>,
+    /// Key records passed between the instances through Redis, for one cut
+    /// off from the database (none without Redis).
+    pub key_relay: Option<Arc<dyn KeyRelay>>,
 }
 
 /// A built, bound, not yet running server.
@@ -79,6 +85,7 @@ pub struct Application {
     /// Gives freed heap back to the system once a second (`linecast-heap`).
     trimmer: linecast_limits::Flusher,
     refresher: linecast_limits::Flusher,
+    relayer: linecast_limits::Flusher,
     prober: linecast_limits::Flusher,
     /// Renews the leases of the slots this instance holds in Redis (none
     /// when the slots are counted in process).
@@ -181,6 +188,18 @@ async fn build_slots(settings: &Settings) -> anyhow::Result<(Arc<dyn SlotRegistr
     })
 }
 
+/// The key relay between the instances: through Redis when Redis is
+/// configured, else none (one instance has no other to hear from).
+async fn build_key_relay(settings: &Settings) -> anyhow::Result<Option<Arc<dyn KeyRelay>>> {
+    let Some(redis) = redis_endpoint(settings)? else {
+        return Ok(None);
+    };
+    let relay = RedisKeyRelay::connect(redis, settings.redis_namespace.clone(), settings.redis_timeout)
+        .await
+        .map_err(|e| redis_error("connecting to Redis for the key relay", &e))?;
+    Ok(Some(Arc::new(relay)))
+}
+
 impl Application {
     /// A start, step by step: the var folder, the clock and the demo
     /// data; the artifact store; the accounts database; the limits (Redis,
@@ -193,7 +212,8 @@ impl Application {
         let db = open_accounts(&settings).await?;
         let limiter = build_limiter(&settings, db.clone()).await?;
         let (slots, slot_heartbeat) = build_slots(&settings).await?;
-        let adapters = Adapters::new(&settings, &db, limiter, slots);
+        let key_relay = build_key_relay(&settings).await?;
+        let adapters = Adapters::new(&settings, &db, limiter, slots, key_relay);
         warn_of_settings(&settings);
         let state = Wiring {
             settings: &settings,
@@ -219,6 +239,7 @@ impl Application {
             watcher,
             trimmer: caretakers.trimmer,
             refresher: caretakers.refresher,
+            relayer: caretakers.relayer,
             prober: caretakers.prober,
             slot_heartbeat,
             metrics: caretakers.metrics,
@@ -273,6 +294,7 @@ impl Application {
             self.watcher.stop().await;
             self.trimmer.stop().await;
             self.refresher.stop().await;
+            self.relayer.stop().await;
             self.prober.stop().await;
             if let Some((task, handle)) = metrics {
                 handle.stop(true).await;
@@ -426,12 +448,14 @@ impl Adapters {
         db: &Arc<PinnedAccounts>,
         limiter: Arc<dyn Limiter>,
         slots: Arc<dyn SlotRegistry>,
+        key_relay: Option<Arc<dyn KeyRelay>>,
     ) -> Self {
         Self {
             accounts: db.clone(),
             usage: db.clone(),
             limiter,
             slots,
+            key_relay,
             signer: Arc::new(match &settings.signing_key {
                 Some(secret) => HmacSigner::new(secret.as_bytes(), settings.public_url.clone()),
                 None => HmacSigner::with_random_secret(settings.public_url.clone()),
@@ -474,8 +498,11 @@ impl Wiring<'_> {
     fn state(&self) -> anyhow::Result<AppState> {
         let (settings, adapters) = (self.settings, self.adapters);
         let artifacts: Arc<dyn ArtifactStore> = self.store.clone();
-        let keys = KeyCache::new(adapters.accounts.clone(), settings.db_outage_grace)
+        let mut keys = KeyCache::new(adapters.accounts.clone(), settings.db_outage_grace)
             .counting(|lookup| crate::metrics::key_cache(lookup.label()));
+        if let Some(relay) = &adapters.key_relay {
+            keys = keys.relaying(relay.clone());
+        }
         let usage_health = Arc::new(UsageHealth::new(settings.db_outage_grace));
         let access = self.access(&keys, &usage_health);
         let budget = linecast_core::memory::Budget::new(settings.cache_bytes);
@@ -789,11 +816,12 @@ fn cache_shares(state: &AppState, store: Arc<ObjectArtifactStore>) -> CacheShare
 }
 
 /// The tasks that keep a running instance in shape: the metrics listener
-/// (when `LINECAST_METRICS_BIND` is set), the key refresher, the prober and
-/// the trimmer.
+/// (when `LINECAST_METRICS_BIND` is set), the key refresher and relay, the
+/// prober and the trimmer.
 struct Caretakers {
     metrics: Option<(u16, Server)>,
     refresher: linecast_limits::Flusher,
+    relayer: linecast_limits::Flusher,
     prober: linecast_limits::Flusher,
     trimmer: linecast_limits::Flusher,
 }
@@ -818,6 +846,7 @@ impl Caretakers {
         Ok(Self {
             metrics,
             refresher: spawn_key_refresher(state.gate.keys.clone()),
+            relayer: spawn_key_relay(state.gate.keys.clone()),
             prober: spawn_prober(state.health.clone(), state.probes.clone()),
             trimmer: spawn_trimmer(move || shares().into_iter().map(|(_, stats)| stats).collect()),
         })
@@ -833,6 +862,22 @@ fn spawn_key_refresher(keys: KeyCache) -> linecast_limits::Flusher {
             match keys.refresh_due(linecast_keycache::REFRESH_AHEAD).await {
                 Ok(read) => crate::metrics::key_refresh(read),
                 Err(e) => tracing::warn!(error = %e, "refreshing API keys failed; they are read on their next request"),
+            }
+        }
+    })
+}
+
+/// Every `RELAY_ROUND`, one round of the key relay
+/// (`KeyCache::relay_round`), apart from the refresher: through this
+/// instance's own database outage the refresher waits on the database each
+/// round, the relay must not.
+fn spawn_key_relay(keys: KeyCache) -> linecast_limits::Flusher {
+    linecast_limits::Flusher::spawn(linecast_keycache::RELAY_ROUND, move || {
+        let keys = keys.clone();
+        async move {
+            match keys.relay_round().await {
+                Ok(round) => crate::metrics::key_relay(round),
+                Err(e) => tracing::warn!(error = %e, "a round of the key relay failed; the next one retries"),
             }
         }
     })

@@ -25,6 +25,24 @@
 //! without waiting on the database. The refresh round asks the database
 //! once a second whether it is back, and the first answer ends the outage.
 //!
+//! The outage may be this instance's alone (a partition of its network or
+//! its connection pool) while the database takes revocations from other
+//! instances or `linecast-admin`. With a relay ([`KeyCache::relaying`],
+//! Redis where it is configured), [`KeyCache::relay_round`] runs every
+//! [`RELAY_ROUND`] beside the refresh. It asks the relay for the keys in
+//! use here whose entry is within [`ASK_AHEAD`] of its expiry (the refresh
+//! renews them earlier unless the database fails to answer it), and stores
+//! each answer as a database read of its age. While this instance reaches
+//! the database, it also listens: it reads the keys other instances asked
+//! for in one batch and answers them. So a revoked key or a lapsed
+//! subscription is refused here within `KEY_CACHE_TTL` of its commit
+//! whenever this instance reaches the database or the relay. While an
+//! instance that reaches the database listens (within [`RELAY_LIVE`]), an
+//! expired entry is not served through the outage grace: its lookup fails
+//! as unavailable until an answer confirms it. Where neither the database
+//! nor a listening instance is reached, the grace above is the bound, and
+//! each lookup it serves is counted as [`Lookup::OutageGrace`].
+//!
 //! Each lookup is reported to the function given to
 //! [`KeyCache::counting`] as a [`Lookup`] (the HTTP shell counts them as
 //! metrics); this crate names no metrics library.
@@ -36,6 +54,7 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use linecast_core::ports::key_directory::KeyDirectory;
+use linecast_core::ports::key_relay::{KeyRelay, RelayedKey};
 use linecast_core::{Accounts, AccountsError, ApiKeyRecord, Customer};
 use moka::future::Cache;
 
@@ -49,6 +68,21 @@ pub const REFRESH_AHEAD: Duration = Duration::from_secs(4);
 
 /// Most entries either layer holds.
 const MAX_ENTRIES: usize = 100_000;
+
+/// Most key hashes one relay round asks for, or answers.
+pub const MAX_RELAYED: usize = 10_000;
+
+/// How often the server runs [`KeyCache::relay_round`].
+pub const RELAY_ROUND: Duration = Duration::from_millis(500);
+
+/// A used entry this close to its expiry is asked for through the relay:
+/// the refresh reads entries from [`REFRESH_AHEAD`] before it, so one still
+/// this close has missed a refresh round.
+pub const ASK_AHEAD: Duration = Duration::from_secs(3);
+
+/// How recently an instance that reached the database must have listened
+/// for this one to wait for its answers rather than serve the grace.
+pub const RELAY_LIVE: Duration = Duration::from_secs(2);
 
 /// An entry answering hits.
 struct Held {
@@ -113,8 +147,29 @@ pub struct KeyCache {
     /// is not stored.
     epoch: Arc<AtomicU64>,
     outage: Arc<Outage>,
+    /// Key records passed between instances, when configured.
+    relay: Option<Arc<dyn KeyRelay>>,
+    /// When an instance that reached the database last listened on the
+    /// relay, as the last ask learned.
+    listened: Arc<std::sync::Mutex<Option<Instant>>>,
     /// Told what answered each lookup.
     count: fn(Lookup),
+}
+
+/// What one [`KeyCache::relay_round`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RelayRound {
+    /// No relay, or nothing was asked or answered.
+    Idle,
+    /// Asked for `asked` keys in use (none while merely checking whether an
+    /// instance listens), stored the `stored` answers newer than what was
+    /// held, and read and answered the `answered` keys other instances
+    /// asked for.
+    Ran {
+        asked: usize,
+        stored: usize,
+        answered: usize,
+    },
 }
 
 /// Whether the accounts database is failing, as this instance's own reads
@@ -186,7 +241,20 @@ impl KeyCache {
                 .build(),
             epoch: Arc::default(),
             outage: Arc::new(Outage::new(outage_grace)),
+            relay: None,
+            listened: Arc::default(),
             count: |_| {},
+        }
+    }
+
+    /// This cache, asking `relay` for the keys it serves through an outage
+    /// of its own and answering other instances' asks
+    /// ([`KeyCache::relay_round`]).
+    #[must_use]
+    pub fn relaying(self, relay: Arc<dyn KeyRelay>) -> Self {
+        Self {
+            relay: Some(relay),
+            ..self
         }
     }
 
@@ -210,10 +278,18 @@ impl KeyCache {
         if now >= held.expires {
             // Only a known key, and only through an outage.
             let read_at = held.expires.checked_sub(KEY_CACHE_TTL)?;
-            return (held.entry.is_some() && self.outage.covers(read_at, now)).then(|| {
-                (self.count)(Lookup::OutageGrace);
-                held.entry.clone()
-            });
+            if held.entry.is_none() || !self.outage.covers(read_at, now) {
+                return None;
+            }
+            // In use: the relay round asks for it.
+            held.used.store(true, Ordering::Relaxed);
+            // An instance that reaches the database listens: its answer
+            // serves, not the grace.
+            if self.relay_live(now) {
+                return None;
+            }
+            (self.count)(Lookup::OutageGrace);
+            return Some(held.entry.clone());
         }
         // Read first: a key in steady use writes its flag once per read.
         if !held.used.load(Ordering::Relaxed) {
@@ -245,6 +321,129 @@ impl KeyCache {
             let used = AtomicBool::new(false);
             front.insert(key, Held { entry, expires, used });
         }
+    }
+
+    /// Stores what the relay answered, each as a database read started its
+    /// `age` ago, unless the entry held is from a later read or an
+    /// invalidation came after `epoch` was taken. Returns how many were
+    /// stored.
+    fn relayed_put(&self, answers: Vec<RelayedKey>, epoch: u64) -> usize {
+        let now = Instant::now();
+        let mut front = self.front.write().unwrap_or_else(PoisonError::into_inner);
+        if self.epoch.load(Ordering::SeqCst) != epoch {
+            return 0;
+        }
+        let mut stored = 0;
+        for answer in answers {
+            let (Some(key), Some(read_started)) = (front_key(&answer.key_hash), now.checked_sub(answer.age)) else {
+                continue;
+            };
+            let expires = read_started + KEY_CACHE_TTL;
+            match front.get(&key) {
+                Some(held) if held.expires >= expires => continue,
+                None if front.len() >= MAX_ENTRIES => continue,
+                _ => {}
+            }
+            let used = AtomicBool::new(false);
+            front.insert(
+                key,
+                Held {
+                    entry: answer.entry,
+                    expires,
+                    used,
+                },
+            );
+            stored += 1;
+        }
+        stored
+    }
+
+    /// Whether an instance that reached the database listened on the relay
+    /// within [`RELAY_LIVE`] before `now`, as the last ask learned.
+    fn relay_live(&self, now: Instant) -> bool {
+        self.listened
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some_and(|at| now.saturating_duration_since(at) < RELAY_LIVE)
+    }
+
+    /// The used entries within [`ASK_AHEAD`] of their expiry (or past it),
+    /// at most [`MAX_RELAYED`].
+    fn due_for_asking(&self) -> Vec<String> {
+        let deadline = Instant::now() + ASK_AHEAD;
+        let front = self.front.read().unwrap_or_else(PoisonError::into_inner);
+        front
+            .iter()
+            .filter(|(_, h)| h.entry.is_some() && h.used.load(Ordering::Relaxed) && h.expires < deadline)
+            .take(MAX_RELAYED)
+            .map(|(key, _)| String::from_utf8_lossy(key).into_owned())
+            .collect()
+    }
+
+    /// One round of the relay, every [`RELAY_ROUND`] beside
+    /// [`KeyCache::refresh_due`] and never waiting on it. Asks for the used
+    /// entries within [`ASK_AHEAD`] of their expiry and stores the answers
+    /// younger than `KEY_CACHE_TTL` (the answer for a revoked key makes
+    /// this instance refuse it as a database read would); through an outage
+    /// it asks even with nothing due, to learn whether an instance listens.
+    /// Then, unless the outage is under way, asks the database whether it
+    /// answers (a failure begins the outage), listens, and answers the keys
+    /// other instances asked for with one batch read. Without a relay,
+    /// nothing.
+    pub async fn relay_round(&self) -> Result<RelayRound, AccountsError> {
+        let Some(relay) = &self.relay else {
+            return Ok(RelayRound::Idle);
+        };
+        let (mut asked, mut stored, mut answered) = (0, 0, 0);
+        let due = self.due_for_asking();
+        if !due.is_empty() || self.outage.since().is_some() {
+            let epoch = self.epoch.load(Ordering::SeqCst);
+            let answers = relay.ask(&due, KEY_CACHE_TTL).await?;
+            let now = Instant::now();
+            *self.listened.lock().unwrap_or_else(PoisonError::into_inner) =
+                answers.listened.and_then(|ago| now.checked_sub(ago));
+            asked = due.len();
+            stored = self.relayed_put(answers.keys, epoch);
+        }
+        if self.outage.since().is_none() {
+            if let Err(e) = self.accounts.ping().await {
+                self.outage.began();
+                return Err(e);
+            }
+            let wanted = relay.listen(MAX_RELAYED).await?;
+            if !wanted.is_empty() {
+                let read_started = Instant::now();
+                let mut found: HashMap<String, Arc<(ApiKeyRecord, Customer)>> =
+                    match self.accounts.find_keys_by_hashes(&wanted).await {
+                        Ok(found) => found
+                            .into_iter()
+                            .map(|(key, customer)| (key.key_hash.clone(), Arc::new((key, customer))))
+                            .collect(),
+                        Err(e) => {
+                            self.outage.began();
+                            return Err(e);
+                        }
+                    };
+                let answers: Vec<(String, Entry)> = wanted
+                    .into_iter()
+                    .map(|hash| {
+                        let entry = found.remove(&hash);
+                        (hash, entry)
+                    })
+                    .collect();
+                relay.answer(&answers, read_started.elapsed(), KEY_CACHE_TTL).await?;
+                answered = answers.len();
+            }
+        }
+        Ok(if asked + stored + answered == 0 {
+            RelayRound::Idle
+        } else {
+            RelayRound::Ran {
+                asked,
+                stored,
+                answered,
+            }
+        })
     }
 
     /// Reads again, in one batch, every entry used since its last read that
@@ -306,7 +505,7 @@ impl KeyCache {
         }
         if let Some(since) = self.outage.since() {
             return Err(AccountsError::Unavailable(format!(
-                "the accounts database has failed since {:.1} s ago; this key was not read within the outage grace before it",
+                "the accounts database has failed since {:.1} s ago; this key was not read within the outage grace before it, or waits for another instance to confirm it",
                 since.elapsed().as_secs_f64()
             )));
         }
@@ -632,5 +831,179 @@ mod tests {
             }
         }
         assert_eq!(counts(), (2, 7));
+    }
+
+    /// The relay port in memory: asks and answers in two maps, ages from
+    /// this process's clock (the Redis adapter is tested on Redis itself,
+    /// in linecast-limits).
+    #[derive(Default)]
+    struct MemoryRelay {
+        asked: std::sync::Mutex<Vec<String>>,
+        answers: std::sync::Mutex<HashMap<String, (Entry, Instant)>>,
+        listened: std::sync::Mutex<Option<Instant>>,
+    }
+
+    #[async_trait]
+    impl KeyRelay for MemoryRelay {
+        async fn ask(
+            &self,
+            hashes: &[String],
+            fresher_than: Duration,
+        ) -> Result<linecast_core::ports::key_relay::RelayAnswers, AccountsError> {
+            let mut asked = self.asked.lock().unwrap();
+            for hash in hashes {
+                if !asked.contains(hash) {
+                    asked.push(hash.clone());
+                }
+            }
+            let answers = self.answers.lock().unwrap();
+            let keys = hashes
+                .iter()
+                .filter_map(|hash| {
+                    let (entry, read) = answers.get(hash)?;
+                    (read.elapsed() < fresher_than).then(|| RelayedKey {
+                        key_hash: hash.clone(),
+                        entry: entry.clone(),
+                        age: read.elapsed(),
+                    })
+                })
+                .collect();
+            let listened = self.listened.lock().unwrap().map(|at| at.elapsed());
+            Ok(linecast_core::ports::key_relay::RelayAnswers { keys, listened })
+        }
+
+        async fn listen(&self, limit: usize) -> Result<Vec<String>, AccountsError> {
+            *self.listened.lock().unwrap() = Some(Instant::now());
+            Ok(self.asked.lock().unwrap().iter().take(limit).cloned().collect())
+        }
+
+        async fn answer(
+            &self,
+            found: &[(String, Option<linecast_core::ports::key_directory::KeyEntry>)],
+            age: Duration,
+            _keep: Duration,
+        ) -> Result<(), AccountsError> {
+            let read = Instant::now().checked_sub(age).unwrap();
+            let mut answers = self.answers.lock().unwrap();
+            for (hash, entry) in found {
+                answers.insert(hash.clone(), (entry.clone(), read));
+            }
+            Ok(())
+        }
+    }
+
+    /// Two instances over one database and one relay: `cut` (whose own
+    /// outage has begun, the database still up for the other) and `up`.
+    /// The key is in use on the cut instance, read 8 s ago: within
+    /// `ASK_AHEAD` of its expiry, a refresh missed.
+    async fn cut_and_up() -> (Arc<MemoryAccounts>, KeyCache, KeyCache, String, i64, Arc<MemoryRelay>) {
+        let (accounts, cut, hash, id) = one_key().await;
+        let relay = Arc::new(MemoryRelay::default());
+        let cut = cut.relaying(relay.clone());
+        let up = KeyCache::new(accounts.clone(), GRACE).relaying(relay.clone());
+        read_ago(&cut, &hash, Duration::from_secs(8)).await;
+        assert!(!revoked(&cut, &hash).await, "in use");
+        outage_began_ago(&cut, Duration::from_secs(1));
+        (accounts, cut, up, hash, id, relay)
+    }
+
+    const fn ran(asked: usize, stored: usize, answered: usize) -> RelayRound {
+        RelayRound::Ran {
+            asked,
+            stored,
+            answered,
+        }
+    }
+
+    #[tokio::test]
+    async fn through_an_outage_of_its_own_a_revocation_reaches_the_cut_instance_through_the_relay() {
+        let (accounts, cut, up, hash, id, _) = cut_and_up().await;
+        revoke_elsewhere(&accounts, id).await;
+        assert!(
+            !revoked(&cut, &hash).await,
+            "still the entry read before the revocation"
+        );
+        assert_eq!(cut.relay_round().await, Ok(ran(1, 0, 0)), "asked, no answer yet");
+        assert_eq!(up.relay_round().await, Ok(ran(0, 0, 1)), "the other instance answers");
+        assert_eq!(cut.relay_round().await, Ok(ran(1, 1, 0)));
+        assert!(revoked(&cut, &hash).await, "the relayed read says revoked");
+    }
+
+    #[tokio::test]
+    async fn a_relayed_read_keeps_a_key_in_use_served_and_a_deleted_key_is_unknown() {
+        let (_, cut, up, hash, _, relay) = cut_and_up().await;
+        cut.relay_round().await.unwrap();
+        up.relay_round().await.unwrap();
+        assert_eq!(cut.relay_round().await, Ok(ran(1, 1, 0)));
+        // Stored as a read just made: it expires a whole TTL from now, so
+        // it is not asked again for a while.
+        assert!(!revoked(&cut, &hash).await);
+        assert_eq!(cut.relay_round().await, Ok(RelayRound::Idle));
+        // An answer of no key (a hash no longer in the database) is stored
+        // as unknown, as the refresh stores it.
+        read_ago(&cut, &hash, Duration::from_secs(8)).await;
+        assert!(!revoked(&cut, &hash).await, "used again");
+        relay
+            .answer(&[(hash.clone(), None)], Duration::ZERO, KEY_CACHE_TTL)
+            .await
+            .unwrap();
+        assert_eq!(cut.relay_round().await, Ok(ran(1, 1, 0)));
+        assert_eq!(cut.lookup(&hash).await, Ok(None));
+    }
+
+    #[tokio::test]
+    async fn while_an_instance_listens_an_expired_entry_waits_for_its_answer_and_without_one_the_grace_serves() {
+        let (_, cut, up, hash, _, _) = cut_and_up().await;
+        // Expired, read within the grace before the outage.
+        read_ago(&cut, &hash, KEY_CACHE_TTL + Duration::from_secs(5)).await;
+        outage_began_ago(&cut, Duration::from_secs(1));
+        // Nobody has listened: the grace serves, and the key is asked for.
+        assert!(!revoked(&cut, &hash).await, "served through the grace");
+        assert_eq!(cut.relay_round().await, Ok(ran(1, 0, 0)));
+        // Another instance listens: the expired entry is not served on the
+        // grace but waits for the answer.
+        assert_eq!(up.relay_round().await, Ok(ran(0, 0, 1)));
+        // The answer came with the listen: the ask stores it at once.
+        read_ago(&cut, &hash, KEY_CACHE_TTL + Duration::from_secs(5)).await;
+        outage_began_ago(&cut, Duration::from_secs(1));
+        *cut.listened.lock().unwrap() = Some(Instant::now());
+        assert!(
+            matches!(cut.lookup(&hash).await, Err(AccountsError::Unavailable(_))),
+            "not served unconfirmed"
+        );
+        assert_eq!(cut.relay_round().await, Ok(ran(1, 1, 0)));
+        assert!(!revoked(&cut, &hash).await, "served on the relayed read");
+    }
+
+    #[tokio::test]
+    async fn an_answer_older_than_the_entry_held_is_not_stored_and_an_instance_in_outage_answers_nothing() {
+        let (accounts, cut, up, hash, id, relay) = cut_and_up().await;
+        // An answer read 9 s ago is older than the cut instance's own read.
+        let stale = cut.lookup(&hash).await.unwrap();
+        relay
+            .answer(&[(hash.clone(), stale)], Duration::from_secs(9), KEY_CACHE_TTL)
+            .await
+            .unwrap();
+        revoke_elsewhere(&accounts, id).await;
+        assert_eq!(cut.relay_round().await, Ok(ran(1, 0, 0)));
+        // An instance that cannot reach the database does not answer.
+        outage_began_ago(&up, Duration::from_secs(1));
+        assert_eq!(up.relay_round().await, Ok(RelayRound::Idle));
+        assert!(!revoked(&cut, &hash).await, "nothing newer was relayed");
+        // One whose ping fails begins its outage and answers nothing.
+        let (other_accounts, other, _, _) = one_key().await;
+        let other = other.relaying(relay.clone());
+        other_accounts.set_down(true);
+        assert!(other.relay_round().await.is_err());
+        assert!(other.outage().since().is_some());
+    }
+
+    #[tokio::test]
+    async fn without_a_relay_a_round_does_nothing() {
+        let (_, cache, hash, _) = one_key().await;
+        read_ago(&cache, &hash, Duration::from_secs(8)).await;
+        assert!(!revoked(&cache, &hash).await);
+        outage_began_ago(&cache, Duration::from_secs(1));
+        assert_eq!(cache.relay_round().await, Ok(RelayRound::Idle));
     }
 }

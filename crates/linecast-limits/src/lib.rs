@@ -22,12 +22,17 @@
 //! The per-customer slot caps (event streams, large downloads) have their
 //! shared registry here too: [`RedisSlots`], leased slots in a Redis sorted
 //! set per customer, renewed by each instance's heartbeat (`slots.rs`).
+//!
+//! And the key relay ([`RedisKeyRelay`], core's `KeyRelay` port): key
+//! records read from the accounts database by the instances that reach it,
+//! for an instance cut off from it (`key_relay.rs`).
 
 mod buckets;
 mod endpoint;
 mod flusher;
 mod gcra;
 mod in_process;
+mod key_relay;
 mod leased;
 pub mod leases;
 mod redis_limiter;
@@ -39,6 +44,7 @@ pub use endpoint::RedisEndpoint;
 pub use flusher::{DEFAULT_FLUSH_INTERVAL, Flusher, spawn_flusher};
 pub use gcra::{Gcra, Step};
 pub use in_process::InProcessLimiter;
+pub use key_relay::{ASK_WINDOW, RedisKeyRelay};
 pub use leased::{LEASE_SCRIPT, LEASE_TTL, LeasedRedisLimiter};
 pub use linecast_core::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
 pub use redis_limiter::{DEFAULT_REDIS_TIMEOUT, RedisLimiter};

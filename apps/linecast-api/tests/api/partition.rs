@@ -392,3 +392,108 @@ async fn while_usage_cannot_be_persisted_counting_stops_after_the_crash_bound_an
     // the database; refusals were not counted.
     assert_eq!(persisted, before + served + 1);
 }
+
+/// Asks `path` on `app` with `key` every 200 ms until it answers `status`;
+/// how long that took, or `None` past `within`.
+async fn answers_within(app: &crate::helpers::TestApp, key: &str, status: u16, within: Duration) -> Option<Duration> {
+    let started = Instant::now();
+    while started.elapsed() < within {
+        if get_with(app, "/api/v1/sports", key).await.status == status {
+            return Some(started.elapsed());
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    None
+}
+
+/// Three instances on one PostgreSQL database and one Redis; one of them
+/// is cut off from PostgreSQL alone (a blackhole, as the security review's
+/// proxy did), the database stays up for the other two. A key revoked
+/// through another instance, and a subscription ended in the database as
+/// `linecast-admin` would, are refused by the cut instance within the key
+/// cache's bound (10 s) of their commit: the instances that reach the
+/// database answer its asks through Redis. Keys still valid keep serving
+/// there, on those answers. Without the relay the cut instance served the
+/// revoked key for the whole outage grace (60 s here).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revocation_and_a_lapse_reach_an_instance_cut_off_from_the_database_through_redis_within_the_bound() {
+    let (Some(base), Some(redis)) = (
+        external_url("LINECAST_TEST_DATABASE_URL"),
+        external_url("LINECAST_TEST_REDIS_URL"),
+    ) else {
+        return;
+    };
+    let bound = linecast_keycache::KEY_CACHE_TTL;
+    let (cut_url, partition, schema) = database_behind_partition(&base, "relay").await;
+    let sep = if base.contains('?') { '&' } else { '?' };
+    let direct = format!("{base}{sep}options[search_path]={schema}");
+    let namespace = format!("linecast-relay-{}", std::process::id());
+    let configure = |url: String, demo: bool| {
+        let (redis, namespace) = (redis.clone(), namespace.clone());
+        move |s: &mut Settings| {
+            s.database_url = url;
+            s.redis_url = Some(redis);
+            s.redis_namespace = namespace;
+            s.db_outage_grace = Duration::from_mins(1);
+            s.demo = demo;
+        }
+    };
+    // The first instance migrates the schema (demo mode) and seeds the
+    // demo customer; the other two only check it.
+    let cut = app_with(configure(cut_url, true)).await;
+    let other = app_with(configure(direct.clone(), false)).await;
+    let third = app_with(configure(direct, false)).await;
+    let demo = demo_customer(&cut).await;
+    let (leaked, revoker, staying) = (
+        issue_key(&cut, &demo).await,
+        issue_key(&cut, &demo).await,
+        cut.api_key.clone(),
+    );
+    for key in [&leaked, &staying] {
+        assert_eq!(get_with(&cut, "/api/v1/sports", key).await.status, 200);
+    }
+    assert_eq!(get_with(&third, "/api/v1/sports", &staying).await.status, 200);
+
+    partition.pause(true);
+    let r = other
+        .client
+        .delete(format!("{}/api/v1/customers/me/api-keys/{leaked}", other.address))
+        .header("X-API-Key", &revoker)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "revoked through another instance");
+    let refused = answers_within(&cut, &leaked, 401, bound + Duration::from_secs(20)).await;
+    let refused = refused.expect("the cut instance refuses the revoked key");
+    assert!(
+        refused < bound,
+        "the revoked key served {refused:?} after its revocation"
+    );
+    assert_eq!(
+        get_with(&cut, "/api/v1/sports", &staying).await.status,
+        200,
+        "a key still valid serves on the relayed reads"
+    );
+
+    // Ended in the database itself (as `linecast-admin subscription set`
+    // or a billing event on another instance would).
+    psql(
+        &base,
+        &format!(
+            "UPDATE {schema}.customers SET subscription_status = 'canceled', api_subscription_status = 'canceled' WHERE id = {}",
+            demo.customer_id
+        ),
+    );
+    let lapsed = answers_within(&cut, &staying, 403, bound + Duration::from_secs(20)).await;
+    let lapsed = lapsed.expect("the cut instance refuses the lapsed subscription");
+    assert!(
+        lapsed < bound,
+        "the lapsed subscription served {lapsed:?} after it ended"
+    );
+
+    partition.pause(false);
+    for app in [cut, other, third] {
+        app.handle.stop(true).await;
+    }
+    psql(&base, &format!("DROP SCHEMA {schema} CASCADE"));
+}

@@ -33,7 +33,8 @@ pub enum AccountsError {
 /// stored and shown as Stripe spells them (set by the billing webhook, or
 /// by hand with `subscription set`). Whether a state serves the API is one
 /// rule, [`SubscriptionStatus::grants_access`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SubscriptionStatus {
     Active,
     Trialing,
@@ -98,8 +99,9 @@ impl fmt::Display for SubscriptionStatus {
     }
 }
 
-/// A customer account.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A customer account (serialized as the key relay passes it between
+/// instances: `ports::key_relay`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Customer {
     pub customer_id: i64,
     pub email: String,
@@ -125,7 +127,7 @@ pub struct NewCustomer {
 }
 
 /// A stored API key. The full key is never stored, only its hash.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ApiKeyRecord {
     pub id: i64,
     pub customer_id: i64,

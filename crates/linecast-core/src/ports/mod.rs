@@ -4,6 +4,7 @@ pub mod accounts;
 pub mod billing;
 pub mod billing_pages;
 pub mod key_directory;
+pub mod key_relay;
 pub mod limits;
 pub mod markets;
 pub mod releases;

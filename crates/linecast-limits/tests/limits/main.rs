@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod in_process;
+mod key_relay;
 mod leased;
 mod redis;
 mod slots;
