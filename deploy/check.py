@@ -42,6 +42,13 @@
   sets LINECAST_MIGRATE=true beside them.
 - The memory request covers the cache budget plus 200 MB (operations.md,
   "Memory"), in Kubernetes and in compose.
+- Every form that runs the server behind a proxy (compose's instances,
+  Kubernetes, Cloud Run, deploy/local/cluster.sh) names where the client
+  address comes from: LINECAST_CLIENT_IP_HEADER and
+  LINECAST_TRUSTED_PROXY_CIDRS set, LINECAST_TRUSTED_PROXIES a whole number
+  of at least 1 when set. Without them every client shares the proxy's
+  address in the per-address limits (client_address_problem; checked
+  against forms that must fail before the files are read).
 - The nginx configuration of compose passes `nginx -t` (its upstream host
   names mapped to 127.0.0.1: the one thing not checked is Docker's DNS).
 - nginx's access log carries no bearer secret: its log_format never names
@@ -289,11 +296,62 @@ def cloudrun():
 
 def cluster_script_names():
     """LINECAST_* names deploy/local/cluster.sh sets for the instances."""
+    return set(cluster_script_values())
+
+
+def cluster_script_values():
+    """LINECAST_* names deploy/local/cluster.sh sets, with their values as
+    written (quotes kept)."""
     text = read("deploy/local/cluster.sh")
-    return set(re.findall(r"\b(LINECAST_[A-Z0-9_]+)=", text))
+    return dict(re.findall(r"\b(LINECAST_[A-Z0-9_]+)=(\"[^\"]*\"|[^\s\\]*)", text))
 
 
 # ----------------------------------------------------------------- checks
+
+
+CLIENT_ADDRESS_NAMES = ("LINECAST_CLIENT_IP_HEADER", "LINECAST_TRUSTED_PROXY_CIDRS")
+
+
+def client_address_problem(values):
+    """Why a form's settings (NAME -> value) leave the server without the
+    client's address, or None. Every form here runs behind a proxy (nginx,
+    an ingress, Google's front end); without a header read from trusted
+    proxies the per-address limits (failed key checks, the public routes,
+    portal sign-in, the webhook's refusals) see one address, the proxy's,
+    for every client: one client's bad keys lock everyone out."""
+    missing = [n for n in CLIENT_ADDRESS_NAMES if not str(values.get(n, "")).strip()]
+    if missing:
+        return (f"sets no {' and no '.join(missing)}: every client behind its proxy shares the proxy's address "
+                "in the per-address limits (failed key checks, public routes, portal sign-in); set the header "
+                "the proxy appends the client to, the proxy's CIDRs and LINECAST_TRUSTED_PROXIES "
+                "(docs/configuration.md; docs/operations.md)")
+    hops = str(values.get("LINECAST_TRUSTED_PROXIES", "1")).strip()
+    if not hops.isdigit() or int(hops) < 1:
+        return f"sets LINECAST_TRUSTED_PROXIES to {hops!r}: a whole number of proxies, at least 1"
+    return None
+
+
+def check_client_address(where, values):
+    problem = client_address_problem(values)
+    if problem:
+        fail(f"{where} {problem}")
+    ok(f"{where}: the client address is read from {values['LINECAST_CLIENT_IP_HEADER']} set by "
+       f"{values['LINECAST_TRUSTED_PROXY_CIDRS']} ({values.get('LINECAST_TRUSTED_PROXIES', '1')} hop(s))")
+
+
+def check_client_address_check():
+    """The check itself refuses the forms it exists for."""
+    good = {"LINECAST_CLIENT_IP_HEADER": "X-Forwarded-For", "LINECAST_TRUSTED_PROXY_CIDRS": "10.0.0.0/8"}
+    if client_address_problem(good) is not None or client_address_problem(dict(good, LINECAST_TRUSTED_PROXIES="2")):
+        fail("client_address_problem accepts a form with the header and the CIDRs")
+    bad = [{}, {"LINECAST_CLIENT_IP_HEADER": "X-Forwarded-For"}, {"LINECAST_TRUSTED_PROXY_CIDRS": "10.0.0.0/8"},
+           dict(good, LINECAST_CLIENT_IP_HEADER=""), dict(good, LINECAST_TRUSTED_PROXIES="0"),
+           dict(good, LINECAST_TRUSTED_PROXIES="two")]
+    for values in bad:
+        if client_address_problem(values) is None:
+            fail(f"client_address_problem refuses {values}")
+    ok(f"the client-address check refuses {len(bad)} forms without a usable client address")
+
 
 
 def check_names(where, names, known, documented):
@@ -537,6 +595,7 @@ def check_compose(known, documented, image_port):
                          environment.get("LINECAST_CACHE_BYTES", "167772160"))
             if (svc.get("depends_on") or {}).get("migrate", {}).get("condition") != "service_completed_successfully":
                 fail(f"compose service {name} starts after the `migrate` service completed")
+            check_client_address(f"compose service {name}", environment)
     migrate = doc["services"].get("migrate")
     if not migrate or migrate.get("entrypoint") != ["linecast-admin"] or migrate.get("command") != ["migrate"]:
         fail("compose has a `migrate` service running `linecast-admin migrate`")
@@ -647,6 +706,7 @@ def check_k8s(known, documented, image_bind_address, probe_paths):
         check_names("deploy/k8s (ConfigMap and env)", set(k8s_env), known, documented)
         check_secret_refs("deploy/k8s Deployment", container, k8s_env, pod)
         check_redis_signing("deploy/k8s", set(k8s_env))
+        check_client_address("deploy/k8s (ConfigMap and env)", k8s_env)
         ok("secrets reach the pods by secretKeyRef only")
         ports = {p["name"]: p["containerPort"] for p in container["ports"]}
         bind_port = port_of(configmap["data"].get("LINECAST_BIND", image_bind_address))
@@ -737,6 +797,7 @@ def check_cloudrun(known, documented, image_bind_address, probe_paths):
         fail("deploy/cloudrun leaves the address to PORT, which Cloud Run sets (no LINECAST_BIND, no PORT)")
     check_secret_refs("deploy/cloudrun", container, values, {"volumes": spec.get("volumes", [])})
     check_redis_signing("deploy/cloudrun", set(values))
+    check_client_address("deploy/cloudrun", values)
     check_not_migrating("deploy/cloudrun", values)
     check_cloudrun_job(known, documented, container)
     ok("deploy/cloudrun: secrets by secretKeyRef (Secret Manager), CPU always allocated")
@@ -776,6 +837,7 @@ def main():
     if len(known) < 20:
         fail(f"the settings module names its variables as string literals (found {len(known)})")
     probe_paths = set()
+    check_client_address_check()
 
     env, bind = check_dockerfile(known, documented)
     image_port = port_of(bind)
@@ -787,6 +849,7 @@ def main():
     names = cluster_script_names()
     check_names("deploy/local/cluster.sh", names, known, documented)
     check_redis_signing("deploy/local/cluster.sh", names)
+    check_client_address("deploy/local/cluster.sh", cluster_script_values())
 
     check_profiles(read("Dockerfile"))
     check_probes(binary, probe_paths)

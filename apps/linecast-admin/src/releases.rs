@@ -19,7 +19,9 @@ pub enum ReleasesCommand {
     /// first level names the instant each version was published
     /// (`2026-11-20T14:00:00Z` or `20261120T140000Z`), holding the data
     /// contract's keys below it (`predictions/nba/won_on_points.csv`,
-    /// `odds/nba.csv`).
+    /// `odds/nba.csv`). A folder naming an instant after now
+    /// (`LINECAST_NOW` when set, as the server's clock) refuses the whole
+    /// import: nothing is kept.
     Import {
         source: String,
         /// The store the server reads (the archive is kept in it).
@@ -57,10 +59,22 @@ async fn import(source: &str, store: Option<String>, database_url: Option<String
     };
     let store = Arc::new(ObjectArtifactStore::from_url(&store_url, StoreOptions::default())?);
     let database_url = config::database_url(database_url)?;
-    let db = crate::accounts::open_checked(&database_url).await?;
-    let releases = Releases::new(Arc::new(db), store.clone(), store, None);
+    let now = crate::accounts::now()?;
     let url = source_url(source)?;
     let (versions, skipped) = linecast_store::backfill::earlier_versions(&url, &StoreOptions::default()).await?;
+    let future = linecast_store::backfill::future_folders(&versions, now);
+    if !future.is_empty() {
+        anyhow::bail!(
+            "{} folder(s) name an instant after now ({}): {}; a version cannot have been published in the future \
+             (a typo in the folder's name?). Nothing was imported: rename the folder(s) to the instant each version \
+             was published and import again",
+            future.len(),
+            now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            future.join(", ")
+        );
+    }
+    let db = crate::accounts::open_checked(&database_url).await?;
+    let releases = Releases::new(Arc::new(db), store.clone(), store, None);
     for location in &skipped {
         println!("skipped {location}: not <instant>/<predictions or odds key>");
     }

@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use linecast_core::ports::billing::{
     BillingEvent, BillingEventKind, BillingLedger, BillingOutcome, Buyer, HeldCheckout, PendingBilling, PlanGrant,
-    StripeLink, SubscriptionState, WaitingEvent, new_buyer, supersedes,
+    StripeLink, SubscriptionState, WaitingEvent, applies_without_plan, new_buyer, supersedes,
 };
 use linecast_core::{AccountsError, Customer, SubscriptionStatus};
 use sea_orm::sea_query::Expr;
@@ -93,9 +93,19 @@ async fn link_of_customer(
         .map_err(db_err)
 }
 
-/// Rule 3 for a customer that is linked: applies `status` and `grant` when
-/// the event supersedes the link's last one. A link taken over by another
-/// subscription (`subscription` differs from the link's) starts afresh.
+/// What an applied event does to the plan: sets the plan of a mapped
+/// price, or (rule 4: a suspension or end at a price with no plan) keeps
+/// the plan and quota the account has.
+#[derive(Clone, Copy)]
+enum Grant<'a> {
+    Plan(&'a PlanGrant),
+    Kept { price: Option<&'a str> },
+}
+
+/// Rules 3 and 4 for a customer that is linked: applies `status` and
+/// `grant` when the event supersedes the link's last one. A link taken
+/// over by another subscription (`subscription` differs from the link's)
+/// starts afresh.
 #[allow(clippy::too_many_arguments)]
 async fn apply_state(
     txn: &DatabaseTransaction,
@@ -104,7 +114,7 @@ async fn apply_state(
     created: i64,
     subscription: &str,
     status: SubscriptionStatus,
-    grant: &PlanGrant,
+    grant: Grant<'_>,
     period_end: Option<i64>,
     now: DateTime<Utc>,
 ) -> Result<Option<Customer>, AccountsError> {
@@ -120,11 +130,13 @@ async fn apply_state(
     let customer_id = link.customer_id;
     let mut update = customers::Entity::update_many()
         .col_expr(customers::Column::SubscriptionStatus, Expr::value(status.code()))
-        .col_expr(customers::Column::ApiSubscriptionStatus, Expr::value(status.code()))
-        .col_expr(customers::Column::ApiPlan, Expr::value(grant.plan.clone()));
-    if let Some(limit) = grant.monthly_limit {
-        let limit = i64::try_from(limit).map_err(|_| AccountsError::Conflict("monthly_limit too large".into()))?;
-        update = update.col_expr(customers::Column::MonthlyLimit, Expr::value(limit));
+        .col_expr(customers::Column::ApiSubscriptionStatus, Expr::value(status.code()));
+    if let Grant::Plan(grant) = grant {
+        update = update.col_expr(customers::Column::ApiPlan, Expr::value(grant.plan.clone()));
+        if let Some(limit) = grant.monthly_limit {
+            let limit = i64::try_from(limit).map_err(|_| AccountsError::Conflict("monthly_limit too large".into()))?;
+            update = update.col_expr(customers::Column::MonthlyLimit, Expr::value(limit));
+        }
     }
     update
         .filter(customers::Column::Id.eq(customer_id))
@@ -140,9 +152,13 @@ async fn apply_state(
     row.period_end = Set(period_end);
     row.updated_at = Set(now);
     row.update(txn).await.map_err(db_err)?;
-    let plan = match grant.monthly_limit {
-        Some(limit) => format!("plan={} monthly_limit={limit}", grant.plan),
-        None => format!("plan={}", grant.plan),
+    let plan = match grant {
+        Grant::Plan(PlanGrant {
+            plan,
+            monthly_limit: Some(limit),
+        }) => format!("plan={plan} monthly_limit={limit}"),
+        Grant::Plan(PlanGrant { plan, .. }) => format!("plan={plan}"),
+        Grant::Kept { price } => format!("price={} unmapped, plan kept", price.unwrap_or("none")),
     };
     audit(
         txn,
@@ -162,19 +178,97 @@ async fn apply_state(
     to_customer(customer).map(Some)
 }
 
-/// A waiting event's status and plan; `None` for a row whose price has no
-/// plan (kept by an earlier release): it changes nothing.
-fn pending_state(p: &stripe_pending::Model) -> Result<Option<(SubscriptionStatus, PlanGrant)>, AccountsError> {
+/// A waiting event's status and plan (`None`: a price with no plan, rule
+/// 4); `None` altogether for a row whose price has no plan and whose status
+/// grants (kept by an earlier release): it changes nothing.
+#[allow(clippy::type_complexity)]
+fn pending_state(p: &stripe_pending::Model) -> Result<Option<(SubscriptionStatus, Option<PlanGrant>)>, AccountsError> {
     let status = SubscriptionStatus::parse(&p.status)
         .ok_or_else(|| corrupt(format!("pending subscription status '{}'", p.status)))?;
     let Some(plan) = p.plan.clone() else {
-        return Ok(None);
+        return Ok(applies_without_plan(status).then_some((status, None)));
     };
     let monthly_limit = p
         .monthly_limit
         .map(|l| u64::try_from(l).map_err(|_| corrupt("negative pending monthly_limit")))
         .transpose()?;
-    Ok(Some((status, PlanGrant { plan, monthly_limit })))
+    Ok(Some((status, Some(PlanGrant { plan, monthly_limit }))))
+}
+
+/// Why an event at a price with no plan changes nothing.
+fn unmapped(state: &SubscriptionState, why: &str) -> BillingOutcome {
+    BillingOutcome::Ignored {
+        reason: format!(
+            "price {} has no plan in LINECAST_STRIPE_PLANS: {why}",
+            state.price.as_deref().unwrap_or("none")
+        ),
+    }
+}
+
+/// Rule 4: an event at a price with no plan. It never grants; a suspension
+/// or end applies to the subscription linecast follows, keeping the plan.
+async fn unmapped_subscription_event(
+    txn: &DatabaseTransaction,
+    event: &BillingEvent,
+    sub: &str,
+    state: &SubscriptionState,
+    now: DateTime<Utc>,
+) -> Result<BillingOutcome, AccountsError> {
+    if !applies_without_plan(state.status) {
+        return Ok(unmapped(state, "a price with no plan never grants access"));
+    }
+    if let Some(link) = link_of_subscription(txn, sub).await? {
+        let customer_id = link.customer_id;
+        let grant = Grant::Kept {
+            price: state.price.as_deref(),
+        };
+        return Ok(
+            match apply_state(
+                txn,
+                link,
+                &event.event_id,
+                event.created,
+                sub,
+                state.status,
+                grant,
+                state.period_end,
+                now,
+            )
+            .await?
+            {
+                Some(customer) => BillingOutcome::Applied { customer },
+                None => BillingOutcome::Stale { customer_id },
+            },
+        );
+    }
+    let Some(held) = stripe_pending::Entity::find_by_id(sub.to_owned())
+        .one(txn)
+        .await
+        .map_err(db_err)?
+    else {
+        return Ok(unmapped(
+            state,
+            &format!("{sub} is not a subscription linecast follows"),
+        ));
+    };
+    if supersedes(
+        Some(held.created),
+        SubscriptionStatus::parse(&held.status),
+        event.created,
+    ) {
+        let mut row: stripe_pending::ActiveModel = held.into();
+        row.stripe_customer = Set(event.stripe_customer.clone());
+        row.event_id = Set(event.event_id.clone());
+        row.created = Set(event.created);
+        row.status = Set(state.status.code().to_owned());
+        row.plan = Set(None);
+        row.monthly_limit = Set(None);
+        row.price = Set(state.price.clone());
+        row.period_end = Set(state.period_end);
+        row.received_at = Set(now);
+        row.update(txn).await.map_err(db_err)?;
+    }
+    Ok(BillingOutcome::Pending)
 }
 
 async fn subscription_event(
@@ -183,18 +277,13 @@ async fn subscription_event(
     state: &SubscriptionState,
     now: DateTime<Utc>,
 ) -> Result<BillingOutcome, AccountsError> {
-    let Some(grant) = &state.plan else {
-        return Ok(BillingOutcome::Ignored {
-            reason: format!(
-                "price {} has no plan in LINECAST_STRIPE_PLANS",
-                state.price.as_deref().unwrap_or("none")
-            ),
-        });
-    };
     let Some(sub) = event.stripe_subscription.as_deref() else {
         return Err(AccountsError::Conflict(
             "a subscription event without a subscription id".into(),
         ));
+    };
+    let Some(grant) = &state.plan else {
+        return unmapped_subscription_event(txn, event, sub, state, now).await;
     };
     let link = match link_of_subscription(txn, sub).await? {
         Some(link) => Some(link),
@@ -223,7 +312,7 @@ async fn subscription_event(
                 event.created,
                 sub,
                 state.status,
-                grant,
+                Grant::Plan(grant),
                 state.period_end,
                 now,
             )
@@ -339,6 +428,12 @@ async fn apply_waiting(
     }
     let applied = match newest {
         Some((row, (status, grant))) => {
+            let grant = match &grant {
+                Some(plan) => Grant::Plan(plan),
+                None => Grant::Kept {
+                    price: row.price.as_deref(),
+                },
+            };
             apply_state(
                 txn,
                 link,
@@ -346,7 +441,7 @@ async fn apply_waiting(
                 row.created,
                 &row.stripe_subscription,
                 status,
-                &grant,
+                grant,
                 row.period_end,
                 now,
             )

@@ -20,6 +20,8 @@ use crate::options::StoreOptions;
 pub struct EarlierVersion {
     pub series: Series,
     pub published_at: DateTime<Utc>,
+    /// The instant folder it was found in, as written.
+    pub folder: String,
     /// Where it was found, for messages.
     pub location: String,
     pub bytes: Bytes,
@@ -72,6 +74,7 @@ pub async fn earlier_versions(
         found.push(EarlierVersion {
             series,
             published_at,
+            folder: folder.to_owned(),
             location,
             bytes,
         });
@@ -80,9 +83,57 @@ pub async fn earlier_versions(
     Ok((found, skipped))
 }
 
+/// The folders of `versions` that name an instant after `now`, each once,
+/// in the order given (`earlier_versions` lists them oldest first). A version cannot have been published
+/// after now: such a folder is a typo (a year, a month and day swapped), and
+/// kept it would stay in every game history as a release from the future.
+/// `releases import` refuses the whole source when any is found.
+pub fn future_folders(versions: &[EarlierVersion], now: DateTime<Utc>) -> Vec<String> {
+    let mut folders: Vec<String> = Vec::new();
+    for v in versions.iter().filter(|v| v.published_at > now) {
+        if !folders.contains(&v.folder) {
+            folders.push(v.folder.clone());
+        }
+    }
+    folders
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn version(folder: &str) -> EarlierVersion {
+        EarlierVersion {
+            series: Series::of_key("odds/nba.csv").unwrap(),
+            published_at: backfill_instant(folder).unwrap(),
+            folder: folder.to_owned(),
+            location: format!("{folder}/odds/nba.csv"),
+            bytes: Bytes::new(),
+        }
+    }
+
+    #[test]
+    fn a_folder_after_now_is_named_once_and_now_itself_is_not_after_now() {
+        let now = DateTime::parse_from_rfc3339("2026-11-28T18:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let versions: Vec<EarlierVersion> = [
+            "2026-11-20T14:00:00Z",
+            "2026-11-28T18:00:00Z",
+            "2026-11-28T13:00:01-05:00",
+            "20990101T000000Z",
+            "20990101T000000Z",
+            "2026-11-28T18:00:01Z",
+        ]
+        .into_iter()
+        .map(version)
+        .collect();
+        assert_eq!(
+            future_folders(&versions, now),
+            ["2026-11-28T13:00:01-05:00", "20990101T000000Z", "2026-11-28T18:00:01Z"]
+        );
+        assert!(future_folders(&versions[..2], now).is_empty());
+    }
 
     #[test]
     fn a_folder_names_its_instant_in_rfc_3339_or_the_basic_form() {

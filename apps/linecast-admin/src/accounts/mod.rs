@@ -112,7 +112,7 @@ fn warn_unknown(unknown: &[String]) {
 
 /// The server's clock: `LINECAST_NOW` freezes it (demos and tests), so usage
 /// months and key timestamps agree with a server run the same way.
-fn now() -> anyhow::Result<DateTime<Utc>> {
+pub(crate) fn now() -> anyhow::Result<DateTime<Utc>> {
     match std::env::var("LINECAST_NOW") {
         Ok(v) if !v.is_empty() => parse_instant("LINECAST_NOW", &v),
         _ => Ok(Utc::now()),

@@ -89,3 +89,82 @@ async fn import_keeps_each_earlier_version_once_and_names_a_broken_one() {
         again.stdout
     );
 }
+
+/// The review's 2026-11-28 finding 6: a folder naming an instant after now
+/// (the admin's clock: `LINECAST_NOW` when set, else the wall clock) refuses
+/// the whole import, naming every such folder; nothing is kept.
+#[tokio::test]
+async fn import_refuses_a_folder_after_now_and_keeps_nothing() {
+    let admin = Admin::new();
+    let source = admin.dir().join("versions");
+    let store = admin.dir().join("store");
+    std::fs::create_dir_all(&store).unwrap();
+    let row = format!("{HEADER}2026-11-20,19:30:00,brooklyn_nets,boston_celtics,117,-140,107,-128,0.5973,0.51\n");
+    write(&source, "2026-11-20T12:00:00Z/predictions/nba/won_on_points.csv", &row);
+    write(
+        &source,
+        "2026-11-22T00:00:00Z/predictions/nba/won_on_points.csv",
+        &row.replace("0.51", "0.52"),
+    );
+    write(
+        &source,
+        "20991120T140000Z/predictions/nba/won_on_points.csv",
+        &row.replace("0.51", "0.53"),
+    );
+    write(&source, "20991120T140000Z/odds/nba.csv", "not read");
+    admin.ok(&["migrate"]);
+    let store_url = format!("file://{}", store.display());
+    let source_arg = source.display().to_string();
+    let args = ["releases", "import", source_arg.as_str(), "--store", store_url.as_str()];
+    let series = Series::Predictions(Sport::Nba, ModelType::WonOnPoints);
+
+    // With the server's frozen clock: the day after is refused too.
+    let frozen = [
+        ("LINECAST_DATABASE_URL", admin.database_url()),
+        ("LINECAST_NOW", "2026-11-21T00:00:00Z"),
+    ];
+    let run = admin.run_with(&args, &frozen);
+    assert_eq!(run.code, Some(1), "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains(
+            "2 folder(s) name an instant after now (2026-11-21T00:00:00Z): 2026-11-22T00:00:00Z, 20991120T140000Z;"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("Nothing was imported"), "{}", run.stderr);
+    assert!(admin.db().await.releases(series).await.unwrap().is_empty());
+    assert!(!store.join("archive").exists());
+
+    // On the wall clock, 2099 is still refused.
+    std::fs::remove_dir_all(source.join("2026-11-22T00:00:00Z")).unwrap();
+    let run = admin.run(&args);
+    assert_eq!(run.code, Some(1), "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("1 folder(s) name an instant after now (") && run.stderr.contains("): 20991120T140000Z;"),
+        "{}",
+        run.stderr
+    );
+    assert!(admin.db().await.releases(series).await.unwrap().is_empty());
+
+    // Renamed to the instant it was published, the import goes through.
+    std::fs::rename(source.join("20991120T140000Z"), source.join("20261120T140000Z")).unwrap();
+    std::fs::remove_file(source.join("20261120T140000Z/odds/nba.csv")).unwrap();
+    let run = admin.run_with(&args, &frozen);
+    assert!(run.ok, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("2 release(s) kept, 0 already kept, 0 broken"),
+        "{}",
+        run.stdout
+    );
+    let instants: Vec<DateTime<Utc>> = admin
+        .db()
+        .await
+        .releases(series)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.published_at)
+        .collect();
+    assert_eq!(instants, [at("2026-11-20T12:00:00Z"), at("2026-11-20T14:00:00Z")]);
+}

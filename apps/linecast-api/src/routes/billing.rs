@@ -76,9 +76,21 @@ pub async fn stripe_webhook(state: web::Data<AppState>, body: SignedBody) -> Res
             "checkout held for an operator: its email belongs to an existing customer and no signed reference names it"
         ),
         BillingOutcome::Ignored { reason } => tracing::warn!(%event_id, %reason, "billing event ignored"),
+        BillingOutcome::Applied { customer } if unmapped_price(&event.kind) => tracing::warn!(
+            %event_id,
+            customer_id = customer.customer_id,
+            status = %customer.api_subscription_status,
+            "billing event applied to the linked subscription at a price with no plan in LINECAST_STRIPE_PLANS: status set, plan kept"
+        ),
         _ => tracing::info!(%event_id, outcome = outcome.code(), "billing event received"),
     }
     ack(event.event_id, outcome.code())
+}
+
+/// Whether a subscription event's price has no plan (it applies only when
+/// it suspends or ends access).
+fn unmapped_price(kind: &BillingEventKind) -> bool {
+    matches!(kind, BillingEventKind::Subscription(state) if state.plan.is_none())
 }
 
 fn ack(event_id: String, outcome: &str) -> Result<HttpResponse, ApiError> {

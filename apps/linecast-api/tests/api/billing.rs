@@ -263,6 +263,49 @@ async fn webhook_story(app: &TestApp) {
             .any(|l| l.detail.contains("evt_late") || l.detail.contains("evt_unmapped"))
     );
 
+    // A plan switch (Stripe's Customer Portal) to a price nobody mapped
+    // grants nothing new, but the linked subscription's suspension and end
+    // still apply, keeping the plan and quota (2026-11-28 finding 5).
+    let unmapped = |id: &str, kind: &str, created: i64, status: &str| {
+        subscription_event(
+            id,
+            &format!("customer.subscription.{kind}"),
+            created,
+            status,
+            "price_unknown",
+        )
+    };
+    assert_eq!(
+        outcome(app, NEW, &unmapped("evt_switch", "updated", t + 3, "active")).await,
+        "ignored"
+    );
+    assert_eq!(
+        outcome(app, NEW, &unmapped("evt_due", "updated", t + 4, "past_due")).await,
+        "applied"
+    );
+    assert_eq!(
+        demo_status(app).await,
+        (SubscriptionStatus::PastDue, Some("ai".to_owned()), 1000)
+    );
+    let (status, body) = app.get_authed_json("/api/v1/sports").await;
+    assert_error_shape(status, &body, 403);
+    // Paid again at the unmapped price: it does not restore access.
+    assert_eq!(
+        outcome(app, NEW, &unmapped("evt_paid", "updated", t + 5, "active")).await,
+        "ignored"
+    );
+    assert_eq!(demo_status(app).await.0, SubscriptionStatus::PastDue);
+    assert_eq!(
+        outcome(app, NEW, &unmapped("evt_gone", "deleted", t + 6, "canceled")).await,
+        "applied"
+    );
+    assert_eq!(
+        demo_status(app).await,
+        (SubscriptionStatus::Canceled, Some("ai".to_owned()), 1000)
+    );
+    let (status, body) = app.get_authed_json("/api/v1/sports").await;
+    assert_error_shape(status, &body, 403);
+
     // A buyer nobody knows is created by its checkout, without access yet.
     let buyer = checkout_event("evt_new_buyer", t, "New.Buyer@Example.com", "cus_2", "sub_2");
     assert_eq!(outcome(app, OLD, &buyer).await, "linked");

@@ -67,7 +67,9 @@ pub fn new_buyer(email: &str, name: Option<&str>) -> Option<NewCustomer> {
 pub struct SubscriptionState {
     pub status: SubscriptionStatus,
     /// The plan of the first item's price; `None` when the price has no
-    /// mapping: such an event changes nothing (`Ignored`).
+    /// mapping: such an event never grants, and changes only the status of
+    /// a subscription linecast follows, when [`applies_without_plan`] says
+    /// so.
     pub plan: Option<PlanGrant>,
     /// The price's lookup key or id, for the audit line and the warning.
     pub price: Option<String>,
@@ -194,7 +196,8 @@ pub enum BillingOutcome {
     /// customer or subscription: refused, nothing changed, with an audit
     /// line on the customer whose link it would have moved.
     Conflict { customer_id: i64, detail: String },
-    /// The event changes nothing by rule (a price with no plan, another
+    /// The event changes nothing by rule (a price with no plan that would
+    /// grant access, or of a subscription linecast does not follow; another
     /// subscription of a linked Stripe customer); `reason` says which.
     Ignored { reason: String },
 }
@@ -229,6 +232,19 @@ pub fn supersedes(last_created: Option<i64>, last_status: Option<SubscriptionSta
     }
 }
 
+/// Whether an event whose price has no plan in `LINECAST_STRIPE_PLANS`
+/// may still change a subscription linecast follows (the one a link names,
+/// or one whose mapped event waits for its checkout): only when `status`
+/// grants nothing, that is when it suspends or ends access. It then sets
+/// the status and leaves the plan and quota as they were. An unmapped
+/// price never grants: an `active` or `trialing` event at one is ignored,
+/// whatever the account's state, so a plan switch to a price nobody mapped
+/// neither grants a new plan nor restores a suspended account, and every
+/// delivery order still ends in the same state.
+pub const fn applies_without_plan(status: SubscriptionStatus) -> bool {
+    !status.grants_access()
+}
+
 /// The billing ledger.
 #[async_trait]
 pub trait BillingLedger: Send + Sync {
@@ -249,17 +265,26 @@ pub trait BillingLedger: Send + Sync {
     ///    newest subscription event that waited for the link's
     ///    subscription (or, with none yet, its Stripe customer) is applied
     ///    by rule 3;
-    /// 3. a subscription event whose price has no plan is `Ignored`. It
-    ///    finds the link of its subscription; else the link of its Stripe
-    ///    customer, which it may take only when that link names no
-    ///    subscription or may be replaced (otherwise `Ignored`: access
-    ///    follows the one subscription that granted it). With no link, it
-    ///    is kept pending (replacing a pending one only if it
-    ///    [`supersedes`] it). With one, it applies when it [`supersedes`]
-    ///    the link's last event: both statuses become its status,
-    ///    `api_plan` and the quota its plan's (the quota left as it was
-    ///    when the plan sets none), and the link records its subscription,
-    ///    `created`, status and id. Otherwise it is `Stale`.
+    /// 3. a subscription event whose price has a plan finds the link of
+    ///    its subscription; else the link of its Stripe customer, which it
+    ///    may take only when that link names no subscription or may be
+    ///    replaced (otherwise `Ignored`: access follows the one
+    ///    subscription that granted it). With no link, it is kept pending
+    ///    (replacing a pending one only if it [`supersedes`] it). With one,
+    ///    it applies when it [`supersedes`] the link's last event: both
+    ///    statuses become its status, `api_plan` and the quota its plan's
+    ///    (the quota left as it was when the plan sets none), and the link
+    ///    records its subscription, `created`, status and id. Otherwise it
+    ///    is `Stale`;
+    /// 4. a subscription event whose price has no plan is `Ignored` when
+    ///    its status grants access ([`applies_without_plan`]). Otherwise
+    ///    (it suspends or ends access) it applies as in rule 3 to the link
+    ///    that names its subscription, setting the statuses and leaving
+    ///    `api_plan` and the quota as they were; with no such link it
+    ///    replaces the pending event of its subscription when there is one
+    ///    and it [`supersedes`] it (and is applied the same way when the
+    ///    link arrives); anything else (another product's subscription,
+    ///    linked or not) is `Ignored`. It never takes over a link.
     ///
     /// Every change, hold and conflict writes an audit line with the actor
     /// `stripe` and the event id.
@@ -337,6 +362,17 @@ mod tests {
         }
         // A subscription whose events were never seen may still serve.
         assert!(!link(Some("sub_1"), None).may_be_replaced());
+    }
+
+    #[test]
+    fn an_unmapped_price_may_suspend_or_end_but_never_grant() {
+        use SubscriptionStatus::{Incomplete, Paused, Trialing, Unpaid};
+        for ends in [PastDue, Unpaid, Incomplete, IncompleteExpired, Paused, Canceled] {
+            assert!(applies_without_plan(ends), "{ends}");
+        }
+        for grants in [Active, Trialing] {
+            assert!(!applies_without_plan(grants), "{grants}");
+        }
     }
 
     #[test]

@@ -466,34 +466,50 @@ pub async fn an_older_update_after_a_newer_one_changes_nothing(url: String) {
     assert_eq!(db.apply_billing(&old, at(3)).await.unwrap(), BillingOutcome::Duplicate);
 }
 
-pub async fn an_unmapped_price_or_another_subscription_changes_nothing(url: String) {
+pub async fn an_unmapped_price_never_grants_and_another_subscription_changes_nothing(url: String) {
     let db = fresh(&url).await;
     let ada = db.create_customer(new_customer("ada@example.com"), t0()).await.unwrap();
+    db.set_subscription("ada@example.com", SubscriptionStatus::PastDue)
+        .await
+        .unwrap();
     db.apply_billing(&checkout("evt_1", 100, None, Some(ada.customer_id)), at(0))
         .await
         .unwrap();
     db.apply_billing(
-        &subscription("evt_2", 150, SubscriptionStatus::Active, Some(("ai", Some(500)))),
+        &subscription("evt_2", 150, SubscriptionStatus::PastDue, Some(("ai", Some(500)))),
         at(1),
     )
     .await
     .unwrap();
     let before = state(&db.get_customer(ada.customer_id).await.unwrap());
+    assert_eq!(before.0, "past_due");
     let lines = db.audit_log(ada.customer_id).await.unwrap().len();
-    // The granting subscription, at a price nobody mapped: ignored.
-    match db
-        .apply_billing(&subscription("evt_3", 200, SubscriptionStatus::Canceled, None), at(2))
-        .await
-        .unwrap()
-    {
-        BillingOutcome::Ignored { reason } => assert!(reason.contains("price_x"), "{reason}"),
-        other => panic!("{other:?}"),
+    // The linked subscription, paid again at a price nobody mapped: an
+    // unmapped price never grants, so the suspended account stays so.
+    for (id, status) in [
+        ("evt_3", SubscriptionStatus::Active),
+        ("evt_3t", SubscriptionStatus::Trialing),
+    ] {
+        match db
+            .apply_billing(&subscription(id, 200, status, None), at(2))
+            .await
+            .unwrap()
+        {
+            BillingOutcome::Ignored { reason } => {
+                assert!(
+                    reason.contains("price_x") && reason.contains("never grants"),
+                    "{reason}"
+                );
+            }
+            other => panic!("{id}: {other:?}"),
+        }
     }
     // Another subscription of the same Stripe customer (a newsletter, mapped
     // or not): buying it does not grant, cancelling it does not end.
     for (id, status, plan) in [
-        ("evt_4", SubscriptionStatus::Canceled, Some(("ai", Some(1)))),
+        ("evt_4", SubscriptionStatus::Active, Some(("ai", Some(1)))),
         ("evt_5", SubscriptionStatus::Trialing, None),
+        ("evt_5c", SubscriptionStatus::Canceled, None),
     ] {
         let mut other = subscription(id, 300, status, plan);
         other.stripe_subscription = Some("sub_NEWSLETTER".into());
@@ -514,19 +530,199 @@ pub async fn an_unmapped_price_or_another_subscription_changes_nothing(url: Stri
     );
     // Ignored events are spent: a redelivery is a duplicate.
     assert_eq!(
-        db.apply_billing(&subscription("evt_3", 200, SubscriptionStatus::Canceled, None), at(4))
+        db.apply_billing(&subscription("evt_3", 200, SubscriptionStatus::Active, None), at(4))
             .await
             .unwrap(),
         BillingOutcome::Duplicate
     );
-    // An unmapped event waiting for its checkout is not kept either.
-    let mut early = subscription("evt_6", 400, SubscriptionStatus::Active, None);
-    early.stripe_customer = "cus_Z".into();
-    early.stripe_subscription = Some("sub_Z".into());
+    // An unmapped event of a subscription nobody follows yet (no link, no
+    // mapped event waiting) is not kept, whatever its status.
+    for (id, status) in [
+        ("evt_6", SubscriptionStatus::Active),
+        ("evt_6c", SubscriptionStatus::Canceled),
+    ] {
+        let mut early = subscription(id, 400, status, None);
+        early.stripe_customer = "cus_Z".into();
+        early.stripe_subscription = Some("sub_Z".into());
+        assert!(
+            matches!(
+                db.apply_billing(&early, at(5)).await.unwrap(),
+                BillingOutcome::Ignored { .. }
+            ),
+            "{id}"
+        );
+    }
+    assert!(db.pending_billing().await.unwrap().waiting.is_empty());
+}
+
+/// The review's 2026-11-28 finding 5: after a plan switch to a price
+/// nobody mapped, the linked subscription's suspension and end still apply;
+/// the plan and quota stay what they were.
+pub async fn an_unmapped_price_still_suspends_and_ends_the_linked_subscription(url: String) {
+    let db = fresh(&url).await;
+    let ada = db.create_customer(new_customer("ada@example.com"), t0()).await.unwrap();
+    db.apply_billing(&checkout("evt_1", 100, None, Some(ada.customer_id)), at(0))
+        .await
+        .unwrap();
+    db.apply_billing(
+        &subscription("evt_2", 150, SubscriptionStatus::Active, Some(("ai", Some(500)))),
+        at(1),
+    )
+    .await
+    .unwrap();
+    // The switch itself (`updated: active` at the new price) grants nothing new.
     assert!(matches!(
-        db.apply_billing(&early, at(5)).await.unwrap(),
+        db.apply_billing(&subscription("evt_3", 200, SubscriptionStatus::Active, None), at(2))
+            .await
+            .unwrap(),
         BillingOutcome::Ignored { .. }
     ));
+    let kept = |status: &str| (status.to_owned(), status.to_owned(), Some("ai".to_owned()), 500);
+    assert_eq!(state(&db.get_customer(ada.customer_id).await.unwrap()), kept("active"));
+    // The payment fails: suspended, plan and quota kept.
+    match db
+        .apply_billing(&subscription("evt_4", 300, SubscriptionStatus::PastDue, None), at(3))
+        .await
+        .unwrap()
+    {
+        BillingOutcome::Applied { customer } => assert_eq!(state(&customer), kept("past_due")),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        state(&db.get_customer(ada.customer_id).await.unwrap()),
+        kept("past_due")
+    );
+    let link = db.stripe_link(ada.customer_id).await.unwrap().unwrap();
+    assert_eq!(
+        (
+            link.last_event_id.as_deref(),
+            link.last_status,
+            link.last_created,
+            link.period_end
+        ),
+        (
+            Some("evt_4"),
+            Some(SubscriptionStatus::PastDue),
+            Some(300),
+            Some(300 + PERIOD)
+        )
+    );
+    let audit = db.audit_log(ada.customer_id).await.unwrap();
+    let line = &audit.last().unwrap().detail;
+    assert!(
+        line.starts_with("actor=stripe event=evt_4 ") && line.contains("status=past_due") && line.contains("price_x"),
+        "{line}"
+    );
+    // An older event delivered late changes nothing: stale when mapped,
+    // and an unmapped one that would grant is ignored before that.
+    assert!(matches!(
+        db.apply_billing(
+            &subscription("evt_5m", 250, SubscriptionStatus::Active, Some(("ai", Some(9)))),
+            at(4)
+        )
+        .await
+        .unwrap(),
+        BillingOutcome::Stale { .. }
+    ));
+    assert!(matches!(
+        db.apply_billing(&subscription("evt_5u", 260, SubscriptionStatus::Unpaid, None), at(4))
+            .await
+            .unwrap(),
+        BillingOutcome::Stale { .. }
+    ));
+    assert_eq!(
+        state(&db.get_customer(ada.customer_id).await.unwrap()),
+        kept("past_due")
+    );
+    // `deleted` at the unmapped price ends it.
+    assert!(matches!(
+        db.apply_billing(&subscription("evt_6", 400, SubscriptionStatus::Canceled, None), at(5))
+            .await
+            .unwrap(),
+        BillingOutcome::Applied { .. }
+    ));
+    assert_eq!(
+        state(&db.get_customer(ada.customer_id).await.unwrap()),
+        kept("canceled")
+    );
+    let link = db.stripe_link(ada.customer_id).await.unwrap().unwrap();
+    assert!(link.may_be_replaced());
+
+    // Without a suspension first: `deleted` straight from `active`.
+    let bob = db.create_customer(new_customer("bob@example.com"), t0()).await.unwrap();
+    let mut co = checkout("evt_b1", 100, None, Some(bob.customer_id));
+    co.stripe_customer = "cus_B".into();
+    co.stripe_subscription = Some("sub_B".into());
+    db.apply_billing(&co, at(6)).await.unwrap();
+    let mut del = subscription("evt_b2", 500, SubscriptionStatus::Canceled, None);
+    del.stripe_customer = "cus_B".into();
+    del.stripe_subscription = Some("sub_B".into());
+    assert!(matches!(
+        db.apply_billing(&del, at(7)).await.unwrap(),
+        BillingOutcome::Applied { .. }
+    ));
+    assert_eq!(
+        state(&db.get_customer(bob.customer_id).await.unwrap()),
+        ("canceled".into(), "canceled".into(), Some("ai".into()), 200_000)
+    );
+}
+
+/// An unmapped end of a subscription whose mapped event waits for its
+/// checkout replaces that event, and the checkout applies the end.
+pub async fn an_unmapped_end_waiting_for_its_checkout_applies_with_it(url: String) {
+    let db = fresh(&url).await;
+    let ada = db.create_customer(new_customer("ada@example.com"), t0()).await.unwrap();
+    db.set_subscription("ada@example.com", SubscriptionStatus::Incomplete)
+        .await
+        .unwrap();
+    let started = subscription("evt_1", 100, SubscriptionStatus::Active, Some(("ai", Some(500))));
+    assert_eq!(
+        db.apply_billing(&started, at(0)).await.unwrap(),
+        BillingOutcome::Pending
+    );
+    // A granting unmapped event does not replace it; an end does; an older
+    // end does not replace a newer one.
+    assert!(matches!(
+        db.apply_billing(&subscription("evt_2", 200, SubscriptionStatus::Active, None), at(1))
+            .await
+            .unwrap(),
+        BillingOutcome::Ignored { .. }
+    ));
+    for (id, created) in [("evt_3", 300), ("evt_4", 250)] {
+        assert_eq!(
+            db.apply_billing(&subscription(id, created, SubscriptionStatus::Canceled, None), at(2))
+                .await
+                .unwrap(),
+            BillingOutcome::Pending,
+            "{id}"
+        );
+    }
+    let waiting = db.pending_billing().await.unwrap().waiting;
+    assert_eq!(waiting.len(), 1);
+    assert_eq!(
+        (waiting[0].event_id.as_str(), waiting[0].status),
+        ("evt_3", SubscriptionStatus::Canceled)
+    );
+    match db
+        .apply_billing(&checkout("evt_5", 50, None, Some(ada.customer_id)), at(3))
+        .await
+        .unwrap()
+    {
+        BillingOutcome::Linked {
+            customer,
+            applied_pending,
+            ..
+        } => {
+            assert!(applied_pending);
+            assert_eq!(
+                state(&customer),
+                ("canceled".into(), "canceled".into(), Some("ai".into()), 200_000)
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let link = db.stripe_link(ada.customer_id).await.unwrap().unwrap();
+    assert_eq!(link.last_event_id.as_deref(), Some("evt_3"));
     assert!(db.pending_billing().await.unwrap().waiting.is_empty());
 }
 
