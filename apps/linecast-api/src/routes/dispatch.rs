@@ -76,6 +76,8 @@ struct PathRows {
     allow: HeaderValue,
     /// The access a wrong method is answered after.
     loosest: Access,
+    /// Whether the path's answers are readable cross-origin (`super::cors`).
+    cross_origin: bool,
 }
 
 /// What a path and method lead to.
@@ -192,6 +194,7 @@ impl Table {
                 names: row.path.split('/').filter_map(parameter).collect(),
                 allow: HeaderValue::from_static(""),
                 loosest: row.access,
+                cross_origin: false,
             });
         }
         for p in &mut paths {
@@ -200,6 +203,7 @@ impl Table {
             let mut methods: Vec<&str> = p.rows.iter().map(|&i| rows[i].method.as_str()).collect();
             methods.sort_by_key(|m| ORDER.iter().position(|o| o == m));
             p.allow = HeaderValue::from_str(&methods.join(", ")).unwrap_or_else(|_| HeaderValue::from_static(""));
+            p.cross_origin = p.rows.iter().any(|&i| super::cors::applies(rows[i]));
         }
         let mut known = foldhash::HashMap::default();
         for (at, p) in paths.iter().enumerate() {
@@ -347,6 +351,13 @@ impl DispatchService {
         // ends the connection keeps its connection handling (closed, the
         // unread body held until the answer is sent).
         let portal = crate::portal::html::under_portal(req.path());
+        // Every answer of the API, whatever made it, is readable by a page
+        // of any origin (`super::cors`).
+        let cross_origin = match found {
+            Found::Row(i) => inner.table.cross_origin[i],
+            Found::WrongMethod(p) => inner.table.paths[p].cross_origin,
+            Found::Unknown => gated(req.match_info().as_str()),
+        };
         let page = portal
             || match found {
                 Found::Row(i) => matches!(inner.table.rows[i].serving, Serving::Page(_)),
@@ -355,8 +366,13 @@ impl DispatchService {
                 }
                 Found::Unknown => false,
             };
-        let shape: fn(actix_web::HttpResponse) -> actix_web::HttpResponse =
-            if portal { portal_error } else { std::convert::identity };
+        let shape: fn(actix_web::HttpResponse) -> actix_web::HttpResponse = if portal {
+            portal_error
+        } else if cross_origin {
+            super::cors::readable
+        } else {
+            std::convert::identity
+        };
         let http = page.then(|| req.request().clone());
         let answer = Self::answer(inner, found, req);
         let answer = match http {
@@ -377,6 +393,15 @@ impl DispatchService {
             None => answer,
         }
     }
+}
+
+/// Whether `path` lies under `/api/v1` (the API's paths: fail closed, and
+/// readable cross-origin).
+fn gated(path: &str) -> bool {
+    path == super::table::GATED_PREFIX
+        || path
+            .strip_prefix(super::table::GATED_PREFIX)
+            .is_some_and(|rest| rest.starts_with('/'))
 }
 
 /// An error under `/portal` made where no request is at hand (the body
@@ -408,8 +433,7 @@ impl DispatchService {
                     )
                     .await?;
                     if cross_origin {
-                        let (req, res) = (res.request().clone(), res.response_mut());
-                        super::cors::allow_reading(req.headers(), res.headers_mut());
+                        super::cors::allow_reading(res.headers_mut());
                     }
                     Ok(res)
                 })
@@ -423,9 +447,10 @@ impl DispatchService {
                 }
                 let first = inner.table.rows[path.rows[0]];
                 let page = matches!(first.serving, Serving::Page(_));
+                let cross_origin = path.cross_origin;
                 let redaction = inner.redaction.clone();
                 Box::pin(async move {
-                    admit(
+                    let mut res = admit(
                         &inner.gate,
                         access,
                         false,
@@ -447,15 +472,16 @@ impl DispatchService {
                             Ok(req.into_response(res))
                         },
                     )
-                    .await
+                    .await?;
+                    if cross_origin {
+                        super::cors::allow_reading(res.headers_mut());
+                    }
+                    Ok(res)
                 })
             }
             Found::Unknown => {
                 let path = req.match_info().as_str();
-                let gated = path == super::table::GATED_PREFIX
-                    || path
-                        .strip_prefix(super::table::GATED_PREFIX)
-                        .is_some_and(|rest| rest.starts_with('/'));
+                let gated = gated(path);
                 let redaction = inner.redaction.clone();
                 let not_found = move |req: ServiceRequest| async move {
                     let res = error_response(
@@ -469,7 +495,7 @@ impl DispatchService {
                     Box::pin(async move { Ok(req.into_response(res)) })
                 } else if gated {
                     Box::pin(async move {
-                        admit(
+                        let mut res = admit(
                             &inner.gate,
                             Access::Key(Policy::Subscriber),
                             false,
@@ -477,7 +503,9 @@ impl DispatchService {
                             req,
                             not_found,
                         )
-                        .await
+                        .await?;
+                        super::cors::allow_reading(res.headers_mut());
+                        Ok(res)
                     })
                 } else {
                     Box::pin(not_found(req))
