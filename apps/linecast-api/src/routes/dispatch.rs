@@ -5,9 +5,10 @@
 //! (`matchit`, no regex). Then the method among the path's rows:
 //!
 //! - a row: its access (`auth::admit`), then its handler;
-//! - a path declared with other methods: 405 with `Allow`, after the most
-//!   permissive access among the path's rows (a wrong method on a public
-//!   route needs no key; on a key route it needs the key first, as before);
+//! - a path declared with other methods: 405 with `Allow`, before any
+//!   access check (no key needed, nothing counted, limited or logged),
+//!   except on a portal page's or the webhook's path, answered after the
+//!   most permissive access among the path's rows (`Access::gates_wrong_method`);
 //! - a path no row declares: 404, after the `Subscriber` check when it lies
 //!   under `/api/v1` (fail closed: an unknown path tells nothing to a caller
 //!   without a key).
@@ -395,6 +396,24 @@ impl DispatchService {
     }
 }
 
+/// The 405 of a method `req`'s path does not take, with `Allow`: the
+/// portal's page on a page's path, else the API's error body.
+fn method_not_allowed(req: ServiceRequest, page: bool, allow: HeaderValue, redaction: &Redaction) -> ServiceResponse {
+    let mut res = if page {
+        crate::portal::html::error_page(
+            StatusCode::METHOD_NOT_ALLOWED,
+            &format!("This page does not answer {}.", req.method()),
+        )
+    } else {
+        error_response(
+            StatusCode::METHOD_NOT_ALLOWED,
+            &format!("Method {} not allowed on {}", req.method(), redaction.path(req.path())),
+        )
+    };
+    res.headers_mut().insert(ALLOW, allow);
+    req.into_response(res)
+}
+
 /// Whether `path` lies under `/api/v1` (the API's paths: fail closed, and
 /// readable cross-origin).
 fn gated(path: &str) -> bool {
@@ -441,7 +460,7 @@ impl DispatchService {
             Found::WrongMethod(p) => {
                 let path = &inner.table.paths[p];
                 let (access, allow) = (path.loosest, path.allow.clone());
-                if path.rows.iter().any(|&i| inner.table.cross_origin[i]) && super::cors::is_preflight(req.request()) {
+                if path.cross_origin && super::cors::is_preflight(req.request()) {
                     let res = super::cors::preflight(allow);
                     return Box::pin(async move { Ok(req.into_response(res)) });
                 }
@@ -449,6 +468,16 @@ impl DispatchService {
                 let page = matches!(first.serving, Serving::Page(_));
                 let cross_origin = path.cross_origin;
                 let redaction = inner.redaction.clone();
+                if !access.gates_wrong_method() {
+                    // Before any access check: no key needed, nothing
+                    // counted, limited or logged (the methods are no
+                    // secret: the OpenAPI document lists them).
+                    let mut res = method_not_allowed(req, page, allow, &redaction);
+                    if cross_origin {
+                        super::cors::allow_reading(res.headers_mut());
+                    }
+                    return Box::pin(async move { Ok(res) });
+                }
                 Box::pin(async move {
                     let mut res = admit(
                         &inner.gate,
@@ -456,21 +485,7 @@ impl DispatchService {
                         false,
                         Some(RouteTemplate::new(&first.path)),
                         req,
-                        |req| async move {
-                            let mut res = if page {
-                                crate::portal::html::error_page(
-                                    StatusCode::METHOD_NOT_ALLOWED,
-                                    &format!("This page does not answer {}.", req.method()),
-                                )
-                            } else {
-                                error_response(
-                                    StatusCode::METHOD_NOT_ALLOWED,
-                                    &format!("Method {} not allowed on {}", req.method(), redaction.path(req.path())),
-                                )
-                            };
-                            res.headers_mut().insert(ALLOW, allow);
-                            Ok(req.into_response(res))
-                        },
+                        |req| async move { Ok(method_not_allowed(req, page, allow, &redaction)) },
                     )
                     .await?;
                     if cross_origin {
