@@ -48,8 +48,19 @@ pub enum Hold {
 }
 
 impl Access {
-    /// How permissive an access is: a wrong method on a path is answered
-    /// (405) after the most permissive access among the path's rows.
+    /// Whether a wrong method on a path of this access is answered after
+    /// the access check: the portal's pages (a signed-out browser is sent
+    /// to sign in) and the webhook (a 404 until it is configured). On every
+    /// other path a wrong method is a 405 before any key check, never
+    /// counted, limited or logged (docs/decisions.md, "Access is decided by
+    /// route, and fails closed").
+    pub(crate) const fn gates_wrong_method(self) -> bool {
+        matches!(self, Self::Session(_) | Self::StripeSignature)
+    }
+
+    /// How permissive an access is: a wrong method on a portal page's or
+    /// the webhook's path is answered (405) after the most permissive
+    /// access among the path's rows.
     pub(crate) const fn openness(self) -> u8 {
         match self {
             // Anyone may learn that the webhook takes only POST (once it is on).

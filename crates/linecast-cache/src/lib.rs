@@ -98,8 +98,16 @@ where
         self.cache.invalidate(key).await;
     }
 
-    /// Entries held now.
+    /// Entries held now (moka's count: it may not yet hold the latest
+    /// inserts).
     pub fn entry_count(&self) -> u64 {
+        self.cache.entry_count()
+    }
+
+    /// Entries held, exactly: the count once the cache's pending
+    /// maintenance has run (inserts included).
+    pub async fn held(&self) -> u64 {
+        self.cache.run_pending_tasks().await;
         self.cache.entry_count()
     }
 

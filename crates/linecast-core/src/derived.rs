@@ -50,6 +50,18 @@ impl Deps {
         self.input(name, value)
     }
 
+    /// The kept release a past read (`as_of`) resolved to, by what names
+    /// it: its digest (the bytes) and its publication instant (the answer
+    /// names it, and equal bytes may be published twice). Whatever instant
+    /// was asked for, the reads that resolved to one release share this.
+    #[must_use]
+    pub fn release(self, release: &crate::ports::releases::KeptRelease) -> Self {
+        self.input(
+            "release",
+            format_args!("{}@{}", release.digest, release.published_at.timestamp_micros()),
+        )
+    }
+
     /// Every input of `other`, after this one's.
     #[must_use]
     pub fn and(mut self, other: &Deps) -> Self {
@@ -134,6 +146,33 @@ mod tests {
             Deps::new().param("today", "2026-11-15")
         );
         assert_ne!(Deps::new().absent("teams/nba.csv"), Deps::new());
+    }
+
+    /// A release is named by its bytes and its publication: equal bytes
+    /// published twice are two releases (the answer names its instant).
+    #[test]
+    fn a_release_is_its_digest_and_its_publication() {
+        use crate::ports::releases::{KeptRelease, Series};
+        use linecast_domain::{ModelType, Sport};
+        let release = |digest: &str, second: i64| KeptRelease {
+            series: Series::Predictions(Sport::Nba, ModelType::WonOnPoints),
+            published_at: Utc.timestamp_opt(second, 0).single().unwrap_or_default(),
+            digest: digest.to_owned(),
+            game_count: 1,
+            size: 1,
+        };
+        assert_eq!(
+            Deps::new().release(&release("ab", 10)),
+            Deps::new().release(&release("ab", 10))
+        );
+        assert_ne!(
+            Deps::new().release(&release("ab", 10)),
+            Deps::new().release(&release("ab", 11))
+        );
+        assert_ne!(
+            Deps::new().release(&release("ab", 10)),
+            Deps::new().release(&release("cd", 10))
+        );
     }
 
     #[test]

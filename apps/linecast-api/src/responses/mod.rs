@@ -42,7 +42,7 @@ pub mod rows;
 pub mod sliced;
 
 pub use heavy::HeavyWork;
-pub use pipeline::{Parts, serve, serve_heavy};
+pub use pipeline::{Parts, serve, serve_heavy, serve_selected};
 
 /// An answer about a past instant (`as_of`), which never changes: its
 /// `Cache-Control` lets the caller's cache keep it
@@ -554,6 +554,12 @@ impl ResponseCache {
     /// Bodies held now (for tests and metrics).
     pub fn entry_count(&self) -> u64 {
         self.cache.entry_count()
+    }
+
+    /// Bodies held, exactly (the latest inserts counted): for tests that
+    /// count the bodies a sequence of requests made.
+    pub async fn held(&self) -> u64 {
+        self.cache.held().await
     }
 }
 

@@ -8,7 +8,9 @@
 //! 2. the core read, which returns the value with its `Deps`;
 //! 3. the response cache, keyed by the route, the parameters and the deps
 //!    (render once per distinct key; the key is never written by a
-//!    handler, so no input of a body can be left out of it);
+//!    handler, so no input of a body can be left out of it). A read of the
+//!    past ([`serve_selected`]) keys the memo by its instant too, but not
+//!    the body: the deps name the release the instant resolved to;
 //! 4. the ETag, `If-None-Match` (304) and the content coding.
 
 use std::future::Future;
@@ -48,7 +50,43 @@ where
     R: FnOnce(&T) -> Result<Rendered, ApiError>,
 {
     let route = row(req)?;
-    serve_with(req, state, route, route.cache_control(), params, load, render).await
+    serve_with(req, state, route, route.cache_control(), (params, &()), load, render).await
+}
+
+/// [`serve`] of a read of the past: `selector` (an `as_of` instant) only
+/// chooses what is read, so it keys the resolution memo but never the body.
+/// The body is keyed by `params` and the deps the read resolved to (the
+/// release and the slate it chose), so every instant that resolves to the
+/// same release and slate is answered with one body, rendered once; the
+/// body must not carry the selector itself (an answer names its release,
+/// not the instant asked).
+pub async fn serve_selected<P, S, T, E, L, Fut, R>(
+    req: &HttpRequest,
+    state: &Responses,
+    params: &P,
+    selector: &S,
+    load: L,
+    render: R,
+) -> Result<HttpResponse, ApiError>
+where
+    P: Hash + ?Sized,
+    S: Hash,
+    L: FnOnce(DateTime<Utc>) -> Fut,
+    Fut: Future<Output = Result<Derived<T>, E>>,
+    ApiError: From<E>,
+    R: FnOnce(&T) -> Result<Rendered, ApiError>,
+{
+    let route = row(req)?;
+    serve_with(
+        req,
+        state,
+        route,
+        route.cache_control(),
+        (params, selector),
+        load,
+        render,
+    )
+    .await
 }
 
 /// [`serve`] of the body another route serves for the same parameters:
@@ -72,22 +110,25 @@ where
     ApiError: From<E>,
     R: FnOnce(&T) -> Result<Rendered, ApiError>,
 {
-    serve_with(req, state, of, row(req)?.cache_control(), params, load, render).await
+    serve_with(req, state, of, row(req)?.cache_control(), (params, &()), load, render).await
 }
 
 /// [`serve_as`] with the request's own `Cache-Control` already looked up
-/// (a read of its own row looks its row up once).
-async fn serve_with<P, T, E, L, Fut, R>(
+/// (a read of its own row looks its row up once). The memo is keyed by the
+/// parameters and the selector (`()` but for [`serve_selected`]: it writes
+/// no byte), the body by the parameters and the deps.
+async fn serve_with<P, S, T, E, L, Fut, R>(
     req: &HttpRequest,
     state: &Responses,
     route: &'static crate::endpoint::Endpoint,
     cache_control: &'static str,
-    params: &P,
+    (params, selector): (&P, &S),
     load: L,
     render: R,
 ) -> Result<HttpResponse, ApiError>
 where
     P: Hash + ?Sized,
+    S: Hash,
     L: FnOnce(DateTime<Utc>) -> Fut,
     Fut: Future<Output = Result<Derived<T>, E>>,
     ApiError: From<E>,
@@ -95,7 +136,8 @@ where
 {
     let now = state.clock.now();
     let date = et_date_of_minute(now);
-    if let Some(body) = state.memo.get(route.name, params, date) {
+    let asked = (params, selector);
+    if let Some(body) = state.memo.get(route.name, &asked, date) {
         return Ok(body.respond(req, cache_control));
     }
     // A miss: the core read, then the body for its key (rendered once per
@@ -107,7 +149,7 @@ where
         state.bodies.get_or_render(key, || render(&value)).await
     })
     .await?;
-    state.memo.put(route.name, params, date, body.clone());
+    state.memo.put(route.name, &asked, date, body.clone());
     Ok(body.respond(req, cache_control))
 }
 

@@ -1,6 +1,7 @@
 //! Cross-origin calls to the API: a notebook or dashboard in a browser
 //! calls `/api/v1` with its key. Any origin may, without credentials
-//! (`Access-Control-Allow-Origin: *`, never `-Credentials`): the key is a
+//! (`Access-Control-Allow-Origin: *` on every `/api/v1` answer, whether or
+//! not the request named an origin; never `-Credentials`): the key is a
 //! request header the page sends itself, never a cookie the browser adds.
 //! The portal (cookies, forms) and the billing webhook (a server-to-server
 //! call) send no CORS header, so a page of another origin can neither read
@@ -53,21 +54,33 @@ pub fn is_preflight(req: &actix_web::HttpRequest) -> bool {
 pub fn preflight(allow: HeaderValue) -> HttpResponse {
     let mut res = HttpResponse::build(StatusCode::NO_CONTENT).finish();
     let h = res.headers_mut();
-    h.insert(ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+    h.insert(ACCESS_CONTROL_ALLOW_ORIGIN, ANY_ORIGIN);
     h.insert(ACCESS_CONTROL_ALLOW_METHODS, allow);
     h.insert(ACCESS_CONTROL_ALLOW_HEADERS, HeaderValue::from_static(ALLOW_HEADERS));
     h.insert(ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static(MAX_AGE));
     res
 }
 
-/// Marks an answer (a body, a 304 or a refusal alike) to a request that
-/// came with an `Origin` as readable by that page.
-pub fn allow_reading(request: &HeaderMap, response: &mut HeaderMap) {
-    if request.contains_key(ORIGIN) {
-        response.insert(ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
-        response.insert(ACCESS_CONTROL_EXPOSE_HEADERS, HeaderValue::from_static(EXPOSE_HEADERS));
-    }
+/// Marks an answer of the API (a body, a 304, a refusal, a 404, 405 or
+/// 408 alike) as readable by a page of any origin. Whether or not the
+/// request came with an `Origin`: the answer does not depend on it, so a
+/// shared cache (a CDN keeping the public feed) may hand the same copy to
+/// a script and to a browser page, and no `Vary: Origin` is needed.
+pub fn allow_reading(response: &mut HeaderMap) {
+    response.insert(ACCESS_CONTROL_ALLOW_ORIGIN, ANY_ORIGIN);
+    response.insert(ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSED);
 }
+
+/// [`allow_reading`] of a response made where no request is at hand (the
+/// body deadline's 408).
+pub fn readable(mut res: HttpResponse) -> HttpResponse {
+    allow_reading(res.headers_mut());
+    res
+}
+
+// Checked once, at compile time.
+const ANY_ORIGIN: HeaderValue = HeaderValue::from_static("*");
+const EXPOSED: HeaderValue = HeaderValue::from_static(EXPOSE_HEADERS);
 
 #[cfg(test)]
 mod tests {

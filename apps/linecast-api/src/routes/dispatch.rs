@@ -5,9 +5,10 @@
 //! (`matchit`, no regex). Then the method among the path's rows:
 //!
 //! - a row: its access (`auth::admit`), then its handler;
-//! - a path declared with other methods: 405 with `Allow`, after the most
-//!   permissive access among the path's rows (a wrong method on a public
-//!   route needs no key; on a key route it needs the key first, as before);
+//! - a path declared with other methods: 405 with `Allow`, before any
+//!   access check (no key needed, nothing counted, limited or logged),
+//!   except on a portal page's or the webhook's path, answered after the
+//!   most permissive access among the path's rows (`Access::gates_wrong_method`);
 //! - a path no row declares: 404, after the `Subscriber` check when it lies
 //!   under `/api/v1` (fail closed: an unknown path tells nothing to a caller
 //!   without a key).
@@ -76,6 +77,8 @@ struct PathRows {
     allow: HeaderValue,
     /// The access a wrong method is answered after.
     loosest: Access,
+    /// Whether the path's answers are readable cross-origin (`super::cors`).
+    cross_origin: bool,
 }
 
 /// What a path and method lead to.
@@ -192,6 +195,7 @@ impl Table {
                 names: row.path.split('/').filter_map(parameter).collect(),
                 allow: HeaderValue::from_static(""),
                 loosest: row.access,
+                cross_origin: false,
             });
         }
         for p in &mut paths {
@@ -200,6 +204,7 @@ impl Table {
             let mut methods: Vec<&str> = p.rows.iter().map(|&i| rows[i].method.as_str()).collect();
             methods.sort_by_key(|m| ORDER.iter().position(|o| o == m));
             p.allow = HeaderValue::from_str(&methods.join(", ")).unwrap_or_else(|_| HeaderValue::from_static(""));
+            p.cross_origin = p.rows.iter().any(|&i| super::cors::applies(rows[i]));
         }
         let mut known = foldhash::HashMap::default();
         for (at, p) in paths.iter().enumerate() {
@@ -347,6 +352,13 @@ impl DispatchService {
         // ends the connection keeps its connection handling (closed, the
         // unread body held until the answer is sent).
         let portal = crate::portal::html::under_portal(req.path());
+        // Every answer of the API, whatever made it, is readable by a page
+        // of any origin (`super::cors`).
+        let cross_origin = match found {
+            Found::Row(i) => inner.table.cross_origin[i],
+            Found::WrongMethod(p) => inner.table.paths[p].cross_origin,
+            Found::Unknown => gated(req.match_info().as_str()),
+        };
         let page = portal
             || match found {
                 Found::Row(i) => matches!(inner.table.rows[i].serving, Serving::Page(_)),
@@ -355,8 +367,13 @@ impl DispatchService {
                 }
                 Found::Unknown => false,
             };
-        let shape: fn(actix_web::HttpResponse) -> actix_web::HttpResponse =
-            if portal { portal_error } else { std::convert::identity };
+        let shape: fn(actix_web::HttpResponse) -> actix_web::HttpResponse = if portal {
+            portal_error
+        } else if cross_origin {
+            super::cors::readable
+        } else {
+            std::convert::identity
+        };
         let http = page.then(|| req.request().clone());
         let answer = Self::answer(inner, found, req);
         let answer = match http {
@@ -377,6 +394,33 @@ impl DispatchService {
             None => answer,
         }
     }
+}
+
+/// The 405 of a method `req`'s path does not take, with `Allow`: the
+/// portal's page on a page's path, else the API's error body.
+fn method_not_allowed(req: ServiceRequest, page: bool, allow: HeaderValue, redaction: &Redaction) -> ServiceResponse {
+    let mut res = if page {
+        crate::portal::html::error_page(
+            StatusCode::METHOD_NOT_ALLOWED,
+            &format!("This page does not answer {}.", req.method()),
+        )
+    } else {
+        error_response(
+            StatusCode::METHOD_NOT_ALLOWED,
+            &format!("Method {} not allowed on {}", req.method(), redaction.path(req.path())),
+        )
+    };
+    res.headers_mut().insert(ALLOW, allow);
+    req.into_response(res)
+}
+
+/// Whether `path` lies under `/api/v1` (the API's paths: fail closed, and
+/// readable cross-origin).
+fn gated(path: &str) -> bool {
+    path == super::table::GATED_PREFIX
+        || path
+            .strip_prefix(super::table::GATED_PREFIX)
+            .is_some_and(|rest| rest.starts_with('/'))
 }
 
 /// An error under `/portal` made where no request is at hand (the body
@@ -408,8 +452,7 @@ impl DispatchService {
                     )
                     .await?;
                     if cross_origin {
-                        let (req, res) = (res.request().clone(), res.response_mut());
-                        super::cors::allow_reading(req.headers(), res.headers_mut());
+                        super::cors::allow_reading(res.headers_mut());
                     }
                     Ok(res)
                 })
@@ -417,45 +460,43 @@ impl DispatchService {
             Found::WrongMethod(p) => {
                 let path = &inner.table.paths[p];
                 let (access, allow) = (path.loosest, path.allow.clone());
-                if path.rows.iter().any(|&i| inner.table.cross_origin[i]) && super::cors::is_preflight(req.request()) {
+                if path.cross_origin && super::cors::is_preflight(req.request()) {
                     let res = super::cors::preflight(allow);
                     return Box::pin(async move { Ok(req.into_response(res)) });
                 }
                 let first = inner.table.rows[path.rows[0]];
                 let page = matches!(first.serving, Serving::Page(_));
+                let cross_origin = path.cross_origin;
                 let redaction = inner.redaction.clone();
+                if !access.gates_wrong_method() {
+                    // Before any access check: no key needed, nothing
+                    // counted, limited or logged (the methods are no
+                    // secret: the OpenAPI document lists them).
+                    let mut res = method_not_allowed(req, page, allow, &redaction);
+                    if cross_origin {
+                        super::cors::allow_reading(res.headers_mut());
+                    }
+                    return Box::pin(async move { Ok(res) });
+                }
                 Box::pin(async move {
-                    admit(
+                    let mut res = admit(
                         &inner.gate,
                         access,
                         false,
                         Some(RouteTemplate::new(&first.path)),
                         req,
-                        |req| async move {
-                            let mut res = if page {
-                                crate::portal::html::error_page(
-                                    StatusCode::METHOD_NOT_ALLOWED,
-                                    &format!("This page does not answer {}.", req.method()),
-                                )
-                            } else {
-                                error_response(
-                                    StatusCode::METHOD_NOT_ALLOWED,
-                                    &format!("Method {} not allowed on {}", req.method(), redaction.path(req.path())),
-                                )
-                            };
-                            res.headers_mut().insert(ALLOW, allow);
-                            Ok(req.into_response(res))
-                        },
+                        |req| async move { Ok(method_not_allowed(req, page, allow, &redaction)) },
                     )
-                    .await
+                    .await?;
+                    if cross_origin {
+                        super::cors::allow_reading(res.headers_mut());
+                    }
+                    Ok(res)
                 })
             }
             Found::Unknown => {
                 let path = req.match_info().as_str();
-                let gated = path == super::table::GATED_PREFIX
-                    || path
-                        .strip_prefix(super::table::GATED_PREFIX)
-                        .is_some_and(|rest| rest.starts_with('/'));
+                let gated = gated(path);
                 let redaction = inner.redaction.clone();
                 let not_found = move |req: ServiceRequest| async move {
                     let res = error_response(
@@ -469,7 +510,7 @@ impl DispatchService {
                     Box::pin(async move { Ok(req.into_response(res)) })
                 } else if gated {
                     Box::pin(async move {
-                        admit(
+                        let mut res = admit(
                             &inner.gate,
                             Access::Key(Policy::Subscriber),
                             false,
@@ -477,7 +518,9 @@ impl DispatchService {
                             req,
                             not_found,
                         )
-                        .await
+                        .await?;
+                        super::cors::allow_reading(res.headers_mut());
+                        Ok(res)
                     })
                 } else {
                     Box::pin(not_found(req))

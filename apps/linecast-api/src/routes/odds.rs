@@ -8,7 +8,7 @@ use linecast_payloads::slate::OddsResponse;
 
 use crate::error::ApiError;
 use crate::params::{self, SportPath};
-use crate::responses::{Rendered, serve, settled};
+use crate::responses::{Rendered, serve, serve_selected, settled};
 
 /// Current sportsbook odds for every game of one sport
 ///
@@ -43,10 +43,13 @@ pub async fn odds(
 ) -> Result<HttpResponse, ApiError> {
     let SportPath(sport) = path;
     if let Some(instant) = params::instant(&query, "as_of")? {
-        return serve(
+        // The instant selects the release and the slate; the body is keyed
+        // by those (the read's deps), not by the instant.
+        return serve_selected(
             &req,
             &state.responses,
-            &(sport, instant),
+            &sport,
+            &instant,
             |now| state.releases.odds_at(sport, instant, now),
             |slate| Rendered::new(&OddsResponse::from(slate)),
         )

@@ -13,7 +13,7 @@ use crate::error::ApiError;
 use crate::params::{self, SportModelPath};
 use crate::presentation::export::{ExportFile, ExportFormat};
 use crate::presentation::history_export;
-use crate::responses::{Rendered, serve, serve_heavy, settled};
+use crate::responses::{Rendered, serve, serve_heavy, serve_selected, settled};
 
 /// Today's model probabilities and lines for one sport and model type
 ///
@@ -54,10 +54,13 @@ pub async fn predictions(
     let SportModelPath { sport, model_type } = path;
     let upcoming_only = params::boolean(&query, "upcoming_only", true)?;
     if let Some(instant) = params::instant(&query, "as_of")? {
-        return serve(
+        // The instant selects the release and the slate; the body is keyed
+        // by those (the read's deps), not by the instant.
+        return serve_selected(
             &req,
             &state.responses,
-            &(sport, model_type, upcoming_only, instant),
+            &(sport, model_type, upcoming_only),
+            &instant,
             |now| {
                 state
                     .releases

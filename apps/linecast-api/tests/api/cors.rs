@@ -80,9 +80,95 @@ async fn a_cross_origin_answer_exposes_the_limits_the_validator_and_the_request_
         .await;
     assert_eq!(res.status().as_u16(), 401);
     assert_eq!(res.headers()["access-control-allow-origin"], "*");
-    // Without an Origin (a script, not a browser) no CORS header is sent.
-    let res = app.get_authed("/api/v1/predictions/nba/won_on_points").await;
-    assert!(res.headers().get("access-control-allow-origin").is_none());
+}
+
+/// The answer does not depend on the `Origin`: a request without one (a
+/// script, or a shared cache filling its copy) gets the same CORS headers,
+/// so a CDN's copy of the public feed serves browser pages too. Bodies,
+/// 304s, refusals, 404s and 405s alike.
+#[tokio::test]
+async fn every_api_answer_is_readable_cross_origin_whether_or_not_an_origin_came() {
+    let app = spawn_app().await;
+    let readable = |res: &reqwest::Response, what: &str| {
+        let h = res.headers();
+        assert_eq!(
+            h.get("access-control-allow-origin").map(|v| v.to_str().unwrap()),
+            Some("*"),
+            "{what}: {}",
+            res.status()
+        );
+        let exposed = h["access-control-expose-headers"]
+            .to_str()
+            .unwrap()
+            .to_ascii_lowercase();
+        assert!(
+            exposed.contains("x-ratelimit-remaining") && exposed.contains("etag"),
+            "{what}: {exposed}"
+        );
+        assert!(h.get("access-control-allow-credentials").is_none(), "{what}");
+        assert!(
+            h.get("vary")
+                .is_none_or(|v| !v.to_str().unwrap().to_ascii_lowercase().contains("origin"))
+        );
+    };
+    // The public feed (a shared cache may keep it) and its 304.
+    let feed = "/api/v1/public/ml-picks/nba/moneyline";
+    let res = app.get(feed).await;
+    assert_eq!(res.status(), 200);
+    assert!(res.headers()["cache-control"].to_str().unwrap().starts_with("public"));
+    readable(&res, "the public feed");
+    let etag = res.headers()["etag"].to_str().unwrap().to_owned();
+    let res = app
+        .client
+        .get(format!("{}{feed}", app.address))
+        .header("If-None-Match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 304);
+    readable(&res, "the feed's 304");
+    // A keyed body, twice (the second from the cached bytes), and its 304.
+    let path = "/api/v1/predictions/nba/won_on_points";
+    for _ in 0..2 {
+        let res = app.get_authed(path).await;
+        assert_eq!(res.status(), 200);
+        readable(&res, "predictions");
+    }
+    let etag = app.get_authed(path).await.headers()["etag"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let res = app.get_keyed(path, &app.api_key, &[("If-None-Match", &etag)]).await;
+    assert_eq!(res.status(), 304);
+    readable(&res, "the predictions' 304");
+    // Refusals: no key, a bad key, an unknown path, a wrong method.
+    readable(&app.get(path).await, "no key");
+    readable(&app.get_keyed(path, "sk_service_nope", &[]).await, "a bad key");
+    readable(&app.get_authed("/api/v1/no-such-thing").await, "an unknown path");
+    readable(&app.get("/api/v1/no-such-thing").await, "an unknown path without a key");
+    let res = app
+        .client
+        .delete(format!("{}{feed}", app.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 405);
+    readable(&res, "a wrong method");
+    // The portal and the webhook answer none, with or without an Origin.
+    for path in ["/portal", "/portal/overview", "/billing/stripe/webhook"] {
+        for origin in [None, Some(NOTEBOOK)] {
+            let mut req = app.client.get(format!("{}{path}", app.address));
+            if let Some(origin) = origin {
+                req = req.header("Origin", origin);
+            }
+            let res = req.send().await.unwrap();
+            assert!(
+                res.headers().get("access-control-allow-origin").is_none(),
+                "{path} {origin:?}: {}",
+                res.status()
+            );
+        }
+    }
 }
 
 #[tokio::test]

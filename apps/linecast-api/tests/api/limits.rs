@@ -424,16 +424,89 @@ async fn a_wrong_method_on_a_public_resource_is_405_without_a_key_and_unknown_pa
             );
         }
     }
-    // Unknown paths under /api/v1, and gated resources, still need a key.
+    // A wrong method on a key route is a 405 before any key check too.
     for (method, path) in [
-        ("GET", "/api/v1/nope"),
-        ("POST", "/api/v1/health-check"),
         ("POST", "/api/v1/predictions/nba/won_on_points"),
         ("DELETE", "/api/v1/sports"),
     ] {
         let (status, text) = raw_request(&app.address, method, path, &[]).await;
+        assert_eq!(status, 405, "{method} {path}: {text}");
+        assert!(
+            text.to_ascii_lowercase().contains("\r\nallow: get"),
+            "{method} {path}: {text}"
+        );
+    }
+    // Unknown paths under /api/v1 still need a key.
+    for (method, path) in [("GET", "/api/v1/nope"), ("POST", "/api/v1/health-check")] {
+        let (status, text) = raw_request(&app.address, method, path, &[]).await;
         assert_eq!(status, 401, "{method} {path}: {text}");
     }
+}
+
+/// A method a key route does not take (`curl -I` sends `HEAD`) is a 405
+/// with `Allow` before any key check: it costs the caller nothing. The
+/// monthly quota, the burst and the request log after a dozen such calls,
+/// with the key and without, are what one GET left them.
+#[tokio::test]
+async fn a_wrong_method_on_a_key_route_is_a_405_neither_counted_limited_nor_logged() {
+    let app = spawn_app().await;
+    let path = "/api/v1/predictions/nba/won_on_points";
+    // (monthly remaining, burst remaining), as the headers say them.
+    let remaining = |res: &reqwest::Response| -> (u64, u64) {
+        let h = res.headers();
+        let monthly = h["x-ratelimit-remaining"].to_str().unwrap().parse().unwrap();
+        let state = h["ratelimit"].to_str().unwrap();
+        let burst = state
+            .split(", ")
+            .find_map(|item| item.strip_prefix("\"burst\";r="))
+            .and_then(|rest| rest.split(';').next())
+            .unwrap_or_else(|| panic!("a burst in {state}"))
+            .parse()
+            .unwrap();
+        (monthly, burst)
+    };
+    let first = app.get_authed(path).await;
+    assert_eq!(first.status(), 200);
+    let (monthly, burst) = remaining(&first);
+    for _ in 0..3 {
+        for method in [Method::HEAD, Method::DELETE, Method::POST, Method::PUT] {
+            for key in [Some(app.api_key.as_str()), None] {
+                let mut req = app.client.request(method.clone(), format!("{}{path}", app.address));
+                if let Some(key) = key {
+                    req = req.header("X-API-Key", key);
+                }
+                let res = req.send().await.unwrap();
+                assert_eq!(res.status(), 405, "{method} with key {}", key.is_some());
+                assert_eq!(res.headers()["allow"], "GET", "{method}");
+                assert!(
+                    res.headers().get("x-ratelimit-remaining").is_none(),
+                    "{method}: not counted, so no count to report"
+                );
+            }
+        }
+    }
+    let second = app.get_authed(path).await;
+    assert_eq!(second.status(), 200);
+    assert_eq!(
+        remaining(&second),
+        (monthly - 1, burst - 1),
+        "only the second GET was counted and limited"
+    );
+    // The request log holds the two GETs, nothing else.
+    linecast_api::accounting::flush_all(&app.state).await;
+    let customer = crate::helpers::demo_customer(&app).await;
+    let rows = app
+        .state
+        .request_log
+        .all(
+            customer.customer_id,
+            &linecast_core::ports::request_log::RequestFilter::default(),
+            app.state.clock.now(),
+        )
+        .await
+        .unwrap();
+    let logged: Vec<(&str, u16)> = rows.iter().map(|r| (r.method.as_str(), r.status)).collect();
+    assert_eq!(logged, [("GET", 200), ("GET", 200)]);
 }
 
 #[tokio::test]

@@ -180,6 +180,88 @@ async fn as_of_on_odds_reads_the_kept_odds() {
     assert_ne!(prices(&first), prices(&second), "the second odds moved one price");
 }
 
+/// The instants of one release on one slate share one body: a caller
+/// walking them (down to the nanosecond) makes the server render and keep
+/// nothing new. Another release, or another slate, is another body; equal
+/// bytes published again are another release, named by their own instant.
+#[tokio::test]
+async fn as_of_instants_that_resolve_alike_share_one_body() {
+    let Written { app, versions, odds } = written().await;
+    let bodies = &app.state.responses.bodies;
+    let base = "/api/v1/predictions/nba/won_on_points?as_of=";
+    let get = |path: String| {
+        let app = &app;
+        async move {
+            let res = app.get_authed(&path).await;
+            assert_eq!(res.status(), 200, "{path}");
+            let etag = res.headers()["etag"].to_str().unwrap().to_owned();
+            let bytes = res.bytes().await.unwrap();
+            (etag, bytes)
+        }
+    };
+    let before = bodies.held().await;
+    // Between the 14th's run (13:45:57Z) and the second release (T2): the
+    // first release, the 14th's slate.
+    let (etag, bytes) = get(format!("{base}2026-11-14T14:00:00Z")).await;
+    let first: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(first["release"]["digest"], sha256(&versions[0]));
+    for as_of in [
+        "2026-11-14T14:00:00.000000001Z",
+        "2026-11-14T14:00:00.000000002Z",
+        "2026-11-14T09:00:00.5-05:00",
+        "2026-11-14T19:59:59.999999999Z",
+    ] {
+        let (other_etag, other) = get(format!("{base}{}", as_of.replace('+', "%2B"))).await;
+        assert_eq!(
+            other, bytes,
+            "{as_of}: the same bytes, which name the release, not the instant"
+        );
+        assert_eq!(other_etag, etag, "{as_of}");
+    }
+    assert_eq!(bodies.held().await, before + 1, "five instants, one body");
+
+    // The next release: another body.
+    let (second_etag, bytes) = get(format!("{base}2026-11-14T20:00:00.000001Z")).await;
+    let second: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(second["release"]["digest"], sha256(&versions[1]));
+    assert_ne!(second_etag, etag);
+    assert_eq!(bodies.held().await, before + 2);
+    // The first release on the 13th's slate (before the 14th's run
+    // completed): another body (of the same games: the fixture has none
+    // dated the 13th).
+    get(format!("{base}2026-11-14T13:00:00Z")).await;
+    assert_eq!(bodies.held().await, before + 3);
+
+    // Odds alike: two instants of the first odds release, one body; the
+    // second release another.
+    let odds_base = "/api/v1/odds/nba?as_of=";
+    let (odds_etag, odds_bytes) = get(format!("{odds_base}2026-11-14T14:00:00Z")).await;
+    let (again, again_bytes) = get(format!("{odds_base}2026-11-14T14:00:00.000000001Z")).await;
+    assert_eq!((again, again_bytes), (odds_etag.clone(), odds_bytes.clone()));
+    let (later, later_bytes) = get(format!("{odds_base}2026-11-14T20:00:01Z")).await;
+    assert_ne!(later, odds_etag);
+    let later: Value = serde_json::from_slice(&later_bytes).unwrap();
+    assert_eq!(later["release"]["digest"], sha256(&odds[1]));
+    assert_eq!(bodies.held().await, before + 5);
+
+    // The first version's bytes published again, after the third: a
+    // release of their own, whose answer names its own instant.
+    let t4 = "2026-11-15T03:00:00Z";
+    publish(&app.store_dir, PREDICTIONS, &versions[0], t4);
+    round(&app).await;
+    let all = "/api/v1/predictions/nba/won_on_points?upcoming_only=false&as_of=";
+    for (as_of, published) in [("2026-11-14T14:00:00Z", T1), ("2026-11-15T04:00:00Z", t4)] {
+        let (status, body) = app.get_authed_json(&format!("{all}{as_of}")).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["release"]["digest"], sha256(&versions[0]), "{as_of}");
+        assert_eq!(
+            at(body["release"]["published_at"].as_str().unwrap()),
+            at(published),
+            "{as_of}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn a_malformed_or_future_as_of_is_a_400_naming_it_and_one_before_history_a_404_saying_when_it_starts() {
     let Written { app, .. } = written().await;

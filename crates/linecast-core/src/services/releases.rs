@@ -349,7 +349,7 @@ impl Releases {
         let deps = Deps::new()
             .object(&odds.version)
             .param("slate", slate_date)
-            .param("release", &release.digest);
+            .release(&release);
         Ok(Derived::new(
             OddsSlate {
                 sport,

@@ -154,7 +154,7 @@ impl PredictionSlate {
     pub fn deps(&self) -> Deps {
         let mut deps = Deps::new().object(&self.predictions.version);
         if let Some(release) = &self.release {
-            deps = deps.param("release", &release.digest);
+            deps = deps.release(release);
         }
         if self.upcoming_only {
             deps.param("slate", self.slate_date)
