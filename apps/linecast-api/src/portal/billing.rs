@@ -229,6 +229,13 @@ fn stripe_failed(what: &str, e: &BillingPagesError) -> HttpResponse {
                 ),
             )
         }
+        BillingPagesError::Unusable(cause) => {
+            tracing::warn!(cause, "stripe answered an unusable page for {what}");
+            error_page(
+                StatusCode::BAD_GATEWAY,
+                "Stripe answered something unusable. Nothing was charged. Please try again later, or tell your linecast contact.",
+            )
+        }
         BillingPagesError::Unavailable(cause) => {
             tracing::warn!(cause, "stripe did not open {what}");
             error_page(

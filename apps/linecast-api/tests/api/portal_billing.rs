@@ -35,7 +35,9 @@ impl Seen {
 }
 
 /// Stripe for two endpoints: a session for a good request; Stripe's error
-/// object for the price `price_gone`; a 500 for the customer `cus_down`.
+/// object for the price `price_gone`; a 500 for the customer `cus_down`; a
+/// checkout on another site for `phished@example.com` and a script URL for
+/// `scripted@example.com`.
 async fn stripe_stub() -> (String, Arc<Mutex<Vec<Seen>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
@@ -106,6 +108,19 @@ async fn stripe_stub() -> (String, Arc<Mutex<Vec<Seen>>>) {
                     (
                         500,
                         json!({"error": {"type": "api_error", "message": "An unknown error occurred"}}),
+                    )
+                } else if path == "/v1/checkout/sessions" && seen.field("customer_email") == Some("phished@example.com")
+                {
+                    (
+                        200,
+                        json!({"id": format!("cs_test_{n}"), "object": "checkout.session", "url": "https://evil.example/phish"}),
+                    )
+                } else if path == "/v1/checkout/sessions"
+                    && seen.field("customer_email") == Some("scripted@example.com")
+                {
+                    (
+                        200,
+                        json!({"id": format!("cs_test_{n}"), "object": "checkout.session", "url": "javascript:alert(1)"}),
                     )
                 } else if path == "/v1/checkout/sessions" {
                     (
@@ -595,4 +610,42 @@ async fn the_billing_page_shows_the_limits_and_the_plan_on_sale_with_its_price_a
     for money in ["$", "USD", "EUR"] {
         assert!(!offer.contains(money), "{money}: {offer}");
     }
+}
+
+#[tokio::test]
+async fn with_a_stub_api_root_the_browser_follows_its_page_but_never_a_script_url() {
+    let (base, _seen) = stripe_stub().await;
+    let app = app_with(Some(&base), "price_ai=ai").await;
+    // The stub is the operator's own API root (a test's, stripe-mock's), so
+    // the page it answers is followed wherever it is; with Stripe's own
+    // root only checkout.stripe.com and billing.stripe.com are
+    // (linecast-stripe's `page_url_allowed`, unit-tested there).
+    assert!(!linecast_stripe::api::is_stripes_api(&base));
+    assert!(!linecast_stripe::api::page_url_allowed(
+        "https://api.stripe.com",
+        "https://evil.example/phish"
+    ));
+    let (_, cookie) = signed_in(&app, "phished@example.com", SubscriptionStatus::Incomplete).await;
+    let page = get(&app, "/portal/billing", &cookie).await;
+    let form = [
+        ("csrf", &*field(&page.body, "csrf")),
+        ("attempt", &*field(&page.body, "attempt")),
+    ];
+    let res = post(&app, "/portal/billing/subscribe", Some(&cookie), &form).await;
+    assert_eq!(res.status, 303, "{}", res.body);
+    assert_eq!(res.header("location"), Some("https://evil.example/phish"));
+
+    // A script URL is never followed, whatever the root: a 502 page.
+    let (_, cookie) = signed_in(&app, "scripted@example.com", SubscriptionStatus::Incomplete).await;
+    let page = get(&app, "/portal/billing", &cookie).await;
+    let form = [
+        ("csrf", &*field(&page.body, "csrf")),
+        ("attempt", &*field(&page.body, "attempt")),
+    ];
+    let res = post(&app, "/portal/billing/subscribe", Some(&cookie), &form).await;
+    assert_eq!(res.status, 502, "{}", res.body);
+    assert_eq!(res.header("location"), None);
+    assert!(res.body.contains("Stripe answered something unusable"), "{}", res.body);
+    assert!(res.body.contains("Nothing was charged"), "{}", res.body);
+    assert!(!res.body.contains("javascript:"), "{}", res.body);
 }
