@@ -529,6 +529,7 @@ impl Wiring<'_> {
             billing: self.billing(&gate.keys),
             stripe: self.stripe(),
             storefront,
+            public_url: settings.public_url.trim_end_matches('/').to_owned(),
             strategies: Arc::new(Strategies::new(history.clone())),
             history,
             usage: Arc::new(Usage::new(

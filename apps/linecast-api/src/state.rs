@@ -57,4 +57,7 @@ pub struct AppState {
     /// The portal Billing page's Stripe actions; `None` without
     /// `LINECAST_STRIPE_API_KEY`.
     pub storefront: Option<Arc<crate::storefront::Storefront>>,
+    /// `LINECAST_PUBLIC_URL` without a trailing `/`: the address the
+    /// portal's pages print in examples (the Data page's `curl`).
+    pub public_url: String,
 }

@@ -15,6 +15,10 @@ pub struct Storefront {
     /// The first price id of `LINECAST_STRIPE_PLANS`; `None`: nothing to
     /// subscribe to, no Subscribe button.
     pub price: Option<String>,
+    /// `LINECAST_STRIPE_PRICE_TEXT`: what the price on sale costs, as the
+    /// Billing page states it (`None`: the page says Stripe's checkout
+    /// shows it).
+    pub price_text: Option<String>,
     /// `LINECAST_SIGNING_KEY`'s reference key; `None` (no key configured):
     /// no Subscribe button, since no instance could verify the reference.
     pub references: Option<linecast_stripe::ReferenceKey>,
@@ -64,6 +68,7 @@ pub fn storefront(settings: &crate::settings::Settings) -> anyhow::Result<Option
     Ok(Some(Arc::new(Storefront {
         pages: Arc::new(api),
         price,
+        price_text: settings.stripe_price_text.clone(),
         references,
         public_url: settings.public_url.clone(),
     })))

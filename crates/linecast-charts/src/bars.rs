@@ -10,6 +10,8 @@
 
 use std::fmt::Write as _;
 
+use crate::numbers::grouped;
+
 /// One bar: the full label (tooltips, the description), the short label
 /// under the bar, and the count.
 pub struct Bar {
@@ -86,10 +88,11 @@ pub fn bar_chart(id: &str, title: &str, description: &str, bars: &[Bar]) -> Stri
         let stroke = if line == 0 { AXIS_STROKE } else { GRID_STROKE };
         let _ = write!(
             svg,
-            r#"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{stroke}" stroke-width="1"/><text x="{:.1}" y="{:.1}" text-anchor="end" fill="{TEXT_FILL}">{value}</text>"#,
+            r#"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{stroke}" stroke-width="1"/><text x="{:.1}" y="{:.1}" text-anchor="end" fill="{TEXT_FILL}">{}</text>"#,
             WIDTH - RIGHT,
             LEFT - 6.0,
             y + 4.0,
+            grouped(value),
         );
     }
     let slot = plot_w / bars.len().max(1) as f64;
@@ -118,7 +121,7 @@ pub fn requests(n: u64) -> String {
     if n == 1 {
         "1 request".to_owned()
     } else {
-        format!("{n} requests")
+        format!("{} requests", grouped(n))
     }
 }
 
@@ -128,7 +131,12 @@ pub fn summary(bars: &[Bar]) -> String {
     // The first of equal maxima: `max_by_key` keeps the last.
     let busiest = bars.iter().rev().max_by_key(|b| b.value).filter(|b| b.value > 0);
     match busiest {
-        Some(b) => format!("{} in all; most on {} ({}).", requests(total), b.label, b.value),
+        Some(b) => format!(
+            "{} in all; most on {} ({}).",
+            requests(total),
+            b.label,
+            grouped(b.value)
+        ),
         None => "No requests.".to_owned(),
     }
 }
@@ -188,6 +196,17 @@ mod tests {
     }
 
     #[test]
+    fn counts_in_a_chart_are_grouped_in_threes() {
+        let svg = bar_chart("c", "t", "d", &bars(&[12_345, 0]));
+        assert!(svg.contains("<title>2026-11-01: 12,345 requests</title>"), "{svg}");
+        // The axis: 0, 5,000, 10,000, 15,000, 20,000.
+        for label in [">5,000</text>", ">20,000</text>"] {
+            assert!(svg.contains(label), "{label}: {svg}");
+        }
+        assert!(!svg.contains(">20000<"), "{svg}");
+    }
+
+    #[test]
     fn text_is_escaped() {
         let svg = bar_chart("c", "a < b & \"c\"", "d", &[]);
         assert!(svg.contains("a &lt; b &amp; &quot;c&quot;"));
@@ -196,6 +215,10 @@ mod tests {
     #[test]
     fn the_summary_names_the_total_and_the_first_busiest_bar() {
         assert_eq!(summary(&bars(&[1, 3, 3])), "7 requests in all; most on 2026-11-02 (3).");
+        assert_eq!(
+            summary(&bars(&[1_200, 198_378])),
+            "199,578 requests in all; most on 2026-11-02 (198,378)."
+        );
         assert_eq!(summary(&bars(&[0, 0])), "No requests.");
     }
 }

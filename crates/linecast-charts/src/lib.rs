@@ -6,8 +6,11 @@
 //!   SVG document, drawn with plotters' SVG backend).
 //! - [`bars`]: the portal's bar charts of request counts (inline `<svg>`
 //!   elements, written by hand, presentation attributes only).
+//! - [`numbers`]: counts as people read them (`199,578`), for the charts
+//!   and the portal's pages.
 
 pub mod bars;
+pub mod numbers;
 pub mod reliability;
 
 pub use bars::{Bar, bar_chart};

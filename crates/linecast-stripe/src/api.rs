@@ -14,6 +14,13 @@
 //! Stripe's error object is [`BillingPagesError::Refused`] (its `type`,
 //! `code` and `message`); a 429, a 5xx, a timeout or a body that is not
 //! Stripe's shape is [`BillingPagesError::Unavailable`].
+//!
+//! The session's `url` is where the portal sends the customer's browser,
+//! so it is checked first ([`page_url_allowed`]): with Stripe's own API,
+//! only an `https` page of Stripe's hosted-page hosts
+//! ([`HOSTED_PAGE_HOSTS`]); with another root (a local stub, stripe-mock:
+//! the operator's own), any `http(s)` URL. Anything else is
+//! [`BillingPagesError::Unusable`].
 
 use std::time::Duration;
 
@@ -114,6 +121,48 @@ struct ErrorObject {
     message: Option<String>,
 }
 
+/// The hosts of Stripe's hosted pages: Checkout and the Customer Portal.
+pub const HOSTED_PAGE_HOSTS: [&str; 2] = ["checkout.stripe.com", "billing.stripe.com"];
+
+/// Whether `base`, the API root the adapter calls, is Stripe's own: an
+/// `https` URL on `stripe.com` or a host under it (`api.stripe.com`).
+pub fn is_stripes_api(base: &str) -> bool {
+    url::Url::parse(base).is_ok_and(|u| {
+        u.scheme() == "https"
+            && u.host_str().is_some_and(|h| {
+                h.eq_ignore_ascii_case("stripe.com") || h.to_ascii_lowercase().ends_with(".stripe.com")
+            })
+    })
+}
+
+/// Whether a session's `url`, answered by the API at `base`, may be where
+/// the browser is sent. With Stripe's own API ([`is_stripes_api`]): only
+/// `https` on one of [`HOSTED_PAGE_HOSTS`], its default port, without a
+/// user name or password, so neither a compromised answer nor a proxy in
+/// between can send a paying customer elsewhere. With another root (a
+/// stub, stripe-mock, which the operator runs): any `http(s)` URL with a
+/// host. Never a `javascript:` or `data:` URL, never one with a line break
+/// (a URL that parses is free of them).
+pub fn page_url_allowed(base: &str, url: &str) -> bool {
+    let Ok(page) = url::Url::parse(url) else {
+        return false;
+    };
+    if url.chars().any(char::is_control) || page.host_str().is_none() {
+        return false;
+    }
+    if is_stripes_api(base) {
+        page.scheme() == "https"
+            && page.username().is_empty()
+            && page.password().is_none()
+            && page.port().is_none()
+            && page
+                .host_str()
+                .is_some_and(|h| HOSTED_PAGE_HOSTS.iter().any(|ok| h.eq_ignore_ascii_case(ok)))
+    } else {
+        matches!(page.scheme(), "https" | "http")
+    }
+}
+
 /// The form of a Checkout session in subscription mode for one price.
 pub fn checkout_form(request: &CheckoutRequest) -> Vec<(&'static str, String)> {
     let mut form = vec![
@@ -182,8 +231,18 @@ impl StripeApi {
                 serde_json::from_slice(&bytes).map_err(|e| unavailable(format!("not a session: {e}")))?;
             let url = session
                 .url
-                .filter(|u| u.starts_with("https://") || u.starts_with("http://"))
                 .ok_or_else(|| unavailable(format!("session {} has no url", session.id)))?;
+            if !page_url_allowed(&self.config.base_url, &url) {
+                // The host only: the rest of the URL names the session.
+                let host = url::Url::parse(&url)
+                    .ok()
+                    .and_then(|u| u.host_str().map(str::to_owned))
+                    .unwrap_or_else(|| "no host".to_owned());
+                return Err(BillingPagesError::Unusable(format!(
+                    "stripe {path}: session {} sends the browser to a page that is not Stripe's ({host})",
+                    session.id
+                )));
+            }
             return Ok(HostedPage { id: session.id, url });
         }
         if status.is_client_error()
@@ -245,6 +304,71 @@ impl BillingPages for StripeApi {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn with_stripes_api_only_stripes_hosted_pages_are_followed() {
+        for base in [
+            "https://api.stripe.com",
+            "https://api.stripe.com/",
+            "https://API.Stripe.com",
+            "https://files.stripe.com",
+        ] {
+            assert!(is_stripes_api(base), "{base}");
+            for good in [
+                "https://checkout.stripe.com/c/pay/cs_test_a1#fidkdWx",
+                "https://billing.stripe.com/p/session/test_YWNjdF8x",
+                "https://CHECKOUT.stripe.com/c/pay/cs_live_b2",
+            ] {
+                assert!(page_url_allowed(base, good), "{base} {good}");
+            }
+            for bad in [
+                "https://evil.example/phish",
+                "http://checkout.stripe.com/c/pay/cs_test_a1",
+                "https://checkout.stripe.com.evil.example/c/pay",
+                "https://checkout.stripe.com@evil.example/c/pay",
+                "https://user:pw@checkout.stripe.com/c/pay",
+                "https://checkout.stripe.com:8443/c/pay",
+                "https://evil.example/https://checkout.stripe.com/",
+                "https://stripe.com/c/pay",
+                "https://dashboard.stripe.com/login",
+                "javascript:alert(1)",
+                "data:text/html,<script>alert(1)</script>",
+                "//checkout.stripe.com/c/pay",
+                "",
+            ] {
+                assert!(!page_url_allowed(base, bad), "{base} {bad}");
+            }
+        }
+    }
+
+    #[test]
+    fn with_another_api_root_any_http_page_is_followed_but_never_a_script() {
+        for base in [
+            "http://127.0.0.1:41234",
+            "https://stripe-mock.internal:12112",
+            "http://api.stripe.com",
+            "https://api.stripe.com.evil.example",
+            "https://notstripe.com",
+        ] {
+            assert!(!is_stripes_api(base), "{base}");
+            for good in [
+                "https://evil.example/phish",
+                "http://127.0.0.1:41234/c/pay/cs_test_1",
+                "https://checkout.stripe.com/c/pay/cs_test_1",
+            ] {
+                assert!(page_url_allowed(base, good), "{base} {good}");
+            }
+            for bad in [
+                "javascript:alert(1)",
+                "data:text/html,x",
+                "mailto:a@example.com",
+                "https://evil.example/a\r\nSet-Cookie: x=1",
+                "not a url",
+            ] {
+                assert!(!page_url_allowed(base, bad), "{base} {bad}");
+            }
+        }
+    }
 
     #[test]
     fn a_key_is_a_stripe_secret_and_never_shown() {

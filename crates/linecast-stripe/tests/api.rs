@@ -285,6 +285,35 @@ async fn a_bad_key_is_a_refusal_and_an_outage_or_a_rate_limit_is_unavailable() {
 }
 
 #[tokio::test]
+async fn a_session_url_the_browser_must_not_follow_is_unusable_and_a_stub_may_answer_any_page() {
+    let stub = stub(|r| match r.headers["idempotency-key"].as_str() {
+        "kscript" => session("cs_script", "javascript:alert(1)"),
+        "kdata" => session("cs_data", "data:text/html,x"),
+        _ => session("cs_elsewhere", "https://evil.example/phish"),
+    })
+    .await;
+    let api = api(&stub, Duration::from_secs(5));
+    let with = |key: &str| CheckoutRequest {
+        idempotency_key: key.into(),
+        ..checkout(None)
+    };
+    for key in ["kscript", "kdata"] {
+        let err = api.checkout(&with(key)).await.unwrap_err();
+        assert!(matches!(err, BillingPagesError::Unusable(_)), "{key}: {err:?}");
+    }
+    // The stub is not Stripe's API (`http://127.0.0.1:...`): its pages are
+    // its own, wherever they are. With Stripe's own root only Stripe's
+    // hosts are followed (`page_url_allowed`, unit-tested in the crate).
+    assert!(!linecast_stripe::api::is_stripes_api(&stub.base_url));
+    let page = api.checkout(&with("kother")).await.unwrap();
+    assert_eq!(page.url, "https://evil.example/phish");
+    assert!(!linecast_stripe::api::page_url_allowed(
+        "https://api.stripe.com",
+        &page.url
+    ));
+}
+
+#[tokio::test]
 async fn a_silent_stripe_is_unavailable_within_the_timeout() {
     let stub = stub(|_| {
         let (s, b, _) = session("cs_slow", "https://checkout.stripe.com/c/pay/cs_slow");

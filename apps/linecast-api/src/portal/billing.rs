@@ -29,7 +29,7 @@ use linecast_core::ports::billing_pages::{BillingPagesError, CheckoutRequest, Ma
 use linecast_core::services::billing::{BillingActions, billing_actions};
 use rand::RngCore;
 
-use super::html::{api_error_page, error_page, page};
+use super::html::{api_error_page, error_page, filters, page};
 use crate::auth::session::SignedIn;
 use crate::endpoint::NO_STORE;
 use crate::error::ApiError;
@@ -53,6 +53,19 @@ struct EventRow {
     detail: String,
 }
 
+/// The plan sold online: the price on sale (the first price id of
+/// `LINECAST_STRIPE_PLANS`) and what its entry there grants.
+struct Offer {
+    /// The `api_plan` it grants.
+    plan: String,
+    /// The monthly quota it sets (the entry's limit; an entry without one
+    /// leaves the account's quota as it is).
+    monthly_limit: u64,
+    /// `LINECAST_STRIPE_PRICE_TEXT`: what it costs, as the operator
+    /// states Stripe's price; `None`: Stripe's checkout shows it.
+    price: Option<String>,
+}
+
 #[derive(Template)]
 #[template(path = "portal/billing.html")]
 struct BillingPage {
@@ -60,6 +73,10 @@ struct BillingPage {
     attempt: String,
     plan: String,
     tier: String,
+    /// The account's monthly request quota.
+    limit: u64,
+    /// The per-key rate: calls a second sustained, and the burst.
+    rate: Option<(u32, u32)>,
     status: String,
     serves: bool,
     linked: bool,
@@ -70,6 +87,8 @@ struct BillingPage {
     events: Vec<EventRow>,
     /// Stripe's API is configured.
     online: bool,
+    /// The plan sold online, when Stripe is configured with a price.
+    offer: Option<Offer>,
     subscribe: bool,
     manage: bool,
     returned: bool,
@@ -104,6 +123,15 @@ pub async fn billing(state: web::Data<AppState>, signed: SignedIn, req: actix_we
         Err(e) => return api_error_page(&ApiError::from(e)),
     };
     let actions = offered(&state, &signed, account.link.as_ref());
+    let offer = state.storefront.as_deref().and_then(|store| {
+        let price = store.price.as_deref()?;
+        let grant = state.stripe.plans().grant(None, Some(price))?;
+        Some(Offer {
+            plan: grant.plan.clone(),
+            monthly_limit: grant.monthly_limit.unwrap_or(customer.monthly_limit),
+            price: store.price_text.clone(),
+        })
+    });
     page(
         StatusCode::OK,
         NO_STORE,
@@ -112,6 +140,11 @@ pub async fn billing(state: web::Data<AppState>, signed: SignedIn, req: actix_we
             attempt: attempt(),
             plan: customer.api_plan.clone().unwrap_or_else(|| "none".to_owned()),
             tier: customer.tier.clone(),
+            limit: customer.monthly_limit,
+            rate: state.gate.access.as_ref().map(|a| {
+                let rate = a.rate();
+                (rate.per_second, rate.burst)
+            }),
             status: customer.api_subscription_status.code().to_owned(),
             serves: customer.api_subscription_status.grants_access(),
             linked: account.link.is_some(),
@@ -125,6 +158,7 @@ pub async fn billing(state: web::Data<AppState>, signed: SignedIn, req: actix_we
                 })
                 .collect(),
             online: state.storefront.is_some(),
+            offer,
             subscribe: actions.subscribe,
             manage: actions.manage,
             returned: req.query_string() == "checkout=done",
@@ -193,6 +227,13 @@ fn stripe_failed(what: &str, e: &BillingPagesError) -> HttpResponse {
                     "Stripe refused to open {what} ({kind}{}). Nothing was charged. Please try again later, or tell your linecast contact.",
                     code.as_deref().map(|c| format!(", {c}")).unwrap_or_default()
                 ),
+            )
+        }
+        BillingPagesError::Unusable(cause) => {
+            tracing::warn!(cause, "stripe answered an unusable page for {what}");
+            error_page(
+                StatusCode::BAD_GATEWAY,
+                "Stripe answered something unusable. Nothing was charged. Please try again later, or tell your linecast contact.",
             )
         }
         BillingPagesError::Unavailable(cause) => {

@@ -2,16 +2,16 @@
 //! customer's historical datasets with `Refresh` (signed links, the same use
 //! case as `POST /api/v1/service-sports-data/refresh`; the form `303`s back
 //! and the links are shown once, through the flash), and the bulk-export
-//! paths.
+//! paths (results and prediction history, CSV or Parquet).
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
-use linecast_domain::{ModelType, Sport};
+use linecast_domain::ModelType;
 
 use super::Rows;
 use super::flash::{Flash, FlashPage, FormError, Link, leave, take};
-use super::html::{api_error_page, page, see_other};
+use super::html::{api_error_page, filters, page, see_other};
 use super::pages::{SportStatus, sport_statuses};
 use crate::auth::session::{SignedIn, permits};
 use crate::endpoint::NO_STORE;
@@ -36,7 +36,10 @@ struct DataPage {
     links: Vec<Link>,
     /// A refused refresh's message, beside its button.
     refresh_error: Option<String>,
-    exports: Vec<String>,
+    /// Each market's `model_type` and what it is.
+    markets: Vec<(&'static str, &'static str)>,
+    /// `LINECAST_PUBLIC_URL`, for the example.
+    public_url: String,
 }
 
 fn instant(t: chrono::DateTime<chrono::Utc>) -> String {
@@ -57,14 +60,7 @@ async fn render(
         Err(e) => return api_error_page(&ApiError::from(e)),
     };
     let sports = sport_statuses(state, now).await;
-    let exports = Sport::ALL
-        .iter()
-        .flat_map(|s| {
-            ModelType::ALL
-                .iter()
-                .map(move |m| format!("/api/v1/results/{}/{}/export?season=all&format=csv", s.code(), m.code()))
-        })
-        .collect();
+    let markets = ModelType::ALL.iter().map(|m| (m.code(), m.name())).collect();
     let serves = permits(rows.data_refresh.access, signed);
     page(
         StatusCode::OK,
@@ -89,7 +85,8 @@ async fn render(
             serves,
             links,
             refresh_error,
-            exports,
+            markets,
+            public_url: state.public_url.clone(),
         },
     )
 }

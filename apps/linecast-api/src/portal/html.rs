@@ -10,6 +10,19 @@ use askama::Template;
 
 use crate::endpoint::NO_STORE;
 
+/// The templates' own filters (askama looks a filter up as
+/// `filters::{name}` where the template's struct is defined: a module
+/// with a template that uses one imports this module).
+pub mod filters {
+    /// `{{ n|grouped }}`: a count as people read it, digits in groups of
+    /// three (`199,578`); text that is not a whole number is left as it is
+    /// (`-`, `0.1234`).
+    #[allow(clippy::unnecessary_wraps)] // askama's filter signature
+    pub fn grouped<T: std::fmt::Display>(n: T, _: &dyn askama::Values) -> askama::Result<String> {
+        Ok(linecast_charts::numbers::group_digits(&n.to_string()))
+    }
+}
+
 /// A rendered page.
 pub fn page(status: StatusCode, cache_control: &'static str, template: &impl Template) -> HttpResponse {
     match template.render() {

@@ -18,7 +18,7 @@ use linecast_core::services::keys::{Grace, IssuedKey, KeyError, MAX_NAME_CHARS};
 
 use super::Rows;
 use super::flash::{Flash, FlashPage, FormError, NewKey, leave, take};
-use super::html::{error_page, own_cache_control, page, see_other, see_other_to};
+use super::html::{error_page, filters, own_cache_control, page, see_other, see_other_to};
 use crate::auth::session::{SignedIn, permits};
 use crate::state::AppState;
 
@@ -42,8 +42,9 @@ struct KeyRow {
     expires: String,
     /// `active`, `expired` or `revoked`.
     state: &'static str,
+    /// The key still works: only then are its forms (rename, roll,
+    /// revoke) offered; a revoked or expired key is listed for the record.
     usable: bool,
-    revoked: bool,
     /// The key this session was signed in with.
     current: bool,
     /// The rename field's value (what was typed, after a refused rename).
@@ -267,7 +268,6 @@ fn key_row(k: &linecast_core::ApiKeyRecord, current: i64, error: &FormError, now
             "expired"
         },
         usable: k.is_usable(now),
-        revoked,
         current: k.id == current,
         rename_value: error.value(&rename, "name").unwrap_or(&k.name).to_owned(),
         rename_error: beside(&rename, "name"),
@@ -312,7 +312,8 @@ pub async fn keys(
 
 /// The Keys page: the listed keys, the create form, and a refused form's
 /// message beside its field, or at the top when its field is not on the
-/// page (a roll of a key revoked meanwhile): never dropped.
+/// page (a key that stopped working meanwhile offers no form): never
+/// dropped.
 fn render_keys(
     req: &HttpRequest,
     state: &AppState,
@@ -330,7 +331,7 @@ fn render_keys(
     let placed = create_error.is_some()
         || keys
             .iter()
-            .any(|k| k.rename_error.is_some() || (k.roll_error.is_some() && k.usable && can_create));
+            .any(|k| k.usable && (k.rename_error.is_some() || (k.roll_error.is_some() && can_create)));
     let page_error = (!placed && !error.message.is_empty()).then(|| error.message.clone());
     page(
         StatusCode::OK,

@@ -18,6 +18,7 @@ use linecast_payloads::freshness::DataStatusResponse;
 use serde::Deserialize;
 
 use super::back::{ENDED_MESSAGE, return_path};
+use super::html::filters;
 use super::html::{error_page, own_cache_control, page, see_other, see_other_to};
 use crate::auth::next_reset;
 use crate::auth::session::SignedIn;
@@ -26,6 +27,35 @@ use crate::state::AppState;
 
 /// The quota shares at which the overview warns.
 pub const WARN_AT_PERCENT: u64 = 80;
+
+/// The least the overview's meter shows, in percent of its width, once
+/// anything was used this month: 0.2% of the quota would otherwise draw an
+/// empty bar, which reads as "nothing used". The share itself is said in
+/// words beside it (and to screen readers), never rounded up.
+pub const METER_FLOOR_PERCENT: f64 = 2.0;
+
+/// This month's share of the quota as the overview shows it: the meter's
+/// value (percent; at least [`METER_FLOOR_PERCENT`] once anything was
+/// used) and the share in words, rounded down so that a month is never
+/// said to be used up before it is (`0.2%`, `under 0.1%`, `99%`).
+fn quota_share(used: u64, limit: u64) -> (String, String) {
+    if used == 0 && limit > 0 {
+        return ("0".to_owned(), "0%".to_owned());
+    }
+    if used >= limit {
+        return ("100".to_owned(), "100%".to_owned());
+    }
+    #[allow(clippy::cast_precision_loss)] // a share: 2^53 requests are far off
+    let exact = used as f64 * 100.0 / limit as f64;
+    let words = if exact < 0.1 {
+        "under 0.1%".to_owned()
+    } else if exact < 10.0 {
+        format!("{:.1}%", (exact * 10.0).floor() / 10.0)
+    } else {
+        format!("{}%", exact.floor())
+    };
+    (format!("{:.2}", exact.max(METER_FLOOR_PERCENT)), words)
+}
 
 #[derive(Template)]
 #[template(path = "portal/sign_in.html")]
@@ -53,6 +83,9 @@ struct OverviewPage {
     limit: u64,
     remaining: u64,
     percent: u64,
+    /// The meter's value and the share in words (`quota_share`).
+    meter: String,
+    share: String,
     reset_date: String,
     /// The whole quota is used: the API answers 429 until the reset.
     used_up: bool,
@@ -155,7 +188,14 @@ pub(super) async fn sport_statuses(state: &AppState, now: chrono::DateTime<chron
 #[template(path = "portal/status.html")]
 struct StatusPage {
     healthy: bool,
+    /// When the dependencies were probed (the wall clock).
     checked_at: String,
+    /// The instant the data's statuses are judged at: the data clock's now.
+    data_at: String,
+    /// The data clock is set apart from the wall clock (`LINECAST_NOW`, a
+    /// demo or a test): the page says so, or a slate dated days before the
+    /// check above it would read as a contradiction.
+    clock_set: bool,
     dependencies: Vec<(String, String)>,
     sports: Vec<SportStatus>,
 }
@@ -301,6 +341,7 @@ pub async fn overview(req: HttpRequest, state: web::Data<AppState>, signed: Sign
     let charts = UsageCharts::of(&history);
     let limit = customer.monthly_limit;
     let percent = used.saturating_mul(100).checked_div(limit).map_or(100, |p| p.min(100));
+    let (meter, share) = quota_share(used, limit);
     page(
         StatusCode::OK,
         own_cache_control(&req),
@@ -316,6 +357,8 @@ pub async fn overview(req: HttpRequest, state: web::Data<AppState>, signed: Sign
             limit,
             remaining: limit.saturating_sub(used),
             percent,
+            meter,
+            share,
             reset_date: next_reset(now).format("%Y-%m-%d").to_string(),
             used_up: used >= limit,
             near_limit: percent >= WARN_AT_PERCENT,
@@ -327,8 +370,20 @@ pub async fn overview(req: HttpRequest, state: web::Data<AppState>, signed: Sign
     )
 }
 
+/// How far the data clock may be from the wall clock and still be the
+/// wall clock as far as the status page says (reads a moment apart).
+const CLOCK_SET_APART_SECS: i64 = 60;
+
+/// Whether the data clock (`data`) is set apart from the wall clock
+/// (`wall`): frozen or moved by `LINECAST_NOW` or a test.
+fn clock_set_apart(data: chrono::DateTime<chrono::Utc>, wall: chrono::DateTime<chrono::Utc>) -> bool {
+    (wall - data).num_seconds().abs() > CLOCK_SET_APART_SECS
+}
+
 /// `GET /status`: each sport's data status and the service's health, for
-/// anyone.
+/// anyone. The health check is timed by the wall clock, the data's status
+/// by the data clock (which `LINECAST_NOW` may set apart): the page names
+/// both instants, and says when they differ.
 pub async fn status(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
     let now = state.clock.now();
     let round = state.health.current(&state.probes).await;
@@ -339,6 +394,8 @@ pub async fn status(req: HttpRequest, state: web::Data<AppState>) -> HttpRespons
         &StatusPage {
             healthy: round.dependencies.values().all(|d| d.status == "ok"),
             checked_at: round.at.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
+            data_at: now.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
+            clock_set: clock_set_apart(now, chrono::Utc::now()),
             dependencies: round
                 .dependencies
                 .iter()
@@ -374,4 +431,31 @@ pub async fn copy_script(req: HttpRequest) -> HttpResponse {
     res.headers_mut()
         .insert(CACHE_CONTROL, HeaderValue::from_static(own_cache_control(&req)));
     res
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_share_of_the_quota_is_said_rounded_down_and_a_small_one_still_shows() {
+        assert_eq!(quota_share(0, 200_000), ("0".to_owned(), "0%".to_owned()));
+        assert_eq!(quota_share(422, 200_000), ("2.00".to_owned(), "0.2%".to_owned()));
+        assert_eq!(quota_share(1, 200_000), ("2.00".to_owned(), "under 0.1%".to_owned()));
+        assert_eq!(quota_share(19_999, 200_000).1, "9.9%");
+        assert_eq!(quota_share(100_000, 200_000), ("50.00".to_owned(), "50%".to_owned()));
+        assert_eq!(quota_share(199_999, 200_000).1, "99%");
+        assert_eq!(quota_share(200_000, 200_000), ("100".to_owned(), "100%".to_owned()));
+        assert_eq!(quota_share(250_000, 200_000).1, "100%");
+        assert_eq!(quota_share(0, 0).1, "100%", "no quota at all is used up");
+    }
+
+    #[test]
+    fn the_data_clock_is_set_apart_only_when_it_is_more_than_a_minute_off() {
+        let wall = "2026-11-28T14:46:50Z".parse().unwrap();
+        assert!(!clock_set_apart(wall, wall));
+        assert!(!clock_set_apart(wall - chrono::Duration::seconds(60), wall));
+        assert!(clock_set_apart("2026-11-21T17:00:00Z".parse().unwrap(), wall));
+        assert!(clock_set_apart(wall + chrono::Duration::minutes(5), wall));
+    }
 }

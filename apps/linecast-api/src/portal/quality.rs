@@ -21,7 +21,7 @@ use linecast_grading::calibration::CalibrationSource;
 use serde::Deserialize;
 
 use super::Rows;
-use super::html::{api_error_page, error_page, page};
+use super::html::{api_error_page, error_page, filters, page};
 use crate::auth::next_reset;
 use crate::auth::session::SignedIn;
 use crate::endpoint::{Access, NO_STORE};

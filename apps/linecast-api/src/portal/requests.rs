@@ -20,7 +20,7 @@ use linecast_core::services::keys::KeyError;
 use linecast_core::services::request_log::{DAILY_CAP, RequestPage};
 
 use super::Rows;
-use super::html::{api_error_page, page};
+use super::html::{api_error_page, filters, page};
 use crate::auth::session::SignedIn;
 use crate::endpoint::{Access, NO_STORE};
 use crate::error::ApiError;

@@ -93,6 +93,10 @@ pub struct Settings {
     /// `LINECAST_STRIPE_API_BASE`: Stripe's API root (default
     /// `https://api.stripe.com`; a test points it to a stub).
     pub stripe_api_base: Option<String>,
+    /// `LINECAST_STRIPE_PRICE_TEXT`: what the price on sale costs, as the
+    /// portal's Billing page states it (`USD 49.00 a month`); unset, the
+    /// page says Stripe's checkout shows it.
+    pub stripe_price_text: Option<String>,
     /// `LINECAST_NOW`: a frozen clock (RFC 3339).
     pub now: Option<DateTime<Utc>>,
     /// Tests only: a clock the test moves while the app runs (wins over
@@ -313,6 +317,7 @@ impl Settings {
             stripe_livemode: billing.livemode,
             stripe_api_key: billing.api_key,
             stripe_api_base: billing.api_base,
+            stripe_price_text: billing.price_text,
             public_url: portal.public_url,
             portal_origin: portal.origin,
             request_log_days: portal.request_log_days,
@@ -343,6 +348,7 @@ impl Settings {
             stripe_livemode: false,
             stripe_api_key: None,
             stripe_api_base: None,
+            stripe_price_text: None,
             now: Some(now),
             manual_clock: None,
             freshness_windows: FreshnessWindows::default(),

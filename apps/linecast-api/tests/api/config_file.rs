@@ -320,6 +320,11 @@ fn values(var: &Path) -> BTreeMap<&'static str, (String, Check)> {
         r#""http://127.0.0.1:12111""#,
         Box::new(|s| assert_eq!(s.stripe_api_base.as_deref(), Some("http://127.0.0.1:12111"))),
     );
+    add(
+        "LINECAST_STRIPE_PRICE_TEXT",
+        r#""EUR 39.00 a month""#,
+        Box::new(|s| assert_eq!(s.stripe_price_text.as_deref(), Some("EUR 39.00 a month"))),
+    );
     add("LINECAST_AUTH_DISABLED", "true", Box::new(|s| assert!(!s.auth_enabled)));
     add(
         "RUST_LOG",

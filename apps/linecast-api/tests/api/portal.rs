@@ -383,6 +383,7 @@ async fn portal_pages_are_not_counted_against_the_api_quota() {
 #[tokio::test]
 async fn the_status_page_is_public_and_lists_every_sport() {
     let (app, _) = app_with_clock().await;
+    let before = chrono::Utc::now();
     let res = get(&app, "/status", None).await;
     assert_eq!(res.status, 200, "{}", res.body);
     assert_eq!(res.header("content-security-policy"), Some(CSP));
@@ -390,6 +391,22 @@ async fn the_status_page_is_public_and_lists_every_sport() {
         assert!(res.body.contains(&format!("<td>{sport}</td>")), "{sport}");
     }
     assert!(res.body.contains("Service status"));
+    // The test's data clock is 2026-11-15 17:00 UTC, days before the wall
+    // clock that times the health check: the page says which instant the
+    // data is judged at, and that the clock is set there.
+    assert!(
+        res.body
+            .contains("Judged at 2026-11-15 17:00:00 UTC: this server's clock is set to that instant"),
+        "{}",
+        res.body
+    );
+    let checked = |at: chrono::DateTime<chrono::Utc>| at.format("Checked %Y-%m-%d").to_string();
+    let after = chrono::Utc::now();
+    assert!(
+        res.body.contains(&checked(before)) || res.body.contains(&checked(after)),
+        "the check is timed by the wall clock: {}",
+        res.body
+    );
 }
 
 /// A new active customer with `monthly_limit` and one key: its id and key.
@@ -488,6 +505,63 @@ async fn the_overview_charts_requests_per_day_this_month_and_six_past_months() {
     assert_eq!(body.matches("<rect ").count(), 15 + 7, "a bar per day and per month");
     for inline in ["<script", "<style", " style=", "onclick", "javascript:"] {
         assert!(!body.contains(inline), "the overview has inline {inline}");
+    }
+}
+
+/// The `<meter>` of a page: its `value` and `max` attributes.
+fn meter_of(page: &str) -> (f64, f64) {
+    let at = page.find("<meter ").expect("a meter");
+    let tag = &page[at..at + page[at..].find('>').unwrap()];
+    let attr = |name: &str| -> f64 {
+        let marker = format!(" {name}=\"");
+        let from = tag.find(&marker).unwrap_or_else(|| panic!("{name} in {tag}")) + marker.len();
+        tag[from..].split('"').next().unwrap().parse().unwrap()
+    };
+    (attr("value"), attr("max"))
+}
+
+#[tokio::test]
+async fn the_overview_groups_counts_in_threes_and_shows_a_small_use_on_the_meter() {
+    let (app, _) = app_with_clock().await;
+    // 422 of 200,000 this month: 0.211%.
+    let (light, key) = customer_with_key(&app, "light@example.com", 200_000).await;
+    app.ports.usage.add_usage(light, (2026, 11), 422).await.unwrap();
+    let (_, pair) = sign_in(&app, &key).await;
+    let page = get(&app, "/portal/overview", Some(&pair)).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    let body = &page.body;
+    assert!(body.contains("Requests used</dt><dd>422</dd>"), "{body}");
+    assert!(body.contains("Remaining</dt><dd>199,578 of 200,000</dd>"), "{body}");
+    assert!(body.contains("Share used</dt><dd>0.2%</dd>"), "{body}");
+    // The bar is a visible sliver (at least 1% of the meter's width), not
+    // empty, while the words keep the true share.
+    let (value, max) = meter_of(body);
+    assert!(value / max >= 0.01, "an empty-looking meter: {value} of {max}");
+    assert!(value / max < 0.05, "{value} of {max}");
+    assert!(body.contains("aria-valuetext=\"0.2%\""), "{body}");
+
+    // 199,578 of 200,000: every count on the page is grouped.
+    let (heavy, key) = customer_with_key(&app, "heavy@example.com", 200_000).await;
+    app.ports.usage.add_usage(heavy, (2026, 11), 199_578).await.unwrap();
+    app.ports.usage.add_usage(heavy, (2026, 10), 12_345).await.unwrap();
+    let (_, pair) = sign_in(&app, &key).await;
+    let body = get(&app, "/portal/overview", Some(&pair)).await.body;
+    assert!(body.contains("Requests used</dt><dd>199,578</dd>"), "{body}");
+    assert!(body.contains("Remaining</dt><dd>422 of 200,000</dd>"), "{body}");
+    assert!(
+        body.contains("You have used 99% of this month's 200,000 requests."),
+        "{body}"
+    );
+    assert!(body.contains("Share used</dt><dd>99%</dd>"), "rounded down: {body}");
+    let row = |label: &str, n: &str| format!("<tr><th scope=\"row\">{label}</th><td>{n}</td></tr>");
+    assert!(body.contains(&row("2026-11", "199,578")), "{body}");
+    assert!(body.contains(&row("2026-10", "12,345")), "{body}");
+    assert!(
+        body.contains("211,923 requests in all; most on 2026-11 (199,578)."),
+        "{body}"
+    );
+    for bare in ["199578", "200000", "12345", "211923"] {
+        assert!(!body.contains(bare), "{bare} without separators: {body}");
     }
 }
 
@@ -654,10 +728,28 @@ async fn the_data_page_shows_every_sport_and_refresh_signs_links_with_the_csrf_t
     for sport in ["nba", "nhl", "mlb", "nfl", "ncaab", "ncaaf"] {
         assert!(page.body.contains(&format!("<tr><td>{sport}</td>")), "{sport}");
     }
-    assert!(
-        page.body
-            .contains("/api/v1/results/nba/won_on_points/export?season=all&amp;format=csv")
+    // The exports as they are: the results file holds every row (graded
+    // or not), the history file every kept release; CSV or Parquet; the
+    // example names this server's public address, not a placeholder.
+    assert!(!page.body.contains("graded row"), "{}", page.body);
+    for text in [
+        "/api/v1/results/{sport}/{model_type}/export?season=all&amp;format=csv",
+        "every result row of every season, graded or not",
+        "/api/v1/predictions/{sport}/{model_type}/history/export?format=csv",
+        "every kept release of the predictions, one row per game and release",
+        "<code>format=parquet</code>",
+        "<code>won_on_points</code> (Moneyline)",
+        "<code>ncaab</code>",
+    ] {
+        assert!(page.body.contains(text), "{text}: {}", page.body);
+    }
+    let example = format!(
+        "\"{}/api/v1/results/nba/won_on_points/export?season=all&amp;format=parquet\"",
+        app.state.public_url
     );
+    assert!(app.state.public_url.starts_with("http"), "{}", app.state.public_url);
+    assert!(page.body.contains(&example), "{example}: {}", page.body);
+    assert!(!page.body.contains("&lt;host&gt;"));
     assert!(page.body.contains(">Refresh</button>"));
     assert!(page.body.contains("0 of 8 used"), "{}", page.body);
     let token = csrf_of(&page.body);
@@ -1043,6 +1135,60 @@ async fn a_lapsed_customer_cannot_create_roll_or_refresh_but_can_rename_and_revo
     app.state.gate.keys.invalidate_all();
     let (_, status) = app.get_authed_json("/api/v1/service-sports-data/status").await;
     assert_eq!(status["refreshes_used"], 0, "{status}");
+}
+
+/// The part of the Keys page that lists key `id` (its `<article>`).
+fn key_article(page: &str, id: i64) -> &str {
+    let start = page
+        .find(&format!("<article class=\"key\" aria-labelledby=\"key-{id}\">"))
+        .unwrap_or_else(|| panic!("key {id} is listed: {page}"));
+    let len = page[start..].find("</article>").expect("the article ends");
+    &page[start..start + len]
+}
+
+#[tokio::test]
+async fn a_revoked_or_expired_key_is_listed_without_rename_or_any_other_form() {
+    let (app, clock) = app_with_clock().await;
+    let (_, pair) = sign_in(&app, &app.api_key).await;
+    let (_, gone) = api_key_named(&app, "gone").await;
+    let (_, rolled) = api_key_named(&app, "rolled").await;
+    let (page, token) = keys_page(&app, &pair).await;
+    for id in [gone, rolled] {
+        let listed = key_article(&page, id);
+        assert!(listed.contains(&format!("id=\"rename-{id}\"")), "{listed}");
+        assert!(listed.contains(">Rename</button>") && listed.contains(">Revoke</button>"));
+    }
+    let res = post(
+        &app,
+        "/portal/keys/revoke",
+        Some(&pair),
+        &[("csrf", &token), ("key_id", &gone.to_string()), ("confirm", "yes")],
+    )
+    .await;
+    assert_eq!(res.status, 303, "{}", res.body);
+    post_follow(
+        &app,
+        "/portal/keys/roll",
+        &pair,
+        &[("csrf", &token), ("key_id", &rolled.to_string()), ("grace", "1h")],
+    )
+    .await;
+    clock.set(fixture_now() + Duration::hours(2));
+    // Two idle hours end the session too: a new one.
+    let (_, pair) = sign_in(&app, &app.api_key).await;
+    let (page, _) = keys_page(&app, &pair).await;
+    for (id, state) in [(gone, "revoked"), (rolled, "expired")] {
+        let listed = key_article(&page, id);
+        assert!(listed.contains(&format!(">{state}</dd>")), "{listed}");
+        for form in ["/portal/keys/rename", "/portal/keys/roll", "/portal/keys/revoke"] {
+            assert!(!listed.contains(form), "a {state} key offers {form}: {listed}");
+        }
+        assert!(!listed.contains(">Rename</button>"), "{listed}");
+        assert!(listed.contains("no longer works"), "{listed}");
+    }
+    // A key that works keeps its forms.
+    let session = demo_keys(&app).await[0].id;
+    assert!(key_article(&page, session).contains(">Rename</button>"));
 }
 
 #[tokio::test]

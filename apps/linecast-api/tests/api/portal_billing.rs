@@ -35,7 +35,9 @@ impl Seen {
 }
 
 /// Stripe for two endpoints: a session for a good request; Stripe's error
-/// object for the price `price_gone`; a 500 for the customer `cus_down`.
+/// object for the price `price_gone`; a 500 for the customer `cus_down`; a
+/// checkout on another site for `phished@example.com` and a script URL for
+/// `scripted@example.com`.
 async fn stripe_stub() -> (String, Arc<Mutex<Vec<Seen>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
@@ -106,6 +108,19 @@ async fn stripe_stub() -> (String, Arc<Mutex<Vec<Seen>>>) {
                     (
                         500,
                         json!({"error": {"type": "api_error", "message": "An unknown error occurred"}}),
+                    )
+                } else if path == "/v1/checkout/sessions" && seen.field("customer_email") == Some("phished@example.com")
+                {
+                    (
+                        200,
+                        json!({"id": format!("cs_test_{n}"), "object": "checkout.session", "url": "https://evil.example/phish"}),
+                    )
+                } else if path == "/v1/checkout/sessions"
+                    && seen.field("customer_email") == Some("scripted@example.com")
+                {
+                    (
+                        200,
+                        json!({"id": format!("cs_test_{n}"), "object": "checkout.session", "url": "javascript:alert(1)"}),
                     )
                 } else if path == "/v1/checkout/sessions" {
                     (
@@ -234,8 +249,14 @@ async fn signed_in(app: &TestApp, email: &str, status: SubscriptionStatus) -> (i
 }
 
 async fn app_with(stripe: Option<&str>, plans: &str) -> TestApp {
+    app_priced(stripe, plans, None).await
+}
+
+/// `app_with`, with `LINECAST_STRIPE_PRICE_TEXT`.
+async fn app_priced(stripe: Option<&str>, plans: &str, price_text: Option<&str>) -> TestApp {
     let base = stripe.map(str::to_owned);
     let plans = plans.to_owned();
+    let price_text = price_text.map(str::to_owned);
     spawn_app_configured(
         fixture_now(),
         |_| {},
@@ -243,6 +264,7 @@ async fn app_with(stripe: Option<&str>, plans: &str) -> TestApp {
             s.stripe_webhook_secrets = linecast_stripe::signature::WebhookSecrets::parse(OLD).unwrap();
             s.stripe_plans = linecast_core::services::billing::PlanTable::parse(&plans).unwrap();
             s.public_url = "https://portal.example.com".into();
+            s.stripe_price_text = price_text;
             if let Some(base) = base {
                 s.stripe_api_key = Some(linecast_stripe::ApiKey::parse(STRIPE_KEY).unwrap());
                 s.stripe_api_base = Some(base);
@@ -272,6 +294,14 @@ async fn without_a_stripe_key_the_page_has_no_buttons_and_says_how_to_subscribe(
     );
     assert!(!page.body.contains(SUBSCRIBE_FORM) && !page.body.contains(MANAGE_FORM));
     assert!(!page.body.contains("<button type=\"submit\">Subscribe"));
+    // The account's own limits are shown, grouped; there is no plan on sale.
+    assert!(
+        page.body.contains("<dt>Monthly requests</dt><dd>1,000 "),
+        "{}",
+        page.body
+    );
+    assert!(page.body.contains(&rate_shown(&app)), "{}", page.body);
+    assert!(!page.body.contains("The plan sold online"), "{}", page.body);
     // Every page links it.
     let overview = get(&app, "/portal/overview", &cookie).await;
     assert!(overview.body.contains("href=\"/portal/billing\""));
@@ -506,4 +536,116 @@ async fn stripe_down_is_a_503_page() {
     assert_eq!(res.status, 503, "{}", res.body);
     assert!(res.body.contains("Stripe did not answer"), "{}", res.body);
     assert_eq!(res.header("content-security-policy"), Some(CSP));
+}
+
+/// The per-key rate as the Billing page should state it: the gate's own
+/// configured rate (`LINECAST_RATE_BURST`, 50 a second).
+fn rate_shown(app: &TestApp) -> String {
+    let rate = app.state.gate.access.as_ref().expect("auth is on").rate();
+    format!(
+        "<dt>Rate</dt><dd>{} requests a second per key, in bursts of up to {}</dd>",
+        rate.per_second, rate.burst
+    )
+}
+
+/// The `<section>` of a page whose heading has `id`.
+fn section<'a>(page: &'a str, id: &str) -> &'a str {
+    let heading = page
+        .find(&format!("aria-labelledby=\"{id}\""))
+        .unwrap_or_else(|| panic!("no section {id}: {page}"));
+    let end = page[heading..].find("</section>").unwrap();
+    &page[heading..heading + end]
+}
+
+#[tokio::test]
+async fn the_billing_page_shows_the_limits_and_the_plan_on_sale_with_its_price_and_how_to_get_it() {
+    let (base, seen) = stripe_stub().await;
+    let app = app_priced(
+        Some(&base),
+        "ai_monthly=ai,price_ai=ai:250000,price_old=ai",
+        Some("USD 49.00 a month"),
+    )
+    .await;
+    let (_, cookie) = signed_in(&app, "prospect@example.com", SubscriptionStatus::Incomplete).await;
+    let page = get(&app, "/portal/billing", &cookie).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    let mine = section(&page.body, "plan-title");
+    assert!(mine.contains("<dt>Monthly requests</dt><dd>1,000 "), "{mine}");
+    assert!(mine.contains(&rate_shown(&app)), "{mine}");
+    // The plan on sale: the first price id's entry of LINECAST_STRIPE_PLANS
+    // (plan ai, 250,000 a month), its configured price, and Subscribe.
+    let offer = section(&page.body, "offer-title");
+    assert!(offer.contains("<dt>Plan</dt><dd>ai</dd>"), "{offer}");
+    assert!(offer.contains("<dt>Monthly requests</dt><dd>250,000</dd>"), "{offer}");
+    assert!(offer.contains(&rate_shown(&app)), "{offer}");
+    assert!(
+        offer.contains("<dt>Price</dt><dd>USD 49.00 a month, billed by Stripe."),
+        "{offer}"
+    );
+    assert!(offer.contains(SUBSCRIBE_FORM), "{offer}");
+    assert!(seen.lock().unwrap().is_empty(), "showing the page calls nothing");
+
+    // An account linecast keeps active without Stripe sees the plan and
+    // why it is not sold a second subscription, and whom to ask.
+    let (_, cookie) = signed_in(&app, "manual@example.com", SubscriptionStatus::Active).await;
+    let page = get(&app, "/portal/billing", &cookie).await;
+    let offer = section(&page.body, "offer-title");
+    assert!(offer.contains("<dd>250,000</dd>"), "{offer}");
+    assert!(!page.body.contains(SUBSCRIBE_FORM), "{}", page.body);
+    assert!(offer.contains("would bill you twice"), "{offer}");
+    assert!(offer.contains("ask your linecast contact"), "{offer}");
+
+    // Without a configured price text no amount is made up: Stripe's
+    // checkout shows it. An entry without a limit keeps the account's.
+    let app = app_with(Some(&base), "price_ai=ai").await;
+    let (_, cookie) = signed_in(&app, "unpriced@example.com", SubscriptionStatus::Canceled).await;
+    let page = get(&app, "/portal/billing", &cookie).await;
+    let offer = section(&page.body, "offer-title");
+    assert!(
+        offer.contains("<dt>Price</dt><dd>Stripe's checkout page shows the amount"),
+        "{offer}"
+    );
+    assert!(!offer.contains("billed by Stripe."), "{offer}");
+    assert!(offer.contains("<dt>Monthly requests</dt><dd>1,000</dd>"), "{offer}");
+    for money in ["$", "USD", "EUR"] {
+        assert!(!offer.contains(money), "{money}: {offer}");
+    }
+}
+
+#[tokio::test]
+async fn with_a_stub_api_root_the_browser_follows_its_page_but_never_a_script_url() {
+    let (base, _seen) = stripe_stub().await;
+    let app = app_with(Some(&base), "price_ai=ai").await;
+    // The stub is the operator's own API root (a test's, stripe-mock's), so
+    // the page it answers is followed wherever it is; with Stripe's own
+    // root only checkout.stripe.com and billing.stripe.com are
+    // (linecast-stripe's `page_url_allowed`, unit-tested there).
+    assert!(!linecast_stripe::api::is_stripes_api(&base));
+    assert!(!linecast_stripe::api::page_url_allowed(
+        "https://api.stripe.com",
+        "https://evil.example/phish"
+    ));
+    let (_, cookie) = signed_in(&app, "phished@example.com", SubscriptionStatus::Incomplete).await;
+    let page = get(&app, "/portal/billing", &cookie).await;
+    let form = [
+        ("csrf", &*field(&page.body, "csrf")),
+        ("attempt", &*field(&page.body, "attempt")),
+    ];
+    let res = post(&app, "/portal/billing/subscribe", Some(&cookie), &form).await;
+    assert_eq!(res.status, 303, "{}", res.body);
+    assert_eq!(res.header("location"), Some("https://evil.example/phish"));
+
+    // A script URL is never followed, whatever the root: a 502 page.
+    let (_, cookie) = signed_in(&app, "scripted@example.com", SubscriptionStatus::Incomplete).await;
+    let page = get(&app, "/portal/billing", &cookie).await;
+    let form = [
+        ("csrf", &*field(&page.body, "csrf")),
+        ("attempt", &*field(&page.body, "attempt")),
+    ];
+    let res = post(&app, "/portal/billing/subscribe", Some(&cookie), &form).await;
+    assert_eq!(res.status, 502, "{}", res.body);
+    assert_eq!(res.header("location"), None);
+    assert!(res.body.contains("Stripe answered something unusable"), "{}", res.body);
+    assert!(res.body.contains("Nothing was charged"), "{}", res.body);
+    assert!(!res.body.contains("javascript:"), "{}", res.body);
 }

@@ -65,6 +65,11 @@ pub enum BillingPagesError {
     /// (5xx, 429) or answered something that is not its format.
     #[error("the billing provider is unavailable: {0}")]
     Unavailable(String),
+    /// The provider answered a page the browser must not be sent to (not
+    /// one of its own hosted pages, a script URL): said as unusable, for
+    /// the log.
+    #[error("the billing provider answered an unusable page: {0}")]
+    Unusable(String),
 }
 
 /// The provider's hosted pages.
