@@ -3,12 +3,11 @@
 //! (n, Brier, log loss, skill against IMPLIED, CLV), read from the same use
 //! case as `/api/v1/models/{sport}/{model_type}/calibration`.
 //!
-//! The page and its diagram serve what that route serves, so each is
-//! decided and counted as that route's request with the session's key
-//! (core's `Portal::view` under the route's own policy): a customer whose
-//! subscription does not grant access, or whose monthly quota is used up,
-//! sees the page's explanation instead of the numbers, and the diagram is
-//! refused; a page shown, and a diagram drawn, each count one request.
+//! The page and its diagram serve what that route serves, to whom its
+//! policy serves (core's `Portal::may_view`): a customer whose
+//! subscription does not grant access sees the page's explanation instead
+//! of the numbers, and the diagram is refused. Neither is counted against
+//! the API quota, nor refused by it: portal views are not API requests.
 //! That route's row (its policy, its memo) is handed in at start-up
 //! (`portal::Rows`).
 
@@ -23,7 +22,6 @@ use serde::Deserialize;
 
 use super::Rows;
 use super::html::{api_error_page, error_page, page};
-use crate::auth::next_reset;
 use crate::auth::session::SignedIn;
 use crate::endpoint::{Access, NO_STORE};
 use crate::error::ApiError;
@@ -192,7 +190,7 @@ fn calibration_policy(rows: &Rows) -> Policy {
 }
 
 /// A refused view: its status and what the page says.
-fn refused(refusal: &Refusal, now: chrono::DateTime<chrono::Utc>) -> (StatusCode, String) {
+fn refused(refusal: &Refusal) -> (StatusCode, String) {
     match refusal {
         Refusal::NoSubscription { status } => (
             StatusCode::FORBIDDEN,
@@ -200,47 +198,27 @@ fn refused(refusal: &Refusal, now: chrono::DateTime<chrono::Utc>) -> (StatusCode
                 "Your subscription is {status}: model quality is part of the API subscription and is shown again when it is active (the API's /calibration is refused too)."
             ),
         ),
-        Refusal::QuotaExhausted { limit, .. } => (
-            StatusCode::TOO_MANY_REQUESTS,
-            format!(
-                "You have used all {limit} requests of this month. Each view of model quality counts as a request, as the API's /calibration does, so it is shown again after {}.",
-                next_reset(now).format("%Y-%m-%d")
-            ),
-        ),
-        Refusal::TooManyPerSecond { .. } | Refusal::Busy(_) => (
-            StatusCode::TOO_MANY_REQUESTS,
-            "Too many requests with this session's key at once. Wait a second and show it again.".to_owned(),
-        ),
-        Refusal::UsageStale { .. } | Refusal::Unavailable { .. } => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            "Requests cannot be counted right now, so model quality cannot be shown. Please try again in a moment."
-                .to_owned(),
-        ),
-        Refusal::MissingKey | Refusal::InvalidKey | Refusal::NoApiAccess { .. } => (
+        _ => (
             StatusCode::FORBIDDEN,
             "This account's plan does not include model quality.".to_owned(),
         ),
     }
 }
 
-/// Decides and counts one view of the calibration data for `signed`: `Ok`
-/// to show it, else the refusal's status and explanation.
-async fn admit_view(state: &AppState, rows: &Rows, signed: &SignedIn) -> Result<(), (StatusCode, String)> {
+/// Whether `signed` may view the calibration data (core's
+/// `Portal::may_view` under the API route's policy): `Ok` to show it,
+/// else the refusal's status and explanation. Nothing is counted: portal
+/// views are not API requests.
+fn admit_view(state: &AppState, rows: &Rows, signed: &SignedIn) -> Result<(), (StatusCode, String)> {
     let Some(gate) = state.gate.portal.as_ref() else {
         return Err((
             StatusCode::NOT_FOUND,
             "The portal is not available on this server.".to_owned(),
         ));
     };
-    match gate.portal.view(&signed.0, calibration_policy(rows)).await {
-        Ok(_) => Ok(()),
-        Err(refusal) => {
-            if let Refusal::Unavailable { cause } = &refusal {
-                tracing::warn!(%cause, "portal model quality: counting unavailable");
-            }
-            Err(refused(&refusal, state.clock.now()))
-        }
-    }
+    gate.portal
+        .may_view(&signed.0, calibration_policy(rows))
+        .map_err(|refusal| refused(&refusal))
 }
 
 fn fixed(v: f64, places: usize) -> String {
@@ -326,7 +304,7 @@ pub async fn quality(
         let shown = show(StatusCode::BAD_REQUEST, None, Some(e.to_string()), None);
         return choices_page(&signed, &choice, &seasons, shown, None);
     }
-    if let Err((status, notice)) = admit_view(&state, &rows, &signed).await {
+    if let Err((status, notice)) = admit_view(&state, &rows, &signed) {
         return choices_page(&signed, &choice, &seasons, show(status, None, Some(notice), None), None);
     }
     let now = state.clock.now();
@@ -510,7 +488,7 @@ pub async fn diagram(
         Some(Ok(season)) => Some(season),
         Some(Err(e)) => return api_error_page(&e),
     };
-    if let Err((status, notice)) = admit_view(&state, &rows, &signed).await {
+    if let Err((status, notice)) = admit_view(&state, &rows, &signed) {
         return error_page(status, &notice);
     }
     let chosen = CalibrationChoice {

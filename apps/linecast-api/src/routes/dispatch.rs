@@ -10,7 +10,8 @@
 //!   route needs no key; on a key route it needs the key first, as before);
 //! - a path no row declares: 404, after the `Subscriber` check when it lies
 //!   under `/api/v1` (fail closed: an unknown path tells nothing to a caller
-//!   without a key).
+//!   without a key). Counted as any admitted request, it is listed in the
+//!   customer's request log as [`NO_ROUTE`].
 //!
 //! The portal's refusals are pages, as its own are: a wrong method on a
 //! `Page` row's path (`HEAD` included) and a path no row declares under
@@ -379,6 +380,11 @@ impl DispatchService {
     }
 }
 
+/// The route a request log lists for a path under `/api/v1` that no row
+/// declares: admitted with a key and counted, so listed too (every counted
+/// request is in the log), never as the path sent.
+pub static NO_ROUTE: &str = "(no such route)";
+
 /// An error under `/portal` made where no request is at hand (the body
 /// deadline's 408): the portal's page, with the pages' security headers.
 fn portal_error(res: actix_web::HttpResponse) -> actix_web::HttpResponse {
@@ -473,7 +479,7 @@ impl DispatchService {
                             &inner.gate,
                             Access::Key(Policy::Subscriber),
                             false,
-                            None,
+                            Some(RouteTemplate::new(&NO_ROUTE)),
                             req,
                             not_found,
                         )

@@ -407,3 +407,56 @@ async fn the_log_keeps_the_daily_cap_and_its_retention() {
     assert!(html.contains("0 matching requests"), "{html}");
     assert!(!html.contains("more not listed"), "{html}");
 }
+
+/// Every request counted against the month is listed in the log, and
+/// portal views are neither: after API calls answered 200, 400, 404 (an
+/// unknown game, a path no route has), 405, and Model quality views with
+/// their diagrams in the portal, the log lists as many requests as the
+/// month counts.
+#[tokio::test]
+async fn every_counted_request_is_listed_and_portal_views_are_neither() {
+    let (app, _) = app_with(7).await;
+    let key = app.api_key.clone();
+    let cookie = sign_in(&app, &key).await;
+    let get = reqwest::Method::GET;
+    for (method, path) in [
+        (get.clone(), "/api/v1/predictions/nba/won_on_points"),
+        (get.clone(), "/api/v1/odds/nope"),
+        (get.clone(), "/api/v1/games/nba-20261127-nobody-nowhere/history"),
+        (get.clone(), "/api/v1/no/such/route"),
+        (reqwest::Method::DELETE, "/api/v1/odds/nba"),
+    ] {
+        call(&app, method, path, &key, false, None).await;
+    }
+    for _ in 0..2 {
+        let (status, html, _) = page(&app, &cookie, "/portal/quality?sport=nba").await;
+        assert_eq!(status, 200, "{html}");
+        let at = html.find("src=\"/portal/quality/diagram.svg?").unwrap() + "src=\"".len();
+        let diagram = html[at..]
+            .split('"')
+            .next()
+            .unwrap()
+            .replace("&#38;", "&")
+            .replace("&amp;", "&");
+        assert_eq!(page(&app, &cookie, &diagram).await.0, 200);
+    }
+    let usage = browser()
+        .get(format!("{}/api/v1/customers/me/usage", app.address))
+        .header("X-API-Key", &key)
+        .send()
+        .await
+        .unwrap();
+    let counted = usage.json::<serde_json::Value>().await.unwrap()["monthly_requests"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(counted, 6, "five API calls and the usage call; no portal view");
+    linecast_api::accounting::flush_all(&app.state).await;
+    let (_, csv, _) = page(&app, &cookie, "/portal/requests.csv").await;
+    let rows = csv_rows(&csv);
+    assert_eq!(rows.len() as u64, counted, "{csv}");
+    let routes: Vec<&str> = rows.iter().map(|r| r.2.as_str()).collect();
+    assert!(routes.contains(&"(no such route)"), "{routes:?}");
+    assert!(!routes.iter().any(|r| r.contains("calibration")), "{routes:?}");
+    let (_, html, _) = page(&app, &cookie, "/portal/requests").await;
+    assert!(html.contains(&format!("{counted} matching requests")), "{html}");
+}
