@@ -117,6 +117,18 @@ fn csv_rows(body: &str) -> Vec<Call> {
     rows
 }
 
+/// The requests a per-day table of the page counts: the sum of its rows'
+/// last cells (the table headed by the element with id `title`).
+fn table_sum(html: &str, title: &str) -> u64 {
+    let at = html.find(&format!("id=\"{title}\"")).expect("the table");
+    let section = &html[at..];
+    let table = &section[..section.find("</table>").unwrap()];
+    table
+        .split("</tr>")
+        .filter_map(|row| row.rsplit("<td>").next()?.strip_suffix("</td>")?.parse::<u64>().ok())
+        .sum()
+}
+
 fn body_of(key: &str) -> &str {
     key.strip_prefix("sk_service_").unwrap()
 }
@@ -260,6 +272,9 @@ async fn the_request_logs_rows_match_the_api_calls_the_test_made() {
 
     let (status, html, _) = page(&w.app, &w.cookie, "/portal/requests").await;
     assert_eq!(status, 200, "{html}");
+    // A route may break after each slash (`<wbr>`); its text is the same.
+    assert!(html.contains("<code>/<wbr>api/<wbr>v1/<wbr>"), "{html}");
+    let html = html.replace("<wbr>", "");
     assert!(html.contains(&format!("{} matching requests", w.made.len())), "{html}");
     for (key, method, route, status) in &w.made {
         assert!(html.contains(&format!(
@@ -342,6 +357,20 @@ async fn the_filters_and_the_csv_narrow_the_same_rows() {
         assert_eq!(csv_rows(&csv), expected, "{query}");
         let (_, html, _) = page(&w.app, &w.cookie, &format!("/portal/requests?{query}")).await;
         let n = expected.len();
+        // The tables by key and by endpoint, and the chart, count the same
+        // requests as the log: the filter applies to all of them.
+        for table in ["per-key-title", "per-endpoint-title"] {
+            assert_eq!(table_sum(&html, table), n as u64, "{query}: {table}");
+        }
+        let chart = if n == 1 {
+            "1 request in all".to_owned()
+        } else {
+            format!("{n} requests in all")
+        };
+        assert!(
+            html.contains(&chart) || n == 0,
+            "{query}: the chart says {chart}: {html}"
+        );
         assert!(
             html.contains(&format!("{n} matching request{}", if n == 1 { "" } else { "s" })),
             "{query}: {html}"
