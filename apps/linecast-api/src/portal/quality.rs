@@ -295,6 +295,9 @@ pub async fn quality(
     query: web::Query<QualityQuery>,
     rows: web::Data<Rows>,
 ) -> HttpResponse {
+    if let Some(refused) = super::throttle::over_rate(&state.gate, &signed) {
+        return refused;
+    }
     let (choice, invalid) = Choice::of(&query);
     let seasons = seasons_by_sport(&state, choice.model_type).await;
     let show = |status: StatusCode, shown: Option<SeasonLabel>, notice: Option<String>, note: Option<String>| {
@@ -473,6 +476,9 @@ pub async fn diagram(
     query: web::Query<QualityQuery>,
     rows: web::Data<Rows>,
 ) -> HttpResponse {
+    if let Some(refused) = super::throttle::over_rate(&state.gate, &signed) {
+        return refused;
+    }
     // The page links the diagram of a season it resolved, so a choice that
     // does not fit is only ever typed by hand: a 400 naming it.
     let (choice, invalid) = Choice::of(&query);

@@ -172,6 +172,9 @@ pub async fn requests(
     query: web::Query<RequestsQuery>,
     table: web::Data<Rows>,
 ) -> HttpResponse {
+    if let Some(refused) = super::throttle::over_rate(&state.gate, &signed) {
+        return refused;
+    }
     let customer_id = signed.0.entry.1.customer_id;
     let offered = endpoints(&table);
     let filter = filter_of(&query, &offered);
@@ -333,6 +336,9 @@ pub async fn requests_csv(
     query: web::Query<RequestsQuery>,
     table: web::Data<Rows>,
 ) -> HttpResponse {
+    if let Some(refused) = super::throttle::over_rate(&state.gate, &signed) {
+        return refused;
+    }
     let customer_id = signed.0.entry.1.customer_id;
     let filter = filter_of(&query, &endpoints(&table));
     let names = match key_names(&state, customer_id).await {

@@ -489,3 +489,45 @@ async fn every_counted_request_is_listed_and_portal_views_are_neither() {
     let (_, html, _) = page(&app, &cookie, "/portal/requests").await;
     assert!(html.contains(&format!("{counted} matching requests")), "{html}");
 }
+
+/// The Requests page and its CSV are throttled per session: 80 views sent
+/// at once (twice the page, twice the CSV: more than the burst of 20 the
+/// four working pages share) are admitted at most the burst plus what the
+/// rate gave back while they ran; the rest are 429 pages with
+/// `Retry-After` and the navigation. Another session is not held back.
+#[tokio::test]
+async fn the_requests_page_and_its_csv_are_throttled_per_session() {
+    use linecast_api::portal::throttle::{VIEW_BURST, VIEW_RATE};
+    let (app, _) = app_with(7).await;
+    let cookie = sign_in(&app, &app.api_key).await;
+    let started = std::time::Instant::now();
+    let views = (0..80).map(|i| {
+        let path = if i % 2 == 0 {
+            "/portal/requests"
+        } else {
+            "/portal/requests.csv"
+        };
+        page(&app, &cookie, path)
+    });
+    let answers = futures::future::join_all(views).await;
+    let elapsed = started.elapsed().as_secs() + 1;
+    let served = answers.iter().filter(|a| a.0 == 200).count() as u64;
+    let refused: Vec<_> = answers.iter().filter(|a| a.0 == 429).collect();
+    assert_eq!(served + refused.len() as u64, 80, "only 200s and 429s");
+    assert!(
+        served <= u64::from(VIEW_BURST) + u64::from(VIEW_RATE) * elapsed,
+        "{served} served in {elapsed} s"
+    );
+    assert!(served >= 1);
+    for (_, body, headers) in &refused {
+        let retry: u64 = headers["retry-after"].to_str().unwrap().parse().unwrap();
+        assert!(retry >= 1);
+        assert!(headers["content-type"].to_str().unwrap().starts_with("text/html"));
+        assert!(body.contains("Too many views of this page"), "{body}");
+        assert!(body.contains(">Sign out</button>"), "{body}");
+    }
+    // Another session of the same customer has its own views.
+    let other = sign_in(&app, &app.api_key).await;
+    assert_eq!(page(&app, &other, "/portal/requests").await.0, 200);
+    assert_eq!(page(&app, &other, "/portal/requests.csv").await.0, 200);
+}
