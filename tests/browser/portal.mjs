@@ -6,9 +6,12 @@
 // Steps: a refused sign-in, then sign in with the demo key and see the
 // quota; open the phone menu; a refused key name, then create a key and use
 // it against the API; roll it, then revoke it, and see the API refuse it,
-// reloading after each and counting keys; open a reliability diagram;
-// refresh the datasets, reload and count refreshes; the billing page; the
-// requests page (the API calls above listed, filtered, its CSV link); a
+// reloading after each and counting keys; Model quality from NBA to MLB
+// through the form and back (with and without JavaScript), counted
+// nothing; refresh the datasets, reload and count refreshes; the billing
+// page; the requests page (every counted API call listed, the log's Status
+// and Request id in view with the longest route listed, filtered, its CSV
+// link); a
 // 404 page; a session
 // that ended and the return to the page asked for; sign out and find the
 // pages closed; call the API from a page of another origin (CORS) and find
@@ -243,15 +246,66 @@ try {
   }
   check(refused, "the API refuses the revoked key");
 
-  // 4. Open a reliability diagram.
+  // 4. Model quality: from NBA to MLB through the form and back, at a
+  // desktop's width and a phone's. The season list follows the sport
+  // (NBA seasons are 2026-27, MLB's 2026); each choice shows its figures
+  // and its diagram, with the navigation and Sign out. A view is not
+  // counted against the API quota.
+  const usage = async () =>
+    (await (await fetch(`${BASE}/api/v1/customers/me/usage`, { headers: { "X-API-Key": KEY } })).json())
+      .monthly_requests;
   await page.getByRole("link", { name: "Model quality" }).click();
   await page.waitForURL(/\/portal\/quality/);
-  await page.getByLabel("Sport").selectOption("nba");
-  await page.getByRole("button", { name: "Show" }).click();
-  await page.waitForLoadState("load");
-  const diagram = page.getByRole("img", { name: /Reliability diagram/ });
-  check((await diagram.evaluate((img) => img.complete && img.naturalWidth > 0)) === true, "the reliability diagram is drawn");
+  const usedBeforeQuality = await usage();
+  const FORMS = { nba: /^\d{4}-\d{2}$/, mlb: /^\d{4}$/ };
+  for (const size of SIZES) {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    for (const sport of ["nba", "mlb", "nba"]) {
+      await page.getByLabel("Sport").selectOption(sport);
+      const seasons = await page.getByLabel("Season").locator("option").evaluateAll((os) => os.map((o) => o.value));
+      check(
+        seasons[0] === "" && seasons.length > 1 && seasons.slice(1).every((v) => FORMS[sport].test(v)),
+        `${size.name}: choosing ${sport} lists its own seasons (${seasons.join(" ")})`,
+      );
+      // The newest season by name, so the season is sent, not left empty.
+      await page.getByLabel("Season").selectOption(seasons[1]);
+      const [answer] = await Promise.all([
+        page.waitForResponse((r) => r.url().includes("/portal/quality?")),
+        page.getByRole("button", { name: "Show" }).click(),
+      ]);
+      await page.waitForLoadState("load");
+      check(answer.status() === 200, `${size.name}: ${sport} ${seasons[1]} through the form answers 200 (${answer.status()})`);
+      const heading = await page.locator("#diagram-title").textContent();
+      check(heading.startsWith(`${sport.toUpperCase()} `) && heading.includes(seasons[1]), `${size.name}: the figures are ${sport}'s (${heading})`);
+      const drawn = await page.getByRole("img", { name: /Reliability diagram/ }).evaluate((img) => img.complete && img.naturalWidth > 0);
+      check(drawn === true, `${size.name}: ${sport}'s reliability diagram is drawn`);
+      check((await page.getByRole("button", { name: "Sign out", includeHidden: true }).count()) > 0, `${size.name}: ${sport}'s page has Sign out (in the menu on a phone)`);
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  check((await usage()) === usedBeforeQuality + 1, "six Model quality views with their diagrams counted nothing (only the usage call itself)");
   await accessible("model-quality");
+  // Without JavaScript the list stays NBA's when the sport changes: the
+  // server shows MLB's current season and says so.
+  const noScript = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 800 } });
+  await noScript.addCookies(await context.cookies());
+  const plain = await noScript.newPage();
+  await plain.goto(`${BASE}/portal/quality?sport=nba&market=won_on_spread`);
+  const nbaSeason = (await plain.getByLabel("Season").locator("option").evaluateAll((os) => os.map((o) => o.value)))[1];
+  await plain.getByLabel("Season").selectOption(nbaSeason);
+  await plain.getByLabel("Sport").selectOption("mlb");
+  const [fellBack] = await Promise.all([
+    plain.waitForResponse((r) => r.url().includes("/portal/quality?")),
+    plain.getByRole("button", { name: "Show" }).click(),
+  ]);
+  await plain.waitForLoadState("load");
+  check(fellBack.status() === 200, `without JavaScript, MLB with the NBA season ${nbaSeason} answers 200 (${fellBack.status()})`);
+  check(
+    (await plain.getByRole("status").first().textContent()).includes(`${nbaSeason} is not a season of MLB`),
+    "without JavaScript, the page says the season was not MLB's and shows MLB's current season",
+  );
+  check((await plain.locator("#diagram-title").textContent()).startsWith("MLB "), "without JavaScript, MLB's figures are shown");
+  await noScript.close();
 
   // 5. Data: a refresh shows its links once; a reload spends no refresh.
   await page.getByRole("link", { name: "Data" }).click();
@@ -294,6 +348,63 @@ try {
   }
   check(logged, "the requests page lists the API calls made with the new keys");
   check(!FULL_KEY.test(await page.content()), "the requests page shows no key");
+  // Every counted API call is listed: once the log has caught up (the
+  // flush holds requests about 11 s), it lists as many requests as the
+  // month's usage counts (the usage call itself included), though Model
+  // quality was viewed six times above. A replay call puts the longest
+  // route on the page.
+  check(
+    (await api("/api/v1/strategies/nba/won_on_points/replay/edge-pb", KEY)) < 500,
+    "a strategy replay (the longest route) is called",
+  );
+  const counted = await usage();
+  const matching = async () => Number((await page.getByText(/\d+ matching requests?/).textContent()).match(/(\d+) matching/)[1]);
+  let listed = 0;
+  for (let i = 0; i < 60; i += 1) {
+    await page.goto(`${BASE}/portal/requests`);
+    listed = await matching();
+    if (listed >= counted) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  check(listed === counted, `every counted API call is in the log (${listed} listed, ${counted} counted)`);
+  // At 1280x800, with the replay route listed, the log fits its box: the
+  // Status and Request id columns, headings and cells, are in view.
+  check((await page.getByRole("cell", { name: /\/replay\// }).count()) > 0, "the replay route is listed");
+  const inView = await page.evaluate(() => {
+    const box = document.querySelector(".scroll.log");
+    const shown = box.getBoundingClientRect();
+    const heads = [...box.querySelectorAll("thead th")];
+    const col = (name) => heads.findIndex((th) => th.textContent.trim() === name);
+    const replay = [...box.querySelectorAll("tbody tr")].find((tr) => tr.textContent.includes("/replay/"));
+    const within = (el) => {
+      const r = el.getBoundingClientRect();
+      return r.left >= shown.left - 1 && r.right <= shown.right + 1 && el.scrollWidth <= el.clientWidth + 1;
+    };
+    return {
+      overflow: box.scrollWidth - box.clientWidth,
+      status: within(heads[col("Status")]) && within(replay.children[col("Status")]),
+      id: within(heads[col("Request id")]) && within(replay.children[col("Request id")]),
+      statusText: heads[col("Status")].innerText,
+    };
+  });
+  check(
+    inView.overflow <= 0 && inView.status && inView.id && inView.statusText === "Status",
+    `with the replay route listed the log fits a desktop's width, Status and Request id in view (${JSON.stringify(inView)})`,
+  );
+  // Filtered to 4xx, the chart and the tables by key and by endpoint count
+  // the same requests as the log.
+  await page.goto(`${BASE}/portal/requests?status=4xx`);
+  const fourxx = await matching();
+  const tableSums = await page.evaluate(() =>
+    [...document.querySelectorAll("table.numbers")].map((t) =>
+      [...t.querySelectorAll("tbody tr")].reduce((n, tr) => n + Number(tr.lastElementChild.textContent), 0),
+    ),
+  );
+  check(
+    tableSums.length === 2 && tableSums.every((n) => n === fourxx),
+    `filtered to 4xx, the tables by key and by endpoint count the ${fourxx} matching requests (${tableSums.join(", ")})`,
+  );
+  await page.goto(`${BASE}/portal/requests`);
   await page.getByLabel("Status").selectOption("2xx");
   await page.getByRole("button", { name: "Show" }).click();
   await page.waitForURL(/\/portal\/requests\?/);
@@ -312,12 +423,6 @@ try {
     aligned.length === 2 && aligned.every(([name, count, heading]) => name === "left" && count === "right" && heading === "right"),
     `the requests page's tables by key and by endpoint: names left, counts right (${JSON.stringify(aligned)})`,
   );
-  // At 1280x800 the log fits its box: the request id column is in view.
-  const log = await page.evaluate(() => {
-    const box = document.querySelector(".scroll.log");
-    return { scroll: box.scrollWidth, client: box.clientWidth };
-  });
-  check(log.scroll <= log.client, `the requests log fits a desktop's width, request ids in view (${log.scroll} <= ${log.client})`);
   await accessible("requests");
 
   // 6. The portal's own errors: a page with its navigation and headers.

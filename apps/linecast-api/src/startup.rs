@@ -710,6 +710,7 @@ impl Wiring<'_> {
             // demo mode runs on plain loopback HTTP.
             cookie: crate::auth::session_cookie::CookiePolicy { secure: !settings.demo },
             origin: crate::auth::sign_in_origin::SignInOrigin::new(settings.portal_origin.clone()),
+            views: crate::portal::throttle::Views::default(),
         }
     }
 

@@ -38,6 +38,9 @@ pub struct SessionGate {
     pub cookie: CookiePolicy,
     pub origin: SignInOrigin,
     pub pages: Arc<dyn SessionPages>,
+    /// The per-session rate of the portal's working pages
+    /// (`portal::throttle`).
+    pub views: crate::portal::throttle::Views,
 }
 
 /// Why the gate did not let a request through.

@@ -5,7 +5,7 @@
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{ALLOW, CACHE_CONTROL, CONTENT_TYPE, HeaderValue, LOCATION, RETRY_AFTER};
-use actix_web::{HttpRequest, HttpResponse};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse};
 use askama::Template;
 
 use crate::endpoint::NO_STORE;
@@ -55,20 +55,58 @@ pub fn own_cache_control(req: &HttpRequest) -> &'static str {
 struct ErrorPage<'a> {
     title: &'a str,
     message: &'a str,
+    /// The signed-in customer's CSRF token: the navigation then has Sign
+    /// out, as every other page of theirs has.
+    csrf: Option<&'a str>,
 }
 
-/// The portal's error page: the status, a title and a message for people.
-pub fn error_page(status: StatusCode, message: &str) -> HttpResponse {
+/// What an error page says, kept on its response so that the page step can
+/// show it again with a signed-in customer's navigation ([`signed_in`]).
+#[derive(Clone)]
+struct Said(String);
+
+/// The error page's body: the title, the message and the navigation
+/// (with Sign out when `csrf` is the signed-in customer's token).
+fn error_body(status: StatusCode, message: &str, csrf: Option<&str>) -> String {
     let title = status.canonical_reason().unwrap_or("Error");
-    let body = ErrorPage { title, message }
+    ErrorPage { title, message, csrf }
         .render()
-        .unwrap_or_else(|_| format!("<!doctype html><title>{}</title>", status.as_u16()));
-    let mut res = HttpResponse::with_body(status, body).map_into_boxed_body();
+        .unwrap_or_else(|_| format!("<!doctype html><title>{}</title>", status.as_u16()))
+}
+
+/// The portal's error page: the status, a title and a message for people,
+/// under the portal's navigation. Shown to a signed-in customer, it gets
+/// their navigation with Sign out on its way out ([`signed_in`]).
+pub fn error_page(status: StatusCode, message: &str) -> HttpResponse {
+    let mut res = HttpResponse::with_body(status, error_body(status, message, None)).map_into_boxed_body();
     res.headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
     res.headers_mut()
         .insert(CACHE_CONTROL, HeaderValue::from_static(NO_STORE));
+    res.extensions_mut().insert(Said(message.to_owned()));
     res
+}
+
+/// An error page (`error_page`, `as_page`) answered to a request of a
+/// signed-in customer (the session gate put `SignedIn` on it), made again
+/// with that customer's navigation: the links and Sign out, as on every
+/// page of theirs. No portal error is a dead end. Anything else is left as
+/// it is. Called by the page step (`responses::page::finish`), so it holds
+/// whoever made the error (a handler, the gate, a shared layer).
+pub fn signed_in(req: &HttpRequest, res: HttpResponse) -> HttpResponse {
+    let Some(Said(message)) = res.extensions().get::<Said>().cloned() else {
+        return res;
+    };
+    let Some(csrf) = req
+        .extensions()
+        .get::<crate::auth::session::SignedIn>()
+        .map(|s| s.0.csrf_token.clone())
+    else {
+        return res;
+    };
+    let body = error_body(res.status(), &message, Some(&csrf));
+    let (head, _) = res.into_parts();
+    head.set_body(body).map_into_boxed_body()
 }
 
 /// A response under `/portal` as the portal shows it: an error that is not

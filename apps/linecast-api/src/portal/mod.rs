@@ -4,9 +4,9 @@
 //! shown is `refusals`), its pages go out through the response path's page
 //! step (`responses::page`) and its errors are pages (`html`); it calls the same core use
 //! cases as the API. A page that shows what an API route serves (model
-//! quality) is decided and counted as that route's request with the
-//! session's key (`quality`); no other portal request is counted against the
-//! API quota. A session never authenticates the API.
+//! quality) is served to whom that route's policy serves (`quality`); no
+//! portal request is counted against the API quota. A session never
+//! authenticates the API.
 //!
 //! The route table names the portal's handlers, so the portal names no
 //! row: a handler's own row rides on its request (`endpoint::row`), and

@@ -419,6 +419,20 @@ pub async fn stylesheet(req: HttpRequest) -> HttpResponse {
     res
 }
 
+/// The Model quality page's season list that follows the sport
+/// (progressive enhancement: without it the server falls back).
+const QUALITY_SCRIPT: &str = include_str!("../../templates/portal/quality.js");
+
+/// `GET /portal/static/quality.js`.
+pub async fn quality_script(req: HttpRequest) -> HttpResponse {
+    let mut res = HttpResponse::Ok().body(QUALITY_SCRIPT);
+    res.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("text/javascript; charset=utf-8"));
+    res.headers_mut()
+        .insert(CACHE_CONTROL, HeaderValue::from_static(own_cache_control(&req)));
+    res
+}
+
 /// The new-key page's Copy button (progressive enhancement: without it the
 /// key is plain selectable text).
 const COPY_SCRIPT: &str = include_str!("../../templates/portal/copy.js");

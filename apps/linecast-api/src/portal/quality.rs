@@ -3,12 +3,11 @@
 //! (n, Brier, log loss, skill against IMPLIED, CLV), read from the same use
 //! case as `/api/v1/models/{sport}/{model_type}/calibration`.
 //!
-//! The page and its diagram serve what that route serves, so each is
-//! decided and counted as that route's request with the session's key
-//! (core's `Portal::view` under the route's own policy): a customer whose
-//! subscription does not grant access, or whose monthly quota is used up,
-//! sees the page's explanation instead of the numbers, and the diagram is
-//! refused; a page shown, and a diagram drawn, each count one request.
+//! The page and its diagram serve what that route serves, to whom its
+//! policy serves (core's `Portal::may_view`): a customer whose
+//! subscription does not grant access sees the page's explanation instead
+//! of the numbers, and the diagram is refused. Neither is counted against
+//! the API quota, nor refused by it: portal views are not API requests.
 //! That route's row (its policy, its memo) is handed in at start-up
 //! (`portal::Rows`).
 
@@ -16,13 +15,13 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use askama::Template;
 use linecast_core::services::access::{Policy, Refusal};
+use linecast_core::services::history::SeasonList;
 use linecast_domain::{ModelType, SeasonLabel, Sport};
 use linecast_grading::calibration::CalibrationSource;
 use serde::Deserialize;
 
 use super::Rows;
 use super::html::{api_error_page, error_page, filters, page};
-use crate::auth::next_reset;
 use crate::auth::session::SignedIn;
 use crate::endpoint::{Access, NO_STORE};
 use crate::error::ApiError;
@@ -38,44 +37,66 @@ pub struct QualityQuery {
     source: Option<String>,
 }
 
-/// What was chosen, checked.
+/// What was chosen, checked. The season is kept as asked: whether it is
+/// one of the sport's is known only once its season list is read
+/// ([`resolve_season`]).
 struct Choice {
     sport: Sport,
     model_type: ModelType,
-    season: Option<SeasonLabel>,
+    season: Option<String>,
     source: CalibrationSource,
 }
 
 impl Choice {
-    /// Defaults: nba, moneyline, the current season, every graded row.
-    fn of(q: &QualityQuery) -> Result<Self, ApiError> {
+    /// Defaults: nba, moneyline, the current season, every graded row. A
+    /// value the form does not offer is left at its default, and the first
+    /// such value's error is returned beside the choice (the page says it
+    /// above the choices).
+    fn of(q: &QualityQuery) -> (Self, Option<ApiError>) {
+        let mut error = None;
+        let mut keep = |e: ApiError| {
+            error.get_or_insert(e);
+        };
         let sport = match q.sport.as_deref() {
             None | Some("") => Sport::Nba,
-            Some(raw) => Sport::parse(raw).map_err(|e| ApiError::invalid_param("sport", &e.value, &e.allowed))?,
+            Some(raw) => Sport::parse(raw).unwrap_or_else(|e| {
+                keep(ApiError::invalid_param("sport", &e.value, &e.allowed));
+                Sport::Nba
+            }),
         };
         let model_type = match q.market.as_deref() {
             None | Some("") => ModelType::WonOnPoints,
-            Some(raw) => ModelType::parse(raw).map_err(|e| ApiError::invalid_param("market", &e.value, &e.allowed))?,
-        };
-        let season = match q.season.as_deref() {
-            None | Some("") => None,
-            Some(raw) => Some(crate::params::season(sport, raw)?),
+            Some(raw) => ModelType::parse(raw).unwrap_or_else(|e| {
+                keep(ApiError::invalid_param("market", &e.value, &e.allowed));
+                ModelType::WonOnPoints
+            }),
         };
         let source = match q.source.as_deref() {
             None | Some("") => CalibrationSource::All,
-            Some(raw) => {
-                CalibrationSource::parse(raw).map_err(|e| ApiError::invalid_param("source", &e.value, &e.allowed))?
-            }
+            Some(raw) => CalibrationSource::parse(raw).unwrap_or_else(|e| {
+                keep(ApiError::invalid_param("source", &e.value, &e.allowed));
+                CalibrationSource::All
+            }),
         };
-        Ok(Self {
-            sport,
-            model_type,
-            season,
-            source,
-        })
+        let season = q
+            .season
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned);
+        (
+            Self {
+                sport,
+                model_type,
+                season,
+                source,
+            },
+            error,
+        )
     }
 
-    /// The query string naming this choice (for the diagram's URL).
+    /// The query string naming this choice in `season` (for the diagram's
+    /// URL).
     fn query(&self, season: SeasonLabel) -> String {
         url::form_urlencoded::Serializer::new(String::new())
             .append_pair("sport", self.sport.code())
@@ -86,11 +107,46 @@ impl Choice {
     }
 }
 
+/// The season asked for, when it is one of `list`'s (the sport's seasons
+/// for the market): `Some` to show it; `None` for the current season, with
+/// the note saying why when another was asked for (a season of another
+/// sport's form, such as `2026-27` for MLB, or one without data).
+fn resolve_season(choice: &Choice, list: &SeasonList) -> (Option<SeasonLabel>, Option<String>) {
+    let Some(asked) = choice.season.as_deref() else {
+        return (None, None);
+    };
+    match SeasonLabel::parse(choice.sport, asked) {
+        Ok(season) if list.seasons.contains(&season) => (Some(season), None),
+        _ => {
+            let sport = choice.sport.code().to_uppercase();
+            let instead = list.current_season.map_or_else(
+                || "its current season".to_owned(),
+                |current| format!("{current}, its current season"),
+            );
+            (
+                None,
+                Some(format!(
+                    "{asked} is not a season of {sport} {}; showing {instead}.",
+                    choice.model_type.name()
+                )),
+            )
+        }
+    }
+}
+
 struct Option_ {
     value: String,
     label: String,
     selected: bool,
+    /// For a sport: its seasons for the market chosen, newest first,
+    /// separated by spaces (the script that makes the season list follow
+    /// the sport reads them; without it the server falls back).
+    seasons: String,
 }
+
+/// The season list's first choice: the sport's current season, whatever
+/// its label (so a sport changed without the script still shows).
+const CURRENT: &str = "";
 
 struct ModelRow {
     model: String,
@@ -116,8 +172,10 @@ struct QualityPage {
     diagram: String,
     rows: Vec<ModelRow>,
     /// Why no numbers are shown (the data is not served to this customer
-    /// now); `None` when they are.
+    /// now, or cannot be read); `None` when they are.
     notice: Option<String>,
+    /// The season asked for is not the sport's: what is shown instead.
+    note: Option<String>,
 }
 
 /// The policy of the API route whose numbers the pages show
@@ -132,7 +190,7 @@ fn calibration_policy(rows: &Rows) -> Policy {
 }
 
 /// A refused view: its status and what the page says.
-fn refused(refusal: &Refusal, now: chrono::DateTime<chrono::Utc>) -> (StatusCode, String) {
+fn refused(refusal: &Refusal) -> (StatusCode, String) {
     match refusal {
         Refusal::NoSubscription { status } => (
             StatusCode::FORBIDDEN,
@@ -140,47 +198,27 @@ fn refused(refusal: &Refusal, now: chrono::DateTime<chrono::Utc>) -> (StatusCode
                 "Your subscription is {status}: model quality is part of the API subscription and is shown again when it is active (the API's /calibration is refused too)."
             ),
         ),
-        Refusal::QuotaExhausted { limit, .. } => (
-            StatusCode::TOO_MANY_REQUESTS,
-            format!(
-                "You have used all {limit} requests of this month. Each view of model quality counts as a request, as the API's /calibration does, so it is shown again after {}.",
-                next_reset(now).format("%Y-%m-%d")
-            ),
-        ),
-        Refusal::TooManyPerSecond { .. } | Refusal::Busy(_) => (
-            StatusCode::TOO_MANY_REQUESTS,
-            "Too many requests with this session's key at once. Wait a second and show it again.".to_owned(),
-        ),
-        Refusal::UsageStale { .. } | Refusal::Unavailable { .. } => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            "Requests cannot be counted right now, so model quality cannot be shown. Please try again in a moment."
-                .to_owned(),
-        ),
-        Refusal::MissingKey | Refusal::InvalidKey | Refusal::NoApiAccess { .. } => (
+        _ => (
             StatusCode::FORBIDDEN,
             "This account's plan does not include model quality.".to_owned(),
         ),
     }
 }
 
-/// Decides and counts one view of the calibration data for `signed`: `Ok`
-/// to show it, else the refusal's status and explanation.
-async fn admit_view(state: &AppState, rows: &Rows, signed: &SignedIn) -> Result<(), (StatusCode, String)> {
+/// Whether `signed` may view the calibration data (core's
+/// `Portal::may_view` under the API route's policy): `Ok` to show it,
+/// else the refusal's status and explanation. Nothing is counted: portal
+/// views are not API requests.
+fn admit_view(state: &AppState, rows: &Rows, signed: &SignedIn) -> Result<(), (StatusCode, String)> {
     let Some(gate) = state.gate.portal.as_ref() else {
         return Err((
             StatusCode::NOT_FOUND,
             "The portal is not available on this server.".to_owned(),
         ));
     };
-    match gate.portal.view(&signed.0, calibration_policy(rows)).await {
-        Ok(_) => Ok(()),
-        Err(refusal) => {
-            if let Refusal::Unavailable { cause } = &refusal {
-                tracing::warn!(%cause, "portal model quality: counting unavailable");
-            }
-            Err(refused(&refusal, state.clock.now()))
-        }
-    }
+    gate.portal
+        .may_view(&signed.0, calibration_policy(rows))
+        .map_err(|refusal| refused(&refusal))
 }
 
 fn fixed(v: f64, places: usize) -> String {
@@ -218,74 +256,167 @@ type CalibrationRead = (
     std::sync::Arc<linecast_grading::calibration::Calibration>,
 );
 
-/// What the page shows for `choice`: the calibration use case's figures
-/// and the seasons to choose from.
-async fn read(state: &AppState, choice: &Choice) -> Result<(CalibrationRead, Vec<SeasonLabel>), ApiError> {
-    let now = state.clock.now();
-    let calibration = state
+/// The calibration use case's figures for `choice` in `season` (`None`:
+/// the current season).
+async fn read(state: &AppState, choice: &Choice, season: Option<SeasonLabel>) -> Result<CalibrationRead, ApiError> {
+    Ok(state
         .releases
         .calibration(
             &state.history,
             choice.sport,
             choice.model_type,
-            choice.season,
+            season,
             choice.source,
-            now,
+            state.clock.now(),
         )
         .await?
-        .value;
-    let seasons = state
-        .history
-        .season_list(choice.sport, choice.model_type, now)
-        .await?
-        .value
-        .seasons;
-    Ok((calibration, seasons))
+        .value)
 }
 
-/// `GET /portal/quality`.
+/// Every sport's seasons for `model_type`, newest first (the season list
+/// each sport's option carries). A sport whose list cannot be read offers
+/// only its current season.
+async fn seasons_by_sport(state: &AppState, model_type: ModelType) -> Vec<Vec<SeasonLabel>> {
+    let lists =
+        futures::future::join_all(Sport::ALL.iter().map(|&sport| state.history.seasons(sport, model_type))).await;
+    lists.into_iter().map(Result::unwrap_or_default).collect()
+}
+
+/// `GET /portal/quality`: the choices, then the figures. The season list
+/// follows the sport: each sport's option carries its seasons for the
+/// script (`quality.js`); without it, a season that is not the sport's
+/// falls back to the sport's current season with a note. Nothing here is
+/// counted against the API quota. A choice that cannot be shown (a value
+/// the form does not offer, data that cannot be read) is this page with
+/// its choices and why, never a bare error.
 pub async fn quality(
     state: web::Data<AppState>,
     signed: SignedIn,
     query: web::Query<QualityQuery>,
     rows: web::Data<Rows>,
 ) -> HttpResponse {
-    let choice = match Choice::of(&query) {
-        Ok(c) => c,
-        Err(e) => return api_error_page(&e),
-    };
-    if let Err((status, notice)) = admit_view(&state, &rows, &signed).await {
-        return refused_page(status, &signed, &choice, notice);
+    if let Some(refused) = super::throttle::over_rate(&state.gate, &signed) {
+        return refused;
     }
-    let (calibration, seasons) = match read(&state, &choice).await {
-        Ok(read) => read,
-        Err(e) => return api_error_page(&e),
+    let (choice, invalid) = Choice::of(&query);
+    let seasons = seasons_by_sport(&state, choice.model_type).await;
+    let show = |status: StatusCode, shown: Option<SeasonLabel>, notice: Option<String>, note: Option<String>| {
+        (status, shown, notice, note)
     };
-    let (data, cal) = (&calibration.0, &calibration.1);
-    let rows = cal.models.iter().map(model_row).collect();
+    if let Some(e) = invalid {
+        let shown = show(StatusCode::BAD_REQUEST, None, Some(e.to_string()), None);
+        return choices_page(&signed, &choice, &seasons, shown, None);
+    }
+    if let Err((status, notice)) = admit_view(&state, &rows, &signed) {
+        return choices_page(&signed, &choice, &seasons, show(status, None, Some(notice), None), None);
+    }
+    let now = state.clock.now();
+    let list = match state.history.season_list(choice.sport, choice.model_type, now).await {
+        Ok(list) => list.value,
+        Err(e) => {
+            let e = ApiError::from(e);
+            let (status, notice) = unreadable(&e);
+            return choices_page(&signed, &choice, &seasons, show(status, None, Some(notice), None), None);
+        }
+    };
+    let (season, note) = resolve_season(&choice, &list);
+    let (data, cal) = match read(&state, &choice, season).await {
+        Ok(read) => read,
+        Err(e) => {
+            let (status, notice) = unreadable(&e);
+            return choices_page(
+                &signed,
+                &choice,
+                &seasons,
+                show(status, season, Some(notice), note),
+                None,
+            );
+        }
+    };
+    let figures = Figures {
+        heading: format!(
+            "{} {} {} ({})",
+            choice.sport.code().to_uppercase(),
+            choice.model_type.name(),
+            data.season,
+            choice.source.code()
+        ),
+        games: cal.games,
+        diagram: format!("/portal/quality/diagram.svg?{}", choice.query(data.season)),
+        rows: cal.models.iter().map(model_row).collect(),
+    };
+    choices_page(
+        &signed,
+        &choice,
+        &seasons,
+        show(StatusCode::OK, season, None, note),
+        Some(figures),
+    )
+}
+
+/// What the page says when the figures cannot be read: the API's status
+/// and wording (a 5xx's cause is logged, never shown).
+fn unreadable(e: &ApiError) -> (StatusCode, String) {
+    use actix_web::ResponseError;
+    let status = e.status_code();
+    if let Some(cause) = e.cause() {
+        tracing::error!(status = status.as_u16(), cause = %cause, "portal model quality");
+    }
+    if status.is_server_error() {
+        return (
+            status,
+            "The figures cannot be read right now. Please try again in a moment.".to_owned(),
+        );
+    }
+    (status, e.to_string())
+}
+
+/// The figures the page shows under its choices.
+struct Figures {
+    heading: String,
+    games: usize,
+    diagram: String,
+    rows: Vec<ModelRow>,
+}
+
+/// The page: its choices (the season list of the chosen sport, `shown`'s
+/// season selected, or "Current season"), then the figures, or why there
+/// are none. `shown` is (status, season shown, notice, note).
+fn choices_page(
+    signed: &SignedIn,
+    choice: &Choice,
+    seasons: &[Vec<SeasonLabel>],
+    (status, shown, notice, note): (StatusCode, Option<SeasonLabel>, Option<String>, Option<String>),
+    figures: Option<Figures>,
+) -> HttpResponse {
+    let sport_at = Sport::ALL.iter().position(|s| *s == choice.sport).unwrap_or(0);
+    let own = seasons.get(sport_at).cloned().unwrap_or_default();
+    let mut season_options = vec![(CURRENT.to_owned(), "Current season".to_owned())];
+    season_options.extend(own.iter().map(|s| (s.to_string(), s.to_string())));
+    let chosen = shown.map_or_else(|| CURRENT.to_owned(), |s| s.to_string());
+    let mut sports = sport_options(choice);
+    for (option, list) in sports.iter_mut().zip(seasons) {
+        option.seasons = list.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ");
+    }
+    let (heading, games, diagram, rows) = figures.map_or_else(
+        || (String::new(), 0, String::new(), Vec::new()),
+        |f| (f.heading, f.games, f.diagram, f.rows),
+    );
     page(
-        StatusCode::OK,
+        status,
         NO_STORE,
         &QualityPage {
             csrf: signed.0.csrf_token.clone(),
-            sports: sport_options(&choice),
-            markets: market_options(&choice),
-            seasons: options(
-                seasons.iter().map(|s| (s.to_string(), s.to_string())).collect(),
-                &data.season.to_string(),
-            ),
-            sources: source_options(&choice),
-            heading: format!(
-                "{} {} {} ({})",
-                choice.sport.code().to_uppercase(),
-                choice.model_type.name(),
-                data.season,
-                choice.source.code()
-            ),
-            games: cal.games,
-            diagram: format!("/portal/quality/diagram.svg?{}", choice.query(data.season)),
+            sports,
+            markets: market_options(choice),
+            seasons: options(season_options, &chosen),
+            sources: source_options(choice),
+            heading,
+            games,
+            diagram,
             rows,
-            notice: None,
+            notice,
+            note,
         },
     )
 }
@@ -297,6 +428,7 @@ fn options(values: Vec<(String, String)>, chosen: &str) -> Vec<Option_> {
             selected: value == chosen,
             value,
             label,
+            seasons: String::new(),
         })
         .collect()
 }
@@ -331,35 +463,6 @@ fn source_options(choice: &Choice) -> Vec<Option_> {
     )
 }
 
-/// The page without its numbers: the choices (the season only as asked;
-/// no season list is read) and why nothing is shown.
-fn refused_page(status: StatusCode, signed: &SignedIn, choice: &Choice, notice: String) -> HttpResponse {
-    page(
-        status,
-        NO_STORE,
-        &QualityPage {
-            csrf: signed.0.csrf_token.clone(),
-            sports: sport_options(choice),
-            markets: market_options(choice),
-            seasons: choice
-                .season
-                .map(|s| Option_ {
-                    value: s.to_string(),
-                    label: s.to_string(),
-                    selected: true,
-                })
-                .into_iter()
-                .collect(),
-            sources: source_options(choice),
-            heading: String::new(),
-            games: 0,
-            diagram: String::new(),
-            rows: Vec::new(),
-            notice: Some(notice),
-        },
-    )
-}
-
 /// `GET /portal/quality/diagram.svg`: the reliability diagram of the page's
 /// choice (BLEND and IMPLIED), for its `<img>`. It is the API's body for
 /// `/calibration?format=svg` with the same choice, served from the same
@@ -373,17 +476,31 @@ pub async fn diagram(
     query: web::Query<QualityQuery>,
     rows: web::Data<Rows>,
 ) -> HttpResponse {
-    let choice = match Choice::of(&query) {
-        Ok(c) => c,
-        Err(e) => return api_error_page(&e),
+    if let Some(refused) = super::throttle::over_rate(&state.gate, &signed) {
+        return refused;
+    }
+    // The page links the diagram of a season it resolved, so a choice that
+    // does not fit is only ever typed by hand: a 400 naming it.
+    let (choice, invalid) = Choice::of(&query);
+    if let Some(e) = invalid {
+        return api_error_page(&e);
+    }
+    let season = match choice
+        .season
+        .as_deref()
+        .map(|raw| crate::params::season(choice.sport, raw))
+    {
+        None => None,
+        Some(Ok(season)) => Some(season),
+        Some(Err(e)) => return api_error_page(&e),
     };
-    if let Err((status, notice)) = admit_view(&state, &rows, &signed).await {
+    if let Err((status, notice)) = admit_view(&state, &rows, &signed) {
         return error_page(status, &notice);
     }
     let chosen = CalibrationChoice {
         sport: choice.sport,
         model_type: choice.model_type,
-        season: choice.season,
+        season,
         source: choice.source,
     };
     let view = CalibrationView::Svg(DEFAULT_DIAGRAM_MODELS.to_vec());

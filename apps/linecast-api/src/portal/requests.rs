@@ -123,6 +123,9 @@ struct Row {
     key: String,
     method: String,
     route: String,
+    /// The route cut after each `/`: the page lets a long route break
+    /// there (`<wbr>`), so the log fits a desktop's width.
+    route_parts: Vec<String>,
     status: u16,
     duration_ms: String,
     request_id: String,
@@ -169,6 +172,9 @@ pub async fn requests(
     query: web::Query<RequestsQuery>,
     table: web::Data<Rows>,
 ) -> HttpResponse {
+    if let Some(refused) = super::throttle::over_rate(&state.gate, &signed) {
+        return refused;
+    }
     let customer_id = signed.0.entry.1.customer_id;
     let offered = endpoints(&table);
     let filter = filter_of(&query, &offered);
@@ -243,8 +249,8 @@ fn choices(
     (key_choices, statuses, endpoint_choices)
 }
 
-/// Stored requests per day, every day of the window (0 for none), as a
-/// bar chart.
+/// The matching requests per day, every day of the window (0 for none),
+/// as a bar chart.
 fn daily_chart(state: &AppState, log: &RequestPage, now: DateTime<Utc>) -> String {
     let mut per_day: BTreeMap<chrono::NaiveDate, u64> = state
         .request_log
@@ -266,7 +272,7 @@ fn daily_chart(state: &AppState, log: &RequestPage, now: DateTime<Utc>) -> Strin
         .collect();
     bar_chart(
         "requests-per-day",
-        "Logged requests per day (UTC)",
+        "Matching requests per day (UTC)",
         &summary(&bars),
         &bars,
     )
@@ -300,6 +306,7 @@ fn row_of(r: &RequestRow, names: &HashMap<i64, String>) -> Row {
         key: key_label(names, r.key_id),
         method: r.method.clone(),
         route: r.route.clone(),
+        route_parts: r.route.split_inclusive('/').map(str::to_owned).collect(),
         status: r.status,
         duration_ms: millis(r.duration_us),
         request_id: r.request_id.clone(),
@@ -329,6 +336,9 @@ pub async fn requests_csv(
     query: web::Query<RequestsQuery>,
     table: web::Data<Rows>,
 ) -> HttpResponse {
+    if let Some(refused) = super::throttle::over_rate(&state.gate, &signed) {
+        return refused;
+    }
     let customer_id = signed.0.entry.1.customer_id;
     let filter = filter_of(&query, &endpoints(&table));
     let names = match key_names(&state, customer_id).await {

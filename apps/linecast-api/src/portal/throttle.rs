@@ -1,4 +1,5 @@
-//! The per-address failed-key limit on the portal's sign-in forms.
+//! The portal's throttles: the per-address failed-key limit on its sign-in
+//! forms, and the per-session rate of its working pages (`Views`).
 
 use actix_web::HttpRequest;
 use actix_web::http::StatusCode;
@@ -77,4 +78,112 @@ pub(crate) fn begin<'a>(
     }
     let throttle = SignInThrottle::pay(gate, req)?;
     Ok((sessions, throttle))
+}
+
+/// Views of the portal's working pages a session may make at once: the
+/// Requests page and its CSV (each reads the customer's whole log within
+/// the retention, up to the daily cap times its days), Model quality and
+/// its diagram (calibration figures). One bucket per session for all four.
+pub const VIEW_BURST: u32 = 20;
+
+/// Views a second a session gets back after its burst.
+pub const VIEW_RATE: u32 = 2;
+
+/// Token buckets by session (the GCRA of linecast-limits), in process: with
+/// N instances behind a balancer a session gets at most N times the rate.
+/// A session's bucket is kept a minute after its last view (full again by
+/// then).
+pub struct Views {
+    rate: linecast_core::Rate,
+    /// The zero of the buckets' microsecond clock.
+    epoch: std::time::Instant,
+    /// Each session's TAT (µs since `epoch`), by its id's hash.
+    buckets: moka::sync::Cache<String, std::sync::Arc<std::sync::Mutex<i64>>>,
+}
+
+impl Views {
+    /// `per_second` views sustained and `burst` at once.
+    pub fn new(per_second: u32, burst: u32) -> Self {
+        Self {
+            rate: linecast_core::Rate {
+                per_second: per_second.max(1),
+                burst: burst.max(1),
+            },
+            epoch: std::time::Instant::now(),
+            buckets: moka::sync::Cache::builder()
+                .max_capacity(200_000)
+                .time_to_idle(std::time::Duration::from_mins(1))
+                .build(),
+        }
+    }
+
+    /// Takes one view from the bucket of the session `id_hash` at `now`:
+    /// `Ok`, or the whole seconds until a view is back.
+    pub fn take(&self, id_hash: &str, now: std::time::Instant) -> Result<(), u64> {
+        use linecast_limits::{Gcra, Step};
+        let gcra = Gcra::new(self.rate);
+        let now_us = i64::try_from(now.saturating_duration_since(self.epoch).as_micros()).unwrap_or(i64::MAX);
+        let bucket = self.buckets.get_with(id_hash.to_owned(), || {
+            std::sync::Arc::new(std::sync::Mutex::new(i64::MIN))
+        });
+        let mut tat = bucket.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let step = gcra.step((*tat != i64::MIN).then_some(*tat), now_us);
+        if let Step::Admit { tat: next, .. } = step {
+            *tat = next;
+        }
+        match gcra.decision(step) {
+            linecast_core::RateDecision::Allowed { .. } => Ok(()),
+            linecast_core::RateDecision::Refused { retry_after_secs } => Err(retry_after_secs.max(1)),
+        }
+    }
+}
+
+impl Default for Views {
+    fn default() -> Self {
+        Self::new(VIEW_RATE, VIEW_BURST)
+    }
+}
+
+/// One view of a working page by `signed`'s session: `None` to go on, or
+/// the 429 page (with `Retry-After`) when the session is over its rate.
+/// Nothing is read for a refused view.
+pub(crate) fn over_rate(
+    gate: &crate::auth::gate::Gate,
+    signed: &crate::auth::session::SignedIn,
+) -> Option<actix_web::HttpResponse> {
+    let views = &gate.portal.as_ref()?.views;
+    let retry_after = views.take(&signed.0.id_hash, std::time::Instant::now()).err()?;
+    crate::metrics::limiter_decision("portal_session", "refused");
+    let mut res = error_page(
+        StatusCode::TOO_MANY_REQUESTS,
+        &format!(
+            "Too many views of this page at once: a session may open the Requests page, its CSV and Model quality {VIEW_BURST} times at once and {VIEW_RATE} times a second after that. Wait {retry_after} second{} and reload.",
+            if retry_after == 1 { "" } else { "s" }
+        ),
+    );
+    res.headers_mut()
+        .insert(actix_web::http::header::RETRY_AFTER, retry_after.into());
+    Some(res)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+
+    #[test]
+    fn a_session_gets_its_burst_then_its_rate_and_others_are_unaffected() {
+        let views = Views::new(2, 3);
+        let t0 = Instant::now();
+        for _ in 0..3 {
+            assert_eq!(views.take("a", t0), Ok(()));
+        }
+        assert_eq!(views.take("a", t0), Err(1));
+        assert_eq!(views.take("b", t0), Ok(()));
+        // Half a second later one view is back, and only one.
+        let t1 = t0 + Duration::from_millis(500);
+        assert_eq!(views.take("a", t1), Ok(()));
+        assert_eq!(views.take("a", t1), Err(1));
+    }
 }

@@ -26,9 +26,11 @@ use crate::endpoint::row;
 /// (the stylesheet and the one script are files).
 pub const CSP: &str = "default-src 'self'; frame-ancestors 'none'";
 
-/// `res` as a page goes out to `req`: tagged and compressed when served in
-/// full, with the security headers always.
+/// `res` as a page goes out to `req`: an error page with the signed-in
+/// customer's navigation (`portal::html::signed_in`), tagged and compressed
+/// when served in full, with the security headers always.
 pub fn finish(req: &HttpRequest, res: HttpResponse) -> HttpResponse {
+    let res = crate::portal::html::signed_in(req, res);
     let mut res = tagged(req, res);
     secure(&mut res);
     res

@@ -11,7 +11,8 @@
 //!   most permissive access among the path's rows (`Access::gates_wrong_method`);
 //! - a path no row declares: 404, after the `Subscriber` check when it lies
 //!   under `/api/v1` (fail closed: an unknown path tells nothing to a caller
-//!   without a key).
+//!   without a key). Counted as any admitted request, it is listed in the
+//!   customer's request log as [`NO_ROUTE`].
 //!
 //! The portal's refusals are pages, as its own are: a wrong method on a
 //! `Page` row's path (`HEAD` included) and a path no row declares under
@@ -422,6 +423,10 @@ fn gated(path: &str) -> bool {
             .strip_prefix(super::table::GATED_PREFIX)
             .is_some_and(|rest| rest.starts_with('/'))
 }
+/// The route a request log lists for a path under `/api/v1` that no row
+/// declares: admitted with a key and counted, so listed too (every counted
+/// request is in the log), never as the path sent.
+pub static NO_ROUTE: &str = "(no such route)";
 
 /// An error under `/portal` made where no request is at hand (the body
 /// deadline's 408): the portal's page, with the pages' security headers.
@@ -514,7 +519,7 @@ impl DispatchService {
                             &inner.gate,
                             Access::Key(Policy::Subscriber),
                             false,
-                            None,
+                            Some(RouteTemplate::new(&NO_ROUTE)),
                             req,
                             not_found,
                         )

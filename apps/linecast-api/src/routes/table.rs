@@ -138,6 +138,7 @@ endpoints! {
     PORTAL_BILLING_MANAGE = POST "/portal/billing/manage", Session(AnyKey), Page(NO_STORE), portal_billing::manage;
     PORTAL_CSS = GET "/portal/static/portal.css", Open, Page(PUBLIC), portal::stylesheet;
     PORTAL_COPY_JS = GET "/portal/static/copy.js", Open, Page(PUBLIC), portal::copy_script;
+    PORTAL_QUALITY_JS = GET "/portal/static/quality.js", Open, Page(PUBLIC), portal::quality_script;
     STATUS_PAGE = GET "/status", PerAddress, Page(PUBLIC), portal::status;
     // The API's description: the OpenAPI document and Swagger UI reading it.
     OPENAPI = GET "/openapi.json", Open, Description(REVALIDATE), docs::openapi;
@@ -225,6 +226,7 @@ mod tests {
                 "/portal/link/{token}",
                 "/portal/static/portal.css",
                 "/portal/static/copy.js",
+                "/portal/static/quality.js",
                 "/status",
                 "/openapi.json",
                 "/docs",

@@ -1491,24 +1491,33 @@ async fn a_lapsed_customer_signs_in_but_gets_no_model_quality_and_no_diagram() {
     assert_eq!(used(&app, &key).await, before + 1, "refusals count nothing");
 }
 
+/// Portal views are not API requests: the page and its diagram count
+/// nothing against the monthly quota, and a customer past the quota (the
+/// API refuses their /calibration) still sees model quality in the portal.
 #[tokio::test]
-async fn each_model_quality_view_counts_like_an_api_call_and_the_used_up_quota_stops_it() {
+async fn model_quality_views_count_nothing_and_stay_open_past_the_api_quota() {
     let (app, _) = app_with_clock().await;
     let diagram = diagram_path(&app).await;
-    let (_, key) = customer_with_key(&app, "quality@example.com", 5).await;
+    let (_, key) = customer_with_key(&app, "quality@example.com", 3).await;
     let (_, pair) = sign_in(&app, &key).await;
     assert_eq!(used(&app, &key).await, 1);
-    // The page and its diagram: one request each.
-    let page = get(&app, QUALITY, Some(&pair)).await;
-    assert_eq!(page.status, 200, "{}", page.body);
-    assert!(page.body.contains("graded games"));
-    assert_eq!(used(&app, &key).await, 3);
-    let svg = get(&app, &diagram, Some(&pair)).await;
-    assert_eq!(svg.status, 200);
-    assert_eq!(svg.header("content-type"), Some("image/svg+xml"));
-    assert_eq!(used(&app, &key).await, 5, "the quota of 5 is used up");
+    for _ in 0..3 {
+        let page = get(&app, QUALITY, Some(&pair)).await;
+        assert_eq!(page.status, 200, "{}", page.body);
+        assert!(page.body.contains("graded games"));
+        assert!(page.body.contains("not counted against your API quota"));
+        let svg = get(&app, &diagram, Some(&pair)).await;
+        assert_eq!(svg.status, 200);
+        assert_eq!(svg.header("content-type"), Some("image/svg+xml"));
+    }
+    assert_eq!(
+        used(&app, &key).await,
+        2,
+        "six views counted nothing; the usage calls did"
+    );
+    assert_eq!(used(&app, &key).await, 3, "the quota of 3 is used up");
 
-    // As the API: /calibration is refused, and so are the page and diagram.
+    // The API refuses /calibration now; the portal still shows it.
     assert_eq!(
         app.get_keyed("/api/v1/models/nba/won_on_points/calibration", &key, &[])
             .await
@@ -1517,19 +1526,9 @@ async fn each_model_quality_view_counts_like_an_api_call_and_the_used_up_quota_s
         429
     );
     let page = get(&app, QUALITY, Some(&pair)).await;
-    assert_eq!(page.status, 429, "{}", page.body);
-    assert_eq!(page.header("content-security-policy"), Some(CSP));
-    assert!(
-        page.body.contains("You have used all 5 requests of this month."),
-        "{}",
-        page.body
-    );
-    assert_no_quality_data(&page.body);
-    let svg = get(&app, &diagram, Some(&pair)).await;
-    assert_eq!(svg.status, 429);
-    assert_no_quality_data(&svg.body);
-    // The rest of the portal stays open.
-    assert_eq!(get(&app, "/portal/overview", Some(&pair)).await.status, 200);
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(page.body.contains("graded games"));
+    assert_eq!(get(&app, &diagram, Some(&pair)).await.status, 200);
 }
 
 // ---- Sign-ins from another site ----
@@ -2050,4 +2049,186 @@ async fn an_ended_session_signs_in_again_and_returns_to_the_page_asked_for_on_th
 
 fn urlencode(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+// ---- Model quality: the season list follows the sport ----
+
+/// The options of the `<select id="{id}">` of a page: (value, label,
+/// selected, data-seasons).
+fn select_options(page: &str, id: &str) -> Vec<(String, String, bool, String)> {
+    let open = format!("<select id=\"{id}\"");
+    let at = page.find(&open).unwrap_or_else(|| panic!("no {id} select in {page}"));
+    let select = &page[at..at + page[at..].find("</select>").unwrap()];
+    select
+        .split("<option ")
+        .skip(1)
+        .map(|option| {
+            let attr = |name: &str| {
+                let needle = format!("{name}=\"");
+                option
+                    .find(&needle)
+                    .map(|i| option[i + needle.len()..].split('"').next().unwrap().to_owned())
+                    .unwrap_or_default()
+            };
+            let tag_end = option.find('>').unwrap();
+            let label = option[tag_end + 1..].split('<').next().unwrap().to_owned();
+            (
+                attr("value"),
+                label,
+                option[..tag_end].contains(" selected"),
+                attr("data-seasons"),
+            )
+        })
+        .collect()
+}
+
+/// The API's season list of a sport and market: (seasons newest first,
+/// current season).
+async fn api_seasons(app: &TestApp, sport: &str, market: &str) -> (Vec<String>, String) {
+    let (status, body) = app
+        .get_authed_json(&format!("/api/v1/results/{sport}/{market}/seasons"))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let seasons = body["seasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_owned())
+        .collect();
+    (seasons, body["current_season"].as_str().unwrap().to_owned())
+}
+
+/// The `<h2>` over the diagram: "SPORT Market season (source): n graded games".
+fn quality_heading(page: &str) -> String {
+    let at = page.find("<h2 id=\"diagram-title\">").expect("the figures") + "<h2 id=\"diagram-title\">".len();
+    page[at..].split('<').next().unwrap().to_owned()
+}
+
+/// What the form sends when the sport is changed without the script: the
+/// season list of the sport before. MLB with an NBA season and NBA with an
+/// MLB season each show the sport's current season, with a note saying
+/// so; the season list is the chosen sport's, and each sport's option
+/// carries its own list for the script. No page is a bare error.
+#[tokio::test]
+async fn model_quality_falls_back_to_the_sports_current_season_when_the_season_is_another_sports() {
+    let (app, _) = app_with_clock().await;
+    let (_, pair) = sign_in(&app, &app.api_key).await;
+    let (nba_seasons, nba_current) = api_seasons(&app, "nba", "won_on_spread").await;
+    let (mlb_seasons, mlb_current) = api_seasons(&app, "mlb", "won_on_spread").await;
+    assert!(nba_current.contains('-') && !mlb_current.contains('-'));
+
+    for (sport, asked, seasons, current) in [
+        ("mlb", nba_current.as_str(), &mlb_seasons, &mlb_current),
+        ("nba", mlb_current.as_str(), &nba_seasons, &nba_current),
+    ] {
+        let path = format!("/portal/quality?sport={sport}&market=won_on_spread&season={asked}&source=all");
+        let res = get(&app, &path, Some(&pair)).await;
+        assert_eq!(res.status, 200, "{path}: {}", res.body);
+        let upper = sport.to_uppercase();
+        assert!(
+            res.body.contains(&format!(
+                "{asked} is not a season of {upper} Point Spread; showing {current}, its current season."
+            )),
+            "{path}: {}",
+            res.body
+        );
+        assert!(
+            quality_heading(&res.body).starts_with(&format!("{upper} Point Spread {current} (all)")),
+            "{}",
+            quality_heading(&res.body)
+        );
+        // The season list is the sport's: its current season first, then
+        // its seasons, the current one chosen.
+        let listed = select_options(&res.body, "season");
+        let mut expected = vec![(String::new(), "Current season".to_owned(), true, String::new())];
+        expected.extend(seasons.iter().map(|s| (s.clone(), s.clone(), false, String::new())));
+        assert_eq!(listed, expected, "{path}");
+        // Every sport's option carries its seasons for the script.
+        for (value, _, selected, carried) in select_options(&res.body, "sport") {
+            let (theirs, _) = api_seasons(&app, &value, "won_on_spread").await;
+            assert_eq!(carried, theirs.join(" "), "{value}");
+            assert_eq!(selected, value == sport);
+        }
+        assert!(
+            res.body
+                .contains("<script src=\"/portal/static/quality.js\" defer></script>")
+        );
+        assert!(res.body.contains(">Sign out</button>"));
+    }
+
+    // A season of the sport is shown as asked, chosen in the list, with no note.
+    let older = mlb_seasons.last().unwrap();
+    let res = get(
+        &app,
+        &format!("/portal/quality?sport=mlb&market=won_on_spread&season={older}&source=all"),
+        Some(&pair),
+    )
+    .await;
+    assert_eq!(res.status, 200, "{}", res.body);
+    assert!(!res.body.contains("is not a season of"), "{}", res.body);
+    assert!(quality_heading(&res.body).starts_with(&format!("MLB Point Spread {older} (all)")));
+    let chosen: Vec<_> = select_options(&res.body, "season")
+        .into_iter()
+        .filter(|o| o.2)
+        .map(|o| o.0)
+        .collect();
+    assert_eq!(chosen, vec![older.clone()]);
+    // A well-formed season without data falls back too.
+    let res = get(
+        &app,
+        "/portal/quality?sport=mlb&market=won_on_spread&season=1999",
+        Some(&pair),
+    )
+    .await;
+    assert_eq!(res.status, 200, "{}", res.body);
+    assert!(res.body.contains(&format!(
+        "1999 is not a season of MLB Point Spread; showing {mlb_current}, its current season."
+    )));
+
+    // The script is served, as a script, and reads each option's seasons.
+    let script = get(&app, "/portal/static/quality.js", None).await;
+    assert_eq!(script.status, 200);
+    assert!(script.header("content-type").unwrap().starts_with("text/javascript"));
+    assert!(script.body.contains("data-seasons"));
+}
+
+/// A choice the form does not offer is the page again, its choices and
+/// navigation with it, saying what was wrong; so is any error in the
+/// portal shown to a signed-in customer: never a page without Sign out.
+#[tokio::test]
+async fn portal_errors_are_pages_with_the_customers_navigation_and_sign_out() {
+    let (app, _) = app_with_clock().await;
+    let (_, pair) = sign_in(&app, &app.api_key).await;
+    let bad = get(&app, "/portal/quality?sport=cricket&season=2026-27", Some(&pair)).await;
+    assert_eq!(bad.status, 400, "{}", bad.body);
+    assert!(bad.body.contains("Invalid sport"), "{}", bad.body);
+    assert!(bad.body.contains(">Show</button>"), "the choices stay: {}", bad.body);
+    let csrf = csrf_of(&bad.body);
+    // Error pages made by handlers (a diagram of a season that is not the
+    // sport's, a sport there is not) and by the dispatcher (a
+    // method the page does not answer).
+    for (method, path) in [
+        (
+            "GET",
+            "/portal/quality/diagram.svg?sport=mlb&market=won_on_points&season=2026-27",
+        ),
+        ("GET", "/portal/quality/diagram.svg?sport=cricket"),
+        ("DELETE", "/portal/overview"),
+    ] {
+        let res = send(&app, method, path, Some(&pair)).await;
+        assert!(res.status >= 400, "{path}: {}", res.status);
+        assert_portal_page_headers(&res, path);
+        assert!(res.body.contains(">Sign out</button>"), "{path}: {}", res.body);
+        assert_eq!(csrf_of(&res.body), csrf, "{path}: the session's own token");
+        assert!(res.body.contains("aria-label=\"Portal\""), "{path}");
+        // The sign-out form works from the error page.
+        assert_no_inline_script_or_style(&res.body);
+    }
+    // Signed out, an error page has the navigation but no Sign out.
+    let res = get(&app, "/portal/no-such-page", None).await;
+    assert_eq!(res.status, 404);
+    assert!(res.body.contains("aria-label=\"Portal\""));
+    assert!(!res.body.contains("Sign out"), "{}", res.body);
+    let out = post(&app, "/portal/sign-out", Some(&pair), &[("csrf", &csrf)]).await;
+    assert_eq!(out.status, 303);
 }

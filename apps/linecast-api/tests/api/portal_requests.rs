@@ -117,6 +117,18 @@ fn csv_rows(body: &str) -> Vec<Call> {
     rows
 }
 
+/// The requests a per-day table of the page counts: the sum of its rows'
+/// last cells (the table headed by the element with id `title`).
+fn table_sum(html: &str, title: &str) -> u64 {
+    let at = html.find(&format!("id=\"{title}\"")).expect("the table");
+    let section = &html[at..];
+    let table = &section[..section.find("</table>").unwrap()];
+    table
+        .split("</tr>")
+        .filter_map(|row| row.rsplit("<td>").next()?.strip_suffix("</td>")?.parse::<u64>().ok())
+        .sum()
+}
+
 fn body_of(key: &str) -> &str {
     key.strip_prefix("sk_service_").unwrap()
 }
@@ -260,6 +272,9 @@ async fn the_request_logs_rows_match_the_api_calls_the_test_made() {
 
     let (status, html, _) = page(&w.app, &w.cookie, "/portal/requests").await;
     assert_eq!(status, 200, "{html}");
+    // A route may break after each slash (`<wbr>`); its text is the same.
+    assert!(html.contains("<code>/<wbr>api/<wbr>v1/<wbr>"), "{html}");
+    let html = html.replace("<wbr>", "");
     assert!(html.contains(&format!("{} matching requests", w.made.len())), "{html}");
     for (key, method, route, status) in &w.made {
         assert!(html.contains(&format!(
@@ -342,6 +357,20 @@ async fn the_filters_and_the_csv_narrow_the_same_rows() {
         assert_eq!(csv_rows(&csv), expected, "{query}");
         let (_, html, _) = page(&w.app, &w.cookie, &format!("/portal/requests?{query}")).await;
         let n = expected.len();
+        // The tables by key and by endpoint, and the chart, count the same
+        // requests as the log: the filter applies to all of them.
+        for table in ["per-key-title", "per-endpoint-title"] {
+            assert_eq!(table_sum(&html, table), n as u64, "{query}: {table}");
+        }
+        let chart = if n == 1 {
+            "1 request in all".to_owned()
+        } else {
+            format!("{n} requests in all")
+        };
+        assert!(
+            html.contains(&chart) || n == 0,
+            "{query}: the chart says {chart}: {html}"
+        );
         assert!(
             html.contains(&format!("{n} matching request{}", if n == 1 { "" } else { "s" })),
             "{query}: {html}"
@@ -408,4 +437,99 @@ async fn the_log_keeps_the_daily_cap_and_its_retention() {
     let (_, html, _) = page(&app, &cookie, "/portal/requests").await;
     assert!(html.contains("0 matching requests"), "{html}");
     assert!(!html.contains("more not listed"), "{html}");
+}
+
+/// Every request counted against the month is listed in the log, and
+/// portal views are neither: after API calls answered 200, 400, 404 (an
+/// unknown game, a path no route has), 405, and Model quality views with
+/// their diagrams in the portal, the log lists as many requests as the
+/// month counts.
+#[tokio::test]
+async fn every_counted_request_is_listed_and_portal_views_are_neither() {
+    let (app, _) = app_with(7).await;
+    let key = app.api_key.clone();
+    let cookie = sign_in(&app, &key).await;
+    let get = reqwest::Method::GET;
+    for (method, path) in [
+        (get.clone(), "/api/v1/predictions/nba/won_on_points"),
+        (get.clone(), "/api/v1/odds/nope"),
+        (get.clone(), "/api/v1/games/nba-20261127-nobody-nowhere/history"),
+        (get.clone(), "/api/v1/no/such/route"),
+        (reqwest::Method::DELETE, "/api/v1/odds/nba"),
+    ] {
+        call(&app, method, path, &key, false, None).await;
+    }
+    for _ in 0..2 {
+        let (status, html, _) = page(&app, &cookie, "/portal/quality?sport=nba").await;
+        assert_eq!(status, 200, "{html}");
+        let at = html.find("src=\"/portal/quality/diagram.svg?").unwrap() + "src=\"".len();
+        let diagram = html[at..]
+            .split('"')
+            .next()
+            .unwrap()
+            .replace("&#38;", "&")
+            .replace("&amp;", "&");
+        assert_eq!(page(&app, &cookie, &diagram).await.0, 200);
+    }
+    let usage = browser()
+        .get(format!("{}/api/v1/customers/me/usage", app.address))
+        .header("X-API-Key", &key)
+        .send()
+        .await
+        .unwrap();
+    let counted = usage.json::<serde_json::Value>().await.unwrap()["monthly_requests"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(counted, 6, "five API calls and the usage call; no portal view");
+    linecast_api::accounting::flush_all(&app.state).await;
+    let (_, csv, _) = page(&app, &cookie, "/portal/requests.csv").await;
+    let rows = csv_rows(&csv);
+    assert_eq!(rows.len() as u64, counted, "{csv}");
+    let routes: Vec<&str> = rows.iter().map(|r| r.2.as_str()).collect();
+    assert!(routes.contains(&"(no such route)"), "{routes:?}");
+    assert!(!routes.iter().any(|r| r.contains("calibration")), "{routes:?}");
+    let (_, html, _) = page(&app, &cookie, "/portal/requests").await;
+    assert!(html.contains(&format!("{counted} matching requests")), "{html}");
+}
+
+/// The Requests page and its CSV are throttled per session: 80 views sent
+/// at once (twice the page, twice the CSV: more than the burst of 20 the
+/// four working pages share) are admitted at most the burst plus what the
+/// rate gave back while they ran; the rest are 429 pages with
+/// `Retry-After` and the navigation. Another session is not held back.
+#[tokio::test]
+async fn the_requests_page_and_its_csv_are_throttled_per_session() {
+    use linecast_api::portal::throttle::{VIEW_BURST, VIEW_RATE};
+    let (app, _) = app_with(7).await;
+    let cookie = sign_in(&app, &app.api_key).await;
+    let started = std::time::Instant::now();
+    let views = (0..80).map(|i| {
+        let path = if i % 2 == 0 {
+            "/portal/requests"
+        } else {
+            "/portal/requests.csv"
+        };
+        page(&app, &cookie, path)
+    });
+    let answers = futures::future::join_all(views).await;
+    let elapsed = started.elapsed().as_secs() + 1;
+    let served = answers.iter().filter(|a| a.0 == 200).count() as u64;
+    let refused: Vec<_> = answers.iter().filter(|a| a.0 == 429).collect();
+    assert_eq!(served + refused.len() as u64, 80, "only 200s and 429s");
+    assert!(
+        served <= u64::from(VIEW_BURST) + u64::from(VIEW_RATE) * elapsed,
+        "{served} served in {elapsed} s"
+    );
+    assert!(served >= 1);
+    for (_, body, headers) in &refused {
+        let retry: u64 = headers["retry-after"].to_str().unwrap().parse().unwrap();
+        assert!(retry >= 1);
+        assert!(headers["content-type"].to_str().unwrap().starts_with("text/html"));
+        assert!(body.contains("Too many views of this page"), "{body}");
+        assert!(body.contains(">Sign out</button>"), "{body}");
+    }
+    // Another session of the same customer has its own views.
+    let other = sign_in(&app, &app.api_key).await;
+    assert_eq!(page(&app, &other, "/portal/requests").await.0, 200);
+    assert_eq!(page(&app, &other, "/portal/requests.csv").await.0, 200);
 }

@@ -287,20 +287,6 @@ impl Access {
         self.decide(entry, policy, now, admit).await
     }
 
-    /// Decides and counts one request on a route of `policy` for a key
-    /// already checked ([`Access::check_key`], [`Access::check_hash`]): a
-    /// portal session's, whose page serves what an API route of `policy`
-    /// serves. The rules after the key are [`Access::authenticate`]'s, in
-    /// its order (subscription, usage staleness, the per-key rate, the
-    /// monthly quota), and a request that passes is counted exactly once,
-    /// as an API call is.
-    pub async fn authorize(&self, entry: KeyEntry, policy: Policy) -> Result<Grant, Refusal> {
-        let now = self.clock.now();
-        self.decide(entry, policy, now, |_| std::future::ready(Ok(())))
-            .await
-            .map(|(grant, ())| grant)
-    }
-
     /// Everything after the key check: see the module docs.
     async fn decide<A, F>(
         &self,
@@ -492,54 +478,6 @@ mod tests {
         assert_eq!(
             w.access.authenticate(Some(&key), Policy::AnyKey).await.unwrap_err(),
             Refusal::InvalidKey
-        );
-    }
-
-    /// A key checked elsewhere (a portal session's) is decided by the same
-    /// rules after the key and counted once, as an API call is: a lapsed
-    /// subscription is refused on a `Subscriber` route and counts nothing,
-    /// the quota refuses when it is used up.
-    #[tokio::test]
-    async fn an_already_checked_key_is_authorized_and_counted_as_an_api_call() {
-        let w = world();
-        let (customer, key) = customer_with_key(&w, "ai", SubscriptionStatus::Active, 2).await;
-        let entry = w.access.check_key(Some(&key), now()).await.unwrap();
-        assert_eq!(
-            w.access
-                .authorize(Arc::clone(&entry), Policy::Subscriber)
-                .await
-                .unwrap()
-                .month_used,
-            1
-        );
-        w.access.authenticate(Some(&key), Policy::Subscriber).await.unwrap();
-        assert_eq!(
-            w.access
-                .authorize(Arc::clone(&entry), Policy::Subscriber)
-                .await
-                .unwrap_err(),
-            Refusal::QuotaExhausted {
-                limit: 2,
-                retry_after_secs: 734_400
-            }
-        );
-        assert_eq!(
-            w.limiter.month_usage(customer.customer_id, (2026, 11)).await.unwrap(),
-            2
-        );
-
-        let (lapsed, key) = customer_with_key(&w, "ai", SubscriptionStatus::Canceled, 10).await;
-        let entry = w.access.check_key(Some(&key), now()).await.unwrap();
-        assert_eq!(
-            w.access.authorize(entry, Policy::Subscriber).await.unwrap_err(),
-            Refusal::NoSubscription {
-                status: SubscriptionStatus::Canceled
-            }
-        );
-        assert_eq!(
-            w.limiter.month_usage(lapsed.customer_id, (2026, 11)).await.unwrap(),
-            0,
-            "a refusal counts nothing"
         );
     }
 

@@ -13,8 +13,9 @@
 //! - signing in (with a key or a link) ends the session the browser
 //!   presented, if any.
 //!
-//! A page that shows what an API route serves (model quality) is decided
-//! and counted as that route's request ([`Portal::view`]). A sign-in link
+//! A page that shows what an API route serves (model quality) is served to
+//! whom that route's policy serves, and never counted against the API
+//! quota ([`Portal::may_view`]). A sign-in link
 //! is refused, unused, for a customer the links' policy does not serve
 //! ([`LINK_POLICY`]).
 //!
@@ -40,7 +41,7 @@ use crate::ports::accounts::Accounts;
 use crate::ports::accounts::AccountsError;
 use crate::ports::key_directory::KeyEntry;
 use crate::ports::sessions::{FlashRecord, PortalSessions, SessionRecord, SignInLink};
-use crate::services::access::{Access, Grant, Policy, Refusal, serves};
+use crate::services::access::{Access, Policy, Refusal, serves};
 use crate::services::keys::Keys;
 
 /// How long a sign-in link works.
@@ -274,13 +275,15 @@ impl Portal {
         }))
     }
 
-    /// Decides and counts one view of what an API route of `policy` serves
-    /// (the model quality page shows `/calibration`'s numbers), as that
-    /// route's request with the session's key ([`Access::authorize`]): the
-    /// same subscription rule, per-key rate and monthly quota, counted
-    /// once. A refusal is the one the API would answer.
-    pub async fn view(&self, signed: &Signed, policy: Policy) -> Result<Grant, Refusal> {
-        self.access.authorize(Arc::clone(&signed.entry), policy).await
+    /// Whether `signed` may view what an API route of `policy` serves (the
+    /// model quality page shows `/calibration`'s numbers): the route's
+    /// account rule ([`serves`]: the plan, and on a `Subscriber` route a
+    /// subscription that grants access). Nothing is counted and no API
+    /// limit is touched: portal views are not API requests (the portal
+    /// bounds them per session). A refusal is the one the API would answer
+    /// for that rule.
+    pub fn may_view(&self, signed: &Signed, policy: Policy) -> Result<(), Refusal> {
+        serves(&signed.entry.1, policy)
     }
 
     /// Ends the session on the server.

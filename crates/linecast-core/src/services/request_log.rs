@@ -36,7 +36,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use chrono::{DateTime, NaiveTime, TimeDelta, Utc};
+use chrono::{DateTime, TimeDelta, Utc};
 use futures::task::AtomicWaker;
 
 use crate::ports::accounts::AccountsError;
@@ -393,7 +393,8 @@ impl RequestLog {
 
     /// The customer's requests within the retention matching `filter`
     /// (newest first, at most `limit`), with the per-day counts by key and
-    /// by route of every stored request since the first day shown.
+    /// by route of the same matching requests (so the counts add up to
+    /// `matching`, filtered as the list is).
     pub async fn page(
         &self,
         customer_id: i64,
@@ -403,9 +404,9 @@ impl RequestLog {
     ) -> Result<RequestPage, AccountsError> {
         let since = self.since(now);
         let from = self.first_day(now);
-        let stored = self.store.requests_since(customer_id, start_of(from)).await?;
-        let (per_key, per_route) = per_day(&stored);
+        let stored = self.store.requests_since(customer_id, since).await?;
         let mut rows = newest_first(stored, since, filter);
+        let (per_key, per_route) = per_day(&rows);
         let matching = rows.len() as u64;
         rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
         // Every day stores at most the cap, so what it recorded past the cap
@@ -470,11 +471,6 @@ fn merge_by_instant(runs: &mut [Vec<LoggedRequest>], into: &mut Vec<LoggedReques
         };
         into.push(next);
     }
-}
-
-/// The first instant of `day` (UTC).
-fn start_of(day: Day) -> DateTime<Utc> {
-    day.and_time(NaiveTime::MIN).and_utc()
 }
 
 /// The rows at or after `since` that `filter` admits, newest first; rows
@@ -562,8 +558,8 @@ mod tests {
 
     /// A page lists the customer's rows within the retention that the
     /// filter admits, newest first, cut to the limit but counted in full;
-    /// its per-day counts cover every stored row since the first day shown,
-    /// filter or not.
+    /// its per-day counts cover the same rows (within the retention, the
+    /// filter applied), so they add up to the matching count.
     #[tokio::test]
     async fn a_page_filters_orders_counts_and_groups_per_day() {
         let store = Arc::new(MemoryRequestLog::default());
@@ -617,16 +613,12 @@ mod tests {
         assert_eq!(not_found.rows[0].status, 404);
         assert_eq!(page(only(None, Some(4), Some(odds)), 100).await.matching, 0);
 
-        let first_day = day_of(too_old);
+        // The per-day counts are those of the listed rows: not the row
+        // before the retention's instant, though its day is shown.
         let keys: Vec<_> = all.per_key.iter().map(|c| (c.day, c.by, c.requests)).collect();
         assert_eq!(
             keys,
-            vec![
-                (first_day, 1, 1),
-                (day_of(yesterday), 1, 1),
-                (day_of(now()), 1, 1),
-                (day_of(now()), 2, 2)
-            ]
+            vec![(day_of(yesterday), 1, 1), (day_of(now()), 1, 1), (day_of(now()), 2, 2)]
         );
         let routes: Vec<_> = all
             .per_route
@@ -636,11 +628,30 @@ mod tests {
         assert_eq!(
             routes,
             vec![
-                (first_day, games, 1),
                 (day_of(yesterday), games, 1),
                 (day_of(now()), games, 1),
                 (day_of(now()), odds, 2)
             ]
+        );
+        // Filtered, the counts are the filter's: one 4xx, on key 1 and games.
+        let client_errors = page(only(None, Some(4), None), 100).await;
+        let counts = |p: &RequestPage| {
+            (
+                p.per_key.iter().map(|c| (c.day, c.by, c.requests)).collect::<Vec<_>>(),
+                p.per_route
+                    .iter()
+                    .map(|c| (c.day, c.by.clone(), c.requests))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(
+            counts(&client_errors),
+            (vec![(day_of(now()), 1, 1)], vec![(day_of(now()), games.to_owned(), 1)])
+        );
+        let by_key = page(only(Some(2), None, None), 100).await;
+        assert_eq!(
+            counts(&by_key),
+            (vec![(day_of(now()), 2, 2)], vec![(day_of(now()), odds.to_owned(), 2)])
         );
         // The download: the same rows as the unlimited page, another
         // customer's never.
