@@ -441,9 +441,10 @@ async fn the_log_keeps_the_daily_cap_and_its_retention() {
 
 /// Every request counted against the month is listed in the log, and
 /// portal views are neither: after API calls answered 200, 400, 404 (an
-/// unknown game, a path no route has), 405, and Model quality views with
-/// their diagrams in the portal, the log lists as many requests as the
-/// month counts.
+/// unknown game, a path no route has), a 405 (a wrong method is answered
+/// before the gate: neither counted nor listed), and Model quality views
+/// with their diagrams in the portal, the log lists as many requests as
+/// the month counts.
 #[tokio::test]
 async fn every_counted_request_is_listed_and_portal_views_are_neither() {
     let (app, _) = app_with(7).await;
@@ -480,7 +481,10 @@ async fn every_counted_request_is_listed_and_portal_views_are_neither() {
     let counted = usage.json::<serde_json::Value>().await.unwrap()["monthly_requests"]
         .as_u64()
         .unwrap();
-    assert_eq!(counted, 6, "five API calls and the usage call; no portal view");
+    assert_eq!(
+        counted, 5,
+        "four API calls, the usage call; neither the 405 nor a portal view"
+    );
     linecast_api::accounting::flush_all(&app.state).await;
     let (_, csv, _) = page(&app, &cookie, "/portal/requests.csv").await;
     let rows = csv_rows(&csv);
@@ -488,6 +492,7 @@ async fn every_counted_request_is_listed_and_portal_views_are_neither() {
     let routes: Vec<&str> = rows.iter().map(|r| r.2.as_str()).collect();
     assert!(routes.contains(&"(no such route)"), "{routes:?}");
     assert!(!routes.iter().any(|r| r.contains("calibration")), "{routes:?}");
+    assert!(rows.iter().all(|r| r.3 != 405), "a 405 is not listed: {rows:?}");
     let (_, html, _) = page(&app, &cookie, "/portal/requests").await;
     assert!(html.contains(&format!("{counted} matching requests")), "{html}");
 }
