@@ -413,24 +413,13 @@ impl KeyCache {
             let wanted = relay.listen(MAX_RELAYED).await?;
             if !wanted.is_empty() {
                 let read_started = Instant::now();
-                let mut found: HashMap<String, Arc<(ApiKeyRecord, Customer)>> =
-                    match self.accounts.find_keys_by_hashes(&wanted).await {
-                        Ok(found) => found
-                            .into_iter()
-                            .map(|(key, customer)| (key.key_hash.clone(), Arc::new((key, customer))))
-                            .collect(),
-                        Err(e) => {
-                            self.outage.began();
-                            return Err(e);
-                        }
-                    };
-                let answers: Vec<(String, Entry)> = wanted
-                    .into_iter()
-                    .map(|hash| {
-                        let entry = found.remove(&hash);
-                        (hash, entry)
-                    })
-                    .collect();
+                let answers = match self.read_batch(wanted).await {
+                    Ok(answers) => answers,
+                    Err(e) => {
+                        self.outage.began();
+                        return Err(e);
+                    }
+                };
                 relay.answer(&answers, read_started.elapsed(), KEY_CACHE_TTL).await?;
                 answered = answers.len();
             }
@@ -444,6 +433,25 @@ impl KeyCache {
                 answered,
             }
         })
+    }
+
+    /// Reads `hashes` from the database in one batch: each with its key and
+    /// customer, or `None` when no key has it (deleted: stored as unknown).
+    async fn read_batch(&self, hashes: Vec<String>) -> Result<Vec<(String, Entry)>, AccountsError> {
+        let mut found: HashMap<String, Arc<(ApiKeyRecord, Customer)>> = self
+            .accounts
+            .find_keys_by_hashes(&hashes)
+            .await?
+            .into_iter()
+            .map(|(key, customer)| (key.key_hash.clone(), Arc::new((key, customer))))
+            .collect();
+        Ok(hashes
+            .into_iter()
+            .map(|hash| {
+                let entry = found.remove(&hash);
+                (hash, entry)
+            })
+            .collect())
     }
 
     /// Reads again, in one batch, every entry used since its last read that
@@ -479,19 +487,8 @@ impl KeyCache {
             return Ok(0);
         }
         let read_started = Instant::now();
-        let mut found: HashMap<String, Arc<(ApiKeyRecord, Customer)>> = self
-            .accounts
-            .find_keys_by_hashes(&due)
-            .await?
-            .into_iter()
-            .map(|(key, customer)| (key.key_hash.clone(), Arc::new((key, customer))))
-            .collect();
         let count = due.len();
-        // A hash no longer found is stored as unknown: the key was deleted.
-        let entries = due.into_iter().map(|hash| {
-            let entry = found.remove(&hash);
-            (hash, entry)
-        });
+        let entries = self.read_batch(due).await?;
         self.front_put(entries, read_started, epoch);
         Ok(count)
     }
