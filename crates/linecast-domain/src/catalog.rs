@@ -108,6 +108,16 @@ impl Sport {
         self.is_professional()
     }
 
+    /// The league's fixed point spread, when its spread market never moves
+    /// its line: the mlb run line and the nhl puck line are ±1.5, only
+    /// their prices move. `None` where spreads move by half points.
+    pub const fn fixed_spread(self) -> Option<f64> {
+        match self {
+            Sport::Mlb | Sport::Nhl => Some(1.5),
+            _ => None,
+        }
+    }
+
     /// Upper-case code used by the legacy picks endpoints (`MLB`, `NCAAF`).
     pub fn upper_code(self) -> String {
         self.code().to_ascii_uppercase()

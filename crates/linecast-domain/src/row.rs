@@ -134,6 +134,66 @@ impl LineField {
     }
 }
 
+impl LineField {
+    /// Fields holding an American price (money lines and the spread and
+    /// total prices, openers included).
+    pub const fn is_price(self) -> bool {
+        matches!(
+            self,
+            LineField::HomeMoneyLine
+                | LineField::AwayMoneyLine
+                | LineField::OpenHomeMoneyLine
+                | LineField::OpenAwayMoneyLine
+                | LineField::HomePointSpreadLine
+                | LineField::AwayPointSpreadLine
+                | LineField::OverLine
+                | LineField::UnderLine
+        )
+    }
+
+    /// Fields holding a point spread (current or opening, either side).
+    pub const fn is_spread(self) -> bool {
+        matches!(
+            self,
+            LineField::HomePointSpread
+                | LineField::AwayPointSpread
+                | LineField::OpenHomePointSpread
+                | LineField::OpenAwayPointSpread
+        )
+    }
+
+    /// Why `value` in this field of a `sport` row cannot have been quoted,
+    /// or `None` when it can: a price strictly between −100 and +100 (no
+    /// American price is), or a spread other than ±1.5 in a league whose
+    /// spread is fixed (the mlb run line, the nhl puck line). An opener of
+    /// exactly zero is the contract's "no opener" placeholder and passes.
+    /// The data contract's one home of these rules: every predictions and
+    /// odds object is read through it.
+    #[expect(
+        clippy::float_cmp,
+        reason = "a quoted line is exactly ±1.5 (exact in binary); anything else is another line"
+    )]
+    pub fn impossible(self, sport: crate::Sport, value: f64) -> Option<String> {
+        if self.is_opener() && value == 0.0 {
+            return None;
+        }
+        if self.is_price() && !(value.is_finite() && value.abs() >= 100.0) {
+            return Some(format!(
+                "{value} is not an American price (none lies strictly between -100 and +100)"
+            ));
+        }
+        if self.is_spread()
+            && let Some(fixed) = sport.fixed_spread()
+            && value.abs() != fixed
+        {
+            return Some(format!(
+                "{value} is not a {sport} spread: its line is fixed at ±{fixed}"
+            ));
+        }
+        None
+    }
+}
+
 /// An opener as a real line: an opener of exactly zero is the placeholder
 /// feeds write when they had no opener (data contract), so it is `None`.
 /// The one home of that rule: served rows, the strategies' line move and
@@ -329,6 +389,44 @@ impl SeasonRow {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Sport;
+
+    #[test]
+    fn a_price_inside_minus_to_plus_one_hundred_and_a_moved_run_or_puck_line_are_impossible() {
+        let bad = |f: LineField, sport: Sport, v: f64| f.impossible(sport, v).is_some();
+        // Prices: ±100 and beyond are quotable; anything strictly inside is not.
+        for ok in [-100.0, 100.0, -110.0, 257.0, -10_000.0] {
+            assert!(!bad(LineField::HomeMoneyLine, Sport::Nba, ok), "{ok}");
+            assert!(!bad(LineField::OverLine, Sport::Nhl, ok), "{ok}");
+        }
+        for no in [-99.0, 99.0, 0.0, -0.5, 50.0, f64::NAN] {
+            assert!(bad(LineField::AwayMoneyLine, Sport::Nba, no), "{no}");
+            assert!(bad(LineField::UnderLine, Sport::Mlb, no), "{no}");
+            assert!(bad(LineField::HomePointSpreadLine, Sport::Nfl, no), "{no}");
+        }
+        // Totals and spreads are not prices.
+        assert!(!bad(LineField::OverUnder, Sport::Nba, 5.5));
+        assert!(!bad(LineField::HomePointSpread, Sport::Nba, -3.5));
+        assert!(
+            !bad(LineField::HomePointSpread, Sport::Nfl, 0.0),
+            "a pick'em is a spread of 0"
+        );
+        // The run line and the puck line are ±1.5, never anything else.
+        for sport in [Sport::Mlb, Sport::Nhl] {
+            for ok in [1.5, -1.5] {
+                assert!(!bad(LineField::AwayPointSpread, sport, ok));
+                assert!(!bad(LineField::OpenHomePointSpread, sport, ok));
+            }
+            for no in [-0.5, -2.0, 0.0, 2.5, 1.0] {
+                assert!(bad(LineField::HomePointSpread, sport, no), "{sport} {no}");
+            }
+        }
+        // An opener of exactly zero is the placeholder for "no opener".
+        assert!(!bad(LineField::OpenHomeMoneyLine, Sport::Nba, 0.0));
+        assert!(!bad(LineField::OpenAwayPointSpread, Sport::Nhl, 0.0));
+        assert!(bad(LineField::OpenHomeMoneyLine, Sport::Nba, 50.0));
+        assert!(bad(LineField::OpenAwayPointSpread, Sport::Nhl, -0.5));
+    }
 
     #[test]
     fn the_texts_of_a_row_line_up_with_the_season_text_columns() {

@@ -8,8 +8,6 @@ use linecast_core::services::events::{Event, EventData, EventId};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::time::rfc3339;
-
 /// The comment line sent when a stream has sent nothing for
 /// `events::PING_EVERY`.
 pub const PING: &[u8] = b": ping\n\n";
@@ -23,8 +21,9 @@ pub struct ReleaseEventData {
     pub model_type: Option<String>,
     /// `predictions`, `odds`, `results` (a season store) or `release` (the daily manifest).
     pub artifact: String,
-    /// The object's last-modified time (RFC 3339).
-    #[schema(format = DateTime)]
+    /// The object's last-modified time (RFC 3339 UTC, every digit to the
+    /// microsecond: passed back as `as_of`, it reads this release).
+    #[schema(format = DateTime, example = "2026-11-22T16:16:04.460357Z")]
     pub published_at: String,
     /// The object's version (its ETag, or last-modified and size).
     pub version: String,
@@ -70,7 +69,7 @@ pub fn event_frame(event: &Event) -> Bytes {
                 sport: r.sport.code().to_owned(),
                 model_type: r.model_type.map(|m| m.code().to_owned()),
                 artifact: r.artifact.code().to_owned(),
-                published_at: rfc3339(r.published_at),
+                published_at: crate::time::exact(r.published_at),
                 version: r.version.clone(),
             },
         ),
@@ -99,4 +98,36 @@ pub fn resync_frame(id: Option<&EventId>, reason: &str) -> Bytes {
             reason: reason.to_owned(),
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{DateTime, Utc};
+    use linecast_core::services::events::{Artifact, ReleaseEvent};
+    use linecast_domain::Sport;
+
+    use super::*;
+
+    #[test]
+    fn a_release_event_prints_its_publication_instant_with_every_digit() {
+        let at = DateTime::parse_from_rfc3339("2026-11-22T16:16:04.460357Z")
+            .unwrap_or_else(|e| panic!("{e}"))
+            .with_timezone(&Utc);
+        let event = Event {
+            id: EventId::parse("1763828164460-r-00000000000000aa").unwrap_or_else(|| panic!("event id")),
+            at,
+            data: EventData::Release(ReleaseEvent {
+                sport: Sport::Nba,
+                model_type: None,
+                artifact: Artifact::Odds,
+                published_at: at,
+                version: "v1".to_owned(),
+            }),
+        };
+        let frame = String::from_utf8(event_frame(&event).to_vec()).unwrap_or_default();
+        assert!(
+            frame.contains(r#""published_at":"2026-11-22T16:16:04.460357Z""#),
+            "{frame}"
+        );
+    }
 }

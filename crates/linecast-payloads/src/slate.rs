@@ -4,7 +4,8 @@
 //! pick rule, the served columns and EV are decided there, not here.
 
 use linecast_core::services::slate::{
-    OddsSlate, PredictionSlate, PublicPick, PublicSlate, expected_values, model_probability,
+    OddsSlate, PredictionSlate, PublicPick, PublicSlate, expected_values, model_probability, scheduled_start,
+    started_at,
 };
 use linecast_domain::artifacts::{PredictionRow, TeamRow, TeamTable};
 use linecast_domain::{LineField, ModelColumn, ModelType, Side};
@@ -13,7 +14,6 @@ use utoipa::ToSchema;
 
 use crate::rounding::{round2, round4};
 use crate::schema::ModelProbabilities;
-use crate::time::rfc3339;
 
 /// One game. Besides the fields below, each game carries its market's line
 /// fields: over_under: `over_under, over_line, under_line, open_over_under,
@@ -52,8 +52,10 @@ pub struct PredictionGame {
 pub struct PredictionsResponse {
     pub sport: String,
     pub model_type: String,
-    /// Publication time of the predictions artifact (ISO 8601).
-    #[schema(format = DateTime)]
+    /// Publication time of the predictions artifact (RFC 3339 UTC with every
+    /// digit to the microsecond: passed back as `as_of`, it reads this
+    /// version's release).
+    #[schema(format = DateTime, example = "2026-11-20T13:58:02.114207Z")]
     pub predictions_date: String,
     /// Sorted by date then ET time.
     pub games: Vec<PredictionGame>,
@@ -84,9 +86,7 @@ impl From<&linecast_core::ports::releases::KeptRelease> for ReleaseStamp {
         Self {
             // Every digit kept: the instant is exact, so passing it back as
             // `as_of` reads this very release.
-            published_at: release
-                .published_at
-                .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+            published_at: crate::time::exact(release.published_at),
             digest: release.digest.clone(),
         }
     }
@@ -246,6 +246,13 @@ pub struct OddsGame {
     pub under_line: Option<f64>,
     /// `YYYY-MM-DD HH:MM:SS` (UTC).
     pub last_updated: String,
+    /// The scheduled start as a UTC instant (RFC 3339), from `date` and
+    /// `time` (ET).
+    #[schema(format = DateTime, example = "2026-11-21T00:30:00Z")]
+    pub starts_at: Option<String>,
+    /// True once the scheduled start has passed (judged at the request, or
+    /// at `as_of`): a started game's prices are not a pre-game quote.
+    pub started: bool,
 }
 
 /// The odds payload.
@@ -309,8 +316,10 @@ pub struct PublicPicksResponse {
     /// `over_under`, `moneyline` or `spread`.
     pub market: String,
     pub model_type: String,
-    /// Publication time of the predictions artifact (ISO 8601).
-    #[schema(format = DateTime)]
+    /// Publication time of the predictions artifact (RFC 3339 UTC with every
+    /// digit to the microsecond: passed back as `as_of`, it reads this
+    /// version's release).
+    #[schema(format = DateTime, example = "2026-11-20T13:58:02.114207Z")]
     pub predictions_date: String,
     /// Sorted by date then ET time.
     pub games: Vec<PublicPickGame>,
@@ -397,7 +406,7 @@ impl From<&PredictionSlate> for PredictionsResponse {
         Self {
             sport: slate.sport.code().to_owned(),
             model_type: slate.model_type.code().to_owned(),
-            predictions_date: rfc3339(slate.predictions.version.last_modified),
+            predictions_date: crate::time::exact(slate.predictions.version.last_modified),
             games,
             models_used: columns.iter().map(|m| m.code().to_owned()).collect(),
             release: slate.release.as_ref().map(ReleaseStamp::from),
@@ -431,6 +440,8 @@ impl From<&OddsSlate> for OddsResponse {
                     over_line: l.get(LineField::OverLine),
                     under_line: l.get(LineField::UnderLine),
                     last_updated: r.last_updated.format(STAMP).to_string(),
+                    starts_at: scheduled_start(&r.key).map(crate::time::rfc3339),
+                    started: started_at(&r.key, slate.judged_at),
                 }
             })
             .collect();
@@ -552,7 +563,7 @@ impl From<&PublicSlate> for PublicPicksResponse {
             sport: slate.sport.code().to_owned(),
             market: feed.market.code().to_owned(),
             model_type: slate.model_type.code().to_owned(),
-            predictions_date: rfc3339(slate.predictions.version.last_modified),
+            predictions_date: crate::time::exact(slate.predictions.version.last_modified),
             games,
             models_used: columns.iter().map(|m| m.code().to_owned()).collect(),
             note: FREE_NOTE.to_owned(),

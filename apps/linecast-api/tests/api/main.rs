@@ -25,6 +25,7 @@ mod fail_closed;
 mod faults;
 mod game_ids;
 mod helpers;
+mod instants;
 mod limits;
 mod log_secrets;
 mod markets;

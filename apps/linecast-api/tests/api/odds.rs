@@ -71,6 +71,8 @@ async fn odds_serve_every_row_with_its_match_id_and_lines_sorted_by_date_then_ti
             "away_team",
             "home_team",
             "last_updated",
+            "starts_at",
+            "started",
         ]
         .into();
         expected_keys.extend(LINE_FIELDS);
@@ -107,6 +109,12 @@ async fn odds_serve_every_row_with_its_match_id_and_lines_sorted_by_date_then_ti
             let stamp = game["last_updated"].as_str().unwrap();
             assert!(is_stamp(stamp), "{stamp}");
             assert_eq!(stamp, row["last_updated"]);
+            let starts_at = chrono::DateTime::parse_from_rfc3339(game["starts_at"].as_str().unwrap()).unwrap();
+            assert_eq!(
+                game["started"],
+                starts_at <= crate::helpers::fixture_now(),
+                "{sport}: started is judged at the request's instant: {game}"
+            );
         }
         let newest = rows.iter().map(|r| r["last_updated"].clone()).max();
         assert_eq!(

@@ -350,15 +350,15 @@ impl Releases {
             .object(&odds.version)
             .param("slate", slate_date)
             .release(&release);
-        Ok(Derived::new(
-            OddsSlate {
-                sport,
-                odds,
-                slate_date,
-                release: Some(release),
-            },
-            deps,
-        ))
+        let slate = OddsSlate {
+            sport,
+            odds,
+            slate_date,
+            release: Some(release),
+            judged_at: instant,
+        };
+        let deps = deps.param("started", slate.started_count());
+        Ok(Derived::new(slate, deps))
     }
 
     /// Every kept release of `model_type`'s predictions that carried

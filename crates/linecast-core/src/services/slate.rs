@@ -172,9 +172,33 @@ pub struct OddsSlate {
     pub slate_date: NaiveDate,
     /// The kept release served, for an `as_of` read.
     pub release: Option<KeptRelease>,
+    /// The instant the slate is judged at (now, or the `as_of` instant):
+    /// which of its games have started.
+    pub judged_at: DateTime<Utc>,
+}
+
+/// A game's scheduled start as a UTC instant (its ET date and time).
+pub fn scheduled_start(key: &GameKey) -> Option<DateTime<Utc>> {
+    linecast_domain::time::et_instant(key.date, key.time_est)
+}
+
+/// Whether the game `key` names had started at `at`: its scheduled start
+/// is at or before it.
+pub fn started_at(key: &GameKey, at: DateTime<Utc>) -> bool {
+    scheduled_start(key).is_some_and(|start| start <= at)
 }
 
 impl OddsSlate {
+    /// How many of the artifact's games had started at `judged_at`: the
+    /// served body depends on it (each game says whether it has started).
+    pub fn started_count(&self) -> usize {
+        self.odds
+            .value
+            .iter()
+            .filter(|r| started_at(&r.key, self.judged_at))
+            .count()
+    }
+
     /// Every game of the artifact, sorted by date then ET time.
     pub fn games(&self) -> Vec<&OddsRow> {
         select_games(&self.odds.value, |r| &r.key, self.slate_date, false)
@@ -342,16 +366,18 @@ impl Slate {
     pub async fn odds(&self, sport: Sport, now: DateTime<Utc>) -> Result<Derived<OddsSlate>, StoreError> {
         let odds = self.store.odds(sport).await?;
         let slate_date = served_slate(self.store.as_ref(), sport, now).await?;
-        let deps = Deps::new().object(&odds.version).param("slate", slate_date);
-        Ok(Derived::new(
-            OddsSlate {
-                sport,
-                odds,
-                slate_date,
-                release: None,
-            },
-            deps,
-        ))
+        let slate = OddsSlate {
+            sport,
+            odds,
+            slate_date,
+            release: None,
+            judged_at: now,
+        };
+        let deps = Deps::new()
+            .object(&slate.odds.version)
+            .param("slate", slate_date)
+            .param("started", slate.started_count());
+        Ok(Derived::new(slate, deps))
     }
 
     /// The public feed: the market's predictions slate, then the team table

@@ -19,6 +19,7 @@ pub fn odds(sport: Sport, bytes: &[u8], problems: &mut Problems) -> Option<Vec<O
         let m = c.text(match_id);
         let k = c.key(&key);
         let l = read_lines(c, &lines);
+        refuse_impossible(c, sport, &lines, &l);
         let u = c.naive_datetime(last_updated);
         if let (Some(match_id), Some(key), Some(last_updated), true) = (m, k, u, c.ok()) {
             rows.push(OddsRow {
@@ -40,6 +41,21 @@ pub fn line_columns(sheet: &Sheet<'_>, fields: &[LineField]) -> Vec<(LineField, 
         .iter()
         .filter_map(|&f| sheet.column(f.name()).map(|c| (f, c)))
         .collect()
+}
+
+/// Fails the row on the first line no book could have quoted
+/// ([`LineField::impossible`]: a price strictly between -100 and +100, a
+/// run or puck line other than ±1.5), naming its column. Predictions and
+/// odds are read through it; a broken version is never kept as a release.
+pub fn refuse_impossible(c: &mut Cells<'_>, sport: Sport, cols: &[(LineField, Col)], lines: &Lines) {
+    for &(field, col) in cols {
+        if let Some(value) = lines.get(field)
+            && let Some(reason) = field.impossible(sport, value)
+        {
+            c.fail(col.name, reason);
+            return;
+        }
+    }
 }
 
 /// Reads line fields as nullable numbers. A `0` opener is read as 0.0: the

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use linecast_domain::artifacts::{KEY_COLUMNS, PredictionRow, PredictionTable};
 use linecast_domain::{GameId, LineField, ModelColumn, ModelProbs, ModelType, Sport};
 
-use super::odds::{line_columns, read_lines};
+use super::odds::{line_columns, read_lines, refuse_impossible};
 use super::problems::Problems;
 use super::sheet::{Cells, Col, Sheet, number_games};
 
@@ -42,6 +42,7 @@ pub fn predictions(
     sheet.each_row(problems, |c| {
         let k = c.key(&key);
         let l = read_lines(c, &lines);
+        refuse_impossible(c, sport, &lines, &l);
         let m = read_models(c, &models);
         if m.get(ModelColumn::Blend).is_none() && c.ok() {
             c.fail(blend.name, "required value is empty");

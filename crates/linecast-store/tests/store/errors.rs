@@ -97,3 +97,50 @@ async fn memory_urls_with_a_path_scope_keys_under_that_prefix() {
     assert_eq!(store.teams(Sport::Nba).await.unwrap().version.key, "teams/nba.csv");
     assert!(Arc::strong_count(&store.object_store()) >= 1);
 }
+
+#[tokio::test]
+async fn a_line_no_book_could_quote_is_an_error_naming_the_object_row_and_column() {
+    let store = nba_store(Duration::from_secs(2)).await;
+    let raw = store.object_store();
+    // Row 2 carries a puck line of -0.5: the NHL spread is fixed at ±1.5.
+    put(
+        &raw,
+        "predictions/nhl/won_on_spread.csv",
+        "date,time_est,away_team,home_team,away_point_spread,home_point_spread,away_point_spread_line,home_point_spread_line,BLEND\n\
+2025-11-20,19:00:00,a,b,1.5,-1.5,-180,155,0.41\n\
+2025-11-20,19:30:00,c,d,0.5,-0.5,-110,-110,0.52\n",
+    )
+    .await;
+    let err = store.predictions(Sport::Nhl, ModelType::WonOnSpread).await.unwrap_err();
+    assert!(
+        matches!(err, StoreError::Corrupt { ref object, row: 2, ref column, .. }
+            if object == "predictions/nhl/won_on_spread.csv" && column == "away_point_spread"),
+        "{err:?}"
+    );
+    // Row 1 of the odds prices the home side at +50: no American price lies
+    // strictly between -100 and +100.
+    put(
+        &raw,
+        "odds/nba.csv",
+        "match_id,date,time_est,away_team,home_team,away_money_line,home_money_line,last_updated\n\
+m1,2025-11-20,19:30:00,boston_celtics,new_york_knicks,-120,50,2025-11-20 12:00:00\n",
+    )
+    .await;
+    let err = store.odds(Sport::Nba).await.unwrap_err();
+    assert!(
+        matches!(err, StoreError::Corrupt { ref object, row: 1, ref column, .. }
+            if object == "odds/nba.csv" && column == "home_money_line"),
+        "{err:?}"
+    );
+    // The same lines in a league whose spread moves, and a placeholder zero
+    // opener, are quotable.
+    put(
+        &raw,
+        "predictions/nba/won_on_spread.csv",
+        "date,time_est,away_team,home_team,away_point_spread,home_point_spread,away_point_spread_line,home_point_spread_line,open_away_point_spread,open_home_point_spread,BLEND\n\
+2025-11-20,19:30:00,boston_celtics,new_york_knicks,0.5,-0.5,-110,-110,0,0,0.52\n",
+    )
+    .await;
+    let table = store.predictions(Sport::Nba, ModelType::WonOnSpread).await.unwrap();
+    assert_eq!(table.value.rows.len(), 1);
+}
