@@ -223,3 +223,40 @@ fn a_source_and_demo_together_or_neither_are_refused() {
     let neither = publish(&admin, &["--store", "memory://"]);
     assert_eq!(neither.code, Some(2), "{}", neither.stderr);
 }
+
+/// Sets `column` of the first data row of `key` under `store` to `value`;
+/// returns that row's number (1 is the first after the header).
+fn set_first(store: &Path, key: &str, column: &str, value: &str) -> usize {
+    let path = store.join(key);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let at = lines[0].split(',').position(|c| c == column).unwrap();
+    let row = (1..lines.len())
+        .find(|&i| !lines[i].split(',').nth(at).unwrap().is_empty())
+        .unwrap_or_else(|| panic!("{key} has a row with {column}"));
+    let mut fields: Vec<&str> = lines[row].split(',').collect();
+    fields[at] = value;
+    lines[row] = fields.join(",");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    row
+}
+
+#[test]
+fn validate_names_a_line_no_book_could_quote_by_object_row_and_column() {
+    let admin = Admin::new();
+    let store = generated(&admin, "store");
+    let puck = set_first(&store, "predictions/nhl/won_on_spread.csv", "away_point_spread", "-0.5");
+    let price = set_first(&store, "odds/nba.csv", "home_money_line", "50");
+    let check = admin.run(&["data", "validate", "--store", &url(&store)]);
+    assert_eq!(check.code, Some(1), "{}\n{}", check.stdout, check.stderr);
+    for named in [
+        format!("predictions/nhl/won_on_spread.csv row {puck} column away_point_spread: "),
+        format!("odds/nba.csv row {price} column home_money_line: "),
+    ] {
+        assert!(
+            check.stdout.lines().any(|l| l.starts_with(&named)),
+            "expected a line starting {named:?}:\n{}",
+            check.stdout
+        );
+    }
+}
