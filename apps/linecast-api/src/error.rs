@@ -403,6 +403,18 @@ impl From<linecast_core::services::releases::ReleaseError> for ApiError {
     }
 }
 
+/// An archive check that could not be made is a 503 whatever failed (a
+/// missing archived release included): never an empty or wrong check.
+impl From<linecast_core::services::archive_check::CheckError> for ApiError {
+    fn from(err: linecast_core::services::archive_check::CheckError) -> Self {
+        ApiError::unavailable(
+            ErrorCode::StorageUnavailable,
+            "The archive of kept releases is temporarily unavailable; retry with backoff",
+            err.to_string(),
+        )
+    }
+}
+
 /// A game's history: a malformed id is a 400 naming `game_id`, an id no
 /// kept release carried a 404.
 impl From<linecast_core::services::releases::HistoryError> for ApiError {
