@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod access;
+mod archive_check;
 mod account;
 mod billing;
 mod body_deadline;
