@@ -125,19 +125,17 @@ async fn checked(audit: Audit) -> anyhow::Result<ExitCode> {
                         why(row, check),
                     );
                 }
-                println!(
-                    "{} {} {label}: {}",
-                    sport.code(),
-                    model_type.code(),
-                    describe(&counts)
-                );
+                println!("{} {} {label}: {}", sport.code(), model_type.code(), describe(&counts));
                 for (total, n) in totals.iter_mut().zip(counts) {
                     *total += n;
                 }
             }
         }
     }
-    println!("total over {audited} season store(s) with live rows: {}", describe(&totals));
+    println!(
+        "total over {audited} season store(s) with live rows: {}",
+        describe(&totals)
+    );
     Ok(if totals[1] == 0 {
         ExitCode::SUCCESS
     } else {

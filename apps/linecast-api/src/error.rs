@@ -169,7 +169,7 @@ pub struct ErrorBody {
 }
 
 /// An HTTP-facing error. 5xx causes are logged, never sent to the client.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum ApiError {
     #[error("{0}")]
     BadRequest(String),

@@ -75,10 +75,7 @@ pub async fn results(
             let page = history.results_page(sport, model_type, named, &asked, now).await?;
             let kept = archive.kept(sport, model_type, now).await?;
             let checks = archive.season(&page.value.data, &kept).await?;
-            Ok::<_, ApiError>(page.map(
-                |deps| deps.param("archive", &checks.generation),
-                |page| (page, checks),
-            ))
+            Ok::<_, ApiError>(page.map(|deps| deps.param("archive", kept.generation), |page| (page, checks)))
         },
         move |(page, checks), parts| async move {
             let rows = parts.season_rows(&page.data, &checks, render_rows).await;
@@ -202,7 +199,8 @@ pub async fn results_export(
         move |now| async move {
             let plan = plan_history.export(sport, model_type, asked, now).await?;
             let kept = plan_archive.kept(sport, model_type, now).await?;
-            Ok::<_, ApiError>(plan.map(|deps| deps.param("archive", &kept.generation), |plan| (plan, kept)))
+            let generation = kept.generation.clone();
+            Ok::<_, ApiError>(plan.map(|deps| deps.param("archive", generation), |plan| (plan, kept)))
         },
         move |(plan, kept), _| async move {
             let export = load_history.load_export(&plan).await?;

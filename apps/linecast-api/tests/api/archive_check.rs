@@ -141,10 +141,7 @@ async fn each_live_row_is_checked_against_the_release_its_forecast_published_at_
     }
     // The two new columns come last, after game_id.
     let keys: Vec<&String> = rows[0].as_object().unwrap().keys().collect();
-    assert_eq!(
-        keys[keys.len() - 3..],
-        ["game_id", "archive_check", "forecast_digest"]
-    );
+    assert_eq!(keys[keys.len() - 3..], ["game_id", "archive_check", "forecast_digest"]);
 }
 
 #[tokio::test]
@@ -165,7 +162,10 @@ async fn the_csv_export_carries_the_checks_in_its_last_two_columns() {
             let cells: Vec<&str> = line.split(',').collect();
             (
                 cells[at("game_id")].to_owned(),
-                (cells[at("archive_check")].to_owned(), cells[at("forecast_digest")].to_owned()),
+                (
+                    cells[at("archive_check")].to_owned(),
+                    cells[at("forecast_digest")].to_owned(),
+                ),
             )
         })
         .collect();

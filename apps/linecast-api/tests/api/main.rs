@@ -5,8 +5,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod access;
-mod archive_check;
 mod account;
+mod archive_check;
 mod billing;
 mod body_deadline;
 mod calibration;

@@ -127,8 +127,7 @@ fn judge(row: &SeasonRow, named: Option<&KeptRelease>, carried: Option<Option<f6
     let Some(release) = named else {
         return RowCheck::alone(ArchiveCheck::NotKept);
     };
-    let before_start =
-        et_instant(row.key.date, row.key.time_est).is_some_and(|start| release.published_at < start);
+    let before_start = et_instant(row.key.date, row.key.time_est).is_some_and(|start| release.published_at < start);
     let matched = before_start && carried.is_some_and(|blend| same_blend(row.models.get(ModelColumn::Blend), blend));
     RowCheck {
         check: if matched {
@@ -170,7 +169,9 @@ impl SeasonChecks {
         &'a self,
         data: &'a SeasonData,
     ) -> impl Iterator<Item = (&'a SeasonRow, &'a GradedRow, &'a RowCheck)> + 'a {
-        data.served_rows().zip(&self.rows).map(|((row, graded), check)| (row, graded, check))
+        data.served_rows()
+            .zip(&self.rows)
+            .map(|((row, graded), check)| (row, graded, check))
     }
 
     /// How many rows have each check, in [`ArchiveCheck::ALL`] order.
@@ -244,8 +245,7 @@ impl ArchiveChecks {
     /// each once.
     pub async fn season(&self, data: &SeasonData, kept: &Kept) -> Result<Arc<SeasonChecks>, CheckError> {
         let key = (data.sport, data.model_type, data.season);
-        if let Some((version, generation, checks)) =
-            self.cache.lock().unwrap_or_else(PoisonError::into_inner).get(&key)
+        if let Some((version, generation, checks)) = self.cache.lock().unwrap_or_else(PoisonError::into_inner).get(&key)
             && *version == data.version.version
             && *generation == kept.generation
         {
@@ -298,7 +298,11 @@ impl ArchiveChecks {
         });
         self.cache.lock().unwrap_or_else(PoisonError::into_inner).insert(
             key,
-            (data.version.version.clone(), kept.generation.clone(), Arc::clone(&checks)),
+            (
+                data.version.version.clone(),
+                kept.generation.clone(),
+                Arc::clone(&checks),
+            ),
         );
         Ok(checks)
     }
