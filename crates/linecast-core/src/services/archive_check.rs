@@ -56,8 +56,8 @@ impl ArchiveCheck {
 pub struct RowCheck {
     pub check: ArchiveCheck,
     /// The kept release the row's `forecast_published_at` names (set for
-    /// `matched` and `mismatch`).
-    pub release: Option<KeptRelease>,
+    /// `matched` and `mismatch`; shared by the rows naming it).
+    pub release: Option<Arc<KeptRelease>>,
     /// Whether that release carried the game.
     pub carried: bool,
     /// The game's BLEND in that release (`None`: not carried, or empty).
@@ -120,24 +120,36 @@ pub fn same_blend(row: Option<f64>, release: Option<f64>) -> bool {
     }
 }
 
+/// What the named release holds of a game.
+#[derive(Debug, Clone, Copy)]
+enum Carried {
+    /// The release does not carry the game.
+    No,
+    /// It carries it, with this BLEND (`None`: an empty cell).
+    With(Option<f64>),
+}
+
 /// The check of `row` given the release it names (`None`: none kept at its
-/// instant) and the game's BLEND there (`None`: not carried; `Some(None)`:
-/// carried with an empty BLEND).
-fn judge(row: &SeasonRow, named: Option<&KeptRelease>, carried: Option<Option<f64>>) -> RowCheck {
+/// instant) and what that release holds of the game.
+fn judge(row: &SeasonRow, named: Option<&Arc<KeptRelease>>, carried: Carried) -> RowCheck {
     let Some(release) = named else {
         return RowCheck::alone(ArchiveCheck::NotKept);
     };
     let before_start = et_instant(row.key.date, row.key.time_est).is_some_and(|start| release.published_at < start);
-    let matched = before_start && carried.is_some_and(|blend| same_blend(row.models.get(ModelColumn::Blend), blend));
+    let (carries, release_blend) = match carried {
+        Carried::No => (false, None),
+        Carried::With(blend) => (true, blend),
+    };
+    let matched = before_start && carries && same_blend(row.models.get(ModelColumn::Blend), release_blend);
     RowCheck {
         check: if matched {
             ArchiveCheck::Matched
         } else {
             ArchiveCheck::Mismatch
         },
-        release: Some(release.clone()),
-        carried: carried.is_some(),
-        release_blend: carried.flatten(),
+        release: Some(Arc::clone(release)),
+        carried: carries,
+        release_blend,
     }
 }
 
@@ -198,6 +210,8 @@ pub struct Kept {
 pub struct CheckError(#[from] pub ReleaseError);
 
 type Key = (Sport, ModelType, SeasonLabel);
+/// A release the rows name, and its games' BLENDs.
+type Named = (Arc<KeptRelease>, HashMap<GameId, Option<f64>>);
 /// The season version and kept generation a season's checks were made for.
 type Held = (String, String, Arc<SeasonChecks>);
 
@@ -251,8 +265,9 @@ impl ArchiveChecks {
         {
             return Ok(Arc::clone(checks));
         }
-        // Each named release's games and BLENDs, read once per release.
-        let mut carried: HashMap<(String, DateTime<Utc>), HashMap<GameId, Option<f64>>> = HashMap::new();
+        // Each named release (shared by the rows naming it) with its games
+        // and BLENDs, read once per release.
+        let mut carried: HashMap<(String, DateTime<Utc>), Named> = HashMap::new();
         for (row, _) in data.served_rows() {
             if !is_live(row) {
                 continue;
@@ -275,7 +290,7 @@ impl ArchiveChecks {
                 .iter()
                 .map(|r| (r.game_id.clone(), r.models.get(ModelColumn::Blend)))
                 .collect();
-            carried.insert(id, games);
+            carried.insert(id, (Arc::new(release.clone()), games));
         }
         let rows = data
             .served_rows()
@@ -283,13 +298,12 @@ impl ArchiveChecks {
                 if !is_live(row) {
                     return RowCheck::alone(ArchiveCheck::NotApplicable);
                 }
-                let named = named_by(row, &kept.releases);
-                let blend = named.and_then(|r| {
-                    carried
-                        .get(&(r.digest.clone(), r.published_at))
-                        .and_then(|games| games.get(&row.game_id).copied())
-                });
-                judge(row, named, blend)
+                let named =
+                    named_by(row, &kept.releases).and_then(|r| carried.get(&(r.digest.clone(), r.published_at)));
+                let carried = named
+                    .and_then(|(_, games)| games.get(&row.game_id).copied())
+                    .map_or(Carried::No, Carried::With);
+                judge(row, named.map(|(release, _)| release), carried)
             })
             .collect();
         let checks = Arc::new(SeasonChecks {
@@ -385,7 +399,7 @@ mod tests {
         let r = release("d1", micros(12, 0, 0, 0));
         let mut check = RowCheck {
             check: ArchiveCheck::Matched,
-            release: Some(r),
+            release: Some(Arc::new(r)),
             carried: true,
             release_blend: Some(0.5),
         };
