@@ -1,4 +1,5 @@
-//! `linecast-admin data ...`: artifact store checks and publishing.
+//! `linecast-admin data ...`: artifact store checks, publishing and the
+//! audit of the graded record against the archive.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -7,6 +8,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use chrono::NaiveDate;
 use linecast_demo::{GenOptions, Profile, et_date, generate};
+use linecast_domain::Sport;
 use linecast_store::publish::{PublishError, PublishMode, publish};
 use linecast_store::{ObjectArtifactStore, StoreOptions, validate};
 
@@ -53,6 +55,29 @@ pub enum DataCommand {
         #[arg(long, default_value_t = 300)]
         timeout_secs: u64,
     },
+    /// Check every live result row against the kept predictions releases
+    /// (the `archive_check` of `/results`): lists each mismatch by game id,
+    /// prints the counts per check; exits 1 on any mismatch, 0 otherwise, 2
+    /// when the store or the database cannot be read.
+    Audit {
+        /// One sport (default: every sport).
+        #[arg(long, value_parser = parse_sport)]
+        sport: Option<Sport>,
+        /// One season label (YYYY for mlb, YYYY-YY otherwise; default:
+        /// every season with live rows).
+        #[arg(long)]
+        season: Option<String>,
+        /// The store the server reads (the archive is kept in it).
+        #[arg(long, env = "LINECAST_STORE_URL")]
+        store: Option<String>,
+        /// Accounts database, the same setting as the server's.
+        #[arg(long, env = "LINECAST_DATABASE_URL", hide_env_values = true)]
+        database_url: Option<String>,
+    },
+}
+
+fn parse_sport(value: &str) -> Result<Sport, String> {
+    Sport::parse(value).map_err(|e| e.to_string())
 }
 
 fn parse_date(value: &str) -> Result<NaiveDate, String> {
@@ -62,6 +87,20 @@ fn parse_date(value: &str) -> Result<NaiveDate, String> {
 pub async fn run(command: DataCommand) -> anyhow::Result<ExitCode> {
     match command {
         DataCommand::Validate { store } => validate_store(store).await,
+        DataCommand::Audit {
+            sport,
+            season,
+            store,
+            database_url,
+        } => {
+            crate::audit::run(crate::audit::Audit {
+                sport,
+                season,
+                store,
+                database_url,
+            })
+            .await
+        }
         DataCommand::Publish {
             source,
             demo,

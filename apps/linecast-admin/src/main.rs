@@ -2,6 +2,7 @@
 //! and only wires adapters; rules live in the crates.
 
 mod accounts;
+mod audit;
 mod data;
 mod fixtures;
 mod releases;

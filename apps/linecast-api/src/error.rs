@@ -169,7 +169,7 @@ pub struct ErrorBody {
 }
 
 /// An HTTP-facing error. 5xx causes are logged, never sent to the client.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum ApiError {
     #[error("{0}")]
     BadRequest(String),
@@ -400,6 +400,18 @@ impl From<linecast_core::services::releases::ReleaseError> for ApiError {
             ReleaseError::Store(e) => e.into(),
             ReleaseError::Log(e) => e.into(),
         }
+    }
+}
+
+/// An archive check that could not be made is a 503 whatever failed (a
+/// missing archived release included): never an empty or wrong check.
+impl From<linecast_core::services::archive_check::CheckError> for ApiError {
+    fn from(err: linecast_core::services::archive_check::CheckError) -> Self {
+        ApiError::unavailable(
+            ErrorCode::StorageUnavailable,
+            "The archive of kept releases is temporarily unavailable; retry with backoff",
+            err.to_string(),
+        )
     }
 }
 

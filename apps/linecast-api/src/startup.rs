@@ -525,6 +525,11 @@ impl Wiring<'_> {
         );
         let gate = self.gate(access, keys, request_log.clone(), &events);
         let storefront = crate::storefront::storefront(settings)?;
+        let releases = self.releases(&artifacts);
+        let archive_checks = Arc::new(linecast_core::services::archive_check::ArchiveChecks::new(
+            releases.clone(),
+            self.store.clone(),
+        ));
         Ok(AppState {
             billing: self.billing(&gate.keys),
             stripe: self.stripe(),
@@ -542,7 +547,8 @@ impl Wiring<'_> {
             clock: self.clock.clone(),
             probes: self.probes(),
             slate: Arc::new(Slate::new(artifacts.clone())),
-            releases: self.releases(&artifacts),
+            releases,
+            archive_checks,
             markets: Arc::new(Markets::new(artifacts.clone(), markets)),
             datasets: self.datasets(&artifacts),
             freshness: Arc::new(Freshness::new(artifacts)),

@@ -34,6 +34,8 @@ pub struct AppState {
     pub slate: Arc<Slate>,
     /// Kept releases: `as_of` reads and a game's history.
     pub releases: Arc<linecast_core::services::releases::Releases>,
+    /// Live result rows checked against the kept releases.
+    pub archive_checks: Arc<linecast_core::services::archive_check::ArchiveChecks>,
     /// Model vs sportsbook vs prediction market.
     pub markets: Arc<Markets>,
     /// Dataset status, refresh (signed links) and downloads.

@@ -38,7 +38,8 @@ pub struct ResultsResponse<'a> {
     pub season: String,
     /// Result rows: every stored column in artifact order (unknown extras
     /// included), the outcome column and IMPLIED recomputed, then `push`,
-    /// `graded`, `ungraded_reason` and `game_id`.
+    /// `graded`, `ungraded_reason`, `game_id`, `archive_check` and
+    /// `forecast_digest`.
     #[schema(value_type = Vec<ResultRow>)]
     pub results: Vec<&'a RawValue>,
     /// Publication time of the season store.

@@ -6,6 +6,7 @@
 
 use std::borrow::Cow;
 
+use linecast_core::services::archive_check::SeasonChecks;
 use linecast_core::services::history::SeasonData;
 use linecast_core::services::history::rows::{Cell, Column, ServedColumn};
 use serde_json::value::RawValue;
@@ -50,14 +51,19 @@ impl From<Served<'_>> for Value {
     }
 }
 
-/// Every served row of `data` as a JSON object, oldest first.
-pub fn render_rows(data: &SeasonData) -> Vec<Box<RawValue>> {
+/// Every served row of `data` as a JSON object, oldest first, with its
+/// archive check from `checks` (made for this season generation).
+pub fn render_rows(data: &SeasonData, checks: &SeasonChecks) -> Vec<Box<RawValue>> {
     let columns = data.served_columns();
-    data.served_rows()
-        .filter_map(|(row, graded)| {
+    checks
+        .served(data)
+        .filter_map(|(row, graded, check)| {
             let mut map = Map::with_capacity(columns.len());
             for column in &columns {
-                map.insert(column.name.to_owned(), served(column, column.cell(row, graded)).into());
+                map.insert(
+                    column.name.to_owned(),
+                    served(column, column.cell(row, graded, check)).into(),
+                );
             }
             let json = serde_json::to_string(&Value::Object(map)).ok()?;
             RawValue::from_string(json).ok()

@@ -15,6 +15,7 @@
 use std::collections::HashMap;
 
 use chrono::NaiveDate;
+use linecast_core::services::archive_check::ArchiveCheck;
 use linecast_domain::artifacts::KEY_COLUMNS;
 use linecast_domain::row::SEASON_TEXT_COLUMNS;
 use linecast_domain::{LineField, ModelColumn, ModelType};
@@ -30,7 +31,7 @@ use utoipa::{PartialSchema, ToSchema};
 /// One result row: every stored column in artifact order (unknown store
 /// columns included, as strings), the outcome column and IMPLIED
 /// recomputed by the grading rules, then `push`, `graded`,
-/// `ungraded_reason` and `game_id`.
+/// `ungraded_reason`, `game_id`, `archive_check` and `forecast_digest`.
 pub struct ResultRow;
 
 fn nullable(ty: Type, description: &str) -> Object {
@@ -149,6 +150,30 @@ one-sided price. Always present."
             id
         })
         .required("game_id")
+        .property(
+            "archive_check",
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some(ArchiveCheck::ALL.map(ArchiveCheck::as_str)))
+                .description(Some(
+                    "A live row checked against the kept predictions release its forecast_published_at names \
+(/docs/payloads.md#archive-check): matched (published before the start, carrying the game with the row's BLEND \
+at 4 decimals), mismatch (published at or after the start, without the game, or with another BLEND), not_kept \
+(no release kept at that instant, or no forecast_published_at); not_applicable for every non-live row",
+                )),
+        )
+        .required("archive_check")
+        .property(
+            "forecast_digest",
+            ObjectBuilder::new()
+                .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+                .pattern(Some("^[0-9a-f]{64}$"))
+                .description(Some(
+                    "The SHA-256 (lowercase hex) of the kept release the forecast came from when archive_check \
+is matched; null otherwise",
+                )),
+        )
+        .required("forecast_digest")
         .additional_properties(Some(AdditionalProperties::RefOr(RefOr::T(Schema::Object(nullable(
             Type::String,
             "An unknown store column, verbatim",

@@ -5,15 +5,18 @@
 //! says which columns they have, their types and each cell's value.
 //!
 //! Columns: the union of the seasons' served columns, in first-seen order
-//! oldest season first, with `push`, `graded`, `ungraded_reason` and
-//! `game_id` last as on every result row; a season without a column has
-//! null there.
+//! oldest season first, with `push`, `graded`, `ungraded_reason`,
+//! `game_id`, `archive_check` and `forecast_digest` last as on every result
+//! row; a season without a column has null there.
 //!
 //! Parquet types follow the column's kind, except for the text columns of
 //! [`TYPED_TEXT`], whose text has a known form: Parquet holds them typed
 //! while CSV (and `/results`) keep the text.
 
 use actix_web::http::header::{CONTENT_DISPOSITION, HeaderName, HeaderValue};
+use std::sync::Arc;
+
+use linecast_core::services::archive_check::SeasonChecks;
 use linecast_core::services::history::export::Export;
 use linecast_core::services::history::rows::{Cell, Kind, ServedColumn};
 use linecast_export::{CsvWriter, ParquetWriter, Type, Value};
@@ -26,7 +29,7 @@ use crate::responses::Rendered;
 
 /// The version of the export's column mapping (names, order and types);
 /// bumped when any of them changes.
-pub const COLUMNS_VERSION: &str = "2";
+pub const COLUMNS_VERSION: &str = "3";
 
 /// The response header naming the snapshot of the exported seasons.
 pub const SNAPSHOT_HEADER: &str = "x-linecast-snapshot";
@@ -76,14 +79,23 @@ impl ExportFormat {
         }
     }
 
-    /// The body of `export` in this format, with its download headers.
-    pub fn render(self, export: &Export) -> Result<Rendered, ApiError> {
+    /// The body of `export` in this format, with its download headers;
+    /// `checks` are its seasons' archive checks, in `export.seasons` order.
+    pub fn render(self, export: &Export, checks: &[Arc<SeasonChecks>]) -> Result<Rendered, ApiError> {
+        if checks.len() != export.seasons.len() {
+            return Err(ApiError::Internal(format!(
+                "{} archive checks for {} seasons",
+                checks.len(),
+                export.seasons.len()
+            )));
+        }
         let columns = union_columns(export);
         let body = match self {
-            Self::Csv => Rendered::from_bytes(csv(export, &columns)?.into(), "text/csv; charset=utf-8"),
-            Self::Parquet => {
-                Rendered::precompressed(parquet(export, &columns)?.into(), "application/vnd.apache.parquet")
-            }
+            Self::Csv => Rendered::from_bytes(csv(export, checks, &columns)?.into(), "text/csv; charset=utf-8"),
+            Self::Parquet => Rendered::precompressed(
+                parquet(export, checks, &columns)?.into(),
+                "application/vnd.apache.parquet",
+            ),
         };
         let filename = format!(
             "{}_{}_{}.{}",
@@ -104,7 +116,14 @@ impl ExportFormat {
 }
 
 /// Columns recomputed on every row and served last.
-const TAIL: [&str; 4] = ["push", "graded", "ungraded_reason", "game_id"];
+const TAIL: [&str; 6] = [
+    "push",
+    "graded",
+    "ungraded_reason",
+    "game_id",
+    "archive_check",
+    "forecast_digest",
+];
 
 /// The union of the seasons' served columns (see the module doc).
 fn union_columns(export: &Export) -> Vec<ServedColumn<'_>> {
@@ -129,15 +148,20 @@ fn union_columns(export: &Export) -> Vec<ServedColumn<'_>> {
 
 /// Each season's rows as cells under `columns` (null where the season has
 /// no such column), oldest season first.
-fn for_each_row<'a>(export: &'a Export, columns: &[ServedColumn<'a>], mut each: impl FnMut(Vec<Cell<'a>>)) {
-    for data in &export.seasons {
+fn for_each_row<'a>(
+    export: &'a Export,
+    checks: &'a [Arc<SeasonChecks>],
+    columns: &[ServedColumn<'a>],
+    mut each: impl FnMut(Vec<Cell<'a>>),
+) {
+    for (data, checks) in export.seasons.iter().zip(checks) {
         let own = data.served_columns();
         let mine: Vec<Option<&ServedColumn<'_>>> =
             columns.iter().map(|c| own.iter().find(|o| o.name == c.name)).collect();
-        for (row, graded) in data.served_rows() {
+        for (row, graded, check) in checks.served(data) {
             each(
                 mine.iter()
-                    .map(|c| c.map_or(Cell::Null, |c| c.cell(row, graded)))
+                    .map(|c| c.map_or(Cell::Null, |c| c.cell(row, graded, check)))
                     .collect(),
             );
         }
@@ -160,11 +184,11 @@ pub(crate) fn failed(e: &linecast_export::Error) -> ApiError {
     ApiError::Internal(e.to_string())
 }
 
-fn csv(export: &Export, columns: &[ServedColumn<'_>]) -> Result<Vec<u8>, ApiError> {
+fn csv(export: &Export, checks: &[Arc<SeasonChecks>], columns: &[ServedColumn<'_>]) -> Result<Vec<u8>, ApiError> {
     let out = Vec::with_capacity(export.total() * 256);
     let mut out = CsvWriter::new(out, columns.iter().map(|c| c.name)).map_err(|e| failed(&e))?;
     let mut result = Ok(());
-    for_each_row(export, columns, |cells| {
+    for_each_row(export, checks, columns, |cells| {
         if result.is_ok() {
             result = out.row(columns.iter().zip(cells).map(|(c, cell)| value(served(c, cell))));
         }
@@ -212,9 +236,9 @@ fn parquet_value<'a>(column: &ServedColumn<'_>, cell: Cell<'a>) -> Value<'a> {
     }
 }
 
-fn parquet(export: &Export, columns: &[ServedColumn<'_>]) -> Result<Vec<u8>, ApiError> {
+fn parquet(export: &Export, checks: &[Arc<SeasonChecks>], columns: &[ServedColumn<'_>]) -> Result<Vec<u8>, ApiError> {
     let mut table = ParquetWriter::new(columns.iter().map(|c| (c.name, data_type(c))), export.total());
-    for_each_row(export, columns, |cells| {
+    for_each_row(export, checks, columns, |cells| {
         table.row(columns.iter().zip(cells).map(|(c, cell)| parquet_value(c, cell)));
     });
     // In the footer's key-value metadata, in a fixed order (the bytes, and

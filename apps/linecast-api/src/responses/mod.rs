@@ -545,10 +545,9 @@ impl ResponseCache {
         self.cache
             .try_get_with(key, init)
             .await
-            .map_err(|e| match Arc::try_unwrap(e) {
-                Ok(err) => err,
-                Err(shared) => ApiError::Internal(format!("rendering a body: {shared}")),
-            })
+            // The error as made (a storage failure stays a 503), whether or
+            // not the cache still shares it with another waiter.
+            .map_err(|e| Arc::try_unwrap(e).unwrap_or_else(|shared| (*shared).clone()))
     }
 
     /// Bodies held now (for tests and metrics).

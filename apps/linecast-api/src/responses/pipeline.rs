@@ -210,20 +210,27 @@ where
 }
 
 /// What a large body is assembled from, kept by the pipeline: a season's
-/// result rows, rendered once per season generation (`rows::RowCache`,
-/// keyed by the season's deps, never by the handler).
+/// result rows, rendered once per season generation and kept-release
+/// generation (`rows::RowCache`, keyed by the season's deps and the checks'
+/// generation, never by the handler).
 #[derive(Clone)]
 pub struct Parts(std::sync::Arc<super::rows::RowCache>);
 
 impl Parts {
-    /// The rows of `data`'s season generation, rendered by `render` the
-    /// first time they are asked for.
+    /// The rows of `data`'s season generation checked as `checks` (made
+    /// for that generation), rendered by `render` the first time they are
+    /// asked for.
     pub async fn season_rows(
         &self,
         data: &linecast_core::services::history::SeasonData,
-        render: fn(&linecast_core::services::history::SeasonData) -> Vec<Box<serde_json::value::RawValue>>,
+        checks: &linecast_core::services::archive_check::SeasonChecks,
+        render: fn(
+            &linecast_core::services::history::SeasonData,
+            &linecast_core::services::archive_check::SeasonChecks,
+        ) -> Vec<Box<serde_json::value::RawValue>>,
     ) -> super::rows::SeasonRows {
-        self.0.get_or_render(&data.deps(), || render(data)).await
+        let deps = data.deps().param("archive", &checks.generation);
+        self.0.get_or_render(&deps, || render(data, checks)).await
     }
 }
 

@@ -21,7 +21,9 @@ use crate::state::AppState;
 /// A page of the graded result rows of one season
 ///
 /// Returns result rows holding every column of the season store (then the outcome column and `IMPLIED`
-/// when the store lacks them), followed by `push`, `graded`, `ungraded_reason` and `game_id`. Page with `limit`
+/// when the store lacks them), followed by `push`, `graded`, `ungraded_reason`, `game_id`, `archive_check`
+/// (a live row checked against the kept predictions release its `forecast_published_at` names) and
+/// `forecast_digest`. Page with `limit`
 /// (1 to 100000, default 100) and `offset` (default 0; past the end is an empty page), repeating with
 /// `offset=next_offset` until `next_offset` is null. Without `season` the current season is served newest
 /// game first and `snapshot` is null; with a named `season` it is served oldest game first, and every page
@@ -60,16 +62,23 @@ pub async fn results(
     let raw = |name: &str| query.get(name).map(String::as_str);
     let request = Request::parse(named.is_some(), raw("limit"), raw("offset"), raw("snapshot"))?;
     // A page may hold 100,000 rows: made off the request threads.
-    let history = state.history.clone();
+    let (history, archive) = (state.history.clone(), state.archive_checks.clone());
     let asked = request.clone();
     serve_heavy(
         &req,
         &state.responses,
         (sport, model_type, named, request),
         None,
-        move |now| async move { history.results_page(sport, model_type, named, &asked, now).await },
-        move |page, parts| async move {
-            let rows = parts.season_rows(&page.data, render_rows).await;
+        // The body depends on the season's generation and on the kept
+        // releases' (the rows' archive checks).
+        move |now| async move {
+            let page = history.results_page(sport, model_type, named, &asked, now).await?;
+            let kept = archive.kept(sport, model_type, now).await?;
+            let checks = archive.season(&page.value.data, &kept).await?;
+            Ok::<_, ApiError>(page.map(|deps| deps.param("archive", kept.generation), |page| (page, checks)))
+        },
+        move |(page, checks), parts| async move {
+            let rows = parts.season_rows(&page.data, &checks, render_rows).await;
             Rendered::new(&ResultsResponse::new(sport, model_type, &page, &rows))
         },
     )
@@ -178,15 +187,29 @@ pub async fn results_export(
     // The download slot the gate took: held until the file has been sent.
     let slot = req.extensions_mut().remove::<HeldSlot>().map(|HeldSlot(slot)| slot);
     let (plan_history, load_history) = (state.history.clone(), state.history.clone());
+    let (plan_archive, load_archive) = (state.archive_checks.clone(), state.archive_checks.clone());
     serve_heavy(
         &req,
         &state.responses,
         (sport, model_type, asked, format),
         slot,
-        // The body's key comes from the seasons' versions; the seasons are
-        // read and graded only when that body is not cached.
-        move |now| async move { plan_history.export(sport, model_type, asked, now).await },
-        move |plan, _| async move { format.render(&load_history.load_export(&plan).await?) },
+        // The body's key comes from the seasons' versions and the kept
+        // releases' generation; the seasons are read, graded and checked
+        // only when that body is not cached.
+        move |now| async move {
+            let plan = plan_history.export(sport, model_type, asked, now).await?;
+            let kept = plan_archive.kept(sport, model_type, now).await?;
+            let generation = kept.generation.clone();
+            Ok::<_, ApiError>(plan.map(|deps| deps.param("archive", generation), |plan| (plan, kept)))
+        },
+        move |(plan, kept), _| async move {
+            let export = load_history.load_export(&plan).await?;
+            let mut checks = Vec::with_capacity(export.seasons.len());
+            for data in &export.seasons {
+                checks.push(load_archive.season(data, &kept).await?);
+            }
+            format.render(&export, &checks)
+        },
     )
     .await
 }

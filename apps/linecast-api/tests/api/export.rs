@@ -154,8 +154,15 @@ async fn all_history_as_csv_concatenates_every_season_oldest_first_under_the_uni
     );
     let (header, csv_rows) = read_csv(&res.bytes().await.unwrap());
     assert_eq!(
-        &header[header.len() - 4..],
-        ["push", "graded", "ungraded_reason", "game_id"]
+        &header[header.len() - 6..],
+        [
+            "push",
+            "graded",
+            "ungraded_reason",
+            "game_id",
+            "archive_check",
+            "forecast_digest"
+        ]
     );
     let season_at = header.iter().position(|h| h == "season").unwrap();
     let order: Vec<&str> = csv_rows.iter().map(|r| r[season_at].as_str()).collect();
@@ -285,7 +292,7 @@ async fn a_season_as_parquet_reads_back_typed_with_the_results_values_and_its_me
     assert_eq!(kv["linecast.sport"], "nba");
     assert_eq!(kv["linecast.model_type"], "won_on_points");
     assert_eq!(kv["linecast.season"], "2025-26");
-    assert_eq!(kv["linecast.columns_version"], "2");
+    assert_eq!(kv["linecast.columns_version"], "3");
     let group = metadata.row_group(0);
     let team = group
         .columns()

@@ -176,7 +176,8 @@ async fn results_exports_and_replays_number_a_doubleheader_by_start_and_agree_ga
         "mlb-20261014-chicago_white_sox-athletics"
     );
 
-    // The CSV export carries the same id in a last column.
+    // The CSV export carries the same id in a last column, before the
+    // archive check's two.
     let response = app
         .get_authed("/api/v1/results/mlb/won_on_points/export?season=2026&format=csv")
         .await;
@@ -184,7 +185,10 @@ async fn results_exports_and_replays_number_a_doubleheader_by_start_and_agree_ga
     let csv = response.text().await.unwrap();
     let mut lines = csv.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    assert_eq!(header.last(), Some(&"game_id"));
+    assert_eq!(
+        &header[header.len() - 3..],
+        ["game_id", "archive_check", "forecast_digest"]
+    );
     let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
     let mut exported = 0;
     for line in lines {

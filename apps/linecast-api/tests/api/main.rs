@@ -6,6 +6,7 @@
 
 mod access;
 mod account;
+mod archive_check;
 mod billing;
 mod body_deadline;
 mod calibration;

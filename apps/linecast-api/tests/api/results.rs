@@ -599,7 +599,17 @@ async fn every_row_carries_the_stored_columns_in_artifact_order_then_push_graded
                 if !expected_keys.iter().any(|h| h == "IMPLIED") {
                     expected_keys.push("IMPLIED".to_owned());
                 }
-                expected_keys.extend(["push", "graded", "ungraded_reason", "game_id"].map(str::to_owned));
+                expected_keys.extend(
+                    [
+                        "push",
+                        "graded",
+                        "ungraded_reason",
+                        "game_id",
+                        "archive_check",
+                        "forecast_digest",
+                    ]
+                    .map(str::to_owned),
+                );
                 let body = s
                     .ok(&format!(
                         "/api/v1/results/{sport}/{model_type}?season={season}&limit=100000"

@@ -1,6 +1,7 @@
 //! Use cases: they join the pure crates to the ports. No HTTP here.
 
 pub mod access;
+pub mod archive_check;
 pub mod billing;
 pub mod customers;
 pub mod datasets;

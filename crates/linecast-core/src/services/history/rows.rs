@@ -3,7 +3,8 @@
 //! stored column in artifact order (unknown extras included, verbatim), with
 //! the outcome column and IMPLIED recomputed by the grading rules (both
 //! appended when the store lacks them), then `push`, `graded`,
-//! `ungraded_reason` and the public `game_id`. Placeholder zero openers are
+//! `ungraded_reason`, the public `game_id`, `archive_check` and
+//! `forecast_digest`. Placeholder zero openers are
 //! null.
 //!
 //! This module says which columns a row has and what each cell holds; how a
@@ -16,6 +17,8 @@ use linecast_domain::artifacts::SeasonTable;
 use linecast_domain::row::SEASON_TEXT_COLUMNS;
 use linecast_domain::{LineField, ModelColumn, ModelType, SeasonRow};
 use linecast_grading::GradedRow;
+
+use crate::services::archive_check::RowCheck;
 
 /// What a served column holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +46,11 @@ pub enum Column<'a> {
     UngradedReason,
     /// The public game id (the season row's).
     GameId,
+    /// The row checked against the kept releases
+    /// (`crate::services::archive_check`).
+    ArchiveCheck,
+    /// The SHA-256 of the release a `matched` row's forecast came from.
+    ForecastDigest,
 }
 
 /// The type of a column's cells.
@@ -76,7 +84,9 @@ impl Column<'_> {
             | Self::Text(_)
             | Self::Extra(_)
             | Self::UngradedReason
-            | Self::GameId => Kind::Text,
+            | Self::GameId
+            | Self::ArchiveCheck
+            | Self::ForecastDigest => Kind::Text,
             Self::AwayScore | Self::HomeScore | Self::Line(_) => Kind::Number,
             Self::Implied | Self::Model(_) => Kind::Probability,
             Self::Outcome => Kind::Outcome,
@@ -124,6 +134,8 @@ fn classify<'a>(name: &'a str, outcome: &str) -> Column<'a> {
         "graded" => Column::Graded,
         "ungraded_reason" => Column::UngradedReason,
         "game_id" => Column::GameId,
+        "archive_check" => Column::ArchiveCheck,
+        "forecast_digest" => Column::ForecastDigest,
         other => Column::Extra(other),
     }
 }
@@ -136,8 +148,9 @@ pub struct ServedColumn<'a> {
 }
 
 impl ServedColumn<'_> {
-    /// The cell of this column in `row`, graded as `graded`.
-    pub fn cell<'r>(&self, row: &'r SeasonRow, graded: &GradedRow) -> Cell<'r> {
+    /// The cell of this column in `row`, graded as `graded` and checked
+    /// against the archive as `check`.
+    pub fn cell<'r>(&self, row: &'r SeasonRow, graded: &GradedRow, check: &'r RowCheck) -> Cell<'r> {
         let number = |x: Option<f64>| x.map_or(Cell::Null, Cell::Number);
         let text = |s: Option<&'r str>| s.map_or(Cell::Null, |s| Cell::Text(Cow::Borrowed(s)));
         match self.column {
@@ -170,6 +183,8 @@ impl ServedColumn<'_> {
             Column::Graded => Cell::Flag(graded.graded),
             Column::UngradedReason => text(graded.ungraded_reason.map(linecast_grading::UngradedReason::as_str)),
             Column::GameId => text(Some(&row.game_id)),
+            Column::ArchiveCheck => Cell::Text(Cow::Borrowed(check.check.as_str())),
+            Column::ForecastDigest => text(check.forecast_digest()),
         }
     }
 }
@@ -177,12 +192,14 @@ impl ServedColumn<'_> {
 /// The columns of every served row of `table`, in served order: the
 /// artifact's columns (each name once, at its first position), then the
 /// outcome column and IMPLIED when the store lacks them, then `push`,
-/// `graded`, `ungraded_reason` and `game_id` unless stored. Recomputed
-/// columns (and the game id) are served recomputed wherever they stand;
-/// `game_id` comes last so that CSV readers by position keep working.
+/// `graded`, `ungraded_reason`, `game_id`, `archive_check` and
+/// `forecast_digest` unless stored. Recomputed columns (and the game id and
+/// checks) are served recomputed wherever they stand; the added columns
+/// come last, in the order they were added, so that CSV readers by
+/// position keep working.
 pub fn served_columns(table: &SeasonTable, model_type: ModelType) -> Vec<ServedColumn<'_>> {
     let outcome = model_type.outcome_column();
-    let mut columns: Vec<ServedColumn<'_>> = Vec::with_capacity(table.columns.len() + 5);
+    let mut columns: Vec<ServedColumn<'_>> = Vec::with_capacity(table.columns.len() + 8);
     for name in &table.columns {
         if !columns.iter().any(|c| c.name == name.as_ref()) {
             columns.push(ServedColumn {
@@ -198,6 +215,8 @@ pub fn served_columns(table: &SeasonTable, model_type: ModelType) -> Vec<ServedC
         ("graded", Column::Graded),
         ("ungraded_reason", Column::UngradedReason),
         ("game_id", Column::GameId),
+        ("archive_check", Column::ArchiveCheck),
+        ("forecast_digest", Column::ForecastDigest),
     ] {
         if !columns.iter().any(|c| c.name == name) {
             columns.push(ServedColumn { name, column });

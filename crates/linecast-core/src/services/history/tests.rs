@@ -336,11 +336,18 @@ async fn a_results_page_of_the_current_season_is_newest_first() {
     assert_eq!(page.season, season(2024));
     assert_eq!(positions, vec![1], "the newest of two rows");
     let (row, graded) = page.data.served_rows().nth(positions[0]).unwrap();
+    // A row without a live forecast is not checked against the archive.
+    let check = crate::services::archive_check::RowCheck {
+        check: crate::services::archive_check::ArchiveCheck::NotApplicable,
+        release: None,
+        carried: false,
+        release_blend: None,
+    };
     let cells: Vec<(&str, Cell<'_>)> = page
         .data
         .served_columns()
         .iter()
-        .map(|c| (c.name, c.cell(row, graded)))
+        .map(|c| (c.name, c.cell(row, graded, &check)))
         .collect();
     let implied = match &cells[4] {
         ("IMPLIED", Cell::Number(p)) => *p,
@@ -360,6 +367,8 @@ async fn a_results_page_of_the_current_season_is_newest_first() {
             ("graded", Cell::Flag(true)),
             ("ungraded_reason", Cell::Null),
             ("game_id", Cell::Text("nba-20241102-nyk-bos".into())),
+            ("archive_check", Cell::Text("not_applicable".into())),
+            ("forecast_digest", Cell::Null),
         ]
     );
     assert!(read.deps.as_str().contains("order=newest"), "{}", read.deps);
