@@ -2,6 +2,7 @@
 
 pub mod access;
 pub mod billing;
+pub mod clv;
 pub mod customers;
 pub mod datasets;
 pub mod events;
