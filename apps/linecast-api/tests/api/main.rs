@@ -9,6 +9,7 @@ mod account;
 mod billing;
 mod body_deadline;
 mod calibration;
+mod clv;
 mod concurrency;
 mod config_file;
 mod consistency;
