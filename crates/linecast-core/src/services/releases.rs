@@ -530,7 +530,10 @@ impl Releases {
     /// Calibration of the chosen season with both CLV bases: the kept
     /// releases' (pick taken at `from`) over the games they carried before
     /// the start, and the season rows' as `History` has it.
-    #[allow(clippy::too_many_arguments)]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the calibration route's choice, each a plain query value, and the instant"
+    )]
     pub async fn calibration(
         &self,
         history: &History,
