@@ -518,7 +518,7 @@ fn calibrate_model(
     let scores = Scores::of(&forecasts)?;
     let skill = skill(&model_paired, &market_paired);
     let result_rows = if fixed {
-        on_rows.null(row_unit, ClvBasis::ResultRows, ClvReason::FixedLine)
+        null_clv(row_unit, ClvBasis::ResultRows, ClvReason::FixedLine)
     } else {
         on_rows.rounded(row_unit, ClvBasis::ResultRows, ClvReason::NoLineMove)
     };
@@ -757,7 +757,7 @@ impl ClvTally {
     fn rounded(self, unit: ClvUnit, basis: ClvBasis, no_move: ClvReason) -> Clv {
         if self.n == 0 {
             let reason = if self.moved { ClvReason::NoPicks } else { no_move };
-            return self.null(unit, basis, reason);
+            return null_clv(unit, basis, reason);
         }
         let n = self.n as f64;
         Clv {
@@ -769,16 +769,17 @@ impl ClvTally {
             reason: None,
         }
     }
+}
 
-    fn null(self, unit: ClvUnit, basis: ClvBasis, reason: ClvReason) -> Clv {
-        Clv {
-            n: 0,
-            mean: None,
-            positive_share: None,
-            unit,
-            basis,
-            reason: Some(reason),
-        }
+/// A basis without picks: `n` 0, nulls and why.
+fn null_clv(unit: ClvUnit, basis: ClvBasis, reason: ClvReason) -> Clv {
+    Clv {
+        n: 0,
+        mean: None,
+        positive_share: None,
+        unit,
+        basis,
+        reason: Some(reason),
     }
 }
 

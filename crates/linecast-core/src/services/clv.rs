@@ -114,9 +114,11 @@ mod tests {
 
     /// A game on 2026-11-14 at 19:30 ET (00:30 UTC on the 15th).
     fn row(home: f64, away: f64, blend: f64) -> PredictionRow {
-        let mut lines = Lines::default();
-        lines.home_money_line = Some(home);
-        lines.away_money_line = Some(away);
+        let lines = Lines {
+            home_money_line: Some(home),
+            away_money_line: Some(away),
+            ..Lines::default()
+        };
         let mut models = ModelProbs::default();
         models.set(ModelColumn::Blend, Some(blend));
         PredictionRow {
