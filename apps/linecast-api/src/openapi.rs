@@ -371,6 +371,7 @@ fn event_item_schema() -> utoipa::openapi::Schema {
         linecast_payloads::schema::LegacyMarketCode,
         linecast_payloads::schema::StrategyId,
         linecast_payloads::calibration::CalibrationFormatCode,
+        linecast_payloads::calibration::ClvFromCode,
         crate::presentation::export::ExportFormat,
         linecast_payloads::events::ReleaseEventData,
         linecast_payloads::events::StatusEventData,

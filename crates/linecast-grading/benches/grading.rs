@@ -95,7 +95,13 @@ fn bench(c: &mut Criterion) {
     c.bench_function("grade + calibration, 6000-row ncaab season", |b| {
         b.iter(|| {
             let graded = grade_rows(black_box(&rows), Sport::Ncaab, ModelType::WonOnSpread);
-            calibrate_graded(&rows, &graded, ModelType::WonOnSpread, CalibrationSource::All)
+            calibrate_graded(
+                &rows,
+                &graded,
+                Sport::Ncaab,
+                ModelType::WonOnSpread,
+                CalibrationSource::All,
+            )
         });
     });
 }

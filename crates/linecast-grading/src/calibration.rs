@@ -21,9 +21,14 @@
 //! - A forecast of exactly 0.5 counts in every score (it is a probability)
 //!   but makes no pick, so it has no CLV.
 //! - IMPLIED's CLV is computed like any model's, its pick being the side the
-//!   no-vig market favours. IMPLIED is priced from the recorded line the move
-//!   ends at, so its CLV is a baseline (what following the market's favourite
-//!   earns), not a forecast's skill.
+//!   no-vig market favours (at the pick's release on the kept releases; at
+//!   the recorded line the move ends at on the result rows), so its CLV is a
+//!   baseline (what following the market's favourite earns), not a
+//!   forecast's skill.
+//! - CLV has two bases, each over its own games and with its own `n`
+//!   ([`ClvBases`]): the kept releases (pick at the opening, no look-ahead)
+//!   and the result rows (pick of the season row, the standing forecast). A
+//!   basis that measures nothing is null with a [`ClvReason`], never 0.
 //! - The `source` filter reads `model_probability_source` only (tracking's
 //!   `source` falls back from `forecast_source`); the value mapping is
 //!   [`ForecastSource::classify`]. Rows without a known source are kept by
@@ -184,24 +189,77 @@ pub struct Skill {
     pub log_loss_skill: Option<f64>,
 }
 
-/// Closing-line value of a model's picks, signed +1 for a positive-side
-/// pick and −1 for a negative-side one. 4 decimals. On the
-/// [`ClvBasis::KeptReleases`] basis it is the move of the no-vig
-/// probability of the picked side from the game's first kept release to
-/// its closing release, in probability points; on
-/// [`ClvBasis::ResultRows`] the season row's Line Move, in the market's
-/// [`ClvUnit`].
+/// Closing-line value of a model's picks on one [`ClvBasis`], 4 decimals.
+/// On [`ClvBasis::KeptReleases`] the pick is the model's side at the
+/// game's opening release (or its standing forecast's release, with
+/// [`ClvFrom::Forecast`]) and the CLV is the move of that side's no-vig
+/// probability from that release to the close, in probability points; on
+/// [`ClvBasis::ResultRows`] the season row's Line Move, signed by the season
+/// row's pick (the standing forecast), in the market's [`ClvUnit`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Clv {
     /// Picks (p ≠ 0.5) with a move on the basis.
     pub n: usize,
-    /// Mean CLV; null when `n` is 0.
+    /// Mean CLV; null when `n` is 0 (then `reason` says why).
     pub mean: Option<f64>,
     /// Share of the picks with CLV > 0, 0 to 1; null when `n` is 0.
     pub positive_share: Option<f64>,
     pub unit: ClvUnit,
     pub basis: ClvBasis,
+    /// Why `mean` is null; null when it is a measurement.
+    pub reason: Option<ClvReason>,
+}
+
+/// Why a basis has no CLV figure (`n` 0, `mean` null).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum ClvReason {
+    /// The result rows' line of this market never moves (the MLB run line
+    /// and the NHL puck line stay at ±1.5): nothing to measure.
+    FixedLine,
+    /// No graded game of the population was carried, before its start, by
+    /// a kept release with prices (kept releases basis).
+    NoKeptReleases,
+    /// No graded game of the population has a recorded opener and close
+    /// line (result rows basis).
+    NoLineMove,
+    /// Games have a move, but the model picked no side on any of them
+    /// (no probability at the pick's release, or exactly 0.5).
+    NoPicks,
+}
+
+impl ClvReason {
+    /// The public value.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ClvReason::FixedLine => "fixed_line",
+            ClvReason::NoKeptReleases => "no_kept_releases",
+            ClvReason::NoLineMove => "no_line_move",
+            ClvReason::NoPicks => "no_picks",
+        }
+    }
+}
+
+/// Both CLV bases of a model, each over its own games.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct ClvBases {
+    pub kept_releases: Clv,
+    pub result_rows: Clv,
+}
+
+impl ClvBases {
+    /// The figure of the legacy `clv` field: the kept releases' when that
+    /// basis has picks, else the result rows'.
+    pub fn headline(&self) -> Clv {
+        if self.kept_releases.n > 0 {
+            self.kept_releases
+        } else {
+            self.result_rows
+        }
+    }
 }
 
 /// What a CLV figure was measured from.
@@ -210,19 +268,80 @@ pub struct Clv {
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum ClvBasis {
     /// The kept releases: the no-vig price of the picked side at the
-    /// game's first release and at its closing release.
+    /// pick's release and at the game's close.
     KeptReleases,
     /// The season rows' recorded open and close lines.
     ResultRows,
 }
 
-/// One game's no-vig probability of the positive side at the kept release
-/// where the model first published it (`opening`) and at the closing
-/// release (the last before the scheduled start).
+/// Where the kept releases' CLV takes its pick and first price: the `from`
+/// query value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum ClvFrom {
+    /// The game's opening: the first kept predictions release that carried it.
+    #[default]
+    Opening,
+    /// The game's standing forecast: the last kept predictions release
+    /// published before its scheduled start.
+    Forecast,
+}
+
+impl ClvFrom {
+    /// Every value, default first.
+    pub const ALL: [ClvFrom; 2] = [ClvFrom::Opening, ClvFrom::Forecast];
+
+    /// The `from` query value.
+    pub const fn code(self) -> &'static str {
+        match self {
+            ClvFrom::Opening => "opening",
+            ClvFrom::Forecast => "forecast",
+        }
+    }
+
+    /// Parses the `from` query value exactly.
+    pub fn parse(value: &str) -> Result<Self, UnknownCode> {
+        Self::ALL
+            .into_iter()
+            .find(|s| s.code() == value)
+            .ok_or_else(|| UnknownCode {
+                kind: "from",
+                value: value.to_owned(),
+                allowed: "opening, forecast".to_owned(),
+            })
+    }
+}
+
+/// Whether the season rows' line of `model_type` is fixed in `sport`, so
+/// its open-to-close move measures nothing: the MLB run line and the NHL
+/// puck line (±1.5).
+pub const fn fixed_line(sport: Sport, model_type: ModelType) -> bool {
+    matches!((sport, model_type), (Sport::Mlb | Sport::Nhl, ModelType::WonOnSpread))
+}
+
+/// One game on the kept releases: the no-vig probability of the positive
+/// side at the release the pick is taken at (`opening`: the game's opening
+/// release, or its standing forecast's with [`ClvFrom::Forecast`]), the
+/// model columns of the game's row at that release (`models`: each
+/// model's pick is the side its probability there favours; IMPLIED's is
+/// `opening` itself) and the no-vig probability of the positive side at
+/// the close (`closing`: the last kept release published before the start).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PriceMove {
     pub opening: f64,
     pub closing: f64,
+    pub models: linecast_domain::ModelProbs,
+}
+
+impl PriceMove {
+    /// The probability `column` picks with at the pick's release.
+    fn probability(&self, column: ModelColumn) -> Option<f64> {
+        match column {
+            ModelColumn::Implied => Some(self.opening),
+            _ => self.models.get(column).filter(|p| p.is_finite()),
+        }
+    }
 }
 
 /// Price moves by game id, from the kept releases of one season.
@@ -256,7 +375,10 @@ pub struct ModelCalibration {
     /// Games where both this model and IMPLIED have a probability: the
     /// games the comparison with the market used (IMPLIED: its own `n`).
     pub n_paired: usize,
+    /// The headline figure: [`ClvBases::headline`].
     pub clv: Clv,
+    /// Both bases, each with its own `n`.
+    pub clv_bases: ClvBases,
 }
 
 /// The calibration payload of one season, model type and source (the
@@ -276,45 +398,45 @@ pub struct Calibration {
 /// Grades `rows` and calibrates them. See [`calibrate_graded`].
 pub fn calibrate(rows: &[SeasonRow], sport: Sport, model_type: ModelType, source: CalibrationSource) -> Calibration {
     let graded = grade_rows(rows, sport, model_type);
-    calibrate_graded(rows, &graded, model_type, source)
+    calibrate_graded(rows, &graded, sport, model_type, source)
 }
 
 /// Calibrates rows already graded by [`crate::grade_rows`] (`graded[i]`
 /// grades `rows[i]`): the source filter first, then the graded rows, then
-/// each model's population.
+/// each model's population. No kept releases: the kept releases' CLV basis
+/// is null ([`ClvReason::NoKeptReleases`]).
 pub fn calibrate_graded(
     rows: &[SeasonRow],
     graded: &[GradedRow],
+    sport: Sport,
     model_type: ModelType,
     source: CalibrationSource,
 ) -> Calibration {
-    calibrate_graded_priced(rows, graded, model_type, source, None)
+    calibrate_graded_priced(rows, graded, sport, model_type, source, None)
 }
 
-/// [`calibrate_graded`] with CLV measured on the kept releases' prices
-/// when `prices` holds any game ([`ClvBasis::KeptReleases`]: only the games
-/// with a price move count); otherwise on the season rows' lines.
+/// [`calibrate_graded`] with the kept releases' price moves (`None` or
+/// empty: no game has kept releases). Both CLV bases are measured, each
+/// over its own games: the kept releases' over the graded games in
+/// `prices`, the result rows' over the graded games with a recorded move.
 pub fn calibrate_graded_priced(
     rows: &[SeasonRow],
     graded: &[GradedRow],
+    sport: Sport,
     model_type: ModelType,
     source: CalibrationSource,
     prices: Option<&PriceMoves>,
 ) -> Calibration {
-    let prices = prices.filter(|p| !p.is_empty());
     let population: Vec<Game<'_>> = rows
         .iter()
         .zip(graded)
         .filter(|(row, _)| source.admits(row))
         .filter_map(|(row, g)| Game::of(row, g, model_type, prices))
         .collect();
-    let (unit, basis) = match prices {
-        Some(_) => (ClvUnit::ProbabilityPoints, ClvBasis::KeptReleases),
-        None => (ClvUnit::of(model_type), ClvBasis::ResultRows),
-    };
+    let fixed = fixed_line(sport, model_type);
     let models = MODELS
         .into_iter()
-        .filter_map(|column| calibrate_model(column, &population, model_type, unit, basis))
+        .filter_map(|column| calibrate_model(column, &population, model_type, fixed))
         .collect();
     Calibration {
         games: population.len(),
@@ -329,25 +451,23 @@ struct Game<'a> {
     /// True when the positive side won.
     y: bool,
     implied: Option<f64>,
-    /// The move CLV is measured on: the no-vig probability's move of the
-    /// positive side (kept releases), or the row's Line Move.
+    /// The season row's Line Move (result rows basis).
     line_move: Option<f64>,
+    /// The game on the kept releases, when they carried it before its start.
+    price: Option<&'a PriceMove>,
 }
 
 impl<'a> Game<'a> {
-    fn of(row: &'a SeasonRow, g: &GradedRow, model_type: ModelType, prices: Option<&PriceMoves>) -> Option<Self> {
+    fn of(row: &'a SeasonRow, g: &GradedRow, model_type: ModelType, prices: Option<&'a PriceMoves>) -> Option<Self> {
         if !g.graded {
             return None;
         }
-        let line_move = match prices {
-            Some(prices) => prices.get(&row.game_id).map(|m| m.closing - m.opening),
-            None => line_move(row, model_type),
-        };
         Some(Self {
             row,
             y: g.outcome? == 1,
             implied: g.implied,
-            line_move,
+            line_move: line_move(row, model_type),
+            price: prices.and_then(|p| p.get(&row.game_id)),
         })
     }
 
@@ -363,13 +483,22 @@ fn calibrate_model(
     column: ModelColumn,
     population: &[Game<'_>],
     model_type: ModelType,
-    unit: ClvUnit,
-    basis: ClvBasis,
+    fixed: bool,
 ) -> Option<ModelCalibration> {
     let mut forecasts = Vec::new();
     let (mut model_paired, mut market_paired) = (Vec::new(), Vec::new());
-    let mut clv = ClvTally::default();
+    let (mut on_rows, mut on_releases) = (ClvTally::default(), ClvTally::default());
+    let row_unit = ClvUnit::of(model_type);
     for game in population {
+        if let Some(price) = game.price {
+            on_releases.moved = true;
+            let line_move = Some(price.closing - price.opening);
+            if let Some(p) = price.probability(column)
+                && let Some(value) = pick_clv(p, line_move, ClvUnit::ProbabilityPoints)
+            {
+                on_releases.record(value);
+            }
+        }
         let Some(p) = game.probability(column, model_type) else {
             continue;
         };
@@ -379,12 +508,28 @@ fn calibrate_model(
             model_paired.push(f);
             market_paired.push(Forecast { p: market, y: game.y });
         }
-        if let Some(value) = pick_clv(p, game.line_move, unit) {
-            clv.record(value);
+        if !fixed {
+            on_rows.moved |= game.line_move.is_some();
+            if let Some(value) = pick_clv(p, game.line_move, row_unit) {
+                on_rows.record(value);
+            }
         }
     }
     let scores = Scores::of(&forecasts)?;
     let skill = skill(&model_paired, &market_paired);
+    let result_rows = if fixed {
+        null_clv(row_unit, ClvBasis::ResultRows, ClvReason::FixedLine)
+    } else {
+        on_rows.rounded(row_unit, ClvBasis::ResultRows, ClvReason::NoLineMove)
+    };
+    let clv_bases = ClvBases {
+        kept_releases: on_releases.rounded(
+            ClvUnit::ProbabilityPoints,
+            ClvBasis::KeptReleases,
+            ClvReason::NoKeptReleases,
+        ),
+        result_rows,
+    };
     Some(ModelCalibration {
         model: column,
         n: forecasts.len(),
@@ -405,7 +550,8 @@ fn calibrate_model(
         } else {
             skill.n
         },
-        clv: clv.rounded(unit, basis),
+        clv: clv_bases.headline(),
+        clv_bases,
     })
 }
 
@@ -595,6 +741,8 @@ struct ClvTally {
     n: usize,
     sum: f64,
     positive: usize,
+    /// Whether any game of the population had a move on the basis.
+    moved: bool,
 }
 
 impl ClvTally {
@@ -604,15 +752,34 @@ impl ClvTally {
         self.positive += usize::from(clv > 0.0);
     }
 
-    fn rounded(self, unit: ClvUnit, basis: ClvBasis) -> Clv {
-        let share = |x: usize| (self.n > 0).then(|| round_to(x as f64 / self.n as f64, 4));
+    /// The figure; without picks, null with `no_move` as the reason when
+    /// no game had a move, else [`ClvReason::NoPicks`].
+    fn rounded(self, unit: ClvUnit, basis: ClvBasis, no_move: ClvReason) -> Clv {
+        if self.n == 0 {
+            let reason = if self.moved { ClvReason::NoPicks } else { no_move };
+            return null_clv(unit, basis, reason);
+        }
+        let n = self.n as f64;
         Clv {
             n: self.n,
-            mean: (self.n > 0).then(|| round_to(self.sum / self.n as f64, 4)),
-            positive_share: share(self.positive),
+            mean: Some(round_to(self.sum / n, 4)),
+            positive_share: Some(round_to(self.positive as f64 / n, 4)),
             unit,
             basis,
+            reason: None,
         }
+    }
+}
+
+/// A basis without picks: `n` 0, nulls and why.
+fn null_clv(unit: ClvUnit, basis: ClvBasis, reason: ClvReason) -> Clv {
+    Clv {
+        n: 0,
+        mean: None,
+        positive_share: None,
+        unit,
+        basis,
+        reason: Some(reason),
     }
 }
 
@@ -659,10 +826,25 @@ rate (1 - rate), rate being the model's mean outcome; with one forecast per bin,
 model's score over IMPLIED's, for brier and log loss; null without such games or when IMPLIED's score is 0.",
     ),
     (
+        "clv_kept_releases",
+        "clv_bases.kept_releases: each model's pick is the side its probability favors (p not 0.5; IMPLIED: the \
+no-vig market's favorite) at the game's opening, the first kept predictions release that carried it (from=forecast: \
+the last kept predictions release before the start), and its CLV is that side's no-vig probability at the close, the \
+last kept predictions release published before the scheduled start, minus its no-vig probability at the pick's \
+release, in probability points (x 100); no release at or after the start counts.",
+    ),
+    (
+        "clv_result_rows",
+        "clv_bases.result_rows: the season row's line move from the opener to the recorded line (an opener of 0 is \
+none), signed +1 for a home or over pick and -1 for an away or under pick of the season row (the standing \
+forecast), over the picks with a move: probability points on moneyline, points on spread and totals; a fixed line \
+(MLB run line, NHL puck line) is null with reason fixed_line.",
+    ),
+    (
         "clv",
-        "clv is the line move from the opener to the recorded line (an opener of 0 is none), signed +1 for a home \
-or over pick and -1 for an away or under pick, over the picks (p not 0.5) with a move: probability points (x 100) \
-on moneyline, points on spread and totals; IMPLIED picks the side the market favors.",
+        "Each basis has its own n; a basis without picks has mean null and a reason (fixed_line, no_kept_releases, \
+no_line_move, no_picks), never 0. clv repeats clv_bases.kept_releases when it has picks, else \
+clv_bases.result_rows.",
     ),
 ];
 

@@ -72,8 +72,8 @@ pub mod tracking;
 pub mod window;
 
 pub use calibration::{
-    CALIBRATION_RULES, Calibration, CalibrationSource, Clv, ClvUnit, ModelCalibration, ReliabilityBin, Skill,
-    calibrate, calibrate_graded, calibration_grading_rules,
+    CALIBRATION_RULES, Calibration, CalibrationSource, Clv, ClvBases, ClvFrom, ClvReason, ClvUnit, ModelCalibration,
+    ReliabilityBin, Skill, calibrate, calibrate_graded, calibration_grading_rules,
 };
 pub use daily::{PerModel, WinPct};
 pub use density::{Density, DensityCell, density};

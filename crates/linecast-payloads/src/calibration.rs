@@ -4,7 +4,7 @@
 //! diagram (`format=svg`) is drawn by the HTTP shell.
 
 use linecast_core::services::history::SeasonData;
-use linecast_grading::calibration::{Calibration, CalibrationSource, ModelCalibration};
+use linecast_grading::calibration::{Calibration, CalibrationSource, ClvFrom, ModelCalibration};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -23,6 +23,10 @@ pub struct CalibrationResponse {
     /// `all`, `live` or `reconstructed`: which rows were read.
     #[schema(value_type = CalibrationSourceCode)]
     pub source: &'static str,
+    /// `opening` (default) or `forecast`: the release at which
+    /// `clv_bases.kept_releases` takes each model's pick and first price.
+    #[schema(value_type = ClvFromCode)]
+    pub clv_from: &'static str,
     /// Reliability bins per model (always 10, of width 0.1).
     pub bins: usize,
     /// Graded games of the source (the population before each model's own
@@ -40,12 +44,13 @@ pub struct CalibrationResponse {
 }
 
 impl CalibrationResponse {
-    pub fn new(data: &SeasonData, source: CalibrationSource, calibration: &Calibration) -> Self {
+    pub fn new(data: &SeasonData, source: CalibrationSource, from: ClvFrom, calibration: &Calibration) -> Self {
         Self {
             sport: data.sport.code().to_owned(),
             model_type: data.model_type.code().to_owned(),
             season: data.season.to_string(),
             source: source.code(),
+            clv_from: from.code(),
             bins: calibration.bins,
             games: calibration.games,
             last_updated: rfc3339(data.version.last_modified),
@@ -62,6 +67,14 @@ pub enum CalibrationSourceCode {
     All,
     Live,
     Reconstructed,
+}
+
+/// The `from` values: where the kept releases' CLV takes its pick.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ClvFromCode {
+    Opening,
+    Forecast,
 }
 
 /// The `format` values: the JSON payload or the SVG reliability diagram.
@@ -101,7 +114,26 @@ pub struct ModelCalibrationShape {
     /// Games where both this model and IMPLIED have a probability: the
     /// games the comparison with the market used (IMPLIED: its own `n`).
     pub n_paired: usize,
+    /// The headline CLV: `clv_bases.kept_releases` when that basis has
+    /// picks (n > 0), else `clv_bases.result_rows`; `basis` says which.
     pub clv: ClvShape,
+    /// Both CLV bases, each over its own games with its own `n`.
+    pub clv_bases: ClvBasesShape,
+}
+
+/// CLV on each basis; neither replaces the other.
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = ClvBases)]
+pub struct ClvBasesShape {
+    /// Pick at the game's opening release (`from=forecast`: its standing
+    /// forecast's), measured to its close, over the graded games the kept
+    /// releases carried before the start.
+    pub kept_releases: ClvShape,
+    /// The season rows' open-to-close line move, signed by the season
+    /// row's pick (the standing forecast), over the graded games with a
+    /// recorded move.
+    pub result_rows: ClvShape,
 }
 
 /// One reliability bin; an empty bin has n = 0 and nulls. 4 decimals.
@@ -140,12 +172,14 @@ pub struct SkillShape {
     pub log_loss_skill: Option<f64>,
 }
 
-/// Closing-line value of the model's picks (p ≠ 0.5), signed by the pick,
-/// 4 decimals. `basis` says what it was measured on: `kept_releases`, the
-/// move of the no-vig probability of the picked side from the game's first
-/// kept release to its closing release (probability points, every market);
-/// `result_rows`, the season rows' Line Move (open to close line), used for
-/// seasons without kept releases.
+/// Closing-line value of the model's picks (p ≠ 0.5) on one basis, signed
+/// by the pick, 4 decimals. `kept_releases`: the pick is the side the
+/// model's probability favours at the game's opening release (or its
+/// standing forecast's, `from=forecast`), and the CLV is that side's no-vig
+/// probability at the close (the last kept release before the start) minus
+/// at the pick's release, in probability points. `result_rows`: the season
+/// row's Line Move (open to close line), signed by the season row's pick.
+/// A basis without picks has `n` 0, `mean` null and a `reason`.
 #[derive(Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(as = Clv)]
@@ -164,6 +198,21 @@ pub struct ClvShape {
     /// `kept_releases` or `result_rows`.
     #[schema(value_type = ClvBasisCode)]
     pub basis: String,
+    /// Why `mean` is null: `fixed_line` (result rows of the MLB run line or
+    /// the NHL puck line, which never move), `no_kept_releases`,
+    /// `no_line_move` or `no_picks`; null when `mean` is a measurement.
+    #[schema(required = true, value_type = Option<ClvReasonCode>)]
+    pub reason: Option<String>,
+}
+
+/// Why a CLV basis has no figure.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ClvReasonCode {
+    FixedLine,
+    NoKeptReleases,
+    NoLineMove,
+    NoPicks,
 }
 
 /// The CLV units.

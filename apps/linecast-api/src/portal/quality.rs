@@ -1,6 +1,7 @@
 //! `GET /portal/quality`: model quality for a sport, market, season and
 //! source the customer picks: the reliability diagram and a table per model
-//! (n, Brier, log loss, skill against IMPLIED, CLV), read from the same use
+//! (n, Brier, log loss, skill against IMPLIED, CLV on both bases each with
+//! its n), read from the same use
 //! case as `/api/v1/models/{sport}/{model_type}/calibration`.
 //!
 //! The page and its diagram serve what that route serves, to whom its
@@ -17,7 +18,7 @@ use askama::Template;
 use linecast_core::services::access::{Policy, Refusal};
 use linecast_core::services::history::SeasonList;
 use linecast_domain::{ModelType, SeasonLabel, Sport};
-use linecast_grading::calibration::CalibrationSource;
+use linecast_grading::calibration::{CalibrationSource, ClvFrom};
 use serde::Deserialize;
 
 use super::Rows;
@@ -155,8 +156,35 @@ struct ModelRow {
     log_loss: String,
     skill: String,
     n_paired: usize,
-    clv: String,
-    clv_basis: &'static str,
+    clv_kept: ClvCell,
+    clv_rows: ClvCell,
+}
+
+/// One CLV figure as the table shows it: the mean (or a dash), and beside
+/// it the games it rests on, its unit, and why it is empty.
+struct ClvCell {
+    mean: String,
+    n: usize,
+    /// The unit, or why there is no figure.
+    note: &'static str,
+}
+
+impl ClvCell {
+    fn of(clv: &linecast_grading::calibration::Clv) -> Self {
+        use linecast_grading::calibration::{ClvReason, ClvUnit};
+        Self {
+            mean: or_dash(clv.mean, 3),
+            n: clv.n,
+            note: match (clv.reason, clv.unit) {
+                (Some(ClvReason::FixedLine), _) => "fixed line: nothing to measure",
+                (Some(ClvReason::NoKeptReleases), _) => "no kept releases",
+                (Some(ClvReason::NoLineMove), _) => "no recorded line move",
+                (Some(ClvReason::NoPicks), _) => "no picks",
+                (None, ClvUnit::ProbabilityPoints) => "probability points",
+                (None, ClvUnit::Points) => "points",
+            },
+        }
+    }
 }
 
 #[derive(Template)]
@@ -231,7 +259,6 @@ fn or_dash(v: Option<f64>, places: usize) -> String {
 
 /// One model's figures as the table shows them.
 fn model_row(m: &linecast_grading::calibration::ModelCalibration) -> ModelRow {
-    use linecast_grading::calibration::{ClvBasis, ClvUnit};
     ModelRow {
         model: m.model.code().to_owned(),
         n: m.n,
@@ -242,12 +269,8 @@ fn model_row(m: &linecast_grading::calibration::ModelCalibration) -> ModelRow {
             .as_ref()
             .map_or_else(|| "–".to_owned(), |s| or_dash(s.brier_skill, 4)),
         n_paired: m.n_paired,
-        clv: or_dash(m.clv.mean, 3),
-        clv_basis: match (m.clv.basis, m.clv.unit) {
-            (ClvBasis::KeptReleases, _) => "kept releases (probability points)",
-            (ClvBasis::ResultRows, ClvUnit::ProbabilityPoints) => "result rows (probability points)",
-            (ClvBasis::ResultRows, ClvUnit::Points) => "result rows (points)",
-        },
+        clv_kept: ClvCell::of(&m.clv_bases.kept_releases),
+        clv_rows: ClvCell::of(&m.clv_bases.result_rows),
     }
 }
 
@@ -267,6 +290,7 @@ async fn read(state: &AppState, choice: &Choice, season: Option<SeasonLabel>) ->
             choice.model_type,
             season,
             choice.source,
+            ClvFrom::Opening,
             state.clock.now(),
         )
         .await?
@@ -502,6 +526,7 @@ pub async fn diagram(
         model_type: choice.model_type,
         season,
         source: choice.source,
+        from: ClvFrom::Opening,
     };
     let view = CalibrationView::Svg(DEFAULT_DIAGRAM_MODELS.to_vec());
     let (responses, releases, history) = (&state.responses, &state.releases, &state.history);

@@ -16,7 +16,7 @@ use linecast_charts::{Bin, Curve, Reliability};
 use linecast_core::services::history::{History, SeasonData};
 use linecast_core::services::releases::Releases;
 use linecast_domain::{ModelColumn, ModelType, SeasonLabel, Sport};
-use linecast_grading::calibration::{Calibration, CalibrationSource, MODELS};
+use linecast_grading::calibration::{Calibration, CalibrationSource, ClvFrom, MODELS};
 use linecast_payloads::calibration::CalibrationResponse;
 
 use crate::endpoint::Endpoint;
@@ -57,10 +57,11 @@ impl CalibrationView {
         &self,
         data: &SeasonData,
         source: CalibrationSource,
+        from: ClvFrom,
         calibration: &Calibration,
     ) -> Result<Rendered, ApiError> {
         match self {
-            Self::Json => Rendered::new(&CalibrationResponse::new(data, source, calibration)),
+            Self::Json => Rendered::new(&CalibrationResponse::new(data, source, from, calibration)),
             Self::Svg(models) => reliability_svg(data, source, calibration, models).map(|svg| {
                 Rendered::from_bytes(svg.into(), "image/svg+xml")
                     .with_header(CONTENT_SECURITY_POLICY, HeaderValue::from_static(SVG_POLICY))
@@ -78,6 +79,8 @@ pub struct CalibrationChoice {
     /// The season named; `None` for the current one.
     pub season: Option<SeasonLabel>,
     pub source: CalibrationSource,
+    /// Where the kept releases' CLV takes its pick (`from`).
+    pub from: ClvFrom,
 }
 
 /// The calibration body of `choice` as `view`, served from the memo and
@@ -99,14 +102,15 @@ pub async fn serve(
         model_type,
         season,
         source,
+        from,
     } = choice;
     crate::responses::pipeline::serve_as(
         req,
         responses,
         of,
-        &(sport, model_type, season, source, view),
-        |now| releases.calibration(history, sport, model_type, season, source, now),
-        |(data, calibration)| view.render(data, source, calibration),
+        &(sport, model_type, season, source, from, view),
+        |now| releases.calibration(history, sport, model_type, season, source, from, now),
+        |(data, calibration)| view.render(data, source, from, calibration),
     )
     .await
 }

@@ -6,8 +6,8 @@
 use crate::routes::read::Read;
 use crate::routes::table;
 use actix_web::{HttpRequest, HttpResponse, web};
-use linecast_grading::calibration::CalibrationSource;
-use linecast_payloads::calibration::{CalibrationFormatCode, CalibrationResponse, CalibrationSourceCode};
+use linecast_grading::calibration::{CalibrationSource, ClvFrom};
+use linecast_payloads::calibration::{CalibrationFormatCode, CalibrationResponse, CalibrationSourceCode, ClvFromCode};
 use linecast_payloads::history::{
     DensityResponse, RollingResponse, SummaryResponse, TeamFormResponse, TrackingResponse,
 };
@@ -207,7 +207,8 @@ pub async fn density(
 ///
 /// Returns per model its reliability bins (10 bins of width 0.1 with Wilson 95% intervals), Brier score,
 /// log loss, the Murphy decomposition, ECE, skill against the no-vig market on the same games and the
-/// closing-line value of its picks. `season` defaults to the current season, and `source` keeps `live` or
+/// closing-line value of its picks on both bases (`clv_bases`; `from` moves the kept releases' pick from the
+/// opening to the standing forecast). `season` defaults to the current season, and `source` keeps `live` or
 /// `reconstructed` forecasts only (default `all`); a source with no rows answers 200 with `games: 0`.
 /// `format=svg` returns the reliability diagram as `image/svg+xml`, drawing the comma-separated `models`
 /// (default BLEND and IMPLIED). Each call counts as one request of the monthly quota, a 304 included.
@@ -219,6 +220,7 @@ pub async fn density(
         crate::params::SportModelPath,
         ("season" = Option<String>, Query, max_length = 7, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "Season label; default the current season (the same choice as summary)"),
         ("source" = Option<CalibrationSourceCode>, Query, description = "`all` (default), `live` (model_probability_source = live) or `reconstructed` (walk_forward or reconstructed_oos)"),
+        ("from" = Option<ClvFromCode>, Query, description = "Where the kept releases' CLV takes each model's pick and first price: `opening` (default; the game's first kept release) or `forecast` (its standing forecast, the last kept release before the start)"),
         ("format" = Option<CalibrationFormatCode>, Query, description = "`json` (default) or `svg` (a reliability diagram)"),
         ("models" = Option<String>, Query, description = "With `format=svg`: comma-separated model columns to draw (IMPLIED, BLEND, AI, CATB, RF, LGB, LOGR, XGB, XT); default BLEND,IMPLIED")
     ),
@@ -229,7 +231,7 @@ pub async fn density(
                 (String = "image/svg+xml")
             )
         ),
-        (status = 400, description = "Unknown sport or model type, a malformed season, or a bad source, format or models value", body = crate::error::ErrorBody),
+        (status = 400, description = "Unknown sport or model type, a malformed season, or a bad source, from, format or models value", body = crate::error::ErrorBody),
         (status = 404, description = "No season store for that season", body = crate::error::ErrorBody)
     )
 )]
@@ -247,12 +249,17 @@ pub async fn model_calibration(
         .get("source")
         .map_or(Ok(CalibrationSource::All), |raw| CalibrationSource::parse(raw))
         .map_err(|e| ApiError::invalid_param("source", &e.value, &e.allowed))?;
+    let from = query
+        .get("from")
+        .map_or(Ok(ClvFrom::Opening), |raw| ClvFrom::parse(raw))
+        .map_err(|e| ApiError::invalid_param("from", &e.value, &e.allowed))?;
     let view = CalibrationView::parse(query.get("format"), query.get("models"))?;
     let choice = CalibrationChoice {
         sport,
         model_type,
         season: named,
         source,
+        from,
     };
     calibration::serve(
         &req,

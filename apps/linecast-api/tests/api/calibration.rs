@@ -149,6 +149,7 @@ async fn bad_parameters_are_400s_naming_them_and_a_season_without_a_store_is_a_4
     let mut s = Session::start().await;
     for (query, name) in [
         ("source=everything", "source"),
+        ("from=later", "from"),
         ("format=png", "format"),
         ("format=svg&models=BLEND,ENSEMBLE", "models"),
         ("season=20x5", "season"),

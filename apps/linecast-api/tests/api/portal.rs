@@ -629,6 +629,28 @@ async fn model_quality_shows_the_calibration_use_cases_numbers_and_its_diagram()
         };
         let paired = format!("<td>{skill}</td><td>{}</td>", m["n_paired"]);
         assert!(res.body.contains(&paired), "{paired} not in the page");
+        // Each CLV figure with its own n beside it, and its unit or why it is empty.
+        let clv_cell = |clv: &serde_json::Value| {
+            let mean = clv["mean"]
+                .as_f64()
+                .map_or_else(|| "–".to_owned(), |v| format!("{v:.3}"));
+            let note = match (clv["reason"].as_str(), clv["unit"].as_str()) {
+                (Some("fixed_line"), _) => "fixed line: nothing to measure",
+                (Some("no_kept_releases"), _) => "no kept releases",
+                (Some("no_line_move"), _) => "no recorded line move",
+                (Some("no_picks"), _) => "no picks",
+                (None, Some("probability_points")) => "probability points",
+                (None, Some("points")) => "points",
+                other => panic!("unexpected CLV {other:?}"),
+            };
+            format!("<td>{mean} <small class=\"clv-n\">n {} · {note}</small></td>", clv["n"])
+        };
+        let cells = format!(
+            "{}{}</tr>",
+            clv_cell(&m["clv_bases"]["kept_releases"]),
+            clv_cell(&m["clv_bases"]["result_rows"])
+        );
+        assert!(res.body.contains(&cells), "{cells} not in the page");
     }
     // Each figure is said in words, with the way to the API reference.
     for term in [

@@ -557,7 +557,7 @@ async fn calibration_follows_a_new_kept_release_and_a_new_season_store() {
     let deadline = std::time::Instant::now() + std::time::Duration::from_mins(1);
     loop {
         let (_, now) = app.get_authed_json(url).await;
-        if blend(&now)["clv"]["n"] == 0 {
+        if blend(&now)["clv_bases"]["kept_releases"]["n"] == 0 {
             break;
         }
         assert!(

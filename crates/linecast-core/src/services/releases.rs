@@ -15,10 +15,11 @@ use chrono::{DateTime, Duration, DurationRound, Utc};
 use linecast_domain::artifacts::PredictionRow;
 use linecast_domain::time::et_instant;
 use linecast_domain::{ModelColumn, ModelType, SeasonLabel, Sport, read_game_id};
-use linecast_grading::calibration::{Calibration, CalibrationSource, PriceMove, PriceMoves, calibrate_graded_priced};
+use linecast_grading::calibration::{Calibration, CalibrationSource, ClvFrom, PriceMoves, calibrate_graded_priced};
 use sha2::{Digest, Sha256};
 
 use crate::ports::releases::{KeptRelease, ReleaseArchive, ReleaseLog, Series};
+use crate::services::clv::ClvScan;
 use crate::services::history::{History, SeasonData};
 use crate::services::slate::{OddsSlate, PredictionSlate, served_models, served_slate_at};
 use crate::{AccountsError, ArtifactStore, Deps, Derived, ObjectVersion, StoreError};
@@ -130,8 +131,8 @@ pub struct Releases {
     met: Mutex<HashSet<(String, String)>>,
     /// Each series' releases as last read from the log, and when.
     index: Mutex<HashMap<Series, ReadAt<Arc<Vec<KeptRelease>>>>>,
-    /// Price moves per series and season, with the generation they came from.
-    moves: Mutex<HashMap<(Series, SeasonLabel), MovesOf>>,
+    /// Price moves per series, season and `from`, with the generation they came from.
+    moves: Mutex<HashMap<(Series, SeasonLabel, ClvFrom), MovesOf>>,
 }
 
 impl std::fmt::Debug for Releases {
@@ -477,16 +478,17 @@ impl Releases {
         Ok(rows)
     }
 
-    /// Each game of `season` in `model_type`'s kept releases with its
-    /// no-vig probability of the positive side at the first release that
-    /// priced it and at its closing release (the last before the scheduled
-    /// start, as that release gave it), and the generation of the releases
-    /// it was computed from. Computed once per generation and season.
+    /// Each game of `season` in `model_type`'s kept releases with its pick
+    /// and first price (at its opening, or at its standing forecast with
+    /// `from` forecast) and its closing price, as [`ClvScan`] reads them,
+    /// and the generation of the releases they came from. Computed once
+    /// per generation, season and `from`.
     pub async fn price_moves(
         &self,
         sport: Sport,
         model_type: ModelType,
         season: SeasonLabel,
+        from: ClvFrom,
         now: DateTime<Utc>,
     ) -> Result<(Arc<PriceMoves>, String), ReleaseError> {
         let series = Series::Predictions(sport, model_type);
@@ -500,12 +502,12 @@ impl Releases {
             .moves
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .get(&(series, season))
+            .get(&(series, season, from))
             && *known == generation
         {
             return Ok((Arc::clone(moves), generation));
         }
-        let mut seen: HashMap<linecast_domain::GameId, (f64, Option<f64>)> = HashMap::new();
+        let mut scan = ClvScan::new(model_type);
         for release in releases.iter() {
             let table = self.archive.kept_predictions(release).await?;
             for row in table
@@ -514,41 +516,24 @@ impl Releases {
                 .iter()
                 .filter(|r| SeasonLabel::containing(sport, r.key.date) == season)
             {
-                let (pos, neg) = row.lines.side_prices(model_type);
-                let Some(p) = linecast_domain::odds::no_vig_from_raw(pos, neg) else {
-                    continue;
-                };
-                let before_start =
-                    et_instant(row.key.date, row.key.time_est).is_some_and(|start| release.published_at < start);
-                let entry = seen.entry(row.game_id.clone()).or_insert((p, None));
-                if before_start {
-                    entry.1 = Some(p);
-                }
+                scan.see(release.published_at, row);
             }
         }
-        let moves: Arc<PriceMoves> = Arc::new(
-            seen.into_iter()
-                .filter_map(|(id, (opening, closing))| {
-                    Some((
-                        id,
-                        PriceMove {
-                            opening,
-                            closing: closing?,
-                        },
-                    ))
-                })
-                .collect(),
-        );
+        let moves = Arc::new(scan.moves(from));
         self.moves
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert((series, season), (generation.clone(), Arc::clone(&moves)));
+            .insert((series, season, from), (generation.clone(), Arc::clone(&moves)));
         Ok((moves, generation))
     }
 
-    /// Calibration of the chosen season with CLV on the kept releases'
-    /// prices where any game of the season has a price move (each figure
-    /// says its basis), else on the season rows' lines as `History` has it.
+    /// Calibration of the chosen season with both CLV bases: the kept
+    /// releases' (pick taken at `from`) over the games they carried before
+    /// the start, and the season rows' as `History` has it.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the calibration route's choice, each a plain query value, and the instant"
+    )]
     pub async fn calibration(
         &self,
         history: &History,
@@ -556,24 +541,29 @@ impl Releases {
         model_type: ModelType,
         named: Option<SeasonLabel>,
         source: CalibrationSource,
+        from: ClvFrom,
         now: DateTime<Utc>,
     ) -> Result<Derived<(Arc<SeasonData>, Arc<Calibration>)>, ReleaseError> {
         let Derived {
             value: (data, on_rows),
             deps,
         } = history.calibration(sport, model_type, named, source, now).await?;
-        let (moves, generation) = self.price_moves(sport, model_type, data.season, now).await?;
+        let (moves, generation) = self.price_moves(sport, model_type, data.season, from, now).await?;
         if moves.is_empty() {
             return Ok(Derived::new((data, on_rows), deps.param("prices", "none")));
         }
         let priced = Arc::new(calibrate_graded_priced(
             &data.table.rows,
             &data.graded,
+            sport,
             model_type,
             source,
             Some(&moves),
         ));
-        Ok(Derived::new((data, priced), deps.param("prices", generation)))
+        Ok(Derived::new(
+            (data, priced),
+            deps.param("prices", generation).param("clv_from", from.code()),
+        ))
     }
 
     /// Forgets the releases older than the retention (none without one) and

@@ -4,7 +4,10 @@
 use linecast_domain::{LineField, ModelColumn, ModelType, SeasonRow, SeasonType, Sport};
 
 use super::fixtures::{RowExt, game};
-use crate::calibration::{ClvBasis, Forecast, PriceMove, PriceMoves, calibrate_graded_priced, log_loss, skill, wilson};
+use crate::calibration::{
+    ClvBases, ClvBasis, ClvFrom, ClvReason, Forecast, PriceMove, PriceMoves, calibrate_graded_priced, log_loss, skill,
+    wilson,
+};
 use crate::{
     CALIBRATION_RULES, Calibration, CalibrationSource, Clv, ClvUnit, GRADING_RULES, ModelCalibration, ReliabilityBin,
     Skill, calibrate, calibration_grading_rules, grade_rows,
@@ -52,6 +55,18 @@ fn bin(k: u32, n: usize, mean: f64, rate: f64, ci: (f64, f64)) -> ReliabilityBin
         ci_low: Some(ci.0),
         ci_high: Some(ci.1),
         ..empty_bin(k)
+    }
+}
+
+/// The kept releases' basis of a season without kept releases.
+fn no_kept_releases() -> Clv {
+    Clv {
+        n: 0,
+        mean: None,
+        positive_share: None,
+        unit: ClvUnit::ProbabilityPoints,
+        basis: ClvBasis::KeptReleases,
+        reason: Some(ClvReason::NoKeptReleases),
     }
 }
 
@@ -128,6 +143,16 @@ fn worked_example_for_payloads_md() {
     // - games 5 and 6 have no opener.
     // n 4, mean (2.380952 − 2.164502) / 4 = 0.054113 → 0.0541, positive share 2/4 = 0.5.
     let blend = entry(&c, ModelColumn::Blend);
+    // No kept releases were given: that basis is null with its reason, and
+    // the headline clv is the result rows' figure.
+    let blend_clv = Clv {
+        n: 4,
+        mean: Some(0.0541),
+        positive_share: Some(0.5),
+        unit: ClvUnit::ProbabilityPoints,
+        basis: ClvBasis::ResultRows,
+        reason: None,
+    };
     let wide = (0.0945, 0.9055);
     let certain = (0.2065, 1.0);
     let expected_bins = vec![
@@ -160,12 +185,10 @@ fn worked_example_for_payloads_md() {
                 log_loss_skill: Some(0.1102),
             }),
             n_paired: 6,
-            clv: Clv {
-                n: 4,
-                mean: Some(0.0541),
-                positive_share: Some(0.5),
-                unit: ClvUnit::ProbabilityPoints,
-                basis: ClvBasis::ResultRows,
+            clv: blend_clv,
+            clv_bases: ClvBases {
+                kept_releases: no_kept_releases(),
+                result_rows: blend_clv,
             },
         }
     );
@@ -179,6 +202,15 @@ fn worked_example_for_payloads_md() {
     // ece |0.5 − 2/3| = 0.166667. No pick at 0.5, so no CLV; no skill against itself.
     // Its log loss is ln 2 = 0.693147 whatever the outcome.
     let implied = entry(&c, ModelColumn::Implied);
+    // Four games have a line move, but IMPLIED at 0.5 picks none: no picks.
+    let implied_clv = Clv {
+        n: 0,
+        mean: None,
+        positive_share: None,
+        unit: ClvUnit::ProbabilityPoints,
+        basis: ClvBasis::ResultRows,
+        reason: Some(ClvReason::NoPicks),
+    };
     let mut implied_bins: Vec<_> = (0..10).map(empty_bin).collect();
     implied_bins[5] = bin(5, 6, 0.5, 0.6667, (0.3, 0.9032));
     assert_eq!(
@@ -195,12 +227,10 @@ fn worked_example_for_payloads_md() {
             ece: 0.166_667,
             skill_vs_market: None,
             n_paired: 6,
-            clv: Clv {
-                n: 0,
-                mean: None,
-                positive_share: None,
-                unit: ClvUnit::ProbabilityPoints,
-                basis: ClvBasis::ResultRows,
+            clv: implied_clv,
+            clv_bases: ClvBases {
+                kept_releases: no_kept_releases(),
+                result_rows: implied_clv,
             },
         }
     );
@@ -358,6 +388,7 @@ fn spread_and_totals_clv_is_in_points_signed_by_the_pick() {
             positive_share: Some(0.6667),
             unit: ClvUnit::Points,
             basis: ClvBasis::ResultRows,
+            reason: None,
         }
     );
 
@@ -384,6 +415,7 @@ fn spread_and_totals_clv_is_in_points_signed_by_the_pick() {
             positive_share: Some(0.5),
             unit: ClvUnit::Points,
             basis: ClvBasis::ResultRows,
+            reason: None,
         }
     );
 }
@@ -416,6 +448,7 @@ fn a_line_that_did_not_move_counts_in_clv_but_is_not_positive() {
             positive_share: Some(0.5),
             unit: ClvUnit::Points,
             basis: ClvBasis::ResultRows,
+            reason: None,
         }
     );
 }
@@ -523,7 +556,7 @@ fn calibrating_pre_graded_rows_equals_calibrating_the_rows() {
     let graded = grade_rows(&rows, Sport::Nba, ML);
     for source in CalibrationSource::ALL {
         assert_eq!(
-            crate::calibrate_graded(&rows, &graded, ML, source),
+            crate::calibrate_graded(&rows, &graded, Sport::Nba, ML, source),
             calibrate(&rows, Sport::Nba, ML, source)
         );
     }
@@ -547,6 +580,8 @@ fn calibration_rules_are_named_sentences_that_extend_the_grading_rules() {
         "decomposition",
         "ece",
         "skill_vs_market",
+        "clv_kept_releases",
+        "clv_result_rows",
         "clv",
     ] {
         assert!(CALIBRATION_RULES.iter().any(|(k, _)| *k == name), "{name}");
@@ -567,6 +602,13 @@ fn the_payload_serializes_with_the_public_spellings() {
     assert_eq!(blend["model"], "BLEND");
     assert_eq!(blend["clv"]["unit"], "probability_points");
     assert_eq!(blend["clv"]["basis"], "result_rows");
+    assert_eq!(blend["clv"]["reason"], serde_json::Value::Null);
+    assert_eq!(blend["clv_bases"]["kept_releases"]["reason"], "no_kept_releases");
+    assert_eq!(blend["clv_bases"]["kept_releases"]["mean"], serde_json::Value::Null);
+    assert_eq!(blend["clv_bases"]["kept_releases"]["n"], 0);
+    assert_eq!(json["models"][0]["clv"]["reason"], "no_picks");
+    assert_eq!(serde_json::to_value(ClvReason::FixedLine).unwrap(), "fixed_line");
+    assert_eq!(serde_json::to_value(ClvReason::NoLineMove).unwrap(), "no_line_move");
     assert_eq!(
         serde_json::to_value(crate::calibration::ClvBasis::KeptReleases).unwrap(),
         "kept_releases"
@@ -586,6 +628,7 @@ fn the_payload_serializes_with_the_public_spellings() {
         "skill_vs_market",
         "n_paired",
         "clv",
+        "clv_bases",
     ];
     let mut keys = keys;
     keys.sort_unstable();
@@ -597,8 +640,15 @@ fn the_payload_serializes_with_the_public_spellings() {
     );
 }
 
+/// The model columns of a game's row at the pick's release: BLEND at `p`.
+fn blend_at(p: f64) -> linecast_domain::ModelProbs {
+    let mut models = linecast_domain::ModelProbs::default();
+    models.set(ModelColumn::Blend, Some(p));
+    models
+}
+
 #[test]
-fn on_kept_releases_clv_is_the_no_vig_move_of_the_picked_side_in_probability_points_even_where_the_line_never_moved() {
+fn on_kept_releases_clv_is_the_no_vig_move_of_the_side_picked_at_the_pick_release_in_probability_points() {
     // A puck line at ±1.5 on every game: the season rows' line never moves.
     let puck = |day: &str, id: &str, p: f64| {
         let mut row = game(day, "a", "b")
@@ -611,6 +661,8 @@ fn on_kept_releases_clv_is_the_no_vig_move_of_the_picked_side_in_probability_poi
     };
     let rows = [
         puck("2026-11-01", "nhl-20261101-a-b", 0.6),
+        // The season row (the standing forecast) picks away at 0.3, but the
+        // opening release had BLEND 0.55: the pick is home.
         puck("2026-11-02", "nhl-20261102-a-b", 0.3),
         puck("2026-11-03", "nhl-20261103-a-b", 0.7),
         // No kept release carried this one: it has no CLV on this basis.
@@ -623,76 +675,200 @@ fn on_kept_releases_clv_is_the_no_vig_move_of_the_picked_side_in_probability_poi
             row
         },
     ];
+    // The run line and puck line never move on the result rows: null with
+    // its reason, never a measured 0.
+    let fixed = Clv {
+        n: 0,
+        mean: None,
+        positive_share: None,
+        unit: ClvUnit::Points,
+        basis: ClvBasis::ResultRows,
+        reason: Some(ClvReason::FixedLine),
+    };
     let on_rows = calibrate(&rows, Sport::Nhl, ModelType::WonOnSpread, CalibrationSource::All);
-    assert_eq!(
-        entry(&on_rows, ModelColumn::Blend).clv.mean,
-        Some(0.0),
-        "the artefact the kept releases remove"
-    );
+    assert_eq!(entry(&on_rows, ModelColumn::Blend).clv_bases.result_rows, fixed);
+    assert_eq!(entry(&on_rows, ModelColumn::Blend).clv, fixed);
     let mut prices = PriceMoves::new();
-    // Home picked, home's no-vig 0.50 → 0.55: +5 points.
+    // Home picked at the opening (0.6), home's no-vig 0.50 → 0.55: +5 points.
     prices.insert(
         "nhl-20261101-a-b".into(),
         PriceMove {
             opening: 0.50,
             closing: 0.55,
+            models: blend_at(0.6),
         },
     );
-    // Away picked, home 0.40 → 0.47 (away 0.60 → 0.53): −7 points.
+    // Home picked at the opening (0.55), home 0.40 → 0.47: +7 points (the
+    // season row's away pick would have made it −7).
     prices.insert(
         "nhl-20261102-a-b".into(),
         PriceMove {
             opening: 0.40,
             closing: 0.47,
+            models: blend_at(0.55),
         },
     );
-    // Home picked, home 0.62 → 0.60: −2 points.
+    // Away picked at the opening (0.45), home 0.62 → 0.60 (away 0.38 → 0.40): +2 points.
     prices.insert(
         "nhl-20261103-a-b".into(),
         PriceMove {
             opening: 0.62,
             closing: 0.60,
+            models: blend_at(0.45),
         },
     );
     let graded = grade_rows(&rows, Sport::Nhl, ModelType::WonOnSpread);
     let c = calibrate_graded_priced(
         &rows,
         &graded,
+        Sport::Nhl,
         ModelType::WonOnSpread,
         CalibrationSource::All,
         Some(&prices),
     );
-    // n 3, mean (5 − 7 − 2) / 3 = −1.333333, positive 1 of 3.
+    // n 3, mean (5 + 7 + 2) / 3 = 4.666667, positive 3 of 3.
+    let kept = Clv {
+        n: 3,
+        mean: Some(4.6667),
+        positive_share: Some(1.0),
+        unit: ClvUnit::ProbabilityPoints,
+        basis: ClvBasis::KeptReleases,
+        reason: None,
+    };
+    let blend = entry(&c, ModelColumn::Blend);
+    assert_eq!(blend.clv_bases.kept_releases, kept);
+    assert_eq!(blend.clv_bases.result_rows, fixed, "neither basis replaces the other");
+    assert_eq!(blend.clv, kept, "the headline is the kept releases' when it has picks");
+    // IMPLIED picks the side the opening's no-vig favours: none at 0.50
+    // (exactly 0.5); away at 0.40 (home 0.40 → 0.47: −7); home at 0.62
+    // (0.62 → 0.60: −2). n 2, mean −4.5, none positive.
+    let implied = entry(&c, ModelColumn::Implied).clv_bases.kept_releases;
     assert_eq!(
-        entry(&c, ModelColumn::Blend).clv,
-        Clv {
-            n: 3,
-            mean: Some(-1.3333),
-            positive_share: Some(0.3333),
-            unit: ClvUnit::ProbabilityPoints,
-            basis: ClvBasis::KeptReleases,
-        }
+        (implied.n, implied.mean, implied.positive_share),
+        (2, Some(-4.5), Some(0.0))
     );
     // Five graded BLEND forecasts, four of them paired with IMPLIED.
-    let blend = entry(&c, ModelColumn::Blend);
     assert_eq!((blend.n, blend.n_paired), (5, 4));
     assert_eq!(blend.skill_vs_market.map(|s| s.n), Some(4));
     let implied = entry(&c, ModelColumn::Implied);
     assert_eq!((implied.n, implied.n_paired), (4, 4));
-    // The scores do not depend on the basis; an empty price map is the rows' basis.
+    // The scores do not depend on the prices; an empty price map is no kept releases.
     assert_eq!(
-        entry(&c, ModelColumn::Blend).brier.to_bits(),
+        blend.brier.to_bits(),
         entry(&on_rows, ModelColumn::Blend).brier.to_bits()
     );
     let empty = calibrate_graded_priced(
         &rows,
         &graded,
+        Sport::Nhl,
         ModelType::WonOnSpread,
         CalibrationSource::All,
         Some(&PriceMoves::new()),
     );
     assert_eq!(
-        entry(&empty, ModelColumn::Blend).clv,
-        entry(&on_rows, ModelColumn::Blend).clv
+        entry(&empty, ModelColumn::Blend).clv_bases.kept_releases.reason,
+        Some(ClvReason::NoKeptReleases)
     );
+    assert_eq!(entry(&empty, ModelColumn::Blend).clv, fixed);
+}
+
+#[test]
+fn each_basis_counts_its_own_games_when_only_some_have_kept_releases() {
+    // Moneyline, home −150 / away +130 recorded, opened −130: the result
+    // rows' move for home is 150/250 − 130/230 = 0.6 − 0.565217 = +3.478261 points.
+    let row = |day: &str, id: &str, p: f64| {
+        let mut row = game(day, "a", "b")
+            .score(1.0, 2.0)
+            .ml(-150.0, 130.0)
+            .line(LineField::OpenHomeMoneyLine, -130.0)
+            .prob(ModelColumn::Blend, p);
+        row.game_id = id.into();
+        row
+    };
+    let rows = [
+        row("2026-11-01", "nba-20261101-a-b", 0.7),
+        row("2026-11-02", "nba-20261102-a-b", 0.6),
+        row("2026-11-03", "nba-20261103-a-b", 0.4),
+        row("2026-11-04", "nba-20261104-a-b", 0.8),
+    ];
+    // Only the first game has kept releases: opening BLEND 0.35 (away),
+    // home no-vig 0.45 → 0.52, so away 0.55 → 0.48: −7 points.
+    let mut prices = PriceMoves::new();
+    prices.insert(
+        "nba-20261101-a-b".into(),
+        PriceMove {
+            opening: 0.45,
+            closing: 0.52,
+            models: blend_at(0.35),
+        },
+    );
+    let graded = grade_rows(&rows, Sport::Nba, ML);
+    let c = calibrate_graded_priced(&rows, &graded, Sport::Nba, ML, CalibrationSource::All, Some(&prices));
+    let blend = entry(&c, ModelColumn::Blend);
+    assert_eq!(
+        blend.clv_bases.kept_releases,
+        Clv {
+            n: 1,
+            mean: Some(-7.0),
+            positive_share: Some(0.0),
+            unit: ClvUnit::ProbabilityPoints,
+            basis: ClvBasis::KeptReleases,
+            reason: None,
+        }
+    );
+    // The result rows keep all four games, each signed by the season row's
+    // pick: home +3.478261 three times, away −3.478261 once: mean
+    // (3 − 1) × 3.478261 / 4 = 1.739130 → 1.7391, three positive of four.
+    assert_eq!(
+        blend.clv_bases.result_rows,
+        Clv {
+            n: 4,
+            mean: Some(1.7391),
+            positive_share: Some(0.75),
+            unit: ClvUnit::ProbabilityPoints,
+            basis: ClvBasis::ResultRows,
+            reason: None,
+        }
+    );
+    // A model without a probability at the one priced game's release picks
+    // nothing there: CATB has season-row probabilities only.
+    let rows: Vec<SeasonRow> = rows.into_iter().map(|r| r.prob(ModelColumn::Catb, 0.6)).collect();
+    let graded = grade_rows(&rows, Sport::Nba, ML);
+    let c = calibrate_graded_priced(&rows, &graded, Sport::Nba, ML, CalibrationSource::All, Some(&prices));
+    let catb = entry(&c, ModelColumn::Catb);
+    assert_eq!(catb.clv_bases.kept_releases.n, 0);
+    assert_eq!(catb.clv_bases.kept_releases.mean, None);
+    assert_eq!(catb.clv_bases.kept_releases.reason, Some(ClvReason::NoPicks));
+    assert_eq!(
+        catb.clv.basis,
+        ClvBasis::ResultRows,
+        "no picks on kept releases: the headline falls back"
+    );
+    assert_eq!(catb.clv.n, 4);
+}
+
+#[test]
+fn from_is_parsed_exactly_and_a_bad_value_names_from() {
+    assert_eq!(ClvFrom::parse("opening").unwrap(), ClvFrom::Opening);
+    assert_eq!(ClvFrom::parse("forecast").unwrap(), ClvFrom::Forecast);
+    assert_eq!(ClvFrom::default(), ClvFrom::Opening);
+    let e = ClvFrom::parse("Opening").unwrap_err();
+    assert_eq!((e.kind, e.value.as_str()), ("from", "Opening"));
+}
+
+#[test]
+fn a_fixed_line_is_only_the_mlb_and_nhl_spread() {
+    use crate::calibration::fixed_line;
+    assert!(fixed_line(Sport::Mlb, ModelType::WonOnSpread));
+    assert!(fixed_line(Sport::Nhl, ModelType::WonOnSpread));
+    assert!(!fixed_line(Sport::Nba, ModelType::WonOnSpread));
+    assert!(!fixed_line(Sport::Nfl, ModelType::WonOnSpread));
+    assert!(!fixed_line(Sport::Mlb, ModelType::OverUnder));
+    assert!(!fixed_line(Sport::Nhl, ModelType::WonOnPoints));
+    let fixed = Sport::ALL
+        .iter()
+        .flat_map(|s| ModelType::ALL.iter().map(move |m| (*s, *m)))
+        .filter(|(s, m)| fixed_line(*s, *m))
+        .count();
+    assert_eq!(fixed, 2, "only the run line and the puck line");
 }

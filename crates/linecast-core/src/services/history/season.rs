@@ -180,6 +180,7 @@ impl SeasonData {
                 Arc::new(calibrate_graded(
                     &self.table.rows,
                     &self.graded,
+                    self.sport,
                     self.model_type,
                     source,
                 ))
