@@ -317,7 +317,7 @@ impl ClvFrom {
 /// its open-to-close move measures nothing: the MLB run line and the NHL
 /// puck line (±1.5).
 pub const fn fixed_line(sport: Sport, model_type: ModelType) -> bool {
-    matches!((sport, model_type), (Sport::Mlb | Sport::Nhl, ModelType::WonOnSpread))
+    sport.fixed_spread().is_some() && matches!(model_type, ModelType::WonOnSpread)
 }
 
 /// One game on the kept releases: the no-vig probability of the positive
