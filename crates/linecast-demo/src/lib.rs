@@ -300,19 +300,23 @@ pub fn write_dir(dir: &Path, objects: &[(String, Vec<u8>)]) -> io::Result<()> {
 /// Seed of the demo store the server generates on first run.
 pub const DEMO_SEED: u64 = 42;
 
+/// The options of the demo store generated at `now` (the server's first run).
+pub fn demo_options(now: DateTime<Utc>) -> GenOptions {
+    GenOptions {
+        today: et_date(now),
+        seed: DEMO_SEED,
+        profile: Profile::Demo,
+        not_after: Some(now),
+    }
+}
+
 /// Generates the demo profile for `today` into `dir` when it is missing or
 /// empty; returns whether it generated. A non-empty directory is left alone.
 pub fn ensure_demo_store(dir: &Path, now: DateTime<Utc>) -> io::Result<bool> {
     if dir.exists() && std::fs::read_dir(dir)?.next().is_some() {
         return Ok(false);
     }
-    let opts = GenOptions {
-        today: et_date(now),
-        seed: DEMO_SEED,
-        profile: Profile::Demo,
-        not_after: Some(now),
-    };
-    let objects = generate(&opts, &mut |_| {});
+    let objects = generate(&demo_options(now), &mut |_| {});
     write_dir(dir, &objects)?;
     Ok(true)
 }

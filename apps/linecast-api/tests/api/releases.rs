@@ -19,6 +19,28 @@ const ODDS: &str = "odds/nba.csv";
 /// The Nets at the Celtics, 2026-11-14 19:30 ET (00:30 UTC on the 15th).
 const NETS: &str = "nba-20261114-brooklyn_nets-boston_celtics";
 const NETS_ROW: &str = "2026-11-14,19:30:00,brooklyn_nets,boston_celtics,117,-140,107,-128,0.5973,";
+/// The rest of the Nets row (CATB, RF, LGB, LOGR, XGB, XT, AI), written by
+/// hand: the fixture's own predictions are the release at its "now", after
+/// the game's day.
+const NETS_REST: &str = "0.6012,0.5921,0.6050,0.5987,0.5899,0.6001,0.5960";
+
+/// The fixture predictions with the Nets row (as written here) first.
+fn with_nets(fixture: &str) -> String {
+    let (header, rows) = fixture.split_once('\n').unwrap();
+    assert_eq!(header.split(',').count(), 16, "{header}");
+    format!("{header}\n{NETS_ROW}{NETS_REST}\n{rows}")
+}
+
+/// The fixture odds with the first game's home money line moved.
+fn moved_odds(fixture: &[u8]) -> Vec<u8> {
+    let text = std::str::from_utf8(fixture).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let column = lines[0].split(',').position(|h| h == "home_money_line").unwrap();
+    let mut cells: Vec<String> = lines[1].split(',').map(str::to_owned).collect();
+    cells[column] = if cells[column] == "-275" { "-280" } else { "-275" }.to_owned();
+    lines[1] = cells.join(",");
+    (lines.join("\n") + "\n").into_bytes()
+}
 
 /// The three publication instants: the first before the 14th's run
 /// completed (13:45:57Z), the second before the Nets game's start, the
@@ -71,15 +93,12 @@ struct Written {
 }
 
 async fn written() -> Written {
-    let original = std::fs::read_to_string(crate::helpers::fixtures_dir().join(PREDICTIONS)).unwrap();
+    let original = with_nets(&std::fs::read_to_string(crate::helpers::fixtures_dir().join(PREDICTIONS)).unwrap());
     let v1 = original.clone().into_bytes();
     let v2 = nets_version(&original, "0.4321", "-155").into_bytes();
     let v3 = nets_version(&original, "0.5555", "-170").into_bytes();
     let odds1 = std::fs::read(crate::helpers::fixtures_dir().join(ODDS)).unwrap();
-    let odds2 = String::from_utf8(odds1.clone())
-        .unwrap()
-        .replacen(",-262,", ",-275,", 1)
-        .into_bytes();
+    let odds2 = moved_odds(&odds1);
     let (first, first_odds) = (v1.clone(), odds1.clone());
     let app = spawn_app_with(fixture_now(), move |store| {
         publish(store, PREDICTIONS, &first, T1);
@@ -536,7 +555,7 @@ async fn calibration_follows_a_new_kept_release_and_a_new_season_store() {
     // A fourth version, still before the Nets' start, is their new close:
     // home −165 / away +117: 0.622642 / (0.622642 + 0.460829) = 0.574673,
     // +1.6012 points from the opening's 0.558661.
-    let original = std::fs::read_to_string(crate::helpers::fixtures_dir().join(PREDICTIONS)).unwrap();
+    let original = with_nets(&std::fs::read_to_string(crate::helpers::fixtures_dir().join(PREDICTIONS)).unwrap());
     publish(
         &app.store_dir,
         PREDICTIONS,
@@ -650,4 +669,74 @@ async fn retention_forgets_old_releases_and_deletes_only_the_bytes_no_kept_relea
         err,
         linecast_core::services::releases::AsOfError::BeforeHistory { first: Some(at(T3)) }
     );
+}
+
+/// A first run over an empty store: the server generates the demo store and
+/// keeps the past of the same market run (every release of the last 21
+/// days, all 24 series). Every graded live result row whose game started in
+/// that window then has its forecast in the history, at the instant the row
+/// names, and its close is the history's `closing`.
+#[tokio::test]
+async fn the_demo_past_kept_at_first_run_carries_every_graded_live_rows_forecast_and_close() {
+    let now = at("2026-11-21T15:47:12Z");
+    let app = spawn_app_with(now, |store| {
+        std::fs::remove_dir_all(store).unwrap();
+        std::fs::create_dir_all(store).unwrap();
+    })
+    .await;
+    // The past is kept in the background: wait until every series holds
+    // its 253 releases (21 days every two hours, both ends).
+    let mut waited = 0;
+    loop {
+        let mut complete = true;
+        for series in Series::all() {
+            let kept = app.state.releases.series(series, now).await.unwrap();
+            complete &= kept.len() >= 253;
+        }
+        if complete {
+            break;
+        }
+        waited += 1;
+        assert!(waited < 1200, "the demo's past was not kept in 20 minutes");
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    }
+    let window_start = at("2026-10-31T14:00:00Z");
+    let (status, body) = app
+        .get_authed_json("/api/v1/results/nba/won_on_points?limit=100000")
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let mut checked = 0;
+    for row in body["results"].as_array().unwrap() {
+        if row["graded"] != true || row["forecast_source"] != "live" {
+            continue;
+        }
+        let Some(published) = row["forecast_published_at"].as_str() else {
+            continue;
+        };
+        let published = at(published);
+        // The row's forecast release is in the window, so the game's
+        // close is too.
+        if published <= window_start {
+            continue;
+        }
+        let id = row["game_id"].as_str().unwrap();
+        let (status, history) = app
+            .get_authed_json(&format!("/api/v1/games/{id}/history?model_type=won_on_points"))
+            .await;
+        assert_eq!(status, 200, "{id}: {history}");
+        let entry = history["releases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| at(e["published_at"].as_str().unwrap()) == published)
+            .unwrap_or_else(|| panic!("{id}: no release at {published}"));
+        assert_eq!(entry["predictions"]["BLEND"], row["BLEND"], "{id}");
+        let closing = &history["closing"];
+        assert_eq!(at(closing["published_at"].as_str().unwrap()), published, "{id}");
+        for price in ["home_money_line", "away_money_line"] {
+            assert_eq!(closing[price], row[price], "{id} {price}");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 30, "{checked} graded live rows checked");
 }
