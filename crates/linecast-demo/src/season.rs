@@ -158,7 +158,7 @@ pub(crate) fn build_season(
         let standing_at = release_now.min(path.instant(path.snaps.len() - 1)).max(path.entry);
         let standing = path.at(standing_at).cloned().unwrap_or_else(|| path.snaps[0].clone());
         let opening = &path.snaps[0].lines;
-        let mut l = standing.lines.clone();
+        let mut l = standing.lines;
         l.open_home_money_line = opening.home_money_line;
         l.open_away_money_line = opening.away_money_line;
         l.open_home_point_spread = opening.home_point_spread;

@@ -135,7 +135,7 @@ fn check_window(sport: Sport, series: &BTreeMap<String, Series>, now: DateTime<U
             }
             // Frozen at the start: every later release repeats the last
             // pre-start one, cell for cell.
-            let close = seen.iter().filter(|(at, _)| **at < start).last();
+            let close = seen.iter().rfind(|(at, _)| **at < start);
             for (at, row) in seen.iter().filter(|(at, _)| **at >= start) {
                 let (close_at, close_row) = close.unwrap_or_else(|| panic!("{key} {game:?}: no pre-start release"));
                 assert_eq!(
