@@ -738,7 +738,7 @@ async fn the_demo_past_kept_at_first_run_carries_every_graded_live_rows_forecast
         let closing = &history["closing"];
         assert_eq!(at(closing["published_at"].as_str().unwrap()), published, "{id}");
         for price in ["home_money_line", "away_money_line"] {
-            assert_eq!(closing[price], row[price], "{id} {price}");
+            assert_eq!(closing[price].as_f64(), row[price].as_f64(), "{id} {price}");
         }
         checked += 1;
     }
