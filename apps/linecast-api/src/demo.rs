@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use anyhow::Context;
+use chrono::{DateTime, SecondsFormat, Utc};
 use linecast_core::services::customers::Customers;
 pub use linecast_core::services::customers::DEMO_EMAIL;
 
@@ -30,48 +31,73 @@ pub async fn ensure_demo_customer(customers: &Customers, state: &AppState, var_d
     Ok(())
 }
 
-/// Gives the demo store's predictions and odds a past week of kept releases
-/// (`linecast_demo::history`: one every two hours, all before now) when
-/// none is kept yet, so `as_of` and a game's history answer from the first
-/// run. Runs in the background; the current versions are kept by the
-/// watcher as usual.
-pub fn spawn_demo_releases(state: &AppState, dir: std::path::PathBuf) {
+/// The file in the var folder that records when this server generated its
+/// demo store (so its past releases are the same market run).
+const GENERATED_AT: &str = "demo-generated-at.txt";
+
+/// Records that the demo store was generated at `now`.
+pub fn note_generation(var_dir: &Path, now: DateTime<Utc>) -> anyhow::Result<()> {
+    let path = var_dir.join(GENERATED_AT);
+    std::fs::write(&path, format!("{}\n", now.to_rfc3339_opts(SecondsFormat::AutoSi, true)))
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+/// When this server generated its demo store, if it did.
+pub fn generation(var_dir: &Path) -> Option<DateTime<Utc>> {
+    let text = std::fs::read_to_string(var_dir.join(GENERATED_AT)).ok()?;
+    DateTime::parse_from_rfc3339(text.trim())
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
+}
+
+/// Keeps the demo market's past: every predictions and odds release of the
+/// kept window of the run the demo store was generated from
+/// (`linecast_demo::window_releases` at `generated_at`: the last 21 days,
+/// one release every two hours on a fixed UTC grid, all 24 series), oldest
+/// first, when no release older than the current ones is kept yet. So
+/// `as_of`, a game's history and the season rows tell one story from the
+/// first run. Runs in the background; the current versions (the newest
+/// release of the same run) are kept by the watcher as usual.
+pub fn spawn_demo_releases(state: &AppState, generated_at: DateTime<Utc>) {
     use linecast_core::ports::releases::Series;
     let releases = state.releases.clone();
-    let now = state.clock.now();
+    let now = state.clock.now().max(generated_at);
     tokio::spawn(async move {
-        let mut kept = 0_usize;
+        let begun = std::time::Instant::now();
+        // The past is kept once, when nothing older than the current
+        // versions (which the watcher may have kept) is.
         for series in Series::all() {
-            // The watcher may have kept the current version already; a past
-            // week is kept once, when nothing older is.
-            let past = now - linecast_demo::history::PAST_EVERY / 2;
             match releases.series(series, now).await {
-                Ok(known) if known.iter().all(|r| r.published_at > past) => {}
-                Ok(_) => continue,
+                Ok(known) if known.iter().all(|r| r.published_at >= generated_at) => {}
+                Ok(_) => return,
                 Err(e) => {
                     tracing::warn!(error = %e, "demo releases: the release log cannot be read");
                     return;
                 }
             }
-            let key = series.key();
-            let Ok(current) = std::fs::read(dir.join(&key)) else {
-                continue;
+        }
+        let opts = linecast_demo::demo_options(generated_at);
+        let mut kept = 0_usize;
+        for sport in linecast_domain::Sport::ALL {
+            let sport = *sport;
+            let Ok(versions) = tokio::task::spawn_blocking(move || linecast_demo::window_releases(&opts, sport)).await
+            else {
+                return;
             };
-            for (at, bytes) in linecast_demo::history::past_versions(&key, &current, now, linecast_demo::DEMO_SEED) {
+            for (key, at, bytes) in versions {
+                let Some(series) = Series::of_key(&key) else { continue };
                 match releases.keep(series, at, bytes.into()).await {
                     Ok(_) => kept += 1,
                     Err(e) => {
-                        tracing::warn!(object = %key, error = %e, "demo releases: a past version was not kept");
-                        break;
+                        tracing::warn!(object = %key, error = %e, "demo releases: a past release was not kept");
                     }
                 }
             }
         }
-        if kept > 0 {
-            tracing::info!(
-                releases = kept,
-                "demo: kept a past week of predictions and odds releases"
-            );
-        }
+        tracing::info!(
+            releases = kept,
+            elapsed_ms = u64::try_from(begun.elapsed().as_millis()).unwrap_or(u64::MAX),
+            "demo: kept the market's past releases of predictions and odds"
+        );
     });
 }

@@ -400,6 +400,7 @@ async fn prepare(settings: &Settings) -> anyhow::Result<Arc<dyn Clock>> {
             .with_context(|| format!("generating demo data into {}", dir.display()))?;
         if generated {
             tracing::info!(dir = %dir.display(), %today, "first run: generated the demo data store");
+            crate::demo::note_generation(&settings.var_dir, now)?;
         }
     }
     Ok(clock)
@@ -770,8 +771,8 @@ impl Wiring<'_> {
 async fn start_demo(settings: &Settings, state: &AppState, adapters: &Adapters) -> anyhow::Result<()> {
     let customers = Customers::new(adapters.accounts.clone(), adapters.usage.clone());
     crate::demo::ensure_demo_customer(&customers, state, &settings.var_dir).await?;
-    if let Some(dir) = local_store_dir(&settings.store_url) {
-        crate::demo::spawn_demo_releases(state, dir);
+    if let Some(generated_at) = crate::demo::generation(&settings.var_dir) {
+        crate::demo::spawn_demo_releases(state, generated_at);
     }
     Ok(())
 }

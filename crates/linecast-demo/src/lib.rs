@@ -7,22 +7,25 @@
 //! The same [`GenOptions`] always give byte-identical objects: randomness
 //! comes from a PRNG defined in this crate, seeded per league and season,
 //! nothing iterates a hash map, numbers have fixed formats and every
-//! timestamp is derived from game dates, never from the clock.
+//! timestamp is derived from game dates and the release grid, never from the
+//! clock ("now" is [`GenOptions::not_after`], or a planned time on `today`).
 //!
 //! # Deliberate awkward cases
 //! Every profile carries each of these in at least one league:
 //! - **doubleheaders**: mlb, day 12 of every regular season plus ~2% of days
 //!   (same teams, 13:05 and 18:10 ET) (`schedule.rs`);
-//! - **pushes** on integer totals (every league) and spreads (nba, nfl, ncaaf,
-//!   ncaab): game index `i % 31 == 9` of every season; natural ones too, and
-//!   rare NFL ties (a moneyline push) (`season.rs`, `sim.rs`);
+//! - **pushes** on integral totals and spreads where a final lands on the
+//!   line, at their natural rate (finals are drawn around the true margin and
+//!   total, never set on the line), and rare NFL ties (a moneyline push)
+//!   (`sim.rs`);
 //! - **no final**: `i % 173 == 90` postponed (long seasons: mlb, nba, nhl in
 //!   small); yesterday's last game still `scheduled` when a league played
 //!   three or more games yesterday; today's and tomorrow's games unsettled;
 //! - **no line** (`i % 53 == 7`), **one-sided prices** (`i % 41 == 5`: away
 //!   money line, away spread price and under price empty);
-//! - **placeholder zero openers**: `i % 29 == 3`, in season stores and in the
-//!   predictions artifacts; preseason rows also lack openers at times;
+//! - **placeholder zero openers**: `i % 29 == 3`, in season stores (the
+//!   releases print the real opener); preseason rows also lack openers at
+//!   times;
 //! - **preseason rows**: mlb, nba, nhl, nfl (`season_type=preseason`);
 //! - **provenance**: the latest season is `live`; the one before is
 //!   `walk_forward` in its first half and `live` after; older seasons are
@@ -33,8 +36,14 @@
 //! - **settlement**: yesterday's first final `pending`, second `provisional`
 //!   (or the latest final `provisional` for a league out of season), and
 //!   `disputed` at `i % 67 == 40` of the latest season;
-//! - **no prediction** (`i % 47 == 11`): empty model and forecast columns;
-//! - **BLEND exactly 0.5** (`i % 37 == 17`);
+//! - **no prediction** (`i % 47 == 11`): empty model and forecast columns,
+//!   and no row in any predictions release;
+//! - **BLEND of 0.5** only where it happens: BLEND is the mean of the
+//!   components, so only when they straddle 0.5;
+//! - **a past that could have happened**: predictions and odds releases
+//!   every two hours on a fixed UTC grid (`market.rs`); games enter about two
+//!   days before their start, leave after their ET day and are frozen from
+//!   their start; an out-of-season league's releases carry no rows;
 //! - **unknown columns** `home_rest_days`, `travel_km` in every season store
 //!   and in `predictions/nba/won_on_spread.csv`;
 //! - **AI column** only in the won_on_points predictions of mlb, nba, nfl and
@@ -45,7 +54,7 @@
 mod artifacts;
 mod calendar;
 mod csvw;
-pub mod history;
+pub mod market;
 mod rng;
 mod schedule;
 mod season;
@@ -106,26 +115,15 @@ pub struct GenOptions {
     /// The wall clock when the data is generated for a running server: no
     /// generated instant (release times, odds updates, market captures,
     /// forecast publications) lies after it, so a freshness check never
-    /// computes a negative age. `None` keeps the planned times (fixtures).
+    /// computes a negative age, and today's predictions and odds are the
+    /// market run's release at it. `None` keeps the planned times and the
+    /// planned "now" ([`market::planned_now`], 17:00 UTC on `today`).
     pub not_after: Option<DateTime<Utc>>,
 }
 
 /// `at`, or `not_after` when `at` lies after it.
 pub(crate) fn capped(at: DateTime<Utc>, not_after: Option<DateTime<Utc>>) -> DateTime<Utc> {
     not_after.map_or(at, |cap| at.min(cap))
-}
-
-/// Caps the forecast publication times of generated games at `not_after`.
-fn cap_publications(games: &mut [season::Game], not_after: Option<DateTime<Utc>>) {
-    let Some(cap) = not_after else { return };
-    for game in games {
-        let published = &mut game.provenance.forecast_published_at;
-        if let Some(at) = published.as_deref().and_then(|t| DateTime::parse_from_rfc3339(t).ok())
-            && at > cap
-        {
-            *published = Some(cap.to_rfc3339_opts(chrono::SecondsFormat::Secs, true).into());
-        }
-    }
 }
 
 impl Profile {
@@ -193,35 +191,17 @@ pub fn generate(opts: &GenOptions, progress: &mut dyn FnMut(&str)) -> Vec<(Strin
     let mut out = Vec::new();
     let mut holder_found = false;
     for sport in Sport::ALL {
-        let latest = latest_season(*sport, opts.today);
-        let oldest = opts.profile.previous_seasons();
-        let seasons: Vec<_> = (0..=oldest)
-            .map(|back| {
-                let year = latest.start_year() - back as i32;
-                let mut games = build_season(
-                    *sport,
-                    SeasonPlace { year, back, oldest },
-                    opts.profile.size(*sport),
-                    opts.seed,
-                    opts.today,
-                );
-                cap_publications(&mut games, opts.not_after);
-                progress(&format!("{sport} {}", SeasonLabel::starting(*sport, year)));
-                games
-            })
-            .collect();
-        let league = League {
-            sport: *sport,
-            teams: opts.profile.size(*sport).teams,
-            seasons,
-            today: opts.today,
-            not_after: opts.not_after,
-        };
+        let league = build_league(opts, *sport, opts.profile.previous_seasons(), progress);
+        let sport = &league.sport;
+        let now = league.release_now;
         out.push((keys::teams(*sport), artifacts::teams(&league)));
         out.push((keys::scores(*sport), artifacts::scores(&league)));
-        out.push((keys::odds(*sport), artifacts::odds(&league)));
+        out.push((keys::odds(*sport), artifacts::odds(&league, now)));
         for mt in ModelType::ALL {
-            out.push((keys::predictions(*sport, *mt), artifacts::predictions(&league, *mt)));
+            out.push((
+                keys::predictions(*sport, *mt),
+                artifacts::predictions(&league, *mt, now),
+            ));
             for games in &league.seasons {
                 if let Some(first) = games.first() {
                     out.push((
@@ -248,6 +228,57 @@ pub fn generate(opts: &GenOptions, progress: &mut dyn FnMut(&str)) -> Vec<(Strin
     out
 }
 
+/// The latest season and `previous` seasons before it of one league.
+fn build_league(opts: &GenOptions, sport: Sport, previous: u32, progress: &mut dyn FnMut(&str)) -> League {
+    let now = market::now_of(opts);
+    let latest = latest_season(sport, opts.today);
+    let oldest = opts.profile.previous_seasons();
+    let seasons: Vec<_> = (0..=previous)
+        .map(|back| {
+            let year = latest.start_year() - back as i32;
+            let games = build_season(
+                sport,
+                SeasonPlace { year, back, oldest },
+                opts.profile.size(sport),
+                opts.seed,
+                opts.today,
+                now,
+            );
+            progress(&format!("{sport} {}", SeasonLabel::starting(sport, year)));
+            games
+        })
+        .collect();
+    League {
+        sport,
+        teams: opts.profile.size(sport).teams,
+        seasons,
+        today: opts.today,
+        not_after: opts.not_after,
+        release_now: market::grid_floor(now),
+    }
+}
+
+/// Every predictions and odds release of `sport` in the kept window at
+/// "now" ([`market::window_instants`]) as `(key, published_at, bytes)`,
+/// oldest first (the four series of an instant in key order). The newest
+/// is, byte for byte, the object [`generate`] writes for the same options.
+pub fn window_releases(opts: &GenOptions, sport: Sport) -> Vec<(String, DateTime<Utc>, Vec<u8>)> {
+    let league = build_league(opts, sport, 0, &mut |_| {});
+    let mut out = Vec::new();
+    for t in market::window_instants(market::now_of(opts)) {
+        for mt in ModelType::ALL {
+            out.push((
+                keys::predictions(sport, *mt),
+                t,
+                artifacts::predictions(&league, *mt, t),
+            ));
+        }
+        out.push((keys::odds(sport), t, artifacts::odds(&league, t)));
+    }
+    out.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
+    out
+}
+
 /// Writes objects under `dir`, each through a temporary file renamed into
 /// place so a reader never sees a half-written object.
 pub fn write_dir(dir: &Path, objects: &[(String, Vec<u8>)]) -> io::Result<()> {
@@ -269,19 +300,23 @@ pub fn write_dir(dir: &Path, objects: &[(String, Vec<u8>)]) -> io::Result<()> {
 /// Seed of the demo store the server generates on first run.
 pub const DEMO_SEED: u64 = 42;
 
+/// The options of the demo store generated at `now` (the server's first run).
+pub fn demo_options(now: DateTime<Utc>) -> GenOptions {
+    GenOptions {
+        today: et_date(now),
+        seed: DEMO_SEED,
+        profile: Profile::Demo,
+        not_after: Some(now),
+    }
+}
+
 /// Generates the demo profile for `today` into `dir` when it is missing or
 /// empty; returns whether it generated. A non-empty directory is left alone.
 pub fn ensure_demo_store(dir: &Path, now: DateTime<Utc>) -> io::Result<bool> {
     if dir.exists() && std::fs::read_dir(dir)?.next().is_some() {
         return Ok(false);
     }
-    let opts = GenOptions {
-        today: et_date(now),
-        seed: DEMO_SEED,
-        profile: Profile::Demo,
-        not_after: Some(now),
-    };
-    let objects = generate(&opts, &mut |_| {});
+    let objects = generate(&demo_options(now), &mut |_| {});
     write_dir(dir, &objects)?;
     Ok(true)
 }
@@ -373,13 +408,15 @@ mod tests {
             back: 1,
             oldest: 10,
         };
-        let games = build_season(Sport::Ncaab, place, size, DEMO_SEED, today());
+        let now = market::planned_now(today());
+        let games = build_season(Sport::Ncaab, place, size, DEMO_SEED, today(), now);
         let league = League {
             sport: Sport::Ncaab,
             teams: size.teams,
             seasons: vec![games],
             today: today(),
             not_after: None,
+            release_now: market::grid_floor(now),
         };
         let teams_csv = String::from_utf8(artifacts::teams(&league)).unwrap();
         let slugs: BTreeSet<&str> = teams_csv.lines().skip(1).filter_map(|l| l.split(',').next()).collect();

@@ -1,28 +1,34 @@
-//! Builds every game of one season of one league: schedule, scores, lines,
-//! model probabilities and provenance, then the deliberate awkward cases and
-//! the view of the season as of `today`.
+//! Builds every game of one season of one league: schedule, scores, its
+//! market run through the releases (`market.rs`), provenance, the awkward
+//! cases and the view of the season as of `today`.
+//!
+//! A season row is written from the game's standing forecast and close (the
+//! last release before its start, or the release at "now" for a game not
+//! yet started); its openers are the game's first release.
 //!
 //! Awkward cases, by game index `i` within the season (so every league and
 //! season of every profile carries them; see also `crate` docs):
-//! - `i % 31 == 9` final before today: total set on the final sum (push on an integer
-//!   total); in nba, nfl, ncaaf, ncaab the spread too (push on the spread).
 //! - `i % 53 == 7`: no line at all.
 //! - `i % 41 == 5`: one-sided prices (away money line, away spread price and
 //!   under price empty).
 //! - `i % 29 == 3`: placeholder zero openers (`0` in every `open_*` column).
 //! - `i % 47 == 11`: no prediction (model columns and forecast provenance empty).
-//! - `i % 37 == 17`: BLEND exactly 0.5.
 //! - `i % 173 == 90` (before today): postponed, no final.
 //! - `i % 67 == 40` final, current season: `settlement_status=disputed`.
+//!
+//! Pushes are not forced: finals are drawn around the true margin and total,
+//! so they land on integral lines at their natural rate.
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, Utc};
 use linecast_domain::artifacts::GameStatus;
-use linecast_domain::{GameKey, Lines, ModelColumn, ModelProbs, ModelType, Provenance, SeasonLabel, Sport};
+use linecast_domain::time::et_instant;
+use linecast_domain::{GameKey, Lines, ModelProbs, ModelType, Provenance, SeasonLabel, Sport};
 
 use crate::calendar::{late_slot, plus, season_first_day};
+use crate::market::{Market, Path, grid_floor, release_name, rfc3339, run};
 use crate::rng::{Rng, fnv};
 use crate::schedule::{LeagueSize, Phase, season_schedule};
-use crate::sim::{league, lines, model_probs, round_half, scores, side_probability};
+use crate::sim::{league, scores};
 use crate::teams::roster;
 
 /// Live forecasts before this date were backfilled from retained releases;
@@ -52,6 +58,9 @@ pub(crate) struct Game {
     pub in_store: bool,
     /// The true home win probability, for prediction-market prices.
     pub home_win: f64,
+    /// The game's run through the releases, kept for the games the kept
+    /// window can carry (latest season, recent dates); `None` otherwise.
+    pub path: Option<Path>,
 }
 
 /// Where a season sits in the generated history.
@@ -90,99 +99,98 @@ pub(crate) fn release_id(sport: Sport, date: NaiveDate) -> String {
     format!("{sport}-{}-r1", date.format("%Y-%m-%d"))
 }
 
-/// When the day's release published its predictions (a few minutes of
-/// jitter per sport and date, always before the first pitch or tip).
-pub(crate) fn published_at(sport: Sport, date: NaiveDate) -> String {
-    let jitter = fnv(&format!("{sport}{date}")) % 20;
-    format!("{}T13:{:02}:00Z", date.format("%Y-%m-%d"), 30 + jitter)
-}
-
 pub(crate) fn build_season(
     sport: Sport,
     place: SeasonPlace,
     size: LeagueSize,
     seed: u64,
     today: NaiveDate,
+    now: DateTime<Utc>,
 ) -> Vec<Game> {
     let SeasonPlace { year, back, .. } = place;
     let label = SeasonLabel::starting(sport, year);
     let (strength, offense) = ratings(seed, sport, year, size.teams);
     let mut rng = Rng::stream(seed, &format!("season/{sport}/{year}"));
-    let slots = season_schedule(sport, year, size, &strength, today, &mut rng);
+    let mut slots = season_schedule(sport, year, size, &strength, today, &mut rng);
+    if back == 0 {
+        // One late start on today's slate.
+        let todays: Vec<usize> = (0..slots.len()).filter(|i| slots[*i].date == today).collect();
+        if let [_, .., last] = todays.as_slice() {
+            slots[*last].time = late_slot(sport).max(slots[*last].time);
+        }
+    }
     let lg = league(sport);
     let midpoint = slots.get(slots.len() / 2).map_or(today, |s| s.date);
     let table = roster(sport, size.teams);
     let mut last_played: Vec<Option<NaiveDate>> = vec![None; size.teams];
     let mut games = Vec::with_capacity(slots.len());
+    let release_now = grid_floor(now);
+    let keep_paths_from = plus(crate::et_date(now - crate::market::KEPT_WINDOW), -1);
     for (i, slot) in slots.iter().enumerate() {
         let damp = if slot.phase == Phase::Preseason { 0.5 } else { 1.0 };
         let margin = ((strength[slot.home] - strength[slot.away]) * lg.rating_scale + lg.home_edge) * damp;
         let total = lg.base_total + (offense[slot.home] + offense[slot.away]) * lg.total_scale * 0.5;
-        let market_margin = margin + rng.normal() * lg.margin_sd * 0.12;
-        let market_total = total + rng.normal() * lg.total_sd * 0.1;
+        let open_margin = margin + rng.normal() * lg.margin_sd * 0.12;
+        let open_total = total + rng.normal() * lg.total_sd * 0.1;
         let (home_score, away_score) = scores(sport, margin, total, &mut rng);
-        let mut l = lines(sport, market_margin, market_total, &mut rng);
-        if slot.phase == Phase::Preseason && rng.chance(0.4) {
+        let live = back == 0 || (back == 1 && slot.date >= midpoint);
+        let with_prediction = i % 47 != 11;
+        let start = et_instant(slot.date, slot.time).unwrap_or_else(|| crate::market::planned_now(slot.date));
+        let mut ai = [false; 3];
+        for mt in ModelType::ALL {
+            ai[model_index(*mt)] = back == 0 && live && has_ai(sport, *mt) && rng.chance(0.9);
+        }
+        let market = Market {
+            sport,
+            margin,
+            total,
+            open_margin,
+            open_total,
+            start,
+            predicted: with_prediction,
+            ai,
+            no_line: i % 53 == 7,
+            one_sided: i % 41 == 5,
+        };
+        let path = run(&market, &mut Rng::stream(seed, &format!("market/{sport}/{year}/{i}")));
+        // The standing forecast and close: the last release before the
+        // start, or the release at "now" for a game not started yet.
+        let standing_at = release_now.min(path.instant(path.snaps.len() - 1)).max(path.entry);
+        let standing = path.at(standing_at).cloned().unwrap_or_else(|| path.snaps[0].clone());
+        let opening = &path.snaps[0].lines;
+        let mut l = standing.lines;
+        l.open_home_money_line = opening.home_money_line;
+        l.open_away_money_line = opening.away_money_line;
+        l.open_home_point_spread = opening.home_point_spread;
+        l.open_away_point_spread = opening.away_point_spread;
+        l.open_over_under = opening.over_under;
+        let openers = [
+            &mut l.open_home_money_line,
+            &mut l.open_away_money_line,
+            &mut l.open_home_point_spread,
+            &mut l.open_away_point_spread,
+            &mut l.open_over_under,
+        ];
+        if i % 29 == 3 {
+            // The pipeline's placeholder when it missed the opener.
+            for f in openers {
+                if f.is_some() {
+                    *f = Some(0.0);
+                }
+            }
+        } else if slot.phase == Phase::Preseason && rng.chance(0.4) {
             // Preseason markets often open late: no real opener.
-            for f in [
-                &mut l.open_home_money_line,
-                &mut l.open_away_money_line,
-                &mut l.open_home_point_spread,
-                &mut l.open_away_point_spread,
-                &mut l.open_over_under,
-            ] {
+            for f in openers {
                 *f = None;
             }
         }
-        // Only played games: a line set on a future result would leak it.
-        if i % 31 == 9 && slot.date < today {
-            l.over_under = Some(f64::from(home_score + away_score));
-            if !lg.fixed_spread {
-                let spread = f64::from(away_score) - f64::from(home_score);
-                l.home_point_spread = Some(round_half(spread));
-                l.away_point_spread = Some(round_half(-spread));
-            }
-        }
-        if i % 53 == 7 {
-            l = Lines::default();
-        }
-        if i % 41 == 5 {
-            l.away_money_line = None;
-            l.away_point_spread_line = None;
-            l.under_line = None;
-        }
-        if i % 29 == 3 {
-            for f in [
-                &mut l.open_home_money_line,
-                &mut l.open_away_money_line,
-                &mut l.open_home_point_spread,
-                &mut l.open_away_point_spread,
-                &mut l.open_over_under,
-            ] {
-                *f = Some(0.0);
-            }
-        }
-        let live = back == 0 || (back == 1 && slot.date >= midpoint);
-        let with_prediction = i % 47 != 11;
-        let reference = (round_half(-market_margin), round_half(market_total));
-        let mut models = [None, None, None];
-        if with_prediction {
-            for mt in ModelType::ALL {
-                let p_true = side_probability(sport, *mt, &l, margin, total, reference);
-                let p_market = side_probability(sport, *mt, &l, market_margin, market_total, reference);
-                let ai = back == 0 && live && has_ai(sport, *mt) && rng.chance(0.9);
-                let mut probs = model_probs(p_true, p_market, ai, &mut rng);
-                if i % 37 == 17 {
-                    probs.set(ModelColumn::Blend, Some(0.5));
-                }
-                models[model_index(*mt)] = Some(probs);
-            }
-        }
+        let models = standing.models;
         let provenance = if with_prediction {
-            provenance(sport, label, place, live, slot.date, today, i, seed)
+            provenance(sport, label, place, live, slot.date, today, i, seed, standing_at)
         } else {
             Provenance::default()
         };
+        let path = (back == 0 && slot.date >= keep_paths_from).then_some(path);
         let rest_days = last_played[slot.home].map_or(7, |d| (slot.date - d).num_days().clamp(0, 9) as u32);
         last_played[slot.home] = Some(slot.date);
         last_played[slot.away] = Some(slot.date);
@@ -202,7 +210,7 @@ pub(crate) fn build_season(
             away_score: (!postponed).then_some(away_score),
             quote_source: if l.home_money_line.is_none() && l.home_point_spread.is_none() {
                 None
-            } else if i % 9 == 4 {
+            } else if start > now {
                 Some("pregame_snapshot")
             } else {
                 Some("closing")
@@ -219,10 +227,11 @@ pub(crate) fn build_season(
             travel_km: (fnv(&format!("{}{}", table[slot.home].0, table[slot.away].0)) % 4200 + 40) as u32,
             in_store: true,
             home_win: crate::sim::phi(margin / lg.margin_sd),
+            path,
         });
     }
     if back == 0 {
-        as_of_today(sport, &mut games, today);
+        as_of_today(&mut games, today, now);
     }
     games
 }
@@ -241,6 +250,7 @@ fn provenance(
     today: NaiveDate,
     i: usize,
     seed: u64,
+    standing_at: DateTime<Utc>,
 ) -> Provenance {
     let mut p = Provenance::default();
     if live {
@@ -248,12 +258,10 @@ fn provenance(
         p.forecast_source = Some("live".into());
         let retained = NaiveDate::from_ymd_opt(LIVE_RETAINED_SINCE.0, LIVE_RETAINED_SINCE.1, LIVE_RETAINED_SINCE.2)
             .unwrap_or(today);
-        // Forecasts for today and tomorrow come from today's release.
-        let publishing_day = date.min(today);
         let backfilled = date >= retained || !fnv(&format!("{seed}{sport}{i}")).is_multiple_of(4);
         if backfilled {
-            p.forecast_run = Some(release_id(sport, publishing_day).into());
-            p.forecast_published_at = Some(published_at(sport, publishing_day).into());
+            p.forecast_run = Some(release_name(sport, standing_at).into());
+            p.forecast_published_at = Some(rfc3339(standing_at).into());
         }
     } else if place.back >= 6 || (place.back >= 2 && place.back == place.oldest) {
         p.model_probability_source = Some("reconstructed_oos".into());
@@ -277,7 +285,7 @@ fn provenance(
 /// The latest season as of `today`: nothing from today on is final, games
 /// after tomorrow are only on the score tape, yesterday's finals are still
 /// settling and one of them has no final yet.
-fn as_of_today(sport: Sport, games: &mut [Game], today: NaiveDate) {
+fn as_of_today(games: &mut [Game], today: NaiveDate, now: DateTime<Utc>) {
     let tomorrow = plus(today, 1);
     let yesterday = plus(today, -1);
     for g in games.iter_mut().filter(|g| g.key.date >= today) {
@@ -286,20 +294,10 @@ fn as_of_today(sport: Sport, games: &mut [Game], today: NaiveDate) {
         g.away_score = None;
         g.settlement = None;
         g.in_store = g.key.date <= tomorrow;
-        if g.quote_source.is_some() {
+        let started = g.path.as_ref().is_some_and(|p| p.start <= now);
+        if g.quote_source.is_some() && !started {
             g.quote_source = Some("pregame_snapshot");
         }
-    }
-    // One late start on today's slate.
-    let todays: Vec<usize> = games
-        .iter()
-        .enumerate()
-        .filter(|(_, g)| g.key.date == today)
-        .map(|(i, _)| i)
-        .collect();
-    if todays.len() >= 2 {
-        let last = todays[todays.len() - 1];
-        games[last].key.time_est = late_slot(sport).max(games[last].key.time_est);
     }
     let yesterdays: Vec<usize> = games
         .iter()

@@ -1,7 +1,7 @@
 //! Per-game simulation: true expectations from team strengths, final scores
-//! drawn around them, the market's noisy view of them turned into vigged
-//! two-sided prices with openers that move toward the closers, and model
-//! probabilities correlated with the truth.
+//! drawn around them, the market's view of them turned into vigged
+//! two-sided prices, and model probabilities correlated with the truth (the
+//! run of these through the releases is `market.rs`).
 
 use linecast_domain::{Lines, ModelColumn, ModelProbs, ModelType, Sport};
 
@@ -21,9 +21,6 @@ pub(crate) struct League {
     pub total_scale: f64,
     /// Run/puck line leagues quote a fixed ±1.5 spread.
     pub fixed_spread: bool,
-    /// How far openers sit from the closers.
-    pub spread_move: f64,
-    pub total_move: f64,
 }
 
 pub(crate) const fn league(sport: Sport) -> League {
@@ -36,8 +33,6 @@ pub(crate) const fn league(sport: Sport) -> League {
             rating_scale: 0.6,
             total_scale: 0.6,
             fixed_spread: true,
-            spread_move: 0.0,
-            total_move: 0.4,
         },
         Sport::Nba => League {
             margin_sd: 13.0,
@@ -47,8 +42,6 @@ pub(crate) const fn league(sport: Sport) -> League {
             rating_scale: 5.0,
             total_scale: 5.0,
             fixed_spread: false,
-            spread_move: 1.0,
-            total_move: 1.8,
         },
         Sport::Nfl => League {
             margin_sd: 13.5,
@@ -58,8 +51,6 @@ pub(crate) const fn league(sport: Sport) -> League {
             rating_scale: 4.5,
             total_scale: 3.0,
             fixed_spread: false,
-            spread_move: 0.8,
-            total_move: 1.0,
         },
         Sport::Nhl => League {
             margin_sd: 2.5,
@@ -69,8 +60,6 @@ pub(crate) const fn league(sport: Sport) -> League {
             rating_scale: 0.4,
             total_scale: 0.35,
             fixed_spread: true,
-            spread_move: 0.0,
-            total_move: 0.25,
         },
         Sport::Ncaaf => League {
             margin_sd: 17.0,
@@ -80,8 +69,6 @@ pub(crate) const fn league(sport: Sport) -> League {
             rating_scale: 10.0,
             total_scale: 6.0,
             fixed_spread: false,
-            spread_move: 1.2,
-            total_move: 1.5,
         },
         Sport::Ncaab => League {
             margin_sd: 11.0,
@@ -91,8 +78,6 @@ pub(crate) const fn league(sport: Sport) -> League {
             rating_scale: 7.0,
             total_scale: 6.0,
             fixed_spread: false,
-            spread_move: 1.0,
-            total_move: 1.5,
         },
     }
 }
@@ -195,41 +180,35 @@ fn football(mean: f64, rng: &mut Rng) -> u32 {
     points
 }
 
-/// Closing and opening lines from the market's view (`margin`, `total`).
-pub(crate) fn lines(sport: Sport, margin: f64, total: f64, rng: &mut Rng) -> Lines {
+/// The current lines of a market that rates the home margin at `margin` and
+/// the total at `total` (no openers: those are the game's first release).
+/// Spreads and totals sit on half points; in run/puck-line leagues the
+/// spread stays at ±1.5 (-1.5 on the money-line favourite) and only its
+/// prices move. Every price carries the book's overround.
+pub(crate) fn market_lines(sport: Sport, margin: f64, total: f64) -> Lines {
     let lg = league(sport);
     let mut l = Lines::default();
     let (home_ml, away_ml) = vig_pair(phi(margin / lg.margin_sd));
     l.home_money_line = Some(home_ml);
     l.away_money_line = Some(away_ml);
-    let open_margin = margin + rng.normal() * lg.margin_sd * 0.08;
-    let (open_home, open_away) = vig_pair(phi(open_margin / lg.margin_sd));
-    l.open_home_money_line = Some(open_home);
-    l.open_away_money_line = Some(open_away);
-
     let (spread, cover) = if lg.fixed_spread {
         let spread = if margin >= 0.0 { -1.5 } else { 1.5 };
-        (spread, phi((margin + spread) / lg.margin_sd).clamp(0.25, 0.75))
+        (spread, phi((margin + spread) / lg.margin_sd).clamp(0.3, 0.7))
     } else {
         let spread = round_half(-margin);
-        (spread, (0.5 + rng.normal() * 0.015).clamp(0.45, 0.55))
+        (spread, phi((margin + spread) / lg.margin_sd).clamp(0.45, 0.55))
     };
     let (home_price, away_price) = vig_pair(cover);
     l.home_point_spread = Some(spread);
     l.away_point_spread = Some(round_half(-spread));
     l.home_point_spread_line = Some(home_price);
     l.away_point_spread_line = Some(away_price);
-    let open_spread = round_half(spread + lg.spread_move * rng.normal());
-    l.open_home_point_spread = Some(open_spread);
-    l.open_away_point_spread = Some(round_half(-open_spread));
-
     let ou = round_half(total).max(1.0);
-    let over_q = (phi((total - ou) / lg.total_sd) + rng.normal() * 0.01).clamp(0.42, 0.58);
+    let over_q = phi((total - ou) / lg.total_sd).clamp(0.42, 0.58);
     let (over, under) = vig_pair(over_q);
     l.over_under = Some(ou);
     l.over_line = Some(over);
     l.under_line = Some(under);
-    l.open_over_under = Some(round_half(total + lg.total_move * rng.normal()).max(1.0));
     l
 }
 
@@ -251,29 +230,43 @@ pub(crate) fn side_probability(
     }
 }
 
-/// Model columns for one game and market: noisy reads of the truth pulled
-/// toward the market, each model with its own small bias.
-pub(crate) fn model_probs(p_true: f64, p_market: f64, with_ai: bool, rng: &mut Rng) -> ModelProbs {
-    const BIAS: [(ModelColumn, f64, f64); 6] = [
-        (ModelColumn::Catb, 0.0, 0.13),
-        (ModelColumn::Rf, -0.02, 0.15),
-        (ModelColumn::Lgb, 0.015, 0.14),
-        (ModelColumn::Logr, 0.0, 0.09),
-        (ModelColumn::Xgb, 0.01, 0.13),
-        (ModelColumn::Xt, -0.01, 0.16),
-    ];
-    let base = 0.45 * logit(p_market) + 0.75 * logit(p_true);
+/// The individual model columns with each model's bias and noise (in logit).
+pub(crate) const MODEL_BIAS: [(ModelColumn, f64, f64); 6] = [
+    (ModelColumn::Catb, 0.0, 0.13),
+    (ModelColumn::Rf, -0.02, 0.15),
+    (ModelColumn::Lgb, 0.015, 0.14),
+    (ModelColumn::Logr, 0.0, 0.09),
+    (ModelColumn::Xgb, 0.01, 0.13),
+    (ModelColumn::Xt, -0.01, 0.16),
+];
+
+/// The latent logit of one game and market: a read of the truth pulled
+/// toward the market.
+pub(crate) fn latent_logit(p_true: f64, p_market: f64) -> f64 {
+    0.45 * logit(p_market) + 0.75 * logit(p_true)
+}
+
+/// The AI model's logit (it leans less on the market).
+pub(crate) fn ai_logit(p_true: f64, p_market: f64) -> f64 {
+    0.3 * logit(p_market) + 0.9 * logit(p_true)
+}
+
+/// Model columns at one release: each individual model is the latent logit
+/// plus its own offset (`offsets[j]` for `MODEL_BIAS[j]`, the AI's at
+/// `offsets[6]` on `ai` when the game has one), BLEND the mean of the
+/// published components.
+pub(crate) fn model_probs(latent: f64, ai: Option<f64>, offsets: &[f64; 7]) -> ModelProbs {
     let mut probs = ModelProbs::default();
     let mut sum = 0.0;
     let mut n = 0.0;
-    for (column, bias, noise) in BIAS {
-        let p = round4(sigmoid(base + bias + noise * rng.normal()).clamp(0.01, 0.99));
-        probs.set(column, Some(p));
+    for (j, (column, _, _)) in MODEL_BIAS.iter().enumerate() {
+        let p = round4(sigmoid(latent + offsets[j]).clamp(0.01, 0.99));
+        probs.set(*column, Some(p));
         sum += p;
         n += 1.0;
     }
-    if with_ai {
-        let p = round4(sigmoid(0.3 * logit(p_market) + 0.9 * logit(p_true) + 0.08 * rng.normal()).clamp(0.01, 0.99));
+    if let Some(ai) = ai {
+        let p = round4(sigmoid(ai + offsets[6]).clamp(0.01, 0.99));
         probs.set(ModelColumn::Ai, Some(p));
         sum += p;
         n += 1.0;
@@ -343,17 +336,22 @@ mod tests {
             prop_assert!((fair - p).abs() < 0.02);
         }
 
-        /// Model probabilities are in (0, 1) with 4 decimals, and BLEND is their mean.
+        /// Model probabilities are in (0, 1) with 4 decimals, and BLEND is
+        /// within the components' range.
         #[test]
-        fn model_probabilities_are_bounded_and_blend_is_their_mean(pt in 0.05f64..0.95, pm in 0.05f64..0.95, seed in 0u64..1000) {
-            let probs = model_probs(pt, pm, seed % 2 == 0, &mut Rng::new(seed));
+        fn model_probabilities_are_bounded_and_blend_is_within_the_components(latent in -3.0f64..3.0, seed in 0u64..1000) {
+            let mut rng = Rng::new(seed);
+            let offsets: [f64; 7] = std::array::from_fn(|_| 0.2 * rng.normal());
+            let probs = model_probs(latent, (seed % 2 == 0).then_some(latent), &offsets);
             let individual: Vec<f64> = ModelColumn::INDIVIDUAL.iter().map(|c| probs.get(*c).unwrap()).collect();
             for p in &individual {
                 prop_assert!(*p > 0.0 && *p < 1.0);
                 prop_assert!((round4(*p) - p).abs() < 1e-12);
             }
             let blend = probs.get(ModelColumn::Blend).unwrap();
-            prop_assert!((0.01..=0.99).contains(&blend));
+            let lo = individual.iter().copied().fold(1.0, f64::min).min(probs.get(ModelColumn::Ai).unwrap_or(1.0));
+            let hi = individual.iter().copied().fold(0.0, f64::max).max(probs.get(ModelColumn::Ai).unwrap_or(0.0));
+            prop_assert!(lo <= blend && blend <= hi, "{lo} {blend} {hi}");
         }
     }
 }

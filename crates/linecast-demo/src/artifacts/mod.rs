@@ -7,10 +7,11 @@ mod slate;
 mod store;
 mod tape;
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, Utc};
 use linecast_domain::{LineField, Sport};
 
 use crate::calendar::plus;
+use crate::market::Snapshot;
 use crate::season::Game;
 
 pub(crate) use releases::{catalog, releases};
@@ -27,7 +28,9 @@ pub(crate) struct League {
     pub seasons: Vec<Vec<Game>>,
     pub today: NaiveDate,
     /// No generated instant lies after it ([`crate::GenOptions::not_after`]).
-    pub not_after: Option<chrono::DateTime<chrono::Utc>>,
+    pub not_after: Option<DateTime<Utc>>,
+    /// The release at "now": today's predictions and odds objects are it.
+    pub release_now: DateTime<Utc>,
 }
 
 impl League {
@@ -35,27 +38,22 @@ impl League {
         self.seasons.first().map_or(&[], Vec::as_slice)
     }
 
-    /// Latest-season games dated within `[from, to]`; when there are none,
-    /// the games of the last `fallback_days` game dates before `to`, so an
-    /// out-of-season league still has its final slate.
-    pub(crate) fn window(&self, from: NaiveDate, to: NaiveDate, fallback_days: usize) -> Vec<&Game> {
-        let mut games: Vec<&Game> = self
+    /// The latest season's games a release at `t` carries, in key order,
+    /// each with its values in that release.
+    pub(crate) fn carried(&self, t: DateTime<Utc>) -> Vec<(&Game, &Snapshot)> {
+        let mut games: Vec<(&Game, &Snapshot)> = self
             .latest()
             .iter()
-            .filter(|g| g.key.date >= from && g.key.date <= to)
+            .filter_map(|g| {
+                let path = g.path.as_ref()?;
+                if !path.carries(t, g.key.date) {
+                    return None;
+                }
+                Some((g, path.at(t)?))
+            })
             .collect();
-        if games.is_empty() {
-            let mut dates: Vec<NaiveDate> = self.latest().iter().map(|g| g.key.date).filter(|d| *d <= to).collect();
-            dates.dedup();
-            let keep = &dates[dates.len().saturating_sub(fallback_days)..];
-            games = self.latest().iter().filter(|g| keep.contains(&g.key.date)).collect();
-        }
-        games.sort_by(|a, b| a.key.cmp(&b.key));
+        games.sort_by(|a, b| a.0.key.cmp(&b.0.key));
         games
-    }
-
-    pub(crate) fn yesterday(&self) -> NaiveDate {
-        plus(self.today, -1)
     }
 
     pub(crate) fn tomorrow(&self) -> NaiveDate {

@@ -1,12 +1,14 @@
-//! The current-slate artifacts: predictions per model type (yesterday, today
-//! and tomorrow), odds (today and tomorrow) and the prediction-market
-//! snapshot (games not yet started, professional leagues only).
+//! The release artifacts: predictions per model type and odds as a release
+//! at an instant carries them (see `market.rs`), and the prediction-market
+//! snapshot (games of today and tomorrow, professional leagues only).
 
-use linecast_domain::{ModelColumn, ModelType, Sport};
+use chrono::{DateTime, Utc};
+use linecast_domain::{LineField, ModelColumn, ModelType, Sport};
 
 use super::{League, line_value};
 use crate::csvw::Csv;
 use crate::rng::{Rng, fnv};
+use crate::season::Game;
 use crate::season::{has_ai, model_index};
 use crate::teams::roster;
 
@@ -15,17 +17,12 @@ fn has_extra_columns(sport: Sport, model_type: ModelType) -> bool {
     sport == Sport::Nba && model_type == ModelType::WonOnSpread
 }
 
-pub(crate) fn predictions(league: &League, model_type: ModelType) -> Vec<u8> {
+/// The predictions release of `model_type` at `t`: every game the release
+/// carries that has a prediction, its current lines, its openers (the
+/// game's first release) and its model columns at `t`.
+pub(crate) fn predictions(league: &League, model_type: ModelType, t: DateTime<Utc>) -> Vec<u8> {
     let mi = model_index(model_type);
-    let games: Vec<_> = league
-        .window(league.yesterday(), league.tomorrow(), 3)
-        .into_iter()
-        .filter(|g| g.models[mi].is_some())
-        .collect();
-    let with_ai = has_ai(league.sport, model_type)
-        && games
-            .iter()
-            .any(|g| g.models[mi].is_some_and(|m| m.get(ModelColumn::Ai).is_some()));
+    let with_ai = has_ai(league.sport, model_type);
     let extras = has_extra_columns(league.sport, model_type);
     let mut header: Vec<&str> = vec!["date", "time_est", "away_team", "home_team"];
     header.extend(model_type.line_fields());
@@ -40,16 +37,20 @@ pub(crate) fn predictions(league: &League, model_type: ModelType) -> Vec<u8> {
         header.extend(["home_rest_days", "travel_km"]);
     }
     let mut csv = Csv::new(&header);
-    for g in games {
+    for (g, snap) in league.carried(t) {
+        let Some(probs) = snap.models[mi] else { continue };
         csv.cell(&g.key.date_string());
         csv.cell(&g.key.time_string());
         csv.cell(&g.key.away_team);
         csv.cell(&g.key.home_team);
-        for f in model_type.line_fields().iter().chain(model_type.open_fields()) {
-            csv.line(line_value(g, f));
+        for f in model_type.line_fields() {
+            csv.line(LineField::parse(f).and_then(|f| snap.lines.get(f)));
+        }
+        for f in model_type.open_fields() {
+            csv.line(opener(g, f));
         }
         for m in &models {
-            csv.prob(g.models[mi].and_then(|p| p.get(*m)));
+            csv.prob(probs.get(*m));
         }
         if extras {
             csv.int(Some(g.rest_days));
@@ -60,23 +61,38 @@ pub(crate) fn predictions(league: &League, model_type: ModelType) -> Vec<u8> {
     csv.into_bytes()
 }
 
-pub(crate) fn odds(league: &League) -> Vec<u8> {
-    const LINES: [&str; 9] = [
-        "away_point_spread",
-        "away_point_spread_line",
-        "home_point_spread",
-        "home_point_spread_line",
-        "away_money_line",
-        "home_money_line",
-        "over_under",
-        "over_line",
-        "under_line",
+/// An opener as the releases print it: the game's first release, also
+/// where the season store carries the pipeline's placeholder zero.
+fn opener(g: &Game, field: &str) -> Option<f64> {
+    let stored = line_value(g, field);
+    if stored != Some(0.0) {
+        return stored;
+    }
+    let current = field.strip_prefix("open_")?;
+    let first = g.path.as_ref()?.snaps.first()?;
+    LineField::parse(current).and_then(|f| first.lines.get(f))
+}
+
+/// The odds release at `t`: every game the release carries with its current
+/// lines; `last_updated` is `t`, or the game's last pre-start release once
+/// it has started.
+pub(crate) fn odds(league: &League, t: DateTime<Utc>) -> Vec<u8> {
+    const LINES: [LineField; 9] = [
+        LineField::AwayPointSpread,
+        LineField::AwayPointSpreadLine,
+        LineField::HomePointSpread,
+        LineField::HomePointSpreadLine,
+        LineField::AwayMoneyLine,
+        LineField::HomeMoneyLine,
+        LineField::OverUnder,
+        LineField::OverLine,
+        LineField::UnderLine,
     ];
     let mut header = vec!["match_id", "date", "time_est", "away_team", "home_team"];
-    header.extend(LINES);
+    header.extend(LINES.iter().map(|f| f.name()));
     header.push("last_updated");
     let mut csv = Csv::new(&header);
-    for g in league.window(league.today, league.tomorrow(), 1) {
+    for (g, snap) in league.carried(t) {
         let id = fnv(&format!(
             "{}|{}|{}|{}|{}",
             league.sport, g.key.date, g.key.time_est, g.key.away_team, g.key.home_team
@@ -87,13 +103,10 @@ pub(crate) fn odds(league: &League) -> Vec<u8> {
         csv.cell(&g.key.away_team);
         csv.cell(&g.key.home_team);
         for f in LINES {
-            csv.line(line_value(g, f));
+            csv.line(snap.lines.get(f));
         }
-        let stamp_day = league.today.min(g.key.date);
-        let planned = stamp_day
-            .and_hms_opt(12 + (id % 3) as u32, ((id >> 8) % 60) as u32, ((id >> 16) % 60) as u32)
-            .map(|t| crate::capped(t.and_utc(), league.not_after));
-        csv.opt(planned.map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string()).as_deref());
+        let updated = g.path.as_ref().map_or(t, |p| p.instant(p.index_at(t).unwrap_or(0)));
+        csv.cell(&updated.format("%Y-%m-%d %H:%M:%S").to_string());
         csv.end_row();
     }
     csv.into_bytes()

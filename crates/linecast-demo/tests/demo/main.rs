@@ -8,6 +8,7 @@
 mod awkward;
 mod contract;
 mod fixture;
+mod market;
 
 use std::collections::BTreeMap;
 
