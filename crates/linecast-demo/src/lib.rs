@@ -42,7 +42,7 @@
 //!   components, so only when they straddle 0.5;
 //! - **a past that could have happened**: predictions and odds releases
 //!   every two hours on a fixed UTC grid (`market.rs`); games enter about two
-//!   days before their start, leave after their ET day and are frozen from
+//!   days before their start, leave when the ET day after their own ends and are frozen from
 //!   their start; an out-of-season league's releases carry no rows;
 //! - **unknown columns** `home_rest_days`, `travel_km` in every season store
 //!   and in `predictions/nba/won_on_spread.csv`;

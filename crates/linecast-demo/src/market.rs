@@ -1,6 +1,7 @@
 //! The demo's market run forward in time: predictions and odds are released
 //! every [`RELEASE_EVERY`] on a fixed UTC grid; a game enters the releases
-//! about [`ENTERS_BEFORE`] its start and leaves when its ET day ends. Between
+//! about [`ENTERS_BEFORE`] its start and leaves when the ET day after its
+//! own ends ([`day_end`]). Between
 //! entry and start its market view and each model's probability drift
 //! (deterministically, from the game's own random stream); from its start on
 //! every release carries its last pre-start values. Today's predictions and
@@ -61,9 +62,12 @@ pub fn window_instants(now: DateTime<Utc>) -> Vec<DateTime<Utc>> {
     out
 }
 
-/// The instant a game's ET day ends (it leaves the releases then).
+/// The instant a game leaves the releases: when the ET day after its own
+/// ends, so yesterday's games stay on the slate that is served until
+/// today's run completes (data contract: predictions carry yesterday,
+/// today and tomorrow).
 pub(crate) fn day_end(date: NaiveDate) -> DateTime<Utc> {
-    et_instant(plus(date, 1), NaiveTime::MIN).unwrap_or_else(|| planned_now(plus(date, 1)))
+    et_instant(plus(date, 2), NaiveTime::MIN).unwrap_or_else(|| planned_now(plus(date, 2)))
 }
 
 /// The name of the release published at `t` (a season row's `forecast_run`).
@@ -232,11 +236,12 @@ mod tests {
     }
 
     #[test]
-    fn a_game_leaves_when_its_new_york_day_ends_and_freezes_at_its_start() {
-        // 19:00 ET on 2026-11-15 is 00:00 UTC on the 16th; the day ends at 05:00 UTC.
+    fn a_game_leaves_when_the_new_york_day_after_its_own_ends_and_freezes_at_its_start() {
+        // 19:00 ET on 2026-11-15 is 00:00 UTC on the 16th; the 16th (ET)
+        // ends at 05:00 UTC on the 17th.
         assert_eq!(
             day_end(NaiveDate::from_ymd_opt(2026, 11, 15).unwrap()),
-            utc("2026-11-16T05:00:00Z")
+            utc("2026-11-17T05:00:00Z")
         );
         let m = Market {
             sport: Sport::Nhl,
@@ -264,8 +269,12 @@ mod tests {
             utc("2026-11-16T04:00:00Z"),
             NaiveDate::from_ymd_opt(2026, 11, 15).unwrap()
         ));
+        assert!(path.carries(
+            utc("2026-11-17T04:00:00Z"),
+            NaiveDate::from_ymd_opt(2026, 11, 15).unwrap()
+        ));
         assert!(!path.carries(
-            utc("2026-11-16T06:00:00Z"),
+            utc("2026-11-17T06:00:00Z"),
             NaiveDate::from_ymd_opt(2026, 11, 15).unwrap()
         ));
         assert!(path.at(path.entry - RELEASE_EVERY).is_none());

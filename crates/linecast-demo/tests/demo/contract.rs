@@ -175,15 +175,15 @@ fn release_manifests_and_the_catalog_parse_as_the_domain_types() {
 }
 
 #[test]
-fn predictions_hold_today_and_tomorrow_but_not_yesterday_for_a_league_in_season() {
+fn predictions_hold_yesterday_today_and_tomorrow_but_not_the_day_before_for_a_league_in_season() {
     let store = fixture_store();
     let t = Table::parse(&store["predictions/nba/won_on_points.csv"]);
     let dates: Vec<&str> = t.rows.iter().map(|r| t.get(r, "date")).collect();
-    for d in ["2026-11-15", "2026-11-16"] {
+    for d in ["2026-11-14", "2026-11-15", "2026-11-16"] {
         assert!(dates.contains(&d), "{d} in {dates:?}");
     }
-    // A game leaves the releases when its New York day ends.
-    assert!(!dates.contains(&"2026-11-14"), "{dates:?}");
+    // A game leaves the releases when the New York day after its own ends.
+    assert!(!dates.contains(&"2026-11-13"), "{dates:?}");
     assert!(t.rows.iter().all(|r| !t.get(r, "BLEND").is_empty()));
     let store_rows = Table::parse(&store["seasons/nba/won_on_points/2026-27.csv"]);
     let today_rows: Vec<_> = store_rows
