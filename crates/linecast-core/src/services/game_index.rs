@@ -190,3 +190,303 @@ mod tests {
         assert!(decode("x", &wrong).is_none());
     }
 }
+
+/// `Releases` over the index of games, with the memory fakes: releases kept
+/// at instants chosen here, every expected value worked out by hand.
+#[cfg(test)]
+#[expect(clippy::float_cmp, reason = "exact values are the point of these tests")]
+mod releases_tests {
+    #![allow(clippy::unwrap_used)]
+    use std::sync::Arc;
+
+    use bytes::Bytes;
+    use chrono::{DateTime, Duration, NaiveDate, NaiveTime, Utc};
+    use linecast_domain::artifacts::{PredictionRow, PredictionTable};
+    use linecast_domain::{GameKey, LineField, ModelColumn, ModelProbs, ModelType, Sport};
+
+    use crate::ports::releases::Series;
+    use crate::services::releases::{GameHistory, HistoryError, Releases};
+    use crate::testing::{MemoryArchive, MemoryReleaseLog, MemoryStore};
+
+    const SERIES: Series = Series::Predictions(Sport::Nba, ModelType::WonOnPoints);
+    /// 2026-11-20 19:30 ET is 2026-11-21T00:30:00Z (EST, UTC−5).
+    const A: &str = "nba-20261120-knicks-celtics";
+    const B: &str = "nba-20261120-nets-heat";
+
+    fn at(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    fn game(id: &str, date: (i32, u32, u32), start: (u32, u32), away: &str, home: &str, blend: f64) -> PredictionRow {
+        let mut lines = linecast_domain::Lines::default();
+        lines.set(LineField::HomeMoneyLine, Some(-150.0));
+        lines.set(LineField::AwayMoneyLine, Some(130.0));
+        let mut models = ModelProbs::default();
+        models.set(ModelColumn::Blend, Some(blend));
+        PredictionRow {
+            key: GameKey::new(
+                NaiveDate::from_ymd_opt(date.0, date.1, date.2).unwrap(),
+                NaiveTime::from_hms_opt(start.0, start.1, 0).unwrap(),
+                away,
+                home,
+            ),
+            game_id: id.into(),
+            lines,
+            models,
+            extras: Vec::new(),
+        }
+    }
+
+    fn a(blend: f64) -> PredictionRow {
+        game(A, (2026, 11, 20), (19, 30), "knicks", "celtics", blend)
+    }
+
+    fn b(blend: f64) -> PredictionRow {
+        game(B, (2026, 11, 20), (20, 0), "nets", "heat", blend)
+    }
+
+    struct World {
+        log: Arc<MemoryReleaseLog>,
+        archive: Arc<MemoryArchive>,
+        releases: Releases,
+    }
+
+    fn world(retention: Option<Duration>) -> World {
+        let log = Arc::new(MemoryReleaseLog::new());
+        let archive = Arc::new(MemoryArchive::new());
+        let releases = Releases::new(log.clone(), archive.clone(), Arc::new(MemoryStore::new()), retention);
+        World { log, archive, releases }
+    }
+
+    impl World {
+        /// A second instance over the same log and archive.
+        fn another(&self) -> Releases {
+            Releases::new(
+                self.log.clone(),
+                self.archive.clone(),
+                Arc::new(MemoryStore::new()),
+                None,
+            )
+        }
+
+        async fn keep(&self, when: &str, name: &str, rows: Vec<PredictionRow>) -> bool {
+            let bytes = format!("version {name}").into_bytes();
+            self.archive.register(
+                &bytes,
+                PredictionTable {
+                    sport: Sport::Nba,
+                    model_type: ModelType::WonOnPoints,
+                    models_present: vec![ModelColumn::Blend],
+                    rows,
+                },
+            );
+            self.releases
+                .keep(SERIES, at(when), Bytes::from(bytes))
+                .await
+                .unwrap()
+                .1
+        }
+
+        /// R1 carries A and B, R2 only B, R3 A and B again.
+        async fn three(&self) {
+            assert!(self.keep("2026-11-20T12:00:00Z", "r1", vec![a(0.40), b(0.61)]).await);
+            assert!(self.keep("2026-11-20T18:00:00Z", "r2", vec![b(0.62)]).await);
+            assert!(self.keep("2026-11-20T23:00:00Z", "r3", vec![b(0.63), a(0.45)]).await);
+        }
+    }
+
+    const NOW: &str = "2026-11-21T06:00:00Z";
+
+    async fn history(releases: &Releases, id: &str) -> Result<GameHistory, HistoryError> {
+        releases
+            .game_history(id, ModelType::WonOnPoints, at(NOW))
+            .await
+            .map(|d| d.value)
+    }
+
+    /// (published_at, BLEND, after_start) of each entry.
+    fn summary(h: &GameHistory) -> Vec<(DateTime<Utc>, Option<f64>, bool)> {
+        h.entries
+            .iter()
+            .map(|e| {
+                (
+                    e.release.published_at,
+                    e.row.models.get(ModelColumn::Blend),
+                    e.after_start,
+                )
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn keeping_indexes_each_game_and_a_history_reads_only_its_own_rows_without_the_archive() {
+        let w = world(None);
+        w.three().await;
+        // Five index rows: A in r1 and r3, B in all three.
+        let rows = w.log.index_rows();
+        assert_eq!(rows.len(), 5);
+        assert_eq!(
+            rows.iter()
+                .filter(|((_, id, _), _)| id == A)
+                .map(|((_, _, t), g)| (*t, g.ordinal))
+                .collect::<Vec<_>>(),
+            vec![
+                (at("2026-11-20T12:00:00Z").timestamp_micros(), 0),
+                (at("2026-11-20T23:00:00Z").timestamp_micros(), 1)
+            ]
+        );
+        let h = history(&w.releases, A).await.unwrap();
+        assert_eq!(
+            summary(&h),
+            vec![
+                (at("2026-11-20T12:00:00Z"), Some(0.40), false),
+                (at("2026-11-20T23:00:00Z"), Some(0.45), false),
+            ]
+        );
+        assert_eq!(h.entries[0].row.lines.get(LineField::HomeMoneyLine), Some(-150.0));
+        assert_eq!(h.entries[1].row.key.away_team.as_str(), "knicks");
+        assert_eq!(h.entries[0].models, vec![ModelColumn::Implied, ModelColumn::Blend]);
+        assert_eq!(h.opening.release.published_at, at("2026-11-20T12:00:00Z"));
+        assert_eq!(h.closing, Some(1));
+        assert_eq!(h.entries[1].release.game_count, 2);
+        assert_eq!(w.archive.reads(), 0, "the history came from the index alone");
+    }
+
+    #[tokio::test]
+    async fn an_id_no_release_carried_is_unknown_without_reading_the_archive() {
+        let w = world(None);
+        w.three().await;
+        let unknown = history(&w.releases, "nba-20261120-nobody-none").await;
+        assert!(matches!(unknown, Err(HistoryError::Unknown)), "{unknown:?}");
+        assert!(matches!(
+            history(&w.releases, "not a game id").await,
+            Err(HistoryError::Malformed)
+        ));
+        assert_eq!(w.archive.reads(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_release_at_or_after_the_start_is_listed_after_start_and_never_the_closing() {
+        let w = world(None);
+        // 2026-11-21 19:00 ET is 2026-11-22T00:00:00Z.
+        let c = |blend| {
+            game(
+                "nba-20261121-bulls-suns",
+                (2026, 11, 21),
+                (19, 0),
+                "bulls",
+                "suns",
+                blend,
+            )
+        };
+        w.keep("2026-11-21T12:00:00Z", "c1", vec![c(0.50)]).await;
+        w.keep("2026-11-21T23:59:59Z", "c2", vec![c(0.52)]).await;
+        w.keep("2026-11-22T00:00:00Z", "c3", vec![c(0.90)]).await;
+        let h = w
+            .releases
+            .game_history(
+                "nba-20261121-bulls-suns",
+                ModelType::WonOnPoints,
+                at("2026-11-23T00:00:00Z"),
+            )
+            .await
+            .unwrap();
+        let h = &h.value;
+        assert_eq!(
+            h.entries.iter().map(|e| e.after_start).collect::<Vec<_>>(),
+            vec![false, false, true]
+        );
+        assert_eq!(h.closing, Some(1));
+        assert_eq!(h.closing().unwrap().row.models.get(ModelColumn::Blend), Some(0.52));
+        assert_eq!(h.opening.row.models.get(ModelColumn::Blend), Some(0.50));
+    }
+
+    #[tokio::test]
+    async fn a_start_that_moved_later_is_judged_at_its_latest_time() {
+        let w = world(None);
+        // The first release says 17:00 ET (22:00Z) and is published at
+        // 22:30Z; the second moves the start to 20:00 ET (01:00Z next day)
+        // and is published at 23:00Z: neither is after the latest start.
+        let d = |t, blend| game("nba-20261121-jazz-kings", (2026, 11, 21), t, "jazz", "kings", blend);
+        w.keep("2026-11-21T22:30:00Z", "d1", vec![d((17, 0), 0.30)]).await;
+        w.keep("2026-11-21T23:00:00Z", "d2", vec![d((20, 0), 0.35)]).await;
+        let h = w
+            .releases
+            .game_history(
+                "nba-20261121-jazz-kings",
+                ModelType::WonOnPoints,
+                at("2026-11-23T00:00:00Z"),
+            )
+            .await
+            .unwrap();
+        let h = &h.value;
+        assert_eq!(
+            h.entries.iter().map(|e| e.after_start).collect::<Vec<_>>(),
+            vec![false, false]
+        );
+        assert_eq!(h.closing, Some(1));
+    }
+
+    #[tokio::test]
+    async fn pruning_forgets_the_index_rows_with_their_releases() {
+        let w = world(Some(Duration::hours(12)));
+        w.three().await;
+        // Now 2026-11-21T06:30Z: 12 h back is 18:30Z the day before, so r1
+        // (12:00Z) and r2 (18:00Z) go, r3 (23:00Z) stays.
+        assert_eq!(w.releases.prune(at("2026-11-21T06:30:00Z")).await.unwrap(), 2);
+        let rows = w.log.index_rows();
+        assert_eq!(rows.len(), 2, "A and B of r3: {rows:?}");
+        assert!(
+            rows.iter()
+                .all(|((_, _, t), _)| *t == at("2026-11-20T23:00:00Z").timestamp_micros())
+        );
+        let h = history(&w.releases, A).await.unwrap();
+        assert_eq!(summary(&h), vec![(at("2026-11-20T23:00:00Z"), Some(0.45), false)]);
+        assert_eq!(h.opening.release.published_at, at("2026-11-20T23:00:00Z"));
+    }
+
+    #[tokio::test]
+    async fn keeping_a_release_again_or_from_another_instance_leaves_the_same_index() {
+        let w = world(None);
+        w.three().await;
+        let before = w.log.index_rows();
+        assert!(!w.keep("2026-11-20T12:00:00Z", "r1", vec![a(0.40), b(0.61)]).await);
+        let bytes = b"version r3".to_vec();
+        let (_, new) = w
+            .another()
+            .keep(SERIES, at("2026-11-20T23:00:00Z"), Bytes::from(bytes))
+            .await
+            .unwrap();
+        assert!(!new);
+        assert_eq!(w.log.index_rows(), before);
+        // Indexing again changes nothing either.
+        assert_eq!(w.another().index_series(SERIES).await.unwrap(), 0);
+        assert_eq!(w.log.index_rows(), before);
+    }
+
+    #[tokio::test]
+    async fn a_series_kept_before_the_index_is_read_from_the_archive_until_indexed_then_the_same() {
+        let w = world(None);
+        w.three().await;
+        w.log.drop_index();
+        let upgraded = w.another();
+        let expected = vec![
+            (at("2026-11-20T12:00:00Z"), Some(0.40), false),
+            (at("2026-11-20T23:00:00Z"), Some(0.45), false),
+        ];
+        // Not indexed: the history scans the three kept releases.
+        let scanned = history(&upgraded, A).await.unwrap();
+        assert_eq!(summary(&scanned), expected);
+        assert_eq!(scanned.closing, Some(1));
+        assert_eq!(w.archive.reads(), 3);
+        // The upgrade indexes the three releases (each carries games) ...
+        assert_eq!(upgraded.index_all().await.unwrap(), 3);
+        assert_eq!(w.log.index_rows().len(), 5);
+        assert_eq!(w.archive.reads(), 6);
+        // ... and the same history is then read from the index alone.
+        let indexed = history(&upgraded, A).await.unwrap();
+        assert_eq!(summary(&indexed), expected);
+        assert_eq!(indexed.entries[1].row, a(0.45));
+        assert_eq!(w.archive.reads(), 6);
+    }
+}

@@ -263,7 +263,9 @@ impl Releases {
         let archive_key = series.archive_key(&digest);
         let (game_count, games) = match series {
             Series::Predictions(sport, model_type) => {
-                let table = self.archive.read_predictions(sport, model_type, &series.key(), &bytes)?;
+                let table = self
+                    .archive
+                    .read_predictions(sport, model_type, &series.key(), &bytes)?;
                 let games = game_index::index_table(&table);
                 (u32::try_from(games.len()).unwrap_or(u32::MAX), games)
             }
@@ -401,7 +403,11 @@ impl Releases {
         let (sport, _) = read_game_id(game_id).ok_or(HistoryError::Malformed)?;
         let series = Series::Predictions(sport, model_type);
         let (entries, deps) = if self.is_indexed(series).await? {
-            let rows = self.log.game_releases(series, game_id).await.map_err(ReleaseError::from)?;
+            let rows = self
+                .log
+                .game_releases(series, game_id)
+                .await
+                .map_err(ReleaseError::from)?;
             // The game's history is a function of its index rows: their
             // count and the newest (rows are added at the end, or pruned
             // from the start, which changes the count).
@@ -479,7 +485,12 @@ impl Releases {
     /// Whether every recorded release of `series` is in the index of games
     /// (asked of the log until it is, then remembered).
     async fn is_indexed(&self, series: Series) -> Result<bool, ReleaseError> {
-        if self.indexed.lock().unwrap_or_else(PoisonError::into_inner).contains(&series) {
+        if self
+            .indexed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(&series)
+        {
             return Ok(true);
         }
         let complete = self.log.unindexed(series).await?.is_empty();
