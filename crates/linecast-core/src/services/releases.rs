@@ -569,32 +569,53 @@ impl Releases {
         ))
     }
 
-    /// One row per game and kept release of `plan`: oldest release first,
-    /// its games by date, ET time and teams; with a season, only the games
-    /// of that season.
-    pub async fn history_rows(&self, plan: &HistoryPlan) -> Result<Vec<GameRelease>, ReleaseError> {
-        let mut rows = Vec::new();
-        for release in plan.releases.iter() {
-            let table = self.archive.kept_predictions(release).await?;
-            let models = served_models(&table.value.models_present);
-            let mut games: Vec<&PredictionRow> = table
-                .value
-                .rows
-                .iter()
-                .filter(|r| {
-                    plan.season
-                        .is_none_or(|s| SeasonLabel::containing(plan.sport, r.key.date) == s)
-                })
-                .collect();
-            games.sort_by(|a, b| a.key.cmp(&b.key));
-            rows.extend(games.into_iter().map(|row| GameRelease {
+    /// The rows of the `i`th kept release of `plan` (oldest first): its
+    /// games by date, ET time and teams; with a season, only the games of
+    /// that season. An export is written release by release, so it holds
+    /// one release's rows at a time, never the whole history.
+    pub async fn history_release_rows(&self, plan: &HistoryPlan, i: usize) -> Result<Vec<GameRelease>, ReleaseError> {
+        let Some(release) = plan.releases.get(i) else {
+            return Ok(Vec::new());
+        };
+        let table = self.archive.kept_predictions(release).await?;
+        let models = served_models(&table.value.models_present);
+        let mut games: Vec<&PredictionRow> = table
+            .value
+            .rows
+            .iter()
+            .filter(|r| {
+                plan.season
+                    .is_none_or(|s| SeasonLabel::containing(plan.sport, r.key.date) == s)
+            })
+            .collect();
+        games.sort_by(|a, b| a.key.cmp(&b.key));
+        Ok(games
+            .into_iter()
+            .map(|row| GameRelease {
                 release: release.clone(),
                 row: row.clone(),
                 models: models.clone(),
                 after_start: false,
-            }));
+            })
+            .collect())
+    }
+
+    /// The model columns any exported row of `plan` was served with (the
+    /// served models of every release with a row in the export), in
+    /// catalog order: the export's columns, known before its first row.
+    pub async fn history_models(&self, plan: &HistoryPlan) -> Result<Vec<ModelColumn>, ReleaseError> {
+        let mut seen: HashSet<ModelColumn> = HashSet::new();
+        for release in plan.releases.iter() {
+            let table = self.archive.kept_predictions(release).await?;
+            let exported = table.value.rows.iter().any(|r| {
+                plan.season
+                    .is_none_or(|s| SeasonLabel::containing(plan.sport, r.key.date) == s)
+            });
+            if exported {
+                seen.extend(served_models(&table.value.models_present));
+            }
         }
-        Ok(rows)
+        Ok(ModelColumn::ALL.iter().copied().filter(|c| seen.contains(c)).collect())
     }
 
     /// Each game of `season` in `model_type`'s kept releases with its
