@@ -101,6 +101,9 @@ impl ReleaseLog for SeaAccounts {
     }
 
     async fn index_games(&self, release: &KeptRelease, games: &[IndexedGame]) -> Result<(), AccountsError> {
+        // All of a release's games or none: a release with rows counts as
+        // indexed.
+        let txn = crate::sql::begin_write(&self.db).await.map_err(db_err)?;
         for chunk in games.chunks(INDEX_CHUNK) {
             let rows = chunk.iter().map(|game| release_games::ActiveModel {
                 series: Set(release.series.code()),
@@ -124,11 +127,11 @@ impl ReleaseLog for SeaAccounts {
                     .do_nothing()
                     .to_owned(),
                 )
-                .exec_without_returning(&self.db)
+                .exec_without_returning(&txn)
                 .await
                 .map_err(db_err)?;
         }
-        Ok(())
+        txn.commit().await.map_err(db_err)
     }
 
     async fn game_releases(

@@ -415,11 +415,6 @@ async fn a_game_no_kept_release_carried_is_a_404_each_time() {
             "{body}"
         );
     }
-    // The Nets game in another market's releases: none were kept there.
-    let (status, body) = app
-        .get_authed_json(&format!("/api/v1/games/{NETS}/history?model_type=over_under"))
-        .await;
-    assert_eq!(status, 404, "{body}");
 }
 
 #[tokio::test]

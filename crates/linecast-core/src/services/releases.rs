@@ -402,7 +402,7 @@ impl Releases {
     ) -> Result<Derived<GameHistory>, HistoryError> {
         let (sport, _) = read_game_id(game_id).ok_or(HistoryError::Malformed)?;
         let series = Series::Predictions(sport, model_type);
-        let (entries, deps) = if self.is_indexed(series).await? {
+        let (mut entries, deps) = if self.is_indexed(series).await? {
             let rows = self
                 .log
                 .game_releases(series, game_id)
@@ -430,7 +430,6 @@ impl Releases {
         if entries.is_empty() {
             return Err(HistoryError::Unknown);
         }
-        let mut entries = entries;
         mark_after_start(&mut entries);
         let opening = entries[0].clone();
         let closing = closing_index(&entries);
