@@ -788,7 +788,7 @@ fn start_indexer(state: &AppState) {
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "indexing kept releases failed; tried again in a minute");
-                    tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+                    tokio::time::sleep(std::time::Duration::from_mins(1)).await;
                 }
             }
         }

@@ -194,7 +194,7 @@ async fn index_indexes_the_games_of_releases_kept_before_the_index_once() {
     };
     let db = admin.db().await;
     assert!(db.record(&release).await.unwrap());
-    assert_eq!(db.unindexed(series).await.unwrap(), [release.clone()]);
+    assert_eq!(db.unindexed(series).await.unwrap(), std::slice::from_ref(&release));
 
     let store_url = format!("file://{}", store.display());
     let args = ["releases", "index", "--store", store_url.as_str()];

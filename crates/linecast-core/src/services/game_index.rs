@@ -65,11 +65,13 @@ fn number(value: Option<f64>) -> String {
     value.map_or_else(String::new, |v| v.to_string())
 }
 
-fn read_number(field: &str) -> Option<Option<f64>> {
+/// An encoded number: `Ok(None)` for the empty field, `Err` for text that
+/// is no number.
+fn read_number(field: &str) -> Result<Option<f64>, std::num::ParseFloatError> {
     if field.is_empty() {
-        return Some(None);
+        return Ok(None);
     }
-    field.parse::<f64>().ok().map(Some)
+    field.parse::<f64>().map(Some)
 }
 
 /// `row` of a release whose header had the model columns `present`.
@@ -105,7 +107,7 @@ pub fn decode(game_id: &str, encoded: &str) -> Option<(PredictionRow, Vec<ModelC
     let lines_at = 6;
     let models_at = lines_at + LineField::ALL.len();
     let extras_at = models_at + ModelColumn::ALL.len();
-    if fields.len() < extras_at || fields[0] != VERSION || (fields.len() - extras_at) % 2 != 0 {
+    if fields.len() < extras_at || fields[0] != VERSION || !(fields.len() - extras_at).is_multiple_of(2) {
         return None;
     }
     let date = NaiveDate::parse_from_str(&fields[1], "%Y-%m-%d").ok()?;
@@ -120,11 +122,11 @@ pub fn decode(game_id: &str, encoded: &str) -> Option<(PredictionRow, Vec<ModelC
     };
     let mut lines = linecast_domain::Lines::default();
     for (field, raw) in LineField::ALL.iter().zip(&fields[lines_at..models_at]) {
-        lines.set(*field, read_number(raw)?);
+        lines.set(*field, read_number(raw).ok()?);
     }
     let mut models = ModelProbs::default();
     for (column, raw) in ModelColumn::ALL.iter().zip(&fields[models_at..extras_at]) {
-        models.set(*column, read_number(raw)?);
+        models.set(*column, read_number(raw).ok()?);
     }
     let extras = fields[extras_at..]
         .chunks(2)
