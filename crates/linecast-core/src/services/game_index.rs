@@ -196,7 +196,6 @@ mod tests {
 /// `Releases` over the index of games, with the memory fakes: releases kept
 /// at instants chosen here, every expected value worked out by hand.
 #[cfg(test)]
-#[expect(clippy::float_cmp, reason = "exact values are the point of these tests")]
 mod releases_tests {
     #![allow(clippy::unwrap_used)]
     use std::sync::Arc;
