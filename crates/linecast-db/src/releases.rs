@@ -101,9 +101,6 @@ impl ReleaseLog for SeaAccounts {
     }
 
     async fn index_games(&self, release: &KeptRelease, games: &[IndexedGame]) -> Result<(), AccountsError> {
-        // All of a release's games or none: a release with rows counts as
-        // indexed.
-        let txn = crate::sql::begin_write(&self.db).await.map_err(db_err)?;
         for chunk in games.chunks(INDEX_CHUNK) {
             let rows = chunk.iter().map(|game| release_games::ActiveModel {
                 series: Set(release.series.code()),
@@ -127,11 +124,11 @@ impl ReleaseLog for SeaAccounts {
                     .do_nothing()
                     .to_owned(),
                 )
-                .exec_without_returning(&txn)
+                .exec_without_returning(&self.db)
                 .await
                 .map_err(db_err)?;
         }
-        txn.commit().await.map_err(db_err)
+        Ok(())
     }
 
     async fn game_releases(
