@@ -1,7 +1,8 @@
 //! `linecast-admin releases ...`: kept releases of predictions and odds.
 //! `import` backfills earlier versions (a directory or store of instant
 //! folders, see `linecast_store::backfill`) through the same keeping the
-//! server's watcher uses: archived once by digest, recorded once.
+//! server's watcher uses: archived once by digest, recorded once. `index`
+//! indexes the games of releases kept before the index of games existed.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -31,6 +32,18 @@ pub enum ReleasesCommand {
         #[arg(long, env = "LINECAST_DATABASE_URL", hide_env_values = true)]
         database_url: Option<String>,
     },
+    /// Index the games of the kept predictions releases not yet indexed
+    /// (releases kept before the index of games existed; the server also
+    /// does it in the background at start). Idempotent: run it again, or
+    /// beside a running server, and nothing changes twice.
+    Index {
+        /// The store the server reads (the archive is kept in it).
+        #[arg(long, env = "LINECAST_STORE_URL")]
+        store: Option<String>,
+        /// Accounts database, the same setting as the server's.
+        #[arg(long, env = "LINECAST_DATABASE_URL", hide_env_values = true)]
+        database_url: Option<String>,
+    },
 }
 
 pub async fn run(command: ReleasesCommand) -> anyhow::Result<ExitCode> {
@@ -40,7 +53,29 @@ pub async fn run(command: ReleasesCommand) -> anyhow::Result<ExitCode> {
             store,
             database_url,
         } => import(&source, store, database_url).await,
+        ReleasesCommand::Index { store, database_url } => index(store, database_url).await,
     }
+}
+
+/// The store URL given, or `./data`.
+fn store_url(store: Option<String>) -> anyhow::Result<String> {
+    Ok(match store {
+        Some(url) => url,
+        None => format!("file://{}", std::env::current_dir()?.join("data").display()),
+    })
+}
+
+async fn index(store: Option<String>, database_url: Option<String>) -> anyhow::Result<ExitCode> {
+    let store = Arc::new(ObjectArtifactStore::from_url(
+        &store_url(store)?,
+        StoreOptions::default(),
+    )?);
+    let database_url = config::database_url(database_url)?;
+    let db = crate::accounts::open_checked(&database_url).await?;
+    let releases = Releases::new(Arc::new(db), store.clone(), store, None);
+    let indexed = releases.index_all().await.context("indexing the kept releases")?;
+    println!("{indexed} release(s) indexed");
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A local directory as a `file://` URL; a URL as it is.
@@ -53,11 +88,10 @@ fn source_url(source: &str) -> anyhow::Result<String> {
 }
 
 async fn import(source: &str, store: Option<String>, database_url: Option<String>) -> anyhow::Result<ExitCode> {
-    let store_url = match store {
-        Some(url) => url,
-        None => format!("file://{}", std::env::current_dir()?.join("data").display()),
-    };
-    let store = Arc::new(ObjectArtifactStore::from_url(&store_url, StoreOptions::default())?);
+    let store = Arc::new(ObjectArtifactStore::from_url(
+        &store_url(store)?,
+        StoreOptions::default(),
+    )?);
     let database_url = config::database_url(database_url)?;
     let now = crate::accounts::now()?;
     let url = source_url(source)?;

@@ -228,6 +228,7 @@ impl Application {
         }
         let flusher = crate::accounting::spawn_flusher(state.clone());
         let watcher = start_watcher(&state, settings.watch_interval);
+        start_indexer(&state);
         let (port, server) = listen(&settings, &state)?;
         let caretakers = Caretakers::spawn(&settings, &state, store)?;
         Ok(Self {
@@ -775,6 +776,30 @@ async fn start_demo(settings: &Settings, state: &AppState, adapters: &Adapters) 
         crate::demo::spawn_demo_releases(state, generated_at);
     }
     Ok(())
+}
+
+/// Indexes, in the background, the games of the releases kept before the
+/// index of games existed (readiness does not wait: until a series is
+/// indexed, a game's history of it reads the archive). A failed round is
+/// tried again a minute later, up to ten times; `linecast-admin releases
+/// index` does the same on demand.
+fn start_indexer(state: &AppState) {
+    let releases = state.releases.clone();
+    tokio::spawn(async move {
+        for _ in 0..10 {
+            match releases.index_all().await {
+                Ok(0) => return,
+                Ok(indexed) => {
+                    tracing::info!(releases = indexed, "kept releases indexed");
+                    return;
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "indexing kept releases failed; tried again in a minute");
+                    tokio::time::sleep(std::time::Duration::from_mins(1)).await;
+                }
+            }
+        }
+    });
 }
 
 /// The change stream's watcher, every `every`; a change clears the

@@ -323,6 +323,36 @@ impl linecast_core::ports::releases::ReleaseLog for PinnedAccounts {
     ) -> Result<Vec<linecast_core::ports::releases::KeptRelease>, AccountsError> {
         self.run(move |a| async move { a.forget_before(before).await }).await
     }
+    async fn index_games(
+        &self,
+        release: &linecast_core::ports::releases::KeptRelease,
+        games: &[linecast_core::ports::releases::IndexedGame],
+    ) -> Result<(), AccountsError> {
+        let (release, games) = (release.clone(), games.to_vec());
+        self.run(move |a| async move { a.index_games(&release, &games).await })
+            .await
+    }
+    async fn game_releases(
+        &self,
+        series: linecast_core::ports::releases::Series,
+        game_id: &str,
+    ) -> Result<
+        Vec<(
+            linecast_core::ports::releases::KeptRelease,
+            linecast_core::ports::releases::IndexedGame,
+        )>,
+        AccountsError,
+    > {
+        let game_id = game_id.to_owned();
+        self.run(move |a| async move { a.game_releases(series, &game_id).await })
+            .await
+    }
+    async fn unindexed(
+        &self,
+        series: linecast_core::ports::releases::Series,
+    ) -> Result<Vec<linecast_core::ports::releases::KeptRelease>, AccountsError> {
+        self.run(move |a| async move { a.unindexed(series).await }).await
+    }
 }
 
 #[async_trait]

@@ -21,6 +21,10 @@ pub struct GameHistoryEntry {
     pub digest: String,
     /// The model columns this release served, in catalog order.
     pub models_used: Vec<String>,
+    /// The release was published at or after the game's scheduled start
+    /// (as the latest release carrying the game states it). Listed, and
+    /// served by `as_of`, but never the closing.
+    pub after_start: bool,
     #[serde(flatten)]
     pub game: PredictionGame,
 }
@@ -36,8 +40,8 @@ pub struct GameHistoryResponse {
     pub releases: Vec<GameHistoryEntry>,
     /// The first release that carried the game.
     pub opening: GameHistoryEntry,
-    /// The last release published before the game's scheduled start (as
-    /// that release gave the start); null when every kept release came
+    /// The last release published before the game's scheduled start (the
+    /// last entry not `after_start`); null when every kept release came
     /// after the start.
     pub closing: Option<GameHistoryEntry>,
 }
@@ -48,6 +52,7 @@ fn entry(history: &GameHistory, e: &GameRelease) -> GameHistoryEntry {
         published_at: stamp.published_at,
         digest: stamp.digest,
         models_used: e.models.iter().map(|m| m.code().to_owned()).collect(),
+        after_start: e.after_start,
         game: prediction_game(&e.row, history.model_type, &e.models),
     }
 }

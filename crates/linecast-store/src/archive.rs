@@ -7,6 +7,7 @@ use bytes::Bytes;
 use linecast_core::ports::releases::{KeptRelease, ReleaseArchive, Series};
 use linecast_core::{ObjectVersion, StoreError, Versioned};
 use linecast_domain::artifacts::{OddsRow, PredictionTable};
+use linecast_domain::{ModelType, Sport};
 
 use crate::parse;
 use crate::store::ObjectArtifactStore;
@@ -42,6 +43,16 @@ impl ReleaseArchive for ObjectArtifactStore {
             Series::Odds(sport) => parse::odds(object, sport, bytes)?.len(),
         };
         Ok(u32::try_from(rows).unwrap_or(u32::MAX))
+    }
+
+    fn read_predictions(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        object: &str,
+        bytes: &[u8],
+    ) -> Result<PredictionTable, StoreError> {
+        parse::predictions(object, sport, model_type, bytes)
     }
 
     async fn kept_predictions(&self, release: &KeptRelease) -> Result<Versioned<PredictionTable>, StoreError> {

@@ -168,3 +168,46 @@ async fn import_refuses_a_folder_after_now_and_keeps_nothing() {
         .collect();
     assert_eq!(instants, [at("2026-11-20T12:00:00Z"), at("2026-11-20T14:00:00Z")]);
 }
+
+/// `releases index`: a release kept before the index of games existed (its
+/// bytes archived and its release recorded, no index row) gets its games
+/// indexed; a second run indexes nothing.
+#[tokio::test]
+async fn index_indexes_the_games_of_releases_kept_before_the_index_once() {
+    let admin = Admin::new();
+    let store = admin.dir().join("store");
+    let text = format!("{HEADER}2026-11-20,19:30:00,brooklyn_nets,boston_celtics,117,-140,107,-128,0.5973,0.51\n");
+    let digest = hex::encode(sha2::Sha256::digest(text.as_bytes()));
+    write(
+        &store,
+        &format!("archive/nba/predictions/won_on_points/{digest}.csv"),
+        &text,
+    );
+    admin.ok(&["migrate"]);
+    let series = Series::Predictions(Sport::Nba, ModelType::WonOnPoints);
+    let release = linecast_core::ports::releases::KeptRelease {
+        series,
+        published_at: at("2026-11-20T12:00:00Z"),
+        digest,
+        game_count: 1,
+        size: text.len() as u64,
+    };
+    let db = admin.db().await;
+    assert!(db.record(&release).await.unwrap());
+    assert_eq!(db.unindexed(series).await.unwrap(), std::slice::from_ref(&release));
+
+    let store_url = format!("file://{}", store.display());
+    let args = ["releases", "index", "--store", store_url.as_str()];
+    let run = admin.run(&args);
+    assert_eq!(run.code, Some(0), "{} {}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("1 release(s) indexed"), "{}", run.stdout);
+    let id = "nba-20261120-brooklyn_nets-boston_celtics";
+    let rows = db.game_releases(series, id).await.unwrap();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0].0, release);
+    assert_eq!(rows[0].1.game_id, id);
+    assert!(db.unindexed(series).await.unwrap().is_empty());
+
+    let again = admin.run(&args);
+    assert!(again.stdout.contains("0 release(s) indexed"), "{}", again.stdout);
+}

@@ -14,7 +14,7 @@
 use std::borrow::Cow;
 
 use actix_web::http::header::{CONTENT_DISPOSITION, HeaderValue};
-use linecast_core::services::releases::{GameRelease, HistoryPlan};
+use linecast_core::services::releases::{GameRelease, HistoryPlan, Releases};
 use linecast_domain::{ModelColumn, ModelType};
 use linecast_export::{CsvWriter, ParquetWriter, Type};
 use linecast_payloads::slate::prediction_game;
@@ -38,8 +38,9 @@ const HEAD: [&str; 7] = [
     "home_team",
 ];
 
-/// The columns of an export of `rows` in `model_type`.
-fn columns(model_type: ModelType, rows: &[GameRelease]) -> Vec<(String, Type)> {
+/// The columns of an export in `model_type` whose rows were served with
+/// the model columns `models`.
+fn columns(model_type: ModelType, models: &[ModelColumn]) -> Vec<(String, Type)> {
     let mut out: Vec<(String, Type)> = HEAD
         .iter()
         .map(|name| {
@@ -52,7 +53,7 @@ fn columns(model_type: ModelType, rows: &[GameRelease]) -> Vec<(String, Type)> {
         })
         .collect();
     for column in ModelColumn::ALL {
-        if rows.iter().any(|r| r.models.contains(column)) {
+        if models.contains(column) {
             out.push((column.code().to_owned(), Type::Number));
         }
     }
@@ -115,19 +116,21 @@ fn parquet_value(kind: Type, value: Option<&Value>) -> linecast_export::Value<'_
     value.unwrap_or(linecast_export::Value::Null)
 }
 
-/// The body of the history export of `plan` (rows `rows`) in `format`.
-pub fn render(format: ExportFormat, plan: &HistoryPlan, rows: &[GameRelease]) -> Result<Rendered, ApiError> {
-    let columns = columns(plan.model_type, rows);
-    let table: Vec<serde_json::Map<String, Value>> = rows.iter().map(|r| cells(plan.model_type, r)).collect();
+/// The body of the history export of `plan` in `format`, written release
+/// by release: one release's rows (and their cells) are held at a time,
+/// never the whole history; only the file being written grows.
+pub async fn render(format: ExportFormat, plan: &HistoryPlan, releases: &Releases) -> Result<Rendered, ApiError> {
+    let models = releases.history_models(plan).await?;
+    let columns = columns(plan.model_type, &models);
     let label = plan.season.map_or_else(|| "all".to_owned(), |s| s.to_string());
     let (body, extension) = match format {
         ExportFormat::Csv => (
-            Rendered::from_bytes(csv(&columns, &table)?.into(), "text/csv; charset=utf-8"),
+            Rendered::from_bytes(csv(plan, releases, &columns).await?.into(), "text/csv; charset=utf-8"),
             "csv",
         ),
         ExportFormat::Parquet => (
             Rendered::precompressed(
-                parquet(plan, &label, &columns, &table)?.into(),
+                parquet(plan, releases, &label, &columns).await?.into(),
                 "application/vnd.apache.parquet",
             ),
             "parquet",
@@ -143,25 +146,42 @@ pub fn render(format: ExportFormat, plan: &HistoryPlan, rows: &[GameRelease]) ->
     Ok(body.with_ranges().with_header(CONTENT_DISPOSITION, disposition))
 }
 
-fn csv(columns: &[(String, Type)], table: &[serde_json::Map<String, Value>]) -> Result<Vec<u8>, ApiError> {
-    let out = Vec::with_capacity(table.len() * 200);
+/// The cells of the rows of the `i`th release of `plan`.
+async fn release_cells(
+    plan: &HistoryPlan,
+    releases: &Releases,
+    i: usize,
+) -> Result<Vec<serde_json::Map<String, Value>>, ApiError> {
+    let rows: Vec<GameRelease> = releases.history_release_rows(plan, i).await?;
+    Ok(rows.iter().map(|r| cells(plan.model_type, r)).collect())
+}
+
+async fn csv(plan: &HistoryPlan, releases: &Releases, columns: &[(String, Type)]) -> Result<Vec<u8>, ApiError> {
+    let games: u64 = plan.releases.iter().map(|r| u64::from(r.game_count)).sum();
+    let out = Vec::with_capacity(usize::try_from(games.saturating_mul(200)).unwrap_or(0).min(64 << 20));
     let mut out = CsvWriter::new(out, columns.iter().map(|(name, _)| name.as_str())).map_err(|e| failed(&e))?;
-    for row in table {
-        out.row(columns.iter().map(|(name, _)| csv_value(row.get(name))))
-            .map_err(|e| failed(&e))?;
+    for i in 0..plan.releases.len() {
+        for row in release_cells(plan, releases, i).await? {
+            out.row(columns.iter().map(|(name, _)| csv_value(row.get(name))))
+                .map_err(|e| failed(&e))?;
+        }
     }
     out.finish().map_err(|e| failed(&e))
 }
 
-fn parquet(
+async fn parquet(
     plan: &HistoryPlan,
+    releases: &Releases,
     label: &str,
     columns: &[(String, Type)],
-    table: &[serde_json::Map<String, Value>],
 ) -> Result<Vec<u8>, ApiError> {
-    let mut out = ParquetWriter::new(columns.iter().map(|(name, kind)| (name.as_str(), *kind)), table.len());
-    for row in table {
-        out.row(columns.iter().map(|(name, kind)| parquet_value(*kind, row.get(name))));
+    let games: u64 = plan.releases.iter().map(|r| u64::from(r.game_count)).sum();
+    let capacity = usize::try_from(games).unwrap_or(0).min(1 << 20);
+    let mut out = ParquetWriter::new(columns.iter().map(|(name, kind)| (name.as_str(), *kind)), capacity);
+    for i in 0..plan.releases.len() {
+        for row in release_cells(plan, releases, i).await? {
+            out.row(columns.iter().map(|(name, kind)| parquet_value(*kind, row.get(name))));
+        }
     }
     let metadata = [
         ("linecast.sport", plan.sport.code().to_owned()),

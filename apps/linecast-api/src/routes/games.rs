@@ -16,8 +16,9 @@ use crate::state::AppState;
 ///
 /// Lists every kept release of the `model_type` predictions that carried the game, oldest first: when it
 /// was published, its digest, and the game as that release served it (model probabilities, current and
-/// opening lines, EV). `opening` is the first of them; `closing` the last published before the game's
-/// scheduled start (null when every kept release came after it). A game id that is not of the game id form
+/// opening lines, EV), and `after_start`: whether it was published at or after the game's scheduled start
+/// (as the latest release carrying the game states it). `opening` is the first of them; `closing` the last
+/// not `after_start` (null when every kept release came after the start). A game id that is not of the game id form
 /// is a 400 naming `game_id`; one that no kept release carried is a 404. Each call counts as one request
 /// of the monthly quota.
 ///

@@ -153,10 +153,7 @@ pub async fn history_export(
         (sport, model_type, season, format),
         slot,
         move |now| async move { plan_releases.history_export(sport, model_type, season, now).await },
-        move |plan, _| async move {
-            let rows = rows_releases.history_rows(&plan).await?;
-            history_export::render(format, &plan, &rows)
-        },
+        move |plan, _| async move { history_export::render(format, &plan, &rows_releases).await },
     )
     .await
 }

@@ -390,6 +390,56 @@ async fn a_games_history_lists_every_release_that_carried_it_with_its_opening_an
     }
 }
 
+/// T3 (02:00Z on the 15th) came after the Nets game's 00:30Z start: it is
+/// listed, marked `after_start`, and the closing is T2, the last before.
+#[tokio::test]
+async fn a_release_after_the_games_start_is_listed_after_start_and_the_closing_is_the_last_before() {
+    let Written { app, .. } = written().await;
+    let (status, body) = app
+        .get_authed_json(&format!("/api/v1/games/{NETS}/history?model_type=won_on_points"))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let entries = body["releases"].as_array().unwrap();
+    let marked: Vec<(DateTime<Utc>, bool)> = entries
+        .iter()
+        .map(|e| {
+            (
+                at(e["published_at"].as_str().unwrap()),
+                e["after_start"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(marked, [(at(T1), false), (at(T2), false), (at(T3), true)]);
+    assert_eq!(body["opening"]["after_start"], false);
+    assert_eq!(body["closing"]["after_start"], false);
+    assert_eq!(at(body["closing"]["published_at"].as_str().unwrap()), at(T2));
+    // The release after the start is still what as_of reads at T3.
+    let (status, after) = app
+        .get_authed_json(&format!(
+            "/api/v1/predictions/nba/won_on_points?upcoming_only=false&as_of={T3}"
+        ))
+        .await;
+    assert_eq!(status, 200, "{after}");
+    assert_eq!(nets(&after["games"]).unwrap()["predictions"]["BLEND"], 0.5555);
+}
+
+/// A well-formed id that no kept release carried is a 404, every time
+/// (asked twice: the second answer is the same).
+#[tokio::test]
+async fn a_game_no_kept_release_carried_is_a_404_each_time() {
+    let Written { app, .. } = written().await;
+    for _ in 0..2 {
+        let (status, body) = app
+            .get_authed_json("/api/v1/games/nba-20261114-no_such_team-boston_celtics/history?model_type=won_on_points")
+            .await;
+        assert_eq!(status, 404, "{body}");
+        assert_eq!(
+            body["detail"], "No kept release of this market carried that game",
+            "{body}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn the_history_export_has_one_row_per_game_and_release_with_the_written_values_in_csv_and_parquet() {
     use arrow_array::Array as _;

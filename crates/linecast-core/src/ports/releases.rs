@@ -117,7 +117,20 @@ pub struct KeptRelease {
     pub size: u64,
 }
 
-/// The record of kept releases.
+/// One game of a kept predictions release, as the index of games holds it:
+/// everything a history entry needs without reading the archive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexedGame {
+    pub game_id: String,
+    /// The row's position in the release (0 first).
+    pub ordinal: u32,
+    /// The game's row and the release's model columns, encoded by
+    /// `services::game_index` (opaque to the log).
+    pub row: String,
+}
+
+/// The record of kept releases, and the index of the games each kept
+/// predictions release carried.
 #[async_trait]
 pub trait ReleaseLog: Send + Sync {
     /// Records `release` once: `true` when this call recorded it, `false`
@@ -126,8 +139,23 @@ pub trait ReleaseLog: Send + Sync {
     async fn record(&self, release: &KeptRelease) -> Result<bool, AccountsError>;
     /// Every kept release of `series`, oldest first.
     async fn releases(&self, series: Series) -> Result<Vec<KeptRelease>, AccountsError>;
-    /// Forgets the releases published before `before`; returns them.
+    /// Forgets the releases published before `before`, and their indexed
+    /// games; returns the releases.
     async fn forget_before(&self, before: DateTime<Utc>) -> Result<Vec<KeptRelease>, AccountsError>;
+    /// Indexes the games `release` carried, idempotently: a game already
+    /// indexed for that release is left as it is (a release indexed twice,
+    /// or by two instances, gives the same rows).
+    async fn index_games(&self, release: &KeptRelease, games: &[IndexedGame]) -> Result<(), AccountsError>;
+    /// The recorded releases of `series` that carried `game_id`, oldest
+    /// first, with the game as each indexed it (one indexed read).
+    async fn game_releases(
+        &self,
+        series: Series,
+        game_id: &str,
+    ) -> Result<Vec<(KeptRelease, IndexedGame)>, AccountsError>;
+    /// The recorded releases of `series` that carry games but have none
+    /// indexed (kept before the index existed), oldest first.
+    async fn unindexed(&self, series: Series) -> Result<Vec<KeptRelease>, AccountsError>;
 }
 
 /// The bytes of kept releases, beside the data contract's objects.
@@ -143,6 +171,16 @@ pub trait ReleaseArchive: Send + Sync {
     /// Reads `bytes` as a version of `series` (the data contract's rules),
     /// for its game count; a broken object is `Corrupt`, naming `object`.
     fn count_games(&self, series: Series, object: &str, bytes: &[u8]) -> Result<u32, StoreError>;
+    /// Reads `bytes` as a version of the predictions of `sport` and
+    /// `model_type` (the data contract's rules); a broken object is
+    /// `Corrupt`, naming `object`.
+    fn read_predictions(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        object: &str,
+        bytes: &[u8],
+    ) -> Result<PredictionTable, StoreError>;
     /// The kept predictions of `release`, parsed once per digest.
     async fn kept_predictions(&self, release: &KeptRelease) -> Result<Versioned<PredictionTable>, StoreError>;
     /// The kept odds of `release`, parsed once per digest.

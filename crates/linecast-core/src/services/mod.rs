@@ -8,6 +8,7 @@ pub mod customers;
 pub mod datasets;
 pub mod events;
 pub mod freshness;
+pub mod game_index;
 pub mod history;
 pub mod keys;
 pub mod markets;

@@ -18,8 +18,9 @@ use linecast_domain::{ModelColumn, ModelType, SeasonLabel, Sport, read_game_id};
 use linecast_grading::calibration::{Calibration, CalibrationSource, ClvFrom, PriceMoves, calibrate_graded_priced};
 use sha2::{Digest, Sha256};
 
-use crate::ports::releases::{KeptRelease, ReleaseArchive, ReleaseLog, Series};
+use crate::ports::releases::{IndexedGame, KeptRelease, ReleaseArchive, ReleaseLog, Series};
 use crate::services::clv::ClvScan;
+use crate::services::game_index;
 use crate::services::history::{History, SeasonData};
 use crate::services::slate::{OddsSlate, PredictionSlate, served_models, served_slate_at};
 use crate::{AccountsError, ArtifactStore, Deps, Derived, ObjectVersion, StoreError};
@@ -83,6 +84,11 @@ pub struct GameRelease {
     pub row: PredictionRow,
     /// The model columns that release served (IMPLIED and its own).
     pub models: Vec<ModelColumn>,
+    /// In a game's history: the release was published at or after the
+    /// game's scheduled start (as the latest release carrying the game
+    /// states it). Such a release is listed, never the closing. Always
+    /// `false` in the history export's rows (not judged there).
+    pub after_start: bool,
 }
 
 /// A game's kept history in one market, oldest first.
@@ -94,9 +100,10 @@ pub struct GameHistory {
     pub entries: Vec<GameRelease>,
     /// The first release that carried the game.
     pub opening: GameRelease,
-    /// Index into `entries` of the closing release: the last published
-    /// before the game's scheduled start (its latest start when the start
-    /// moved); `None` when every kept release came after the start.
+    /// Index into `entries` of the closing release: the last not
+    /// `after_start` (published before the game's scheduled start, its
+    /// latest stated start when the start moved); `None` when every kept
+    /// release came after the start.
     pub closing: Option<usize>,
 }
 
@@ -133,6 +140,11 @@ pub struct Releases {
     index: Mutex<HashMap<Series, ReadAt<Arc<Vec<KeptRelease>>>>>,
     /// Price moves per series, season and `from`, with the generation they came from.
     moves: Mutex<HashMap<(Series, SeasonLabel, ClvFrom), MovesOf>>,
+    /// The predictions series whose every recorded release is known to be
+    /// in the index of games (a game's history reads the index, not the
+    /// archive). Releases are indexed before they are recorded, so a
+    /// series stays complete once it is.
+    indexed: Mutex<HashSet<Series>>,
 }
 
 impl std::fmt::Debug for Releases {
@@ -159,6 +171,7 @@ impl Releases {
             met: Mutex::new(HashSet::new()),
             index: Mutex::new(HashMap::new()),
             moves: Mutex::new(HashMap::new()),
+            indexed: Mutex::new(HashSet::new()),
         }
     }
 
@@ -249,7 +262,16 @@ impl Releases {
             .unwrap_or(published_at);
         let digest = digest(&bytes);
         let archive_key = series.archive_key(&digest);
-        let game_count = self.archive.count_games(series, &series.key(), &bytes)?;
+        let (game_count, games) = match series {
+            Series::Predictions(sport, model_type) => {
+                let table = self
+                    .archive
+                    .read_predictions(sport, model_type, &series.key(), &bytes)?;
+                let games = game_index::index_table(&table);
+                (u32::try_from(games.len()).unwrap_or(u32::MAX), games)
+            }
+            Series::Odds(_) => (self.archive.count_games(series, &series.key(), &bytes)?, Vec::new()),
+        };
         let release = KeptRelease {
             series,
             published_at,
@@ -257,8 +279,12 @@ impl Releases {
             game_count,
             size: bytes.len() as u64,
         };
-        // Bytes first: a recorded release always has its bytes.
+        // Bytes first, then its games: a recorded release always has its
+        // bytes and its index rows.
         self.archive.keep(&archive_key, bytes).await?;
+        if !games.is_empty() {
+            self.log.index_games(&release, &games).await?;
+        }
         let new = self.log.record(&release).await?;
         if new {
             tracing::debug!(object = %archive_key, %published_at, games = game_count, "release kept");
@@ -363,7 +389,12 @@ impl Releases {
     }
 
     /// Every kept release of `model_type`'s predictions that carried
-    /// `game_id`, oldest first, with its opening and closing release.
+    /// `game_id`, oldest first, each marked `after_start` or not, with its
+    /// opening and closing release. Reads the game's rows of the index of
+    /// games (one indexed read; an id no release carried is `Unknown`
+    /// without reading the archive); a series not yet wholly indexed (kept
+    /// before the index existed, see [`Releases::index_series`]) is read
+    /// from the archive, release by release.
     pub async fn game_history(
         &self,
         game_id: &str,
@@ -372,6 +403,58 @@ impl Releases {
     ) -> Result<Derived<GameHistory>, HistoryError> {
         let (sport, _) = read_game_id(game_id).ok_or(HistoryError::Malformed)?;
         let series = Series::Predictions(sport, model_type);
+        let (mut entries, deps) = if self.is_indexed(series).await? {
+            let rows = self
+                .log
+                .game_releases(series, game_id)
+                .await
+                .map_err(ReleaseError::from)?;
+            // The game's history is a function of its index rows: their
+            // count and the newest (rows are added at the end, or pruned
+            // from the start, which changes the count).
+            let deps = Deps::new().param("series", series.code()).param(
+                "game_rows",
+                format_args!(
+                    "{}@{}",
+                    rows.len(),
+                    rows.last().map_or(0, |(r, _)| r.published_at.timestamp_micros())
+                ),
+            );
+            let mut entries = Vec::with_capacity(rows.len());
+            for (release, game) in rows {
+                entries.push(indexed_entry(release, &game)?);
+            }
+            (entries, deps)
+        } else {
+            self.scanned_history(series, game_id, now).await?
+        };
+        if entries.is_empty() {
+            return Err(HistoryError::Unknown);
+        }
+        mark_after_start(&mut entries);
+        let opening = entries[0].clone();
+        let closing = closing_index(&entries);
+        Ok(Derived::new(
+            GameHistory {
+                sport,
+                model_type,
+                game_id: game_id.to_owned(),
+                entries,
+                opening,
+                closing,
+            },
+            deps,
+        ))
+    }
+
+    /// A game's entries read from every kept release's archived bytes (a
+    /// series not yet wholly indexed).
+    async fn scanned_history(
+        &self,
+        series: Series,
+        game_id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<(Vec<GameRelease>, Deps), ReleaseError> {
         let releases = self.series(series, now).await?;
         // The history is a function of the kept releases: their count and
         // the newest (releases are only added at the end, or pruned from
@@ -386,34 +469,69 @@ impl Releases {
         );
         let mut entries = Vec::new();
         for release in releases.iter() {
-            let table = self
-                .archive
-                .kept_predictions(release)
-                .await
-                .map_err(ReleaseError::from)?;
+            let table = self.archive.kept_predictions(release).await?;
             if let Some(row) = table.value.rows.iter().find(|r| r.game_id.as_str() == game_id) {
                 entries.push(GameRelease {
                     release: release.clone(),
                     row: row.clone(),
                     models: served_models(&table.value.models_present),
+                    after_start: false,
                 });
             }
         }
-        let Some(opening) = entries.first().cloned() else {
-            return Err(HistoryError::Unknown);
-        };
-        let closing = closing_index(&entries);
-        Ok(Derived::new(
-            GameHistory {
-                sport,
-                model_type,
-                game_id: game_id.to_owned(),
-                entries,
-                opening,
-                closing,
-            },
-            deps,
-        ))
+        Ok((entries, deps))
+    }
+
+    /// Whether every recorded release of `series` is in the index of games
+    /// (asked of the log until it is, then remembered).
+    async fn is_indexed(&self, series: Series) -> Result<bool, ReleaseError> {
+        if self
+            .indexed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(&series)
+        {
+            return Ok(true);
+        }
+        let complete = self.log.unindexed(series).await?.is_empty();
+        if complete {
+            self.indexed
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(series);
+        }
+        Ok(complete)
+    }
+
+    /// Indexes the games of every recorded release of `series` not yet in
+    /// the index (releases kept before it existed), reading their archived
+    /// bytes; returns how many releases it indexed. Idempotent: a release
+    /// indexed meanwhile by another instance gives the same rows.
+    pub async fn index_series(&self, series: Series) -> Result<usize, ReleaseError> {
+        if !matches!(series, Series::Predictions(..)) {
+            return Ok(0);
+        }
+        let pending = self.log.unindexed(series).await?;
+        for release in &pending {
+            let table = self.archive.kept_predictions(release).await?;
+            let games: Vec<IndexedGame> = game_index::index_table(&table.value);
+            self.log.index_games(release, &games).await?;
+        }
+        self.indexed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(series);
+        Ok(pending.len())
+    }
+
+    /// [`Releases::index_series`] of every predictions series; returns how
+    /// many releases it indexed.
+    pub async fn index_all(&self) -> Result<usize, ReleaseError> {
+        let mut indexed = 0;
+        for series in Series::all().filter(|s| matches!(s, Series::Predictions(..))) {
+            indexed += self.index_series(series).await?;
+        }
+        Ok(indexed)
     }
 
     /// What a bulk history export of `model_type`'s predictions is made
@@ -451,31 +569,53 @@ impl Releases {
         ))
     }
 
-    /// One row per game and kept release of `plan`: oldest release first,
-    /// its games by date, ET time and teams; with a season, only the games
-    /// of that season.
-    pub async fn history_rows(&self, plan: &HistoryPlan) -> Result<Vec<GameRelease>, ReleaseError> {
-        let mut rows = Vec::new();
-        for release in plan.releases.iter() {
-            let table = self.archive.kept_predictions(release).await?;
-            let models = served_models(&table.value.models_present);
-            let mut games: Vec<&PredictionRow> = table
-                .value
-                .rows
-                .iter()
-                .filter(|r| {
-                    plan.season
-                        .is_none_or(|s| SeasonLabel::containing(plan.sport, r.key.date) == s)
-                })
-                .collect();
-            games.sort_by(|a, b| a.key.cmp(&b.key));
-            rows.extend(games.into_iter().map(|row| GameRelease {
+    /// The rows of the `i`th kept release of `plan` (oldest first): its
+    /// games by date, ET time and teams; with a season, only the games of
+    /// that season. An export is written release by release, so it holds
+    /// one release's rows at a time, never the whole history.
+    pub async fn history_release_rows(&self, plan: &HistoryPlan, i: usize) -> Result<Vec<GameRelease>, ReleaseError> {
+        let Some(release) = plan.releases.get(i) else {
+            return Ok(Vec::new());
+        };
+        let table = self.archive.kept_predictions(release).await?;
+        let models = served_models(&table.value.models_present);
+        let mut games: Vec<&PredictionRow> = table
+            .value
+            .rows
+            .iter()
+            .filter(|r| {
+                plan.season
+                    .is_none_or(|s| SeasonLabel::containing(plan.sport, r.key.date) == s)
+            })
+            .collect();
+        games.sort_by(|a, b| a.key.cmp(&b.key));
+        Ok(games
+            .into_iter()
+            .map(|row| GameRelease {
                 release: release.clone(),
                 row: row.clone(),
                 models: models.clone(),
-            }));
+                after_start: false,
+            })
+            .collect())
+    }
+
+    /// The model columns any exported row of `plan` was served with (the
+    /// served models of every release with a row in the export), in
+    /// catalog order: the export's columns, known before its first row.
+    pub async fn history_models(&self, plan: &HistoryPlan) -> Result<Vec<ModelColumn>, ReleaseError> {
+        let mut seen: HashSet<ModelColumn> = HashSet::new();
+        for release in plan.releases.iter() {
+            let table = self.archive.kept_predictions(release).await?;
+            let exported = table.value.rows.iter().any(|r| {
+                plan.season
+                    .is_none_or(|s| SeasonLabel::containing(plan.sport, r.key.date) == s)
+            });
+            if exported {
+                seen.extend(served_models(&table.value.models_present));
+            }
         }
-        Ok(rows)
+        Ok(ModelColumn::ALL.iter().copied().filter(|c| seen.contains(c)).collect())
     }
 
     /// Each game of `season` in `model_type`'s kept releases with its pick
@@ -593,11 +733,39 @@ impl Releases {
     }
 }
 
-/// The closing release: the last whose publication came before the game's
-/// scheduled start as that release itself stated it.
-fn closing_index(entries: &[GameRelease]) -> Option<usize> {
-    entries.iter().rposition(|e| {
-        let key = &e.row.key;
-        et_instant(key.date, key.time_est).is_some_and(|start| e.release.published_at < start)
+/// A history entry from the game's index row.
+fn indexed_entry(release: KeptRelease, game: &IndexedGame) -> Result<GameRelease, ReleaseError> {
+    let (row, present) = game_index::decode(&game.game_id, &game.row).ok_or_else(|| {
+        ReleaseError::Store(StoreError::Corrupt {
+            object: release.series.archive_key(&release.digest),
+            row: usize::try_from(game.ordinal).unwrap_or(usize::MAX).saturating_add(1),
+            column: "index".to_owned(),
+            reason: "the indexed row is not an encoded row".to_owned(),
+        })
+    })?;
+    Ok(GameRelease {
+        release,
+        row,
+        models: served_models(&present),
+        after_start: false,
     })
+}
+
+/// Marks each entry (oldest first) `after_start` when its release was
+/// published at or after the game's scheduled start as the latest entry
+/// states it (a start that moved is judged at its latest time; a start
+/// that is no ET instant counts as passed).
+fn mark_after_start(entries: &mut [GameRelease]) {
+    let start = entries
+        .last()
+        .and_then(|e| et_instant(e.row.key.date, e.row.key.time_est));
+    for entry in entries {
+        entry.after_start = start.is_none_or(|start| entry.release.published_at >= start);
+    }
+}
+
+/// The closing release: the last entry published before the game's start
+/// (not `after_start`).
+fn closing_index(entries: &[GameRelease]) -> Option<usize> {
+    entries.iter().rposition(|e| !e.after_start)
 }

@@ -6,6 +6,7 @@
 pub mod accounts;
 pub mod limits;
 pub mod markets;
+pub mod releases;
 pub mod request_log;
 pub mod signer;
 pub mod store;
@@ -13,6 +14,7 @@ pub mod store;
 pub use accounts::MemoryAccounts;
 pub use limits::MemoryLimiter;
 pub use markets::MemoryMarkets;
+pub use releases::{MemoryArchive, MemoryReleaseLog};
 pub use request_log::MemoryRequestLog;
 pub use signer::MemorySigner;
 pub use store::MemoryStore;

@@ -10,6 +10,7 @@ pub mod portal_flashes;
 pub mod portal_links;
 pub mod portal_sessions;
 pub mod refresh_ledger;
+pub mod release_games;
 pub mod stripe_events;
 pub mod stripe_held;
 pub mod stripe_links;

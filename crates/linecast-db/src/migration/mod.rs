@@ -16,6 +16,7 @@ mod m0009_request_log;
 mod m0010_billing_period_end;
 mod m0011_request_log_segments;
 mod m0012_request_log_packed;
+mod m0013_release_games;
 
 /// The migrations, in order.
 #[derive(Debug)]
@@ -37,6 +38,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0010_billing_period_end::Migration),
             Box::new(m0011_request_log_segments::Migration),
             Box::new(m0012_request_log_packed::Migration),
+            Box::new(m0013_release_games::Migration),
         ]
     }
 }

@@ -80,6 +80,7 @@ on_every_backend!(
     request_log::segments_of_the_json_format_read_beside_packed_ones,
     releases::a_release_is_recorded_once_by_whichever_instance_comes_first,
     releases::releases_read_back_oldest_first_per_series_and_are_forgotten_before_a_cutoff,
+    releases::a_releases_games_are_indexed_once_read_per_game_oldest_first_and_forgotten_with_it,
     schema::a_fresh_database_is_refused_by_check_and_migrated_once_by_migrate,
     schema::a_migration_of_a_newer_release_is_reported_and_tolerated,
     schema::a_database_with_another_migration_history_is_refused_and_left_alone,

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
-use linecast_core::ports::releases::{KeptRelease, ReleaseLog, Series};
+use linecast_core::ports::releases::{IndexedGame, KeptRelease, ReleaseLog, Series};
 use linecast_db::SeaAccounts;
 use linecast_domain::{ModelType, Sport};
 
@@ -56,4 +56,77 @@ pub async fn releases_read_back_oldest_first_per_series_and_are_forgotten_before
     assert_eq!(forgotten.len(), 3, "{forgotten:?}");
     assert_eq!(db.releases(NBA_ML).await.unwrap(), [late]);
     assert!(db.releases(NBA_ODDS).await.unwrap().is_empty());
+}
+
+fn game(id: &str, ordinal: u32, row: &str) -> IndexedGame {
+    IndexedGame {
+        game_id: id.to_owned(),
+        ordinal,
+        row: row.to_owned(),
+    }
+}
+
+pub async fn a_releases_games_are_indexed_once_read_per_game_oldest_first_and_forgotten_with_it(url: String) {
+    let db = SeaAccounts::connect(&url).await.unwrap();
+    let other = SeaAccounts::connect(&url).await.unwrap();
+    let (knicks, nets) = ("nba-20261120-knicks-celtics", "nba-20261120-nets-heat");
+    let r1 = release(NBA_ML, "2026-11-20T10:00:00.000001Z", 'a');
+    let r2 = release(NBA_ML, "2026-11-20T16:00:00Z", 'b');
+    let r3 = release(NBA_ML, "2026-11-21T10:00:00Z", 'c');
+    // Indexed before recorded; r3 is indexed but never recorded.
+    db.index_games(&r2, &[game(nets, 0, "n2"), game(knicks, 1, "k2\twith\\tab")])
+        .await
+        .unwrap();
+    db.index_games(&r1, &[game(knicks, 0, "k1")]).await.unwrap();
+    db.index_games(&r3, &[game(knicks, 0, "k3")]).await.unwrap();
+    // A second write of the same games, by another instance, changes nothing.
+    other.index_games(&r1, &[game(knicks, 0, "k1")]).await.unwrap();
+    for r in [&r1, &r2] {
+        assert!(db.record(r).await.unwrap());
+    }
+    let kept_before_index = release(NBA_ML, "2026-11-19T10:00:00Z", 'd');
+    assert!(db.record(&kept_before_index).await.unwrap());
+    let mut empty = release(NBA_ML, "2026-11-19T11:00:00Z", 'e');
+    empty.game_count = 0;
+    assert!(db.record(&empty).await.unwrap());
+
+    let knicks_rows = other.game_releases(NBA_ML, knicks).await.unwrap();
+    assert_eq!(
+        knicks_rows,
+        [
+            (r1.clone(), game(knicks, 0, "k1")),
+            (r2.clone(), game(knicks, 1, "k2\twith\\tab"))
+        ],
+        "recorded releases only, oldest first, to the microsecond"
+    );
+    assert_eq!(
+        db.game_releases(NBA_ML, nets).await.unwrap(),
+        [(r2.clone(), game(nets, 0, "n2"))]
+    );
+    assert!(
+        db.game_releases(NBA_ML, "nba-20261120-nobody-none")
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let over_under = Series::Predictions(Sport::Nba, ModelType::OverUnder);
+    assert!(db.game_releases(over_under, knicks).await.unwrap().is_empty());
+    // The release recorded with games but no index row is the one to index;
+    // a release without games needs none.
+    assert_eq!(
+        db.unindexed(NBA_ML).await.unwrap(),
+        std::slice::from_ref(&kept_before_index)
+    );
+    db.index_games(&kept_before_index, &[game(knicks, 0, "k0")])
+        .await
+        .unwrap();
+    assert!(db.unindexed(NBA_ML).await.unwrap().is_empty());
+
+    // Forgetting before r2 forgets r0, the empty one and r1, and their rows.
+    let forgotten = db.forget_before(r2.published_at).await.unwrap();
+    assert_eq!(forgotten.len(), 3, "{forgotten:?}");
+    assert_eq!(
+        db.game_releases(NBA_ML, knicks).await.unwrap(),
+        [(r2, game(knicks, 1, "k2\twith\\tab"))]
+    );
 }
