@@ -160,29 +160,30 @@ async fn the_comparison_is_blend_vs_the_no_vig_moneyline_vs_the_market_hand_chec
     let app = spawn_app().await;
     let (status, body) = app.get_authed_json("/api/v1/markets/nba").await;
     assert_eq!(status, 200, "{body}");
-    // By hand: dallas_mavericks @ charlotte_hornets at 18:00 ET, BLEND 0.7303,
-    // home -262, away +211: implied 262/362 = 0.723757 and 100/311 = 0.321543,
-    // no-vig home 0.723757 / 1.045300 = 0.6924. Kalshi home 0.69 is lower,
-    // so edge_home = 0.7303 - 0.69 = 0.0403.
+    // By hand: dallas_mavericks @ charlotte_hornets at 18:00 ET, BLEND 0.7546,
+    // home -388, away +300: implied 388/488 = 0.795082 and 100/400 = 0.25,
+    // no-vig home 0.795082 / 1.045082 = 0.7608. Kalshi home 0.69 is lower,
+    // so edge_home = 0.7546 - 0.69 = 0.0646.
     let game = &body["games"][0];
     assert_eq!(
         *game,
         serde_json::json!({
             "game_id": "nba-20261115-dallas_mavericks-charlotte_hornets",
             "date": "2026-11-15", "time": "18:00", "away_team": "dallas_mavericks", "home_team": "charlotte_hornets",
-            "model_home": 0.7303, "model_away": 0.2697, "book_home": 0.6924, "book_away": 0.3076,
-            "kalshi_home": 0.69, "kalshi_away": 0.33, "edge_home": 0.0403
+            "model_home": 0.7546, "model_away": 0.2454, "book_home": 0.7608, "book_away": 0.2392,
+            "kalshi_home": 0.69, "kalshi_away": 0.33, "edge_home": 0.0646
         })
     );
-    // atlanta_hawks @ denver_nuggets: home +123, away -148: no-vig home
-    // 0.448430 / 1.045204 = 0.4290, below Kalshi's 0.47: edge 0.4158 - 0.4290.
-    assert_eq!(body["games"][1]["book_home"], 0.429);
-    assert_eq!(body["games"][1]["edge_home"], -0.0132);
-    // The newest source time: the market snapshot's newest capture (15:10Z)
-    // beats the newest odds update (14:54:47Z).
+    // atlanta_hawks @ denver_nuggets: home +131, away -158: no-vig home
+    // 0.432900 / 1.045304 = 0.4141, below Kalshi's 0.47, so the edge is
+    // against the book: 0.4484 - 0.4141 = 0.0343.
+    assert_eq!(body["games"][1]["book_home"], 0.4141);
+    assert_eq!(body["games"][1]["edge_home"], 0.0343);
+    // The newest source time: the newest odds update (16:00:00Z) beats the
+    // market snapshot's newest capture (15:10Z).
     assert_eq!(
         instant(body["as_of"].as_str().unwrap()),
-        instant("2026-11-15T15:10:00Z")
+        instant("2026-11-15T16:00:00Z")
     );
     let top: BTreeSet<&str> = body.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(top, BTreeSet::from(["sport", "as_of", "games"]));
@@ -306,7 +307,7 @@ fn assert_served_without_market_prices(body: &Value) {
     // Only the odds remain as a source time (newest nba update).
     assert_eq!(
         instant(body["as_of"].as_str().unwrap()),
-        instant("2026-11-15T14:54:47Z")
+        instant("2026-11-15T16:00:00Z")
     );
 }
 

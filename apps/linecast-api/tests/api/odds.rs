@@ -148,7 +148,11 @@ async fn a_corrupt_odds_artifact_is_a_503() {
     let app = spawn_app_with(fixture_now(), |store| {
         let path = store.join("odds/nba.csv");
         let text = std::fs::read_to_string(&path).unwrap();
-        std::fs::write(path, text.replace("2026-11-15 14:13:17", "yesterday")).unwrap();
+        // The first row's last_updated (its last column) is not a stamp.
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        let cut = lines[1].rfind(',').unwrap();
+        lines[1] = format!("{},yesterday", &lines[1][..cut]);
+        std::fs::write(path, lines.join("\n") + "\n").unwrap();
     })
     .await;
     let (status, body) = app.get_authed_json("/api/v1/odds/nba").await;

@@ -136,7 +136,9 @@ async fn every_game_carries_exactly_its_model_types_line_opening_and_ev_fields()
             expected.extend(lines);
             expected.extend(opens);
             let games = body["games"].as_array().unwrap();
-            assert!(!games.is_empty(), "{sport}/{model_type} has rows");
+            // mlb is out of season on the fixtures' today: its simulated
+            // market carries no game, so its slate is empty.
+            assert_eq!(games.is_empty(), sport == "mlb", "{sport}/{model_type}: {body}");
             for game in games {
                 let keys: BTreeSet<&str> = game.as_object().unwrap().keys().map(String::as_str).collect();
                 assert_eq!(keys, expected, "{sport}/{model_type}: {game}");
@@ -281,12 +283,24 @@ pub fn no_vig(positive: Option<f64>, negative: Option<f64>) -> Option<f64> {
 
 #[tokio::test]
 async fn every_game_carries_every_models_used_key_null_where_empty_and_implied_from_current_prices() {
-    let app = spawn_app().await;
+    // One game's AI cell emptied: the pipeline leaves it empty when the AI
+    // model had no forecast for the game.
+    let app = crate::helpers::spawn_app_with(crate::helpers::fixture_now(), |store| {
+        let path = store.join("predictions/nba/won_on_points.csv");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        let ai = lines[0].split(',').position(|c| c == "AI").unwrap();
+        let mut cells: Vec<&str> = lines[1].split(',').collect();
+        cells[ai] = "";
+        lines[1] = cells.join(",");
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    })
+    .await;
     let mut ring = KeyRing::new(&app);
     let (mut missing_ai, mut implied_values) = (0, 0);
     for sport in SPORTS {
         for model_type in MODEL_TYPES {
-            let rows = csv_rows(&artifact(sport, model_type));
+            let rows = csv_rows(&app.store_dir.join(format!("predictions/{sport}/{model_type}.csv")));
             let (_, _, _, (neg_price, pos_price)) = fields(model_type);
             let (_, body) = ring
                 .get_json(&format!("/api/v1/predictions/{sport}/{model_type}?upcoming_only=false"))
@@ -409,9 +423,9 @@ async fn line_fields_are_the_artifacts_and_placeholder_zero_openers_are_null() {
 async fn ev_is_blend_for_the_positive_side_and_one_minus_blend_for_the_negative() {
     let app = spawn_app().await;
     let mut ring = KeyRing::new(&app);
-    // By hand: dallas_mavericks @ charlotte_hornets, BLEND 0.7303, home -262,
-    // away +211. Home: 0.7303 x (1 + 100/262) - 1 = +0.90%.
-    // Away: 0.2697 x 3.11 - 1 = -16.12%.
+    // By hand: dallas_mavericks @ charlotte_hornets, BLEND 0.7546, home -388,
+    // away +300. Home: 0.7546 x (1 + 100/388) - 1 = -5.09%.
+    // Away: 0.2454 x 4.00 - 1 = -1.84%.
     let (_, body) = ring.get_json("/api/v1/predictions/nba/won_on_points").await;
     let game = body["games"]
         .as_array()
@@ -419,8 +433,8 @@ async fn ev_is_blend_for_the_positive_side_and_one_minus_blend_for_the_negative(
         .iter()
         .find(|g| g["home_team"] == "charlotte_hornets")
         .unwrap();
-    assert_eq!(game["ev_home_ml"].as_f64(), Some(0.90), "{game}");
-    assert_eq!(game["ev_away_ml"].as_f64(), Some(-16.12), "{game}");
+    assert_eq!(game["ev_home_ml"].as_f64(), Some(-5.09), "{game}");
+    assert_eq!(game["ev_away_ml"].as_f64(), Some(-1.84), "{game}");
 
     let mut checked = 0;
     for sport in SPORTS {

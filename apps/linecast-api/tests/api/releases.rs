@@ -24,10 +24,18 @@ const NETS_ROW: &str = "2026-11-14,19:30:00,brooklyn_nets,boston_celtics,117,-14
 /// the game's day.
 const NETS_REST: &str = "0.6012,0.5921,0.6050,0.5987,0.5899,0.6001,0.5960";
 
-/// The fixture predictions with the Nets row (as written here) first.
+/// The fixture predictions with the Nets row (as written here) first, in
+/// place of the fixture's own.
 fn with_nets(fixture: &str) -> String {
     let (header, rows) = fixture.split_once('\n').unwrap();
     assert_eq!(header.split(',').count(), 16, "{header}");
+    // The fixture's own Nets row (yesterday's game, still on the slate)
+    // gives way to the one written here.
+    let rows: String = rows
+        .lines()
+        .filter(|r| !r.starts_with("2026-11-14,19:30:00,brooklyn_nets,boston_celtics,"))
+        .map(|r| format!("{r}\n"))
+        .collect();
     format!("{header}\n{NETS_ROW}{NETS_REST}\n{rows}")
 }
 
