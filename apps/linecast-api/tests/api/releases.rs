@@ -743,7 +743,7 @@ async fn retention_forgets_old_releases_and_deletes_only_the_bytes_no_kept_relea
 /// that window then has its forecast in the history, at the instant the row
 /// names, and its close is the history's `closing`.
 #[tokio::test]
-async fn the_demo_past_kept_at_first_run_carries_every_graded_live_rows_forecast_and_close() {
+async fn the_demo_past_kept_at_first_run_carries_every_graded_live_rows_forecast_and_close_and_matches_it() {
     let now = at("2026-11-21T15:47:12Z");
     let begun = std::time::Instant::now();
     let app = spawn_app_with(now, |store| {
@@ -807,6 +807,18 @@ async fn the_demo_past_kept_at_first_run_carries_every_graded_live_rows_forecast
         assert_eq!(at(closing["published_at"].as_str().unwrap()), published, "{id}");
         for price in ["home_money_line", "away_money_line"] {
             assert_eq!(closing[price].as_f64(), row[price].as_f64(), "{id} {price}");
+        }
+        // The graded row is checked against that very release.
+        assert_eq!(row["archive_check"], "matched", "{id}: {row}");
+        assert_eq!(row["forecast_digest"], entry["digest"], "{id}");
+        // Nothing after the start differs from the close.
+        for later in history["releases"].as_array().unwrap() {
+            if later["after_start"] == true {
+                assert_eq!(later["predictions"], closing["predictions"], "{id}");
+                for price in ["home_money_line", "away_money_line"] {
+                    assert_eq!(later[price], closing[price], "{id} {price}");
+                }
+            }
         }
         checked += 1;
     }
