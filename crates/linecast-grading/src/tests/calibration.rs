@@ -589,6 +589,18 @@ fn calibration_rules_are_named_sentences_that_extend_the_grading_rules() {
     assert!(CALIBRATION_RULES.iter().all(|(_, v)| v.ends_with('.')));
 }
 
+#[test]
+fn a_clv_reason_is_spelled_in_snake_case() {
+    for (reason, text) in [
+        (ClvReason::FixedLine, "fixed_line"),
+        (ClvReason::NoKeptReleases, "no_kept_releases"),
+        (ClvReason::NoLineMove, "no_line_move"),
+        (ClvReason::NoPicks, "no_picks"),
+    ] {
+        assert_eq!(reason.as_str(), text);
+    }
+}
+
 #[cfg(feature = "serde")]
 #[test]
 fn the_payload_serializes_with_the_public_spellings() {
@@ -609,6 +621,15 @@ fn the_payload_serializes_with_the_public_spellings() {
     assert_eq!(json["models"][0]["clv"]["reason"], "no_picks");
     assert_eq!(serde_json::to_value(ClvReason::FixedLine).unwrap(), "fixed_line");
     assert_eq!(serde_json::to_value(ClvReason::NoLineMove).unwrap(), "no_line_move");
+    // The public value the portal prints is the one the JSON carries.
+    for reason in [
+        ClvReason::FixedLine,
+        ClvReason::NoKeptReleases,
+        ClvReason::NoLineMove,
+        ClvReason::NoPicks,
+    ] {
+        assert_eq!(serde_json::to_value(reason).unwrap(), reason.as_str());
+    }
     assert_eq!(
         serde_json::to_value(crate::calibration::ClvBasis::KeptReleases).unwrap(),
         "kept_releases"
