@@ -5,13 +5,10 @@
 //! in the CSV export.
 
 use std::collections::HashMap;
-use std::path::Path;
 
-use chrono::{DateTime, Utc};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
-use crate::helpers::{TestApp, fixture_now, spawn_app_with};
+use crate::helpers::{TestApp, at, fixture_now, publish, sha256, spawn_app_with};
 
 const PREDICTIONS: &str = "predictions/nba/won_on_points.csv";
 const SEASON: &str = "seasons/nba/won_on_points/2026-27.csv";
@@ -74,26 +71,6 @@ fn season() -> String {
          2026-11-14,22:00:00,2026-27,regular,phoenix_suns,los_angeles_lakers,111,112,-110,-110,0.5100,live,,\n\
          2026-11-14,20:00:00,2026-27,regular,dallas_mavericks,houston_rockets,108,102,-160,135,0.6400,walk_forward,bt-7,\n"
     )
-}
-
-fn at(s: &str) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
-}
-
-/// Writes `bytes` as the object `key` last modified at `when`, in one rename.
-fn publish(store: &Path, key: &str, bytes: &[u8], when: &str) {
-    let path = store.join(key);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let staged = path.with_extension("staged");
-    std::fs::write(&staged, bytes).unwrap();
-    let file = std::fs::File::options().write(true).open(&staged).unwrap();
-    file.set_modified(at(when).into()).unwrap();
-    drop(file);
-    std::fs::rename(&staged, &path).unwrap();
-}
-
-fn sha256(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
 }
 
 /// The app with the three releases kept at their instants and the season

@@ -18,10 +18,9 @@
 //! - +150 / −170: home 0.4, away 170/270 = 0.629630 → 54/139 = 0.388489 (away 0.611511).
 //! - +130 / −150: home 100/230 = 0.434783, away 0.6 → 50/119 = 0.420168 (away 0.579832).
 
-use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use crate::helpers::{TestApp, fixture_now, spawn_app_with};
+use crate::helpers::{TestApp, fixture_now, publish, spawn_app_with};
 
 const PREDICTIONS: &str = "predictions/nba/won_on_points.csv";
 const SEASON: &str = "seasons/nba/won_on_points/2026-27.csv";
@@ -118,20 +117,6 @@ fn season() -> String {
         season_row(day, C, (95, 103), [130, -150, 150, -170], 0.35),
     ]
     .concat()
-}
-
-fn at(s: &str) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
-}
-
-fn publish(store: &std::path::Path, key: &str, bytes: &[u8], when: &str) {
-    let path = store.join(key);
-    let staged = path.with_extension("staged");
-    std::fs::write(&staged, bytes).unwrap();
-    let file = std::fs::File::options().write(true).open(&staged).unwrap();
-    file.set_modified(at(when).into()).unwrap();
-    drop(file);
-    std::fs::rename(&staged, &path).unwrap();
 }
 
 async fn written() -> TestApp {

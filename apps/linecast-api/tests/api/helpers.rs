@@ -432,3 +432,43 @@ pub async fn demo_sign_in_link(app: &TestApp, now: DateTime<Utc>) -> String {
         .await
         .unwrap()
 }
+
+/// An RFC 3339 instant as UTC.
+pub fn at(s: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+}
+
+/// Writes `bytes` as the object `key` under `store`, last modified at
+/// `when`, in one rename (a watcher round never sees the bytes with another
+/// time): how a test publishes a version at an instant it chooses.
+pub fn publish(store: &Path, key: &str, bytes: &[u8], when: &str) {
+    let path = store.join(key);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let staged = path.with_extension("staged");
+    std::fs::write(&staged, bytes).unwrap();
+    let file = std::fs::File::options().write(true).open(&staged).unwrap();
+    file.set_modified(at(when).into()).unwrap();
+    drop(file);
+    std::fs::rename(&staged, &path).unwrap();
+}
+
+/// SHA-256 of `bytes`, lowercase hex: a kept release's digest, worked out
+/// by the test from the bytes it wrote.
+pub fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(bytes))
+}
+
+/// Empties the AI cell of the first row of the nba moneyline predictions
+/// under `store` (the pipeline leaves it empty when the AI model had no
+/// forecast for the game).
+pub fn blank_first_ai_cell(store: &Path) {
+    let path = store.join("predictions/nba/won_on_points.csv");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let ai = lines[0].split(',').position(|c| c == "AI").unwrap();
+    let mut cells: Vec<&str> = lines[1].split(',').collect();
+    cells[ai] = "";
+    lines[1] = cells.join(",");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+}

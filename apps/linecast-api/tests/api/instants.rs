@@ -4,13 +4,9 @@
 //! is judged at. The test writes its own predictions and odds at instants
 //! it chooses, one microsecond apart where it matters.
 
-use std::path::Path;
-
-use chrono::{DateTime, Utc};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
-use crate::helpers::{TestApp, fixture_now, spawn_app_with};
+use crate::helpers::{TestApp, fixture_now, publish, sha256, spawn_app_with};
 
 const PREDICTIONS: &str = "predictions/nba/won_on_points.csv";
 const ODDS: &str = "odds/nba.csv";
@@ -25,24 +21,6 @@ const INSTANTS: [&str; 3] = [
     "2026-11-15T10:16:04.460357Z",
     "2026-11-15T10:16:04.460358Z",
 ];
-
-fn at(s: &str) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
-}
-
-fn sha256(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
-}
-
-fn publish(store: &Path, key: &str, bytes: &[u8], when: &str) {
-    let path = store.join(key);
-    let staged = path.with_extension("staged");
-    std::fs::write(&staged, bytes).unwrap();
-    let file = std::fs::File::options().write(true).open(&staged).unwrap();
-    file.set_modified(at(when).into()).unwrap();
-    drop(file);
-    std::fs::rename(&staged, &path).unwrap();
-}
 
 fn version(blend: &str) -> Vec<u8> {
     format!("{HEADER}2026-11-15,19:30:00,brooklyn_nets,boston_celtics,120,-140,110,-130,{blend}\n").into_bytes()

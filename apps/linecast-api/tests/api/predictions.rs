@@ -285,17 +285,7 @@ pub fn no_vig(positive: Option<f64>, negative: Option<f64>) -> Option<f64> {
 async fn every_game_carries_every_models_used_key_null_where_empty_and_implied_from_current_prices() {
     // One game's AI cell emptied: the pipeline leaves it empty when the AI
     // model had no forecast for the game.
-    let app = crate::helpers::spawn_app_with(crate::helpers::fixture_now(), |store| {
-        let path = store.join("predictions/nba/won_on_points.csv");
-        let text = std::fs::read_to_string(&path).unwrap();
-        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
-        let ai = lines[0].split(',').position(|c| c == "AI").unwrap();
-        let mut cells: Vec<&str> = lines[1].split(',').collect();
-        cells[ai] = "";
-        lines[1] = cells.join(",");
-        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-    })
-    .await;
+    let app = crate::helpers::spawn_app_with(crate::helpers::fixture_now(), crate::helpers::blank_first_ai_cell).await;
     let mut ring = KeyRing::new(&app);
     let (mut missing_ai, mut implied_values) = (0, 0);
     for sport in SPORTS {

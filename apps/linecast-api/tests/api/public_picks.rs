@@ -203,17 +203,7 @@ async fn picks_follow_blend_and_names_come_from_the_team_table() {
 async fn the_public_models_carry_implied_and_every_models_used_key_in_every_game() {
     // One game's AI cell emptied: the pipeline leaves it empty when the AI
     // model had no forecast for the game.
-    let app = crate::helpers::spawn_app_with(crate::helpers::fixture_now(), |store| {
-        let path = store.join("predictions/nba/won_on_points.csv");
-        let text = std::fs::read_to_string(&path).unwrap();
-        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
-        let ai = lines[0].split(',').position(|c| c == "AI").unwrap();
-        let mut cells: Vec<&str> = lines[1].split(',').collect();
-        cells[ai] = "";
-        lines[1] = cells.join(",");
-        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-    })
-    .await;
+    let app = crate::helpers::spawn_app_with(crate::helpers::fixture_now(), crate::helpers::blank_first_ai_cell).await;
     let rows = read_csv(&app.store_dir.join("predictions/nba/won_on_points.csv"));
     let (status, body) = app
         .get_json("/api/v1/public/ml-picks/nba/moneyline?upcoming_only=false")

@@ -4,15 +4,12 @@
 //! each instant, a game's history against the cells it wrote, and the
 //! archive and the release log against the bytes it wrote.
 
-use std::path::Path;
-
 use chrono::{DateTime, Utc};
 use linecast_core::ports::releases::Series;
 use linecast_domain::{ModelType, Sport};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
-use crate::helpers::{TestApp, fixture_now, spawn_app_with};
+use crate::helpers::{TestApp, at, fixture_now, publish, sha256, spawn_app_with};
 
 const PREDICTIONS: &str = "predictions/nba/won_on_points.csv";
 const ODDS: &str = "odds/nba.csv";
@@ -62,22 +59,6 @@ const T1: &str = "2026-11-14T12:00:00Z";
 const T2: &str = "2026-11-14T20:00:00Z";
 const T3: &str = "2026-11-15T02:00:00Z";
 
-fn at(s: &str) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
-}
-
-/// Writes `bytes` as the object `key` last modified at `when`, in one
-/// rename (a watcher round never sees the bytes with another time).
-fn publish(store: &Path, key: &str, bytes: &[u8], when: &str) {
-    let path = store.join(key);
-    let staged = path.with_extension("staged");
-    std::fs::write(&staged, bytes).unwrap();
-    let file = std::fs::File::options().write(true).open(&staged).unwrap();
-    file.set_modified(at(when).into()).unwrap();
-    drop(file);
-    std::fs::rename(&staged, &path).unwrap();
-}
-
 /// The fixture predictions with the Nets game's BLEND set to `blend` and
 /// its home price to `home_price`.
 fn nets_version(original: &str, blend: &str, home_price: &str) -> String {
@@ -93,10 +74,6 @@ fn nets(games: &Value) -> Option<&Value> {
 
 async fn round(app: &TestApp) {
     app.keep_releases().await;
-}
-
-fn sha256(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
 }
 
 struct Written {
