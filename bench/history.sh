@@ -45,11 +45,20 @@ with concurrent.futures.ThreadPoolExecutor(40) as pool:
 print(f"{len(statuses)} calls, statuses {sorted(set(statuses))}, {time.perf_counter() - t:.3f} s in all")
 PY
 sleep 1
-echo "RSS before the export: $(rss)"
+# The peak resident set of each export step, from a reset high-water mark
+# (`clear_refs` 5): added = VmHWM after - VmRSS before.
+kb() { awk -v f="$1" '$1 == f":" {print $2}' "/proc/$pid/status"; }
+peak_from_here() { echo 5 > "/proc/$pid/clear_refs"; kb VmRSS; }
+added() { echo "VmRSS before $(($1 / 1024)) MB, peak $(($(kb VmHWM) / 1024)) MB: added $((($(kb VmHWM) - $1) / 1024)) MB"; }
 EXPORT="$BASE/api/v1/predictions/ncaab/won_on_points/history/export?format=csv"
-curl -s -o /dev/null -w "export: %{http_code} %{size_download} bytes %{time_total}s\n" -H "X-API-Key: $KEY" "$EXPORT"
-echo "RSS after one export: $(rss)"
-curl -s -o /dev/null -w "a: %{http_code} %{size_download} bytes\n" -H "X-API-Key: $KEY" "$EXPORT" & a=$!
-curl -s -o /dev/null -w "b: %{http_code} %{size_download} bytes\n" -H "X-API-Key: $KEY" "${EXPORT/csv/parquet}" & b=$!
+before=$(peak_from_here)
+curl -s -o /dev/null -w "export (csv, all): %{http_code} %{size_download} bytes %{time_total}s\n" -H "X-API-Key: $KEY" "$EXPORT"
+echo "one export: $(added "$before")"
+curl -s -o /dev/null -w "again (served from its file): %{http_code} %{size_download} bytes %{time_total}s\n" -H "X-API-Key: $KEY" "$EXPORT"
+# Two at once, neither made yet: the Parquet file and the CSV of the one
+# season (the same rows under another key).
+before=$(peak_from_here)
+curl -s -o /dev/null -w "a (parquet, all): %{http_code} %{size_download} bytes %{time_total}s\n" -H "X-API-Key: $KEY" "${EXPORT/csv/parquet}" & a=$!
+curl -s -o /dev/null -w "b (csv, 2026-27): %{http_code} %{size_download} bytes %{time_total}s\n" -H "X-API-Key: $KEY" "$EXPORT&season=2026-27" & b=$!
 wait $a $b
-echo "RSS after two at once: $(rss)"
+echo "two at once: $(added "$before")"

@@ -763,6 +763,11 @@ impl Wiring<'_> {
                     .context("starting the heavy-work threads")?,
             ),
             in_flight: Arc::default(),
+            files: Arc::new(crate::responses::spooled::SpoolCache::new(
+                crate::responses::spooled::SpoolDir::new(&settings.var_dir)
+                    .with_context(|| format!("making the spool directory under {}", settings.var_dir.display()))?,
+                settings.spool_bytes,
+            )),
         }))
     }
 }

@@ -11,13 +11,16 @@
 //!   key-value metadata in the footer and no Arrow schema stored (every type
 //!   is plain in Parquet's own schema), so the same table gives the same
 //!   bytes everywhere.
+//! - [`ParquetStream`]: the same file written as its rows come, in row
+//!   groups of a fixed count, into any `Write`: for files whose length has
+//!   no bound (a history export), held a row group at a time.
 
 mod csv_file;
 mod parquet_file;
 mod value;
 
 pub use csv_file::CsvWriter;
-pub use parquet_file::ParquetWriter;
+pub use parquet_file::{ParquetStream, ParquetWriter};
 pub use value::{Type, Value};
 
 /// Why a file could not be written.

@@ -1,4 +1,7 @@
-//! Parquet: typed columns built as Arrow arrays, written as one file.
+//! Parquet: typed columns built as Arrow arrays, written as one file
+//! ([`ParquetWriter`], the whole table held, one row group) or as it goes
+//! ([`ParquetStream`], row groups of [`ParquetStream::ROW_GROUP_ROWS`]
+//! rows, what it holds bounded by one row group).
 
 use std::io::Write;
 use std::sync::Arc;
@@ -53,17 +56,110 @@ impl ParquetWriter {
     pub fn write<W: Write + Send>(self, metadata: Vec<(String, String)>, out: W) -> Result<W, Error> {
         let arrays: Vec<ArrayRef> = self.builders.into_iter().map(Builder::finish).collect();
         let batch = RecordBatch::try_new(self.schema.clone(), arrays)?;
-        let properties = WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
-            .set_dictionary_enabled(true)
-            .set_key_value_metadata(Some(metadata.into_iter().map(|(k, v)| KeyValue::new(k, v)).collect()))
-            .build();
-        let options = ArrowWriterOptions::new()
-            .with_properties(properties)
-            .with_skip_arrow_metadata(true);
-        let mut writer = ArrowWriter::try_new_with_options(out, self.schema, options)?;
+        let mut writer = arrow_writer(out, self.schema, metadata, None)?;
         writer.write(&batch)?;
         Ok(writer.into_inner()?)
+    }
+}
+
+/// The one writer configuration of every linecast Parquet file: Snappy,
+/// dictionaries on, `metadata` in the footer, no Arrow schema stored, and
+/// row groups of at most `row_group_rows` rows (the parquet crate's
+/// default when `None`).
+fn arrow_writer<W: Write + Send>(
+    out: W,
+    schema: Arc<Schema>,
+    metadata: Vec<(String, String)>,
+    row_group_rows: Option<usize>,
+) -> Result<ArrowWriter<W>, Error> {
+    let mut properties = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_dictionary_enabled(true)
+        .set_key_value_metadata(Some(metadata.into_iter().map(|(k, v)| KeyValue::new(k, v)).collect()));
+    if let Some(rows) = row_group_rows {
+        properties = properties.set_max_row_group_row_count(Some(rows));
+    }
+    let options = ArrowWriterOptions::new()
+        .with_properties(properties.build())
+        .with_skip_arrow_metadata(true);
+    Ok(ArrowWriter::try_new_with_options(out, schema, options)?)
+}
+
+/// A Parquet file written into `out` as its rows come: rows are gathered
+/// as Arrow arrays [`ParquetStream::BATCH_ROWS`] at a time, each batch is
+/// encoded into the row group in progress, and a row group is written out
+/// each [`ParquetStream::ROW_GROUP_ROWS`] rows. What it holds stays near
+/// one row group however long the file grows; the same rows give the same
+/// bytes (the groups are cut by count).
+pub struct ParquetStream<W: Write + Send> {
+    schema: Arc<Schema>,
+    kinds: Vec<Type>,
+    builders: Vec<Builder>,
+    pending: usize,
+    writer: ArrowWriter<W>,
+}
+
+impl<W: Write + Send> ParquetStream<W> {
+    /// Rows gathered before they are encoded.
+    pub const BATCH_ROWS: usize = 4096;
+    /// Rows of a row group (the last may hold fewer).
+    pub const ROW_GROUP_ROWS: usize = 16_384;
+
+    /// A file of `columns` (name and type, every column nullable) with
+    /// `metadata` in its footer, written into `out`.
+    pub fn new<'c>(
+        columns: impl IntoIterator<Item = (&'c str, Type)>,
+        metadata: Vec<(String, String)>,
+        out: W,
+    ) -> Result<Self, Error> {
+        let (fields, kinds): (Vec<Field>, Vec<Type>) = columns
+            .into_iter()
+            .map(|(name, kind)| (Field::new(name, kind.data_type(), true), kind))
+            .unzip();
+        let schema = Arc::new(Schema::new(fields));
+        let writer = arrow_writer(out, schema.clone(), metadata, Some(Self::ROW_GROUP_ROWS))?;
+        Ok(Self {
+            builders: kinds.iter().map(|kind| Builder::new(*kind, Self::BATCH_ROWS)).collect(),
+            schema,
+            kinds,
+            pending: 0,
+            writer,
+        })
+    }
+
+    /// Appends one row: a value per column, in column order (a column left
+    /// without one makes the batch, and the file, fail to write).
+    pub fn row<'v>(&mut self, values: impl IntoIterator<Item = Value<'v>>) -> Result<(), Error> {
+        for (builder, value) in self.builders.iter_mut().zip(values) {
+            builder.push(value);
+        }
+        self.pending += 1;
+        if self.pending == Self::BATCH_ROWS {
+            self.encode()?;
+        }
+        Ok(())
+    }
+
+    /// Encodes the rows gathered into the row group in progress.
+    fn encode(&mut self) -> Result<(), Error> {
+        let arrays: Vec<ArrayRef> = self
+            .builders
+            .iter_mut()
+            .zip(&self.kinds)
+            .map(|(builder, kind)| std::mem::replace(builder, Builder::new(*kind, Self::BATCH_ROWS)).finish())
+            .collect();
+        self.pending = 0;
+        let batch = RecordBatch::try_new(self.schema.clone(), arrays)?;
+        self.writer.write(&batch)?;
+        Ok(())
+    }
+
+    /// Writes the last rows and the footer, and hands back `out`.
+    pub fn finish(mut self) -> Result<W, Error> {
+        if self.pending > 0 {
+            self.encode()?;
+        }
+        Ok(self.writer.into_inner()?)
     }
 }
 

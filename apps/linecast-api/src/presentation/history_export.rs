@@ -8,21 +8,22 @@
 //! (catalog order, IMPLIED first; null where a release did not serve one),
 //! then the market's current line fields, openers and EV fields in contract
 //! order. Parquet: `published_at` a UTC microsecond timestamp, `date` a
-//! date, every number a double, the rest text. The files are written by
-//! `linecast-export`.
+//! date, every number a double, the rest text, in row groups of 16,384
+//! rows. The files are written by `linecast-export` into a spool file
+//! (`responses::spooled`): the export is never held whole in memory.
 
 use std::borrow::Cow;
 
 use actix_web::http::header::{CONTENT_DISPOSITION, HeaderValue};
 use linecast_core::services::releases::{GameRelease, HistoryPlan, Releases};
 use linecast_domain::{ModelColumn, ModelType};
-use linecast_export::{CsvWriter, ParquetWriter, Type};
+use linecast_export::{CsvWriter, ParquetStream, Type};
 use linecast_payloads::slate::prediction_game;
 use serde_json::Value;
 
 use super::export::{ExportFormat, failed};
 use crate::error::ApiError;
-use crate::responses::Rendered;
+use crate::responses::spooled::{SpoolDir, SpoolFile, Spooled};
 
 /// The version of this export's column mapping; bumped when names, order or
 /// types change.
@@ -116,23 +117,30 @@ fn parquet_value(kind: Type, value: Option<&Value>) -> linecast_export::Value<'_
     value.unwrap_or(linecast_export::Value::Null)
 }
 
-/// The body of the history export of `plan` in `format`, written release
-/// by release: one release's rows (and their cells) are held at a time,
-/// never the whole history; only the file being written grows.
-pub async fn render(format: ExportFormat, plan: &HistoryPlan, releases: &Releases) -> Result<Rendered, ApiError> {
+/// The history export of `plan` in `format`, written release by release
+/// into a file of `spool`: one release's rows (and their cells) are held
+/// at a time, and a Parquet file writes out each row group as it fills,
+/// so what rendering holds does not grow with the number of releases.
+pub async fn render(
+    format: ExportFormat,
+    plan: &HistoryPlan,
+    releases: &Releases,
+    spool: &SpoolDir,
+) -> Result<Spooled, ApiError> {
     let models = releases.history_models(plan).await?;
     let columns = columns(plan.model_type, &models);
     let label = plan.season.map_or_else(|| "all".to_owned(), |s| s.to_string());
     let (body, extension) = match format {
         ExportFormat::Csv => (
-            Rendered::from_bytes(csv(plan, releases, &columns).await?.into(), "text/csv; charset=utf-8"),
+            csv(plan, releases, &columns, spool.file(true)?)
+                .await?
+                .finish(HeaderValue::from_static("text/csv; charset=utf-8"))?,
             "csv",
         ),
         ExportFormat::Parquet => (
-            Rendered::precompressed(
-                parquet(plan, releases, &label, &columns).await?.into(),
-                "application/vnd.apache.parquet",
-            ),
+            parquet(plan, releases, &label, &columns, spool.file(false)?)
+                .await?
+                .finish(HeaderValue::from_static("application/vnd.apache.parquet"))?,
             "parquet",
         ),
     };
@@ -143,7 +151,7 @@ pub async fn render(format: ExportFormat, plan: &HistoryPlan, releases: &Release
     );
     let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{filename}\""))
         .map_err(|e| ApiError::Internal(format!("content disposition: {e}")))?;
-    Ok(body.with_ranges().with_header(CONTENT_DISPOSITION, disposition))
+    Ok(body.with_header(CONTENT_DISPOSITION, disposition))
 }
 
 /// The cells of the rows of the `i`th release of `plan`.
@@ -156,10 +164,13 @@ async fn release_cells(
     Ok(rows.iter().map(|r| cells(plan.model_type, r)).collect())
 }
 
-async fn csv(plan: &HistoryPlan, releases: &Releases, columns: &[(String, Type)]) -> Result<Vec<u8>, ApiError> {
-    let games: u64 = plan.releases.iter().map(|r| u64::from(r.game_count)).sum();
-    let out = Vec::with_capacity(usize::try_from(games.saturating_mul(200)).unwrap_or(0).min(64 << 20));
-    let mut out = CsvWriter::new(out, columns.iter().map(|(name, _)| name.as_str())).map_err(|e| failed(&e))?;
+async fn csv(
+    plan: &HistoryPlan,
+    releases: &Releases,
+    columns: &[(String, Type)],
+    file: SpoolFile,
+) -> Result<SpoolFile, ApiError> {
+    let mut out = CsvWriter::new(file, columns.iter().map(|(name, _)| name.as_str())).map_err(|e| failed(&e))?;
     for i in 0..plan.releases.len() {
         for row in release_cells(plan, releases, i).await? {
             out.row(columns.iter().map(|(name, _)| csv_value(row.get(name))))
@@ -174,15 +185,8 @@ async fn parquet(
     releases: &Releases,
     label: &str,
     columns: &[(String, Type)],
-) -> Result<Vec<u8>, ApiError> {
-    let games: u64 = plan.releases.iter().map(|r| u64::from(r.game_count)).sum();
-    let capacity = usize::try_from(games).unwrap_or(0).min(1 << 20);
-    let mut out = ParquetWriter::new(columns.iter().map(|(name, kind)| (name.as_str(), *kind)), capacity);
-    for i in 0..plan.releases.len() {
-        for row in release_cells(plan, releases, i).await? {
-            out.row(columns.iter().map(|(name, kind)| parquet_value(*kind, row.get(name))));
-        }
-    }
+    file: SpoolFile,
+) -> Result<SpoolFile, ApiError> {
     let metadata = [
         ("linecast.sport", plan.sport.code().to_owned()),
         ("linecast.model_type", plan.model_type.code().to_owned()),
@@ -193,5 +197,13 @@ async fn parquet(
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))
     .collect();
-    out.write(metadata, Vec::new()).map_err(|e| failed(&e))
+    let mut out = ParquetStream::new(columns.iter().map(|(name, kind)| (name.as_str(), *kind)), metadata, file)
+        .map_err(|e| failed(&e))?;
+    for i in 0..plan.releases.len() {
+        for row in release_cells(plan, releases, i).await? {
+            out.row(columns.iter().map(|(name, kind)| parquet_value(*kind, row.get(name))))
+                .map_err(|e| failed(&e))?;
+        }
+    }
+    out.finish().map_err(|e| failed(&e))
 }

@@ -40,9 +40,10 @@ pub mod ranges;
 mod resolutions;
 pub mod rows;
 pub mod sliced;
+pub mod spooled;
 
 pub use heavy::HeavyWork;
-pub use pipeline::{Parts, serve, serve_heavy, serve_selected};
+pub use pipeline::{Parts, serve, serve_heavy, serve_selected, serve_spooled};
 
 /// An answer about a past instant (`as_of`), which never changes: its
 /// `Cache-Control` lets the caller's cache keep it
@@ -74,6 +75,8 @@ pub struct Responses {
     /// Large bodies being sent, so one cut short is logged
     /// (`in_flight`; telemetry watches them).
     pub in_flight: Arc<in_flight::InFlight>,
+    /// Files too large to hold (history exports), rendered once to disk.
+    pub files: Arc<spooled::SpoolCache>,
 }
 
 /// Serves `value`, made for this request, as `row` says: a strong ETag
@@ -184,17 +187,13 @@ impl Rendered {
 
     /// Tags a body whose media type is known only at run time.
     pub fn of_media_type(identity: Bytes, content_type: HeaderValue) -> Self {
-        let digest = Sha256::digest(&identity);
-        let tag = hex::encode(&digest[..16]);
-        let etag = |suffix: &str| {
-            HeaderValue::from_str(&format!("\"{tag}{suffix}\"")).unwrap_or_else(|_| HeaderValue::from_static("\"\""))
-        };
+        let etags = tags(&Sha256::digest(&identity));
         Self {
             identity,
             content_type,
             compressible: true,
             headers: Vec::new(),
-            etags: [etag(""), etag("-gz"), etag("-br")],
+            etags,
             gzip: OnceLock::new(),
             br: OnceLock::new(),
             ranges: false,
@@ -281,10 +280,7 @@ impl Rendered {
 
     /// Whether `If-None-Match` names one of this body's tags exactly (or is `*`).
     pub fn matches(&self, if_none_match: &str) -> bool {
-        if_none_match
-            .split(',')
-            .map(str::trim)
-            .any(|candidate| candidate == "*" || self.etags.iter().any(|tag| candidate.as_bytes() == tag.as_bytes()))
+        names_a_tag(if_none_match, &self.etags)
     }
 
     /// The response to `req`: 304 on a matching `If-None-Match`, otherwise
@@ -312,7 +308,18 @@ impl Rendered {
             HttpResponse::new(StatusCode::NOT_MODIFIED)
         } else {
             let body = self.body(coding);
-            let (status, body, content_range) = self.part(req, coding, body);
+            let (status, body, content_range) =
+                match select_part(req, self.ranges, self.etag(coding), body.len() as u64) {
+                    Selected::Whole => (StatusCode::OK, body, None),
+                    Selected::Unsatisfiable { range } => (StatusCode::RANGE_NOT_SATISFIABLE, Bytes::new(), Some(range)),
+                    Selected::Part { first, last, range } => {
+                        let (from, to) = (
+                            usize::try_from(first).unwrap_or(usize::MAX),
+                            usize::try_from(last).unwrap_or(usize::MAX),
+                        );
+                        (StatusCode::PARTIAL_CONTENT, body.slice(from..=to), Some(range))
+                    }
+                };
             let mut res = if body.len() > sliced::SLICE_ABOVE {
                 HttpResponse::with_body(status, sliced::Sliced::new(body, slot)).map_into_boxed_body()
             } else {
@@ -323,73 +330,17 @@ impl Rendered {
             }
             res
         };
-        let headers = res.headers_mut();
-        // Room for every header this response gets on its way out (these,
-        // the access gate's six and telemetry's two), so the map is sized
-        // once instead of growing and rehashing twice.
-        // The response is new, so the usual names are appended (`insert`
-        // would also look for a value to remove and hand it back); the
-        // body's own headers, which could name one of them, replace.
-        headers.reserve(16);
-        headers.append(ETAG, self.etag(coding).clone());
-        headers.append(VARY, VARY_ACCEPT_ENCODING);
-        headers.append(CACHE_CONTROL, cache_control_value(cache_control));
-        if !not_modified {
-            headers.append(CONTENT_TYPE, self.content_type.clone());
-            // Identity is no content coding: said by leaving the header out.
-            match coding {
-                Coding::Identity => {}
-                Coding::Gzip => headers.append(CONTENT_ENCODING, GZIP),
-                Coding::Brotli => headers.append(CONTENT_ENCODING, BR),
-            }
-        }
-        for (name, value) in &self.headers {
-            headers.insert(name.clone(), value.clone());
-        }
-        if self.ranges {
-            headers.insert(ACCEPT_RANGES, HeaderValue::from_static("bytes"));
-        }
+        finish_headers(
+            &mut res,
+            self.etag(coding),
+            &self.content_type,
+            coding,
+            not_modified,
+            &self.headers,
+            self.ranges,
+            cache_control,
+        );
         res
-    }
-
-    /// The status, the bytes and the `Content-Range` of the answer to `req`
-    /// with `body` (the variant in `coding`): the whole body unless this is
-    /// a file and `req` asks for one range of this very variant.
-    fn part(&self, req: &HttpRequest, coding: Coding, body: Bytes) -> (StatusCode, Bytes, Option<HeaderValue>) {
-        let range = if self.ranges {
-            req.headers().get(RANGE).and_then(|v| v.to_str().ok())
-        } else {
-            None
-        };
-        // `If-Range`: the part only of the representation the client holds
-        // (its strong ETag; a date never matches a strong validator here).
-        let same = req
-            .headers()
-            .get(IF_RANGE)
-            .is_none_or(|tag| tag.as_bytes() == self.etag(coding).as_bytes());
-        let Some(range) = range.filter(|_| same) else {
-            return (StatusCode::OK, body, None);
-        };
-        let len = body.len() as u64;
-        match ranges::ask(range, len) {
-            ranges::Ask::Whole => (StatusCode::OK, body, None),
-            ranges::Ask::Unsatisfiable => (
-                StatusCode::RANGE_NOT_SATISFIABLE,
-                Bytes::new(),
-                HeaderValue::from_str(&format!("bytes */{len}")).ok(),
-            ),
-            ranges::Ask::Part { first, last } => {
-                let (from, to) = (
-                    usize::try_from(first).unwrap_or(usize::MAX),
-                    usize::try_from(last).unwrap_or(usize::MAX),
-                );
-                (
-                    StatusCode::PARTIAL_CONTENT,
-                    body.slice(from..=to),
-                    HeaderValue::from_str(&format!("bytes {first}-{last}/{len}")).ok(),
-                )
-            }
-        }
     }
 
     /// Bytes held (the compressed variants are counted at their usual ratio
@@ -398,6 +349,108 @@ impl Rendered {
         let n = self.identity.len() as u64;
         let variants = if self.compressible { n / 2 } else { 0 };
         n + variants + 256
+    }
+}
+
+/// The strong ETags of a body whose bytes hash to `digest`: identity, and
+/// its gzip and brotli variants (suffixed `-gz`, `-br`).
+fn tags(digest: &[u8]) -> [HeaderValue; 3] {
+    let tag = hex::encode(&digest[..16.min(digest.len())]);
+    let etag = |suffix: &str| {
+        HeaderValue::from_str(&format!("\"{tag}{suffix}\"")).unwrap_or_else(|_| HeaderValue::from_static("\"\""))
+    };
+    [etag(""), etag("-gz"), etag("-br")]
+}
+
+/// Whether `If-None-Match` names one of `etags` exactly (or is `*`).
+fn names_a_tag(if_none_match: &str, etags: &[HeaderValue]) -> bool {
+    if_none_match
+        .split(',')
+        .map(str::trim)
+        .any(|candidate| candidate == "*" || etags.iter().any(|tag| candidate.as_bytes() == tag.as_bytes()))
+}
+
+/// What part of a body of `len` bytes answers `req`.
+enum Selected {
+    /// The whole body (200).
+    Whole,
+    /// Bytes `first..=last` (206), with their `Content-Range`.
+    Part { first: u64, last: u64, range: HeaderValue },
+    /// A range past the end (416), with `Content-Range: bytes */len`.
+    Unsatisfiable { range: HeaderValue },
+}
+
+/// The part of the variant tagged `etag` (of `len` bytes) that `req` asks
+/// for: the whole body unless the body is a file (`ranges`) and `req`
+/// asks for one range of this very variant.
+fn select_part(req: &HttpRequest, ranges: bool, etag: &HeaderValue, len: u64) -> Selected {
+    let range = if ranges {
+        req.headers().get(RANGE).and_then(|v| v.to_str().ok())
+    } else {
+        None
+    };
+    // `If-Range`: the part only of the representation the client holds
+    // (its strong ETag; a date never matches a strong validator here).
+    let same = req
+        .headers()
+        .get(IF_RANGE)
+        .is_none_or(|tag| tag.as_bytes() == etag.as_bytes());
+    let Some(range) = range.filter(|_| same) else {
+        return Selected::Whole;
+    };
+    let header = |text: String| HeaderValue::from_str(&text).unwrap_or_else(|_| HeaderValue::from_static("bytes */0"));
+    match ranges::ask(range, len) {
+        ranges::Ask::Whole => Selected::Whole,
+        ranges::Ask::Unsatisfiable => Selected::Unsatisfiable {
+            range: header(format!("bytes */{len}")),
+        },
+        ranges::Ask::Part { first, last } => Selected::Part {
+            first,
+            last,
+            range: header(format!("bytes {first}-{last}/{len}")),
+        },
+    }
+}
+
+/// The headers of a body's response: its `ETag`, `Vary`, `Cache-Control`,
+/// its media type and content coding (not on a 304), its own `headers`,
+/// and `Accept-Ranges` for a file.
+#[allow(clippy::too_many_arguments)]
+fn finish_headers(
+    res: &mut HttpResponse,
+    etag: &HeaderValue,
+    content_type: &HeaderValue,
+    coding: Coding,
+    not_modified: bool,
+    own: &[(HeaderName, HeaderValue)],
+    ranges: bool,
+    cache_control: &'static str,
+) {
+    let headers = res.headers_mut();
+    // Room for every header this response gets on its way out (these,
+    // the access gate's six and telemetry's two), so the map is sized
+    // once instead of growing and rehashing twice.
+    // The response is new, so the usual names are appended (`insert`
+    // would also look for a value to remove and hand it back); the
+    // body's own headers, which could name one of them, replace.
+    headers.reserve(16);
+    headers.append(ETAG, etag.clone());
+    headers.append(VARY, VARY_ACCEPT_ENCODING);
+    headers.append(CACHE_CONTROL, cache_control_value(cache_control));
+    if !not_modified {
+        headers.append(CONTENT_TYPE, content_type.clone());
+        // Identity is no content coding: said by leaving the header out.
+        match coding {
+            Coding::Identity => {}
+            Coding::Gzip => headers.append(CONTENT_ENCODING, GZIP),
+            Coding::Brotli => headers.append(CONTENT_ENCODING, BR),
+        }
+    }
+    for (name, value) in own {
+        headers.insert(name.clone(), value.clone());
+    }
+    if ranges {
+        headers.insert(ACCEPT_RANGES, HeaderValue::from_static("bytes"));
     }
 }
 

@@ -209,6 +209,44 @@ where
     Ok(body.respond_holding(req, route.cache_control(), slot))
 }
 
+/// [`serve_heavy`] for a file too large to hold (`responses::spooled`):
+/// `render` writes it to a file of the spool directory it is given, on the
+/// heavy-work threads, once per key (the route, `params` and the deps of
+/// `load`'s value); every request is answered from that file. No memo: the
+/// core read (`load`) runs on each request, on the heavy-work threads.
+/// `slot` (a download slot) is held until the body has been sent.
+pub async fn serve_spooled<P, T, E, L, Fut, R, RFut>(
+    req: &HttpRequest,
+    state: &Responses,
+    params: P,
+    slot: Option<Slot>,
+    load: L,
+    render: R,
+) -> Result<HttpResponse, ApiError>
+where
+    P: Hash + Send + Sync + 'static,
+    L: FnOnce(DateTime<Utc>) -> Fut + Send + 'static,
+    Fut: Future<Output = Result<Derived<T>, E>> + Send + 'static,
+    ApiError: From<E>,
+    T: Send + 'static,
+    R: FnOnce(T, std::sync::Arc<super::spooled::SpoolDir>) -> RFut + Send + 'static,
+    RFut: Future<Output = Result<super::spooled::Spooled, ApiError>> + Send + 'static,
+{
+    let route = row(req)?;
+    let now = state.clock.now();
+    let files = state.files.clone();
+    let body = state
+        .heavy
+        .run(async move {
+            let Derived { value, deps } = load(now).await?;
+            let key = CacheKey::new(route.name, &params, &deps);
+            let dir = files.dir().clone();
+            files.get_or_make(key, render(value, dir)).await
+        })
+        .await?;
+    body.respond_holding(req, route.cache_control(), slot)
+}
+
 /// What a large body is assembled from, kept by the pipeline: a season's
 /// result rows, rendered once per season generation and kept-release
 /// generation (`rows::RowCache`, keyed by the season's deps and the checks'

@@ -13,7 +13,7 @@ use crate::error::ApiError;
 use crate::params::{self, SportModelPath};
 use crate::presentation::export::{ExportFile, ExportFormat};
 use crate::presentation::history_export;
-use crate::responses::{Rendered, serve, serve_heavy, serve_selected, settled};
+use crate::responses::{Rendered, serve, serve_selected, serve_spooled, settled};
 
 /// Today's model probabilities and lines for one sport and model type
 ///
@@ -147,13 +147,13 @@ pub async fn history_export(
     // The download slot the gate took: held until the file has been sent.
     let slot = req.extensions_mut().remove::<HeldSlot>().map(|HeldSlot(slot)| slot);
     let (plan_releases, rows_releases) = (state.releases.clone(), state.releases.clone());
-    serve_heavy(
+    serve_spooled(
         &req,
         &state.responses,
         (sport, model_type, season, format),
         slot,
         move |now| async move { plan_releases.history_export(sport, model_type, season, now).await },
-        move |plan, _| async move { history_export::render(format, &plan, &rows_releases).await },
+        move |plan, spool| async move { history_export::render(format, &plan, &rows_releases, &spool).await },
     )
     .await
 }

@@ -35,6 +35,18 @@ pub(super) fn cache_bytes(env: &impl Fn(&str) -> Option<String>) -> Result<u64, 
     }
 }
 
+/// The default disk budget of spooled files: 1 GiB.
+pub const SPOOL_BYTES: u64 = 1 << 30;
+
+/// `LINECAST_SPOOL_BYTES`: the disk budget, in bytes, of spooled files
+/// (default [`SPOOL_BYTES`]).
+pub(super) fn spool_bytes(env: &impl Fn(&str) -> Option<String>) -> Result<u64, SettingsError> {
+    match env("LINECAST_SPOOL_BYTES") {
+        Some(v) => v.parse().map_err(|e| bad("LINECAST_SPOOL_BYTES", e)),
+        None => Ok(SPOOL_BYTES),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -49,6 +61,13 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "invalid setting LINECAST_CACHE_BYTES: invalid digit found in string"
+        );
+        assert_eq!(spool_bytes(&env_of(&[])).unwrap(), 1 << 30);
+        assert_eq!(spool_bytes(&env_of(&[("LINECAST_SPOOL_BYTES", "4096")])).unwrap(), 4096);
+        let err = spool_bytes(&env_of(&[("LINECAST_SPOOL_BYTES", "1GiB")])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid setting LINECAST_SPOOL_BYTES: invalid digit found in string"
         );
         let windows = FreshnessWindows::default();
         assert_eq!(windows.resolution_ttl, crate::responses::RESOLUTION_TTL);

@@ -114,6 +114,10 @@ pub struct Settings {
     /// `LINECAST_CACHE_BYTES`: the one memory budget of everything cached,
     /// default `linecast_core::memory::Budget::DEFAULT_BYTES` (160 MiB).
     pub cache_bytes: u64,
+    /// `LINECAST_SPOOL_BYTES`: the disk budget, in bytes, of the files too
+    /// large to hold in memory (history exports, `responses::spooled`),
+    /// written under `var_dir`; default 1 GiB.
+    pub spool_bytes: u64,
     /// Demo mode: on when neither a database URL nor a store URL is
     /// configured (environment or file), or with `LINECAST_DEMO=true`. It
     /// generates the demo store into an empty `file://` store and creates the
@@ -325,6 +329,7 @@ impl Settings {
             log_filter: telemetry.log_filter,
             metrics_bind: telemetry.metrics_bind,
             cache_bytes: caches::cache_bytes(env)?,
+            spool_bytes: caches::spool_bytes(env)?,
             freshness_windows: FreshnessWindows::default(),
             manual_clock: None,
             freeze_rate_clock: false,
@@ -355,6 +360,7 @@ impl Settings {
             log_format: LogFormat::Human,
             log_filter: None,
             cache_bytes: 64 * 1024 * 1024,
+            spool_bytes: caches::SPOOL_BYTES,
             // The in-process suites start from the demo customer (its key is
             // the tests' default caller); production-mode tests turn it off.
             demo: true,
@@ -464,6 +470,7 @@ mod tests {
         let s = Settings::from_sources(&none, |_| None).unwrap();
         assert!(s.redis_leases);
         assert_eq!(s.cache_bytes, 160 * 1024 * 1024);
+        assert_eq!(s.spool_bytes, 1024 * 1024 * 1024);
         let off = |k: &str| (k == "LINECAST_REDIS_LEASES").then(|| "false".to_owned());
         assert!(!Settings::from_sources(&none, off).unwrap().redis_leases);
         let err = Settings::from_sources(&none, |k| {

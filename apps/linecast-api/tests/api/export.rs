@@ -617,8 +617,16 @@ async fn a_client_that_stops_reading_is_cut_off_after_the_stall_timeout() {
 #[tokio::test]
 async fn a_range_of_an_export_is_those_bytes_of_the_file_and_resumes_a_cut_download() {
     let app = spawn_app().await;
-    let path = format!("{BASE}/export?season=all&format=csv");
-    let whole = get(&app, &path, &[]).await;
+    a_file_resumes_by_range(&app, &format!("{BASE}/export?season=all&format=csv")).await;
+}
+
+/// The file at `path` (a CSV export of more than 1,000 bytes) honours
+/// `Range` and `If-Range` on its identity and gzip variants: the parts are
+/// those bytes of the file, a cut download resumes, a stale tag or several
+/// ranges get the whole file, a range past the end is 416.
+pub async fn a_file_resumes_by_range(app: &TestApp, path: &str) {
+    let whole = get(app, path, &[]).await;
+    assert_eq!(whole.status(), 200);
     assert_eq!(whole.headers()["accept-ranges"], "bytes");
     let etag = whole.headers()["etag"].to_str().unwrap().to_owned();
     let csv = whole.bytes().await.unwrap();
@@ -626,37 +634,37 @@ async fn a_range_of_an_export_is_those_bytes_of_the_file_and_resumes_a_cut_downl
 
     // A middle slice, then the rest after a cut at 1000 bytes: the two
     // parts put together are the file.
-    let middle = get(&app, &path, &[("Range", "bytes=10-99")]).await;
+    let middle = get(app, path, &[("Range", "bytes=10-99")]).await;
     assert_eq!(middle.status(), 206);
     assert_eq!(middle.headers()["content-range"], format!("bytes 10-99/{len}").as_str());
     assert_eq!(middle.bytes().await.unwrap(), csv.slice(10..100));
-    let rest = get(&app, &path, &[("Range", "bytes=1000-"), ("If-Range", &etag)]).await;
+    let rest = get(app, path, &[("Range", "bytes=1000-"), ("If-Range", &etag)]).await;
     assert_eq!(rest.status(), 206);
     let mut joined = csv.slice(..1000).to_vec();
     joined.extend_from_slice(&rest.bytes().await.unwrap());
     assert_eq!(joined, csv);
-    let tail = get(&app, &path, &[("Range", "bytes=-7")]).await;
+    let tail = get(app, path, &[("Range", "bytes=-7")]).await;
     assert_eq!(tail.bytes().await.unwrap(), csv.slice(len - 7..));
 
     // Another version than the client holds: the whole file.
-    let other = get(&app, &path, &[("Range", "bytes=1000-"), ("If-Range", "\"stale\"")]).await;
+    let other = get(app, path, &[("Range", "bytes=1000-"), ("If-Range", "\"stale\"")]).await;
     assert_eq!(other.status(), 200);
     assert_eq!(other.bytes().await.unwrap(), csv);
     // Past the end: 416 naming the length; several ranges: the whole file.
-    let past = get(&app, &path, &[("Range", &format!("bytes={len}-"))]).await;
+    let past = get(app, path, &[("Range", &format!("bytes={len}-"))]).await;
     assert_eq!(past.status(), 416);
     assert_eq!(past.headers()["content-range"], format!("bytes */{len}").as_str());
-    let several = get(&app, &path, &[("Range", "bytes=0-1,5-9")]).await;
+    let several = get(app, path, &[("Range", "bytes=0-1,5-9")]).await;
     assert_eq!(several.status(), 200);
     assert_eq!(several.bytes().await.unwrap(), csv);
 
     // A gzip client resumes within the gzip file it was sent.
-    let gz = get(&app, &path, &[("Accept-Encoding", "gzip")]).await;
+    let gz = get(app, path, &[("Accept-Encoding", "gzip")]).await;
     let gz_tag = gz.headers()["etag"].to_str().unwrap().to_owned();
     let gz_bytes = gz.bytes().await.unwrap();
     let gz_rest = get(
-        &app,
-        &path,
+        app,
+        path,
         &[
             ("Accept-Encoding", "gzip"),
             ("Range", "bytes=100-"),

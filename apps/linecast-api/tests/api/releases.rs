@@ -553,6 +553,66 @@ async fn the_history_export_has_one_row_per_game_and_release_with_the_written_va
     }
 }
 
+/// The history export is rendered once to a file of the spool directory
+/// and served from it: ranges resume it (identity and gzip), a client that
+/// prefers brotli gets gzip (the file has no brotli variant) that decodes
+/// to the same bytes, `If-None-Match` answers 304, and a new release makes
+/// a new file with a new tag.
+#[tokio::test]
+async fn the_history_export_is_served_from_its_file_on_disk_with_ranges_and_tags() {
+    use std::io::Read as _;
+    let Written { app, .. } = written().await;
+    let path = "/api/v1/predictions/nba/won_on_points/history/export?format=csv";
+    crate::export::a_file_resumes_by_range(&app, path).await;
+    let csv = app.get_authed(path).await;
+    let etag = csv.headers()["etag"].to_str().unwrap().to_owned();
+    let csv = csv.bytes().await.unwrap();
+    let br = app
+        .get_keyed(path, &app.api_key, &[("Accept-Encoding", "br, gzip;q=0.5")])
+        .await;
+    assert_eq!(br.headers()["content-encoding"], "gzip");
+    let gz_tag = format!("{}-gz\"", etag.trim_end_matches('"'));
+    assert_eq!(br.headers()["etag"].to_str().unwrap(), gz_tag);
+    let mut unzipped = Vec::new();
+    flate2::read::GzDecoder::new(&br.bytes().await.unwrap()[..])
+        .read_to_end(&mut unzipped)
+        .unwrap();
+    assert_eq!(unzipped, csv);
+    let only_br = app.get_keyed(path, &app.api_key, &[("Accept-Encoding", "br")]).await;
+    assert!(only_br.headers().get("content-encoding").is_none());
+    assert_eq!(only_br.bytes().await.unwrap(), csv);
+    let not_modified = app.get_keyed(path, &app.api_key, &[("If-None-Match", &etag)]).await;
+    assert_eq!(not_modified.status(), 304);
+    assert_eq!(not_modified.headers()["etag"].to_str().unwrap(), etag);
+    let spool = spool_dir(&app);
+    let files = || std::fs::read_dir(&spool).unwrap().count();
+    assert_eq!(files(), 2, "the CSV and its gzip variant, made once");
+
+    // A new release: a new file, a new tag, one more row per game.
+    let original = with_nets(&std::fs::read_to_string(crate::helpers::fixtures_dir().join(PREDICTIONS)).unwrap());
+    let v4 = nets_version(&original, "0.5", "-180");
+    publish(&app.store_dir, PREDICTIONS, v4.as_bytes(), "2026-11-15T06:00:00Z");
+    round(&app).await;
+    let after = app.get_authed(path).await;
+    assert_ne!(after.headers()["etag"].to_str().unwrap(), etag);
+    let after = after.bytes().await.unwrap();
+    assert!(after.starts_with(&csv), "the older releases' rows come first, as they were");
+    assert!(after.len() > csv.len());
+    assert_eq!(files(), 4);
+}
+
+/// The spool directory of `app`'s server: the one `spool-*` directory
+/// under its var directory.
+fn spool_dir(app: &TestApp) -> std::path::PathBuf {
+    let dirs: Vec<std::path::PathBuf> = std::fs::read_dir(&app.var_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("spool-"))
+        .collect();
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    dirs[0].clone()
+}
+
 #[tokio::test]
 async fn calibration_measures_clv_on_the_kept_prices_and_says_so_and_counts_paired_games() {
     let Written { app, .. } = written().await;

@@ -47,7 +47,7 @@ struct Seen {
 /// The games of a run of kept predictions releases of one market, read
 /// oldest release first ([`ClvScan::see`]), then their price moves
 /// ([`ClvScan::moves`]).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ClvScan {
     model_type: ModelType,
     games: HashMap<GameId, Seen>,

@@ -490,4 +490,54 @@ mod releases_tests {
         assert_eq!(indexed.entries[1].row, a(0.45));
         assert_eq!(w.archive.reads(), 6);
     }
+
+    /// CLV's price moves are carried forward: a release newer than every
+    /// one read is read alone (one archive read) and moves the standing
+    /// forecast, leaving the opening; the result equals a fresh instance's
+    /// full read. A release kept out of order (a backfill, older than the
+    /// first) is read from the start again and becomes the opening.
+    #[tokio::test]
+    async fn price_moves_read_a_new_release_alone_and_a_backfill_from_the_start() {
+        use linecast_domain::SeasonLabel;
+        use linecast_grading::calibration::ClvFrom;
+        let w = world(None);
+        w.three().await;
+        let season = SeasonLabel::containing(Sport::Nba, NaiveDate::from_ymd_opt(2026, 11, 20).unwrap());
+        async fn moves(
+            releases: &Releases,
+            season: SeasonLabel,
+            from: ClvFrom,
+        ) -> std::sync::Arc<linecast_grading::calibration::PriceMoves> {
+            releases
+                .price_moves(Sport::Nba, ModelType::WonOnPoints, season, from, at(NOW))
+                .await
+                .unwrap()
+                .0
+        }
+        let blend = |m: &linecast_grading::calibration::PriceMoves, id: &str| {
+            m[&linecast_domain::GameId::from(id)].models.get(ModelColumn::Blend)
+        };
+        let first = moves(&w.releases, season, ClvFrom::Opening).await;
+        assert_eq!(w.archive.reads(), 3);
+        assert_eq!((blend(&first, A), blend(&first, B)), (Some(0.40), Some(0.61)));
+
+        // 2026-11-21T00:00Z: before A's start (00:30Z) and B's (01:00Z).
+        assert!(w.keep("2026-11-21T00:00:00Z", "r4", vec![a(0.50), b(0.64)]).await);
+        let opening = moves(&w.releases, season, ClvFrom::Opening).await;
+        assert_eq!(w.archive.reads(), 4, "only the new release was read");
+        assert_eq!((blend(&opening, A), blend(&opening, B)), (Some(0.40), Some(0.61)));
+        let forecast = moves(&w.releases, season, ClvFrom::Forecast).await;
+        assert_eq!(w.archive.reads(), 4, "the other `from` of the same generation reads nothing");
+        assert_eq!((blend(&forecast, A), blend(&forecast, B)), (Some(0.50), Some(0.64)));
+        let fresh = w.another();
+        assert_eq!(*moves(&fresh, season, ClvFrom::Opening).await, *opening);
+        assert_eq!(*moves(&fresh, season, ClvFrom::Forecast).await, *forecast);
+
+        // A backfill older than r1: every release is read again.
+        let before = w.archive.reads();
+        assert!(w.keep("2026-11-20T06:00:00Z", "r0", vec![a(0.30)]).await);
+        let backfilled = moves(&w.releases, season, ClvFrom::Opening).await;
+        assert_eq!(w.archive.reads() - before, 5);
+        assert_eq!((blend(&backfilled, A), blend(&backfilled, B)), (Some(0.30), Some(0.61)));
+    }
 }

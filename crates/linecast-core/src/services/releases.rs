@@ -116,7 +116,19 @@ impl GameHistory {
 /// A value and the instant it was read.
 type ReadAt<T> = (DateTime<Utc>, T);
 /// Price moves and the generation of kept releases they came from.
-type MovesOf = (String, Arc<PriceMoves>);
+/// A season's CLV scan of one series, carried forward release by release:
+/// the generation it last answered, how many of the series' releases it
+/// has read and the last of them (a new generation that extends that
+/// prefix is read from there on; anything else, a backfill or retention,
+/// is read again from the start), and the moves it answered per `from`.
+#[derive(Clone)]
+struct ScanOf {
+    generation: String,
+    read: usize,
+    last: Option<(DateTime<Utc>, String)>,
+    scan: ClvScan,
+    moves: HashMap<ClvFrom, Arc<PriceMoves>>,
+}
 
 /// What a history export is made from.
 #[derive(Debug, Clone)]
@@ -138,8 +150,8 @@ pub struct Releases {
     met: Mutex<HashSet<(String, String)>>,
     /// Each series' releases as last read from the log, and when.
     index: Mutex<HashMap<Series, ReadAt<Arc<Vec<KeptRelease>>>>>,
-    /// Price moves per series, season and `from`, with the generation they came from.
-    moves: Mutex<HashMap<(Series, SeasonLabel, ClvFrom), MovesOf>>,
+    /// Each series and season's CLV scan and its price moves per `from`.
+    moves: Mutex<HashMap<(Series, SeasonLabel), ScanOf>>,
     /// The predictions series whose every recorded release is known to be
     /// in the index of games (a game's history reads the index, not the
     /// archive). Releases are indexed before they are recorded, so a
@@ -622,7 +634,8 @@ impl Releases {
     /// and first price (at its opening, or at its standing forecast with
     /// `from` forecast) and its closing price, as [`ClvScan`] reads them,
     /// and the generation of the releases they came from. Computed once
-    /// per generation, season and `from`.
+    /// per generation, season and `from`; a new release is read alone, the
+    /// scan of those before it carried forward.
     pub async fn price_moves(
         &self,
         sport: Sport,
@@ -638,17 +651,39 @@ impl Releases {
             releases.len(),
             releases.last().map_or(0, |r| r.published_at.timestamp_micros())
         );
-        if let Some((known, moves)) = self
+        let key_of = |r: &KeptRelease| (r.published_at, r.digest.clone());
+        let known = self
             .moves
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .get(&(series, season, from))
-            && *known == generation
-        {
-            return Ok((Arc::clone(moves), generation));
-        }
-        let mut scan = ClvScan::new(model_type);
-        for release in releases.iter() {
+            .get(&(series, season))
+            .cloned();
+        let mut state = match known {
+            Some(known) if known.generation == generation => {
+                if let Some(moves) = known.moves.get(&from) {
+                    return Ok((Arc::clone(moves), generation));
+                }
+                known
+            }
+            // The releases it read are still the first ones: carried on.
+            Some(known)
+                if known.read <= releases.len()
+                    && known.last == known.read.checked_sub(1).map(|i| key_of(&releases[i])) =>
+            {
+                ScanOf {
+                    moves: HashMap::new(),
+                    ..known
+                }
+            }
+            _ => ScanOf {
+                generation: String::new(),
+                read: 0,
+                last: None,
+                scan: ClvScan::new(model_type),
+                moves: HashMap::new(),
+            },
+        };
+        for release in &releases[state.read..] {
             let table = self.archive.kept_predictions(release).await?;
             for row in table
                 .value
@@ -656,14 +691,18 @@ impl Releases {
                 .iter()
                 .filter(|r| SeasonLabel::containing(sport, r.key.date) == season)
             {
-                scan.see(release.published_at, row);
+                state.scan.see(release.published_at, row);
             }
         }
-        let moves = Arc::new(scan.moves(from));
+        state.read = releases.len();
+        state.last = releases.last().map(key_of);
+        state.generation.clone_from(&generation);
+        let moves = Arc::new(state.scan.moves(from));
+        state.moves.insert(from, Arc::clone(&moves));
         self.moves
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert((series, season, from), (generation.clone(), Arc::clone(&moves)));
+            .insert((series, season), state);
         Ok((moves, generation))
     }
 

@@ -180,3 +180,82 @@ fn a_table_without_rows_is_a_readable_file_of_its_columns() {
     assert_eq!(builder.schema().fields().len(), 6);
     assert_eq!(builder.metadata().file_metadata().num_rows(), 0);
 }
+
+/// A sink that says, through `reached`, how many bytes have reached it.
+#[derive(Default)]
+struct Counted {
+    bytes: Vec<u8>,
+    reached: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl std::io::Write for Counted {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.bytes.extend_from_slice(buf);
+        self.reached.store(self.bytes.len(), std::sync::atomic::Ordering::SeqCst);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// 40,000 rows streamed: row groups of 16,384, 16,384 and 7,232 rows, each
+/// written out as soon as it is full (bytes reach the sink long before the
+/// end), and the file reads back to the very rows of the one-group writer.
+#[test]
+fn a_streamed_file_is_written_a_row_group_at_a_time_and_reads_back_to_the_whole_table() {
+    use linecast_export::ParquetStream;
+    const N: usize = 40_000;
+    let row = |i: usize| {
+        [
+            Value::Text(format!("team_{}", i % 97).into()),
+            Value::Date(date(2026, 1, 1) + chrono::Days::new((i % 300) as u64)),
+            Value::Text("2026-11-14T12:00:00.123456Z".into()),
+            Value::Int(i as i64),
+            if i % 5 == 0 { Value::Null } else { Value::Float(i as f64 / 7.0) },
+            Value::Bool(i % 2 == 0),
+        ]
+    };
+    let metadata = vec![("linecast.releases".to_owned(), "3".to_owned())];
+    let sink = Counted::default();
+    let reached = sink.reached.clone();
+    let mut stream = ParquetStream::new(COLUMNS, metadata.clone(), sink).unwrap();
+    let mut written_by_row = Vec::new();
+    for i in 0..N {
+        stream.row(row(i)).unwrap();
+        if i + 1 == 16_000 || i + 1 == 16_384 {
+            written_by_row.push(reached.load(std::sync::atomic::Ordering::SeqCst));
+        }
+    }
+    let streamed = stream.finish().unwrap().bytes;
+    assert!(written_by_row[0] < 1024, "before the first group is full, nothing but the magic: {written_by_row:?}");
+    assert!(written_by_row[1] > 100_000, "the first group is out once full: {written_by_row:?}");
+
+    let builder = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(streamed.clone())).unwrap();
+    let groups: Vec<i64> = builder.metadata().row_groups().iter().map(|g| g.num_rows()).collect();
+    assert_eq!(groups, [16_384, 16_384, 7_232]);
+    // One batch across the groups.
+    let streamed_table = builder.with_batch_size(N).build().unwrap().next().unwrap().unwrap();
+
+    let mut whole = ParquetWriter::new(COLUMNS, N);
+    for i in 0..N {
+        whole.row(row(i));
+    }
+    let whole_table = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(whole.write(metadata.clone(), Vec::new()).unwrap()))
+        .unwrap()
+        .with_batch_size(N)
+        .build()
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    assert_eq!(streamed_table, whole_table);
+    assert_eq!(streamed_table.column(3).as_primitive::<Int64Type>().value(39_999), 39_999);
+
+    // The same rows, the same bytes.
+    let mut again = ParquetStream::new(COLUMNS, metadata, Counted::default()).unwrap();
+    for i in 0..N {
+        again.row(row(i)).unwrap();
+    }
+    assert_eq!(again.finish().unwrap().bytes, streamed);
+}
