@@ -415,7 +415,10 @@ fn select_part(req: &HttpRequest, ranges: bool, etag: &HeaderValue, len: u64) ->
 /// The headers of a body's response: its `ETag`, `Vary`, `Cache-Control`,
 /// its media type and content coding (not on a 304), its own `headers`,
 /// and `Accept-Ranges` for a file.
-#[allow(clippy::too_many_arguments)]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "each is one fact of the body or the request, shared by the held and the spooled body"
+)]
 fn finish_headers(
     res: &mut HttpResponse,
     etag: &HeaderValue,

@@ -125,6 +125,11 @@ fn values(var: &Path) -> BTreeMap<&'static str, (String, Check)> {
         "33554432",
         Box::new(|s| assert_eq!(s.cache_bytes, 32 * 1024 * 1024)),
     );
+    add(
+        "LINECAST_SPOOL_BYTES",
+        "268435456",
+        Box::new(|s| assert_eq!(s.spool_bytes, 256 * 1024 * 1024)),
+    );
     // Demo mode asked for, so that LINECAST_AUTH_DISABLED is honoured.
     add("LINECAST_DEMO", "true", Box::new(|s| assert!(s.demo)));
     add(
