@@ -68,9 +68,7 @@ impl Entry {
 /// digest (a total order: two releases of one series never share an
 /// instant).
 pub fn order(entries: &mut [Entry]) {
-    entries.sort_by(|a, b| {
-        (a.published_at, &a.series, &a.digest).cmp(&(b.published_at, &b.series, &b.digest))
-    });
+    entries.sort_by(|a, b| (a.published_at, &a.series, &a.digest).cmp(&(b.published_at, &b.series, &b.digest)));
 }
 
 /// The root of a day: SHA-256, lowercase hex, of the previous root's 64 hex

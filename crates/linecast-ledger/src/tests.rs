@@ -60,7 +60,10 @@ fn a_line_is_the_exact_instant_the_series_and_the_digest_tab_separated() {
             "a".repeat(64)
         )
     );
-    assert_eq!(c().line(), format!("2026-11-12T09:30:00Z\tnfl/odds\t{}\n", "c".repeat(64)));
+    assert_eq!(
+        c().line(),
+        format!("2026-11-12T09:30:00Z\tnfl/odds\t{}\n", "c".repeat(64))
+    );
     assert_eq!(d().day(), date("2026-11-11"));
     assert_eq!(f().day(), date("2026-11-15"));
 }
@@ -160,7 +163,14 @@ fn a_release_recorded_after_its_day_was_sealed_is_late_in_the_next_day_sealed() 
 #[test]
 fn nothing_is_sealed_before_a_day_is_due() {
     // The 15th is not due until 01:00 on the 16th: f and the late d wait.
-    assert!(plan(Some((date("2026-11-14"), ROOT_14)), vec![f(), d()], at("2026-11-16T00:59:00Z")).is_empty());
+    assert!(
+        plan(
+            Some((date("2026-11-14"), ROOT_14)),
+            vec![f(), d()],
+            at("2026-11-16T00:59:00Z")
+        )
+        .is_empty()
+    );
     // Nothing kept: nothing to seal.
     assert!(plan(None, Vec::new(), at("2026-11-16T01:00:00Z")).is_empty());
     // A first sealing whose releases are all of today: nothing due.
@@ -169,11 +179,19 @@ fn nothing_is_sealed_before_a_day_is_due() {
 
 #[test]
 fn days_without_releases_are_sealed_so_a_past_day_never_gains_a_root() {
-    let days = plan(Some((date("2026-11-12"), ROOT_12)), Vec::new(), at("2026-11-14T01:00:00Z"));
+    let days = plan(
+        Some((date("2026-11-12"), ROOT_12)),
+        Vec::new(),
+        at("2026-11-14T01:00:00Z"),
+    );
     let sealed: Vec<(NaiveDate, &str)> = days.iter().map(|d| (d.date, d.root.as_str())).collect();
     assert_eq!(sealed, [(date("2026-11-13"), ROOT_13)]);
     // A later sealing chains from there and keeps today's release pending.
-    let next = plan(Some((date("2026-11-13"), ROOT_13)), vec![e(), f()], at("2026-11-15T01:00:00Z"));
+    let next = plan(
+        Some((date("2026-11-13"), ROOT_13)),
+        vec![e(), f()],
+        at("2026-11-15T01:00:00Z"),
+    );
     assert_eq!(next.len(), 1);
     assert_eq!((next[0].root.as_str(), next[0].releases.clone()), (ROOT_14, vec![e()]));
 }

@@ -30,7 +30,10 @@ pub struct LedgerEntry {
     #[schema(example = "nba/predictions/won_on_points")]
     pub series: String,
     /// SHA-256 of the release's bytes, lowercase hex.
-    #[schema(pattern = "^[0-9a-f]{64}$", example = "9f2c4e0b4f6a1d3e8b7c5a6d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f")]
+    #[schema(
+        pattern = "^[0-9a-f]{64}$",
+        example = "9f2c4e0b4f6a1d3e8b7c5a6d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f"
+    )]
     pub digest: String,
 }
 

@@ -62,11 +62,7 @@ pub async fn public_ledger(req: HttpRequest, state: web::Data<AppState>) -> Resu
         (status = 503, description = "The accounts database, where the ledger is kept, is unavailable", body = crate::error::ErrorBody)
     )
 )]
-pub async fn public_ledger_day(
-    Read {
-        req, state, path, ..
-    }: Read<DatePath>,
-) -> Result<HttpResponse, ApiError> {
+pub async fn public_ledger_day(Read { req, state, path, .. }: Read<DatePath>) -> Result<HttpResponse, ApiError> {
     let DatePath(date) = path;
     serve(
         &req,

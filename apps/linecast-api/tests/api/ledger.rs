@@ -56,7 +56,11 @@ async fn three_days() -> Published {
     let o = fixture(ODDS);
     let versions: Vec<(&'static str, &'static str, Vec<u8>)> = vec![
         ("2026-11-12T10:00:00Z", ML, variant(&p, "BLEND", "0.5101")),
-        ("2026-11-12T10:00:00.500Z", NBA_ODDS, variant(&o, "home_money_line", "-201")),
+        (
+            "2026-11-12T10:00:00.500Z",
+            NBA_ODDS,
+            variant(&o, "home_money_line", "-201"),
+        ),
         ("2026-11-12T18:30:00.123456Z", ML, variant(&p, "BLEND", "0.5102")),
         ("2026-11-14T09:00:00Z", NBA_ODDS, variant(&o, "home_money_line", "-202")),
         ("2026-11-14T23:59:59.999999Z", ML, variant(&p, "BLEND", "0.5103")),
@@ -125,7 +129,11 @@ async fn three_days_list_the_bytes_written_and_every_root_recomputes_from_the_li
     assert_eq!(status, 200, "{roots}");
     let days = roots["days"].as_array().unwrap();
     let dates: Vec<&str> = days.iter().map(|d| d["date"].as_str().unwrap()).collect();
-    assert_eq!(dates, ["2026-11-12", "2026-11-13", "2026-11-14"], "every past day, the empty 13th too");
+    assert_eq!(
+        dates,
+        ["2026-11-12", "2026-11-13", "2026-11-14"],
+        "every past day, the empty 13th too"
+    );
     let mut previous = ZEROS.to_owned();
     for summary in days {
         let date = summary["date"].as_str().unwrap();
@@ -134,7 +142,11 @@ async fn three_days_list_the_bytes_written_and_every_root_recomputes_from_the_li
         assert_eq!(day["complete"], true);
         assert_eq!(listed(&day, "releases"), written_on(&versions, date), "{date}");
         assert!(listed(&day, "late").is_empty());
-        assert_eq!(day["previous_root"], previous.as_str(), "{date} chains to the day before");
+        assert_eq!(
+            day["previous_root"],
+            previous.as_str(),
+            "{date} chains to the day before"
+        );
         let root = recomputed(&previous, &day);
         assert_eq!(day["root"], root.as_str(), "{date}");
         assert_eq!(summary["root"], root.as_str());
@@ -247,7 +259,10 @@ async fn nothing_published_changes_when_bytes_change_or_go_and_a_later_day_chain
     let previous = days[2]["root"].as_str().unwrap();
     assert_eq!(fifteenth["root"], recomputed(previous, &fifteenth).as_str());
     let (_, later) = app.get_json("/api/v1/public/ledger").await;
-    assert_eq!(later["days"].as_array().unwrap()[..3], roots["days"].as_array().unwrap()[..]);
+    assert_eq!(
+        later["days"].as_array().unwrap()[..3],
+        roots["days"].as_array().unwrap()[..]
+    );
     assert_eq!(later["days"][3]["late"], 1);
     assert_eq!(app.get_json("/api/v1/public/ledger/2026-11-13").await.1, days[1]);
 }
@@ -278,4 +293,3 @@ async fn the_ledger_is_limited_per_client_address_and_a_keyed_route_is_not_charg
         assert_eq!(res.headers()["cache-control"], "public, max-age=30");
     }
 }
-

@@ -88,13 +88,13 @@ pub async fn a_day_is_sealed_once_with_its_entries_and_retention_leaves_it_whole
 }
 
 pub async fn instances_sealing_one_day_at_once_write_it_once(url: String) {
-    let a = Arc::new(SeaAccounts::connect(&url).await.unwrap());
-    let b = Arc::new(SeaAccounts::connect(&url).await.unwrap());
-    let r = release(ML, "2026-11-12T14:00:00Z", 'a');
-    assert!(a.record(&r).await.unwrap());
-    let one = day("2026-11-12", &"0".repeat(64), vec![entry(&r)], Vec::new());
-    let (x, y) = tokio::join!(a.seal(&one), b.seal(&one));
-    let (x, y) = (x.unwrap(), y.unwrap());
-    assert!(x ^ y, "exactly one seals it: {x} {y}");
-    assert_eq!(b.day(one.date).await.unwrap(), Some(one));
+    let first = Arc::new(SeaAccounts::connect(&url).await.unwrap());
+    let second = Arc::new(SeaAccounts::connect(&url).await.unwrap());
+    let kept = release(ML, "2026-11-12T14:00:00Z", 'a');
+    assert!(first.record(&kept).await.unwrap());
+    let one = day("2026-11-12", &"0".repeat(64), vec![entry(&kept)], Vec::new());
+    let (by_first, by_second) = tokio::join!(first.seal(&one), second.seal(&one));
+    let (by_first, by_second) = (by_first.unwrap(), by_second.unwrap());
+    assert!(by_first ^ by_second, "exactly one seals it: {by_first} {by_second}");
+    assert_eq!(second.day(one.date).await.unwrap(), Some(one));
 }

@@ -135,12 +135,12 @@ async fn a_release_recorded_after_its_day_was_sealed_is_late_in_the_next_day_and
     assert_eq!(after[..3], before[..], "a sealed root never changes");
     let r15 = expected_root(
         &before[2].root,
-        &[
-            ("2026-11-15T10:00:00Z", ODDS, 'f'),
-            ("2026-11-13T08:00:00Z", ML, 'd'),
-        ],
+        &[("2026-11-15T10:00:00Z", ODDS, 'f'), ("2026-11-13T08:00:00Z", ML, 'd')],
     );
-    assert_eq!((after[3].date, after[3].root.as_str()), (date("2026-11-15"), r15.as_str()));
+    assert_eq!(
+        (after[3].date, after[3].root.as_str()),
+        (date("2026-11-15"), r15.as_str())
+    );
     assert_eq!((after[3].releases, after[3].late), (1, 1));
     let thirteenth = ledger.day(date("2026-11-13"), next).await.unwrap().value;
     assert!(sealed(&thirteenth).releases.is_empty(), "the 13th stays as sealed");
@@ -154,10 +154,7 @@ async fn instances_sealing_at_once_agree_on_every_day() {
     let now = at("2026-11-15T12:00:00Z");
     let (x, y) = tokio::join!(a.seal(now), b.seal(now));
     assert_eq!(x.unwrap() + y.unwrap(), 3, "each day sealed once");
-    assert_eq!(
-        a.roots(now).await.unwrap().value,
-        b.roots(now).await.unwrap().value
-    );
+    assert_eq!(a.roots(now).await.unwrap().value, b.roots(now).await.unwrap().value);
     // Once sealed through the due day, an instance asks nothing again.
     assert_eq!(a.seal(now).await.unwrap(), 0);
 }
@@ -180,7 +177,13 @@ async fn retention_forgets_only_listed_releases_and_leaves_the_ledger_whole() {
     .with_ledger(ledger.clone());
     // The cutoff (the 15th at 00:00) would forget the late release: it stops before it.
     assert_eq!(releases.prune(now).await.unwrap(), 3);
-    let kept: Vec<DateTime<Utc>> = log.releases(ODDS).await.unwrap().iter().map(|r| r.published_at).collect();
+    let kept: Vec<DateTime<Utc>> = log
+        .releases(ODDS)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.published_at)
+        .collect();
     assert_eq!(kept, [at("2026-11-13T08:00:00Z"), at("2026-11-15T10:00:00Z")]);
     assert_eq!(ledger.roots(now).await.unwrap().value, before);
     let twelfth = ledger.day(date("2026-11-12"), now).await.unwrap().value;
