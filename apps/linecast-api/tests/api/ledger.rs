@@ -165,6 +165,16 @@ async fn three_days_list_the_bytes_written_and_every_root_recomputes_from_the_li
     assert_eq!(today["complete"], false);
     assert_eq!((&today["root"], &today["previous_root"]), (&Value::Null, &Value::Null));
     assert_eq!(listed(&today, "releases"), written_on(&versions, "2026-11-15"));
+    // A release kept later today is served at once (the open day's body is
+    // keyed by its list).
+    let newer = variant(&fixture(PREDICTIONS), "BLEND", "0.5105");
+    publish(&app.store_dir, PREDICTIONS, &newer, "2026-11-15T16:00:00Z");
+    app.keep_releases().await;
+    let (_, today) = app.get_json("/api/v1/public/ledger/2026-11-15").await;
+    let mut expected = written_on(&versions, "2026-11-15");
+    expected.push(("2026-11-15T16:00:00Z".to_owned(), ML.to_owned(), sha256(&newer)));
+    assert_eq!(listed(&today, "releases"), expected);
+    assert_eq!(today["count"], 2);
     // A day after today, a malformed one: 400 naming `date`; before the
     // ledger's first day: 404.
     for bad in ["2026-11-16", "2026-13-01", "yesterday"] {
