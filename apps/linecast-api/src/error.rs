@@ -431,6 +431,23 @@ impl From<linecast_core::services::releases::HistoryError> for ApiError {
     }
 }
 
+impl From<linecast_core::services::ledger::LedgerError> for ApiError {
+    fn from(err: linecast_core::services::ledger::LedgerError) -> Self {
+        use linecast_core::services::ledger::LedgerError;
+        match err {
+            LedgerError::Future => ApiError::invalid("date", "Invalid date: the day is after today (UTC)"),
+            LedgerError::BeforeLedger { first: Some(first) } => ApiError::NotFound(format!(
+                "The ledger has no day before its first, {}",
+                first.format("%Y-%m-%d")
+            )),
+            LedgerError::BeforeLedger { first: None } => {
+                ApiError::NotFound("No release has been kept yet: the ledger has no day".to_owned())
+            }
+            LedgerError::Book(e) => e.into(),
+        }
+    }
+}
+
 impl From<linecast_paging::PagingError> for ApiError {
     fn from(err: linecast_paging::PagingError) -> Self {
         if err.is_conflict() {

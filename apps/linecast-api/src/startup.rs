@@ -527,7 +527,8 @@ impl Wiring<'_> {
         );
         let gate = self.gate(access, keys, request_log.clone(), &events);
         let storefront = crate::storefront::storefront(settings)?;
-        let releases = self.releases(&artifacts);
+        let ledger = Arc::new(linecast_core::services::ledger::Ledger::new(self.db.clone()));
+        let releases = self.releases(&artifacts, &ledger);
         let archive_checks = Arc::new(linecast_core::services::archive_check::ArchiveChecks::new(
             releases.clone(),
             self.store.clone(),
@@ -550,6 +551,7 @@ impl Wiring<'_> {
             probes: self.probes(),
             slate: Arc::new(Slate::new(artifacts.clone())),
             releases,
+            ledger,
             archive_checks,
             markets: Arc::new(Markets::new(artifacts.clone(), markets)),
             datasets: self.datasets(&artifacts),
@@ -644,16 +646,24 @@ impl Wiring<'_> {
         ))
     }
 
-    /// Kept releases of predictions and odds, for `LINECAST_RELEASE_RETENTION_DAYS`.
-    fn releases(&self, artifacts: &Arc<dyn ArtifactStore>) -> Arc<linecast_core::services::releases::Releases> {
-        Arc::new(linecast_core::services::releases::Releases::new(
-            self.db.clone(),
-            self.store.clone(),
-            artifacts.clone(),
-            self.settings
-                .release_retention_days
-                .map(|days| chrono::Duration::days(i64::from(days))),
-        ))
+    /// Kept releases of predictions and odds, for `LINECAST_RELEASE_RETENTION_DAYS`;
+    /// each retention round seals the ledger's due days first.
+    fn releases(
+        &self,
+        artifacts: &Arc<dyn ArtifactStore>,
+        ledger: &Arc<linecast_core::services::ledger::Ledger>,
+    ) -> Arc<linecast_core::services::releases::Releases> {
+        Arc::new(
+            linecast_core::services::releases::Releases::new(
+                self.db.clone(),
+                self.store.clone(),
+                artifacts.clone(),
+                self.settings
+                    .release_retention_days
+                    .map(|days| chrono::Duration::days(i64::from(days))),
+            )
+            .with_ledger(ledger.clone()),
+        )
     }
 }
 

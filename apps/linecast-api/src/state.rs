@@ -34,6 +34,8 @@ pub struct AppState {
     pub slate: Arc<Slate>,
     /// Kept releases: `as_of` reads and a game's history.
     pub releases: Arc<linecast_core::services::releases::Releases>,
+    /// The public ledger of kept releases: sealed days and their roots.
+    pub ledger: Arc<linecast_core::services::ledger::Ledger>,
     /// Live result rows checked against the kept releases.
     pub archive_checks: Arc<linecast_core::services::archive_check::ArchiveChecks>,
     /// Model vs sportsbook vs prediction market.

@@ -12,6 +12,7 @@ mod billing;
 mod connect;
 pub mod entity;
 mod error;
+mod ledger;
 pub mod migration;
 mod pinned;
 mod releases;

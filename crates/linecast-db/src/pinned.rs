@@ -356,6 +356,35 @@ impl linecast_core::ports::releases::ReleaseLog for PinnedAccounts {
 }
 
 #[async_trait]
+impl linecast_core::ports::ledger::LedgerBook for PinnedAccounts {
+    async fn last_sealed(&self) -> Result<Option<(chrono::NaiveDate, String)>, AccountsError> {
+        self.run(move |a| async move { linecast_core::ports::ledger::LedgerBook::last_sealed(&a).await })
+            .await
+    }
+    async fn unlisted(
+        &self,
+        from: Option<DateTime<Utc>>,
+        before: DateTime<Utc>,
+    ) -> Result<Vec<linecast_core::ports::ledger::Entry>, AccountsError> {
+        self.run(move |a| async move { linecast_core::ports::ledger::LedgerBook::unlisted(&a, from, before).await })
+            .await
+    }
+    async fn seal(&self, day: &linecast_core::ports::ledger::Day) -> Result<bool, AccountsError> {
+        let day = day.clone();
+        self.run(move |a| async move { linecast_core::ports::ledger::LedgerBook::seal(&a, &day).await })
+            .await
+    }
+    async fn day(&self, date: chrono::NaiveDate) -> Result<Option<linecast_core::ports::ledger::Day>, AccountsError> {
+        self.run(move |a| async move { linecast_core::ports::ledger::LedgerBook::day(&a, date).await })
+            .await
+    }
+    async fn roots(&self) -> Result<Vec<linecast_core::ports::ledger::DayRoot>, AccountsError> {
+        self.run(move |a| async move { linecast_core::ports::ledger::LedgerBook::roots(&a).await })
+            .await
+    }
+}
+
+#[async_trait]
 impl linecast_core::ports::request_log::RequestLogStore for PinnedAccounts {
     // The flush round's write runs to its end, like the usage batch: its
     // commit may have happened when a timeout would abandon it.

@@ -2,7 +2,7 @@
 //! the daily deadline are America/New_York wall-clock values. This is the
 //! one place that converts between them and instants.
 
-use chrono::{DateTime, NaiveDate, NaiveTime, TimeZone, Utc};
+use chrono::{DateTime, Duration, DurationRound, NaiveDate, NaiveTime, SecondsFormat, TimeZone, Utc};
 use chrono_tz::America::New_York;
 
 /// The America/New_York calendar date at `instant`: the slate date a
@@ -21,6 +21,17 @@ pub fn et_instant(date: NaiveDate, time: NaiveTime) -> Option<DateTime<Utc>> {
         .map(|t| t.with_timezone(&Utc))
 }
 
+/// A publication instant with every digit the release log keeps (to the
+/// microsecond; a whole second has no fraction), RFC 3339 in UTC:
+/// `2026-11-22T16:16:04.460357Z`. The one spelling of a kept release's
+/// `published_at`: payloads write it (passed back as `as_of`, it reads the
+/// release published then) and the public ledger hashes it.
+pub fn exact(t: DateTime<Utc>) -> String {
+    t.duration_trunc(Duration::microseconds(1))
+        .unwrap_or(t)
+        .to_rfc3339_opts(SecondsFormat::AutoSi, true)
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -28,6 +39,18 @@ mod tests {
 
     fn utc(s: &str) -> DateTime<Utc> {
         DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    #[test]
+    fn a_publication_instant_keeps_every_digit_to_the_microsecond() {
+        assert_eq!(exact(utc("2026-11-22T16:16:04.460357Z")), "2026-11-22T16:16:04.460357Z");
+        assert_eq!(exact(utc("2026-11-22T16:16:04.460Z")), "2026-11-22T16:16:04.460Z");
+        assert_eq!(exact(utc("2026-11-22T16:16:04Z")), "2026-11-22T16:16:04Z");
+        // A file system's nanoseconds are cut to what the release log keeps.
+        assert_eq!(
+            exact(utc("2026-11-22T16:16:04.460357891Z")),
+            "2026-11-22T16:16:04.460357Z"
+        );
     }
 
     fn date(s: &str) -> NaiveDate {

@@ -16,6 +16,7 @@ pub mod freshness;
 pub mod games;
 pub mod health;
 pub mod history;
+pub mod ledger;
 pub mod markets;
 pub mod result_rows;
 pub mod rounding;

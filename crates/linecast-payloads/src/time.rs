@@ -2,7 +2,7 @@
 //! whole seconds; a publication instant a client may pass back as `as_of`
 //! carries every digit the release log keeps.
 
-use chrono::{DateTime, Duration, DurationRound, SecondsFormat, Utc};
+use chrono::{DateTime, SecondsFormat, Utc};
 
 /// `2026-11-22T18:15:00Z`.
 pub fn rfc3339(t: DateTime<Utc>) -> String {
@@ -12,13 +12,10 @@ pub fn rfc3339(t: DateTime<Utc>) -> String {
 /// A publication instant with every digit the release log keeps (to the
 /// microsecond; a whole second has no fraction): `2026-11-22T16:16:04.460357Z`.
 /// Passed back as `as_of`, it reads the release published then, never the
-/// one before. Release stamps, history entries, release events and
-/// `predictions_date` are written through it.
-pub fn exact(t: DateTime<Utc>) -> String {
-    t.duration_trunc(Duration::microseconds(1))
-        .unwrap_or(t)
-        .to_rfc3339_opts(SecondsFormat::AutoSi, true)
-}
+/// one before. Release stamps, history entries, release events,
+/// `predictions_date` and the public ledger are written through it; the
+/// rule is `linecast_domain::time::exact` (the ledger's roots hash it).
+pub use linecast_domain::time::exact;
 
 #[cfg(test)]
 mod tests {
@@ -31,15 +28,8 @@ mod tests {
     }
 
     #[test]
-    fn a_publication_instant_keeps_every_digit_to_the_microsecond() {
+    fn other_instants_are_whole_seconds_and_publication_instants_keep_their_digits() {
         assert_eq!(exact(at("2026-11-22T16:16:04.460357Z")), "2026-11-22T16:16:04.460357Z");
-        assert_eq!(exact(at("2026-11-22T16:16:04.460Z")), "2026-11-22T16:16:04.460Z");
-        assert_eq!(exact(at("2026-11-22T16:16:04Z")), "2026-11-22T16:16:04Z");
-        // A file system's nanoseconds are cut to what the release log keeps.
-        assert_eq!(
-            exact(at("2026-11-22T16:16:04.460357891Z")),
-            "2026-11-22T16:16:04.460357Z"
-        );
         assert_eq!(rfc3339(at("2026-11-22T16:16:04.460357Z")), "2026-11-22T16:16:04Z");
     }
 }

@@ -17,6 +17,7 @@ pub mod edge_picks;
 pub mod events;
 pub mod games;
 pub mod health;
+pub mod ledger;
 pub mod markets;
 pub mod odds;
 pub mod predictions;

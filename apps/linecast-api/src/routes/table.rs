@@ -86,6 +86,8 @@ endpoints! {
     LIVENESS = GET "/api/v1/liveness", Open, Fresh(NO_STORE), health::liveness;
     // Public data: within the per-address limit.
     PUBLIC_ML_PICKS = GET "/api/v1/public/ml-picks/{sport}/{market}", PerAddress, Read(PUBLIC), public_picks::public_ml_picks;
+    PUBLIC_LEDGER = GET "/api/v1/public/ledger", PerAddress, Read(PUBLIC), ledger::public_ledger;
+    PUBLIC_LEDGER_DAY = GET "/api/v1/public/ledger/{date}", PerAddress, Read(PUBLIC), ledger::public_ledger_day;
     DATA_STATUS = GET "/api/v1/data-status/{sport}", PerAddress, Fresh(REVALIDATE), data_status::data_status;
     EDGE_PICKS = GET "/api/v1/edge-picks", PerAddress, Fresh(REVALIDATE), edge_picks::edge_picks;
     TRACK_RECORD = GET "/api/v1/edge-picks/track-record", PerAddress, Fresh(REVALIDATE), edge_picks::edge_picks_track_record;
@@ -215,6 +217,8 @@ mod tests {
                 "/api/v1/readiness",
                 "/api/v1/liveness",
                 "/api/v1/public/ml-picks/{sport}/{market}",
+                "/api/v1/public/ledger",
+                "/api/v1/public/ledger/{date}",
                 "/api/v1/data-status/{sport}",
                 "/api/v1/edge-picks",
                 "/api/v1/edge-picks/track-record",

@@ -33,6 +33,8 @@ fn fill(doc: &Value, template: &str, parameters: &[Value]) -> String {
         let value = match resolve(doc, &p["schema"])["enum"].as_array().and_then(|e| e.first()) {
             Some(first) => first.as_str().unwrap().to_owned(),
             None => match name {
+                // The ledger's days end today (the fixtures' UTC date).
+                "date" if template.contains("/ledger/") => crate::helpers::FIXTURE_TODAY.to_owned(),
                 "date" | "date_str" => "2026-11-20".to_owned(),
                 "api_key" => "sk_service_XXXX*****".to_owned(),
                 "token" => "not-a-token".to_owned(),

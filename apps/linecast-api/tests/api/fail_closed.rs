@@ -140,6 +140,8 @@ async fn the_public_operations_are_exactly_the_specs_unauthenticated_set() {
         "GET /api/v1/liveness",
         "GET /api/v1/data-status/{sport}",
         "GET /api/v1/public/ml-picks/{sport}/{market}",
+        "GET /api/v1/public/ledger",
+        "GET /api/v1/public/ledger/{date}",
         "GET /api/v1/edge-picks",
         "GET /api/v1/edge-picks/track-record",
         "GET /api/v1/edge-picks/{date_str}",

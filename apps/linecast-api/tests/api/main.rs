@@ -28,6 +28,7 @@ mod faults;
 mod game_ids;
 mod helpers;
 mod instants;
+mod ledger;
 mod limits;
 mod log_secrets;
 mod markets;

@@ -56,12 +56,14 @@ fn cached_routes() -> Vec<(String, bool)> {
             Serving::Fresh(cache_control) => cache_control != NO_STORE,
             Serving::Stream | Serving::Write | Serving::Page(_) | Serving::Description(_) => false,
         };
-        // A game's history, the history export and calibration (its CLV
-        // on kept prices) read the release log of the instance's own
-        // database, not the store alone, so a fresh instance is no
-        // reference for them: their freshness after a new release is
-        // pinned where releases are written (releases.rs).
+        // A game's history, the history export, calibration (its CLV on
+        // kept prices) and the public ledger read the release log of the
+        // instance's own database, not the store alone, so a fresh
+        // instance is no reference for them: their freshness after a new
+        // release is pinned where releases are written (releases.rs,
+        // ledger.rs).
         let from_release_log = row.path.starts_with("/api/v1/games/")
+            || row.path.starts_with("/api/v1/public/ledger")
             || row.path.ends_with("/history/export")
             || row.path.ends_with("/calibration");
         if row.method != actix_web::http::Method::GET || !served || from_release_log {

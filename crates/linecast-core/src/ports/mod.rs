@@ -5,6 +5,7 @@ pub mod billing;
 pub mod billing_pages;
 pub mod key_directory;
 pub mod key_relay;
+pub mod ledger;
 pub mod limits;
 pub mod markets;
 pub mod releases;

@@ -11,6 +11,7 @@ pub mod freshness;
 pub mod game_index;
 pub mod history;
 pub mod keys;
+pub mod ledger;
 pub mod markets;
 pub mod portal;
 pub mod releases;

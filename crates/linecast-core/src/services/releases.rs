@@ -22,6 +22,7 @@ use crate::ports::releases::{IndexedGame, KeptRelease, ReleaseArchive, ReleaseLo
 use crate::services::clv::ClvScan;
 use crate::services::game_index;
 use crate::services::history::{History, SeasonData};
+use crate::services::ledger::Ledger;
 use crate::services::slate::{OddsSlate, PredictionSlate, served_models, served_slate_at};
 use crate::{AccountsError, ArtifactStore, Deps, Derived, ObjectVersion, StoreError};
 
@@ -157,6 +158,9 @@ pub struct Releases {
     /// archive). Releases are indexed before they are recorded, so a
     /// series stays complete once it is.
     indexed: Mutex<HashSet<Series>>,
+    /// The public ledger, sealed before retention forgets anything (a
+    /// release is forgotten only once a sealed day lists it).
+    ledger: Option<Arc<Ledger>>,
 }
 
 impl std::fmt::Debug for Releases {
@@ -184,7 +188,16 @@ impl Releases {
             index: Mutex::new(HashMap::new()),
             moves: Mutex::new(HashMap::new()),
             indexed: Mutex::new(HashSet::new()),
+            ledger: None,
         }
+    }
+
+    /// Seals `ledger`'s due days at each retention round, before anything
+    /// is forgotten, and forgets no release the ledger does not list yet.
+    #[must_use]
+    pub fn with_ledger(mut self, ledger: Arc<Ledger>) -> Self {
+        self.ledger = Some(ledger);
+        self
     }
 
     /// Keeps every predictions and odds version among `versions` (what the
@@ -745,13 +758,23 @@ impl Releases {
         ))
     }
 
-    /// Forgets the releases older than the retention (none without one) and
-    /// deletes the archived bytes no kept release names any more.
+    /// Seals the ledger's due days (with a ledger), then forgets the
+    /// releases older than the retention (none without one), but none the
+    /// ledger does not list yet, and deletes the archived bytes no kept
+    /// release names any more. The ledger keeps its lists: forgetting a
+    /// release or its bytes changes no day.
     pub async fn prune(&self, now: DateTime<Utc>) -> Result<usize, ReleaseError> {
+        if let Some(ledger) = &self.ledger {
+            ledger.seal(now).await?;
+        }
         let Some(retention) = self.retention else {
             return Ok(0);
         };
-        let forgotten = self.log.forget_before(now - retention).await?;
+        let cutoff = match &self.ledger {
+            Some(ledger) => ledger.retention_cutoff(now - retention, now).await?,
+            None => now - retention,
+        };
+        let forgotten = self.log.forget_before(cutoff).await?;
         let mut touched: HashSet<Series> = HashSet::new();
         for release in &forgotten {
             touched.insert(release.series);

@@ -1,7 +1,8 @@
 //! `MemoryReleaseLog` and `MemoryArchive`: the release log (with its index
 //! of games) and the archive in memory. The archive reads bytes as the
 //! table registered for them (`register`), so a test chooses every row by
-//! hand; it counts its reads of kept releases (`reads`).
+//! hand; it counts its reads of kept releases (`reads`). The log is also
+//! the ledger's book (`LedgerBook`), as the database adapter is.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -9,10 +10,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use bytes::Bytes;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use linecast_domain::artifacts::{OddsRow, PredictionTable};
 use linecast_domain::{ModelType, Sport};
 
+use crate::ports::ledger::{Day, DayRoot, Entry, LedgerBook};
 use crate::ports::releases::{IndexedGame, KeptRelease, ReleaseArchive, ReleaseLog, Series};
 use crate::services::releases::digest;
 use crate::{AccountsError, ObjectVersion, StoreError, Versioned};
@@ -23,6 +25,8 @@ type IndexKey = (Series, String, i64);
 struct LogInner {
     releases: BTreeMap<(Series, i64), KeptRelease>,
     games: BTreeMap<IndexKey, IndexedGame>,
+    /// Sealed ledger days.
+    days: BTreeMap<NaiveDate, Day>,
 }
 
 /// The release log and its index of games, in memory.
@@ -128,6 +132,71 @@ impl ReleaseLog for MemoryReleaseLog {
                 !inner.games.keys().any(|(s, _, t)| *s == series && *t == at)
             })
             .cloned()
+            .collect())
+    }
+}
+
+fn entry(release: &KeptRelease) -> Entry {
+    Entry {
+        published_at: release.published_at,
+        series: release.series.code(),
+        digest: release.digest.clone(),
+    }
+}
+
+impl LogInner {
+    fn listed(&self, series: &str, at: DateTime<Utc>) -> bool {
+        self.days
+            .values()
+            .flat_map(|d| d.releases.iter().chain(&d.late))
+            .any(|e| e.series == series && e.published_at == at)
+    }
+}
+
+#[async_trait]
+impl LedgerBook for MemoryReleaseLog {
+    async fn last_sealed(&self) -> Result<Option<(NaiveDate, String)>, AccountsError> {
+        Ok(self.lock().days.values().next_back().map(|d| (d.date, d.root.clone())))
+    }
+
+    async fn unlisted(&self, from: Option<DateTime<Utc>>, before: DateTime<Utc>) -> Result<Vec<Entry>, AccountsError> {
+        let inner = self.lock();
+        let mut out: Vec<Entry> = inner
+            .releases
+            .values()
+            .filter(|r| r.published_at < before && from.is_none_or(|from| r.published_at >= from))
+            .filter(|r| !inner.listed(&r.series.code(), r.published_at))
+            .map(entry)
+            .collect();
+        out.sort_by_key(|e| e.published_at);
+        Ok(out)
+    }
+
+    async fn seal(&self, day: &Day) -> Result<bool, AccountsError> {
+        let mut inner = self.lock();
+        if inner.days.contains_key(&day.date) {
+            return Ok(false);
+        }
+        inner.days.insert(day.date, day.clone());
+        Ok(true)
+    }
+
+    async fn day(&self, date: NaiveDate) -> Result<Option<Day>, AccountsError> {
+        Ok(self.lock().days.get(&date).cloned())
+    }
+
+    async fn roots(&self) -> Result<Vec<DayRoot>, AccountsError> {
+        Ok(self
+            .lock()
+            .days
+            .values()
+            .map(|d| DayRoot {
+                date: d.date,
+                previous: d.previous.clone(),
+                root: d.root.clone(),
+                releases: u32::try_from(d.releases.len()).unwrap_or(u32::MAX),
+                late: u32::try_from(d.late.len()).unwrap_or(u32::MAX),
+            })
             .collect())
     }
 }

@@ -6,6 +6,8 @@ pub mod customers;
 pub mod entitlements;
 pub mod kept_releases;
 pub mod key_audit_log;
+pub mod ledger_days;
+pub mod ledger_entries;
 pub mod portal_flashes;
 pub mod portal_links;
 pub mod portal_sessions;

@@ -17,6 +17,7 @@ mod m0010_billing_period_end;
 mod m0011_request_log_segments;
 mod m0012_request_log_packed;
 mod m0013_release_games;
+mod m0014_ledger_days;
 
 /// The migrations, in order.
 #[derive(Debug)]
@@ -39,6 +40,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0011_request_log_segments::Migration),
             Box::new(m0012_request_log_packed::Migration),
             Box::new(m0013_release_games::Migration),
+            Box::new(m0014_ledger_days::Migration),
         ]
     }
 }

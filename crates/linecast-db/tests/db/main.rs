@@ -7,6 +7,7 @@
 mod accounts;
 mod billing;
 mod connect;
+mod ledger;
 mod releases;
 mod request_log;
 mod schema;
@@ -65,6 +66,8 @@ on_every_backend!(
     billing::an_end_is_final_within_its_second,
     billing::a_link_by_hand_applies_what_waited_for_it,
     billing::the_period_end_of_the_event_applied_is_kept_and_an_older_event_leaves_it,
+    ledger::a_day_is_sealed_once_with_its_entries_and_retention_leaves_it_whole,
+    ledger::instances_sealing_one_day_at_once_write_it_once,
     usage::concurrent_usage_increments_are_never_lost_or_doubled,
     usage::a_usage_batch_merges_increments_and_keeps_months_apart,
     usage::a_usage_batch_writes_monthly_and_daily_counts_together,
