@@ -266,9 +266,32 @@ const fn column_description(column: linecast_domain::ModelColumn) -> &'static st
 /// Model column → probability of the positive side (home, or over), null
 /// where the artifact's cell is empty. Every game of a payload carries the
 /// same keys: the payload's `models_used`, IMPLIED included.
-#[derive(Debug, Clone, Default, Serialize)]
-#[serde(transparent)]
-pub struct ModelProbabilities(pub serde_json::Map<String, serde_json::Value>);
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ModelProbabilities(pub NamedNumbers);
+
+impl Serialize for ModelProbabilities {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+/// Numbers by name, written as one JSON object in the order given: each
+/// name a key, each number its value or null (also for a number that is
+/// not finite). Built per game without a map: the names are the catalog's
+/// own static strings.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NamedNumbers(pub Vec<(&'static str, Option<f64>)>);
+
+impl Serialize for NamedNumbers {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, value) in &self.0 {
+            map.serialize_entry(name, &value.filter(|x| x.is_finite()))?;
+        }
+        map.end()
+    }
+}
 
 impl utoipa::PartialSchema for ModelProbabilities {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {

@@ -13,7 +13,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::rounding::{round2, round4};
-use crate::schema::ModelProbabilities;
+use crate::schema::{ModelProbabilities, NamedNumbers};
 
 /// One game. Besides the fields below, each game carries its market's line
 /// fields: over_under: `over_under, over_line, under_line, open_over_under,
@@ -95,9 +95,9 @@ impl From<&linecast_core::ports::releases::KeptRelease> for ReleaseStamp {
 /// The line, opener and EV fields of one prediction game: exactly the
 /// fields of its model type, in contract order (current lines, openers,
 /// then EV of the negative and the positive side).
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(transparent)]
-pub struct PredictionLines(pub serde_json::Map<String, serde_json::Value>);
+pub struct PredictionLines(pub NamedNumbers);
 
 /// What each served line field holds, for the schema: every field of every
 /// model type, with the model type that serves it.
@@ -192,9 +192,9 @@ impl ToSchema for PredictionLines {}
 
 /// The current and opening line fields of one public-feed game: exactly
 /// the fields of its market, in contract order (no EV on the free feed).
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(transparent)]
-pub struct PickLines(pub serde_json::Map<String, serde_json::Value>);
+pub struct PickLines(pub NamedNumbers);
 
 impl utoipa::PartialSchema for PickLines {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
@@ -356,23 +356,24 @@ pub(crate) fn fmt_points(points: f64) -> String {
 /// `predictions` / `models` of one game: every served column, the
 /// artifact's cells as they are and IMPLIED at 6 decimals (as on result rows).
 pub(crate) fn probabilities(row: &PredictionRow, model_type: ModelType, columns: &[ModelColumn]) -> ModelProbabilities {
-    let mut map = serde_json::Map::new();
+    let mut named = Vec::with_capacity(columns.len());
     for column in columns {
         let mut value = model_probability(row, model_type, *column);
         if *column == ModelColumn::Implied {
             value = value.map(crate::rounding::implied);
         }
-        map.insert(column.code().to_owned(), value.into());
+        named.push((column.code(), value));
     }
-    ModelProbabilities(map)
+    ModelProbabilities(NamedNumbers(named))
 }
 
 /// The market's current and opening line fields, in contract order.
-fn line_fields(row: &PredictionRow, model_type: ModelType) -> serde_json::Map<String, serde_json::Value> {
-    let mut lines = serde_json::Map::new();
-    for name in model_type.line_fields().iter().chain(model_type.open_fields()) {
+fn line_fields(row: &PredictionRow, model_type: ModelType) -> Vec<(&'static str, Option<f64>)> {
+    let names = model_type.line_fields().iter().chain(model_type.open_fields());
+    let mut lines = Vec::with_capacity(names.clone().count() + 2);
+    for name in names {
         if let Some(field) = LineField::parse(name) {
-            lines.insert((*name).to_owned(), row.lines.served(field).into());
+            lines.push((*name, row.lines.served(field)));
         }
     }
     lines
@@ -382,8 +383,8 @@ pub fn prediction_game(row: &PredictionRow, model_type: ModelType, columns: &[Mo
     let mut lines = line_fields(row, model_type);
     let (neg, pos) = expected_values(row, model_type);
     let (neg_name, pos_name) = model_type.ev_fields();
-    lines.insert(neg_name.to_owned(), neg.map(round2).into());
-    lines.insert(pos_name.to_owned(), pos.map(round2).into());
+    lines.push((neg_name, neg.map(round2)));
+    lines.push((pos_name, pos.map(round2)));
     PredictionGame {
         game_id: row.game_id.to_string(),
         date: row.key.date_string(),
@@ -391,7 +392,7 @@ pub fn prediction_game(row: &PredictionRow, model_type: ModelType, columns: &[Mo
         away_team: row.key.away_team.to_string(),
         home_team: row.key.home_team.to_string(),
         predictions: probabilities(row, model_type, columns),
-        lines: PredictionLines(lines),
+        lines: PredictionLines(NamedNumbers(lines)),
     }
 }
 
@@ -542,7 +543,7 @@ fn public_game(
         confidence: round4(pick.confidence),
         market_line,
         implied_probability: pick.implied.map(round4),
-        lines: PickLines(line_fields(row, model_type)),
+        lines: PickLines(NamedNumbers(line_fields(row, model_type))),
         models: probabilities(row, model_type, columns),
     }
 }
