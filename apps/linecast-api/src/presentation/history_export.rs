@@ -197,8 +197,12 @@ async fn parquet(
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))
     .collect();
-    let mut out = ParquetStream::new(columns.iter().map(|(name, kind)| (name.as_str(), *kind)), metadata, file)
-        .map_err(|e| failed(&e))?;
+    let mut out = ParquetStream::new(
+        columns.iter().map(|(name, kind)| (name.as_str(), *kind)),
+        metadata,
+        file,
+    )
+    .map_err(|e| failed(&e))?;
     for i in 0..plan.releases.len() {
         for row in release_cells(plan, releases, i).await? {
             out.row(columns.iter().map(|(name, kind)| parquet_value(*kind, row.get(name))))

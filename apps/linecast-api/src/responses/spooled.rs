@@ -290,14 +290,14 @@ fn read_range(
     keep: Arc<Spooled>,
     slot: Option<Slot>,
 ) -> impl futures::Stream<Item = Result<Bytes, std::io::Error>> {
-    struct At {
+    struct Reading {
         file: Option<File>,
         at: u64,
         end: u64,
         _keep: Arc<Spooled>,
         _slot: Option<Slot>,
     }
-    let state = At {
+    let state = Reading {
         file: Some(file),
         at: first,
         end,
@@ -309,7 +309,10 @@ fn read_range(
             return None;
         }
         let file = state.file.take()?;
-        let (at, n) = (state.at, usize::try_from((state.end - state.at).min(sliced::CHUNK as u64)).unwrap_or(sliced::CHUNK));
+        let (at, n) = (
+            state.at,
+            usize::try_from((state.end - state.at).min(sliced::CHUNK as u64)).unwrap_or(sliced::CHUNK),
+        );
         let read = tokio::task::spawn_blocking(move || {
             let mut buf = vec![0_u8; n];
             read_exact_at(&file, &mut buf, at).map(|()| (file, buf))

@@ -596,7 +596,10 @@ async fn the_history_export_is_served_from_its_file_on_disk_with_ranges_and_tags
     let after = app.get_authed(path).await;
     assert_ne!(after.headers()["etag"].to_str().unwrap(), etag);
     let after = after.bytes().await.unwrap();
-    assert!(after.starts_with(&csv), "the older releases' rows come first, as they were");
+    assert!(
+        after.starts_with(&csv),
+        "the older releases' rows come first, as they were"
+    );
     assert!(after.len() > csv.len());
     assert_eq!(files(), 4);
 }

@@ -491,6 +491,19 @@ mod releases_tests {
         assert_eq!(w.archive.reads(), 6);
     }
 
+    /// The price moves `releases` answer for nba moneyline `season` at `NOW`.
+    async fn moves(
+        releases: &Releases,
+        season: linecast_domain::SeasonLabel,
+        from: linecast_grading::calibration::ClvFrom,
+    ) -> std::sync::Arc<linecast_grading::calibration::PriceMoves> {
+        releases
+            .price_moves(Sport::Nba, ModelType::WonOnPoints, season, from, at(NOW))
+            .await
+            .unwrap()
+            .0
+    }
+
     /// CLV's price moves are carried forward: a release newer than every
     /// one read is read alone (one archive read) and moves the standing
     /// forecast, leaving the opening; the result equals a fresh instance's
@@ -503,17 +516,6 @@ mod releases_tests {
         let w = world(None);
         w.three().await;
         let season = SeasonLabel::containing(Sport::Nba, NaiveDate::from_ymd_opt(2026, 11, 20).unwrap());
-        async fn moves(
-            releases: &Releases,
-            season: SeasonLabel,
-            from: ClvFrom,
-        ) -> std::sync::Arc<linecast_grading::calibration::PriceMoves> {
-            releases
-                .price_moves(Sport::Nba, ModelType::WonOnPoints, season, from, at(NOW))
-                .await
-                .unwrap()
-                .0
-        }
         let blend = |m: &linecast_grading::calibration::PriceMoves, id: &str| {
             m[&linecast_domain::GameId::from(id)].models.get(ModelColumn::Blend)
         };
@@ -527,7 +529,11 @@ mod releases_tests {
         assert_eq!(w.archive.reads(), 4, "only the new release was read");
         assert_eq!((blend(&opening, A), blend(&opening, B)), (Some(0.40), Some(0.61)));
         let forecast = moves(&w.releases, season, ClvFrom::Forecast).await;
-        assert_eq!(w.archive.reads(), 4, "the other `from` of the same generation reads nothing");
+        assert_eq!(
+            w.archive.reads(),
+            4,
+            "the other `from` of the same generation reads nothing"
+        );
         assert_eq!((blend(&forecast, A), blend(&forecast, B)), (Some(0.50), Some(0.64)));
         let fresh = w.another();
         assert_eq!(*moves(&fresh, season, ClvFrom::Opening).await, *opening);

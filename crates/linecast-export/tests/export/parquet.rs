@@ -191,7 +191,8 @@ struct Counted {
 impl std::io::Write for Counted {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.bytes.extend_from_slice(buf);
-        self.reached.store(self.bytes.len(), std::sync::atomic::Ordering::SeqCst);
+        self.reached
+            .store(self.bytes.len(), std::sync::atomic::Ordering::SeqCst);
         Ok(buf.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -212,8 +213,12 @@ fn a_streamed_file_is_written_a_row_group_at_a_time_and_reads_back_to_the_whole_
             Value::Date(date(2026, 1, 1) + chrono::Days::new((i % 300) as u64)),
             Value::Text("2026-11-14T12:00:00.123456Z".into()),
             Value::Int(i as i64),
-            if i % 5 == 0 { Value::Null } else { Value::Float(i as f64 / 7.0) },
-            Value::Bool(i % 2 == 0),
+            if i.is_multiple_of(5) {
+                Value::Null
+            } else {
+                Value::Float(i as f64 / 7.0)
+            },
+            Value::Bool(i.is_multiple_of(2)),
         ]
     };
     let metadata = vec![("linecast.releases".to_owned(), "3".to_owned())];
@@ -228,11 +233,22 @@ fn a_streamed_file_is_written_a_row_group_at_a_time_and_reads_back_to_the_whole_
         }
     }
     let streamed = stream.finish().unwrap().bytes;
-    assert!(written_by_row[0] < 1024, "before the first group is full, nothing but the magic: {written_by_row:?}");
-    assert!(written_by_row[1] > 100_000, "the first group is out once full: {written_by_row:?}");
+    assert!(
+        written_by_row[0] < 1024,
+        "before the first group is full, nothing but the magic: {written_by_row:?}"
+    );
+    assert!(
+        written_by_row[1] > 100_000,
+        "the first group is out once full: {written_by_row:?}"
+    );
 
     let builder = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(streamed.clone())).unwrap();
-    let groups: Vec<i64> = builder.metadata().row_groups().iter().map(|g| g.num_rows()).collect();
+    let groups: Vec<i64> = builder
+        .metadata()
+        .row_groups()
+        .iter()
+        .map(parquet::file::metadata::RowGroupMetaData::num_rows)
+        .collect();
     assert_eq!(groups, [16_384, 16_384, 7_232]);
     // One batch across the groups.
     let streamed_table = builder.with_batch_size(N).build().unwrap().next().unwrap().unwrap();
@@ -241,16 +257,20 @@ fn a_streamed_file_is_written_a_row_group_at_a_time_and_reads_back_to_the_whole_
     for i in 0..N {
         whole.row(row(i));
     }
-    let whole_table = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(whole.write(metadata.clone(), Vec::new()).unwrap()))
-        .unwrap()
-        .with_batch_size(N)
-        .build()
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap();
+    let whole_table =
+        ParquetRecordBatchReaderBuilder::try_new(Bytes::from(whole.write(metadata.clone(), Vec::new()).unwrap()))
+            .unwrap()
+            .with_batch_size(N)
+            .build()
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap();
     assert_eq!(streamed_table, whole_table);
-    assert_eq!(streamed_table.column(3).as_primitive::<Int64Type>().value(39_999), 39_999);
+    assert_eq!(
+        streamed_table.column(3).as_primitive::<Int64Type>().value(39_999),
+        39_999
+    );
 
     // The same rows, the same bytes.
     let mut again = ParquetStream::new(COLUMNS, metadata, Counted::default()).unwrap();
