@@ -213,7 +213,8 @@ where
 /// `render` writes it to a file of the spool directory it is given, on the
 /// heavy-work threads, once per key (the route, `params` and the deps of
 /// `load`'s value); every request is answered from that file. No memo: the
-/// core read (`load`) runs on each request, on the heavy-work threads.
+/// core read (`load`, a plan) runs on each request, on the request thread,
+/// so a file made already is served without waiting for a heavy thread.
 /// `slot` (a download slot) is held until the body has been sent.
 pub async fn serve_spooled<P, T, E, L, Fut, R, RFut>(
     req: &HttpRequest,
@@ -233,13 +234,16 @@ where
     RFut: Future<Output = Result<super::spooled::Spooled, ApiError>> + Send + 'static,
 {
     let route = row(req)?;
-    let now = state.clock.now();
+    let Derived { value, deps } = load(state.clock.now()).await?;
+    let key = CacheKey::new(route.name, &params, &deps);
+    // A file made already is served at once, never queued behind a render.
+    if let Some(body) = state.files.cached(&key).await {
+        return body.respond_holding(req, route.cache_control(), slot);
+    }
     let files = state.files.clone();
     let body = state
         .heavy
         .run(async move {
-            let Derived { value, deps } = load(now).await?;
-            let key = CacheKey::new(route.name, &params, &deps);
             let dir = files.dir().clone();
             files.get_or_make(key, render(value, dir)).await
         })

@@ -365,6 +365,15 @@ impl SpoolCache {
         &self.dir
     }
 
+    /// The body for `key` when it is made already.
+    pub(super) async fn cached(&self, key: &super::CacheKey) -> Option<Arc<Spooled>> {
+        let hit = self.cache.get(key).await;
+        if hit.is_some() {
+            crate::metrics::response_cache("hit");
+        }
+        hit
+    }
+
     /// The body for `key`, made by `make` on a miss (concurrent misses of
     /// one key make it once). Errors are not cached.
     pub(super) async fn get_or_make(
