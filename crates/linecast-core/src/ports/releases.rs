@@ -125,7 +125,8 @@ pub struct IndexedGame {
     /// The row's position in the release (0 first).
     pub ordinal: u32,
     /// The game's row and the release's model columns, encoded by
-    /// `services::game_index` (opaque to the log).
+    /// `services::game_index`: one line (no line feed), opaque otherwise
+    /// to the log.
     pub row: String,
 }
 

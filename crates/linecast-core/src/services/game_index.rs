@@ -7,6 +7,8 @@
 //! shortest round-trip form) and which games a table indexes. Must not know
 //! SQL (the `ReleaseLog` port stores the text as it is).
 
+use std::borrow::Cow;
+
 use chrono::{NaiveDate, NaiveTime};
 use linecast_domain::artifacts::{PredictionRow, PredictionTable};
 use linecast_domain::{GameKey, LineField, ModelColumn, ModelProbs};
@@ -103,15 +105,26 @@ pub fn encode(present: &[ModelColumn], row: &PredictionRow) -> String {
 /// The row `encoded` holds (its id `game_id`) and the model columns its
 /// release's header had; `None` when the text is not an encoded row.
 pub fn decode(game_id: &str, encoded: &str) -> Option<(PredictionRow, Vec<ModelColumn>)> {
-    let fields: Vec<String> = encoded.split('\t').map(unescape).collect::<Option<_>>()?;
+    // Borrowed fields: only one holding an escape is copied.
+    let fields: Vec<Cow<'_, str>> = encoded
+        .split('\t')
+        .map(|field| {
+            if field.contains('\\') {
+                unescape(field).map(Cow::Owned)
+            } else {
+                Some(Cow::Borrowed(field))
+            }
+        })
+        .collect::<Option<_>>()?;
     let lines_at = 6;
     let models_at = lines_at + LineField::ALL.len();
     let extras_at = models_at + ModelColumn::ALL.len();
     if fields.len() < extras_at || fields[0] != VERSION || !(fields.len() - extras_at).is_multiple_of(2) {
         return None;
     }
-    let date = NaiveDate::parse_from_str(&fields[1], "%Y-%m-%d").ok()?;
-    let time = NaiveTime::parse_from_str(&fields[2], "%H:%M:%S%.f").ok()?;
+    // `YYYY-MM-DD` and `HH:MM:SS[.f]`, as `encode` wrote them.
+    let date = fields[1].parse::<NaiveDate>().ok()?;
+    let time = fields[2].parse::<NaiveTime>().ok()?;
     let present = if fields[5].is_empty() {
         Vec::new()
     } else {
@@ -130,10 +143,10 @@ pub fn decode(game_id: &str, encoded: &str) -> Option<(PredictionRow, Vec<ModelC
     }
     let extras = fields[extras_at..]
         .chunks(2)
-        .map(|pair| (std::sync::Arc::from(pair[0].as_str()), pair[1].clone()))
+        .map(|pair| (std::sync::Arc::from(&*pair[0]), pair[1].clone().into_owned()))
         .collect();
     let row = PredictionRow {
-        key: GameKey::new(date, time, fields[3].as_str(), fields[4].as_str()),
+        key: GameKey::new(date, time, &*fields[3], &*fields[4]),
         game_id: game_id.into(),
         lines,
         models,

@@ -79,6 +79,8 @@ pub async fn a_releases_games_are_indexed_once_read_per_game_oldest_first_and_fo
         .unwrap();
     db.index_games(&r1, &[game(knicks, 0, "k1")]).await.unwrap();
     db.index_games(&r3, &[game(knicks, 0, "k3")]).await.unwrap();
+    // A row is one line: one holding a line feed is refused, nothing written.
+    assert!(db.index_games(&r1, &[game(nets, 0, "one\ntwo")]).await.is_err());
     // A second write of the same games, by another instance, changes nothing.
     other.index_games(&r1, &[game(knicks, 0, "k1")]).await.unwrap();
     for r in [&r1, &r2] {
