@@ -4,7 +4,8 @@
 # artifacts cache at 1 MiB (LINECAST_CACHE_BYTES=8 MiB, artifacts 1/8), 2,160
 # versions of the ncaab moneyline predictions (bench/season_releases.py)
 # imported, then: one history cold and 20 warm (bench/timed_get.py), 80
-# histories of distinct games at 40 in parallel, and the RSS (VmRSS, VmHWM)
+# histories of distinct games at 40 in parallel, 80 unknown ids at 40 in
+# parallel, and the RSS (VmRSS, VmHWM)
 # around one `season=all` CSV export and two at once.
 #
 #   bench/history.sh [FULL_STORE]
@@ -42,6 +43,23 @@ def get(i):
 t = time.perf_counter()
 with concurrent.futures.ThreadPoolExecutor(40) as pool:
     statuses = list(pool.map(get, ids))
+print(f"{len(statuses)} calls, statuses {sorted(set(statuses))}, {time.perf_counter() - t:.3f} s in all")
+PY
+sleep 1
+echo "80 unknown ids at 40 in parallel (the review's reproduction):"
+taskset -c 1 python3 - "$BASE" "$KEY" <<'PY'
+import concurrent.futures, sys, time, urllib.error, urllib.request
+base, key = sys.argv[1], sys.argv[2]
+def get(i):
+    req = urllib.request.Request(f"{base}/api/v1/games/ncaab-20261121-nobody{i}-no_team/history?model_type=won_on_points", headers={"X-API-Key": key})
+    try:
+        with urllib.request.urlopen(req) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+t = time.perf_counter()
+with concurrent.futures.ThreadPoolExecutor(40) as pool:
+    statuses = list(pool.map(get, range(80)))
 print(f"{len(statuses)} calls, statuses {sorted(set(statuses))}, {time.perf_counter() - t:.3f} s in all")
 PY
 sleep 1

@@ -147,7 +147,10 @@ impl ReleaseLog for SeaAccounts {
 
     async fn index_games(&self, release: &KeptRelease, games: &[IndexedGame]) -> Result<(), AccountsError> {
         if let Some(game) = games.iter().find(|g| g.row.contains('\n')) {
-            return Err(corrupt(format_args!("indexed row of {} holds a line feed", game.game_id)));
+            return Err(corrupt(format_args!(
+                "indexed row of {} holds a line feed",
+                game.game_id
+            )));
         }
         for chunk in games.chunks(INDEX_CHUNK) {
             let rows = chunk.iter().map(|game| release_games::ActiveModel {

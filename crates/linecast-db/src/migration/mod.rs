@@ -18,6 +18,7 @@ mod m0011_request_log_segments;
 mod m0012_request_log_packed;
 mod m0013_release_games;
 mod m0014_ledger_days;
+mod m0015_release_games_clustered;
 
 /// The migrations, in order.
 #[derive(Debug)]
@@ -41,6 +42,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0012_request_log_packed::Migration),
             Box::new(m0013_release_games::Migration),
             Box::new(m0014_ledger_days::Migration),
+            Box::new(m0015_release_games_clustered::Migration),
         ]
     }
 }

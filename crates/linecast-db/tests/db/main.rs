@@ -84,6 +84,7 @@ on_every_backend!(
     releases::a_release_is_recorded_once_by_whichever_instance_comes_first,
     releases::releases_read_back_oldest_first_per_series_and_are_forgotten_before_a_cutoff,
     releases::a_releases_games_are_indexed_once_read_per_game_oldest_first_and_forgotten_with_it,
+    releases::the_index_of_games_keeps_every_row_through_its_rebuild_in_key_order,
     schema::a_fresh_database_is_refused_by_check_and_migrated_once_by_migrate,
     schema::a_migration_of_a_newer_release_is_reported_and_tolerated,
     schema::a_database_with_another_migration_history_is_refused_and_left_alone,

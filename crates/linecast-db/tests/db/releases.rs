@@ -132,3 +132,56 @@ pub async fn a_releases_games_are_indexed_once_read_per_game_oldest_first_and_fo
         [(r2, game(knicks, 1, "k2\twith\\tab"))]
     );
 }
+
+pub async fn the_index_of_games_keeps_every_row_through_its_rebuild_in_key_order(url: String) {
+    use linecast_db::migration::Migrator;
+    use sea_orm::ConnectionTrait;
+    use sea_orm_migration::MigratorTrait;
+
+    let conn = linecast_db::open_with_timeout(&url, std::time::Duration::from_secs(30))
+        .await
+        .unwrap();
+    // The schema as m0014 left it, with a release indexed in it.
+    Migrator::up(&conn, Some(14)).await.unwrap();
+    let db = SeaAccounts::new(conn.clone());
+    let (knicks, nets) = ("nba-20261120-knicks-celtics", "nba-20261120-nets-heat");
+    let r1 = release(NBA_ML, "2026-11-20T10:00:00.000001Z", 'a');
+    let r2 = release(NBA_ML, "2026-11-20T16:00:00Z", 'b');
+    db.index_games(&r1, &[game(knicks, 0, "k1"), game(nets, 1, "n1")])
+        .await
+        .unwrap();
+    db.index_games(&r2, &[game(knicks, 0, "k2\twith\\tab")]).await.unwrap();
+    for r in [&r1, &r2] {
+        assert!(db.record(r).await.unwrap());
+    }
+    let before = (
+        db.game_releases(NBA_ML, knicks).await.unwrap(),
+        db.game_releases(NBA_ML, nets).await.unwrap(),
+    );
+    assert_eq!(before.0.len(), 2);
+
+    Migrator::up(&conn, None).await.unwrap();
+    let after = (
+        db.game_releases(NBA_ML, knicks).await.unwrap(),
+        db.game_releases(NBA_ML, nets).await.unwrap(),
+    );
+    assert_eq!(after, before, "every indexed row survives the rebuild");
+    // Still one row per game and release, and retention still forgets.
+    db.index_games(&r2, &[game(knicks, 0, "k2\twith\\tab")]).await.unwrap();
+    assert_eq!(db.game_releases(NBA_ML, knicks).await.unwrap(), before.0);
+    if conn.get_database_backend() == sea_orm::DbBackend::Sqlite {
+        let sql: String = conn
+            .query_one_raw(sea_orm::Statement::from_string(
+                sea_orm::DbBackend::Sqlite,
+                "SELECT sql FROM sqlite_master WHERE name = 'release_games'",
+            ))
+            .await
+            .unwrap()
+            .unwrap()
+            .try_get("", "sql")
+            .unwrap();
+        assert!(sql.contains("WITHOUT ROWID"), "{sql}");
+    }
+    db.forget_before(r2.published_at).await.unwrap();
+    assert_eq!(db.game_releases(NBA_ML, knicks).await.unwrap(), before.0[1..]);
+}
