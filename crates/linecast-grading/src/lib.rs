@@ -61,6 +61,7 @@ pub mod daily;
 pub mod density;
 pub mod ev;
 pub mod grade;
+pub mod interval;
 pub mod market;
 pub mod model;
 pub mod rolling;

@@ -4,6 +4,7 @@
 use linecast_domain::{LineField, ModelColumn, ModelType, SeasonRow, SeasonType, Sport};
 
 use super::fixtures::{RowExt, game};
+use crate::interval::Interval;
 use crate::calibration::{
     ClvBases, ClvBasis, ClvFrom, ClvReason, Forecast, PriceMove, PriceMoves, calibrate_graded_priced, log_loss, skill,
     wilson,
@@ -174,15 +175,21 @@ fn worked_example_for_payloads_md() {
             n: 6,
             brier: 0.214_383,
             log_loss: 0.616_746,
+            // Pinned by `interval_props`, recomputed independently there.
+            brier_ci: blend.brier_ci,
+            log_loss_ci: blend.log_loss_ci,
             reliability_bins: expected_bins,
             reliability: 0.0639,
             resolution: 0.055_556,
             uncertainty: 0.222_222,
             ece: 0.228_333,
+            skill_at_forecast: None,
             skill_vs_market: Some(Skill {
                 n: 6,
                 brier_skill: Some(0.1425),
                 log_loss_skill: Some(0.1102),
+                brier_skill_ci: blend.skill_vs_market.and_then(|s| s.brier_skill_ci),
+                log_loss_skill_ci: blend.skill_vs_market.and_then(|s| s.log_loss_skill_ci),
             }),
             n_paired: 6,
             clv: blend_clv,
@@ -220,12 +227,24 @@ fn worked_example_for_payloads_md() {
             n: 6,
             brier: 0.25,
             log_loss: 0.693_147,
+            // Every forecast 0.5: every resample scores the same.
+            brier_ci: Some(Interval {
+                n: 6,
+                low: 0.25,
+                high: 0.25
+            }),
+            log_loss_ci: Some(Interval {
+                n: 6,
+                low: 0.693_147,
+                high: 0.693_147
+            }),
             reliability_bins: implied_bins,
             reliability: 0.027_778,
             resolution: 0.0,
             uncertainty: 0.222_222,
             ece: 0.166_667,
             skill_vs_market: None,
+            skill_at_forecast: None,
             n_paired: 6,
             clv: implied_clv,
             clv_bases: ClvBases {
@@ -287,7 +306,9 @@ fn models_are_listed_in_payload_order_and_only_with_a_population() {
         Some(Skill {
             n: 0,
             brier_skill: None,
-            log_loss_skill: None
+            log_loss_skill: None,
+            brier_skill_ci: None,
+            log_loss_skill_ci: None,
         })
     );
 

@@ -39,7 +39,7 @@ pub struct SeasonData {
     summary: OnceLock<Arc<Summary>>,
     tracking: OnceLock<Arc<Tracking>>,
     /// One per `CalibrationSource`, in `CalibrationSource::ALL` order.
-    calibration: [OnceLock<Arc<Calibration>>; 3],
+    calibration: [OnceLock<Arc<Calibration>>; 4],
     strategies: [OnceLock<Arc<Leaderboard>>; 2],
     /// Keyed by accounting, strategy id and whether excluded rows are kept.
     replays: Mutex<HashMap<(usize, String, bool), Arc<Replay>>>,
@@ -85,7 +85,7 @@ impl SeasonData {
             order,
             summary: OnceLock::new(),
             tracking: OnceLock::new(),
-            calibration: [OnceLock::new(), OnceLock::new(), OnceLock::new()],
+            calibration: [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()],
             strategies: [OnceLock::new(), OnceLock::new()],
             replays: Mutex::new(HashMap::new()),
             heap_bytes,
@@ -168,12 +168,16 @@ impl SeasonData {
     }
 
     /// Calibration, scores and skill of each model over the rows of
-    /// `source`, computed once per generation and source.
+    /// `source`, computed once per generation and source. `Verified` here
+    /// is every live row: only the archive's checks narrow it to the
+    /// matched rows, so the verified calibration is served by
+    /// `ArchiveChecks::calibration`, never from here.
     pub fn calibration(&self, source: CalibrationSource) -> Arc<Calibration> {
         let slot = match source {
             CalibrationSource::All => &self.calibration[0],
             CalibrationSource::Live => &self.calibration[1],
             CalibrationSource::Reconstructed => &self.calibration[2],
+            CalibrationSource::Verified => &self.calibration[3],
         };
         slot.get_or_init(|| {
             self.weighed(|| {
