@@ -369,13 +369,51 @@ fn the_source_filter_reads_model_probability_source_before_anything_else() {
     assert_eq!(entry(&c, ModelColumn::Blend).brier, 0.223_333);
 }
 
+/// The verified source reads exactly the rows the archive marked, and
+/// nothing without marks; its `left_out` is the caller's count.
+#[test]
+fn verified_reads_only_the_marked_rows() {
+    use crate::calibration::{Inputs, LeftOut, calibrate_graded_with};
+    let rows = vec![
+        ml_game("2026-11-01", true, 0.7),
+        ml_game("2026-11-02", false, 0.6),
+        ml_game("2026-11-03", true, 0.4),
+    ];
+    let graded = grade_rows(&rows, Sport::Nba, ML);
+    let left_out = LeftOut {
+        mismatch: 1,
+        not_kept: 0,
+        not_applicable: 0,
+    };
+    let marks = [true, false, true];
+    let c = calibrate_graded_with(
+        &rows,
+        &graded,
+        Sport::Nba,
+        ML,
+        CalibrationSource::Verified,
+        Inputs {
+            verified: Some((&marks, left_out)),
+            ..Inputs::default()
+        },
+    );
+    assert_eq!(c.games, 2);
+    assert_eq!(c.left_out, Some(left_out));
+    // BLEND on the two marked games: (0.3² + 0.6²) / 2 = 0.225.
+    assert_eq!(entry(&c, ModelColumn::Blend).brier, 0.225);
+    let unmarked = calibrate(&rows, Sport::Nba, ML, CalibrationSource::Verified);
+    assert_eq!(unmarked.games, 0);
+    assert_eq!(unmarked.left_out, Some(LeftOut::default()));
+    assert_eq!(calibrate(&rows, Sport::Nba, ML, CalibrationSource::All).left_out, None);
+}
+
 #[test]
 fn source_codes_parse_exactly() {
     for s in CalibrationSource::ALL {
         assert_eq!(CalibrationSource::parse(s.code()), Ok(s));
     }
     let err = CalibrationSource::parse("Live").unwrap_err();
-    assert_eq!(err.allowed, "all, live, reconstructed");
+    assert_eq!(err.allowed, "all, live, reconstructed, verified");
     assert_eq!(CalibrationSource::default(), CalibrationSource::All);
 }
 
