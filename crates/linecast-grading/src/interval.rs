@@ -24,6 +24,8 @@
 
 /// The generator's seed: "linecast" in ASCII, as a big-endian u64.
 pub const SEED: u64 = 0x6c69_6e65_6361_7374;
+/// [`SEED`] as the payload states it.
+pub const SEED_HEX: &str = "0x6c696e6563617374";
 /// Resamples per figure.
 pub const RESAMPLES: usize = 1000;
 /// Two-sided coverage of the intervals.
@@ -127,6 +129,12 @@ mod tests {
         let mut rng = SplitMix64(0);
         assert_eq!(rng.next(), 0xe220_a839_7b1d_cdaf);
         assert_eq!(rng.next(), 0x6e78_9e6a_a1b9_65f4);
+    }
+
+    #[test]
+    fn the_stated_seed_is_the_seed() {
+        assert_eq!(format!("{SEED:#018x}"), SEED_HEX);
+        assert_eq!(SEED.to_be_bytes(), *b"linecast");
     }
 
     #[test]

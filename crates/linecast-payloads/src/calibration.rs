@@ -100,8 +100,10 @@ pub struct IntervalMethod {
     pub level: f64,
     /// Resamples per figure: 1000.
     pub resamples: usize,
-    /// SplitMix64's seed, restarted for every figure: 7811896410388919156.
-    pub seed: u64,
+    /// SplitMix64's seed, restarted for every figure, as 16 hex digits
+    /// with `0x` (a string: it exceeds 2^53, which JSON numbers in
+    /// JavaScript cannot hold): `0x6c696e6563617374`.
+    pub seed: &'static str,
 }
 
 impl IntervalMethod {
@@ -109,7 +111,7 @@ impl IntervalMethod {
         method: interval::METHOD,
         level: interval::LEVEL,
         resamples: interval::RESAMPLES,
-        seed: interval::SEED,
+        seed: interval::SEED_HEX,
     };
 }
 
