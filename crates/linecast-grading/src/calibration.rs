@@ -39,6 +39,7 @@ use linecast_domain::{ModelColumn, ModelType, SeasonRow, Side, Sport, UnknownCod
 use crate::density::equal_width_bin;
 use crate::grade::{GradedRow, Pick, grade_rows, pick_for, probability};
 use crate::interval::{Interval, bootstrap};
+use crate::settlement::Unsettled;
 use crate::model::Model;
 use crate::signal::line_move;
 use crate::tally::round_to;
@@ -441,6 +442,9 @@ pub struct Calibration {
     /// With [`CalibrationSource::Verified`]: the graded games left out
     /// because their archive check is not `matched`, by check; else null.
     pub left_out: Option<LeftOut>,
+    /// The games read whose final is not settled, by status
+    /// ([`crate::settlement`]: graded as recorded, and counted).
+    pub unsettled: Unsettled,
 }
 
 /// Graded games the verified source left out, by their `archive_check`.
@@ -585,6 +589,7 @@ fn calibrate_where(
         bins: BINS,
         models,
         left_out: None,
+        unsettled: Unsettled::of(population.iter().map(|g| g.row)),
     }
 }
 

@@ -8,6 +8,7 @@ use linecast_grading::calibration::{Calibration, CalibrationSource, ClvFrom, Lef
 use linecast_domain::ModelColumn;
 use linecast_grading::Model;
 use linecast_grading::interval;
+use linecast_grading::settlement::Unsettled;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -53,6 +54,21 @@ pub struct CalibrationResponse {
     /// The season's counts as calibration, summary and tracking each take
     /// them, side by side.
     pub denominators: Denominators,
+    /// Of `games`, the finals whose `settlement_status` is not settled, by
+    /// status: graded as recorded (the `settlement` rule), and counted.
+    #[schema(value_type = UnsettledShape)]
+    pub unsettled: Unsettled,
+}
+
+/// Graded finals a payload read whose settlement is not final, by
+/// `settlement_status` (the `settlement` rule of `grading`).
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = Unsettled)]
+pub struct UnsettledShape {
+    pub disputed: usize,
+    pub pending: usize,
+    pub provisional: usize,
 }
 
 /// One season's denominators, side by side: calibration's graded games of
@@ -155,6 +171,7 @@ impl CalibrationResponse {
             intervals: IntervalMethod::CURRENT,
             left_out: calibration.left_out,
             denominators: Denominators::of(data, calibration),
+            unsettled: calibration.unsettled,
         }
     }
 }

@@ -309,3 +309,38 @@ async fn skill_at_forecast_time_uses_the_market_in_the_forecasts_own_release_and
     let implied_entry = body["models"].as_array().unwrap().iter().find(|m| m["model"] == "IMPLIED").unwrap();
     assert!(implied_entry["skill_at_forecast"].is_null());
 }
+
+#[tokio::test]
+async fn calibration_summary_and_tracking_count_their_unsettled_graded_finals_alike() {
+    let mut s = Session::start().await;
+    let body = s.ok(BASE).await;
+    let season = body["season"].as_str().unwrap().to_owned();
+    let page = s
+        .ok(&format!("/api/v1/results/nba/won_on_points?season={season}&limit=100000"))
+        .await;
+    let rows = page["results"].as_array().unwrap();
+    // Counted here from the served rows: graded, and the status as served.
+    let count = |status: &str| {
+        rows.iter()
+            .filter(|r| r["graded"] == true && r["settlement_status"] == status)
+            .count()
+    };
+    let expected = serde_json::json!({
+        "disputed": count("disputed"),
+        "pending": count("pending"),
+        "provisional": count("provisional"),
+    });
+    assert!(count("pending") >= 1, "the fixture's pending final is graded: {expected}");
+    assert_eq!(body["unsettled"], expected, "calibration (source all reads every graded row)");
+    let summary = s.ok("/api/v1/summary/nba/won_on_points").await;
+    assert_eq!(summary["unsettled"], expected, "summary");
+    let tracking = s
+        .ok(&format!("/api/v1/models/nba/won_on_points/tracking?season={season}"))
+        .await;
+    assert_eq!(tracking["unsettled"], expected, "tracking");
+    // The rule is stated once, in the same words, by all three.
+    let rule = &summary["grading"]["settlement"];
+    assert!(rule.as_str().is_some_and(|r| r.contains("disputed, pending or provisional")));
+    assert_eq!(&tracking["grading"]["settlement"], rule);
+    assert_eq!(&body["grading"]["settlement"], rule);
+}
