@@ -39,8 +39,8 @@ use linecast_domain::{ModelColumn, ModelType, SeasonRow, Side, Sport, UnknownCod
 use crate::density::equal_width_bin;
 use crate::grade::{GradedRow, Pick, grade_rows, pick_for, probability};
 use crate::interval::{Interval, bootstrap};
-use crate::settlement::Unsettled;
 use crate::model::Model;
+use crate::settlement::Unsettled;
 use crate::signal::line_move;
 use crate::tally::round_to;
 use crate::tracking::ForecastSource;
@@ -124,10 +124,9 @@ impl CalibrationSource {
             ForecastSource::classify(value)
         };
         match self {
-            CalibrationSource::All => true,
+            // Verified: the archive's marks decide (`calibrate_graded_with`).
+            CalibrationSource::All | CalibrationSource::Verified => true,
             CalibrationSource::Live => kind() == Some(ForecastSource::Live),
-            // The archive's marks decide (`calibrate_graded_with`).
-            CalibrationSource::Verified => true,
             CalibrationSource::Reconstructed => kind() == Some(ForecastSource::WalkForward),
         }
     }
@@ -554,7 +553,15 @@ pub fn calibrate_graded_with(
     };
     Calibration {
         left_out,
-        ..calibrate_where(rows, graded, sport, model_type, keeps, inputs.prices, inputs.at_forecast)
+        ..calibrate_where(
+            rows,
+            graded,
+            sport,
+            model_type,
+            keeps,
+            inputs.prices,
+            inputs.at_forecast,
+        )
     }
 }
 

@@ -45,6 +45,7 @@ pub struct Interval {
 
 impl Interval {
     /// The interval rounded to `places` decimals.
+    #[must_use]
     pub fn rounded(self, places: i32) -> Self {
         Self {
             n: self.n,
@@ -87,7 +88,10 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
 /// one resample (the indices of the games drawn). A figure is `None` where
 /// the resample does not define it. `None` for a figure no resample
 /// defines, and for all of them when `n` is 0.
-pub fn bootstrap<const K: usize>(n: usize, mut figures: impl FnMut(&[usize]) -> [Option<f64>; K]) -> [Option<Interval>; K] {
+pub fn bootstrap<const K: usize>(
+    n: usize,
+    mut figures: impl FnMut(&[usize]) -> [Option<f64>; K],
+) -> [Option<Interval>; K] {
     if n == 0 {
         return [None; K];
     }
@@ -140,7 +144,14 @@ mod tests {
     #[test]
     fn a_constant_figure_has_a_point_interval_and_no_games_no_interval() {
         let [ci] = bootstrap(5, |_| [Some(0.25)]);
-        assert_eq!(ci, Some(Interval { n: 5, low: 0.25, high: 0.25 }));
+        assert_eq!(
+            ci,
+            Some(Interval {
+                n: 5,
+                low: 0.25,
+                high: 0.25
+            })
+        );
         let [none] = bootstrap(0, |_| [Some(0.25)]);
         assert_eq!(none, None);
         let [undefined] = bootstrap(3, |_| [None]);

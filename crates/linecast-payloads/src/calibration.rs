@@ -4,9 +4,9 @@
 //! diagram (`format=svg`) is drawn by the HTTP shell.
 
 use linecast_core::services::history::SeasonData;
-use linecast_grading::calibration::{Calibration, CalibrationSource, ClvFrom, LeftOut, ModelCalibration};
 use linecast_domain::ModelColumn;
 use linecast_grading::Model;
+use linecast_grading::calibration::{Calibration, CalibrationSource, ClvFrom, LeftOut, ModelCalibration};
 use linecast_grading::interval;
 use linecast_grading::settlement::Unsettled;
 use serde::Serialize;

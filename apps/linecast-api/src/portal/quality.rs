@@ -312,7 +312,12 @@ fn model_row(m: &linecast_grading::calibration::ModelCalibration) -> ModelRow {
             .as_ref()
             .map_or_else(|| "–".to_owned(), |s| or_dash(s.brier_skill, 4)),
         skill_at_forecast_ci: m.skill_at_forecast.as_ref().map_or_else(String::new, |s| {
-            format!("95% {} · n {} · {} left out", interval(s.brier_skill_ci), s.n, s.left_out)
+            format!(
+                "95% {} · n {} · {} left out",
+                interval(s.brier_skill_ci),
+                s.n,
+                s.left_out
+            )
         }),
         n_paired: m.n_paired,
         clv_kept: ClvCell::of(&m.clv_bases.kept_releases),

@@ -13,8 +13,8 @@
 use actix_web::http::header::{CONTENT_SECURITY_POLICY, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse};
 use linecast_charts::{Bin, Curve, Reliability};
-use linecast_core::services::history::{History, SeasonData};
 use linecast_core::services::archive_check::ArchiveChecks;
+use linecast_core::services::history::{History, SeasonData};
 use linecast_domain::{ModelColumn, ModelType, SeasonLabel, Sport};
 use linecast_grading::calibration::{Calibration, CalibrationSource, ClvFrom, MODELS};
 use linecast_payloads::calibration::CalibrationResponse;

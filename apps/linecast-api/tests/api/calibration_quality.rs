@@ -87,14 +87,22 @@ fn squared(p: f64, y: f64) -> f64 {
 }
 
 fn log_loss(p: f64, y: f64) -> f64 {
-    let happened = if y == 1.0 { p } else { 1.0 - p };
+    let happened = if y > 0.5 { p } else { 1.0 - p };
     -happened.clamp(1e-15, 1.0 - 1e-15).ln()
 }
 
 fn assert_interval(served: &Value, n: usize, (low, high): (f64, f64), point: f64, what: &str) {
     assert_eq!(served["n"].as_u64().unwrap() as usize, n, "{what}: n");
-    assert!((f(&served["low"]) - low).abs() < 1e-6, "{what}: low {} vs {low}", served["low"]);
-    assert!((f(&served["high"]) - high).abs() < 1e-6, "{what}: high {} vs {high}", served["high"]);
+    assert!(
+        (f(&served["low"]) - low).abs() < 1e-6,
+        "{what}: low {} vs {low}",
+        served["low"]
+    );
+    assert!(
+        (f(&served["high"]) - high).abs() < 1e-6,
+        "{what}: high {} vs {high}",
+        served["high"]
+    );
     assert!(
         f(&served["low"]) <= point + 1e-6 && point - 1e-6 <= f(&served["high"]),
         "{what}: {point} outside {served}"
@@ -161,7 +169,9 @@ async fn the_intervals_match_a_bootstrap_recomputed_from_the_served_rows_under_t
     assert!(body["left_out"].is_null(), "only verified leaves rows out");
     let season = body["season"].as_str().unwrap().to_owned();
     let page = s
-        .ok(&format!("/api/v1/results/nba/won_on_points?season={season}&limit=100000"))
+        .ok(&format!(
+            "/api/v1/results/nba/won_on_points?season={season}&limit=100000"
+        ))
         .await;
     let rows: Vec<&Value> = page["results"].as_array().unwrap().iter().collect();
     let models = body["models"].as_array().unwrap();
@@ -181,7 +191,11 @@ async fn verified_reads_only_matched_rows_and_counts_the_rest_by_archive_check()
     let (status, page) = app.get_authed_json(SEEDED_RESULTS).await;
     assert_eq!(status, 200, "{page}");
     let rows: Vec<&Value> = page["results"].as_array().unwrap().iter().collect();
-    let matched: Vec<&Value> = rows.iter().copied().filter(|r| r["archive_check"] == "matched").collect();
+    let matched: Vec<&Value> = rows
+        .iter()
+        .copied()
+        .filter(|r| r["archive_check"] == "matched")
+        .collect();
     let graded_with = |check: &str| {
         rows.iter()
             .filter(|r| r["graded"] == true && r["archive_check"] == check)
@@ -202,7 +216,12 @@ async fn verified_reads_only_matched_rows_and_counts_the_rest_by_archive_check()
             "not_applicable": graded_with("not_applicable"),
         })
     );
-    let blend = body["models"].as_array().unwrap().iter().find(|m| m["model"] == "BLEND").unwrap();
+    let blend = body["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["model"] == "BLEND")
+        .unwrap();
     check_blend(blend, &matched);
 
     // The default is every graded row, as before.
@@ -248,7 +267,11 @@ async fn the_denominators_sit_beside_the_summary_and_tracking_counts_of_the_seas
     let body = s.ok(BASE).await;
     let season = body["season"].as_str().unwrap().to_owned();
     let summary = s.ok("/api/v1/summary/nba/won_on_points").await;
-    assert_eq!(summary["season"], season.as_str(), "the summary's season is calibration's current one");
+    assert_eq!(
+        summary["season"],
+        season.as_str(),
+        "the summary's season is calibration's current one"
+    );
     let blend = summary["summaries"]
         .as_array()
         .unwrap()
@@ -272,7 +295,11 @@ async fn the_denominators_sit_beside_the_summary_and_tracking_counts_of_the_seas
 
 /// The implied probability of an American price.
 fn implied(price: f64) -> f64 {
-    if price < 0.0 { -price / (-price + 100.0) } else { 100.0 / (price + 100.0) }
+    if price < 0.0 {
+        -price / (-price + 100.0)
+    } else {
+        100.0 / (price + 100.0)
+    }
 }
 
 /// The no-vig probability of the home side from (home, away) prices.
@@ -285,7 +312,12 @@ async fn skill_at_forecast_time_uses_the_market_in_the_forecasts_own_release_and
     let app = written_with(season()).await;
     let (status, body) = app.get_authed_json(SEEDED).await;
     assert_eq!(status, 200, "{body}");
-    let blend = body["models"].as_array().unwrap().iter().find(|m| m["model"] == "BLEND").unwrap();
+    let blend = body["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["model"] == "BLEND")
+        .unwrap();
     let at = &blend["skill_at_forecast"];
     // The two matched rows: the Nets at the Celtics (R2: home -145, away
     // +120, BLEND 0.6123) and the Hawks at the Magic (R1: home -125, away
@@ -306,7 +338,12 @@ async fn skill_at_forecast_time_uses_the_market_in_the_forecasts_own_release_and
     assert!((f(&at["log_loss_skill"]) - expected).abs() < 1e-9, "{at} vs {expected}");
     assert_eq!(at["brier_skill_ci"]["n"], 2);
     // The market against itself is not a skill.
-    let implied_entry = body["models"].as_array().unwrap().iter().find(|m| m["model"] == "IMPLIED").unwrap();
+    let implied_entry = body["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["model"] == "IMPLIED")
+        .unwrap();
     assert!(implied_entry["skill_at_forecast"].is_null());
 }
 
@@ -316,7 +353,9 @@ async fn calibration_summary_and_tracking_count_their_unsettled_graded_finals_al
     let body = s.ok(BASE).await;
     let season = body["season"].as_str().unwrap().to_owned();
     let page = s
-        .ok(&format!("/api/v1/results/nba/won_on_points?season={season}&limit=100000"))
+        .ok(&format!(
+            "/api/v1/results/nba/won_on_points?season={season}&limit=100000"
+        ))
         .await;
     let rows = page["results"].as_array().unwrap();
     // Counted here from the served rows: graded, and the status as served.
@@ -330,8 +369,14 @@ async fn calibration_summary_and_tracking_count_their_unsettled_graded_finals_al
         "pending": count("pending"),
         "provisional": count("provisional"),
     });
-    assert!(count("pending") >= 1, "the fixture's pending final is graded: {expected}");
-    assert_eq!(body["unsettled"], expected, "calibration (source all reads every graded row)");
+    assert!(
+        count("pending") >= 1,
+        "the fixture's pending final is graded: {expected}"
+    );
+    assert_eq!(
+        body["unsettled"], expected,
+        "calibration (source all reads every graded row)"
+    );
     let summary = s.ok("/api/v1/summary/nba/won_on_points").await;
     assert_eq!(summary["unsettled"], expected, "summary");
     let tracking = s
@@ -340,7 +385,10 @@ async fn calibration_summary_and_tracking_count_their_unsettled_graded_finals_al
     assert_eq!(tracking["unsettled"], expected, "tracking");
     // The rule is stated once, in the same words, by all three.
     let rule = &summary["grading"]["settlement"];
-    assert!(rule.as_str().is_some_and(|r| r.contains("disputed, pending or provisional")));
+    assert!(
+        rule.as_str()
+            .is_some_and(|r| r.contains("disputed, pending or provisional"))
+    );
     assert_eq!(&tracking["grading"]["settlement"], rule);
     assert_eq!(&body["grading"]["settlement"], rule);
 }

@@ -22,9 +22,9 @@ use linecast_grading::calibration::{
 };
 
 use crate::ports::releases::{KeptRelease, ReleaseArchive, Series};
-use crate::{Deps, Derived};
 use crate::services::history::{History, SeasonData};
 use crate::services::releases::{ReleaseError, Releases};
+use crate::{Deps, Derived};
 
 /// What the archive says of one result row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -372,12 +372,22 @@ impl ArchiveChecks {
         let Derived { value: data, deps } = history.chosen_season(sport, model_type, named, now).await?;
         let kept = self.kept(sport, model_type, now).await.map_err(|e| e.0)?;
         let checks = self.season(&data, &kept).await.map_err(|e| e.0)?;
-        let (moves, generation) = self.releases.price_moves(sport, model_type, data.season, from, now).await?;
+        let (moves, generation) = self
+            .releases
+            .price_moves(sport, model_type, data.season, from, now)
+            .await?;
         let prices = (!moves.is_empty()).then_some(moves.as_ref());
         let deps = deps
             .param("source", source.code())
             .param("archive", &kept.generation)
-            .param("prices", if prices.is_some() { generation } else { "none".to_owned() })
+            .param(
+                "prices",
+                if prices.is_some() {
+                    generation
+                } else {
+                    "none".to_owned()
+                },
+            )
             .param("clv_from", from.code());
         let key = (sport, model_type, data.season, source, from);
         let stamp = deps.clone();

@@ -4,11 +4,11 @@
 use linecast_domain::{LineField, ModelColumn, ModelType, SeasonRow, SeasonType, Sport};
 
 use super::fixtures::{RowExt, game};
-use crate::interval::Interval;
 use crate::calibration::{
     ClvBases, ClvBasis, ClvFrom, ClvReason, Forecast, PriceMove, PriceMoves, calibrate_graded_priced, log_loss, skill,
     wilson,
 };
+use crate::interval::Interval;
 use crate::{
     CALIBRATION_RULES, Calibration, CalibrationSource, Clv, ClvUnit, GRADING_RULES, ModelCalibration, ReliabilityBin,
     Skill, calibrate, calibration_grading_rules, grade_rows,
@@ -400,7 +400,7 @@ fn verified_reads_only_the_marked_rows() {
     assert_eq!(c.games, 2);
     assert_eq!(c.left_out, Some(left_out));
     // BLEND on the two marked games: (0.3² + 0.6²) / 2 = 0.225.
-    assert_eq!(entry(&c, ModelColumn::Blend).brier, 0.225);
+    assert!((entry(&c, ModelColumn::Blend).brier - 0.225).abs() < 1e-12);
     let unmarked = calibrate(&rows, Sport::Nba, ML, CalibrationSource::Verified);
     assert_eq!(unmarked.games, 0);
     assert_eq!(unmarked.left_out, Some(LeftOut::default()));
