@@ -700,12 +700,15 @@ fn the_payload_serializes_with_the_public_spellings() {
         "n",
         "brier",
         "log_loss",
+        "brier_ci",
+        "log_loss_ci",
         "reliability_bins",
         "reliability",
         "resolution",
         "uncertainty",
         "ece",
         "skill_vs_market",
+        "skill_at_forecast",
         "n_paired",
         "clv",
         "clv_bases",
@@ -717,6 +720,13 @@ fn the_payload_serializes_with_the_public_spellings() {
     assert_eq!(
         serde_json::to_value(CalibrationSource::Reconstructed).unwrap(),
         "reconstructed"
+    );
+    assert_eq!(serde_json::to_value(CalibrationSource::Verified).unwrap(), "verified");
+    assert_eq!(blend["brier_ci"]["n"], 6);
+    assert_eq!(json["left_out"], serde_json::Value::Null);
+    assert_eq!(
+        json["unsettled"],
+        serde_json::json!({"disputed": 0, "pending": 0, "provisional": 0})
     );
 }
 
