@@ -347,9 +347,11 @@ impl ArchiveChecks {
 }
 
 impl ArchiveChecks {
-    /// Calibration of the chosen season over the rows of `source`, with
-    /// both CLV bases (as [`Releases::calibration`]) and each model's skill
-    /// at its forecast's own release, which the checks find. `verified`
+    /// Calibration of the chosen season over the rows of `source` (the one
+    /// use case of the calibration route and the portal), with both CLV
+    /// bases (the kept releases' price moves from
+    /// [`Releases::price_moves`]) and each model's skill at its forecast's
+    /// own release, which the checks find. `verified`
     /// reads only the served rows whose check is `matched`, and counts the
     /// graded rows it left out by their check. Depends on the season's
     /// generation, the kept releases' (the checks) and the prices'.
