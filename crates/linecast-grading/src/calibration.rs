@@ -38,7 +38,9 @@ use linecast_domain::{ModelColumn, ModelType, SeasonRow, Side, Sport, UnknownCod
 
 use crate::density::equal_width_bin;
 use crate::grade::{GradedRow, Pick, grade_rows, pick_for, probability};
+use crate::interval::{Interval, bootstrap};
 use crate::model::Model;
+use crate::settlement::Unsettled;
 use crate::signal::line_move;
 use crate::tally::round_to;
 use crate::tracking::ForecastSource;
@@ -75,14 +77,20 @@ pub enum CalibrationSource {
     Live,
     /// Rows whose `model_probability_source` is `walk_forward` or `reconstructed_oos`.
     Reconstructed,
+    /// Rows whose `archive_check` is `matched`: the kept release their
+    /// `forecast_published_at` names carried the game before its start
+    /// with the row's BLEND. Only the archive's checks, which core makes,
+    /// say which ([`calibrate_graded_with`]).
+    Verified,
 }
 
 impl CalibrationSource {
     /// Every source, default first.
-    pub const ALL: [CalibrationSource; 3] = [
+    pub const ALL: [CalibrationSource; 4] = [
         CalibrationSource::All,
         CalibrationSource::Live,
         CalibrationSource::Reconstructed,
+        CalibrationSource::Verified,
     ];
 
     /// The `source` query value.
@@ -91,6 +99,7 @@ impl CalibrationSource {
             CalibrationSource::All => "all",
             CalibrationSource::Live => "live",
             CalibrationSource::Reconstructed => "reconstructed",
+            CalibrationSource::Verified => "verified",
         }
     }
 
@@ -102,18 +111,21 @@ impl CalibrationSource {
             .ok_or_else(|| UnknownCode {
                 kind: "source",
                 value: value.to_owned(),
-                allowed: "all, live, reconstructed".to_owned(),
+                allowed: "all, live, reconstructed, verified".to_owned(),
             })
     }
 
-    /// Whether the filter keeps `row`.
+    /// Whether the filter keeps `row`. [`Self::Verified`] admits every row
+    /// here: the archive's `matched` marks, which core makes, decide
+    /// ([`calibrate_graded_with`]; without them it keeps none).
     pub fn admits(self, row: &SeasonRow) -> bool {
         let kind = || {
             let value = row.provenance.model_probability_source.as_deref()?;
             ForecastSource::classify(value)
         };
         match self {
-            CalibrationSource::All => true,
+            // Verified: the archive's marks decide (`calibrate_graded_with`).
+            CalibrationSource::All | CalibrationSource::Verified => true,
             CalibrationSource::Live => kind() == Some(ForecastSource::Live),
             CalibrationSource::Reconstructed => kind() == Some(ForecastSource::WalkForward),
         }
@@ -187,6 +199,31 @@ pub struct Skill {
     pub brier_skill: Option<f64>,
     /// Null when `n` is 0 or IMPLIED's log loss is 0.
     pub log_loss_skill: Option<f64>,
+    /// 95% bootstrap interval of `brier_skill` over the paired games
+    /// ([`crate::interval`]), 6 decimals; null when `brier_skill` is.
+    pub brier_skill_ci: Option<Interval>,
+    /// 95% bootstrap interval of `log_loss_skill`, 6 decimals; null when
+    /// `log_loss_skill` is.
+    pub log_loss_skill_ci: Option<Interval>,
+}
+
+/// Skill against the no-vig market at the standing forecast's own release
+/// (the kept release its row's `forecast_published_at` names, matched by
+/// the archive): the market the forecast faced, not the close. As
+/// [`Skill`], over the model's games with that price, and the count of
+/// those without it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct ForecastSkill {
+    /// Games with a market price at the forecast's release.
+    pub n: usize,
+    pub brier_skill: Option<f64>,
+    pub log_loss_skill: Option<f64>,
+    pub brier_skill_ci: Option<Interval>,
+    pub log_loss_skill_ci: Option<Interval>,
+    /// The model's games left out: the forecast's release is not kept (or
+    /// its archive check is not `matched`), or it lacks a price.
+    pub left_out: usize,
 }
 
 /// Closing-line value of a model's picks on one [`ClvBasis`], 4 decimals.
@@ -360,6 +397,11 @@ pub struct ModelCalibration {
     pub brier: f64,
     /// −mean(y ln p + (1 − y) ln(1 − p)), p clipped to [1e-15, 1 − 1e-15]; ≥ 0.
     pub log_loss: f64,
+    /// 95% bootstrap interval of `brier` over the population
+    /// ([`crate::interval`]), 6 decimals, with its `n`.
+    pub brier_ci: Option<Interval>,
+    /// 95% bootstrap interval of `log_loss`, 6 decimals, with its `n`.
+    pub log_loss_ci: Option<Interval>,
     /// Always [`BINS`] bins; their `n` sum to `n`.
     pub reliability_bins: Vec<ReliabilityBin>,
     /// Σ n_k (p̄_k − ō_k)² / n.
@@ -372,6 +414,9 @@ pub struct ModelCalibration {
     pub ece: f64,
     /// Null on the IMPLIED entry (the market against itself).
     pub skill_vs_market: Option<Skill>,
+    /// Skill against the no-vig market in the kept release the standing
+    /// forecast came from; null on IMPLIED and when not measured.
+    pub skill_at_forecast: Option<ForecastSkill>,
     /// Games where both this model and IMPLIED have a probability: the
     /// games the comparison with the market used (IMPLIED: its own `n`).
     pub n_paired: usize,
@@ -393,6 +438,32 @@ pub struct Calibration {
     /// Models with a non-empty population, in [`MODELS`] order; empty when
     /// `games` is 0.
     pub models: Vec<ModelCalibration>,
+    /// With [`CalibrationSource::Verified`]: the graded games left out
+    /// because their archive check is not `matched`, by check; else null.
+    pub left_out: Option<LeftOut>,
+    /// The games read whose final is not settled, by status
+    /// ([`crate::settlement`]: graded as recorded, and counted).
+    pub unsettled: Unsettled,
+}
+
+/// Graded games the verified source left out, by their `archive_check`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct LeftOut {
+    /// The named release was published at or after the start, did not
+    /// carry the game, or carried another BLEND.
+    pub mismatch: usize,
+    /// No kept release at the named instant, or no `forecast_published_at`.
+    pub not_kept: usize,
+    /// Not a live forecast.
+    pub not_applicable: usize,
+}
+
+impl LeftOut {
+    /// Every game left out.
+    pub const fn total(&self) -> usize {
+        self.mismatch + self.not_kept + self.not_applicable
+    }
 }
 
 /// Grades `rows` and calibrates them. See [`calibrate_graded`].
@@ -427,21 +498,105 @@ pub fn calibrate_graded_priced(
     source: CalibrationSource,
     prices: Option<&PriceMoves>,
 ) -> Calibration {
-    let population: Vec<Game<'_>> = rows
+    calibrate_graded_with(
+        rows,
+        graded,
+        sport,
+        model_type,
+        source,
+        Inputs {
+            prices,
+            ..Inputs::default()
+        },
+    )
+}
+
+/// What a calibration reads besides the season rows, each optional.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Inputs<'a> {
+    /// The kept releases' price moves (CLV on the kept releases).
+    pub prices: Option<&'a PriceMoves>,
+    /// The market at each game's standing forecast's own release (skill at
+    /// forecast time); `None`: not measured (`skill_at_forecast` null).
+    pub at_forecast: Option<&'a ForecastPrices>,
+    /// For [`CalibrationSource::Verified`]: which rows the archive matched
+    /// (`matched[i]` for `rows[i]`), and the graded rows it did not, by
+    /// check. Without it the verified source reads no row.
+    pub verified: Option<(&'a [bool], LeftOut)>,
+}
+
+/// The no-vig probability of the positive side in the kept release each
+/// game's standing forecast came from (the release its row's
+/// `forecast_published_at` names, matched by the archive), by game id.
+pub type ForecastPrices = std::collections::HashMap<linecast_domain::GameId, f64>;
+
+/// [`calibrate_graded_priced`] with every input: the verified source's
+/// matched rows, the kept releases' prices and the market at each
+/// forecast's own release.
+pub fn calibrate_graded_with(
+    rows: &[SeasonRow],
+    graded: &[GradedRow],
+    sport: Sport,
+    model_type: ModelType,
+    source: CalibrationSource,
+    inputs: Inputs<'_>,
+) -> Calibration {
+    let matched = inputs.verified.map(|(matched, _)| matched);
+    let keeps = |i: usize, row: &SeasonRow| {
+        source.admits(row)
+            && (source != CalibrationSource::Verified || matched.is_some_and(|m| m.get(i) == Some(&true)))
+    };
+    let left_out = if source == CalibrationSource::Verified {
+        Some(inputs.verified.map(|(_, l)| l).unwrap_or_default())
+    } else {
+        None
+    };
+    Calibration {
+        left_out,
+        ..calibrate_where(
+            rows,
+            graded,
+            sport,
+            model_type,
+            keeps,
+            inputs.prices,
+            inputs.at_forecast,
+        )
+    }
+}
+
+/// Calibrates the graded rows `keeps` admits (by index and row).
+fn calibrate_where(
+    rows: &[SeasonRow],
+    graded: &[GradedRow],
+    sport: Sport,
+    model_type: ModelType,
+    keeps: impl Fn(usize, &SeasonRow) -> bool,
+    prices: Option<&PriceMoves>,
+    at_forecast: Option<&ForecastPrices>,
+) -> Calibration {
+    let mut population: Vec<Game<'_>> = rows
         .iter()
         .zip(graded)
-        .filter(|(row, _)| source.admits(row))
-        .filter_map(|(row, g)| Game::of(row, g, model_type, prices))
+        .enumerate()
+        .filter(|(i, (row, _))| keeps(*i, row))
+        .filter_map(|(_, (row, g))| Game::of(row, g, model_type, prices, at_forecast))
         .collect();
+    // The order `/results` serves the rows in (stable, by date, time and
+    // teams): the intervals resample the games in it, so a reader can
+    // recompute them from the served rows.
+    population.sort_by(|a, b| a.row.key.cmp(&b.row.key));
     let fixed = fixed_line(sport, model_type);
     let models = MODELS
         .into_iter()
-        .filter_map(|column| calibrate_model(column, &population, model_type, fixed))
+        .filter_map(|column| calibrate_model(column, &population, model_type, fixed, at_forecast.is_some()))
         .collect();
     Calibration {
         games: population.len(),
         bins: BINS,
         models,
+        left_out: None,
+        unsettled: Unsettled::of(population.iter().map(|g| g.row)),
     }
 }
 
@@ -455,10 +610,18 @@ struct Game<'a> {
     line_move: Option<f64>,
     /// The game on the kept releases, when they carried it before its start.
     price: Option<&'a PriceMove>,
+    /// The market at the standing forecast's own release.
+    at_forecast: Option<f64>,
 }
 
 impl<'a> Game<'a> {
-    fn of(row: &'a SeasonRow, g: &GradedRow, model_type: ModelType, prices: Option<&'a PriceMoves>) -> Option<Self> {
+    fn of(
+        row: &'a SeasonRow,
+        g: &GradedRow,
+        model_type: ModelType,
+        prices: Option<&'a PriceMoves>,
+        at_forecast: Option<&ForecastPrices>,
+    ) -> Option<Self> {
         if !g.graded {
             return None;
         }
@@ -468,6 +631,7 @@ impl<'a> Game<'a> {
             implied: g.implied,
             line_move: line_move(row, model_type),
             price: prices.and_then(|p| p.get(&row.game_id)),
+            at_forecast: at_forecast.and_then(|m| m.get(&row.game_id).copied()),
         })
     }
 
@@ -484,9 +648,11 @@ fn calibrate_model(
     population: &[Game<'_>],
     model_type: ModelType,
     fixed: bool,
+    at_forecast: bool,
 ) -> Option<ModelCalibration> {
     let mut forecasts = Vec::new();
     let (mut model_paired, mut market_paired) = (Vec::new(), Vec::new());
+    let (mut model_at_release, mut market_at_release, mut no_release) = (Vec::new(), Vec::new(), 0);
     let (mut on_rows, mut on_releases) = (ClvTally::default(), ClvTally::default());
     let row_unit = ClvUnit::of(model_type);
     for game in population {
@@ -508,6 +674,13 @@ fn calibrate_model(
             model_paired.push(f);
             market_paired.push(Forecast { p: market, y: game.y });
         }
+        match game.at_forecast {
+            Some(market) => {
+                model_at_release.push(f);
+                market_at_release.push(Forecast { p: market, y: game.y });
+            }
+            None => no_release += 1,
+        }
         if !fixed {
             on_rows.moved |= game.line_move.is_some();
             if let Some(value) = pick_clv(p, game.line_move, row_unit) {
@@ -517,6 +690,25 @@ fn calibrate_model(
     }
     let scores = Scores::of(&forecasts)?;
     let skill = skill(&model_paired, &market_paired);
+    let [brier_ci, log_loss_ci] = score_intervals(&forecasts);
+    let [brier_skill_ci, log_loss_skill_ci] = if column == ModelColumn::Implied {
+        [None, None]
+    } else {
+        skill_intervals(&model_paired, &market_paired)
+    };
+    let r6 = |ci: Option<Interval>| ci.map(|c| c.rounded(6));
+    let skill_at_forecast = (at_forecast && column != ModelColumn::Implied).then(|| {
+        let raw = self::skill(&model_at_release, &market_at_release);
+        let [brier_ci, log_loss_ci] = skill_intervals(&model_at_release, &market_at_release);
+        ForecastSkill {
+            n: raw.n,
+            brier_skill: raw.brier_skill.map(|s| round_to(s, 4)),
+            log_loss_skill: raw.log_loss_skill.map(|s| round_to(s, 4)),
+            brier_skill_ci: r6(raw.brier_skill.and(brier_ci)),
+            log_loss_skill_ci: r6(raw.log_loss_skill.and(log_loss_ci)),
+            left_out: no_release,
+        }
+    });
     let result_rows = if fixed {
         null_clv(row_unit, ClvBasis::ResultRows, ClvReason::FixedLine)
     } else {
@@ -535,6 +727,8 @@ fn calibrate_model(
         n: forecasts.len(),
         brier: round_to(scores.brier, 6),
         log_loss: round_to(scores.log_loss, 6),
+        brier_ci: r6(brier_ci),
+        log_loss_ci: r6(log_loss_ci),
         reliability_bins: scores.bins.iter().enumerate().map(|(k, b)| b.rounded(k)).collect(),
         reliability: round_to(scores.reliability, 6),
         resolution: round_to(scores.resolution, 6),
@@ -544,7 +738,10 @@ fn calibrate_model(
             n: skill.n,
             brier_skill: skill.brier_skill.map(|s| round_to(s, 4)),
             log_loss_skill: skill.log_loss_skill.map(|s| round_to(s, 4)),
+            brier_skill_ci: r6(skill.brier_skill.and(brier_skill_ci)),
+            log_loss_skill_ci: r6(skill.log_loss_skill.and(log_loss_skill_ci)),
         }),
+        skill_at_forecast,
         n_paired: if column == ModelColumn::Implied {
             forecasts.len()
         } else {
@@ -725,6 +922,49 @@ pub(crate) fn skill(model: &[Forecast], market: &[Forecast]) -> RawSkill {
     }
 }
 
+/// The 95% intervals of the Brier score and the log loss of `forecasts`,
+/// read from the same resamples. Each game's two losses are computed once;
+/// a resample's figure is the mean of its games' losses, as [`brier`] and
+/// [`log_loss`] are over all games.
+fn score_intervals(forecasts: &[Forecast]) -> [Option<Interval>; 2] {
+    let losses: Vec<(f64, f64)> = forecasts.iter().map(|f| (f.squared_error(), f.log_loss())).collect();
+    bootstrap(losses.len(), |drawn| {
+        let n = drawn.len() as f64;
+        let (squared, log) = drawn
+            .iter()
+            .fold((0.0, 0.0), |(s, l), i| (s + losses[*i].0, l + losses[*i].1));
+        [Some(squared / n), Some(log / n)]
+    })
+}
+
+/// The 95% intervals of the skill figures of `model` against `market`
+/// (aligned game by game), resampling the paired games together: 1 − the
+/// model's mean loss over the market's on each resample, as [`skill`].
+fn skill_intervals(model: &[Forecast], market: &[Forecast]) -> [Option<Interval>; 2] {
+    let losses: Vec<[f64; 4]> = model
+        .iter()
+        .zip(market)
+        .map(|(own, reference)| {
+            [
+                own.squared_error(),
+                reference.squared_error(),
+                own.log_loss(),
+                reference.log_loss(),
+            ]
+        })
+        .collect();
+    bootstrap(losses.len(), |drawn| {
+        let mut sums = [0.0; 4];
+        for i in drawn {
+            for (sum, loss) in sums.iter_mut().zip(losses[*i]) {
+                *sum += loss;
+            }
+        }
+        let ratio = |own: f64, reference: f64| (reference != 0.0).then(|| 1.0 - own / reference);
+        [ratio(sums[0], sums[1]), ratio(sums[2], sums[3])]
+    })
+}
+
 /// The CLV of one forecast: the line move signed by the side `p` picks, in
 /// `unit`. `None` without a pick (p = 0.5) or without a line move.
 pub(crate) fn pick_clv(p: f64, line_move: Option<f64>, unit: ClvUnit) -> Option<f64> {
@@ -794,6 +1034,19 @@ pub const CALIBRATION_RULES: &[(&str, &str)] = &[
 whose model_probability_source is walk_forward or reconstructed_oos; the filter applies before everything else.",
     ),
     (
+        "verified",
+        "source verified reads the rows whose archive_check is matched (the kept release named by \
+forecast_published_at carried the game before its start with the row's BLEND); left_out counts the graded games \
+it left out by archive_check.",
+    ),
+    (
+        "intervals",
+        "brier_ci, log_loss_ci and the skill intervals are 95% percentile bootstrap intervals over the figure's own \
+games in the order results serves them (skill: the paired games resampled together): 1000 resamples drawn by SplitMix64 from seed \
+7811896410388919156 (0x6c696e6563617374), the stream restarting for each figure, index floor(x n / 2^64); the \
+bounds are the 2.5% and 97.5% quantiles interpolated between order statistics, 6 decimals.",
+    ),
+    (
         "population",
         "Calibration reads the graded games (an included game type, a final, a posted line, no push, no ungraded \
 reason); a model's population is the games where it has a probability of the home or over side, IMPLIED's the \
@@ -824,6 +1077,12 @@ rate (1 - rate), rate being the model's mean outcome; with one forecast per bin,
         "skill_vs_market",
         "skill_vs_market compares a model with IMPLIED on the games where both have a probability: 1 minus the \
 model's score over IMPLIED's, for brier and log loss; null without such games or when IMPLIED's score is 0.",
+    ),
+    (
+        "skill_at_forecast",
+        "skill_at_forecast compares a model with the no-vig market in the kept release its row's \
+forecast_published_at names, on the games whose archive_check is matched and whose release priced both sides; \
+left_out counts the model's other games (release not kept, not matched, or a price missing).",
     ),
     (
         "clv_kept_releases",

@@ -239,6 +239,12 @@ pub const GRADING_RULES: &[(&str, &str)] = &[
     ),
     ("push", "A push (a final exactly on the line) grades no model."),
     (
+        "settlement",
+        "A final whose settlement_status is disputed, pending or provisional is graded as recorded, like a settled \
+one, in results, calibration, summary and tracking; each of the three counts such graded finals by status in \
+unsettled. Only recorded_v2 strategies leave them out.",
+    ),
+    (
         "pick",
         "A model picks the side its probability favors: above 0.5 the home or over side, below 0.5 the away or \
 under side, exactly 0.5 no pick.",

@@ -4,7 +4,11 @@
 //! diagram (`format=svg`) is drawn by the HTTP shell.
 
 use linecast_core::services::history::SeasonData;
-use linecast_grading::calibration::{Calibration, CalibrationSource, ClvFrom, ModelCalibration};
+use linecast_domain::ModelColumn;
+use linecast_grading::Model;
+use linecast_grading::calibration::{Calibration, CalibrationSource, ClvFrom, LeftOut, ModelCalibration};
+use linecast_grading::interval;
+use linecast_grading::settlement::Unsettled;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -20,7 +24,7 @@ pub struct CalibrationResponse {
     pub sport: String,
     pub model_type: String,
     pub season: String,
-    /// `all`, `live` or `reconstructed`: which rows were read.
+    /// `all`, `live`, `reconstructed` or `verified`: which rows were read.
     #[schema(value_type = CalibrationSourceCode)]
     pub source: &'static str,
     /// `opening` (default) or `forecast`: the release at which
@@ -41,6 +45,114 @@ pub struct CalibrationResponse {
     pub models: Vec<ModelCalibration>,
     /// The grading rules, with one per calibration definition.
     pub grading: CalibrationRules,
+    /// How every `*_ci` interval of this payload was computed.
+    pub intervals: IntervalMethod,
+    /// With `source=verified`: the graded games left out because their
+    /// `archive_check` is not `matched`, by check; null for other sources.
+    #[schema(required = true, value_type = Option<LeftOutShape>)]
+    pub left_out: Option<LeftOut>,
+    /// The season's counts as calibration, summary and tracking each take
+    /// them, side by side.
+    pub denominators: Denominators,
+    /// Of `games`, the finals whose `settlement_status` is not settled, by
+    /// status: graded as recorded (the `settlement` rule), and counted.
+    #[schema(value_type = UnsettledShape)]
+    pub unsettled: Unsettled,
+}
+
+/// Graded finals a payload read whose settlement is not final, by
+/// `settlement_status` (the `settlement` rule of `grading`).
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = Unsettled)]
+pub struct UnsettledShape {
+    pub disputed: usize,
+    pub pending: usize,
+    pub provisional: usize,
+}
+
+/// One season's denominators, side by side: calibration's graded games of
+/// the source asked, summary's graded BLEND picks and abstentions, and
+/// tracking's graded games, all read from the same season generation.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Denominators {
+    /// Graded games of the source asked: this payload's `games`.
+    pub calibration: usize,
+    /// BLEND's graded picks (wins + losses) in the season's summary.
+    pub summary: usize,
+    /// BLEND's graded games with a probability but no side (p = 0.5), which
+    /// summary leaves out of `summary`.
+    pub summary_abstained: usize,
+    /// Graded games in the season's tracking (`total_games`).
+    pub tracking: usize,
+}
+
+impl Denominators {
+    /// The counts of `data`'s season beside `calibration`'s.
+    pub fn of(data: &SeasonData, calibration: &Calibration) -> Self {
+        let summary = data.summary();
+        let blend = summary
+            .entries
+            .iter()
+            .find(|e| e.model == Model::Column(ModelColumn::Blend));
+        Self {
+            calibration: calibration.games,
+            summary: blend.map_or(0, |e| e.season.wins + e.season.losses),
+            summary_abstained: blend.map_or(0, |e| e.abstained),
+            tracking: data.tracking().total_games,
+        }
+    }
+}
+
+/// The method of the payload's 95% intervals: a percentile bootstrap over
+/// games, seeded, so the same games give the same bounds.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IntervalMethod {
+    /// `bootstrap_percentile`.
+    pub method: &'static str,
+    /// Two-sided coverage: 0.95.
+    pub level: f64,
+    /// Resamples per figure: 1000.
+    pub resamples: usize,
+    /// SplitMix64's seed, restarted for every figure, as 16 hex digits
+    /// with `0x` (a string: it exceeds 2^53, which JSON numbers in
+    /// JavaScript cannot hold): `0x6c696e6563617374`.
+    pub seed: &'static str,
+}
+
+impl IntervalMethod {
+    pub const CURRENT: Self = Self {
+        method: interval::METHOD,
+        level: interval::LEVEL,
+        resamples: interval::RESAMPLES,
+        seed: interval::SEED_HEX,
+    };
+}
+
+/// Graded games the verified source left out, by `archive_check`.
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = CalibrationLeftOut)]
+pub struct LeftOutShape {
+    /// The named release came at or after the start, did not carry the game, or carried another BLEND.
+    pub mismatch: usize,
+    /// No kept release at the named instant, or no `forecast_published_at`.
+    pub not_kept: usize,
+    /// Not a live forecast.
+    pub not_applicable: usize,
+}
+
+/// A 95% interval of one figure and its games; 6 decimals.
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = Interval)]
+pub struct IntervalShape {
+    /// Games resampled (the figure's own n).
+    pub n: usize,
+    pub low: f64,
+    pub high: f64,
 }
 
 impl CalibrationResponse {
@@ -56,6 +168,10 @@ impl CalibrationResponse {
             last_updated: rfc3339(data.version.last_modified),
             models: calibration.models.clone(),
             grading: CalibrationRules,
+            intervals: IntervalMethod::CURRENT,
+            left_out: calibration.left_out,
+            denominators: Denominators::of(data, calibration),
+            unsettled: calibration.unsettled,
         }
     }
 }
@@ -67,6 +183,7 @@ pub enum CalibrationSourceCode {
     All,
     Live,
     Reconstructed,
+    Verified,
 }
 
 /// The `from` values: where the kept releases' CLV takes its pick.
@@ -98,6 +215,12 @@ pub struct ModelCalibrationShape {
     pub brier: f64,
     /// −mean(y ln p + (1 − y) ln(1 − p)), p clipped to [1e-15, 1 − 1e-15]; 6 decimals.
     pub log_loss: f64,
+    /// 95% bootstrap interval of `brier` over the model's games (see `intervals`).
+    #[schema(required = true, value_type = Option<IntervalShape>)]
+    pub brier_ci: Option<IntervalShape>,
+    /// 95% bootstrap interval of `log_loss` over the model's games.
+    #[schema(required = true, value_type = Option<IntervalShape>)]
+    pub log_loss_ci: Option<IntervalShape>,
     /// Always 10 bins of width 0.1: bin k holds k/10 ≤ p < (k+1)/10 (p = 1 in the last).
     pub reliability_bins: Vec<ReliabilityBinShape>,
     /// Σ n_k (p̄_k − ō_k)² / n; 6 decimals.
@@ -111,6 +234,12 @@ pub struct ModelCalibrationShape {
     /// Against IMPLIED on the games both priced; null on the IMPLIED entry.
     #[schema(required = true)]
     pub skill_vs_market: Option<SkillShape>,
+    /// Skill against the no-vig market in the kept release the standing
+    /// forecast came from (the release its row's `forecast_published_at`
+    /// names, archive check `matched`), besides `skill_vs_market` (the
+    /// market at the recorded line); null on the IMPLIED entry.
+    #[schema(required = true, value_type = Option<ForecastSkillShape>)]
+    pub skill_at_forecast: Option<ForecastSkillShape>,
     /// Games where both this model and IMPLIED have a probability: the
     /// games the comparison with the market used (IMPLIED: its own `n`).
     pub n_paired: usize,
@@ -170,6 +299,39 @@ pub struct SkillShape {
     /// 1 − log loss(model) / log loss(IMPLIED).
     #[schema(required = true)]
     pub log_loss_skill: Option<f64>,
+    /// 95% bootstrap interval of `brier_skill`, the paired games resampled
+    /// together; null when `brier_skill` is.
+    #[schema(required = true)]
+    pub brier_skill_ci: Option<IntervalShape>,
+    /// 95% bootstrap interval of `log_loss_skill`; null when `log_loss_skill` is.
+    #[schema(required = true)]
+    pub log_loss_skill_ci: Option<IntervalShape>,
+}
+
+/// Skill against the no-vig market at the forecast's own release, over the
+/// model's games whose release is kept, matched and priced on both sides.
+/// 4 decimals, intervals 6; a metric is null when n is 0 or the market's
+/// score is 0.
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = ForecastSkill)]
+pub struct ForecastSkillShape {
+    pub n: usize,
+    /// 1 − Brier(model) / Brier(market at the forecast's release).
+    #[schema(required = true)]
+    pub brier_skill: Option<f64>,
+    /// 1 − log loss(model) / log loss(market at the forecast's release).
+    #[schema(required = true)]
+    pub log_loss_skill: Option<f64>,
+    /// 95% bootstrap interval of `brier_skill`.
+    #[schema(required = true)]
+    pub brier_skill_ci: Option<IntervalShape>,
+    /// 95% bootstrap interval of `log_loss_skill`.
+    #[schema(required = true)]
+    pub log_loss_skill_ci: Option<IntervalShape>,
+    /// The model's games left out: the forecast's release is not kept, its
+    /// archive check is not `matched`, or it lacks a price.
+    pub left_out: usize,
 }
 
 /// Closing-line value of the model's picks (p ≠ 0.5) on one basis, signed

@@ -9,6 +9,7 @@ use chrono::NaiveDate;
 use linecast_core::services::history::team_form::{TeamFormInputs, TeamFormReport};
 use linecast_core::services::history::{CrossSeason, ResultsPage, SeasonData, SeasonList};
 use linecast_domain::{ModelType, SeasonLabel, Sport};
+use linecast_grading::settlement::Unsettled;
 use linecast_grading::tracking::{RecentGame, TrackingSnapshot, WeeklyPoint};
 use linecast_grading::{
     Density, DensityCell, ForecastSource, Model, Rolling, RollingSeason, SummaryEntry, TeamForm, Tracking,
@@ -130,6 +131,17 @@ pub struct SummaryResponse {
     pub generated_date: String,
     /// The grading rules: rule name → the rule in one sentence.
     pub grading: GradingRules,
+    /// Of the season's graded games, the finals whose `settlement_status`
+    /// is not settled, by status: graded as recorded (the `settlement`
+    /// rule), and counted.
+    #[schema(value_type = crate::calibration::UnsettledShape)]
+    pub unsettled: Unsettled,
+}
+
+/// The graded served rows of `data` whose final is not settled, by status:
+/// the count summary, tracking and calibration each state.
+fn unsettled(data: &SeasonData) -> Unsettled {
+    Unsettled::of(data.served_rows().filter(|(_, g)| g.graded).map(|(row, _)| row))
 }
 
 impl SummaryResponse {
@@ -141,6 +153,7 @@ impl SummaryResponse {
             summaries: data.summary().entries.clone(),
             generated_date: rfc3339(data.version.last_modified),
             grading: GradingRules,
+            unsettled: unsettled(data),
         }
     }
 }
@@ -191,6 +204,11 @@ pub struct TrackingResponse {
     /// Publication time of the season store.
     #[schema(format = DateTime)]
     pub last_updated: String,
+    /// Of `total_games`, the finals whose `settlement_status` is not
+    /// settled, by status: graded as recorded (the `settlement` rule), and
+    /// counted.
+    #[schema(value_type = crate::calibration::UnsettledShape)]
+    pub unsettled: Unsettled,
 }
 
 impl TrackingResponse {
@@ -227,6 +245,7 @@ impl TrackingResponse {
             archive_games,
             grading: GradingRules,
             last_updated: rfc3339(data.version.last_modified),
+            unsettled: unsettled(data),
         }
     }
 }

@@ -155,6 +155,14 @@ struct ModelRow {
     brier: String,
     log_loss: String,
     skill: String,
+    /// The 95% intervals beside each figure, with their n.
+    brier_ci: String,
+    log_loss_ci: String,
+    skill_ci: String,
+    /// Brier skill against the market at the forecast's own release, its
+    /// interval and the games left out.
+    skill_at_forecast: String,
+    skill_at_forecast_ci: String,
     n_paired: usize,
     clv_kept: ClvCell,
     clv_rows: ClvCell,
@@ -197,6 +205,8 @@ struct QualityPage {
     sources: Vec<Option_>,
     heading: String,
     games: usize,
+    /// The verified source's count of rows left out; empty otherwise.
+    left_out: String,
     diagram: String,
     rows: Vec<ModelRow>,
     /// Why no numbers are shown (the data is not served to this customer
@@ -257,6 +267,29 @@ fn or_dash(v: Option<f64>, places: usize) -> String {
     v.map_or_else(|| "–".to_owned(), |v| fixed(v, places))
 }
 
+/// A 95% interval as the table shows it under its figure: its bounds and
+/// its n, or a dash.
+fn interval(ci: Option<linecast_grading::interval::Interval>) -> String {
+    ci.map_or_else(
+        || "–".to_owned(),
+        |c| format!("{}–{} (n {})", fixed(c.low, 4), fixed(c.high, 4), c.n),
+    )
+}
+
+/// The verified source's left-out count as the page says it; empty for
+/// other sources.
+fn left_out_note(left_out: Option<linecast_grading::calibration::LeftOut>) -> String {
+    left_out.map_or_else(String::new, |l| {
+        format!(
+            "Left out: {} graded games whose archive check is not matched ({} mismatch, {} not kept, {} not applicable).",
+            l.total(),
+            l.mismatch,
+            l.not_kept,
+            l.not_applicable
+        )
+    })
+}
+
 /// One model's figures as the table shows them.
 fn model_row(m: &linecast_grading::calibration::ModelCalibration) -> ModelRow {
     ModelRow {
@@ -268,6 +301,24 @@ fn model_row(m: &linecast_grading::calibration::ModelCalibration) -> ModelRow {
             .skill_vs_market
             .as_ref()
             .map_or_else(|| "–".to_owned(), |s| or_dash(s.brier_skill, 4)),
+        brier_ci: interval(m.brier_ci),
+        log_loss_ci: interval(m.log_loss_ci),
+        skill_ci: m
+            .skill_vs_market
+            .as_ref()
+            .map_or_else(|| "–".to_owned(), |s| interval(s.brier_skill_ci)),
+        skill_at_forecast: m
+            .skill_at_forecast
+            .as_ref()
+            .map_or_else(|| "–".to_owned(), |s| or_dash(s.brier_skill, 4)),
+        skill_at_forecast_ci: m.skill_at_forecast.as_ref().map_or_else(String::new, |s| {
+            format!(
+                "95% {} · n {} · {} left out",
+                interval(s.brier_skill_ci),
+                s.n,
+                s.left_out
+            )
+        }),
         n_paired: m.n_paired,
         clv_kept: ClvCell::of(&m.clv_bases.kept_releases),
         clv_rows: ClvCell::of(&m.clv_bases.result_rows),
@@ -283,7 +334,7 @@ type CalibrationRead = (
 /// the current season).
 async fn read(state: &AppState, choice: &Choice, season: Option<SeasonLabel>) -> Result<CalibrationRead, ApiError> {
     Ok(state
-        .releases
+        .archive_checks
         .calibration(
             &state.history,
             choice.sport,
@@ -366,6 +417,7 @@ pub async fn quality(
             choice.source.code()
         ),
         games: cal.games,
+        left_out: left_out_note(cal.left_out),
         diagram: format!("/portal/quality/diagram.svg?{}", choice.query(data.season)),
         rows: cal.models.iter().map(model_row).collect(),
     };
@@ -399,6 +451,7 @@ fn unreadable(e: &ApiError) -> (StatusCode, String) {
 struct Figures {
     heading: String,
     games: usize,
+    left_out: String,
     diagram: String,
     rows: Vec<ModelRow>,
 }
@@ -422,9 +475,9 @@ fn choices_page(
     for (option, list) in sports.iter_mut().zip(seasons) {
         option.seasons = list.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ");
     }
-    let (heading, games, diagram, rows) = figures.map_or_else(
-        || (String::new(), 0, String::new(), Vec::new()),
-        |f| (f.heading, f.games, f.diagram, f.rows),
+    let (heading, games, left_out, diagram, rows) = figures.map_or_else(
+        || (String::new(), 0, String::new(), String::new(), Vec::new()),
+        |f| (f.heading, f.games, f.left_out, f.diagram, f.rows),
     );
     page(
         status,
@@ -437,6 +490,7 @@ fn choices_page(
             sources: source_options(choice),
             heading,
             games,
+            left_out,
             diagram,
             rows,
             notice,
@@ -529,7 +583,7 @@ pub async fn diagram(
         from: ClvFrom::Opening,
     };
     let view = CalibrationView::Svg(DEFAULT_DIAGRAM_MODELS.to_vec());
-    let (responses, releases, history) = (&state.responses, &state.releases, &state.history);
-    let served = calibration::serve(&req, responses, releases, history, rows.calibration, chosen, &view).await;
+    let (responses, checks, history) = (&state.responses, &state.archive_checks, &state.history);
+    let served = calibration::serve(&req, responses, checks, history, rows.calibration, chosen, &view).await;
     served.unwrap_or_else(|e| api_error_page(&e))
 }

@@ -13,8 +13,8 @@
 use actix_web::http::header::{CONTENT_SECURITY_POLICY, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse};
 use linecast_charts::{Bin, Curve, Reliability};
+use linecast_core::services::archive_check::ArchiveChecks;
 use linecast_core::services::history::{History, SeasonData};
-use linecast_core::services::releases::Releases;
 use linecast_domain::{ModelColumn, ModelType, SeasonLabel, Sport};
 use linecast_grading::calibration::{Calibration, CalibrationSource, ClvFrom, MODELS};
 use linecast_payloads::calibration::CalibrationResponse;
@@ -91,7 +91,7 @@ pub struct CalibrationChoice {
 pub async fn serve(
     req: &HttpRequest,
     responses: &Responses,
-    releases: &Releases,
+    checks: &ArchiveChecks,
     history: &History,
     of: &'static Endpoint,
     choice: CalibrationChoice,
@@ -109,7 +109,7 @@ pub async fn serve(
         responses,
         of,
         &(sport, model_type, season, source, from, view),
-        |now| releases.calibration(history, sport, model_type, season, source, from, now),
+        |now| checks.calibration(history, sport, model_type, season, source, from, now),
         |(data, calibration)| view.render(data, source, from, calibration),
     )
     .await

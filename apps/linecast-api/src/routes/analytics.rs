@@ -209,7 +209,10 @@ pub async fn density(
 /// log loss, the Murphy decomposition, ECE, skill against the no-vig market on the same games and the
 /// closing-line value of its picks on both bases (`clv_bases`; `from` moves the kept releases' pick from the
 /// opening to the standing forecast). `season` defaults to the current season, and `source` keeps `live` or
-/// `reconstructed` forecasts only (default `all`); a source with no rows answers 200 with `games: 0`.
+/// `reconstructed` forecasts only, or `verified` the rows whose `archive_check` is `matched` (then `left_out`
+/// counts the graded rows left out by check); default `all`. A source with no rows answers 200 with `games: 0`.
+/// Brier, log loss and skill carry 95% bootstrap intervals (`*_ci`, each with its `n`; `intervals` states the
+/// method, seed and resamples).
 /// `format=svg` returns the reliability diagram as `image/svg+xml`, drawing the comma-separated `models`
 /// (default BLEND and IMPLIED). Each call counts as one request of the monthly quota, a 304 included.
 ///
@@ -219,7 +222,7 @@ pub async fn density(
     params(
         crate::params::SportModelPath,
         ("season" = Option<String>, Query, max_length = 7, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "Season label; default the current season (the same choice as summary)"),
-        ("source" = Option<CalibrationSourceCode>, Query, description = "`all` (default), `live` (model_probability_source = live) or `reconstructed` (walk_forward or reconstructed_oos)"),
+        ("source" = Option<CalibrationSourceCode>, Query, description = "`all` (default), `live` (model_probability_source = live), `reconstructed` (walk_forward or reconstructed_oos) or `verified` (archive_check = matched)"),
         ("from" = Option<ClvFromCode>, Query, description = "Where the kept releases' CLV takes each model's pick and first price: `opening` (default; the game's first kept release) or `forecast` (its standing forecast, the last kept release before the start)"),
         ("format" = Option<CalibrationFormatCode>, Query, description = "`json` (default) or `svg` (a reliability diagram)"),
         ("models" = Option<String>, Query, description = "With `format=svg`: comma-separated model columns to draw (IMPLIED, BLEND, AI, CATB, RF, LGB, LOGR, XGB, XT); default BLEND,IMPLIED")
@@ -264,7 +267,7 @@ pub async fn model_calibration(
     calibration::serve(
         &req,
         &state.responses,
-        &state.releases,
+        &state.archive_checks,
         &state.history,
         &table::CALIBRATION,
         choice,

@@ -61,7 +61,7 @@ const SEASON_HEADER: &str = "date,time_est,season,season_type,away_team,home_tea
 /// - Nuggets at Jazz: 15:00Z, when no release was kept: not_kept;
 /// - Suns at Lakers: live without forecast_published_at: not_kept;
 /// - Mavericks at Rockets: walk_forward: not_applicable.
-fn season() -> String {
+pub(crate) fn season() -> String {
     format!(
         "{SEASON_HEADER}2026-11-14,19:30:00,2026-27,regular,brooklyn_nets,boston_celtics,101,110,-145,120,0.6123,live,r2,2026-11-14T18:00:00Z\n\
          2026-11-14,19:30:00,2026-27,regular,new_york_knicks,toronto_raptors,99,98,105,-125,0.4400,live,r2,2026-11-14T18:00:00Z\n\
@@ -76,9 +76,14 @@ fn season() -> String {
 /// The app with the three releases kept at their instants and the season
 /// store written.
 async fn written() -> TestApp {
+    written_with(season()).await
+}
+
+/// [`written`] with `season` as the season store.
+pub(crate) async fn written_with(season: String) -> TestApp {
     let app = spawn_app_with(fixture_now(), |store| {
         publish(store, PREDICTIONS, r1().as_bytes(), R1_AT);
-        std::fs::write(store.join(SEASON), season()).unwrap();
+        std::fs::write(store.join(SEASON), season).unwrap();
     })
     .await;
     app.keep_releases().await;

@@ -10,6 +10,7 @@ mod archive_check;
 mod billing;
 mod body_deadline;
 mod calibration;
+mod calibration_quality;
 mod clv;
 mod concurrency;
 mod config_file;

@@ -692,6 +692,54 @@ async fn model_quality_shows_the_calibration_use_cases_numbers_and_its_diagram()
     assert!(bad.body.contains("Invalid sport"), "{}", bad.body);
 }
 
+/// The page shows the payload's intervals with their n beside each
+/// figure, the skill at the forecast's release with its games left out,
+/// and, for `source=verified`, the rows left out by archive check.
+#[tokio::test]
+async fn model_quality_shows_the_intervals_and_the_verified_left_out_count() {
+    let app = crate::archive_check::written_with(crate::archive_check::season()).await;
+    let (_, pair) = sign_in(&app, &app.api_key).await;
+    let res = get(
+        &app,
+        "/portal/quality?sport=nba&market=won_on_points&season=2026-27&source=verified",
+        Some(&pair),
+    )
+    .await;
+    assert_eq!(res.status, 200, "{}", res.body);
+    let (status, api) = app
+        .get_authed_json("/api/v1/models/nba/won_on_points/calibration?season=2026-27&source=verified")
+        .await;
+    assert_eq!(status, 200, "{api}");
+    let ci = |c: &serde_json::Value| {
+        format!(
+            "{:.4}–{:.4} (n {})",
+            c["low"].as_f64().unwrap(),
+            c["high"].as_f64().unwrap(),
+            c["n"]
+        )
+    };
+    for m in api["models"].as_array().unwrap() {
+        for cell in [ci(&m["brier_ci"]), ci(&m["log_loss_ci"])] {
+            let cell = format!("<td class=\"ci\">{cell}</td>");
+            assert!(res.body.contains(&cell), "{cell} not in the page");
+        }
+        if let Some(at) = m["skill_at_forecast"].as_object() {
+            let counted = format!("n {} · {} left out", at["n"], at["left_out"]);
+            assert!(res.body.contains(&counted), "{counted} not in the page");
+        }
+    }
+    let left = &api["left_out"];
+    let total = ["mismatch", "not_kept", "not_applicable"]
+        .iter()
+        .map(|k| left[*k].as_u64().unwrap())
+        .sum::<u64>();
+    let said = format!(
+        "Left out: {total} graded games whose archive check is not matched ({} mismatch, {} not kept, {} not applicable).",
+        left["mismatch"], left["not_kept"], left["not_applicable"]
+    );
+    assert!(res.body.contains(&said), "{said} not in the page");
+}
+
 /// The portal's diagram is the API's `format=svg` calibration body for the
 /// same choice: the same bytes and ETag, no second body in the response
 /// cache, and it goes out compressed when the browser asks, as every body.

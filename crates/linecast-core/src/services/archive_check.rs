@@ -13,13 +13,18 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use chrono::{DateTime, Duration, Utc};
+use linecast_domain::odds::no_vig_from_raw;
 use linecast_domain::time::et_instant;
 use linecast_domain::{GameId, ModelColumn, ModelType, SeasonLabel, SeasonRow, Sport};
 use linecast_grading::GradedRow;
+use linecast_grading::calibration::{
+    Calibration, CalibrationSource, ClvFrom, ForecastPrices, Inputs, LeftOut, calibrate_graded_with,
+};
 
 use crate::ports::releases::{KeptRelease, ReleaseArchive, Series};
-use crate::services::history::SeasonData;
+use crate::services::history::{History, SeasonData};
 use crate::services::releases::{ReleaseError, Releases};
+use crate::{Deps, Derived};
 
 /// What the archive says of one result row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -62,6 +67,10 @@ pub struct RowCheck {
     pub carried: bool,
     /// The game's BLEND in that release (`None`: not carried, or empty).
     pub release_blend: Option<f64>,
+    /// The no-vig probability of the positive side in that release
+    /// (`None`: not carried, or without both prices): the market the
+    /// forecast faced when it was published.
+    pub release_no_vig: Option<f64>,
 }
 
 impl RowCheck {
@@ -71,6 +80,7 @@ impl RowCheck {
             release: None,
             carried: false,
             release_blend: None,
+            release_no_vig: None,
         }
     }
 
@@ -125,8 +135,9 @@ pub fn same_blend(row: Option<f64>, release: Option<f64>) -> bool {
 enum Carried {
     /// The release does not carry the game.
     No,
-    /// It carries it, with this BLEND (`None`: an empty cell).
-    With(Option<f64>),
+    /// It carries it, with this BLEND (`None`: an empty cell) and this
+    /// no-vig probability of the positive side (`None`: a price missing).
+    With(Option<f64>, Option<f64>),
 }
 
 /// The check of `row` given the release it names (`None`: none kept at its
@@ -136,9 +147,9 @@ fn judge(row: &SeasonRow, named: Option<&Arc<KeptRelease>>, carried: Carried) ->
         return RowCheck::alone(ArchiveCheck::NotKept);
     };
     let before_start = et_instant(row.key.date, row.key.time_est).is_some_and(|start| release.published_at < start);
-    let (carries, release_blend) = match carried {
-        Carried::No => (false, None),
-        Carried::With(blend) => (true, blend),
+    let (carries, release_blend, release_no_vig) = match carried {
+        Carried::No => (false, None, None),
+        Carried::With(blend, no_vig) => (true, blend, no_vig),
     };
     let matched = before_start && carries && same_blend(row.models.get(ModelColumn::Blend), release_blend);
     RowCheck {
@@ -150,6 +161,7 @@ fn judge(row: &SeasonRow, named: Option<&Arc<KeptRelease>>, carried: Carried) ->
         release: Some(Arc::clone(release)),
         carried: carries,
         release_blend,
+        release_no_vig,
     }
 }
 
@@ -211,7 +223,7 @@ pub struct CheckError(#[from] pub ReleaseError);
 
 type Key = (Sport, ModelType, SeasonLabel);
 /// A release the rows name, and its games' BLENDs.
-type Named = (Arc<KeptRelease>, HashMap<GameId, Option<f64>>);
+type Named = (Arc<KeptRelease>, HashMap<GameId, (Option<f64>, Option<f64>)>);
 /// The season version and kept generation a season's checks were made for.
 type Held = (String, String, Arc<SeasonChecks>);
 
@@ -221,7 +233,12 @@ pub struct ArchiveChecks {
     releases: Arc<Releases>,
     archive: Arc<dyn ReleaseArchive>,
     cache: Mutex<HashMap<Key, Held>>,
+    /// The last calibration of each choice, with the deps it was made
+    /// for: made once per season, kept-release and price generation.
+    calibrations: Mutex<HashMap<CalibrationKey, (Deps, Arc<Calibration>)>>,
 }
+
+type CalibrationKey = (Sport, ModelType, SeasonLabel, CalibrationSource, ClvFrom);
 
 impl std::fmt::Debug for ArchiveChecks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -235,6 +252,7 @@ impl ArchiveChecks {
             releases,
             archive,
             cache: Mutex::new(HashMap::new()),
+            calibrations: Mutex::new(HashMap::new()),
         }
     }
 
@@ -288,7 +306,13 @@ impl ArchiveChecks {
                 .value
                 .rows
                 .iter()
-                .map(|r| (r.game_id.clone(), r.models.get(ModelColumn::Blend)))
+                .map(|r| {
+                    let (pos, neg) = r.lines.side_prices(data.model_type);
+                    (
+                        r.game_id.clone(),
+                        (r.models.get(ModelColumn::Blend), no_vig_from_raw(pos, neg)),
+                    )
+                })
                 .collect();
             carried.insert(id, (Arc::new(release.clone()), games));
         }
@@ -302,7 +326,7 @@ impl ArchiveChecks {
                     named_by(row, &kept.releases).and_then(|r| carried.get(&(r.digest.clone(), r.published_at)));
                 let carried = named
                     .and_then(|(_, games)| games.get(&row.game_id).copied())
-                    .map_or(Carried::No, Carried::With);
+                    .map_or(Carried::No, |(blend, no_vig)| Carried::With(blend, no_vig));
                 judge(row, named.map(|(release, _)| release), carried)
             })
             .collect();
@@ -320,6 +344,112 @@ impl ArchiveChecks {
         );
         Ok(checks)
     }
+}
+
+impl ArchiveChecks {
+    /// Calibration of the chosen season over the rows of `source` (the one
+    /// use case of the calibration route and the portal), with both CLV
+    /// bases (the kept releases' price moves from
+    /// [`Releases::price_moves`]) and each model's skill at its forecast's
+    /// own release, which the checks find. `verified`
+    /// reads only the served rows whose check is `matched`, and counts the
+    /// graded rows it left out by their check. Depends on the season's
+    /// generation, the kept releases' (the checks) and the prices'.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the calibration route's choice, each a plain query value, and the instant"
+    )]
+    pub async fn calibration(
+        &self,
+        history: &History,
+        sport: Sport,
+        model_type: ModelType,
+        named: Option<SeasonLabel>,
+        source: CalibrationSource,
+        from: ClvFrom,
+        now: DateTime<Utc>,
+    ) -> Result<Derived<(Arc<SeasonData>, Arc<Calibration>)>, ReleaseError> {
+        // A season without a store is the season's error (a 404), not the
+        // archive's: `ReleaseError` keeps the store's own kind.
+        let Derived { value: data, deps } = history.chosen_season(sport, model_type, named, now).await?;
+        let kept = self.kept(sport, model_type, now).await.map_err(|e| e.0)?;
+        let checks = self.season(&data, &kept).await.map_err(|e| e.0)?;
+        let (moves, generation) = self
+            .releases
+            .price_moves(sport, model_type, data.season, from, now)
+            .await?;
+        let prices = (!moves.is_empty()).then_some(moves.as_ref());
+        let deps = deps
+            .param("source", source.code())
+            .param("archive", &kept.generation)
+            .param(
+                "prices",
+                if prices.is_some() {
+                    generation
+                } else {
+                    "none".to_owned()
+                },
+            )
+            .param("clv_from", from.code());
+        let key = (sport, model_type, data.season, source, from);
+        let stamp = deps.clone();
+        if let Some((held, calibration)) = self
+            .calibrations
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+            && *held == stamp
+        {
+            return Ok(Derived::new((data, Arc::clone(calibration)), deps));
+        }
+        let (matched, left_out) = matched_rows(&data, &checks);
+        let at_forecast = forecast_prices(&data, &checks);
+        let calibration = Arc::new(calibrate_graded_with(
+            &data.table.rows,
+            &data.graded,
+            sport,
+            model_type,
+            source,
+            Inputs {
+                prices,
+                at_forecast: Some(&at_forecast),
+                verified: Some((&matched, left_out)),
+            },
+        ));
+        self.calibrations
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, (stamp, Arc::clone(&calibration)));
+        Ok(Derived::new((data, calibration), deps))
+    }
+}
+
+/// The market in each matched row's own release: the no-vig probability
+/// of the positive side there, by game id (rows whose release lacks a
+/// price are left out).
+fn forecast_prices(data: &SeasonData, checks: &SeasonChecks) -> ForecastPrices {
+    checks
+        .served(data)
+        .filter(|(_, _, check)| check.check == ArchiveCheck::Matched)
+        .filter_map(|(row, _, check)| Some((row.game_id.clone(), check.release_no_vig?)))
+        .collect()
+}
+
+/// Which rows of `data.table` the archive matched (aligned with its rows),
+/// and the graded served rows it did not, by check.
+fn matched_rows(data: &SeasonData, checks: &SeasonChecks) -> (Vec<bool>, LeftOut) {
+    let mut kept = vec![false; data.table.rows.len()];
+    let mut left_out = LeftOut::default();
+    for (index, check) in data.order.iter().zip(&checks.rows) {
+        match check.check {
+            ArchiveCheck::Matched => kept[*index] = true,
+            _ if !data.graded[*index].graded => {}
+            ArchiveCheck::Mismatch => left_out.mismatch += 1,
+            ArchiveCheck::NotKept => left_out.not_kept += 1,
+            ArchiveCheck::NotApplicable => left_out.not_applicable += 1,
+        }
+    }
+    (kept, left_out)
 }
 
 #[cfg(test)]
@@ -402,6 +532,7 @@ mod tests {
             release: Some(Arc::new(r)),
             carried: true,
             release_blend: Some(0.5),
+            release_no_vig: None,
         };
         assert_eq!(check.forecast_digest(), Some("d1"));
         check.check = ArchiveCheck::Mismatch;

@@ -15,13 +15,12 @@ use chrono::{DateTime, Duration, DurationRound, Utc};
 use linecast_domain::artifacts::PredictionRow;
 use linecast_domain::time::et_instant;
 use linecast_domain::{ModelColumn, ModelType, SeasonLabel, Sport, read_game_id};
-use linecast_grading::calibration::{Calibration, CalibrationSource, ClvFrom, PriceMoves, calibrate_graded_priced};
+use linecast_grading::calibration::{ClvFrom, PriceMoves};
 use sha2::{Digest, Sha256};
 
 use crate::ports::releases::{IndexedGame, KeptRelease, ReleaseArchive, ReleaseLog, Series};
 use crate::services::clv::ClvScan;
 use crate::services::game_index;
-use crate::services::history::{History, SeasonData};
 use crate::services::ledger::Ledger;
 use crate::services::slate::{OddsSlate, PredictionSlate, served_models, served_slate_at};
 use crate::{AccountsError, ArtifactStore, Deps, Derived, ObjectVersion, StoreError};
@@ -717,45 +716,6 @@ impl Releases {
             .unwrap_or_else(PoisonError::into_inner)
             .insert((series, season), state);
         Ok((moves, generation))
-    }
-
-    /// Calibration of the chosen season with both CLV bases: the kept
-    /// releases' (pick taken at `from`) over the games they carried before
-    /// the start, and the season rows' as `History` has it.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the calibration route's choice, each a plain query value, and the instant"
-    )]
-    pub async fn calibration(
-        &self,
-        history: &History,
-        sport: Sport,
-        model_type: ModelType,
-        named: Option<SeasonLabel>,
-        source: CalibrationSource,
-        from: ClvFrom,
-        now: DateTime<Utc>,
-    ) -> Result<Derived<(Arc<SeasonData>, Arc<Calibration>)>, ReleaseError> {
-        let Derived {
-            value: (data, on_rows),
-            deps,
-        } = history.calibration(sport, model_type, named, source, now).await?;
-        let (moves, generation) = self.price_moves(sport, model_type, data.season, from, now).await?;
-        if moves.is_empty() {
-            return Ok(Derived::new((data, on_rows), deps.param("prices", "none")));
-        }
-        let priced = Arc::new(calibrate_graded_priced(
-            &data.table.rows,
-            &data.graded,
-            sport,
-            model_type,
-            source,
-            Some(&moves),
-        ));
-        Ok(Derived::new(
-            (data, priced),
-            deps.param("prices", generation).param("clv_from", from.code()),
-        ))
     }
 
     /// Seals the ledger's due days (with a ledger), then forgets the

@@ -8,6 +8,7 @@ use crate::calibration::{
     ClvBases, ClvBasis, ClvFrom, ClvReason, Forecast, PriceMove, PriceMoves, calibrate_graded_priced, log_loss, skill,
     wilson,
 };
+use crate::interval::Interval;
 use crate::{
     CALIBRATION_RULES, Calibration, CalibrationSource, Clv, ClvUnit, GRADING_RULES, ModelCalibration, ReliabilityBin,
     Skill, calibrate, calibration_grading_rules, grade_rows,
@@ -174,15 +175,21 @@ fn worked_example_for_payloads_md() {
             n: 6,
             brier: 0.214_383,
             log_loss: 0.616_746,
+            // Pinned by `interval_props`, recomputed independently there.
+            brier_ci: blend.brier_ci,
+            log_loss_ci: blend.log_loss_ci,
             reliability_bins: expected_bins,
             reliability: 0.0639,
             resolution: 0.055_556,
             uncertainty: 0.222_222,
             ece: 0.228_333,
+            skill_at_forecast: None,
             skill_vs_market: Some(Skill {
                 n: 6,
                 brier_skill: Some(0.1425),
                 log_loss_skill: Some(0.1102),
+                brier_skill_ci: blend.skill_vs_market.and_then(|s| s.brier_skill_ci),
+                log_loss_skill_ci: blend.skill_vs_market.and_then(|s| s.log_loss_skill_ci),
             }),
             n_paired: 6,
             clv: blend_clv,
@@ -220,12 +227,24 @@ fn worked_example_for_payloads_md() {
             n: 6,
             brier: 0.25,
             log_loss: 0.693_147,
+            // Every forecast 0.5: every resample scores the same.
+            brier_ci: Some(Interval {
+                n: 6,
+                low: 0.25,
+                high: 0.25
+            }),
+            log_loss_ci: Some(Interval {
+                n: 6,
+                low: 0.693_147,
+                high: 0.693_147
+            }),
             reliability_bins: implied_bins,
             reliability: 0.027_778,
             resolution: 0.0,
             uncertainty: 0.222_222,
             ece: 0.166_667,
             skill_vs_market: None,
+            skill_at_forecast: None,
             n_paired: 6,
             clv: implied_clv,
             clv_bases: ClvBases {
@@ -287,7 +306,9 @@ fn models_are_listed_in_payload_order_and_only_with_a_population() {
         Some(Skill {
             n: 0,
             brier_skill: None,
-            log_loss_skill: None
+            log_loss_skill: None,
+            brier_skill_ci: None,
+            log_loss_skill_ci: None,
         })
     );
 
@@ -348,13 +369,51 @@ fn the_source_filter_reads_model_probability_source_before_anything_else() {
     assert_eq!(entry(&c, ModelColumn::Blend).brier, 0.223_333);
 }
 
+/// The verified source reads exactly the rows the archive marked, and
+/// nothing without marks; its `left_out` is the caller's count.
+#[test]
+fn verified_reads_only_the_marked_rows() {
+    use crate::calibration::{Inputs, LeftOut, calibrate_graded_with};
+    let rows = vec![
+        ml_game("2026-11-01", true, 0.7),
+        ml_game("2026-11-02", false, 0.6),
+        ml_game("2026-11-03", true, 0.4),
+    ];
+    let graded = grade_rows(&rows, Sport::Nba, ML);
+    let left_out = LeftOut {
+        mismatch: 1,
+        not_kept: 0,
+        not_applicable: 0,
+    };
+    let marks = [true, false, true];
+    let c = calibrate_graded_with(
+        &rows,
+        &graded,
+        Sport::Nba,
+        ML,
+        CalibrationSource::Verified,
+        Inputs {
+            verified: Some((&marks, left_out)),
+            ..Inputs::default()
+        },
+    );
+    assert_eq!(c.games, 2);
+    assert_eq!(c.left_out, Some(left_out));
+    // BLEND on the two marked games: (0.3² + 0.6²) / 2 = 0.225.
+    assert!((entry(&c, ModelColumn::Blend).brier - 0.225).abs() < 1e-12);
+    let unmarked = calibrate(&rows, Sport::Nba, ML, CalibrationSource::Verified);
+    assert_eq!(unmarked.games, 0);
+    assert_eq!(unmarked.left_out, Some(LeftOut::default()));
+    assert_eq!(calibrate(&rows, Sport::Nba, ML, CalibrationSource::All).left_out, None);
+}
+
 #[test]
 fn source_codes_parse_exactly() {
     for s in CalibrationSource::ALL {
         assert_eq!(CalibrationSource::parse(s.code()), Ok(s));
     }
     let err = CalibrationSource::parse("Live").unwrap_err();
-    assert_eq!(err.allowed, "all, live, reconstructed");
+    assert_eq!(err.allowed, "all, live, reconstructed, verified");
     assert_eq!(CalibrationSource::default(), CalibrationSource::All);
 }
 
@@ -641,12 +700,15 @@ fn the_payload_serializes_with_the_public_spellings() {
         "n",
         "brier",
         "log_loss",
+        "brier_ci",
+        "log_loss_ci",
         "reliability_bins",
         "reliability",
         "resolution",
         "uncertainty",
         "ece",
         "skill_vs_market",
+        "skill_at_forecast",
         "n_paired",
         "clv",
         "clv_bases",
@@ -658,6 +720,13 @@ fn the_payload_serializes_with_the_public_spellings() {
     assert_eq!(
         serde_json::to_value(CalibrationSource::Reconstructed).unwrap(),
         "reconstructed"
+    );
+    assert_eq!(serde_json::to_value(CalibrationSource::Verified).unwrap(), "verified");
+    assert_eq!(blend["brier_ci"]["n"], 6);
+    assert_eq!(json["left_out"], serde_json::Value::Null);
+    assert_eq!(
+        json["unsettled"],
+        serde_json::json!({"disputed": 0, "pending": 0, "provisional": 0})
     );
 }
 

@@ -54,6 +54,8 @@ fn kept(row: &SeasonRow, source: CalibrationSource) -> bool {
         CalibrationSource::All => true,
         CalibrationSource::Live => value == Some("live"),
         CalibrationSource::Reconstructed => matches!(value, Some("walk_forward" | "reconstructed_oos")),
+        // Only the archive's marks, which these rows do not have, admit a row.
+        CalibrationSource::Verified => false,
     }
 }
 
@@ -87,6 +89,16 @@ proptest! {
                 .count();
             prop_assert_eq!(m.n, expected, "{}", m.model.code());
             prop_assert!(m.n > 0);
+            // Every model has both score intervals, over its own n, ordered.
+            for ci in [m.brier_ci, m.log_loss_ci] {
+                let ci = ci.unwrap();
+                prop_assert_eq!(ci.n, m.n);
+                prop_assert!(ci.low <= ci.high);
+            }
+            if let Some(skill) = m.skill_vs_market {
+                prop_assert_eq!(skill.brier_skill_ci.is_some(), skill.brier_skill.is_some());
+                prop_assert_eq!(skill.log_loss_skill_ci.is_some(), skill.log_loss_skill.is_some());
+            }
         }
     }
 

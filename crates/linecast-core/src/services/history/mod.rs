@@ -23,7 +23,6 @@ use std::sync::Arc;
 use chrono::{DateTime, Duration, Utc};
 use linecast_domain::artifacts::SeasonTable;
 use linecast_domain::{ModelType, SeasonLabel, Sport};
-use linecast_grading::calibration::{Calibration, CalibrationSource};
 use linecast_grading::density::{from_seasons, season_cells};
 use linecast_grading::rolling::{pooled, rolling_season};
 use linecast_grading::{Density, Rolling};
@@ -410,25 +409,6 @@ impl History {
         let data = self.season(sport, model_type, season).await?;
         let deps = data.deps();
         Ok(Derived::new(data, deps))
-    }
-
-    /// Calibration of the chosen season over the rows of `source`, with the
-    /// season it was computed from.
-    pub async fn calibration(
-        &self,
-        sport: Sport,
-        model_type: ModelType,
-        named: Option<SeasonLabel>,
-        source: CalibrationSource,
-        now: DateTime<Utc>,
-    ) -> Result<Derived<(Arc<SeasonData>, Arc<Calibration>)>, StoreError> {
-        Ok(self.chosen_season(sport, model_type, named, now).await?.map(
-            |deps| deps.param("source", source.code()),
-            |data| {
-                let calibration = data.calibration(source);
-                (data, calibration)
-            },
-        ))
     }
 
     /// The newest season with a store, whether or not a game was played.

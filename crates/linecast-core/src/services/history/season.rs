@@ -1,6 +1,7 @@
 //! One generation of one season store, graded: the rows, their grades and
 //! served order, and every per-season aggregate (summary, tracking,
-//! calibration, leaderboards, replays) computed once on first use. Knows
+//! leaderboards, replays) computed once on first use (calibration, which
+//! also reads the archive's checks, is `ArchiveChecks::calibration`'s). Knows
 //! nothing of the cache that holds it ([`super::History`]) nor of how its
 //! rows are written (the API renders them once per generation).
 
@@ -11,7 +12,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 use chrono::NaiveDate;
 use linecast_domain::artifacts::SeasonTable;
 use linecast_domain::{ModelType, SeasonLabel, Sport};
-use linecast_grading::calibration::{Calibration, CalibrationSource, calibrate_graded};
 use linecast_grading::window::is_decided;
 use linecast_grading::{GradedRow, Summary, Tracking, grade_rows, summarize_graded, track_graded};
 use linecast_strategies::{Accounting, Leaderboard, Replay, UnknownStrategy, leaderboard};
@@ -38,8 +38,6 @@ pub struct SeasonData {
     pub order: Vec<usize>,
     summary: OnceLock<Arc<Summary>>,
     tracking: OnceLock<Arc<Tracking>>,
-    /// One per `CalibrationSource`, in `CalibrationSource::ALL` order.
-    calibration: [OnceLock<Arc<Calibration>>; 3],
     strategies: [OnceLock<Arc<Leaderboard>>; 2],
     /// Keyed by accounting, strategy id and whether excluded rows are kept.
     replays: Mutex<HashMap<(usize, String, bool), Arc<Replay>>>,
@@ -85,7 +83,6 @@ impl SeasonData {
             order,
             summary: OnceLock::new(),
             tracking: OnceLock::new(),
-            calibration: [OnceLock::new(), OnceLock::new(), OnceLock::new()],
             strategies: [OnceLock::new(), OnceLock::new()],
             replays: Mutex::new(HashMap::new()),
             heap_bytes,
@@ -165,28 +162,6 @@ impl SeasonData {
         self.tracking
             .get_or_init(|| self.weighed(|| Arc::new(track_graded(&self.table.rows, &self.graded))))
             .clone()
-    }
-
-    /// Calibration, scores and skill of each model over the rows of
-    /// `source`, computed once per generation and source.
-    pub fn calibration(&self, source: CalibrationSource) -> Arc<Calibration> {
-        let slot = match source {
-            CalibrationSource::All => &self.calibration[0],
-            CalibrationSource::Live => &self.calibration[1],
-            CalibrationSource::Reconstructed => &self.calibration[2],
-        };
-        slot.get_or_init(|| {
-            self.weighed(|| {
-                Arc::new(calibrate_graded(
-                    &self.table.rows,
-                    &self.graded,
-                    self.sport,
-                    self.model_type,
-                    source,
-                ))
-            })
-        })
-        .clone()
     }
 
     pub fn strategies(&self, accounting: Accounting) -> Arc<Leaderboard> {

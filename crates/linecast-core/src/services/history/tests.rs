@@ -342,6 +342,7 @@ async fn a_results_page_of_the_current_season_is_newest_first() {
         release: None,
         carried: false,
         release_blend: None,
+        release_no_vig: None,
     };
     let cells: Vec<(&str, Cell<'_>)> = page
         .data
