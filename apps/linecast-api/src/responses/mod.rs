@@ -43,7 +43,7 @@ pub mod sliced;
 pub mod spooled;
 
 pub use heavy::HeavyWork;
-pub use pipeline::{Parts, serve, serve_heavy, serve_selected, serve_spooled};
+pub use pipeline::{Parts, serve, serve_heavy, serve_planned, serve_selected, serve_spooled};
 
 /// An answer about a past instant (`as_of`), which never changes: its
 /// `Cache-Control` lets the caller's cache keep it
@@ -574,15 +574,6 @@ impl ResponseCache {
     /// The cache's state, for metrics.
     pub fn stats(&self) -> linecast_core::memory::CacheStats {
         self.cache.stats()
-    }
-
-    /// The body for `key`, rendering it with `render` on a miss (concurrent
-    /// misses of one key render once). Errors are not cached.
-    async fn get_or_render<F>(&self, key: CacheKey, render: F) -> Result<Arc<Rendered>, ApiError>
-    where
-        F: FnOnce() -> Result<Rendered, ApiError>,
-    {
-        self.get_or_make(key, async move { render() }).await
     }
 
     /// The body for `key`, made by `make` on a miss (concurrent misses of

@@ -114,9 +114,8 @@ where
 }
 
 /// [`serve_as`] with the request's own `Cache-Control` already looked up
-/// (a read of its own row looks its row up once). The memo is keyed by the
-/// parameters and the selector (`()` but for [`serve_selected`]: it writes
-/// no byte), the body by the parameters and the deps.
+/// (a read of its own row looks its row up once): [`serve_planned_with`]
+/// whose body is rendered from the loaded value.
 async fn serve_with<P, S, T, E, L, Fut, R>(
     req: &HttpRequest,
     state: &Responses,
@@ -134,19 +133,69 @@ where
     ApiError: From<E>,
     R: FnOnce(&T) -> Result<Rendered, ApiError>,
 {
+    let make = |value: T, _: DateTime<Utc>| async move { render(&value) };
+    serve_planned_with(req, state, route, cache_control, (params, selector), load, make).await
+}
+
+/// [`serve`] of a read whose core value is a plan: `load` answers cheaply
+/// what the body depends on (its deps) and `make` does the read and the
+/// rendering, only when no body is cached for those deps. A request whose
+/// body is cached costs the plan, never the read (a game's history: the
+/// series' kept releases, not the game's thousands of index rows).
+pub async fn serve_planned<P, T, E, L, Fut, M, MFut>(
+    req: &HttpRequest,
+    state: &Responses,
+    params: &P,
+    load: L,
+    make: M,
+) -> Result<HttpResponse, ApiError>
+where
+    P: Hash + ?Sized,
+    L: FnOnce(DateTime<Utc>) -> Fut,
+    Fut: Future<Output = Result<Derived<T>, E>>,
+    ApiError: From<E>,
+    M: FnOnce(T, DateTime<Utc>) -> MFut,
+    MFut: Future<Output = Result<Rendered, ApiError>>,
+{
+    let route = row(req)?;
+    serve_planned_with(req, state, route, route.cache_control(), (params, &()), load, make).await
+}
+
+/// The read pipeline: the memo, else `load` and the body cached for its
+/// key, else `make`. The memo is keyed by the parameters and the selector
+/// (`()` but for [`serve_selected`]: it writes no byte), the body by the
+/// parameters and the deps.
+async fn serve_planned_with<P, S, T, E, L, Fut, M, MFut>(
+    req: &HttpRequest,
+    state: &Responses,
+    route: &'static crate::endpoint::Endpoint,
+    cache_control: &'static str,
+    (params, selector): (&P, &S),
+    load: L,
+    make: M,
+) -> Result<HttpResponse, ApiError>
+where
+    P: Hash + ?Sized,
+    S: Hash,
+    L: FnOnce(DateTime<Utc>) -> Fut,
+    Fut: Future<Output = Result<Derived<T>, E>>,
+    ApiError: From<E>,
+    M: FnOnce(T, DateTime<Utc>) -> MFut,
+    MFut: Future<Output = Result<Rendered, ApiError>>,
+{
     let now = state.clock.now();
     let date = et_date_of_minute(now);
     let asked = (params, selector);
     if let Some(body) = state.memo.get(route.name, &asked, date) {
         return Ok(body.respond(req, cache_control));
     }
-    // A miss: the core read, then the body for its key (rendered once per
+    // A miss: the core read, then the body for its key (made once per
     // key). Boxed: it awaits the store and the response cache, a large
     // future that a hit (the usual case) should neither allocate nor move.
     let body = Box::pin(async {
         let Derived { value, deps } = load(now).await?;
         let key = CacheKey::new(route.name, params, &deps);
-        state.bodies.get_or_render(key, || render(&value)).await
+        state.bodies.get_or_make(key, make(value, now)).await
     })
     .await?;
     state.memo.put(route.name, &asked, date, body.clone());

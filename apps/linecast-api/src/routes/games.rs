@@ -8,7 +8,7 @@ use linecast_payloads::games::GameHistoryResponse;
 
 use crate::error::ApiError;
 use crate::params::{self, RawQuery};
-use crate::responses::{Rendered, serve};
+use crate::responses::{Rendered, serve_planned};
 use crate::routes::table;
 use crate::state::AppState;
 
@@ -45,12 +45,18 @@ pub async fn game_history(
         Some(raw) => params::model_type(raw)?,
         None => return Err(ApiError::invalid("model_type", "model_type is required")),
     };
-    serve(
+    let releases = &state.releases;
+    // The plan (the series' kept releases) keys the body; the game's rows
+    // are read only when no body is cached for it.
+    serve_planned(
         &req,
         &state.responses,
         &(&game_id, model_type),
-        |now| state.releases.game_history(&game_id, model_type, now),
-        |history| Rendered::new(&GameHistoryResponse::from(history)),
+        |now| state.releases.game_history_plan(&game_id, model_type, now),
+        |plan, now| async move {
+            let history = releases.game_history(&plan.game_id, plan.model_type, now).await?;
+            Rendered::new(&GameHistoryResponse::from(&history.value))
+        },
     )
     .await
 }

@@ -311,6 +311,49 @@ mod releases_tests {
 
     const NOW: &str = "2026-11-21T06:00:00Z";
 
+    #[tokio::test]
+    async fn a_history_plan_reads_no_game_rows_and_changes_with_every_kept_release() {
+        let w = world(None);
+        w.three().await;
+        let first = w
+            .releases
+            .game_history_plan(A, ModelType::WonOnPoints, at(NOW))
+            .await
+            .unwrap();
+        assert_eq!(w.log.game_reads(), 0, "a plan reads no game rows");
+        assert_eq!(first.value.game_id, A);
+        let full = w
+            .releases
+            .game_history(A, ModelType::WonOnPoints, at(NOW))
+            .await
+            .unwrap();
+        assert_eq!(w.log.game_reads(), 1);
+        assert_eq!(full.deps, first.deps, "the body a plan keys is the history's");
+        // A release that does not carry A still changes A's key: the plan
+        // cannot know which games a release carried without reading them.
+        assert!(w.keep("2026-11-21T01:00:00Z", "r4", vec![b(0.64)]).await);
+        let second = w
+            .releases
+            .game_history_plan(A, ModelType::WonOnPoints, at(NOW))
+            .await
+            .unwrap();
+        assert_ne!(second.deps, first.deps);
+        // Another instance, over the same log, plans the same key.
+        let other = w
+            .another()
+            .game_history_plan(A, ModelType::WonOnPoints, at(NOW))
+            .await
+            .unwrap();
+        assert_eq!(other.deps, second.deps);
+        assert!(matches!(
+            w.releases
+                .game_history_plan("not-a-game", ModelType::WonOnPoints, at(NOW))
+                .await,
+            Err(HistoryError::Malformed)
+        ));
+        assert_eq!(w.log.game_reads(), 1);
+    }
+
     async fn history(releases: &Releases, id: &str) -> Result<GameHistory, HistoryError> {
         releases
             .game_history(id, ModelType::WonOnPoints, at(NOW))

@@ -130,6 +130,13 @@ struct ScanOf {
     moves: HashMap<ClvFrom, Arc<PriceMoves>>,
 }
 
+/// Which game's history a plan is of (see [`Releases::game_history_plan`]).
+#[derive(Debug, Clone)]
+pub struct HistoryOf {
+    pub game_id: String,
+    pub model_type: ModelType,
+}
+
 /// What a history export is made from.
 #[derive(Debug, Clone)]
 pub struct HistoryPlan {
@@ -412,10 +419,35 @@ impl Releases {
         Ok(Derived::new(slate, deps))
     }
 
+    /// What a game's history depends on, read without its rows: the kept
+    /// releases of its series (their count and the newest, from the log
+    /// read at most once per [`INDEX_TTL`], at once after this instance
+    /// keeps one). A body rendered for these deps is the game's history
+    /// until they change, so a cached history is answered without reading
+    /// the game's rows. A game id not of the id form is `Malformed`.
+    pub async fn game_history_plan(
+        &self,
+        game_id: &str,
+        model_type: ModelType,
+        now: DateTime<Utc>,
+    ) -> Result<Derived<HistoryOf>, HistoryError> {
+        let (sport, _) = read_game_id(game_id).ok_or(HistoryError::Malformed)?;
+        let series = Series::Predictions(sport, model_type);
+        let releases = self.series(series, now).await?;
+        Ok(Derived::new(
+            HistoryOf {
+                game_id: game_id.to_owned(),
+                model_type,
+            },
+            kept_deps(series, &releases),
+        ))
+    }
+
     /// Every kept release of `model_type`'s predictions that carried
     /// `game_id`, oldest first, each marked `after_start` or not, with its
-    /// opening and closing release. Reads the game's rows of the index of
-    /// games (one indexed read; an id no release carried is `Unknown`
+    /// opening and closing release; its deps are those of
+    /// [`Releases::game_history_plan`]. Reads the game's rows of the index
+    /// of games (one indexed read; an id no release carried is `Unknown`
     /// without reading the archive); a series not yet wholly indexed (kept
     /// before the index existed, see [`Releases::index_series`]) is read
     /// from the archive, release by release.
@@ -427,30 +459,20 @@ impl Releases {
     ) -> Result<Derived<GameHistory>, HistoryError> {
         let (sport, _) = read_game_id(game_id).ok_or(HistoryError::Malformed)?;
         let series = Series::Predictions(sport, model_type);
-        let (mut entries, deps) = if self.is_indexed(series).await? {
+        let releases = self.series(series, now).await?;
+        let mut entries = if self.is_indexed(series).await? {
             let rows = self
                 .log
                 .game_releases(series, game_id)
                 .await
                 .map_err(ReleaseError::from)?;
-            // The game's history is a function of its index rows: their
-            // count and the newest (rows are added at the end, or pruned
-            // from the start, which changes the count).
-            let deps = Deps::new().param("series", series.code()).param(
-                "game_rows",
-                format_args!(
-                    "{}@{}",
-                    rows.len(),
-                    rows.last().map_or(0, |(r, _)| r.published_at.timestamp_micros())
-                ),
-            );
             let mut entries = Vec::with_capacity(rows.len());
             for (release, game) in rows {
                 entries.push(indexed_entry(release, &game)?);
             }
-            (entries, deps)
+            entries
         } else {
-            self.scanned_history(series, game_id, now).await?
+            self.scanned_history(&releases, game_id).await?
         };
         if entries.is_empty() {
             return Err(HistoryError::Unknown);
@@ -467,32 +489,15 @@ impl Releases {
                 opening,
                 closing,
             },
-            deps,
+            kept_deps(series, &releases),
         ))
     }
 
     /// A game's entries read from every kept release's archived bytes (a
     /// series not yet wholly indexed).
-    async fn scanned_history(
-        &self,
-        series: Series,
-        game_id: &str,
-        now: DateTime<Utc>,
-    ) -> Result<(Vec<GameRelease>, Deps), ReleaseError> {
-        let releases = self.series(series, now).await?;
-        // The history is a function of the kept releases: their count and
-        // the newest (releases are only added at the end, or pruned from
-        // the start, which changes the count).
-        let deps = Deps::new().param("series", series.code()).param(
-            "kept",
-            format_args!(
-                "{}@{}",
-                releases.len(),
-                releases.last().map_or(0, |r| r.published_at.timestamp_micros())
-            ),
-        );
+    async fn scanned_history(&self, releases: &[KeptRelease], game_id: &str) -> Result<Vec<GameRelease>, ReleaseError> {
         let mut entries = Vec::new();
-        for release in releases.iter() {
+        for release in releases {
             let table = self.archive.kept_predictions(release).await?;
             if let Some(row) = table.value.rows.iter().find(|r| r.game_id.as_str() == game_id) {
                 entries.push(GameRelease {
@@ -503,7 +508,7 @@ impl Releases {
                 });
             }
         }
-        Ok((entries, deps))
+        Ok(entries)
     }
 
     /// Whether every recorded release of `series` is in the index of games
@@ -753,6 +758,20 @@ impl Releases {
         }
         Ok(forgotten.len())
     }
+}
+
+/// A game's history is a function of its series' kept releases: their
+/// count and the newest (releases are only added at the end, or pruned
+/// from the start, or backfilled, each of which changes one of the two).
+fn kept_deps(series: Series, releases: &[KeptRelease]) -> Deps {
+    Deps::new().param("series", series.code()).param(
+        "kept",
+        format_args!(
+            "{}@{}",
+            releases.len(),
+            releases.last().map_or(0, |r| r.published_at.timestamp_micros())
+        ),
+    )
 }
 
 /// A history entry from the game's index row.

@@ -29,10 +29,12 @@ struct LogInner {
     days: BTreeMap<NaiveDate, Day>,
 }
 
-/// The release log and its index of games, in memory.
+/// The release log and its index of games, in memory; counts its reads of
+/// a game's index rows (`game_reads`).
 #[derive(Default)]
 pub struct MemoryReleaseLog {
     inner: Mutex<LogInner>,
+    game_reads: AtomicU64,
 }
 
 impl MemoryReleaseLog {
@@ -48,6 +50,11 @@ impl MemoryReleaseLog {
     /// microseconds) and the row.
     pub fn index_rows(&self) -> Vec<(IndexKey, IndexedGame)> {
         self.lock().games.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+    }
+
+    /// How many times a game's index rows were read.
+    pub fn game_reads(&self) -> u64 {
+        self.game_reads.load(Ordering::SeqCst)
     }
 
     /// Forgets every index row (a log kept before the index existed).
@@ -112,6 +119,7 @@ impl ReleaseLog for MemoryReleaseLog {
         series: Series,
         game_id: &str,
     ) -> Result<Vec<(KeptRelease, IndexedGame)>, AccountsError> {
+        self.game_reads.fetch_add(1, Ordering::SeqCst);
         let inner = self.lock();
         Ok(inner
             .games
