@@ -954,14 +954,9 @@ fn skill_intervals(model: &[Forecast], market: &[Forecast]) -> [Option<Interval>
         })
         .collect();
     bootstrap(losses.len(), |drawn| {
-        let mut sums = [0.0; 4];
-        for i in drawn {
-            for (sum, loss) in sums.iter_mut().zip(losses[*i]) {
-                *sum += loss;
-            }
-        }
+        let sum = |k: usize| drawn.iter().map(|i| losses[*i][k]).sum::<f64>();
         let ratio = |own: f64, reference: f64| (reference != 0.0).then(|| 1.0 - own / reference);
-        [ratio(sums[0], sums[1]), ratio(sums[2], sums[3])]
+        [ratio(sum(0), sum(1)), ratio(sum(2), sum(3))]
     })
 }
 

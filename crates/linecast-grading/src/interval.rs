@@ -176,4 +176,22 @@ mod tests {
         assert!((quantile(&sorted, 0.025) - 1.1).abs() < 1e-12);
         assert!((quantile(&sorted, 0.975) - 4.9).abs() < 1e-12);
     }
+
+    /// The bounds are the 2.5% and 97.5% quantiles of the resampled
+    /// figures, interpolated: with the figures 0, 1, ..., 999 (one per
+    /// resample, whatever was drawn) they are 999 × 0.025 = 24.975 and
+    /// 999 × 0.975 = 974.025.
+    #[test]
+    fn the_bounds_are_the_two_and_a_half_percent_tails() {
+        let mut k = 0.0;
+        let [ci] = bootstrap(3, |_| {
+            let figure = k;
+            k += 1.0;
+            [Some(figure)]
+        });
+        let ci = ci.unwrap();
+        assert_eq!(ci.n, 3);
+        assert!((ci.low - 24.975).abs() < 1e-9, "{ci:?}");
+        assert!((ci.high - 974.025).abs() < 1e-9, "{ci:?}");
+    }
 }

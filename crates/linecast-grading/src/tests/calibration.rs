@@ -962,3 +962,90 @@ fn a_fixed_line_is_only_the_mlb_and_nhl_spread() {
         .count();
     assert_eq!(fixed, 2, "only the run line and the puck line");
 }
+
+/// The left-out counts add up to the games the verified source dropped.
+#[test]
+fn left_out_totals_its_three_checks() {
+    use crate::calibration::LeftOut;
+    let l = LeftOut {
+        mismatch: 1,
+        not_kept: 2,
+        not_applicable: 4,
+    };
+    assert_eq!(l.total(), 7);
+    assert_eq!(LeftOut::default().total(), 0);
+}
+
+/// Skill at forecast time: measured for every model but IMPLIED, against
+/// the market of each game's own release; a game without that release is
+/// counted in `left_out`, never priced from elsewhere.
+#[test]
+fn skill_at_forecast_reads_each_games_release_and_counts_the_games_without_one() {
+    use crate::calibration::{ForecastPrices, Inputs, calibrate_graded_with};
+    // Home wins the first two, loses the third; BLEND 0.8, 0.6, 0.3.
+    let rows: Vec<SeasonRow> = [(1, true, 0.8), (2, true, 0.6), (3, false, 0.3)]
+        .into_iter()
+        .map(|(d, home_wins, p)| {
+            let mut row = ml_game(&format!("2026-11-0{d}"), home_wins, p);
+            row.game_id = format!("nba-2026110{d}-away-home").as_str().into();
+            row
+        })
+        .collect();
+    let graded = grade_rows(&rows, Sport::Nba, ML);
+    // The first two games had a release at their forecast: market 0.5 and
+    // 0.7; the third none.
+    let mut at_forecast = ForecastPrices::new();
+    at_forecast.insert(rows[0].game_id.clone(), 0.5);
+    at_forecast.insert(rows[1].game_id.clone(), 0.7);
+    let c = calibrate_graded_with(
+        &rows,
+        &graded,
+        Sport::Nba,
+        ML,
+        CalibrationSource::All,
+        Inputs {
+            at_forecast: Some(&at_forecast),
+            ..Inputs::default()
+        },
+    );
+    let blend = entry(&c, ModelColumn::Blend).skill_at_forecast.clone().unwrap();
+    assert_eq!(blend.n, 2);
+    assert_eq!(blend.left_out, 1);
+    // BLEND: (0.2² + 0.4²) = 0.20; market: (0.5² + 0.3²) = 0.34;
+    // 1 − 0.20 / 0.34 = 0.411765 → 0.4118.
+    assert_eq!(blend.brier_skill, Some(0.4118));
+    assert!(entry(&c, ModelColumn::Implied).skill_at_forecast.is_none());
+    // Not measured at all without the releases' prices.
+    let without = calibrate(&rows, Sport::Nba, ML, CalibrationSource::All);
+    assert!(entry(&without, ModelColumn::Blend).skill_at_forecast.is_none());
+}
+
+/// A model closer to the outcome than the market by the same margin on
+/// every game has the same skill on every resample, so each skill interval
+/// is that one value.
+#[test]
+fn skill_intervals_of_a_constant_skill_are_that_skill() {
+    // BLEND 0.6 where home wins and 0.4 where it loses: squared error 0.16
+    // against the market's 0.25 on every game, so every resample's Brier
+    // skill is 1 − 0.16 / 0.25 = 0.36; log loss −ln 0.6 against −ln 0.5:
+    // 1 − 0.510826 / 0.693147 = 0.263034.
+    let better: Vec<SeasonRow> = (1..=9)
+        .map(|d| {
+            let home_wins = d % 3 != 0;
+            ml_game(&format!("2026-11-0{d}"), home_wins, if home_wins { 0.6 } else { 0.4 })
+        })
+        .collect();
+    let c = calibrate(&better, Sport::Nba, ML, CalibrationSource::All);
+    let blend = entry(&c, ModelColumn::Blend);
+    let skill = blend.skill_vs_market.as_ref().unwrap();
+    let brier = skill.brier_skill_ci.unwrap();
+    assert!(
+        (brier.low - 0.36).abs() < 1e-6 && (brier.high - 0.36).abs() < 1e-6,
+        "{brier:?}"
+    );
+    let log = skill.log_loss_skill_ci.unwrap();
+    assert!(
+        (log.low - 0.263_034).abs() < 1e-6 && (log.high - 0.263_034).abs() < 1e-6,
+        "{log:?}"
+    );
+}

@@ -11,5 +11,6 @@ mod issue12;
 mod json;
 mod props;
 mod rules;
+mod settlement;
 mod signal;
 mod summary;
