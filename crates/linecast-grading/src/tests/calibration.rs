@@ -1008,7 +1008,7 @@ fn skill_at_forecast_reads_each_games_release_and_counts_the_games_without_one()
             ..Inputs::default()
         },
     );
-    let blend = entry(&c, ModelColumn::Blend).skill_at_forecast.clone().unwrap();
+    let blend = entry(&c, ModelColumn::Blend).skill_at_forecast.unwrap();
     assert_eq!(blend.n, 2);
     assert_eq!(blend.left_out, 1);
     // BLEND: (0.2² + 0.4²) = 0.20; market: (0.5² + 0.3²) = 0.34;
