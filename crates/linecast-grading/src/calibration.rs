@@ -240,6 +240,9 @@ pub struct Clv {
     pub n: usize,
     /// Mean CLV; null when `n` is 0 (then `reason` says why).
     pub mean: Option<f64>,
+    /// The 95% interval of `mean`: the percentile bootstrap over the picks
+    /// ([`crate::interval`]), 6 decimals; null when `mean` is.
+    pub mean_ci: Option<Interval>,
     /// Share of the picks with CLV > 0, 0 to 1; null when `n` is 0.
     pub positive_share: Option<f64>,
     pub unit: ClvUnit,
@@ -971,34 +974,38 @@ pub(crate) fn pick_clv(p: f64, line_move: Option<f64>, unit: ClvUnit) -> Option<
     Some(sign * line_move? * unit.scale())
 }
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 struct ClvTally {
-    n: usize,
-    sum: f64,
-    positive: usize,
+    /// Each pick's CLV, in the population's order (the order the interval
+    /// resamples).
+    values: Vec<f64>,
     /// Whether any game of the population had a move on the basis.
     moved: bool,
 }
 
 impl ClvTally {
     fn record(&mut self, clv: f64) {
-        self.n += 1;
-        self.sum += clv;
-        self.positive += usize::from(clv > 0.0);
+        self.values.push(clv);
     }
 
     /// The figure; without picks, null with `no_move` as the reason when
     /// no game had a move, else [`ClvReason::NoPicks`].
-    fn rounded(self, unit: ClvUnit, basis: ClvBasis, no_move: ClvReason) -> Clv {
-        if self.n == 0 {
+    fn rounded(&self, unit: ClvUnit, basis: ClvBasis, no_move: ClvReason) -> Clv {
+        let values = &self.values;
+        if values.is_empty() {
             let reason = if self.moved { ClvReason::NoPicks } else { no_move };
             return null_clv(unit, basis, reason);
         }
-        let n = self.n as f64;
+        let n = values.len() as f64;
+        let positive = values.iter().filter(|v| **v > 0.0).count();
+        let [mean_ci] = bootstrap(values.len(), |drawn| {
+            [Some(drawn.iter().map(|i| values[*i]).sum::<f64>() / drawn.len() as f64)]
+        });
         Clv {
-            n: self.n,
-            mean: Some(round_to(self.sum / n, 4)),
-            positive_share: Some(round_to(self.positive as f64 / n, 4)),
+            n: values.len(),
+            mean: Some(round_to(values.iter().sum::<f64>() / n, 4)),
+            mean_ci: mean_ci.map(|c| c.rounded(6)),
+            positive_share: Some(round_to(positive as f64 / n, 4)),
             unit,
             basis,
             reason: None,
@@ -1011,6 +1018,7 @@ fn null_clv(unit: ClvUnit, basis: ClvBasis, reason: ClvReason) -> Clv {
     Clv {
         n: 0,
         mean: None,
+        mean_ci: None,
         positive_share: None,
         unit,
         basis,

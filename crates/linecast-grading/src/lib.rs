@@ -65,6 +65,7 @@ pub mod interval;
 pub mod market;
 pub mod model;
 pub mod rolling;
+pub mod scorecard;
 pub mod settlement;
 pub mod signal;
 pub mod summary;

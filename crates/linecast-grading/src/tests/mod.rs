@@ -11,6 +11,7 @@ mod issue12;
 mod json;
 mod props;
 mod rules;
+mod scorecard;
 mod settlement;
 mod signal;
 mod summary;
