@@ -552,6 +552,9 @@ impl Wiring<'_> {
             slate: Arc::new(Slate::new(artifacts.clone())),
             releases,
             ledger,
+            scorecards: Arc::new(linecast_core::services::scorecard::Scorecards::new(
+                archive_checks.clone(),
+            )),
             archive_checks,
             markets: Arc::new(Markets::new(artifacts.clone(), markets)),
             datasets: self.datasets(&artifacts),

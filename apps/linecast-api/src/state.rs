@@ -38,6 +38,8 @@ pub struct AppState {
     pub ledger: Arc<linecast_core::services::ledger::Ledger>,
     /// Live result rows checked against the kept releases.
     pub archive_checks: Arc<linecast_core::services::archive_check::ArchiveChecks>,
+    /// The public scorecards, made from the archive checks.
+    pub scorecards: Arc<linecast_core::services::scorecard::Scorecards>,
     /// Model vs sportsbook vs prediction market.
     pub markets: Arc<Markets>,
     /// Dataset status, refresh (signed links) and downloads.

@@ -350,6 +350,10 @@ pub struct ClvShape {
     /// Mean CLV; null when n is 0.
     #[schema(required = true)]
     pub mean: Option<f64>,
+    /// The 95% interval of `mean` (percentile bootstrap over the picks, as
+    /// `intervals` states), 6 decimals; null when `mean` is.
+    #[schema(required = true, value_type = Option<IntervalShape>)]
+    pub mean_ci: Option<IntervalShape>,
     /// Share of picks with CLV > 0; null when n is 0.
     #[schema(required = true)]
     pub positive_share: Option<f64>,

@@ -21,6 +21,7 @@ pub mod markets;
 pub mod result_rows;
 pub mod rounding;
 pub mod schema;
+pub mod scorecard;
 pub mod shapes;
 pub mod slate;
 pub mod strategies;

@@ -43,4 +43,6 @@ pub struct Rows {
     /// The Data page's refresh form's row: offered when its policy serves
     /// the account.
     pub data_refresh: &'static Endpoint,
+    /// The public scorecard page: the Model quality page links to it.
+    pub scorecard: &'static Endpoint,
 }

@@ -46,6 +46,9 @@ struct Choice {
     model_type: ModelType,
     season: Option<String>,
     source: CalibrationSource,
+    /// The public scorecard page's path (`rows.scorecard`), linked from
+    /// the page for the same sport, market and season.
+    scorecard: &'static str,
 }
 
 impl Choice {
@@ -91,6 +94,7 @@ impl Choice {
                 model_type,
                 season,
                 source,
+                scorecard: "",
             },
             error,
         )
@@ -214,6 +218,8 @@ struct QualityPage {
     notice: Option<String>,
     /// The season asked for is not the sport's: what is shown instead.
     note: Option<String>,
+    /// The public scorecard of the sport, market and season shown.
+    scorecard: String,
 }
 
 /// The policy of the API route whose numbers the pages show
@@ -373,7 +379,8 @@ pub async fn quality(
     if let Some(refused) = super::throttle::over_rate(&state.gate, &signed) {
         return refused;
     }
-    let (choice, invalid) = Choice::of(&query);
+    let (mut choice, invalid) = Choice::of(&query);
+    choice.scorecard = rows.scorecard.path;
     let seasons = seasons_by_sport(&state, choice.model_type).await;
     let show = |status: StatusCode, shown: Option<SeasonLabel>, notice: Option<String>, note: Option<String>| {
         (status, shown, notice, note)
@@ -495,6 +502,16 @@ fn choices_page(
             rows,
             notice,
             note,
+            scorecard: {
+                let mut query = url::form_urlencoded::Serializer::new(String::new());
+                query
+                    .append_pair("sport", choice.sport.code())
+                    .append_pair("market", choice.model_type.code());
+                if let Some(season) = shown {
+                    query.append_pair("season", &season.to_string());
+                }
+                format!("{}?{}", choice.scorecard, query.finish())
+            },
         },
     )
 }

@@ -6,3 +6,4 @@
 pub mod calibration;
 pub mod export;
 pub mod history_export;
+pub mod scorecard;

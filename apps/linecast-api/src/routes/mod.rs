@@ -33,5 +33,6 @@ pub mod public_picks;
 pub mod read;
 pub mod results;
 pub mod root;
+pub mod scorecard;
 pub mod strategies;
 pub mod table;

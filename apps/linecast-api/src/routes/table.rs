@@ -88,6 +88,7 @@ endpoints! {
     PUBLIC_ML_PICKS = GET "/api/v1/public/ml-picks/{sport}/{market}", PerAddress, Read(PUBLIC), public_picks::public_ml_picks;
     PUBLIC_LEDGER = GET "/api/v1/public/ledger", PerAddress, Read(PUBLIC), ledger::public_ledger;
     PUBLIC_LEDGER_DAY = GET "/api/v1/public/ledger/{date}", PerAddress, Read(PUBLIC), ledger::public_ledger_day;
+    PUBLIC_SCORECARD = GET "/api/v1/public/scorecard/{sport}/{model_type}", PerAddress, Read(PUBLIC), scorecard::public_scorecard;
     DATA_STATUS = GET "/api/v1/data-status/{sport}", PerAddress, Fresh(REVALIDATE), data_status::data_status;
     EDGE_PICKS = GET "/api/v1/edge-picks", PerAddress, Fresh(REVALIDATE), edge_picks::edge_picks;
     TRACK_RECORD = GET "/api/v1/edge-picks/track-record", PerAddress, Fresh(REVALIDATE), edge_picks::edge_picks_track_record;
@@ -142,6 +143,7 @@ endpoints! {
     PORTAL_COPY_JS = GET "/portal/static/copy.js", Open, Page(PUBLIC), portal::copy_script;
     PORTAL_QUALITY_JS = GET "/portal/static/quality.js", Open, Page(PUBLIC), portal::quality_script;
     STATUS_PAGE = GET "/status", PerAddress, Page(PUBLIC), portal::status;
+    SCORECARD_PAGE = GET "/scorecard", PerAddress, Page(PUBLIC), scorecard::page;
     // The API's description: the OpenAPI document and Swagger UI reading it.
     OPENAPI = GET "/openapi.json", Open, Description(REVALIDATE), docs::openapi;
     DOCS = GET "/docs", Open, Description(REVALIDATE), docs::docs;
@@ -168,6 +170,7 @@ pub fn portal_rows() -> crate::portal::Rows {
         calibration: &CALIBRATION,
         create_key: &PORTAL_CREATE_KEY,
         data_refresh: &PORTAL_DATA_REFRESH,
+        scorecard: &SCORECARD_PAGE,
     }
 }
 
@@ -219,6 +222,7 @@ mod tests {
                 "/api/v1/public/ml-picks/{sport}/{market}",
                 "/api/v1/public/ledger",
                 "/api/v1/public/ledger/{date}",
+                "/api/v1/public/scorecard/{sport}/{model_type}",
                 "/api/v1/data-status/{sport}",
                 "/api/v1/edge-picks",
                 "/api/v1/edge-picks/track-record",
@@ -232,6 +236,7 @@ mod tests {
                 "/portal/static/copy.js",
                 "/portal/static/quality.js",
                 "/status",
+                "/scorecard",
                 "/openapi.json",
                 "/docs",
                 "/docs/",

@@ -369,6 +369,29 @@ impl ArchiveChecks {
         from: ClvFrom,
         now: DateTime<Utc>,
     ) -> Result<Derived<(Arc<SeasonData>, Arc<Calibration>)>, ReleaseError> {
+        let checked = self
+            .checked_calibration(history, sport, model_type, named, source, from, now)
+            .await?;
+        Ok(checked.map(|deps| deps, |(data, calibration, _)| (data, calibration)))
+    }
+
+    /// [`Self::calibration`] with the archive checks it was made from (the
+    /// same read of the kept releases, so a caller that also reads the
+    /// checks sees the rows the calibration saw).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the calibration route's choice, each a plain query value, and the instant"
+    )]
+    pub async fn checked_calibration(
+        &self,
+        history: &History,
+        sport: Sport,
+        model_type: ModelType,
+        named: Option<SeasonLabel>,
+        source: CalibrationSource,
+        from: ClvFrom,
+        now: DateTime<Utc>,
+    ) -> Result<Derived<(Arc<SeasonData>, Arc<Calibration>, Arc<SeasonChecks>)>, ReleaseError> {
         // A season without a store is the season's error (a 404), not the
         // archive's: `ReleaseError` keeps the store's own kind.
         let Derived { value: data, deps } = history.chosen_season(sport, model_type, named, now).await?;
@@ -400,7 +423,7 @@ impl ArchiveChecks {
             .get(&key)
             && *held == stamp
         {
-            return Ok(Derived::new((data, Arc::clone(calibration)), deps));
+            return Ok(Derived::new((data, Arc::clone(calibration), checks), deps));
         }
         let (matched, left_out) = matched_rows(&data, &checks);
         let at_forecast = forecast_prices(&data, &checks);
@@ -420,7 +443,7 @@ impl ArchiveChecks {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(key, (stamp, Arc::clone(&calibration)));
-        Ok(Derived::new((data, calibration), deps))
+        Ok(Derived::new((data, calibration, checks), deps))
     }
 }
 

@@ -16,6 +16,7 @@ pub mod markets;
 pub mod portal;
 pub mod releases;
 pub mod request_log;
+pub mod scorecard;
 pub mod slate;
 pub mod slots;
 pub mod strategies;
