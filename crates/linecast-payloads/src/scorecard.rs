@@ -136,8 +136,25 @@ pub struct LedgerDayLink {
     pub date: String,
     /// Graded rows read whose forecast's release was published that day.
     pub rows: usize,
-    /// The public ledger day listing those releases with their digests.
+    /// The public ledger day of `date`: it lists those releases with their
+    /// digests, except a release recorded after the day was sealed (a late
+    /// import), which is listed among the `late` releases of the day it was
+    /// recorded on.
     pub ledger: String,
+    /// The releases behind the rows, each once, by `published_at`.
+    pub releases: Vec<LedgerRelease>,
+}
+
+/// A release behind a scorecard, as the ledger lists it.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = ScorecardRelease)]
+pub struct LedgerRelease {
+    /// Every digit, as the ledger writes it.
+    #[schema(format = DateTime)]
+    pub published_at: String,
+    /// SHA-256 of the release's bytes, lowercase hex.
+    pub digest: String,
 }
 
 /// Where the scorecard's links point: the route table's path templates.
@@ -208,12 +225,20 @@ impl ScorecardResponse {
             ledger_days: card
                 .days
                 .iter()
-                .map(|(date, rows)| {
-                    let date = date.format("%Y-%m-%d").to_string();
+                .map(|day| {
+                    let date = day.date.format("%Y-%m-%d").to_string();
                     LedgerDayLink {
                         ledger: paths.ledger_day.replace("{date}", &date),
                         date,
-                        rows: *rows,
+                        rows: day.rows,
+                        releases: day
+                            .releases
+                            .iter()
+                            .map(|r| LedgerRelease {
+                                published_at: crate::time::exact(r.published_at),
+                                digest: r.digest.clone(),
+                            })
+                            .collect(),
                     }
                 })
                 .collect(),

@@ -59,6 +59,8 @@ struct Day {
     date: String,
     rows: usize,
     href: String,
+    /// The digests of the releases behind the day's rows.
+    digests: Vec<String>,
 }
 
 #[derive(Template)]
@@ -177,6 +179,7 @@ pub fn page(
                 date: d.date.clone(),
                 rows: d.rows,
                 href: d.ledger.clone(),
+                digests: d.releases.iter().map(|r| r.digest.clone()).collect(),
             })
             .collect(),
         json: payload.reliability_svg.replace("&format=svg", ""),

@@ -19,7 +19,7 @@ const SEEDED_RESULTS: &str = "/api/v1/results/nba/won_on_points?season=2026-27&l
 const SEED: u64 = 7_811_896_410_388_919_156;
 const RESAMPLES: usize = 1000;
 
-fn f(v: &Value) -> f64 {
+pub(crate) fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
 
@@ -110,7 +110,7 @@ fn assert_interval(served: &Value, n: usize, (low, high): (f64, f64), point: f64
 }
 
 /// BLEND's Brier, log loss and skill intervals, recomputed from `rows`.
-fn check_blend(model: &Value, rows: &[&Value]) {
+pub(crate) fn check_blend(model: &Value, rows: &[&Value]) {
     let blend = forecasts(rows, "BLEND");
     let n = blend.len();
     let mean = |drawn: &[usize], loss: fn(f64, f64) -> f64| {

@@ -142,6 +142,7 @@ async fn the_public_operations_are_exactly_the_specs_unauthenticated_set() {
         "GET /api/v1/public/ml-picks/{sport}/{market}",
         "GET /api/v1/public/ledger",
         "GET /api/v1/public/ledger/{date}",
+        "GET /api/v1/public/scorecard/{sport}/{model_type}",
         "GET /api/v1/edge-picks",
         "GET /api/v1/edge-picks/track-record",
         "GET /api/v1/edge-picks/{date_str}",

@@ -413,6 +413,8 @@ async fn a_wrong_method_on_a_public_resource_is_405_without_a_key_and_unknown_pa
         "/api/v1/public/ml-picks/nba/spread",
         "/api/v1/public/ledger",
         "/api/v1/public/ledger/2026-11-15",
+        "/api/v1/public/scorecard/nba/won_on_points",
+        "/scorecard",
         "/api/v1/edge-picks",
         "/api/v1/edge-picks/track-record",
         "/api/v1/downloads/sometoken",

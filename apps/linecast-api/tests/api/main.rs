@@ -48,5 +48,6 @@ mod releases;
 mod render_once;
 mod rerender;
 mod results;
+mod scorecard;
 mod service;
 mod strategies;

@@ -87,6 +87,7 @@ async fn every_authenticated_route_declares_the_three_security_schemes_and_publi
         "/api/v1/public/ml-picks/{sport}/{market}",
         "/api/v1/public/ledger",
         "/api/v1/public/ledger/{date}",
+        "/api/v1/public/scorecard/{sport}/{model_type}",
         "/api/v1/edge-picks",
         "/api/v1/edge-picks/{date_str}",
         "/api/v1/edge-picks/track-record",

@@ -20,6 +20,7 @@ use linecast_grading::scorecard::{Record, records};
 use super::archive_check::{ArchiveCheck, ArchiveChecks};
 use super::history::{History, SeasonData};
 use super::releases::ReleaseError;
+use crate::ports::releases::KeptRelease;
 use crate::{Deps, Derived};
 
 /// One season's scorecard.
@@ -32,8 +33,18 @@ pub struct Scorecard {
     /// the calibration's model order.
     pub records: Vec<(ModelColumn, Record)>,
     /// The UTC days of the releases the matched graded rows' forecasts came
-    /// from, oldest first, with how many rows each.
-    pub days: Vec<(NaiveDate, usize)>,
+    /// from, oldest first.
+    pub days: Vec<ScorecardDay>,
+}
+
+/// One UTC day of the releases behind a scorecard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScorecardDay {
+    pub date: NaiveDate,
+    /// Matched graded rows whose forecast's release was published that day.
+    pub rows: usize,
+    /// Those releases, each once, by `published_at`.
+    pub releases: Vec<Arc<KeptRelease>>,
 }
 
 impl Scorecard {
@@ -104,14 +115,23 @@ impl Scorecards {
         // The matched graded rows, by index into the season table (as the
         // graded rows are), and the day each one's release was published.
         let mut matched = vec![false; data.table.rows.len()];
-        let mut days: BTreeMap<NaiveDate, usize> = BTreeMap::new();
+        let mut days: BTreeMap<NaiveDate, ScorecardDay> = BTreeMap::new();
         for (index, check) in data.order.iter().zip(&checks.rows) {
             if check.check != ArchiveCheck::Matched || !data.graded[*index].graded {
                 continue;
             }
             matched[*index] = true;
             if let Some(release) = &check.release {
-                *days.entry(release.published_at.date_naive()).or_default() += 1;
+                let date = release.published_at.date_naive();
+                let day = days.entry(date).or_insert_with(|| ScorecardDay {
+                    date,
+                    rows: 0,
+                    releases: Vec::new(),
+                });
+                day.rows += 1;
+                if !day.releases.iter().any(|r| Arc::ptr_eq(r, release) || **r == **release) {
+                    day.releases.push(Arc::clone(release));
+                }
             }
         }
         let all = records(&data.graded, |i| matched[i]);
@@ -123,7 +143,14 @@ impl Scorecards {
         let card = Arc::new(Scorecard {
             calibration,
             records,
-            days: days.into_iter().collect(),
+            days: days
+                .into_values()
+                .map(|mut day| {
+                    day.releases
+                        .sort_by(|a, b| (a.published_at, &a.digest).cmp(&(b.published_at, &b.digest)));
+                    day
+                })
+                .collect(),
         });
         self.made
             .lock()
