@@ -15,7 +15,8 @@
 // 404 page; a session
 // that ended and the return to the page asked for; sign out and find the
 // pages closed; call the API from a page of another origin (CORS) and find
-// the portal closed to it. Every page is checked at 1280x800 and 390x844:
+// the portal closed to it; the public scorecard, its diagram and ledger
+// links, and its form. Every page is checked at 1280x800 and 390x844:
 // no horizontal overflow, axe-core (no serious or critical violation), no
 // Content-Security-Policy violation; a screenshot of each size goes to
 // SHOTS when it is set. Exits 1 on the first failure.
@@ -257,6 +258,11 @@ try {
   await page.getByRole("link", { name: "Model quality" }).click();
   await page.waitForURL(/\/portal\/quality/);
   const usedBeforeQuality = await usage();
+  const scorecardHref = await page.getByRole("link", { name: "the public scorecard" }).getAttribute("href");
+  check(
+    /^\/scorecard\?sport=nba&market=won_on_points/.test(scorecardHref ?? ""),
+    `Model quality links to the public scorecard of its choice (${scorecardHref})`,
+  );
   const FORMS = { nba: /^\d{4}-\d{2}$/, mlb: /^\d{4}$/ };
   for (const size of SIZES) {
     await page.setViewportSize({ width: size.width, height: size.height });
@@ -466,6 +472,27 @@ try {
 
   await page.goto(`${BASE}/status`);
   await accessible("status");
+
+  // 8b. The public scorecard, signed out: the market as a row of its own,
+  // the reliability diagram drawn, each ledger day a link that answers.
+  await page.goto(`${BASE}/scorecard`);
+  await accessible("scorecard");
+  check(await page.getByRole("rowheader", { name: "IMPLIED (market)" }).isVisible(), "the scorecard lists the market as a row");
+  check(await page.getByRole("rowheader", { name: "BLEND" }).isVisible(), "and BLEND");
+  const drawn = await page.locator("img.diagram").evaluate((img) => img.complete && img.naturalWidth > 0);
+  check(drawn, "the scorecard's reliability diagram is drawn");
+  const dayLink = page.locator("ul.days a").first();
+  if ((await dayLink.count()) > 0) {
+    const day = await fetch(`${BASE}${await dayLink.getAttribute("href")}`);
+    check(day.status === 200, `a ledger day linked from the scorecard answers 200 (${day.status})`);
+  }
+  await page.getByLabel("Sport").selectOption("mlb");
+  const [mlbCard] = await Promise.all([
+    page.waitForResponse((r) => r.url().includes("/scorecard?")),
+    page.getByRole("button", { name: "Show" }).click(),
+  ]);
+  check(mlbCard.status() === 200, `the scorecard's form shows MLB (${mlbCard.status()})`);
+  await accessible("scorecard-mlb");
 
   // 9. A notebook on another origin calls the API with its key: Chromium
   // sends a real preflight (X-API-Key is not a safelisted header), and the

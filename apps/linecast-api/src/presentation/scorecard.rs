@@ -81,6 +81,8 @@ struct Page {
     calibration: String,
     seed: &'static str,
     resamples: usize,
+    /// The season asked for is not the sport's: what is shown instead.
+    note: Option<String>,
 }
 
 /// A figure, its interval and its n: `0.2143 [0.1987, 0.2301] n 253`.
@@ -103,11 +105,12 @@ fn clv_text(clv: &Clv) -> String {
 }
 
 /// The page of `data`'s scorecard, with the form's choices (`list`: the
-/// season list of the sport and market shown).
+/// season list of the sport and market shown) and `note` above them.
 pub fn page(
     data: &SeasonData,
     card: &Scorecard,
     list: &SeasonList,
+    note: Option<&str>,
     paths: ScorecardPaths,
 ) -> Result<Rendered, ApiError> {
     let payload = ScorecardResponse::new(data, card, paths);
@@ -186,6 +189,7 @@ pub fn page(
         calibration: payload.calibration.clone(),
         seed: payload.intervals.seed,
         resamples: payload.intervals.resamples,
+        note: note.map(str::to_owned),
     };
     let html = page
         .render()

@@ -6,6 +6,7 @@
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use linecast_core::Derived;
+use linecast_core::services::history::SeasonList;
 use linecast_domain::{ModelType, SeasonLabel, Sport};
 use linecast_payloads::scorecard::{ScorecardPaths, ScorecardResponse};
 
@@ -96,8 +97,9 @@ pub async fn public_scorecard(
 }
 
 /// The page's choice: sport (default nba), market (default moneyline) and
-/// season (default the current one).
-fn choice(query: &RawQuery) -> Result<(Sport, ModelType, Option<SeasonLabel>), ApiError> {
+/// the season as asked (default the current one; checked against the
+/// sport's seasons when they are read).
+fn choice(query: &RawQuery) -> Result<(Sport, ModelType, Option<String>), ApiError> {
     let given = |name: &str| query.get(name).map(String::as_str).filter(|v| !v.is_empty());
     let sport = given("sport")
         .map_or(Ok(Sport::Nba), Sport::parse)
@@ -105,8 +107,32 @@ fn choice(query: &RawQuery) -> Result<(Sport, ModelType, Option<SeasonLabel>), A
     let model_type = given("market")
         .map_or(Ok(ModelType::WonOnPoints), ModelType::parse)
         .map_err(|e| ApiError::invalid_param("market", &e.value, &e.allowed))?;
-    let season = given("season").map(|raw| parse_season(sport, raw)).transpose()?;
-    Ok((sport, model_type, season))
+    Ok((sport, model_type, given("season").map(str::to_owned)))
+}
+
+/// The season shown for `asked`: it when it is one of `list`'s, else the
+/// current season with a note saying why (a season of another sport's
+/// form, as the form sends when only the sport was changed).
+fn shown(
+    sport: Sport,
+    model_type: ModelType,
+    asked: Option<&str>,
+    list: &SeasonList,
+) -> (Option<SeasonLabel>, Option<String>) {
+    let Some(asked) = asked else {
+        return (None, None);
+    };
+    match SeasonLabel::parse(sport, asked) {
+        Ok(season) if list.seasons.contains(&season) => (Some(season), None),
+        _ => (
+            None,
+            Some(format!(
+                "{asked} is not a season of {} {}; showing its current season.",
+                sport.code().to_uppercase(),
+                model_type.name()
+            )),
+        ),
+    }
 }
 
 /// `GET /scorecard`: the scorecard as a page, with a form choosing the
@@ -115,21 +141,23 @@ fn choice(query: &RawQuery) -> Result<(Sport, ModelType, Option<SeasonLabel>), A
 pub async fn page(req: HttpRequest, state: web::Data<AppState>, query: web::Query<RawQuery>) -> HttpResponse {
     let state = &state;
     let answer = async {
-        let (sport, model_type, season) = choice(&query)?;
+        let (sport, model_type, asked) = choice(&query)?;
+        let asked = asked.as_deref();
         serve(
             &req,
             &state.responses,
-            &(sport, model_type, season),
+            &(sport, model_type, asked),
             |now| async move {
+                let list = state.history.season_list(sport, model_type, now).await?;
+                let (season, note) = shown(sport, model_type, asked, &list.value);
                 let card = state
                     .scorecards
                     .scorecard(&state.history, sport, model_type, season, now)
                     .await?;
-                let list = state.history.season_list(sport, model_type, now).await?;
                 let deps = card.deps.and(&list.deps);
-                Ok::<_, ApiError>(Derived::new((card.value, list.value), deps))
+                Ok::<_, ApiError>(Derived::new((card.value, list.value, note), deps))
             },
-            |((data, card), list)| scorecard::page(data, card, list, PATHS),
+            |((data, card), list, note)| scorecard::page(data, card, list, note.as_deref(), PATHS),
         )
         .await
     };

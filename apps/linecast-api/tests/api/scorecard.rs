@@ -270,8 +270,17 @@ async fn the_page_shows_the_figures_and_links_each_ledger_day_and_its_errors_are
     // BLEND's Brier as the JSON has it, to 4 decimals.
     let brier = format!("{:.4}", f(&model(&card, "BLEND")["brier"]));
     assert!(html.contains(&brier), "{brier}");
-    // The default is NBA moneyline's current season.
+    // The default is NBA moneyline's current season; a season of another
+    // sport's form (the form after only the sport changed) shows the
+    // current one, and says so.
     assert_eq!(app.get("/scorecard").await.status(), 200);
+    let other = app.get("/scorecard?sport=nba&market=won_on_points&season=2026").await;
+    assert_eq!(other.status(), 200);
+    let text = other.text().await.unwrap();
+    assert!(
+        text.contains("2026 is not a season of NBA Moneyline; showing its current season."),
+        "{text}"
+    );
     let bad = app.get("/scorecard?sport=xfl").await;
     assert_eq!(bad.status(), 400);
     assert_eq!(bad.headers()["content-type"], "text/html; charset=utf-8");
