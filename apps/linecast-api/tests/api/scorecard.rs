@@ -33,7 +33,7 @@ fn record(rows: &[&Value], column: &str) -> (usize, usize) {
     let mut tally = (0, 0);
     for row in rows.iter().filter(|r| r["graded"] == true) {
         let Some(p) = row[column].as_f64() else { continue };
-        if p == 0.5 {
+        if (p - 0.5).abs() < 1e-12 {
             continue;
         }
         let home_won = row["home_score"].as_f64() > row["away_score"].as_f64();
@@ -285,4 +285,28 @@ async fn the_page_shows_the_figures_and_links_each_ledger_day_and_its_errors_are
     assert_eq!(bad.status(), 400);
     assert_eq!(bad.headers()["content-type"], "text/html; charset=utf-8");
     assert!(bad.text().await.unwrap().contains("sport"));
+}
+
+#[tokio::test]
+async fn the_scorecard_and_its_page_share_the_per_address_limit_of_public_routes() {
+    let app = crate::helpers::spawn_app_configured(
+        crate::helpers::fixture_now(),
+        |_| {},
+        |s| {
+            s.public_rate_per_second = 1;
+        },
+    )
+    .await;
+    let paths = ["/api/v1/public/scorecard/nba/won_on_points", "/scorecard"];
+    let sent = futures::future::join_all((0..12).map(|i| app.get(paths[i % 2]))).await;
+    let mut refused = 0;
+    for res in sent {
+        match res.status().as_u16() {
+            429 => refused += 1,
+            status => assert_eq!(status, 200),
+        }
+    }
+    // One per second with a burst of one: twelve at once cannot all pass,
+    // however slow the machine (they would need eleven seconds).
+    assert!(refused >= 1, "{refused} refused of 12");
 }

@@ -65,6 +65,8 @@ fn bin(k: u32, n: usize, mean: f64, rate: f64, ci: (f64, f64)) -> ReliabilityBin
 /// `n` draws `⌊x · n / 2⁶⁴⌋`, the 2.5% and 97.5% quantiles interpolated at
 /// `(m − 1) q`, 6 decimals.
 fn mean_ci(values: &[f64]) -> Option<Interval> {
+    // `Option` as the served field is, so a literal reads `mean_ci: mean_ci(…)`.
+    #![allow(clippy::unnecessary_wraps)]
     let mut state: u64 = u64::from_be_bytes(*b"linecast");
     let mut next = || {
         state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
