@@ -576,11 +576,11 @@ mod tests {
             let ours: Vec<(&str, &str)> = segments.iter().flatten().map(|(n, v)| (*n, v.as_ref())).collect();
             assert_eq!(tree, ours, "{path}");
         }
-        // 6 sports x 3 model types for each of the twelve templates made of
-        // them, 6 x 3 public markets, and 6 sports for odds, data status
-        // and markets; strategy replays (strategy ids) and game histories
-        // (game ids) are left to the tree.
-        assert_eq!(table.known.len(), 12 * 18 + 18 + 3 * 6);
+        // 6 sports x 3 model types for each of the thirteen templates made
+        // of them (the public scorecard's included), 6 x 3 public markets,
+        // and 6 sports for odds, data status and markets; strategy replays
+        // (strategy ids) and game histories (game ids) are left to the tree.
+        assert_eq!(table.known.len(), 13 * 18 + 18 + 3 * 6);
         for path in [
             "/api/v1/predictions/nba/won_on_points",
             "/api/v1/results/ncaab/over_under/export",
