@@ -117,13 +117,27 @@ impl Choice {
 /// the note saying why when another was asked for (a season of another
 /// sport's form, such as `2026-27` for MLB, or one without data).
 fn resolve_season(choice: &Choice, list: &SeasonList) -> (Option<SeasonLabel>, Option<String>) {
-    let Some(asked) = choice.season.as_deref() else {
+    season_shown(choice.sport, choice.model_type, choice.season.as_deref(), list)
+}
+
+/// The season a page shows for `asked` (the season its form sent): it when
+/// it is one of `list`'s (the sport's seasons for the market), else `None`
+/// for the current season with the note saying why (a season of another
+/// sport's form, as a form without script sends when only the sport
+/// changed, or one without data). Model quality and the public scorecard
+/// share it.
+pub(crate) fn season_shown(
+    sport: Sport,
+    model_type: ModelType,
+    asked: Option<&str>,
+    list: &SeasonList,
+) -> (Option<SeasonLabel>, Option<String>) {
+    let Some(asked) = asked else {
         return (None, None);
     };
-    match SeasonLabel::parse(choice.sport, asked) {
+    match SeasonLabel::parse(sport, asked) {
         Ok(season) if list.seasons.contains(&season) => (Some(season), None),
         _ => {
-            let sport = choice.sport.code().to_uppercase();
             let instead = list.current_season.map_or_else(
                 || "its current season".to_owned(),
                 |current| format!("{current}, its current season"),
@@ -131,8 +145,9 @@ fn resolve_season(choice: &Choice, list: &SeasonList) -> (Option<SeasonLabel>, O
             (
                 None,
                 Some(format!(
-                    "{asked} is not a season of {sport} {}; showing {instead}.",
-                    choice.model_type.name()
+                    "{asked} is not a season of {} {}; showing {instead}.",
+                    sport.code().to_uppercase(),
+                    model_type.name()
                 )),
             )
         }

@@ -7,12 +7,12 @@ use actix_web::http::header::{CONTENT_SECURITY_POLICY, HeaderValue};
 use askama::Template;
 use linecast_core::services::history::{SeasonData, SeasonList};
 use linecast_core::services::scorecard::Scorecard;
-use linecast_domain::{ModelType, Sport};
+use linecast_domain::{ModelColumn, ModelType, Sport};
 use linecast_grading::calibration::{CalibrationSource, Clv, ClvReason};
 use linecast_grading::interval::Interval;
 use linecast_payloads::scorecard::{ScorecardPaths, ScorecardResponse};
 
-use super::calibration::{DEFAULT_DIAGRAM_MODELS, SVG_POLICY, reliability_svg};
+use super::calibration::{SVG_POLICY, reliability_svg};
 use crate::error::ApiError;
 use crate::responses::Rendered;
 
@@ -21,16 +21,10 @@ pub fn json(data: &SeasonData, card: &Scorecard, paths: ScorecardPaths) -> Resul
     Rendered::new(&ScorecardResponse::new(data, card, paths))
 }
 
-/// The reliability diagram of BLEND and the market, as the calibration
-/// draws it (with `default-src 'none'`: an SVG opened on its own runs
-/// nothing).
-pub fn svg(data: &SeasonData, card: &Scorecard) -> Result<Rendered, ApiError> {
-    let svg = reliability_svg(
-        data,
-        CalibrationSource::Verified,
-        &card.calibration,
-        &DEFAULT_DIAGRAM_MODELS,
-    )?;
+/// The reliability diagram of `models`, as the calibration draws it (with
+/// `default-src 'none'`: an SVG opened on its own runs nothing).
+pub fn svg(data: &SeasonData, card: &Scorecard, models: &[ModelColumn]) -> Result<Rendered, ApiError> {
+    let svg = reliability_svg(data, CalibrationSource::Verified, &card.calibration, models)?;
     Ok(Rendered::from_bytes(svg.into(), "image/svg+xml")
         .with_header(CONTENT_SECURITY_POLICY, HeaderValue::from_static(SVG_POLICY)))
 }

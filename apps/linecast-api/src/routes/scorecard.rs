@@ -6,13 +6,13 @@
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use linecast_core::Derived;
-use linecast_core::services::history::SeasonList;
-use linecast_domain::{ModelType, SeasonLabel, Sport};
+use linecast_domain::{ModelType, Sport};
 use linecast_payloads::scorecard::{ScorecardPaths, ScorecardResponse};
 
 use crate::error::ApiError;
 use crate::params::season as parse_season;
 use crate::params::{RawQuery, SportModelPath};
+use crate::presentation::calibration::CalibrationView;
 use crate::presentation::scorecard;
 use crate::responses::serve;
 use crate::routes::read::Read;
@@ -71,26 +71,21 @@ pub async fn public_scorecard(
 ) -> Result<HttpResponse, ApiError> {
     let SportModelPath { sport, model_type } = path;
     let season = query.get("season").map(|raw| parse_season(sport, raw)).transpose()?;
-    let svg = match query.get("format").map(String::as_str) {
-        None | Some("json") => false,
-        Some("svg") => true,
-        Some(other) => return Err(ApiError::invalid_param("format", other, "json, svg")),
-    };
+    // The calibration's `format`: without `models`, its diagram of BLEND
+    // and the market.
+    let view = CalibrationView::parse(query.get("format"), None)?;
     serve(
         &req,
         &state.responses,
-        &(sport, model_type, season, svg),
+        &(sport, model_type, season, &view),
         |now| {
             state
                 .scorecards
                 .scorecard(&state.history, sport, model_type, season, now)
         },
-        |(data, card)| {
-            if svg {
-                scorecard::svg(data, card)
-            } else {
-                scorecard::json(data, card, PATHS)
-            }
+        |(data, card)| match &view {
+            CalibrationView::Json => scorecard::json(data, card, PATHS),
+            CalibrationView::Svg(models) => scorecard::svg(data, card, models),
         },
     )
     .await
@@ -110,31 +105,6 @@ fn choice(query: &RawQuery) -> Result<(Sport, ModelType, Option<String>), ApiErr
     Ok((sport, model_type, given("season").map(str::to_owned)))
 }
 
-/// The season shown for `asked`: it when it is one of `list`'s, else the
-/// current season with a note saying why (a season of another sport's
-/// form, as the form sends when only the sport was changed).
-fn shown(
-    sport: Sport,
-    model_type: ModelType,
-    asked: Option<&str>,
-    list: &SeasonList,
-) -> (Option<SeasonLabel>, Option<String>) {
-    let Some(asked) = asked else {
-        return (None, None);
-    };
-    match SeasonLabel::parse(sport, asked) {
-        Ok(season) if list.seasons.contains(&season) => (Some(season), None),
-        _ => (
-            None,
-            Some(format!(
-                "{asked} is not a season of {} {}; showing its current season.",
-                sport.code().to_uppercase(),
-                model_type.name()
-            )),
-        ),
-    }
-}
-
 /// `GET /scorecard`: the scorecard as a page, with a form choosing the
 /// sport, market and season. Rendered once per scorecard and season list,
 /// served with an ETag; an error is a page.
@@ -149,7 +119,7 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>, query: web::Quer
             &(sport, model_type, asked),
             |now| async move {
                 let list = state.history.season_list(sport, model_type, now).await?;
-                let (season, note) = shown(sport, model_type, asked, &list.value);
+                let (season, note) = crate::portal::quality::season_shown(sport, model_type, asked, &list.value);
                 let card = state
                     .scorecards
                     .scorecard(&state.history, sport, model_type, season, now)

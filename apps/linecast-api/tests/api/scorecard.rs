@@ -278,7 +278,7 @@ async fn the_page_shows_the_figures_and_links_each_ledger_day_and_its_errors_are
     assert_eq!(other.status(), 200);
     let text = other.text().await.unwrap();
     assert!(
-        text.contains("2026 is not a season of NBA Moneyline; showing its current season."),
+        text.contains("2026 is not a season of NBA Moneyline; showing 2026-27, its current season."),
         "{text}"
     );
     let bad = app.get("/scorecard?sport=xfl").await;
