@@ -314,26 +314,37 @@ async fn with_redis_cut_a_leasing_instance_serves_what_it_holds_then_fails_close
     };
     let (app, partition) = app_behind_redis(&redis, true).await;
     // A busy key: the instance now holds a block of quota and of tokens.
-    for _ in 0..60 {
-        assert_eq!(get_with(&app, "/api/v1/sports", &app.api_key).await.status, 200);
-    }
-    partition.pause(true);
+    // The cut can fall just as a block is used up (or its tokens lapse,
+    // 2 s at most, on a loaded machine), leaving nothing held: then the
+    // key is made busy again and cut again, up to three times, its bucket refilled in between.
     let mut served_after_cut = 0;
-    let refused = loop {
-        let started = Instant::now();
-        let r = get_with(&app, "/api/v1/sports", &app.api_key).await;
-        assert!(started.elapsed() < Duration::from_secs(5), "every answer is fast");
-        if r.status == 200 {
-            served_after_cut += 1;
-            assert!(served_after_cut <= 100, "what it holds is bounded by one burst");
-            continue;
+    for _ in 0..3 {
+        for _ in 0..60 {
+            assert_eq!(get_with(&app, "/api/v1/sports", &app.api_key).await.status, 200);
         }
-        break r;
-    };
-    assert_error_shape(refused.status, &refused.body, 503);
+        partition.pause(true);
+        served_after_cut = 0;
+        let refused = loop {
+            let started = Instant::now();
+            let r = get_with(&app, "/api/v1/sports", &app.api_key).await;
+            assert!(started.elapsed() < Duration::from_secs(5), "every answer is fast");
+            if r.status == 200 {
+                served_after_cut += 1;
+                assert!(served_after_cut <= 100, "what it holds is bounded by one burst");
+                continue;
+            }
+            break r;
+        };
+        assert_error_shape(refused.status, &refused.body, 503);
+        partition.pause(false);
+        recovers(&app).await;
+        if served_after_cut >= 1 {
+            break;
+        }
+        // The key's bucket refills (burst 100 at 50/s) before the next 60.
+        tokio::time::sleep(Duration::from_secs(3)).await;
+    }
     assert!(served_after_cut >= 1, "held tokens and quota are served without Redis");
-    partition.pause(false);
-    recovers(&app).await;
     // A stream's slot is taken in Redis: cut just after the key's tokens
     // and quota were leased again, a stream is a fast 503 (never admitted
     // by default, never a 500) while held tokens serve other routes.
