@@ -109,6 +109,23 @@ pub struct OddsRow {
     pub last_updated: NaiveDateTime,
 }
 
+/// One game and book of `books/{sport}.csv`: a named sportsbook's prices
+/// for one game.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BookRow {
+    pub match_id: String,
+    pub key: GameKey,
+    /// The public game id, numbered over the artifact's games.
+    pub game_id: crate::GameId,
+    /// The book's key (1 to 32 characters of `a-z`, `0-9`, `_`).
+    pub book: crate::shared::SharedStr,
+    /// The book's display name.
+    pub title: crate::shared::SharedStr,
+    pub lines: Lines,
+    /// When the book last changed any of this game's prices.
+    pub last_update: DateTime<Utc>,
+}
+
 /// `seasons/{sport}/{model_type}/{season}.csv`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SeasonTable {
@@ -228,6 +245,9 @@ pub mod keys {
     pub fn odds(sport: Sport) -> String {
         format!("odds/{sport}.csv")
     }
+    pub fn books(sport: Sport) -> String {
+        format!("books/{sport}.csv")
+    }
     pub fn seasons_prefix(sport: Sport, model_type: ModelType) -> String {
         format!("seasons/{sport}/{model_type}")
     }
@@ -265,6 +285,8 @@ pub enum ArtifactRef {
     Scores(Sport),
     Predictions(Sport, ModelType),
     Odds(Sport),
+    /// Every named book's prices (`keys::books`).
+    Books(Sport),
     /// Every season of one sport and model type (`keys::seasons_prefix`).
     Seasons(Sport, ModelType),
     Season(Sport, ModelType, SeasonLabel),
@@ -308,6 +330,7 @@ impl ArtifactRef {
             ["teams", file] => Self::Teams(sport(csv(file)?)?),
             ["scores", file] => Self::Scores(sport(csv(file)?)?),
             ["odds", file] => Self::Odds(sport(csv(file)?)?),
+            ["books", file] => Self::Books(sport(csv(file)?)?),
             ["markets", file] => Self::Markets(sport(csv(file)?)?),
             ["predictions", code, file] => Self::Predictions(sport(code)?, ModelType::parse(csv(file)?).ok()?),
             ["seasons", code, model_type] => Self::Seasons(sport(code)?, ModelType::parse(model_type).ok()?),
@@ -332,6 +355,7 @@ impl ArtifactRef {
             Self::Scores(sport) => keys::scores(*sport),
             Self::Predictions(sport, model_type) => keys::predictions(*sport, *model_type),
             Self::Odds(sport) => keys::odds(*sport),
+            Self::Books(sport) => keys::books(*sport),
             Self::Seasons(sport, model_type) => keys::seasons_prefix(*sport, *model_type),
             Self::Season(sport, model_type, season) => keys::season(*sport, *model_type, *season),
             Self::Markets(sport) => keys::markets(*sport),
@@ -362,6 +386,7 @@ impl fmt::Display for ArtifactRef {
             Self::Scores(sport) => write!(f, "{sport} scores"),
             Self::Predictions(sport, model_type) => write!(f, "{sport} predictions for {model_type}"),
             Self::Odds(sport) => write!(f, "{sport} odds"),
+            Self::Books(sport) => write!(f, "{sport} sportsbook prices"),
             Self::Seasons(sport, model_type) => write!(f, "{sport} {model_type} seasons"),
             Self::Season(sport, model_type, season) => write!(f, "{sport} {model_type} data for season {season}"),
             Self::Markets(sport) => write!(f, "{sport} prediction-market prices"),
@@ -391,6 +416,7 @@ mod tests {
             out.push((keys::teams(sport), ArtifactRef::Teams(sport)));
             out.push((keys::scores(sport), ArtifactRef::Scores(sport)));
             out.push((keys::odds(sport), ArtifactRef::Odds(sport)));
+            out.push((keys::books(sport), ArtifactRef::Books(sport)));
             out.push((keys::markets(sport), ArtifactRef::Markets(sport)));
             out.push((keys::releases_prefix(sport), ArtifactRef::Releases(sport)));
             for day in [date(2026, 11, 21), date(2027, 1, 5), date(1999, 12, 31)] {

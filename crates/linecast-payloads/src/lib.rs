@@ -8,6 +8,7 @@
 
 pub mod account;
 pub mod billing;
+pub mod books;
 pub mod calibration;
 pub mod compat;
 pub mod datasets;

@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use linecast_core::ports::releases::{KeptRelease, ReleaseArchive, Series};
 use linecast_core::{ObjectVersion, StoreError, Versioned};
-use linecast_domain::artifacts::{OddsRow, PredictionTable};
+use linecast_domain::artifacts::{BookRow, OddsRow, PredictionTable};
 use linecast_domain::{ModelType, Sport};
 
 use crate::parse;
@@ -41,6 +41,13 @@ impl ReleaseArchive for ObjectArtifactStore {
         let rows = match series {
             Series::Predictions(sport, model_type) => parse::predictions(object, sport, model_type, bytes)?.rows.len(),
             Series::Odds(sport) => parse::odds(object, sport, bytes)?.len(),
+            Series::Books(sport) => {
+                let rows = parse::books(object, sport, bytes)?;
+                let mut games: Vec<&str> = rows.iter().map(|r| r.game_id.as_str()).collect();
+                games.sort_unstable();
+                games.dedup();
+                games.len()
+            }
         };
         Ok(u32::try_from(rows).unwrap_or(u32::MAX))
     }
@@ -74,6 +81,16 @@ impl ReleaseArchive for ObjectArtifactStore {
             });
         };
         self.load_written_once(kept_version(release), |o, b| parse::odds(o, sport, b))
+            .await
+    }
+
+    async fn kept_books(&self, release: &KeptRelease) -> Result<Versioned<Vec<BookRow>>, StoreError> {
+        let Series::Books(sport) = release.series else {
+            return Err(StoreError::NotFound {
+                object: release.series.archive_key(&release.digest),
+            });
+        };
+        self.load_written_once(kept_version(release), |o, b| parse::books(o, sport, b))
             .await
     }
 }

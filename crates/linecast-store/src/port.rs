@@ -6,7 +6,7 @@ use bytes::Bytes;
 use chrono::NaiveDate;
 use linecast_core::{ArtifactStore, ObjectVersion, StoreError, Versioned};
 use linecast_domain::artifacts::{
-    MarketPriceRow, OddsRow, PredictionTable, ProductCatalog, ReleaseManifest, ScoreRow, SeasonTable, TeamTable, keys,
+    BookRow, MarketPriceRow, OddsRow, PredictionTable, ProductCatalog, ReleaseManifest, ScoreRow, SeasonTable, TeamTable, keys,
 };
 use linecast_domain::{ModelType, SeasonLabel, Sport};
 
@@ -33,6 +33,11 @@ impl ArtifactStore for ObjectArtifactStore {
 
     async fn odds(&self, sport: Sport) -> Result<Versioned<Vec<OddsRow>>, StoreError> {
         self.load(keys::odds(sport), Keep::Value, |o, b| parse::odds(o, sport, b))
+            .await
+    }
+
+    async fn books(&self, sport: Sport) -> Result<Versioned<Vec<BookRow>>, StoreError> {
+        self.load(keys::books(sport), Keep::Value, |o, b| parse::books(o, sport, b))
             .await
     }
 

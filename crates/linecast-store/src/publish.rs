@@ -87,7 +87,7 @@ fn step_of(kind: Kind) -> u8 {
         Kind::Dataset(_) => 0,
         Kind::Teams(_) => 1,
         Kind::Scores(_) | Kind::Season(..) | Kind::Markets(_) => 2,
-        Kind::Predictions(..) | Kind::Odds(_) => 3,
+        Kind::Predictions(..) | Kind::Odds(_) | Kind::Books(_) => 3,
         Kind::Catalog => 4,
         Kind::Release(..) => 5,
     }

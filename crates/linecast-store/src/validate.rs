@@ -77,6 +77,7 @@ pub(crate) enum Kind {
     Scores(Sport),
     Predictions(Sport, ModelType),
     Odds(Sport),
+    Books(Sport),
     Season(Sport, ModelType, SeasonLabel),
     Markets(Sport),
     Release(Sport, NaiveDate),
@@ -91,6 +92,7 @@ impl Kind {
             | Kind::Scores(s)
             | Kind::Predictions(s, _)
             | Kind::Odds(s)
+            | Kind::Books(s)
             | Kind::Season(s, _, _)
             | Kind::Markets(s)
             | Kind::Release(s, _)
@@ -103,7 +105,12 @@ impl Kind {
     fn has_team_columns(self) -> bool {
         matches!(
             self,
-            Kind::Scores(_) | Kind::Predictions(..) | Kind::Odds(_) | Kind::Season(..) | Kind::Markets(_)
+            Kind::Scores(_)
+                | Kind::Predictions(..)
+                | Kind::Odds(_)
+                | Kind::Books(_)
+                | Kind::Season(..)
+                | Kind::Markets(_)
         )
     }
 }
@@ -124,6 +131,7 @@ pub(crate) fn classify(key: &str) -> Result<Kind, String> {
         ["teams", f] => Ok(Kind::Teams(sport(&stem("team", "{sport}.csv", ".csv")(f)?)?)),
         ["scores", f] => Ok(Kind::Scores(sport(&stem("score", "{sport}.csv", ".csv")(f)?)?)),
         ["odds", f] => Ok(Kind::Odds(sport(&stem("odds", "{sport}.csv", ".csv")(f)?)?)),
+        ["books", f] => Ok(Kind::Books(sport(&stem("books", "{sport}.csv", ".csv")(f)?)?)),
         ["markets", f] => Ok(Kind::Markets(sport(&stem("market", "{sport}.csv", ".csv")(f)?)?)),
         ["predictions", s, f] => Ok(Kind::Predictions(
             sport(s)?,
@@ -261,6 +269,9 @@ fn check_object(
         }
         Kind::Odds(sport) => {
             collect::odds(sport, bytes, problems);
+        }
+        Kind::Books(sport) => {
+            collect::books(sport, bytes, problems);
         }
         Kind::Season(sport, model_type, label) => {
             collect::season(sport, model_type, label, bytes, problems);

@@ -6,4 +6,5 @@
 pub mod calibration;
 pub mod export;
 pub mod history_export;
+pub mod odds_history;
 pub mod scorecard;

@@ -7,6 +7,7 @@
 pub mod account;
 pub mod analytics;
 pub mod billing;
+pub mod books;
 pub mod compat;
 pub mod cors;
 pub mod data_status;

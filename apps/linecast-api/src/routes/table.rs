@@ -78,7 +78,9 @@ endpoints! {
     STRATEGY_REPLAY = GET "/api/v1/strategies/{sport}/{model_type}/replay/{strategy_id}", Key(Subscriber), Read(PRIVATE), strategies::strategy_replay;
     STRATEGIES = GET "/api/v1/strategies/{sport}/{model_type}", Key(Subscriber), Read(PRIVATE), strategies::strategies;
     ODDS = GET "/api/v1/odds/{sport}", Key(Subscriber), Read(PRIVATE), odds::odds;
+    ODDS_BOOKS = GET "/api/v1/odds/{sport}/books", Key(Subscriber), Read(PRIVATE), books::odds_books;
     GAME_HISTORY = GET "/api/v1/games/{game_id}/history", Key(Subscriber), Read(PRIVATE), games::game_history;
+    GAME_ODDS_HISTORY = GET "/api/v1/games/{game_id}/odds-history", Key(Subscriber), Read(PRIVATE), books::game_odds_history;
     // Service identity and probes: open, never limited.
     ROOT = GET "/", Open, Fresh(REVALIDATE), root::root;
     HEALTH = GET "/api/v1/health", Open, Fresh(NO_STORE), health::health;

@@ -1,4 +1,4 @@
-//! Kept releases: every version of a predictions or odds object that
+//! Kept releases: every version of a predictions, odds or books object that
 //! linecast has seen, recorded in the database (`ReleaseLog`) and kept as
 //! bytes in the object store under the archive prefix (`ReleaseArchive`),
 //! content-addressed and written once.
@@ -6,7 +6,7 @@
 use async_trait::async_trait;
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
-use linecast_domain::artifacts::{ArtifactRef, OddsRow, PredictionTable, keys};
+use linecast_domain::artifacts::{ArtifactRef, BookRow, OddsRow, PredictionTable, keys};
 use linecast_domain::{ModelType, Sport};
 
 use crate::{AccountsError, ObjectVersion, StoreError, Versioned};
@@ -15,11 +15,12 @@ use crate::{AccountsError, ObjectVersion, StoreError, Versioned};
 pub const ARCHIVE_PREFIX: &str = "archive";
 
 /// Which object a release is a version of: one sport's predictions of one
-/// market, or its odds.
+/// market, its odds, or its named books' prices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Series {
     Predictions(Sport, ModelType),
     Odds(Sport),
+    Books(Sport),
 }
 
 impl Series {
@@ -29,37 +30,39 @@ impl Series {
             ModelType::ALL
                 .iter()
                 .map(|model_type| Self::Predictions(*sport, *model_type))
-                .chain(std::iter::once(Self::Odds(*sport)))
+                .chain([Self::Odds(*sport), Self::Books(*sport)])
         })
     }
 
     pub const fn sport(self) -> Sport {
         match self {
-            Self::Predictions(sport, _) | Self::Odds(sport) => sport,
+            Self::Predictions(sport, _) | Self::Odds(sport) | Self::Books(sport) => sport,
         }
     }
 
-    /// `predictions` or `odds`.
+    /// `predictions`, `odds` or `books`.
     pub const fn artifact(self) -> &'static str {
         match self {
             Self::Predictions(..) => "predictions",
             Self::Odds(_) => "odds",
+            Self::Books(_) => "books",
         }
     }
 
     pub const fn model_type(self) -> Option<ModelType> {
         match self {
             Self::Predictions(_, model_type) => Some(model_type),
-            Self::Odds(_) => None,
+            Self::Odds(_) | Self::Books(_) => None,
         }
     }
 
-    /// `{sport}/predictions/{model_type}` or `{sport}/odds`: how the
+    /// `{sport}/predictions/{model_type}`, `{sport}/odds` or `{sport}/books`: how the
     /// release log names the series.
     pub fn code(self) -> String {
         match self {
             Self::Predictions(sport, model_type) => format!("{sport}/predictions/{model_type}"),
             Self::Odds(sport) => format!("{sport}/odds"),
+            Self::Books(sport) => format!("{sport}/books"),
         }
     }
 
@@ -68,6 +71,7 @@ impl Series {
         match (artifact, model_type) {
             ("predictions", Some(model_type)) => Some(Self::Predictions(sport, model_type)),
             ("odds", None) => Some(Self::Odds(sport)),
+            ("books", None) => Some(Self::Books(sport)),
             _ => None,
         }
     }
@@ -77,6 +81,7 @@ impl Series {
         match self {
             Self::Predictions(sport, model_type) => keys::predictions(sport, model_type),
             Self::Odds(sport) => keys::odds(sport),
+            Self::Books(sport) => keys::books(sport),
         }
     }
 
@@ -85,19 +90,21 @@ impl Series {
         match ArtifactRef::parse(key)? {
             ArtifactRef::Predictions(sport, model_type) => Some(Self::Predictions(sport, model_type)),
             ArtifactRef::Odds(sport) => Some(Self::Odds(sport)),
+            ArtifactRef::Books(sport) => Some(Self::Books(sport)),
             _ => None,
         }
     }
 
     /// Where the bytes of the version with `digest` are kept:
     /// `archive/{sport}/predictions/{model_type}/{digest}.csv` or
-    /// `archive/{sport}/odds/{digest}.csv`.
+    /// `archive/{sport}/odds/{digest}.csv` or `archive/{sport}/books/{digest}.csv`.
     pub fn archive_key(self, digest: &str) -> String {
         match self {
             Self::Predictions(sport, model_type) => {
                 format!("{ARCHIVE_PREFIX}/{sport}/predictions/{model_type}/{digest}.csv")
             }
             Self::Odds(sport) => format!("{ARCHIVE_PREFIX}/{sport}/odds/{digest}.csv"),
+            Self::Books(sport) => format!("{ARCHIVE_PREFIX}/{sport}/books/{digest}.csv"),
         }
     }
 }
@@ -186,4 +193,6 @@ pub trait ReleaseArchive: Send + Sync {
     async fn kept_predictions(&self, release: &KeptRelease) -> Result<Versioned<PredictionTable>, StoreError>;
     /// The kept odds of `release`, parsed once per digest.
     async fn kept_odds(&self, release: &KeptRelease) -> Result<Versioned<Vec<OddsRow>>, StoreError>;
+    /// The kept books of `release`, parsed once per digest.
+    async fn kept_books(&self, release: &KeptRelease) -> Result<Versioned<Vec<BookRow>>, StoreError>;
 }

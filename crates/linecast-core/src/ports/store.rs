@@ -7,7 +7,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 use linecast_domain::artifacts::{
-    MarketPriceRow, OddsRow, PredictionTable, ProductCatalog, ReleaseManifest, ScoreRow, SeasonTable, TeamTable,
+    BookRow, MarketPriceRow, OddsRow, PredictionTable, ProductCatalog, ReleaseManifest, ScoreRow, SeasonTable, TeamTable,
 };
 use linecast_domain::{ModelType, SeasonLabel, Sport};
 
@@ -79,6 +79,14 @@ pub trait ArtifactStore: Send + Sync {
     async fn scores(&self, sport: Sport) -> Result<Versioned<Vec<ScoreRow>>, StoreError>;
     async fn predictions(&self, sport: Sport, model_type: ModelType) -> Result<Versioned<PredictionTable>, StoreError>;
     async fn odds(&self, sport: Sport) -> Result<Versioned<Vec<OddsRow>>, StoreError>;
+    /// Every named book's prices (`books/{sport}.csv`). An adapter without
+    /// the artifact answers `NotFound`, as a store without the object does:
+    /// the single-book odds stand in for it.
+    async fn books(&self, sport: Sport) -> Result<Versioned<Vec<BookRow>>, StoreError> {
+        Err(StoreError::NotFound {
+            object: linecast_domain::artifacts::keys::books(sport),
+        })
+    }
     /// Season labels with a season store, newest first.
     async fn seasons(&self, sport: Sport, model_type: ModelType) -> Result<Vec<SeasonLabel>, StoreError>;
     /// One season store, parsed. The graded-season cache (`History`) holds
@@ -111,7 +119,7 @@ pub trait ArtifactStore: Send + Sync {
     /// A cheap reachability check for health reporting.
     async fn ping(&self) -> Result<(), StoreError>;
     /// The current version of every object of `sport` the change stream
-    /// watches (its predictions, odds, season stores and release manifests),
+    /// watches (its predictions, odds, books, season stores and release manifests),
     /// read by listing, never from the version window. The versions seen
     /// become the ones reads use, so a read after a change sees it.
     async fn watched(&self, sport: Sport) -> Result<Vec<ObjectVersion>, StoreError>;
@@ -119,11 +127,12 @@ pub trait ArtifactStore: Send + Sync {
 
 /// The key prefixes the change stream watches for `sport` (an object counts
 /// when its key starts with one of them).
-pub fn watched_prefixes(sport: Sport) -> [String; 4] {
+pub fn watched_prefixes(sport: Sport) -> [String; 5] {
     use linecast_domain::artifacts::keys;
     [
         format!("predictions/{}/", sport.code()),
         keys::odds(sport),
+        keys::books(sport),
         format!("seasons/{}/", sport.code()),
         format!("{}/", keys::releases_prefix(sport)),
     ]

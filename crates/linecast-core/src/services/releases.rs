@@ -301,7 +301,7 @@ impl Releases {
                 let games = game_index::index_table(&table);
                 (u32::try_from(games.len()).unwrap_or(u32::MAX), games)
             }
-            Series::Odds(_) => (self.archive.count_games(series, &series.key(), &bytes)?, Vec::new()),
+            Series::Odds(_) | Series::Books(_) => (self.archive.count_games(series, &series.key(), &bytes)?, Vec::new()),
         };
         let release = KeptRelease {
             series,
@@ -325,6 +325,16 @@ impl Releases {
             .unwrap_or_else(PoisonError::into_inner)
             .remove(&series);
         Ok((release, new))
+    }
+
+    /// The artifact store the current versions are read from.
+    pub(crate) fn store(&self) -> &dyn ArtifactStore {
+        self.store.as_ref()
+    }
+
+    /// The archive of kept releases' bytes.
+    pub(crate) fn archive(&self) -> &dyn ReleaseArchive {
+        self.archive.as_ref()
     }
 
     /// Every kept release of `series`, oldest first (the log read at most

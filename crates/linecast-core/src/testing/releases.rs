@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use async_trait::async_trait;
 use bytes::Bytes;
 use chrono::{DateTime, NaiveDate, Utc};
-use linecast_domain::artifacts::{OddsRow, PredictionTable};
+use linecast_domain::artifacts::{BookRow, OddsRow, PredictionTable};
 use linecast_domain::{ModelType, Sport};
 
 use crate::ports::ledger::{Day, DayRoot, Entry, LedgerBook};
@@ -322,6 +322,13 @@ impl ReleaseArchive for MemoryArchive {
     }
 
     async fn kept_odds(&self, release: &KeptRelease) -> Result<Versioned<Vec<OddsRow>>, StoreError> {
+        self.reads.fetch_add(1, Ordering::SeqCst);
+        Err(StoreError::NotFound {
+            object: release.series.archive_key(&release.digest),
+        })
+    }
+
+    async fn kept_books(&self, release: &KeptRelease) -> Result<Versioned<Vec<BookRow>>, StoreError> {
         self.reads.fetch_add(1, Ordering::SeqCst);
         Err(StoreError::NotFound {
             object: release.series.archive_key(&release.digest),

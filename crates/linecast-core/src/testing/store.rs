@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use chrono::{DateTime, NaiveDate, Utc};
 use linecast_domain::artifacts::{
-    MarketPriceRow, OddsRow, PredictionTable, ProductCatalog, ReleaseManifest, ScoreRow, SeasonTable, TeamTable, keys,
+    BookRow, MarketPriceRow, OddsRow, PredictionTable, ProductCatalog, ReleaseManifest, ScoreRow, SeasonTable, TeamTable, keys,
 };
 use linecast_domain::{ModelType, SeasonLabel, Sport};
 
@@ -132,6 +132,10 @@ impl MemoryStore {
         self.put(keys::odds(sport), rows)
     }
 
+    pub fn put_books(&self, sport: Sport, rows: Vec<BookRow>) -> ObjectVersion {
+        self.put(keys::books(sport), rows)
+    }
+
     pub fn put_season(
         &self,
         sport: Sport,
@@ -175,6 +179,10 @@ impl ArtifactStore for MemoryStore {
 
     async fn odds(&self, sport: Sport) -> Result<Versioned<Vec<OddsRow>>, StoreError> {
         self.get(&keys::odds(sport))
+    }
+
+    async fn books(&self, sport: Sport) -> Result<Versioned<Vec<BookRow>>, StoreError> {
+        self.get(&keys::books(sport))
     }
 
     async fn seasons(&self, sport: Sport, model_type: ModelType) -> Result<Vec<SeasonLabel>, StoreError> {

@@ -6,6 +6,7 @@
 //! validation; the plain forms stop at the first and return it as
 //! `StoreError::Corrupt`. No parser panics on any input.
 
+mod books;
 mod json;
 mod markets;
 mod odds;
@@ -19,7 +20,7 @@ mod teams;
 use chrono::NaiveDate;
 use linecast_core::StoreError;
 use linecast_domain::artifacts::{
-    MarketPriceRow, OddsRow, PredictionTable, ProductCatalog, ReleaseManifest, ScoreRow, SeasonTable, TeamTable,
+    BookRow, MarketPriceRow, OddsRow, PredictionTable, ProductCatalog, ReleaseManifest, ScoreRow, SeasonTable, TeamTable,
 };
 use linecast_domain::{ModelType, SeasonLabel, Sport};
 
@@ -30,6 +31,7 @@ pub use problems::WHOLE;
 /// `Problems::collect_all` they read the whole object and return the rows
 /// that were valid.
 pub mod collect {
+    pub use super::books::books;
     pub use super::json::{catalog, release};
     pub use super::markets::market_prices;
     pub use super::odds::odds;
@@ -65,6 +67,12 @@ pub fn predictions(
 pub fn odds(object: &str, sport: Sport, bytes: &[u8]) -> Result<Vec<OddsRow>, StoreError> {
     let mut p = Problems::first_only(object);
     let value = odds::odds(sport, bytes, &mut p);
+    p.into_result(value)
+}
+
+pub fn books(object: &str, sport: Sport, bytes: &[u8]) -> Result<Vec<BookRow>, StoreError> {
+    let mut p = Problems::first_only(object);
+    let value = books::books(sport, bytes, &mut p);
     p.into_result(value)
 }
 
