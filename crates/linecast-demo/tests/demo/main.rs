@@ -7,6 +7,7 @@
 
 mod awkward;
 mod contract;
+mod digest;
 mod fixture;
 mod market;
 
