@@ -59,11 +59,11 @@ const fn pricing(key: &'static str, overround: f64, update: f64, no_total: f64) 
 }
 
 /// A non-sharp book's lasting offset and per-release noise, as shares of
-/// `margin_sd` / `total_sd`: 0.02 × 13 points is about a quarter point on
-/// an NBA spread per book (two books differ by about half a point at times
-/// once rounded to half points), 0–10 cents on money lines.
-const OFFSET_SD: f64 = 0.02;
-const NOISE_SD: f64 = 0.006;
+/// `margin_sd` / `total_sd`: 0.012 × 13 points is about 0.16 point on an
+/// NBA spread per book (with staleness and rounding to half points, books
+/// differ by about half a point), a few cents on money lines.
+const OFFSET_SD: f64 = 0.012;
+const NOISE_SD: f64 = 0.004;
 
 /// Every catalogue book's pricing, in catalogue order.
 pub(crate) const PRICING: [Pricing; 7] = [
@@ -75,12 +75,12 @@ pub(crate) const PRICING: [Pricing; 7] = [
         noise_sd: 0.003,
         no_total: 0.0,
     },
-    pricing("eastline", 0.045, 0.8, 0.0),
-    pricing("harborbet", 0.05, 0.6, 0.0),
-    pricing("meadowbet", 0.042, 0.7, 0.0),
-    pricing("northbook", 0.048, 0.75, 0.1),
-    pricing("riverline", 0.055, 0.65, 0.0),
-    pricing("summitodds", 0.06, 0.55, 0.0),
+    pricing("eastline", 0.045, 0.85, 0.0),
+    pricing("harborbet", 0.05, 0.75, 0.0),
+    pricing("meadowbet", 0.042, 0.8, 0.0),
+    pricing("northbook", 0.048, 0.8, 0.1),
+    pricing("riverline", 0.055, 0.75, 0.0),
+    pricing("summitodds", 0.06, 0.7, 0.0),
 ];
 
 /// A book's pricing (a plain non-sharp book for a key not in [`PRICING`]).

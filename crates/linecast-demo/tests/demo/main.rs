@@ -6,6 +6,7 @@
 #![allow(clippy::float_cmp, clippy::case_sensitive_file_extension_comparisons)]
 
 mod awkward;
+mod books;
 mod contract;
 mod digest;
 mod fixture;
