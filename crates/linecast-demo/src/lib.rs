@@ -52,6 +52,7 @@
 //!   November); a held game in today's manifest of the first league with games.
 
 mod artifacts;
+mod books;
 mod calendar;
 mod csvw;
 pub mod market;
@@ -197,6 +198,7 @@ pub fn generate(opts: &GenOptions, progress: &mut dyn FnMut(&str)) -> Vec<(Strin
         out.push((keys::teams(*sport), artifacts::teams(&league)));
         out.push((keys::scores(*sport), artifacts::scores(&league)));
         out.push((keys::odds(*sport), artifacts::odds(&league, now)));
+        out.push((books_key(*sport), artifacts::books(&league, now)));
         for mt in ModelType::ALL {
             out.push((
                 keys::predictions(*sport, *mt),
@@ -258,9 +260,16 @@ fn build_league(opts: &GenOptions, sport: Sport, previous: u32, progress: &mut d
     }
 }
 
-/// Every predictions and odds release of `sport` in the kept window at
-/// "now" ([`market::window_instants`]) as `(key, published_at, bytes)`,
-/// oldest first (the four series of an instant in key order). The newest
+/// The key of the named books' release of `sport`: `books/{sport}.csv`,
+/// one row per game and book (written here until `linecast-domain`'s
+/// `artifacts::keys` names it).
+pub fn books_key(sport: Sport) -> String {
+    format!("books/{sport}.csv")
+}
+
+/// Every predictions, odds and books release of `sport` in the kept window
+/// at "now" ([`market::window_instants`]) as `(key, published_at, bytes)`,
+/// oldest first (the five series of an instant in key order). The newest
 /// is, byte for byte, the object [`generate`] writes for the same options.
 pub fn window_releases(opts: &GenOptions, sport: Sport) -> Vec<(String, DateTime<Utc>, Vec<u8>)> {
     let league = build_league(opts, sport, 0, &mut |_| {});
@@ -274,6 +283,7 @@ pub fn window_releases(opts: &GenOptions, sport: Sport) -> Vec<(String, DateTime
             ));
         }
         out.push((keys::odds(sport), t, artifacts::odds(&league, t)));
+        out.push((books_key(sport), t, artifacts::books(&league, t)));
     }
     out.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
     out

@@ -87,6 +87,9 @@ pub(crate) struct Snapshot {
     pub lines: Lines,
     /// Per model type, in `ModelType::ALL` order; `None` without a prediction.
     pub models: [Option<ModelProbs>; 3],
+    /// The market's view behind the lines: expected home margin and total
+    /// (what the named books price around, `books.rs`).
+    pub view: (f64, f64),
 }
 
 /// A game's run through the releases: one snapshot per grid instant from
@@ -96,6 +99,9 @@ pub(crate) struct Path {
     pub entry: DateTime<Utc>,
     pub start: DateTime<Utc>,
     pub snaps: Vec<Snapshot>,
+    /// Each named book's quotes of the game, in catalogue order (empty
+    /// without lines, or for a path the generator does not keep).
+    pub books: Vec<crate::books::BookRun>,
 }
 
 impl Path {
@@ -201,13 +207,18 @@ pub(crate) fn run(m: &Market, rng: &mut Rng) -> Path {
                 models[mi] = Some(crate::sim::model_probs(latent_logit(p_true, p_market), ai, &offsets));
             }
         }
-        snaps.push(Snapshot { lines, models });
+        snaps.push(Snapshot {
+            lines,
+            models,
+            view: (mm, mt),
+        });
         t += RELEASE_EVERY;
     }
     Path {
         entry,
         start: m.start,
         snaps,
+        books: Vec::new(),
     }
 }
 

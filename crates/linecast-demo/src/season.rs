@@ -190,13 +190,24 @@ pub(crate) fn build_season(
         } else {
             Provenance::default()
         };
-        let path = (back == 0 && slot.date >= keep_paths_from).then_some(path);
+        let key = GameKey::new(slot.date, slot.time, table[slot.away].0, table[slot.home].0);
+        let mut path = (back == 0 && slot.date >= keep_paths_from).then_some(path);
+        if let Some(p) = path.as_mut() {
+            let game = format!(
+                "{} {} {}@{}",
+                key.date_string(),
+                key.time_string(),
+                key.away_team,
+                key.home_team
+            );
+            p.books = crate::books::run_books(&market, p, seed, &game);
+        }
         let rest_days = last_played[slot.home].map_or(7, |d| (slot.date - d).num_days().clamp(0, 9) as u32);
         last_played[slot.home] = Some(slot.date);
         last_played[slot.away] = Some(slot.date);
         let postponed = i % 173 == 90;
         games.push(Game {
-            key: GameKey::new(slot.date, slot.time, table[slot.away].0, table[slot.home].0),
+            key,
             season: label,
             phase: slot.phase,
             home: slot.home,

@@ -123,10 +123,11 @@ pub(crate) fn american(q: f64) -> f64 {
     price.round()
 }
 
-/// Two-sided prices `(side, other side)` for a fair probability `p` of the side.
-pub(crate) fn vig_pair(p: f64) -> (f64, f64) {
+/// Two-sided prices `(side, other side)` for a fair probability `p` of the
+/// side, at `overround` (the implied probabilities sum to about 1 + it).
+pub(crate) fn vig_pair_at(p: f64, overround: f64) -> (f64, f64) {
     let p = p.clamp(0.04, 0.94);
-    (american(p * (1.0 + OVERROUND)), american((1.0 - p) * (1.0 + OVERROUND)))
+    (american(p * (1.0 + overround)), american((1.0 - p) * (1.0 + overround)))
 }
 
 /// Final scores `(home, away)` around an expected margin and total.
@@ -186,9 +187,14 @@ fn football(mean: f64, rng: &mut Rng) -> u32 {
 /// spread stays at ±1.5 (-1.5 on the money-line favourite) and only its
 /// prices move. Every price carries the book's overround.
 pub(crate) fn market_lines(sport: Sport, margin: f64, total: f64) -> Lines {
+    market_lines_at(sport, margin, total, OVERROUND)
+}
+
+/// [`market_lines`] with every price at `overround` (a named book's margin).
+pub(crate) fn market_lines_at(sport: Sport, margin: f64, total: f64, overround: f64) -> Lines {
     let lg = league(sport);
     let mut l = Lines::default();
-    let (home_ml, away_ml) = vig_pair(phi(margin / lg.margin_sd));
+    let (home_ml, away_ml) = vig_pair_at(phi(margin / lg.margin_sd), overround);
     l.home_money_line = Some(home_ml);
     l.away_money_line = Some(away_ml);
     let (spread, cover) = if lg.fixed_spread {
@@ -198,14 +204,14 @@ pub(crate) fn market_lines(sport: Sport, margin: f64, total: f64) -> Lines {
         let spread = round_half(-margin);
         (spread, phi((margin + spread) / lg.margin_sd).clamp(0.45, 0.55))
     };
-    let (home_price, away_price) = vig_pair(cover);
+    let (home_price, away_price) = vig_pair_at(cover, overround);
     l.home_point_spread = Some(spread);
     l.away_point_spread = Some(round_half(-spread));
     l.home_point_spread_line = Some(home_price);
     l.away_point_spread_line = Some(away_price);
     let ou = round_half(total).max(1.0);
     let over_q = phi((total - ou) / lg.total_sd).clamp(0.42, 0.58);
-    let (over, under) = vig_pair(over_q);
+    let (over, under) = vig_pair_at(over_q, overround);
     l.over_under = Some(ou);
     l.over_line = Some(over);
     l.under_line = Some(under);
@@ -292,7 +298,7 @@ mod tests {
 
     #[test]
     fn a_coin_flip_is_priced_near_minus_110_on_both_sides() {
-        let (a, b) = vig_pair(0.5);
+        let (a, b) = vig_pair_at(0.5, OVERROUND);
         assert_eq!((a, b), (-109.0, -109.0));
     }
 
@@ -327,7 +333,7 @@ mod tests {
         /// probabilities add up to roughly the 4.5% overround.
         #[test]
         fn vigged_pairs_carry_about_four_and_a_half_percent_overround(p in 0.1f64..0.9) {
-            let (a, b) = vig_pair(p);
+            let (a, b) = vig_pair_at(p, OVERROUND);
             prop_assert!(a.abs() >= 100.0 && b.abs() >= 100.0);
             let imp = |x: f64| if x > 0.0 { 100.0 / (x + 100.0) } else { -x / (-x + 100.0) };
             let over = imp(a) + imp(b) - 1.0;

@@ -15,7 +15,7 @@ use crate::market::Snapshot;
 use crate::season::Game;
 
 pub(crate) use releases::{catalog, releases};
-pub(crate) use slate::{markets, odds, predictions};
+pub(crate) use slate::{books, markets, odds, predictions};
 pub(crate) use store::{datasets, season_store};
 pub(crate) use tape::{scores, teams};
 

@@ -73,41 +73,88 @@ fn opener(g: &Game, field: &str) -> Option<f64> {
     LineField::parse(current).and_then(|f| first.lines.get(f))
 }
 
+/// The line columns of the odds and books releases, in order.
+const ODDS_LINES: [LineField; 9] = [
+    LineField::AwayPointSpread,
+    LineField::AwayPointSpreadLine,
+    LineField::HomePointSpread,
+    LineField::HomePointSpreadLine,
+    LineField::AwayMoneyLine,
+    LineField::HomeMoneyLine,
+    LineField::OverUnder,
+    LineField::OverLine,
+    LineField::UnderLine,
+];
+
 /// The odds release at `t`: every game the release carries with its current
 /// lines; `last_updated` is `t`, or the game's last pre-start release once
 /// it has started.
 pub(crate) fn odds(league: &League, t: DateTime<Utc>) -> Vec<u8> {
-    const LINES: [LineField; 9] = [
-        LineField::AwayPointSpread,
-        LineField::AwayPointSpreadLine,
-        LineField::HomePointSpread,
-        LineField::HomePointSpreadLine,
-        LineField::AwayMoneyLine,
-        LineField::HomeMoneyLine,
-        LineField::OverUnder,
-        LineField::OverLine,
-        LineField::UnderLine,
-    ];
     let mut header = vec!["match_id", "date", "time_est", "away_team", "home_team"];
-    header.extend(LINES.iter().map(|f| f.name()));
+    header.extend(ODDS_LINES.iter().map(|f| f.name()));
     header.push("last_updated");
     let mut csv = Csv::new(&header);
     for (g, snap) in league.carried(t) {
-        let id = fnv(&format!(
-            "{}|{}|{}|{}|{}",
-            league.sport, g.key.date, g.key.time_est, g.key.away_team, g.key.home_team
-        ));
-        csv.cell(&format!("{id:016x}"));
+        csv.cell(&match_id(league, g));
         csv.cell(&g.key.date_string());
         csv.cell(&g.key.time_string());
         csv.cell(&g.key.away_team);
         csv.cell(&g.key.home_team);
-        for f in LINES {
+        for f in ODDS_LINES {
             csv.line(snap.lines.get(f));
         }
         let updated = g.path.as_ref().map_or(t, |p| p.instant(p.index_at(t).unwrap_or(0)));
         csv.cell(&updated.format("%Y-%m-%d %H:%M:%S").to_string());
         csv.end_row();
+    }
+    csv.into_bytes()
+}
+
+/// A game's `match_id` in the odds and books releases.
+fn match_id(league: &League, g: &Game) -> String {
+    let id = fnv(&format!(
+        "{}|{}|{}|{}|{}",
+        league.sport, g.key.date, g.key.time_est, g.key.away_team, g.key.home_team
+    ));
+    format!("{id:016x}")
+}
+
+/// The books release at `t` (`books/{sport}.csv`): one row per game the
+/// release carries and book that quotes it, games in key order and books in
+/// catalogue order, with the book's prices at `t` (frozen at its last
+/// pre-start quote once the game has started) and `last_update`, the
+/// release at which that book last changed any of the game's prices.
+pub(crate) fn books(league: &League, t: DateTime<Utc>) -> Vec<u8> {
+    let mut header = vec![
+        "match_id",
+        "date",
+        "time_est",
+        "away_team",
+        "home_team",
+        "book",
+        "book_title",
+    ];
+    header.extend(ODDS_LINES.iter().map(|f| f.name()));
+    header.push("last_update");
+    let mut csv = Csv::new(&header);
+    for (g, _) in league.carried(t) {
+        let Some(path) = g.path.as_ref() else { continue };
+        let Some(k) = path.index_at(t) else { continue };
+        for run in &path.books {
+            let Some(quote) = run.at(k) else { continue };
+            csv.cell(&match_id(league, g));
+            csv.cell(&g.key.date_string());
+            csv.cell(&g.key.time_string());
+            csv.cell(&g.key.away_team);
+            csv.cell(&g.key.home_team);
+            csv.cell(run.book.key.as_str());
+            csv.cell(run.book.title);
+            for f in ODDS_LINES {
+                csv.line(quote.lines.get(f));
+            }
+            csv.cell(&quote.updated.format("%Y-%m-%dT%H:%M:%SZ").to_string());
+            csv.end_row();
+        }
     }
     csv.into_bytes()
 }

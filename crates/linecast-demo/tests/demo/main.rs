@@ -6,7 +6,9 @@
 #![allow(clippy::float_cmp, clippy::case_sensitive_file_extension_comparisons)]
 
 mod awkward;
+mod books;
 mod contract;
+mod digest;
 mod fixture;
 mod market;
 

@@ -18,6 +18,10 @@ type Series = BTreeMap<DateTime<Utc>, Table>;
 fn by_series(opts: &GenOptions, sport: Sport) -> BTreeMap<String, Series> {
     let mut out: BTreeMap<String, Series> = BTreeMap::new();
     for (key, at, bytes) in window_releases(opts, sport) {
+        // The books release has a row per game and book (`books.rs` checks it).
+        if key.starts_with("books/") {
+            continue;
+        }
         out.entry(key).or_default().insert(at, Table::parse(&bytes));
     }
     out
@@ -168,7 +172,7 @@ fn every_release_of_the_fixture_window_is_a_market_that_could_have_happened() {
         let series = by_series(&opts, *sport);
         read += check_window(*sport, &series, now);
         // Today's objects are the newest release, byte for byte.
-        for (key, at, bytes) in window_releases(&opts, *sport).into_iter().rev().take(4) {
+        for (key, at, bytes) in window_releases(&opts, *sport).into_iter().rev().take(5) {
             assert_eq!(at, utc("2026-11-15T16:00:00Z"));
             assert!(fixture_store()[&key] == bytes, "{key} is not the newest release");
         }
