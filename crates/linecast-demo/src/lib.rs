@@ -198,7 +198,7 @@ pub fn generate(opts: &GenOptions, progress: &mut dyn FnMut(&str)) -> Vec<(Strin
         out.push((keys::teams(*sport), artifacts::teams(&league)));
         out.push((keys::scores(*sport), artifacts::scores(&league)));
         out.push((keys::odds(*sport), artifacts::odds(&league, now)));
-        out.push((books_key(*sport), artifacts::books(&league, now)));
+        out.push((keys::books(*sport), artifacts::books(&league, now)));
         for mt in ModelType::ALL {
             out.push((
                 keys::predictions(*sport, *mt),
@@ -260,12 +260,6 @@ fn build_league(opts: &GenOptions, sport: Sport, previous: u32, progress: &mut d
     }
 }
 
-/// The key of the named books' release of `sport`: `books/{sport}.csv`,
-/// one row per game and book (written here until `linecast-domain`'s
-/// `artifacts::keys` names it).
-pub fn books_key(sport: Sport) -> String {
-    format!("books/{sport}.csv")
-}
 
 /// Every predictions, odds and books release of `sport` in the kept window
 /// at "now" ([`market::window_instants`]) as `(key, published_at, bytes)`,
@@ -283,7 +277,7 @@ pub fn window_releases(opts: &GenOptions, sport: Sport) -> Vec<(String, DateTime
             ));
         }
         out.push((keys::odds(sport), t, artifacts::odds(&league, t)));
-        out.push((books_key(sport), t, artifacts::books(&league, t)));
+        out.push((keys::books(sport), t, artifacts::books(&league, t)));
     }
     out.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
     out
