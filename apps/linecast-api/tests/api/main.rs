@@ -8,6 +8,7 @@ mod access;
 mod account;
 mod archive_check;
 mod billing;
+mod books;
 mod body_deadline;
 mod calibration;
 mod calibration_quality;
