@@ -11,7 +11,7 @@ sys.path.insert(0, package_dir)
 
 from linecast_client import AuthenticatedClient  # noqa: E402
 from linecast_client.api.account import create_api_key, list_api_keys, rename_api_key, revoke_api_key  # noqa: E402
-from linecast_client.api.data import predictions  # noqa: E402
+from linecast_client.api.data import game_odds_history, odds_books, predictions  # noqa: E402
 from linecast_client.api.history import (  # noqa: E402
     density,
     model_calibration,
@@ -26,12 +26,14 @@ from linecast_client.api.history import (  # noqa: E402
 from linecast_client.api.strategies import strategies, strategy_replay  # noqa: E402
 from linecast_client.models import (  # noqa: E402
     AccountingCode,
+    BooksResponse,
     CalibrationResponse,
     CalibrationSourceCode,
     CreateKeyRequest,
     DensityResponse,
     ExportFormat,
     ModelTypeCode,
+    OddsHistoryResponse,
     PredictionsResponse,
     RenameKeyRequest,
     ReplayResponse,
@@ -57,6 +59,22 @@ def check(cond, what):
 
 p = predictions.sync(SportCode.NBA, ModelTypeCode.WON_ON_POINTS, client=client)
 check(isinstance(p, PredictionsResponse) and p.sport == "nba", "predictions parse into the generated model")
+
+books = odds_books.sync(SportCode.NBA, client=client)
+check(isinstance(books, BooksResponse) and books.games, "books parse into the generated model")
+game = next(g for g in books.games if g.bookmakers)
+check(
+    all(o.name in (game.home_team, game.away_team) for b in game.bookmakers for m in b.markets if m.key == "h2h" for o in m.outcomes),
+    "every h2h outcome names one of the game's teams",
+)
+one = odds_books.sync(SportCode.NBA, client=client, game_id=game.game_id)
+check(isinstance(one, BooksResponse) and [g.game_id for g in one.games] == [game.game_id], "books filtered to one game")
+history = game_odds_history.sync(game.game_id, client=client)
+check(isinstance(history, OddsHistoryResponse) and history.prices, "a game's odds history parses")
+check(
+    all(a.published_at <= b.published_at for a, b in zip(history.prices, history.prices[1:])),
+    "the odds history lists prices oldest first",
+)
 
 seasons = result_seasons.sync(SportCode.NBA, ModelTypeCode.WON_ON_SPREAD, client=client)
 season = seasons.seasons[1]

@@ -43,6 +43,22 @@ const typedPath = { sport, model_type: modelType } as const;
   check(data.sport === sport && data.model_type === modelType, "predictions name their sport and model type");
 }
 
+// (a2) Every book's prices, and one game's odds history.
+{
+  const { data, response } = await client.GET("/api/v1/odds/{sport}/books", { params: { path: { sport } } });
+  check(data !== undefined, `books ${sport}: HTTP ${response.status}`);
+  const game = data.games.find((g) => g.bookmakers.length > 0);
+  check(game !== undefined, `books carry a game with bookmakers (${data.games.length} games)`);
+  const h2h = game.bookmakers.flatMap((b) => b.markets.filter((m) => m.key === "h2h").flatMap((m) => m.outcomes));
+  check(h2h.every((o) => o.name === game.home_team || o.name === game.away_team), "h2h outcomes name the game's teams");
+  const history = await client.GET("/api/v1/games/{game_id}/odds-history", {
+    params: { path: { game_id: game.game_id } },
+  });
+  check(history.data !== undefined, `odds history: HTTP ${history.response.status}`);
+  const prices = (history.data as Schemas["OddsHistoryResponse"]).prices;
+  check(prices.length > 0, `odds history lists ${prices.length} prices`);
+}
+
 // (b) Page one season of graded results to the end, pinned to the first page's snapshot.
 let season: string;
 let snapshot: string;

@@ -557,6 +557,7 @@ impl Wiring<'_> {
             )),
             archive_checks,
             markets: Arc::new(Markets::new(artifacts.clone(), markets)),
+            primary_book: settings.primary_book.clone(),
             datasets: self.datasets(&artifacts),
             freshness: Arc::new(Freshness::new(artifacts)),
             events,

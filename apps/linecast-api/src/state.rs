@@ -42,6 +42,8 @@ pub struct AppState {
     pub scorecards: Arc<linecast_core::services::scorecard::Scorecards>,
     /// Model vs sportsbook vs prediction market.
     pub markets: Arc<Markets>,
+    /// The book the single-book odds are served as (settings).
+    pub primary_book: linecast_core::services::books::PrimaryBook,
     /// Dataset status, refresh (signed links) and downloads.
     pub datasets: Arc<Datasets>,
     /// Data status.

@@ -5,7 +5,6 @@
 //! `linecast_payloads::books`; the files `presentation::odds_history`.
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use linecast_core::services::books::PrimaryBook;
 use linecast_core::services::releases::HistoryError;
 use linecast_domain::read_game_id;
 use linecast_payloads::books::{BooksResponse, OddsHistoryResponse};
@@ -77,7 +76,7 @@ pub async fn odds_books(
 ) -> Result<HttpResponse, ApiError> {
     let SportPath(sport) = path;
     let game_id = game_filter(&query, sport)?;
-    let primary = PrimaryBook::default();
+    let primary = &state.primary_book;
     let releases = &state.releases;
     if let Some(instant) = params::instant(&query, "as_of")? {
         return serve_selected(
@@ -85,7 +84,7 @@ pub async fn odds_books(
             &state.responses,
             &(&sport, &game_id),
             &instant,
-            |now| releases.books_at(sport, game_id.as_deref(), &primary, instant, now),
+            |now| releases.books_at(sport, game_id.as_deref(), primary, instant, now),
             |board| render_board(board, game_id.as_deref()),
         )
         .await
@@ -95,7 +94,7 @@ pub async fn odds_books(
         &req,
         &state.responses,
         &(&sport, &game_id),
-        |_now| releases.books_now(sport, game_id.as_deref(), &primary),
+        |_now| releases.books_now(sport, game_id.as_deref(), primary),
         |board| render_board(board, game_id.as_deref()),
     )
     .await
@@ -148,7 +147,7 @@ pub async fn game_odds_history(
 ) -> Result<HttpResponse, ApiError> {
     let game_id = req.match_info().query("game_id").to_owned();
     let format = history_format(&query)?;
-    let primary = PrimaryBook::default();
+    let primary = &state.primary_book;
     let releases = &state.releases;
     serve(
         &req,

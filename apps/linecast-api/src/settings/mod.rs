@@ -221,6 +221,9 @@ pub struct Settings {
     pub markets_source: String,
     /// `LINECAST_KALSHI_BASE_URL`: Kalshi's public market-data API.
     pub kalshi_base_url: Option<String>,
+    /// `LINECAST_PRIMARY_BOOK` and `LINECAST_PRIMARY_BOOK_TITLE`: the book
+    /// the single-book odds are served as where no named books are published.
+    pub primary_book: linecast_core::services::books::PrimaryBook,
     /// What one client may hold of the server: slow readers, large
     /// downloads, connections, and the threads that make large bodies.
     pub heavy: HeavyReads,
@@ -316,6 +319,7 @@ impl Settings {
             max_streams_per_customer: events.max_streams_per_customer,
             markets_source: markets.markets_source,
             kalshi_base_url: markets.kalshi_base_url,
+            primary_book: markets.primary_book,
             stripe_webhook_secrets: billing.webhook_secrets,
             stripe_plans: billing.plans,
             stripe_livemode: billing.livemode,
@@ -395,6 +399,7 @@ impl Settings {
             portal_origin: None,
             markets_source: "file".to_owned(),
             kalshi_base_url: None,
+            primary_book: linecast_core::services::books::PrimaryBook::default(),
             heavy: HeavyReads {
                 heavy_threads: 1,
                 ..HeavyReads::defaults()

@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use crate::helpers::{TestApp, at, fixture_now, publish, sha256, spawn_app_with};
+use crate::helpers::{TestApp, at, fixture_now, publish, sha256, spawn_app_with, spawn_with_settings};
 
 const BOOKS: &str = "books/nba.csv";
 const HEADER: &str = "match_id,date,time_est,away_team,home_team,book,book_title,away_point_spread,away_point_spread_line,home_point_spread,home_point_spread_line,away_money_line,home_money_line,over_under,over_line,under_line,last_update";
@@ -365,4 +365,26 @@ async fn without_named_books_the_single_book_odds_are_the_book_primary() {
             assert_eq!(h2h["n_books"], 1);
         }
     }
+}
+
+#[actix_web::test]
+async fn the_single_book_is_named_as_configured() {
+    let dir = tempfile::tempdir().unwrap();
+    let store_dir = dir.path().join("store");
+    crate::helpers::copy_dir(&crate::helpers::fixtures_dir(), &store_dir);
+    std::fs::remove_file(store_dir.join(BOOKS)).unwrap();
+    let mut settings = linecast_api::settings::Settings::for_tests(
+        &format!("file://{}", store_dir.display()),
+        dir.path(),
+        fixture_now(),
+    );
+    settings.primary_book = linecast_core::services::books::PrimaryBook {
+        key: linecast_books::book::BookKey::parse("house_book").unwrap(),
+        title: "House Book".to_owned(),
+    };
+    let app = spawn_with_settings(settings, dir, store_dir).await;
+    let (status, body) = app.get_authed_json("/api/v1/odds/nba/books").await;
+    assert_eq!(status, 200, "{body}");
+    let bookmaker = &body["games"][0]["bookmakers"][0];
+    assert_eq!((&bookmaker["key"], &bookmaker["title"]), (&"house_book".into(), &"House Book".into()));
 }

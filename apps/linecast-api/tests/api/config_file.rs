@@ -285,6 +285,16 @@ fn values(var: &Path) -> BTreeMap<&'static str, (String, Check)> {
         }),
     );
     add(
+        "LINECAST_PRIMARY_BOOK",
+        r#""house_book""#,
+        Box::new(|s| assert_eq!(s.primary_book.key.as_str(), "house_book")),
+    );
+    add(
+        "LINECAST_PRIMARY_BOOK_TITLE",
+        r#""House Book""#,
+        Box::new(|s| assert_eq!(s.primary_book.title, "House Book")),
+    );
+    add(
         "LINECAST_STRIPE_WEBHOOK_SECRETS",
         r#""whsec_0123456789abcdef0123,whsec_fedcba9876543210fedc""#,
         Box::new(|s| {

@@ -102,7 +102,7 @@ pub fn copy_fixture(from: &Path, to: &Path) {
     copy_dir(from, to);
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
