@@ -32,6 +32,13 @@ pub struct MarketGame {
     /// Prediction-market price (0 to 1); null for started games, uncovered sports or no market.
     pub kalshi_home: Option<f64>,
     pub kalshi_away: Option<f64>,
+    /// The named books' moneyline consensus: the median no-vig home
+    /// probability across books (payloads.md, Books); null without named
+    /// books or a book quoting both sides.
+    pub consensus_home: Option<f64>,
+    pub consensus_away: Option<f64>,
+    /// Books counted in the consensus; null with no consensus.
+    pub consensus_books: Option<usize>,
     /// model_home minus the lowest available home price (book or prediction market); null with no price.
     pub edge_home: Option<f64>,
 }
@@ -66,6 +73,9 @@ impl From<&MarketComparison> for MarketsResponse {
                     book_away: g.book_home.map(|p| round4(1.0 - p)),
                     kalshi_home: g.market_home.map(round4),
                     kalshi_away: g.market_away.map(round4),
+                    consensus_home: g.consensus_home.map(round4),
+                    consensus_away: g.consensus_home.map(|p| round4(1.0 - p)),
+                    consensus_books: g.consensus_books,
                     edge_home: g.edge_home.map(round4),
                 })
                 .collect(),

@@ -388,3 +388,53 @@ async fn the_single_book_is_named_as_configured() {
     let bookmaker = &body["games"][0]["bookmakers"][0];
     assert_eq!((&bookmaker["key"], &bookmaker["title"]), (&"house_book".into(), &"House Book".into()));
 }
+
+/// `/markets` shows the books' moneyline consensus beside the book and the
+/// prediction market: the median of each book's no-vig home probability,
+/// worked here from the books' own prices.
+#[actix_web::test]
+async fn markets_carry_the_books_consensus_worked_from_each_books_prices() {
+    let app = crate::helpers::spawn_app().await;
+    let (status, markets) = app.get_authed_json("/api/v1/markets/nba").await;
+    assert_eq!(status, 200, "{markets}");
+    let (_, books) = app.get_authed_json("/api/v1/odds/nba/books").await;
+    let mut compared = 0;
+    for game in markets["games"].as_array().unwrap() {
+        let Some(served) = game["consensus_home"].as_f64() else { continue };
+        let board = books["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["game_id"] == game["game_id"])
+            .unwrap_or_else(|| panic!("{} in the books", game["game_id"]));
+        let mut homes: Vec<f64> = Vec::new();
+        for bookmaker in board["bookmakers"].as_array().unwrap() {
+            let Some(h2h) = bookmaker["markets"].as_array().unwrap().iter().find(|m| m["key"] == "h2h") else {
+                continue;
+            };
+            let price = |team: &Value| {
+                h2h["outcomes"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|o| o["name"] == *team)
+                    .map(|o| o["price"].as_f64().unwrap())
+            };
+            if let (Some(home), Some(away)) = (price(&board["home_team"]), price(&board["away_team"])) {
+                homes.push(implied(home) / (implied(home) + implied(away)));
+            }
+        }
+        homes.sort_by(f64::total_cmp);
+        let n = homes.len();
+        let median = if n % 2 == 1 {
+            homes[n / 2]
+        } else {
+            f64::midpoint(homes[n / 2 - 1], homes[n / 2])
+        };
+        assert_eq!(game["consensus_books"], n, "{game}");
+        assert!((served - median).abs() < 6e-5, "{}: {served} vs {median}", game["game_id"]);
+        assert!((game["consensus_away"].as_f64().unwrap() - (1.0 - median)).abs() < 6e-5);
+        compared += 1;
+    }
+    assert!(compared > 0, "no game with a consensus: {markets}");
+}

@@ -99,6 +99,9 @@ fn check_payload(sport: &str, body: &Value, now: DateTime<Utc>, market_prices: b
             "book_away",
             "kalshi_home",
             "kalshi_away",
+            "consensus_home",
+            "consensus_away",
+            "consensus_books",
             "edge_home",
         ]);
         assert_eq!(keys, expected_keys, "{game}");
@@ -171,7 +174,12 @@ async fn the_comparison_is_blend_vs_the_no_vig_moneyline_vs_the_market_hand_chec
             "game_id": "nba-20261115-dallas_mavericks-charlotte_hornets",
             "date": "2026-11-15", "time": "18:00", "away_team": "dallas_mavericks", "home_team": "charlotte_hornets",
             "model_home": 0.7546, "model_away": 0.2454, "book_home": 0.7608, "book_away": 0.2392,
-            "kalshi_home": 0.69, "kalshi_away": 0.33, "edge_home": 0.0646
+            "kalshi_home": 0.69, "kalshi_away": 0.33,
+            // The seven named books' median no-vig home probability
+            // (worked from each book's prices in books.rs); the edge
+            // stays the book's and the market's.
+            "consensus_home": 0.7613, "consensus_away": 0.2387, "consensus_books": 7,
+            "edge_home": 0.0646
         })
     );
     // atlanta_hawks @ denver_nuggets: home +131, away -158: no-vig home

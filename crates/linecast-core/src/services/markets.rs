@@ -30,6 +30,11 @@ pub struct MarketGame {
     /// source failed.
     pub market_home: Option<f64>,
     pub market_away: Option<f64>,
+    /// The named books' moneyline consensus (`books/{sport}.csv`): the
+    /// median no-vig home probability and the books counted; `None`
+    /// without named books or without a two-sided book for the game.
+    pub consensus_home: Option<f64>,
+    pub consensus_books: Option<usize>,
     /// `model_home` minus the lowest available home price (book or
     /// prediction market); `None` without a model value or any price.
     pub edge_home: Option<f64>,
@@ -83,6 +88,11 @@ impl Markets {
     pub async fn compare(&self, sport: Sport, now: DateTime<Utc>) -> Result<MarketComparison, StoreError> {
         let predictions = self.store.predictions(sport, ModelType::WonOnPoints).await?;
         let odds = optional(self.store.odds(sport).await)?;
+        let books = optional(self.store.books(sport).await)?;
+        let mut consensus: HashMap<&GameKey, Vec<&linecast_domain::artifacts::BookRow>> = HashMap::new();
+        for row in books.iter().flat_map(|b| b.value.iter()) {
+            consensus.entry(&row.key).or_default().push(row);
+        }
         let slate_date = served_slate(self.store.as_ref(), sport, now).await?;
         let book: HashMap<&GameKey, (Option<f64>, Option<f64>)> = odds
             .as_ref()
@@ -127,6 +137,9 @@ impl Markets {
                 } else {
                     market.get(&row.key).copied().unwrap_or((None, None))
                 };
+                let h2h = consensus
+                    .get(&row.key)
+                    .and_then(|rows| crate::services::books::consensuses(rows).money_line);
                 MarketGame {
                     key: row.key.clone(),
                     game_id: row.game_id.clone(),
@@ -134,6 +147,8 @@ impl Markets {
                     book_home,
                     market_home,
                     market_away,
+                    consensus_home: h2h.as_ref().map(|c| c.p_a),
+                    consensus_books: h2h.as_ref().map(|c| c.n_books),
                     edge_home: edge(model_home, &[book_home, market_home]),
                 }
             })
