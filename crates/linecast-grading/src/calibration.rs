@@ -268,6 +268,9 @@ pub enum ClvReason {
     /// Games have a move, but the model picked no side on any of them
     /// (no probability at the pick's release, or exactly 0.5).
     NoPicks,
+    /// No graded game of the population has a named book's close before
+    /// its start (sharp and consensus close bases).
+    NoBookCloses,
 }
 
 impl ClvReason {
@@ -278,6 +281,7 @@ impl ClvReason {
             ClvReason::NoKeptReleases => "no_kept_releases",
             ClvReason::NoLineMove => "no_line_move",
             ClvReason::NoPicks => "no_picks",
+            ClvReason::NoBookCloses => "no_book_closes",
         }
     }
 }
@@ -288,6 +292,12 @@ impl ClvReason {
 pub struct ClvBases {
     pub kept_releases: Clv,
     pub result_rows: Clv,
+    /// The kept releases' pick and first price, measured to the sharp
+    /// book's no-vig close.
+    pub sharp_close: Clv,
+    /// The kept releases' pick and first price, measured to the no-vig
+    /// consensus of the named books' closes.
+    pub consensus_close: Clv,
 }
 
 impl ClvBases {
@@ -312,6 +322,10 @@ pub enum ClvBasis {
     KeptReleases,
     /// The season rows' recorded open and close lines.
     ResultRows,
+    /// The kept releases' pick, measured to the sharp book's close.
+    SharpClose,
+    /// The kept releases' pick, measured to the books' consensus close.
+    ConsensusClose,
 }
 
 /// Where the kept releases' CLV takes its pick and first price: the `from`
@@ -372,6 +386,12 @@ pub struct PriceMove {
     pub opening: f64,
     pub closing: f64,
     pub models: linecast_domain::ModelProbs,
+    /// The positive side's no-vig probability at the sharp book's close
+    /// (its last kept price before the start); `None` without one.
+    pub sharp_closing: Option<f64>,
+    /// The positive side's no-vig consensus of the named books' closes;
+    /// `None` without one.
+    pub consensus_closing: Option<f64>,
 }
 
 impl PriceMove {
@@ -657,6 +677,7 @@ fn calibrate_model(
     let (mut model_paired, mut market_paired) = (Vec::new(), Vec::new());
     let (mut model_at_release, mut market_at_release, mut no_release) = (Vec::new(), Vec::new(), 0);
     let (mut on_rows, mut on_releases) = (ClvTally::default(), ClvTally::default());
+    let (mut on_sharp, mut on_consensus) = (ClvTally::default(), ClvTally::default());
     let row_unit = ClvUnit::of(model_type);
     for game in population {
         if let Some(price) = game.price {
@@ -666,6 +687,18 @@ fn calibrate_model(
                 && let Some(value) = pick_clv(p, line_move, ClvUnit::ProbabilityPoints)
             {
                 on_releases.record(value);
+            }
+            for (tally, closing) in [
+                (&mut on_sharp, price.sharp_closing),
+                (&mut on_consensus, price.consensus_closing),
+            ] {
+                let Some(closing) = closing else { continue };
+                tally.moved = true;
+                if let Some(p) = price.probability(column)
+                    && let Some(value) = pick_clv(p, Some(closing - price.opening), ClvUnit::ProbabilityPoints)
+                {
+                    tally.record(value);
+                }
             }
         }
         let Some(p) = game.probability(column, model_type) else {
@@ -724,6 +757,16 @@ fn calibrate_model(
             ClvReason::NoKeptReleases,
         ),
         result_rows,
+        sharp_close: on_sharp.rounded(
+            ClvUnit::ProbabilityPoints,
+            ClvBasis::SharpClose,
+            ClvReason::NoBookCloses,
+        ),
+        consensus_close: on_consensus.rounded(
+            ClvUnit::ProbabilityPoints,
+            ClvBasis::ConsensusClose,
+            ClvReason::NoBookCloses,
+        ),
     };
     Some(ModelCalibration {
         model: column,
@@ -1103,9 +1146,16 @@ forecast), over the picks with a move: probability points on moneyline, points o
 (MLB run line, NHL puck line) is null with reason fixed_line.",
     ),
     (
+        "clv_book_closes",
+        "clv_bases.sharp_close and clv_bases.consensus_close: the pick and first price of clv_bases.kept_releases, \
+measured to the sharp book's no-vig close (its last kept books price before the scheduled start) or to the median \
+no-vig consensus of every named book's close, in probability points (x 100); a game counts when it has that close; \
+without named books (books/{sport}.csv) the reason is no_book_closes.",
+    ),
+    (
         "clv",
         "Each basis has its own n; a basis without picks has mean null and a reason (fixed_line, no_kept_releases, \
-no_line_move, no_picks), never 0. clv repeats clv_bases.kept_releases when it has picks, else \
+no_line_move, no_picks, no_book_closes), never 0. clv repeats clv_bases.kept_releases when it has picks, else \
 clv_bases.result_rows.",
     ),
 ];

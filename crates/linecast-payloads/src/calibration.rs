@@ -263,6 +263,12 @@ pub struct ClvBasesShape {
     /// row's pick (the standing forecast), over the graded games with a
     /// recorded move.
     pub result_rows: ClvShape,
+    /// The `kept_releases` picks and first prices, measured to the sharp
+    /// book's no-vig close on the named books (`books/{sport}.csv`).
+    pub sharp_close: ClvShape,
+    /// The same, measured to the median no-vig consensus of every named
+    /// book's close.
+    pub consensus_close: ClvShape,
 }
 
 /// One reliability bin; an empty bin has n = 0 and nulls. 4 decimals.
@@ -361,12 +367,13 @@ pub struct ClvShape {
     /// on result rows) or `points` (spread and totals on result rows).
     #[schema(value_type = ClvUnitCode)]
     pub unit: String,
-    /// `kept_releases` or `result_rows`.
+    /// `kept_releases`, `result_rows`, `sharp_close` or `consensus_close`.
     #[schema(value_type = ClvBasisCode)]
     pub basis: String,
     /// Why `mean` is null: `fixed_line` (result rows of the MLB run line or
     /// the NHL puck line, which never move), `no_kept_releases`,
-    /// `no_line_move` or `no_picks`; null when `mean` is a measurement.
+    /// `no_line_move`, `no_picks` or `no_book_closes` (no named book's
+    /// close); null when `mean` is a measurement.
     #[schema(required = true, value_type = Option<ClvReasonCode>)]
     pub reason: Option<String>,
 }
@@ -379,6 +386,7 @@ pub enum ClvReasonCode {
     NoKeptReleases,
     NoLineMove,
     NoPicks,
+    NoBookCloses,
 }
 
 /// The CLV units.
@@ -395,4 +403,6 @@ pub enum ClvUnitCode {
 pub enum ClvBasisCode {
     KeptReleases,
     ResultRows,
+    SharpClose,
+    ConsensusClose,
 }

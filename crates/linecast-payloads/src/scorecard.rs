@@ -97,6 +97,15 @@ pub struct ScorecardModel {
     /// close on the kept releases, with its `n` and `mean_ci`.
     #[schema(value_type = ClvShape)]
     pub clv_from_opening: Clv,
+    /// The same picks and first prices, measured to the sharp book's
+    /// no-vig close (`basis: sharp_close`); `n` 0 with `no_book_closes`
+    /// without named books.
+    #[schema(value_type = ClvShape)]
+    pub clv_vs_sharp_close: Clv,
+    /// The same picks, measured to the consensus of the named books'
+    /// closes (`basis: consensus_close`).
+    #[schema(value_type = ClvShape)]
+    pub clv_vs_consensus_close: Clv,
 }
 
 /// The role of a scorecard row.
@@ -219,6 +228,8 @@ impl ScorecardResponse {
                         skill_at_forecast: m.skill_at_forecast,
                         skill_at_close: m.skill_vs_market,
                         clv_from_opening: m.clv_bases.kept_releases,
+                        clv_vs_sharp_close: m.clv_bases.sharp_close,
+                        clv_vs_consensus_close: m.clv_bases.consensus_close,
                     }
                 })
                 .collect(),

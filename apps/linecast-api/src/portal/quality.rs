@@ -185,6 +185,8 @@ struct ModelRow {
     n_paired: usize,
     clv_kept: ClvCell,
     clv_rows: ClvCell,
+    clv_sharp: ClvCell,
+    clv_consensus: ClvCell,
 }
 
 /// One CLV figure as the table shows it: the mean (or a dash), and beside
@@ -207,6 +209,7 @@ impl ClvCell {
                 (Some(ClvReason::NoKeptReleases), _) => "no kept releases",
                 (Some(ClvReason::NoLineMove), _) => "no recorded line move",
                 (Some(ClvReason::NoPicks), _) => "no picks",
+                (Some(ClvReason::NoBookCloses), _) => "no named books' closes",
                 (None, ClvUnit::ProbabilityPoints) => "probability points",
                 (None, ClvUnit::Points) => "points",
             },
@@ -343,6 +346,8 @@ fn model_row(m: &linecast_grading::calibration::ModelCalibration) -> ModelRow {
         n_paired: m.n_paired,
         clv_kept: ClvCell::of(&m.clv_bases.kept_releases),
         clv_rows: ClvCell::of(&m.clv_bases.result_rows),
+        clv_sharp: ClvCell::of(&m.clv_bases.sharp_close),
+        clv_consensus: ClvCell::of(&m.clv_bases.consensus_close),
     }
 }
 

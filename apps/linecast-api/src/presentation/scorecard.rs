@@ -47,6 +47,8 @@ struct Row {
     skill_at_forecast: String,
     skill_at_close: String,
     clv: String,
+    clv_sharp: String,
+    clv_consensus: String,
 }
 
 struct Day {
@@ -94,6 +96,7 @@ fn clv_text(clv: &Clv) -> String {
         Some(ClvReason::NoKeptReleases) => "no kept releases".to_owned(),
         Some(ClvReason::NoLineMove) => "no line move".to_owned(),
         Some(ClvReason::NoPicks) => "no picks".to_owned(),
+        Some(ClvReason::NoBookCloses) => "no book closes".to_owned(),
         None => figure(clv.mean, clv.mean_ci, clv.n, 2),
     }
 }
@@ -125,6 +128,8 @@ pub fn page(
                 .skill_at_close
                 .map_or_else(|| "–".to_owned(), |s| figure(s.brier_skill, s.brier_skill_ci, s.n, 4)),
             clv: clv_text(&m.clv_from_opening),
+            clv_sharp: clv_text(&m.clv_vs_sharp_close),
+            clv_consensus: clv_text(&m.clv_vs_consensus_close),
         })
         .collect();
     let choice = |value: &str, label: String, selected: bool| Choice {

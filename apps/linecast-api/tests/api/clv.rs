@@ -225,3 +225,89 @@ async fn a_season_without_kept_releases_has_a_null_kept_basis_with_its_reason() 
         assert_eq!(m["clv"]["basis"], "result_rows", "{m}");
     }
 }
+
+const BOOKS: &str = "books/nba.csv";
+const BOOKS_HEADER: &str = "match_id,date,time_est,away_team,home_team,book,book_title,away_point_spread,\
+away_point_spread_line,home_point_spread,home_point_spread_line,away_money_line,home_money_line,over_under,\
+over_line,under_line,last_update\n";
+
+/// One named book's moneyline of a 19:30 ET game on the 14th.
+fn book_row(teams: (&str, &str), book: &str, prices: (i32, i32), updated: &str) -> String {
+    let (away, home) = teams;
+    let (away_price, home_price) = prices;
+    format!("m-{home},2026-11-14,19:30:00,{away},{home},{book},{book},,,,,{away_price},{home_price},,,,{updated}\n")
+}
+
+/// CLV against the books' closes: the same picks and first prices as the
+/// kept releases' basis, measured to the sharp book's no-vig close and to
+/// the consensus of every book's close. Books are published at R2 (before
+/// the start) and R4 (after it: re-priced, never a close).
+/// - A closes at R2: sharpline −160/+140 → home 0.615385 / 1.032051 =
+///   0.596273; eastline −150/+130 → 0.579832; northbook −155/+135 → home
+///   155/255 = 0.607843, away 100/235 = 0.425532 → 0.588212. The
+///   consensus is the median, 0.588212 (northbook's).
+///   BLEND picked home at 12/23 = 0.521739: +7.4534 to the sharp close,
+///   +6.6472 to the consensus.
+/// - C closes at R2 on eastline alone, +130/−150 → home 50/119 = 0.420168
+///   (away 0.579832). BLEND picked away at 0.611511: −3.1679 to the
+///   consensus; no sharp close.
+/// Sharp: n 1, mean 7.4534. Consensus: n 2, mean (6.6472 − 3.1679) / 2 =
+/// 1.7397.
+#[tokio::test]
+async fn clv_against_the_books_closes_measures_the_same_picks_to_the_sharp_and_the_consensus_close() {
+    let app = written().await;
+    let (_, before) = app.get_authed_json(URL).await;
+    let blend = model(&before, "BLEND");
+    // The fixture's own books were all published after these games' start.
+    assert_eq!(blend["clv_bases"]["sharp_close"]["reason"], "no_book_closes", "{blend}");
+    assert_eq!(blend["clv_bases"]["sharp_close"]["n"], 0);
+    let r2 = [
+        BOOKS_HEADER.to_owned(),
+        book_row(A, "sharpline", (140, -160), R2),
+        book_row(A, "eastline", (130, -150), R2),
+        book_row(A, "northbook", (135, -155), R2),
+        book_row(C, "eastline", (-150, 130), R2),
+    ]
+    .concat();
+    let r4 = [
+        BOOKS_HEADER.to_owned(),
+        book_row(A, "sharpline", (250, -300), R4),
+        book_row(A, "eastline", (250, -300), R4),
+        book_row(C, "sharpline", (-300, 250), R4),
+    ]
+    .concat();
+    publish(&app.store_dir, BOOKS, r2.as_bytes(), R2);
+    app.keep_releases().await;
+    publish(&app.store_dir, BOOKS, r4.as_bytes(), R4);
+    app.keep_releases().await;
+    let (status, body) = app.get_authed_json(URL).await;
+    assert_eq!(status, 200, "{body}");
+    let blend = model(&body, "BLEND");
+    let sharp = &blend["clv_bases"]["sharp_close"];
+    assert_eq!(sharp["basis"], "sharp_close", "{sharp}");
+    assert_eq!(sharp["unit"], "probability_points");
+    assert_eq!((&sharp["n"], &sharp["mean"]), (&Value::from(1), &Value::from(7.4534)), "{sharp}");
+    assert_eq!(sharp["reason"], Value::Null);
+    let consensus = &blend["clv_bases"]["consensus_close"];
+    assert_eq!(consensus["basis"], "consensus_close");
+    assert_eq!(
+        (&consensus["n"], &consensus["mean"], &consensus["positive_share"]),
+        (&Value::from(2), &Value::from(1.7397), &Value::from(0.5)),
+        "{consensus}"
+    );
+    // The kept releases' basis is unchanged by the books.
+    assert_eq!(blend["clv_bases"]["kept_releases"]["mean"], -0.5443);
+    // The public scorecard carries both, from the same calibration.
+    let (status, card) = app
+        .get_json("/api/v1/public/scorecard/nba/won_on_points?season=2026-27")
+        .await;
+    assert_eq!(status, 200, "{card}");
+    let row = card["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["model"] == "BLEND")
+        .unwrap();
+    assert_eq!(row["clv_vs_sharp_close"]["mean"], 7.4534, "{row}");
+    assert_eq!(row["clv_vs_consensus_close"]["n"], 2);
+}

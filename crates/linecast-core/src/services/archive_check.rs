@@ -401,6 +401,7 @@ impl ArchiveChecks {
             .releases
             .price_moves(sport, model_type, data.season, from, now)
             .await?;
+        let (closes, closes_generation) = self.releases.book_closes(sport, model_type, now).await?;
         let prices = (!moves.is_empty()).then_some(moves.as_ref());
         let deps = deps
             .param("source", source.code())
@@ -413,7 +414,8 @@ impl ArchiveChecks {
                     "none".to_owned()
                 },
             )
-            .param("clv_from", from.code());
+            .param("clv_from", from.code())
+            .param("book_closes", &closes_generation);
         let key = (sport, model_type, data.season, source, from);
         let stamp = deps.clone();
         if let Some((held, calibration)) = self
@@ -425,6 +427,19 @@ impl ArchiveChecks {
         {
             return Ok(Derived::new((data, Arc::clone(calibration), checks), deps));
         }
+        // The named books' closes join the moves they measure the same
+        // picks to (CLV against the sharp and the consensus close).
+        let joined = (!closes.is_empty()).then(|| {
+            let mut joined = moves.as_ref().clone();
+            for (game, price) in &mut joined {
+                if let Some(close) = closes.get(game) {
+                    price.sharp_closing = close.sharp;
+                    price.consensus_closing = close.consensus;
+                }
+            }
+            joined
+        });
+        let prices = joined.as_ref().or(prices);
         let (matched, left_out) = matched_rows(&data, &checks);
         let at_forecast = forecast_prices(&data, &checks);
         let calibration = Arc::new(calibrate_graded_with(

@@ -8,7 +8,8 @@
 //! best price, the no-vig consensus and the closes. The rules themselves
 //! are that crate's; the wire shapes are `linecast-payloads`'.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, PoisonError};
 
 use chrono::{DateTime, Utc};
 use linecast_books::best::{SideQuote, best};
@@ -19,12 +20,13 @@ use linecast_books::devig::Method;
 use linecast_domain::artifacts::{BookRow, OddsRow};
 use linecast_domain::odds::AmericanOdds;
 use linecast_domain::time::et_instant;
-use linecast_domain::{GameKey, Lines, SharedStr, Sport, read_game_id};
+use linecast_domain::odds::no_vig_from_raw;
+use linecast_domain::{GameId, GameKey, Lines, ModelType, SharedStr, Sport, read_game_id};
 
 use crate::derived::{Deps, Derived};
 use crate::ports::releases::{KeptRelease, Series};
 use crate::ports::store::{ObjectVersion, StoreError};
-use crate::services::releases::{AsOfError, HistoryError, Releases};
+use crate::services::releases::{AsOfError, HistoryError, ReleaseError, Releases};
 
 /// The book the single-book odds (`odds/{sport}.csv`) are served as where
 /// no named books are published: its key and title (settings).
@@ -458,5 +460,129 @@ impl Releases {
             releases: releases.len(),
         };
         Ok(Derived::new(history, deps))
+    }
+}
+
+/// A sport's named books read release by release, oldest first: each game
+/// and book's last row captured strictly before the game's start. Carried
+/// forward while the kept releases it read are still the first ones.
+#[derive(Debug, Clone, Default)]
+pub struct BooksScan {
+    read: usize,
+    last: Option<(DateTime<Utc>, String)>,
+    closes: HashMap<(GameId, SharedStr), BookRow>,
+    /// The closes answered per market for the generation read.
+    answered: HashMap<ModelType, Arc<HashMap<GameId, BookCloses>>>,
+}
+
+impl BooksScan {
+    fn see(&mut self, published_at: DateTime<Utc>, rows: &[BookRow]) {
+        for row in rows {
+            let before_start = et_instant(row.key.date, row.key.time_est).is_some_and(|start| published_at < start);
+            if before_start {
+                self.closes
+                    .insert((row.game_id.clone(), row.book.clone()), row.clone());
+            }
+        }
+    }
+}
+
+/// A game's closes on the named books, as the positive side's no-vig
+/// probability of one market (home, or over).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BookCloses {
+    /// The sharp book's close (`linecast_books::book::sharp_book`).
+    pub sharp: Option<f64>,
+    /// The consensus of every book's close (multiplicative, the median).
+    pub consensus: Option<f64>,
+}
+
+impl Releases {
+    /// Each game's closes on the named books in `model_type`'s market, and
+    /// the generation of the books' kept releases they came from (`none`
+    /// without named books). Reads each kept books release once: a new
+    /// release is read alone, the scan of those before it carried forward.
+    pub async fn book_closes(
+        &self,
+        sport: Sport,
+        model_type: ModelType,
+        now: DateTime<Utc>,
+    ) -> Result<(Arc<HashMap<GameId, BookCloses>>, String), ReleaseError> {
+        let series = Series::Books(sport);
+        let releases = self.series(series, now).await?;
+        if releases.is_empty() {
+            return Ok((Arc::new(HashMap::new()), "none".to_owned()));
+        }
+        let generation = format!(
+            "{}@{}",
+            releases.len(),
+            releases.last().map_or(0, |r| r.published_at.timestamp_micros())
+        );
+        let key_of = |r: &KeptRelease| (r.published_at, r.digest.clone());
+        if let Some(known) = self
+            .book_scans
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&sport)
+            && known.read == releases.len()
+            && known.last == releases.last().map(key_of)
+            && let Some(closes) = known.answered.get(&model_type)
+        {
+            return Ok((Arc::clone(closes), generation));
+        }
+        let known = self
+            .book_scans
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&sport)
+            .cloned();
+        let mut scan = match known {
+            Some(known) if known.read == releases.len() && known.last == releases.last().map(key_of) => known,
+            Some(known)
+                if known.read <= releases.len()
+                    && known.last == known.read.checked_sub(1).map(|i| key_of(&releases[i])) =>
+            {
+                BooksScan {
+                    answered: HashMap::new(),
+                    ..known
+                }
+            }
+            _ => BooksScan::default(),
+        };
+        for release in &releases[scan.read..] {
+            let rows = self.archive().kept_books(release).await?;
+            scan.see(release.published_at, &rows.value);
+        }
+        scan.read = releases.len();
+        scan.last = releases.last().map(key_of);
+        let mut games: HashMap<GameId, Vec<&BookRow>> = HashMap::new();
+        for ((game, _), row) in &scan.closes {
+            games.entry(game.clone()).or_default().push(row);
+        }
+        let sharp = linecast_books::book::sharp_book().key.as_str();
+        let closes: HashMap<GameId, BookCloses> = games
+            .into_iter()
+            .map(|(game, rows)| {
+                let sharp = rows.iter().find(|r| r.book.as_str() == sharp).and_then(|r| {
+                    let (pos, neg) = r.lines.side_prices(model_type);
+                    no_vig_from_raw(pos, neg)
+                });
+                let all = consensuses(&rows);
+                let consensus = match model_type {
+                    ModelType::WonOnPoints => all.money_line,
+                    ModelType::WonOnSpread => all.spread,
+                    ModelType::OverUnder => all.total,
+                }
+                .map(|c| c.p_a);
+                (game, BookCloses { sharp, consensus })
+            })
+            .collect();
+        let closes = Arc::new(closes);
+        scan.answered.insert(model_type, Arc::clone(&closes));
+        self.book_scans
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(sport, scan);
+        Ok((closes, generation))
     }
 }

@@ -95,6 +95,8 @@ impl ClvScan {
                         opening: pick.no_vig?,
                         closing: close.no_vig?,
                         models: pick.models,
+                        sharp_closing: None,
+                        consensus_closing: None,
                     },
                 ))
             })

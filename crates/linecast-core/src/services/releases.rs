@@ -164,6 +164,9 @@ pub struct Releases {
     /// archive). Releases are indexed before they are recorded, so a
     /// series stays complete once it is.
     indexed: Mutex<HashSet<Series>>,
+    /// Each sport's scan of its named books' kept releases: each game and
+    /// book's last row before the start (`services::books`).
+    pub(crate) book_scans: Mutex<HashMap<Sport, crate::services::books::BooksScan>>,
     /// The public ledger, sealed before retention forgets anything (a
     /// release is forgotten only once a sealed day lists it).
     ledger: Option<Arc<Ledger>>,
@@ -194,6 +197,7 @@ impl Releases {
             index: Mutex::new(HashMap::new()),
             moves: Mutex::new(HashMap::new()),
             indexed: Mutex::new(HashSet::new()),
+            book_scans: Mutex::new(HashMap::new()),
             ledger: None,
         }
     }

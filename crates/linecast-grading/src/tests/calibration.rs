@@ -98,6 +98,19 @@ fn mean_ci(values: &[f64]) -> Option<Interval> {
 }
 
 /// The kept releases' basis of a season without kept releases.
+/// A book-close basis without any named book's close.
+fn no_book_closes(basis: ClvBasis) -> Clv {
+    Clv {
+        n: 0,
+        mean: None,
+        mean_ci: None,
+        positive_share: None,
+        unit: ClvUnit::ProbabilityPoints,
+        basis,
+        reason: Some(ClvReason::NoBookCloses),
+    }
+}
+
 fn no_kept_releases() -> Clv {
     Clv {
         n: 0,
@@ -239,6 +252,8 @@ fn worked_example_for_payloads_md() {
             clv_bases: ClvBases {
                 kept_releases: no_kept_releases(),
                 result_rows: blend_clv,
+                sharp_close: no_book_closes(ClvBasis::SharpClose),
+                consensus_close: no_book_closes(ClvBasis::ConsensusClose),
             },
         }
     );
@@ -294,6 +309,8 @@ fn worked_example_for_payloads_md() {
             clv_bases: ClvBases {
                 kept_releases: no_kept_releases(),
                 result_rows: implied_clv,
+                sharp_close: no_book_closes(ClvBasis::SharpClose),
+                consensus_close: no_book_closes(ClvBasis::ConsensusClose),
             },
         }
     );
@@ -834,6 +851,10 @@ fn on_kept_releases_clv_is_the_no_vig_move_of_the_side_picked_at_the_pick_releas
             opening: 0.50,
             closing: 0.55,
             models: blend_at(0.6),
+            // The sharp book closed home at 0.58 and the books' consensus
+            // at 0.56: +8 and +6 points from the same pick and price.
+            sharp_closing: Some(0.58),
+            consensus_closing: Some(0.56),
         },
     );
     // Home picked at the opening (0.55), home 0.40 → 0.47: +7 points (the
@@ -844,6 +865,9 @@ fn on_kept_releases_clv_is_the_no_vig_move_of_the_side_picked_at_the_pick_releas
             opening: 0.40,
             closing: 0.47,
             models: blend_at(0.55),
+            // No sharp close; the consensus closed home at 0.45: +5.
+            sharp_closing: None,
+            consensus_closing: Some(0.45),
         },
     );
     // Away picked at the opening (0.45), home 0.62 → 0.60 (away 0.38 → 0.40): +2 points.
@@ -853,6 +877,8 @@ fn on_kept_releases_clv_is_the_no_vig_move_of_the_side_picked_at_the_pick_releas
             opening: 0.62,
             closing: 0.60,
             models: blend_at(0.45),
+            sharp_closing: None,
+            consensus_closing: None,
         },
     );
     let graded = grade_rows(&rows, Sport::Nhl, ModelType::WonOnSpread);
@@ -878,6 +904,19 @@ fn on_kept_releases_clv_is_the_no_vig_move_of_the_side_picked_at_the_pick_releas
     assert_eq!(blend.clv_bases.kept_releases, kept);
     assert_eq!(blend.clv_bases.result_rows, fixed, "neither basis replaces the other");
     assert_eq!(blend.clv, kept, "the headline is the kept releases' when it has picks");
+    // Against the books' closes, from the same picks and first prices: the
+    // sharp close on one game (+8), the consensus close on two (+6, +5).
+    let sharp = blend.clv_bases.sharp_close;
+    assert_eq!(
+        (sharp.n, sharp.mean, sharp.positive_share, sharp.basis, sharp.reason),
+        (1, Some(8.0), Some(1.0), ClvBasis::SharpClose, None)
+    );
+    let consensus = blend.clv_bases.consensus_close;
+    assert_eq!(
+        (consensus.n, consensus.mean, consensus.basis),
+        (2, Some(5.5), ClvBasis::ConsensusClose)
+    );
+    assert_eq!(consensus.mean_ci, mean_ci(&[6.0, 5.0]));
     // IMPLIED picks the side the opening's no-vig favours: none at 0.50
     // (exactly 0.5); away at 0.40 (home 0.40 → 0.47: −7); home at 0.62
     // (0.62 → 0.60: −2). n 2, mean −4.5, none positive.
@@ -939,6 +978,8 @@ fn each_basis_counts_its_own_games_when_only_some_have_kept_releases() {
             opening: 0.45,
             closing: 0.52,
             models: blend_at(0.35),
+            sharp_closing: None,
+            consensus_closing: None,
         },
     );
     let graded = grade_rows(&rows, Sport::Nba, ML);
