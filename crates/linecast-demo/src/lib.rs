@@ -260,7 +260,6 @@ fn build_league(opts: &GenOptions, sport: Sport, previous: u32, progress: &mut d
     }
 }
 
-
 /// Every predictions, odds and books release of `sport` in the kept window
 /// at "now" ([`market::window_instants`]) as `(key, published_at, bytes)`,
 /// oldest first (the five series of an instant in key order). The newest

@@ -12,9 +12,7 @@
 use chrono::{DateTime, SecondsFormat, Utc};
 use linecast_books::best::SideQuote;
 use linecast_books::consensus::Consensus;
-use linecast_core::services::books::{
-    BestPrices, BookBoard, BookTimeline, Consensuses, GameBooks, OddsHistory,
-};
+use linecast_core::services::books::{BestPrices, BookBoard, BookTimeline, Consensuses, GameBooks, OddsHistory};
 use linecast_domain::artifacts::BookRow;
 use linecast_domain::{LineField, Lines};
 use serde::Serialize;
@@ -270,7 +268,10 @@ fn markets(row: &BookRow) -> Vec<BookMarketShape> {
     let candidates = [
         (
             "h2h",
-            [outcome(home, l.home_money_line, None), outcome(away, l.away_money_line, None)],
+            [
+                outcome(home, l.home_money_line, None),
+                outcome(away, l.away_money_line, None),
+            ],
         ),
         (
             "spreads",
@@ -394,11 +395,7 @@ pub struct PriceRow {
 }
 
 impl PriceRow {
-    fn new(
-        release: &linecast_core::ports::releases::KeptRelease,
-        row: &BookRow,
-        start: DateTime<Utc>,
-    ) -> Self {
+    fn new(release: &linecast_core::ports::releases::KeptRelease, row: &BookRow, start: DateTime<Utc>) -> Self {
         let l: &Lines = &row.lines;
         Self {
             published_at: ReleaseStamp::from(release).published_at,
@@ -441,10 +438,9 @@ pub struct BookCloses {
 
 impl BookCloses {
     fn new(b: &BookTimeline, start: DateTime<Utc>, started: bool) -> Self {
-        let row = |q: &linecast_books::close::Captured<(
-            linecast_core::ports::releases::KeptRelease,
-            BookRow,
-        )>| PriceRow::new(&q.value.0, &q.value.1, start);
+        let row = |q: &linecast_books::close::Captured<(linecast_core::ports::releases::KeptRelease, BookRow)>| {
+            PriceRow::new(&q.value.0, &q.value.1, start)
+        };
         // `started` is the history's judgement; `close` takes an instant,
         // so the start itself stands for "started" and the instant before
         // it for "not yet".

@@ -6,7 +6,8 @@ use bytes::Bytes;
 use chrono::NaiveDate;
 use linecast_core::{ArtifactStore, ObjectVersion, StoreError, Versioned};
 use linecast_domain::artifacts::{
-    BookRow, MarketPriceRow, OddsRow, PredictionTable, ProductCatalog, ReleaseManifest, ScoreRow, SeasonTable, TeamTable, keys,
+    BookRow, MarketPriceRow, OddsRow, PredictionTable, ProductCatalog, ReleaseManifest, ScoreRow, SeasonTable,
+    TeamTable, keys,
 };
 use linecast_domain::{ModelType, SeasonLabel, Sport};
 

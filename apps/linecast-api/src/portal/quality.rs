@@ -209,7 +209,7 @@ impl ClvCell {
                 (Some(ClvReason::NoKeptReleases), _) => "no kept releases",
                 (Some(ClvReason::NoLineMove), _) => "no recorded line move",
                 (Some(ClvReason::NoPicks), _) => "no picks",
-                (Some(ClvReason::NoBookCloses), _) => "no named books' closes",
+                (Some(ClvReason::NoBookCloses), _) => "no book closes",
                 (None, ClvUnit::ProbabilityPoints) => "probability points",
                 (None, ClvUnit::Points) => "points",
             },

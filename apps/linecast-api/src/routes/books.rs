@@ -21,10 +21,15 @@ use crate::state::AppState;
 /// A game id filter of `sport`: malformed, or of another sport, is a 400
 /// naming `game_id`.
 fn game_filter(query: &RawQuery, sport: linecast_domain::Sport) -> Result<Option<String>, ApiError> {
-    let Some(raw) = query.get("game_id") else { return Ok(None) };
+    let Some(raw) = query.get("game_id") else {
+        return Ok(None);
+    };
     match read_game_id(raw) {
         Some((of, _)) if of == sport => Ok(Some(raw.clone())),
-        Some(_) => Err(ApiError::invalid("game_id", format!("game_id {raw} is not a {sport} game"))),
+        Some(_) => Err(ApiError::invalid(
+            "game_id",
+            format!("game_id {raw} is not a {sport} game"),
+        )),
         None => Err(ApiError::invalid(
             "game_id",
             "Invalid game_id: expected {sport}-{YYYYMMDD}-{away}-{home}, optionally -N",
@@ -33,7 +38,10 @@ fn game_filter(query: &RawQuery, sport: linecast_domain::Sport) -> Result<Option
 }
 
 /// The board's JSON; a filter that matched no game is a 404.
-fn render_board(board: &linecast_core::services::books::BookBoard, game_id: Option<&str>) -> Result<Rendered, ApiError> {
+fn render_board(
+    board: &linecast_core::services::books::BookBoard,
+    game_id: Option<&str>,
+) -> Result<Rendered, ApiError> {
     if game_id.is_some() && board.games.is_empty() {
         return Err(ApiError::NotFound("No book quotes that game in these odds".to_owned()));
     }

@@ -578,11 +578,13 @@ mod tests {
         }
         // 6 sports x 3 model types for each of the thirteen templates made
         // of them (the public scorecard's included), 6 x 3 public markets,
-        // and 6 sports for odds, data status and markets; strategy replays
-        // (strategy ids) and game histories (game ids) are left to the tree.
-        assert_eq!(table.known.len(), 13 * 18 + 18 + 3 * 6);
+        // and 6 sports for odds, the books, data status and markets;
+        // strategy replays (strategy ids), game histories and odds
+        // histories (game ids) are left to the tree.
+        assert_eq!(table.known.len(), 13 * 18 + 18 + 4 * 6);
         for path in [
             "/api/v1/predictions/nba/won_on_points",
+            "/api/v1/odds/nba/books",
             "/api/v1/results/ncaab/over_under/export",
             "/api/v1/public/ml-picks/nfl/spread",
             "/api/v1/odds/mlb",

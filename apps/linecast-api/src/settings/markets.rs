@@ -9,7 +9,7 @@ use super::value::bad;
 
 /// The settings of the same names in [`super::Settings`].
 #[derive(Debug)]
-pub(super) struct Markets {
+pub(super) struct Prices {
     pub(super) markets_source: String,
     pub(super) kalshi_base_url: Option<String>,
     pub(super) primary_book: PrimaryBook,
@@ -38,7 +38,7 @@ fn primary_book(env: &impl Fn(&str) -> Option<String>) -> Result<PrimaryBook, Se
 
 /// `LINECAST_MARKETS` (`file`, the default, or `kalshi`) and
 /// `LINECAST_KALSHI_BASE_URL`.
-pub(super) fn read(env: &impl Fn(&str) -> Option<String>) -> Result<Markets, SettingsError> {
+pub(super) fn read(env: &impl Fn(&str) -> Option<String>) -> Result<Prices, SettingsError> {
     let markets_source = env("LINECAST_MARKETS").unwrap_or_else(|| "file".to_owned());
     if !matches!(markets_source.as_str(), "file" | "kalshi") {
         return Err(bad(
@@ -46,7 +46,7 @@ pub(super) fn read(env: &impl Fn(&str) -> Option<String>) -> Result<Markets, Set
             format!("'{markets_source}'; expected file or kalshi"),
         ));
     }
-    Ok(Markets {
+    Ok(Prices {
         markets_source,
         kalshi_base_url: env("LINECAST_KALSHI_BASE_URL"),
         primary_book: primary_book(env)?,
@@ -68,13 +68,19 @@ mod tests {
             "kalshi"
         );
         let m = read(&env_of(&[])).unwrap();
-        assert_eq!((m.primary_book.key.as_str(), m.primary_book.title.as_str()), ("primary", "Primary"));
+        assert_eq!(
+            (m.primary_book.key.as_str(), m.primary_book.title.as_str()),
+            ("primary", "Primary")
+        );
         let m = read(&env_of(&[
             ("LINECAST_PRIMARY_BOOK", "house_book"),
             ("LINECAST_PRIMARY_BOOK_TITLE", "House Book"),
         ]))
         .unwrap();
-        assert_eq!((m.primary_book.key.as_str(), m.primary_book.title.as_str()), ("house_book", "House Book"));
+        assert_eq!(
+            (m.primary_book.key.as_str(), m.primary_book.title.as_str()),
+            ("house_book", "House Book")
+        );
         for (name, value) in [
             ("LINECAST_PRIMARY_BOOK", "House Book"),
             ("LINECAST_PRIMARY_BOOK", ""),
@@ -82,7 +88,10 @@ mod tests {
             ("LINECAST_PRIMARY_BOOK_TITLE", "a\nb"),
         ] {
             let err = read(&env_of(&[(name, value)])).unwrap_err();
-            assert!(err.to_string().starts_with(&format!("invalid setting {name}:")), "{err}");
+            assert!(
+                err.to_string().starts_with(&format!("invalid setting {name}:")),
+                "{err}"
+            );
         }
         let err = read(&env_of(&[("LINECAST_MARKETS", "polymarket")])).unwrap_err();
         assert_eq!(

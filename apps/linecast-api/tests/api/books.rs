@@ -36,7 +36,14 @@ fn release(rows: &[String]) -> Vec<u8> {
 }
 
 /// One row: the game key, the book, its spread, money line and total.
-fn row(key: &str, book: &str, spread: (f64, f64, f64), ml: (i32, i32), total: (f64, i32, i32), updated: &str) -> String {
+fn row(
+    key: &str,
+    book: &str,
+    spread: (f64, f64, f64),
+    ml: (i32, i32),
+    total: (f64, i32, i32),
+    updated: &str,
+) -> String {
     let title = format!("{}{}", book[..1].to_uppercase(), &book[1..]);
     let (home_spread, home_price, away_price) = spread;
     format!(
@@ -50,21 +57,84 @@ fn row(key: &str, book: &str, spread: (f64, f64, f64), ml: (i32, i32), total: (f
 /// moved alpha and a book (delta) that first quotes it then.
 fn releases() -> [Vec<u8>; 3] {
     let late = [
-        row(LATE_KEY, "alpha", (-6.5, -110.0, -110.0), (220, -260), (221.5, -110, -110), "2026-11-15T09:00:00Z"),
-        row(LATE_KEY, "beta", (-6.5, -115.0, -105.0), (240, -280), (221.5, -108, -112), "2026-11-15T09:30:00Z"),
-        row(LATE_KEY, "gamma", (-7.5, -110.0, -110.0), (230, -270), (222.5, -110, -110), "2026-11-15T08:00:00Z"),
+        row(
+            LATE_KEY,
+            "alpha",
+            (-6.5, -110.0, -110.0),
+            (220, -260),
+            (221.5, -110, -110),
+            "2026-11-15T09:00:00Z",
+        ),
+        row(
+            LATE_KEY,
+            "beta",
+            (-6.5, -115.0, -105.0),
+            (240, -280),
+            (221.5, -108, -112),
+            "2026-11-15T09:30:00Z",
+        ),
+        row(
+            LATE_KEY,
+            "gamma",
+            (-7.5, -110.0, -110.0),
+            (230, -270),
+            (222.5, -110, -110),
+            "2026-11-15T08:00:00Z",
+        ),
     ];
     let early1 = [
-        row(EARLY_KEY, "alpha", (-2.5, -110.0, -110.0), (130, -150), (210.5, -110, -110), "2026-11-15T09:00:00Z"),
-        row(EARLY_KEY, "beta", (-2.5, -112.0, -108.0), (128, -148), (210.5, -110, -110), "2026-11-15T09:10:00Z"),
+        row(
+            EARLY_KEY,
+            "alpha",
+            (-2.5, -110.0, -110.0),
+            (130, -150),
+            (210.5, -110, -110),
+            "2026-11-15T09:00:00Z",
+        ),
+        row(
+            EARLY_KEY,
+            "beta",
+            (-2.5, -112.0, -108.0),
+            (128, -148),
+            (210.5, -110, -110),
+            "2026-11-15T09:10:00Z",
+        ),
     ];
     let early2 = [
-        row(EARLY_KEY, "alpha", (-3.5, -110.0, -110.0), (140, -160), (211.5, -110, -110), "2026-11-15T14:30:00Z"),
-        row(EARLY_KEY, "beta", (-3.5, -110.0, -110.0), (135, -155), (211.5, -110, -110), "2026-11-15T14:40:00Z"),
+        row(
+            EARLY_KEY,
+            "alpha",
+            (-3.5, -110.0, -110.0),
+            (140, -160),
+            (211.5, -110, -110),
+            "2026-11-15T14:30:00Z",
+        ),
+        row(
+            EARLY_KEY,
+            "beta",
+            (-3.5, -110.0, -110.0),
+            (135, -155),
+            (211.5, -110, -110),
+            "2026-11-15T14:40:00Z",
+        ),
     ];
     let early3 = [
-        row(EARLY_KEY, "alpha", (-5.5, -110.0, -110.0), (170, -200), (214.5, -110, -110), "2026-11-15T16:20:00Z"),
-        row(EARLY_KEY, "delta", (-5.5, -110.0, -110.0), (150, -180), (214.5, -110, -110), "2026-11-15T16:25:00Z"),
+        row(
+            EARLY_KEY,
+            "alpha",
+            (-5.5, -110.0, -110.0),
+            (170, -200),
+            (214.5, -110, -110),
+            "2026-11-15T16:20:00Z",
+        ),
+        row(
+            EARLY_KEY,
+            "delta",
+            (-5.5, -110.0, -110.0),
+            (150, -180),
+            (214.5, -110, -110),
+            "2026-11-15T16:25:00Z",
+        ),
     ];
     let with = |early: &[String]| {
         let mut rows: Vec<String> = early.to_vec();
@@ -152,8 +222,14 @@ async fn the_board_names_each_book_and_its_best_price_and_consensus_are_the_ones
     // Best: the highest payout per side; spreads and totals at the side's
     // most common point (gamma's -7.5 and 222.5 are another bet).
     let best = &late["best"];
-    assert_eq!((&best["h2h"]["home"]["book"], &best["h2h"]["home"]["price"]), (&"alpha".into(), &(-260.0).into()));
-    assert_eq!((&best["h2h"]["away"]["book"], &best["h2h"]["away"]["price"]), (&"beta".into(), &240.0.into()));
+    assert_eq!(
+        (&best["h2h"]["home"]["book"], &best["h2h"]["home"]["price"]),
+        (&"alpha".into(), &(-260.0).into())
+    );
+    assert_eq!(
+        (&best["h2h"]["away"]["book"], &best["h2h"]["away"]["price"]),
+        (&"beta".into(), &240.0.into())
+    );
     assert_eq!(best["spreads"]["home"]["book"], "alpha");
     assert_eq!(best["spreads"]["home"]["point"], -6.5);
     assert_eq!(best["spreads"]["away"]["book"], "beta");
@@ -196,7 +272,9 @@ async fn the_board_names_each_book_and_its_best_price_and_consensus_are_the_ones
     );
 
     // One game only.
-    let (status, one) = app.get_authed_json(&format!("/api/v1/odds/nba/books?game_id={LATE}")).await;
+    let (status, one) = app
+        .get_authed_json(&format!("/api/v1/odds/nba/books?game_id={LATE}"))
+        .await;
     assert_eq!(status, 200);
     assert_eq!(one["games"].as_array().unwrap().len(), 1);
     assert_eq!(one["games"][0], *late);
@@ -206,23 +284,35 @@ async fn the_board_names_each_book_and_its_best_price_and_consensus_are_the_ones
 async fn as_of_between_two_book_releases_answers_the_older() {
     let (app, versions) = written().await;
     let (status, body) = app
-        .get_authed_json(&format!("/api/v1/odds/nba/books?as_of=2026-11-15T14:59:59Z&game_id={EARLY}"))
+        .get_authed_json(&format!(
+            "/api/v1/odds/nba/books?as_of=2026-11-15T14:59:59Z&game_id={EARLY}"
+        ))
         .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["release"]["digest"], sha256(&versions[0]));
     assert_eq!(at(body["release"]["published_at"].as_str().unwrap()), at(T1));
-    assert_eq!(body["games"][0]["bookmakers"][0]["markets"][0]["outcomes"][0]["price"], -150.0);
+    assert_eq!(
+        body["games"][0]["bookmakers"][0]["markets"][0]["outcomes"][0]["price"],
+        -150.0
+    );
     let (_, later) = app
-        .get_authed_json(&format!("/api/v1/odds/nba/books?as_of=2026-11-15T15:00:00Z&game_id={EARLY}"))
+        .get_authed_json(&format!(
+            "/api/v1/odds/nba/books?as_of=2026-11-15T15:00:00Z&game_id={EARLY}"
+        ))
         .await;
     assert_eq!(later["release"]["digest"], sha256(&versions[1]));
-    assert_eq!(later["games"][0]["bookmakers"][0]["markets"][0]["outcomes"][0]["price"], -160.0);
+    assert_eq!(
+        later["games"][0]["bookmakers"][0]["markets"][0]["outcomes"][0]["price"],
+        -160.0
+    );
 }
 
 #[actix_web::test]
 async fn the_odds_history_lists_every_price_oldest_first_and_a_close_is_never_a_post_start_price() {
     let (app, versions) = written().await;
-    let (status, body) = app.get_authed_json(&format!("/api/v1/games/{EARLY}/odds-history")).await;
+    let (status, body) = app
+        .get_authed_json(&format!("/api/v1/games/{EARLY}/odds-history"))
+        .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["source"], "books");
     assert_eq!(body["commence_time"], "2026-11-15T16:00:00Z");
@@ -289,11 +379,23 @@ async fn the_odds_history_lists_every_price_oldest_first_and_a_close_is_never_a_
     // A game that has not started: its closes are provisional.
     let (_, late) = app.get_authed_json(&format!("/api/v1/games/{LATE}/odds-history")).await;
     assert_eq!(late["started"], false);
-    assert!(late["books"].as_array().unwrap().iter().all(|b| b["provisional"] == true));
-    assert_eq!(late["prices"].as_array().unwrap().len(), 9, "three books in three releases");
+    assert!(
+        late["books"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|b| b["provisional"] == true)
+    );
+    assert_eq!(
+        late["prices"].as_array().unwrap().len(),
+        9,
+        "three books in three releases"
+    );
 
     // The CSV holds the JSON's rows.
-    let res = app.get_authed(&format!("/api/v1/games/{EARLY}/odds-history?format=csv")).await;
+    let res = app
+        .get_authed(&format!("/api/v1/games/{EARLY}/odds-history?format=csv"))
+        .await;
     assert_eq!(res.status(), 200);
     assert!(
         res.headers()["content-type"].to_str().unwrap().starts_with("text/csv"),
@@ -304,8 +406,14 @@ async fn the_odds_history_lists_every_price_oldest_first_and_a_close_is_never_a_
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 1 + expected.len(), "{csv}");
     assert!(lines[0].starts_with("published_at,digest,book,book_title,last_update,after_start,"));
-    assert!(lines[5].contains(",alpha,Alpha,") && lines[5].contains(",true,"), "{}", lines[5]);
-    let res = app.get_authed(&format!("/api/v1/games/{EARLY}/odds-history?format=parquet")).await;
+    assert!(
+        lines[5].contains(",alpha,Alpha,") && lines[5].contains(",true,"),
+        "{}",
+        lines[5]
+    );
+    let res = app
+        .get_authed(&format!("/api/v1/games/{EARLY}/odds-history?format=parquet"))
+        .await;
     assert_eq!(res.status(), 200);
     let bytes = res.bytes().await.unwrap();
     assert_eq!(&bytes[..4], b"PAR1");
@@ -354,8 +462,17 @@ async fn without_named_books_the_single_book_odds_are_the_book_primary() {
         let bookmakers = game["bookmakers"].as_array().unwrap();
         assert_eq!(bookmakers.len(), 1);
         assert_eq!(bookmakers[0]["key"], "primary");
-        if let Some(h2h) = bookmakers[0]["markets"].as_array().unwrap().iter().find(|m| m["key"] == "h2h") {
-            let home = h2h["outcomes"].as_array().unwrap().iter().find(|o| o["name"] == game["home_team"]);
+        if let Some(h2h) = bookmakers[0]["markets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["key"] == "h2h")
+        {
+            let home = h2h["outcomes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|o| o["name"] == game["home_team"]);
             if let Some(home) = home {
                 assert_eq!(home["price"], odds["home_money_line"], "{game}");
             }
@@ -386,7 +503,10 @@ async fn the_single_book_is_named_as_configured() {
     let (status, body) = app.get_authed_json("/api/v1/odds/nba/books").await;
     assert_eq!(status, 200, "{body}");
     let bookmaker = &body["games"][0]["bookmakers"][0];
-    assert_eq!((&bookmaker["key"], &bookmaker["title"]), (&"house_book".into(), &"House Book".into()));
+    assert_eq!(
+        (&bookmaker["key"], &bookmaker["title"]),
+        (&"house_book".into(), &"House Book".into())
+    );
 }
 
 /// `/markets` shows the books' moneyline consensus beside the book and the
@@ -400,7 +520,9 @@ async fn markets_carry_the_books_consensus_worked_from_each_books_prices() {
     let (_, books) = app.get_authed_json("/api/v1/odds/nba/books").await;
     let mut compared = 0;
     for game in markets["games"].as_array().unwrap() {
-        let Some(served) = game["consensus_home"].as_f64() else { continue };
+        let Some(served) = game["consensus_home"].as_f64() else {
+            continue;
+        };
         let board = books["games"]
             .as_array()
             .unwrap()
@@ -409,7 +531,12 @@ async fn markets_carry_the_books_consensus_worked_from_each_books_prices() {
             .unwrap_or_else(|| panic!("{} in the books", game["game_id"]));
         let mut homes: Vec<f64> = Vec::new();
         for bookmaker in board["bookmakers"].as_array().unwrap() {
-            let Some(h2h) = bookmaker["markets"].as_array().unwrap().iter().find(|m| m["key"] == "h2h") else {
+            let Some(h2h) = bookmaker["markets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|m| m["key"] == "h2h")
+            else {
                 continue;
             };
             let price = |team: &Value| {
@@ -432,7 +559,11 @@ async fn markets_carry_the_books_consensus_worked_from_each_books_prices() {
             f64::midpoint(homes[n / 2 - 1], homes[n / 2])
         };
         assert_eq!(game["consensus_books"], n, "{game}");
-        assert!((served - median).abs() < 6e-5, "{}: {served} vs {median}", game["game_id"]);
+        assert!(
+            (served - median).abs() < 6e-5,
+            "{}: {served} vs {median}",
+            game["game_id"]
+        );
         assert!((game["consensus_away"].as_f64().unwrap() - (1.0 - median)).abs() < 6e-5);
         compared += 1;
     }

@@ -286,7 +286,11 @@ async fn clv_against_the_books_closes_measures_the_same_picks_to_the_sharp_and_t
     let sharp = &blend["clv_bases"]["sharp_close"];
     assert_eq!(sharp["basis"], "sharp_close", "{sharp}");
     assert_eq!(sharp["unit"], "probability_points");
-    assert_eq!((&sharp["n"], &sharp["mean"]), (&Value::from(1), &Value::from(7.4534)), "{sharp}");
+    assert_eq!(
+        (&sharp["n"], &sharp["mean"]),
+        (&Value::from(1), &Value::from(7.4534)),
+        "{sharp}"
+    );
     assert_eq!(sharp["reason"], Value::Null);
     let consensus = &blend["clv_bases"]["consensus_close"];
     assert_eq!(consensus["basis"], "consensus_close");

@@ -639,6 +639,7 @@ async fn model_quality_shows_the_calibration_use_cases_numbers_and_its_diagram()
                 (Some("no_kept_releases"), _) => "no kept releases",
                 (Some("no_line_move"), _) => "no recorded line move",
                 (Some("no_picks"), _) => "no picks",
+                (Some("no_book_closes"), _) => "no book closes",
                 (None, Some("probability_points")) => "probability points",
                 (None, Some("points")) => "points",
                 other => panic!("unexpected CLV {other:?}"),
@@ -646,9 +647,11 @@ async fn model_quality_shows_the_calibration_use_cases_numbers_and_its_diagram()
             format!("<td>{mean} <small class=\"clv-n\">n {} · {note}</small></td>", clv["n"])
         };
         let cells = format!(
-            "{}{}</tr>",
+            "{}{}{}{}</tr>",
             clv_cell(&m["clv_bases"]["kept_releases"]),
-            clv_cell(&m["clv_bases"]["result_rows"])
+            clv_cell(&m["clv_bases"]["result_rows"]),
+            clv_cell(&m["clv_bases"]["sharp_close"]),
+            clv_cell(&m["clv_bases"]["consensus_close"])
         );
         assert!(res.body.contains(&cells), "{cells} not in the page");
     }

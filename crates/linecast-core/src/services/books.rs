@@ -19,8 +19,8 @@ use linecast_books::consensus::{BookMarket, Consensus, consensus};
 use linecast_books::devig::Method;
 use linecast_domain::artifacts::{BookRow, OddsRow};
 use linecast_domain::odds::AmericanOdds;
-use linecast_domain::time::et_instant;
 use linecast_domain::odds::no_vig_from_raw;
+use linecast_domain::time::et_instant;
 use linecast_domain::{GameId, GameKey, Lines, ModelType, SharedStr, Sport, read_game_id};
 
 use crate::derived::{Deps, Derived};
@@ -57,7 +57,7 @@ impl PrimaryBook {
                 game_id: row.game_id.clone(),
                 book: key.clone(),
                 title: title.clone(),
-                lines: row.lines.clone(),
+                lines: row.lines,
                 last_update: row.last_updated.and_utc(),
             })
             .collect()
@@ -160,9 +160,12 @@ fn market(row: &BookRow, a: Option<f64>, b: Option<f64>, line: Option<f64>) -> O
     })
 }
 
+/// A market's side a and b prices and side a's point, read off a book's lines.
+type MarketOf = dyn Fn(&Lines) -> (Option<f64>, Option<f64>, Option<f64>);
+
 /// The consensus of each market over `rows` (one game's books).
 pub fn consensuses(rows: &[&BookRow]) -> Consensuses {
-    let of = |f: &dyn Fn(&Lines) -> (Option<f64>, Option<f64>, Option<f64>)| {
+    let of = |f: &MarketOf| {
         let markets: Vec<BookMarket> = rows
             .iter()
             .filter_map(|r| {
@@ -243,21 +246,20 @@ pub struct BookTimeline {
     pub title: SharedStr,
     /// Each kept release that carried the book's row for the game:
     /// captured at the release's publication.
-    pub quotes: Vec<Captured<(KeptRelease, BookRow)>>,
+    pub quotes: Vec<Quote>,
 }
+
+/// A book's row for a game as one kept release carried it.
+pub type Quote = Captured<(KeptRelease, BookRow)>;
 
 impl BookTimeline {
     /// The opening: the first quote captured before the start.
-    pub fn opening(&self, start: DateTime<Utc>) -> Result<&Captured<(KeptRelease, BookRow)>, NoCloseReason> {
+    pub fn opening(&self, start: DateTime<Utc>) -> Result<&Quote, NoCloseReason> {
         opening(&self.quotes, start)
     }
 
     /// The close as known at `now`, and whether it is provisional.
-    pub fn close(
-        &self,
-        start: DateTime<Utc>,
-        now: DateTime<Utc>,
-    ) -> (Result<&Captured<(KeptRelease, BookRow)>, NoCloseReason>, bool) {
+    pub fn close(&self, start: DateTime<Utc>, now: DateTime<Utc>) -> (Result<&Quote, NoCloseReason>, bool) {
         let c = close(&self.quotes, start, now);
         (c.quote, c.provisional)
     }
@@ -286,8 +288,8 @@ pub struct OddsHistory {
 
 impl OddsHistory {
     /// Every kept price, in release order, then the books' order.
-    pub fn rows(&self) -> Vec<&Captured<(KeptRelease, BookRow)>> {
-        let mut rows: Vec<(usize, &Captured<(KeptRelease, BookRow)>)> = self
+    pub fn rows(&self) -> Vec<&Quote> {
+        let mut rows: Vec<(usize, &Quote)> = self
             .books
             .iter()
             .enumerate()
@@ -480,8 +482,7 @@ impl BooksScan {
         for row in rows {
             let before_start = et_instant(row.key.date, row.key.time_est).is_some_and(|start| published_at < start);
             if before_start {
-                self.closes
-                    .insert((row.game_id.clone(), row.book.clone()), row.clone());
+                self.closes.insert((row.game_id.clone(), row.book.clone()), row.clone());
             }
         }
     }

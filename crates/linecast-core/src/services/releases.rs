@@ -305,7 +305,9 @@ impl Releases {
                 let games = game_index::index_table(&table);
                 (u32::try_from(games.len()).unwrap_or(u32::MAX), games)
             }
-            Series::Odds(_) | Series::Books(_) => (self.archive.count_games(series, &series.key(), &bytes)?, Vec::new()),
+            Series::Odds(_) | Series::Books(_) => {
+                (self.archive.count_games(series, &series.key(), &bytes)?, Vec::new())
+            }
         };
         let release = KeptRelease {
             series,

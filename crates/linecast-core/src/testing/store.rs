@@ -10,7 +10,8 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use chrono::{DateTime, NaiveDate, Utc};
 use linecast_domain::artifacts::{
-    BookRow, MarketPriceRow, OddsRow, PredictionTable, ProductCatalog, ReleaseManifest, ScoreRow, SeasonTable, TeamTable, keys,
+    BookRow, MarketPriceRow, OddsRow, PredictionTable, ProductCatalog, ReleaseManifest, ScoreRow, SeasonTable,
+    TeamTable, keys,
 };
 use linecast_domain::{ModelType, SeasonLabel, Sport};
 

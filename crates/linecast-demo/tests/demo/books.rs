@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, NaiveDate, NaiveTime, Utc};
 use linecast_demo::window_releases;
-use linecast_domain::artifacts::keys::books as books_key;
 use linecast_domain::Sport;
+use linecast_domain::artifacts::keys::books as books_key;
 use linecast_domain::time::et_instant;
 
 use crate::{Table, fixture_options, fixture_store, small, tables};

@@ -26,38 +26,40 @@ pub fn books(sport: Sport, bytes: &[u8], problems: &mut Problems) -> Option<Vec<
     let mut rows = Vec::new();
     let mut seen: HashSet<(GameKey, String)> = HashSet::new();
     sheet.each_row(problems, |c| {
-        let m = c.text(match_id);
-        let k = c.key(&key);
-        let b = c.text(book);
-        if let Some(b) = b
-            && !is_valid_key(b)
+        let read_match = c.text(match_id);
+        let game = c.key(&key);
+        let book_key = c.text(book);
+        if let Some(value) = book_key
+            && !is_valid_key(value)
         {
             c.fail(
                 book.name,
-                format!("'{b}' is not a book key (1 to {MAX_KEY_LEN} characters of a-z, 0-9 and _)"),
+                format!("'{value}' is not a book key (1 to {MAX_KEY_LEN} characters of a-z, 0-9 and _)"),
             );
         }
-        let t = c.opt_text(Some(title));
-        if t.is_none() {
+        let book_title = c.opt_text(Some(title));
+        if book_title.is_none() {
             c.fail(title.name, "required value is empty");
         }
-        let l = read_lines(c, &lines);
-        refuse_impossible(c, sport, &lines, &l);
-        let u = c.timestamp(last_update);
-        if let (Some(k), Some(b)) = (&k, b)
+        let prices = read_lines(c, &lines);
+        refuse_impossible(c, sport, &lines, &prices);
+        let updated = c.timestamp(last_update);
+        if let (Some(game), Some(value)) = (&game, book_key)
             && c.ok()
-            && !seen.insert((k.clone(), b.to_owned()))
+            && !seen.insert((game.clone(), value.to_owned()))
         {
-            c.fail(book.name, format!("a second row of book '{b}' for the same game"));
+            c.fail(book.name, format!("a second row of book '{value}' for the same game"));
         }
-        if let (Some(match_id), Some(key), Some(b), Some(title), Some(last_update), true) = (m, k, b, t, u, c.ok()) {
+        if let (Some(match_id), Some(key), Some(value), Some(title), Some(last_update), true) =
+            (read_match, game, book_key, book_title, updated, c.ok())
+        {
             rows.push(BookRow {
                 match_id: match_id.to_owned(),
                 key,
                 game_id: GameId::default(),
-                book: b.into(),
+                book: value.into(),
                 title,
-                lines: l,
+                lines: prices,
                 last_update,
             });
         }
@@ -77,8 +79,7 @@ fn number_book_games(sport: Sport, rows: &mut [BookRow]) {
         }
     }
     let ids = assign_game_ids(sport, games.iter().copied());
-    let by_key: std::collections::HashMap<GameKey, GameId> =
-        games.into_iter().cloned().zip(ids).collect();
+    let by_key: std::collections::HashMap<GameKey, GameId> = games.into_iter().cloned().zip(ids).collect();
     for row in rows.iter_mut() {
         if let Some(id) = by_key.get(&row.key) {
             row.game_id = id.clone();

@@ -20,7 +20,8 @@ mod teams;
 use chrono::NaiveDate;
 use linecast_core::StoreError;
 use linecast_domain::artifacts::{
-    BookRow, MarketPriceRow, OddsRow, PredictionTable, ProductCatalog, ReleaseManifest, ScoreRow, SeasonTable, TeamTable,
+    BookRow, MarketPriceRow, OddsRow, PredictionTable, ProductCatalog, ReleaseManifest, ScoreRow, SeasonTable,
+    TeamTable,
 };
 use linecast_domain::{ModelType, SeasonLabel, Sport};
 
