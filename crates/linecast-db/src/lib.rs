@@ -21,6 +21,7 @@ pub mod schema;
 mod sessions;
 mod sql;
 mod usage;
+mod webhooks;
 
 pub use connect::{connect, open_with_timeout};
 pub use pinned::PinnedAccounts;

@@ -14,3 +14,4 @@ pub mod sessions;
 pub mod signer;
 pub mod slots;
 pub mod store;
+pub mod webhooks;

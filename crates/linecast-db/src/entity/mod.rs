@@ -19,3 +19,7 @@ pub mod stripe_links;
 pub mod stripe_pending;
 pub mod usage_counters;
 pub mod usage_daily;
+pub mod webhook_attempts;
+pub mod webhook_deliveries;
+pub mod webhook_endpoints;
+pub mod webhook_messages;

@@ -19,6 +19,7 @@ mod m0012_request_log_packed;
 mod m0013_release_games;
 mod m0014_ledger_days;
 mod m0015_release_games_clustered;
+mod m0016_webhooks;
 
 /// The migrations, in order.
 #[derive(Debug)]
@@ -43,6 +44,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0013_release_games::Migration),
             Box::new(m0014_ledger_days::Migration),
             Box::new(m0015_release_games_clustered::Migration),
+            Box::new(m0016_webhooks::Migration),
         ]
     }
 }

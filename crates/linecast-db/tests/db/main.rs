@@ -13,6 +13,7 @@ mod request_log;
 mod schema;
 mod support;
 mod usage;
+mod webhooks;
 
 /// Declares one test per backend for every suite function `module::name`.
 macro_rules! on_every_backend {
@@ -88,4 +89,13 @@ on_every_backend!(
     schema::a_fresh_database_is_refused_by_check_and_migrated_once_by_migrate,
     schema::a_migration_of_a_newer_release_is_reported_and_tolerated,
     schema::a_database_with_another_migration_history_is_refused_and_left_alone,
+    webhooks::a_message_fans_out_by_type_sport_and_customer,
+    webhooks::a_dedupe_key_is_stored_once,
+    webhooks::an_account_has_at_most_ten_endpoints,
+    webhooks::claims_keep_each_endpoints_order_per_order_key,
+    webhooks::concurrent_claimers_never_share_a_delivery,
+    webhooks::an_expired_claim_is_claimed_again_with_the_same_message,
+    webhooks::resend_and_recovery_keep_the_message_id,
+    webhooks::attempts_read_newest_first_and_old_ones_are_pruned,
+    webhooks::a_rotated_secret_is_kept_until_its_instant,
 );
