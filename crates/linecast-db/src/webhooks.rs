@@ -159,7 +159,7 @@ async fn owned_delivery(
 fn subscribed(endpoint: &webhook_endpoints::Model, message: &NewMessage) -> bool {
     let types = split(&endpoint.event_types);
     let sports = split(&endpoint.sports);
-    types.iter().any(|t| *t == message.event_type)
+    types.contains(&message.event_type)
         && (sports.is_empty() || message.sport.as_ref().is_some_and(|s| sports.contains(s)))
 }
 
@@ -188,8 +188,14 @@ async fn settle(
 ) -> Result<(), AccountsError> {
     let mut update = webhook_deliveries::Entity::update_many()
         .col_expr(webhook_deliveries::Column::Status, Expr::value(status.code()))
-        .col_expr(webhook_deliveries::Column::ClaimedBy, Expr::value(Option::<String>::None))
-        .col_expr(webhook_deliveries::Column::ClaimedUntilUs, Expr::value(Option::<i64>::None));
+        .col_expr(
+            webhook_deliveries::Column::ClaimedBy,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(
+            webhook_deliveries::Column::ClaimedUntilUs,
+            Expr::value(Option::<i64>::None),
+        );
     if let Some(next) = next_attempt_at {
         update = update.col_expr(webhook_deliveries::Column::NextAttemptAtUs, Expr::value(next));
     }
@@ -216,9 +222,18 @@ fn requeue(now: DateTime<Utc>) -> sea_orm::UpdateMany<webhook_deliveries::Entity
         )
         .col_expr(webhook_deliveries::Column::Attempts, Expr::value(0))
         .col_expr(webhook_deliveries::Column::NextAttemptAtUs, Expr::value(us(now)))
-        .col_expr(webhook_deliveries::Column::ClaimedBy, Expr::value(Option::<String>::None))
-        .col_expr(webhook_deliveries::Column::ClaimedUntilUs, Expr::value(Option::<i64>::None))
-        .col_expr(webhook_deliveries::Column::DeliveredAtUs, Expr::value(Option::<i64>::None))
+        .col_expr(
+            webhook_deliveries::Column::ClaimedBy,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(
+            webhook_deliveries::Column::ClaimedUntilUs,
+            Expr::value(Option::<i64>::None),
+        )
+        .col_expr(
+            webhook_deliveries::Column::DeliveredAtUs,
+            Expr::value(Option::<i64>::None),
+        )
 }
 
 #[async_trait]
@@ -265,7 +280,7 @@ impl WebhookStore for SeaAccounts {
         };
         let stored = row.insert(&txn).await.map_err(db_err)?;
         txn.commit().await.map_err(db_err)?;
-        to_endpoint(stored).map(EndpointCreated::Created)
+        to_endpoint(stored).map(|e| EndpointCreated::Created(Box::new(e)))
     }
 
     async fn endpoints(&self, customer_id: i64) -> Result<Vec<Endpoint>, AccountsError> {
@@ -328,8 +343,14 @@ impl WebhookStore for SeaAccounts {
                 webhook_deliveries::Column::Status,
                 Expr::value(DeliveryStatus::Cancelled.code()),
             )
-            .col_expr(webhook_deliveries::Column::ClaimedBy, Expr::value(Option::<String>::None))
-            .col_expr(webhook_deliveries::Column::ClaimedUntilUs, Expr::value(Option::<i64>::None))
+            .col_expr(
+                webhook_deliveries::Column::ClaimedBy,
+                Expr::value(Option::<String>::None),
+            )
+            .col_expr(
+                webhook_deliveries::Column::ClaimedUntilUs,
+                Expr::value(Option::<i64>::None),
+            )
             .filter(webhook_deliveries::Column::EndpointId.eq(id))
             .filter(webhook_deliveries::Column::Status.eq(DeliveryStatus::Pending.code()))
             .exec(&txn)
@@ -547,9 +568,13 @@ impl WebhookStore for SeaAccounts {
             .await
             .map_err(db_err)?;
         // The endpoint's failures last from the first since its last success.
-        let endpoint = webhook_endpoints::Entity::update_many().filter(webhook_endpoints::Column::Id.eq(delivery.endpoint_id));
+        let endpoint =
+            webhook_endpoints::Entity::update_many().filter(webhook_endpoints::Column::Id.eq(delivery.endpoint_id));
         if attempt.succeeded {
-            endpoint.col_expr(webhook_endpoints::Column::FailingSinceUs, Expr::value(Option::<i64>::None))
+            endpoint.col_expr(
+                webhook_endpoints::Column::FailingSinceUs,
+                Expr::value(Option::<i64>::None),
+            )
         } else {
             endpoint
                 .col_expr(webhook_endpoints::Column::FailingSinceUs, Expr::value(at))
@@ -609,7 +634,9 @@ impl WebhookStore for SeaAccounts {
             .await?
             .ok_or(AccountsError::NotFound)?;
         if delivery.status == DeliveryStatus::Pending.code() {
-            return Err(AccountsError::Conflict(format!("delivery {delivery_id} is still pending")));
+            return Err(AccountsError::Conflict(format!(
+                "delivery {delivery_id} is still pending"
+            )));
         }
         requeue(now)
             .filter(webhook_deliveries::Column::Id.eq(delivery_id))

@@ -99,11 +99,13 @@ impl Endpoint {
 /// What `create_endpoint` did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EndpointCreated {
-    Created(Endpoint),
+    Created(Box<Endpoint>),
     /// The account already has `limit` endpoints
     /// (`linecast_webhooks::events::MAX_ENDPOINTS_PER_ACCOUNT`); nothing
     /// was stored.
-    LimitReached { limit: usize },
+    LimitReached {
+        limit: usize,
+    },
 }
 
 /// The fields an update changes; `None` leaves a field as it is.

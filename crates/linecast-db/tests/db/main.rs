@@ -92,6 +92,7 @@ on_every_backend!(
     webhooks::a_message_fans_out_by_type_sport_and_customer,
     webhooks::a_dedupe_key_is_stored_once,
     webhooks::an_account_has_at_most_ten_endpoints,
+    webhooks::concurrent_creations_never_pass_the_endpoint_limit,
     webhooks::claims_keep_each_endpoints_order_per_order_key,
     webhooks::concurrent_claimers_never_share_a_delivery,
     webhooks::an_expired_claim_is_claimed_again_with_the_same_message,

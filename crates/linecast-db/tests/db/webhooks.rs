@@ -11,22 +11,22 @@ use std::time::Duration;
 use chrono::{DateTime, TimeDelta, Utc};
 use linecast_core::Accounts;
 use linecast_core::ports::webhooks::{
-    DeliveryStatus, ENDPOINT_ID_PREFIX, EndpointCreated, EndpointUpdate, MESSAGE_ID_PREFIX, NewAttempt,
-    NewEndpoint, NewMessage, WebhookStore, new_id,
+    DeliveryStatus, ENDPOINT_ID_PREFIX, EndpointCreated, EndpointUpdate, MESSAGE_ID_PREFIX, NewAttempt, NewEndpoint,
+    NewMessage, WebhookStore, new_id,
 };
 use linecast_db::SeaAccounts;
 use linecast_webhooks::events::{EventType, MAX_ENDPOINTS_PER_ACCOUNT};
 
 use crate::accounts::{new_customer, t0};
 
-const LEASE: Duration = Duration::from_secs(60);
+const LEASE: Duration = Duration::from_mins(1);
 
 fn secs(n: i64) -> DateTime<Utc> {
     t0() + TimeDelta::seconds(n)
 }
 
 async fn customer(db: &SeaAccounts, email: &str) -> i64 {
-    db.create_customer(new_customer(email), t0()).await.unwrap().id
+    db.create_customer(new_customer(email), t0()).await.unwrap().customer_id
 }
 
 async fn endpoint(db: &SeaAccounts, customer_id: i64, types: &[EventType], sports: &[&str]) -> String {
@@ -41,7 +41,7 @@ async fn endpoint(db: &SeaAccounts, customer_id: i64, types: &[EventType], sport
     };
     match db.create_endpoint(new, t0()).await.unwrap() {
         EndpointCreated::Created(e) => e.id,
-        other => panic!("{other:?}"),
+        other @ EndpointCreated::LimitReached { .. } => panic!("{other:?}"),
     }
 }
 
@@ -80,7 +80,13 @@ pub async fn a_message_fans_out_by_type_sport_and_customer(url: String) {
     let a = customer(&db, "a@example.com").await;
     let b = customer(&db, "b@example.com").await;
     let releases_all = endpoint(&db, a, &[EventType::ReleasePublished], &[]).await;
-    let releases_nba = endpoint(&db, b, &[EventType::ReleasePublished, EventType::QuotaThreshold], &["nba"]).await;
+    let releases_nba = endpoint(
+        &db,
+        b,
+        &[EventType::ReleasePublished, EventType::QuotaThreshold],
+        &["nba"],
+    )
+    .await;
     let quota_a = endpoint(&db, a, &[EventType::QuotaThreshold], &[]).await;
     let disabled = endpoint(&db, b, &[EventType::ReleasePublished], &[]).await;
     db.disable_endpoint(&disabled, "gone", t0()).await.unwrap();
@@ -105,7 +111,12 @@ pub async fn a_message_fans_out_by_type_sport_and_customer(url: String) {
     let claimed = db.claim_due("w", secs(1), LEASE, 100).await.unwrap();
     let mut got: Vec<(String, String)> = claimed
         .iter()
-        .map(|c| (c.delivery.endpoint_id.clone(), c.message.sport.clone().unwrap_or_default()))
+        .map(|c| {
+            (
+                c.delivery.endpoint_id.clone(),
+                c.message.sport.clone().unwrap_or_default(),
+            )
+        })
         .collect();
     got.sort();
     let mut want = vec![
@@ -159,12 +170,42 @@ pub async fn an_account_has_at_most_ten_endpoints(url: String) {
     // Another account is not affected; a deletion makes room.
     endpoint(&db, b, &[EventType::ReleasePublished], &[]).await;
     let first = db.endpoints(a).await.unwrap()[0].id.clone();
-    assert!(db.endpoint(b, &first).await.unwrap().is_none(), "another account's endpoint");
+    assert!(
+        db.endpoint(b, &first).await.unwrap().is_none(),
+        "another account's endpoint"
+    );
     db.delete_endpoint(a, &first).await.unwrap();
     assert!(matches!(
         db.create_endpoint(eleventh, t0()).await.unwrap(),
         EndpointCreated::Created(_)
     ));
+}
+
+pub async fn concurrent_creations_never_pass_the_endpoint_limit(url: String) {
+    let db = SeaAccounts::connect(&url).await.unwrap();
+    let a = customer(&db, "a@example.com").await;
+    let creations = (0..MAX_ENDPOINTS_PER_ACCOUNT + 4).map(|_| {
+        let db = db.clone();
+        tokio::spawn(async move {
+            let new = NewEndpoint {
+                id: new_id(ENDPOINT_ID_PREFIX).unwrap(),
+                customer_id: a,
+                url: "https://example.com/hook".to_owned(),
+                description: None,
+                event_types: vec![EventType::ReleasePublished.code().to_owned()],
+                sports: vec![],
+                secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw".to_owned(),
+            };
+            db.create_endpoint(new, t0()).await.unwrap()
+        })
+    });
+    let results = futures::future::join_all(creations).await;
+    let created = results
+        .into_iter()
+        .filter(|r| matches!(r.as_ref().unwrap(), EndpointCreated::Created(_)))
+        .count();
+    assert_eq!(created, MAX_ENDPOINTS_PER_ACCOUNT);
+    assert_eq!(db.endpoints(a).await.unwrap().len(), MAX_ENDPOINTS_PER_ACCOUNT);
 }
 
 pub async fn claims_keep_each_endpoints_order_per_order_key(url: String) {
@@ -187,6 +228,8 @@ pub async fn claims_keep_each_endpoints_order_per_order_key(url: String) {
         HashSet::from([g1_first.id.clone(), g2.id.clone()]),
         "the first of each key only"
     );
+    let g2_claim = claimed.iter().find(|c| c.message.id == g2.id).unwrap();
+    db.mark_delivered(g2_claim.delivery.id, now).await.unwrap();
     // While g1's first is claimed (pending) nothing more of g1 goes out.
     assert!(db.claim_due("w2", now, LEASE, 10).await.unwrap().is_empty());
     // A retry scheduled later still holds the key back.
@@ -230,10 +273,7 @@ pub async fn concurrent_claimers_never_share_a_delivery(url: String) {
     let mut total = 0;
     loop {
         let now = secs(1000);
-        let (x, y) = tokio::join!(
-            db.claim_due("w1", now, LEASE, 7),
-            other.claim_due("w2", now, LEASE, 7)
-        );
+        let (x, y) = tokio::join!(db.claim_due("w1", now, LEASE, 7), other.claim_due("w2", now, LEASE, 7));
         let (x, y) = (x.unwrap(), y.unwrap());
         if x.is_empty() && y.is_empty() {
             break;
@@ -301,6 +341,7 @@ pub async fn resend_and_recovery_keep_the_message_id(url: String) {
     assert_eq!(recovered.len(), 1);
     assert_eq!(recovered[0].message.id, recent.id);
     assert_eq!(recovered[0].delivery.attempts, 0, "counted from zero again");
+    db.mark_delivered(recovered[0].delivery.id, secs(301)).await.unwrap();
 
     // Resend of the delivered one: the same delivery, the same message.
     let delivered = claimed.iter().find(|c| c.message.id == done.id).unwrap();
@@ -367,7 +408,10 @@ pub async fn a_rotated_secret_is_kept_until_its_instant(url: String) {
     assert_eq!(rotated.secret, new_secret);
     assert_eq!(rotated.previous_secret.as_deref(), Some(before.secret.as_str()));
     assert_eq!(rotated.previous_secret_until, Some(secs(86_400)));
-    assert_eq!(rotated.signing_secrets(secs(86_399)), [new_secret, before.secret.as_str()]);
+    assert_eq!(
+        rotated.signing_secrets(secs(86_399)),
+        [new_secret, before.secret.as_str()]
+    );
     assert_eq!(rotated.signing_secrets(secs(86_400)), [new_secret]);
     assert_eq!(db.endpoint(a, &ep).await.unwrap().unwrap(), rotated);
     // Updates and re-enabling.
