@@ -333,3 +333,25 @@ pub trait WebhookStore: Send + Sync {
     /// Deletes the attempts made before `before`; the number deleted.
     async fn prune_attempts(&self, before: DateTime<Utc>) -> Result<u64, AccountsError>;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_the_prefix_and_base62_characters() {
+        let id = new_id(MESSAGE_ID_PREFIX).unwrap();
+        let body = id.strip_prefix(MESSAGE_ID_PREFIX).unwrap();
+        assert_eq!(body.len(), ID_BODY_LEN);
+        assert!(body.bytes().all(|b| b.is_ascii_alphanumeric()));
+        assert_ne!(new_id(ENDPOINT_ID_PREFIX).unwrap(), new_id(ENDPOINT_ID_PREFIX).unwrap());
+    }
+
+    #[test]
+    fn statuses_round_trip_their_codes() {
+        for status in DeliveryStatus::ALL {
+            assert_eq!(DeliveryStatus::parse(status.code()), Some(status));
+        }
+        assert_eq!(DeliveryStatus::parse("Pending"), None);
+    }
+}
