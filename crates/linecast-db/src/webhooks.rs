@@ -178,7 +178,9 @@ const DUE: &str = "SELECT d.id FROM webhook_deliveries d \
        AND (pm.created_at_us < m.created_at_us OR (pm.created_at_us = m.created_at_us AND p.id < d.id))) \
      ORDER BY d.next_attempt_at_us, d.id LIMIT ?";
 
-/// Releases a delivery's claim and sets its state.
+/// Releases a pending delivery's claim and sets its state. `NotFound`
+/// when no pending delivery has this id (one cancelled meanwhile, with its
+/// endpoint's deletion, stays cancelled).
 async fn settle(
     db: &impl ConnectionTrait,
     delivery_id: i64,
@@ -204,6 +206,7 @@ async fn settle(
     }
     let done = update
         .filter(webhook_deliveries::Column::Id.eq(delivery_id))
+        .filter(webhook_deliveries::Column::Status.eq(DeliveryStatus::Pending.code()))
         .exec(db)
         .await
         .map_err(db_err)?;

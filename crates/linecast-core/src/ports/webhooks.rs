@@ -305,7 +305,9 @@ pub trait WebhookStore: Send + Sync {
     /// Appends an attempt to the delivery's log and counts it; keeps the
     /// endpoint's failing instant (see [`NewAttempt::succeeded`]).
     async fn record_attempt(&self, delivery_id: i64, attempt: NewAttempt) -> Result<Attempt, AccountsError>;
-    /// The delivery is delivered; its claim is released.
+    /// The pending delivery is delivered; its claim is released. These
+    /// three settle only a pending delivery: `NotFound` otherwise (one
+    /// cancelled meanwhile, by its endpoint's deletion, stays cancelled).
     async fn mark_delivered(&self, delivery_id: i64, at: DateTime<Utc>) -> Result<(), AccountsError>;
     /// The delivery stays pending, due again at `next_attempt_at`; its
     /// claim is released.

@@ -361,9 +361,14 @@ pub async fn resend_and_recovery_keep_the_message_id(url: String) {
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].message.id, done.id, "the same webhook-id");
 
-    // Deleting the endpoint cancels what is pending.
+    // Deleting the endpoint cancels what is pending, even while claimed:
+    // the worker's late outcome does not revive it.
     db.delete_endpoint(a, &ep).await.unwrap();
     assert!(db.claim_due("w", secs(10_000), LEASE, 10).await.unwrap().is_empty());
+    assert_eq!(
+        db.mark_delivered(out[0].delivery.id, secs(401)).await,
+        Err(linecast_core::AccountsError::NotFound)
+    );
 }
 
 pub async fn attempts_read_newest_first_and_old_ones_are_pruned(url: String) {
