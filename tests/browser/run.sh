@@ -11,7 +11,7 @@ dir=$(mktemp -d)
 LINECAST_VAR_DIR="$dir" LINECAST_BIND="127.0.0.1:$port" LINECAST_NOW=2026-11-21T17:00:00Z RUST_LOG=warn \
   "$bin" >"$dir/server.log" 2>&1 &
 pid=$!
-trap 'kill $pid 2>/dev/null || true; rm -rf "$dir"' EXIT
+trap 'kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -rf "$dir"' EXIT
 for _ in $(seq 1 240); do curl -sf "http://127.0.0.1:$port/api/v1/readiness" >/dev/null && break; sleep 0.5; done
 curl -sf "http://127.0.0.1:$port/api/v1/readiness" >/dev/null || { cat "$dir/server.log"; exit 1; }
 BASE="http://127.0.0.1:$port" KEY="$(cat "$dir/demo-key.txt")" SHOTS="$shots" node "$here/portal.mjs"
