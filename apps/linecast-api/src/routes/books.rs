@@ -30,10 +30,7 @@ fn game_filter(query: &RawQuery, sport: linecast_domain::Sport) -> Result<Option
             "game_id",
             format!("game_id {raw} is not a {sport} game"),
         )),
-        None => Err(ApiError::invalid(
-            "game_id",
-            "Invalid game_id: expected {sport}-{YYYYMMDD}-{away}-{home}, optionally -N",
-        )),
+        None => Err(HistoryError::Malformed.into()),
     }
 }
 
