@@ -50,6 +50,10 @@ pub fn generation(var_dir: &Path) -> Option<DateTime<Utc>> {
         .map(|t| t.with_timezone(&Utc))
 }
 
+/// How many times a past release whose keeping failed is tried again
+/// (about five minutes in all, 0.25 s more between each try, at most 5 s).
+const KEEP_TRIES: u32 = 70;
+
 /// Keeps the demo market's past: every predictions and odds release of the
 /// kept window of the run the demo store was generated from
 /// (`linecast_demo::window_releases` at `generated_at`: the last 21 days,
@@ -86,10 +90,27 @@ pub fn spawn_demo_releases(state: &AppState, generated_at: DateTime<Utc>) {
             };
             for (key, at, bytes) in versions {
                 let Some(series) = Series::of_key(&key) else { continue };
-                match releases.keep(series, at, bytes.into()).await {
-                    Ok(_) => kept += 1,
-                    Err(e) => {
-                        tracing::warn!(object = %key, error = %e, "demo releases: a past release was not kept");
+                let bytes = bytes::Bytes::from(bytes);
+                // Keeping is idempotent (a release is its digest), so a
+                // write that failed (a database busy or slower than its
+                // timeout on a loaded host) is tried again: a past with a
+                // hole would tell a different story than the season rows.
+                let mut tries = 0_u32;
+                loop {
+                    match releases.keep(series, at, bytes.clone()).await {
+                        Ok(_) => {
+                            kept += 1;
+                            break;
+                        }
+                        Err(e) if tries < KEEP_TRIES => {
+                            tries += 1;
+                            tracing::debug!(object = %key, error = %e, tries, "demo releases: keeping a past release again");
+                            tokio::time::sleep(std::time::Duration::from_millis(250 * u64::from(tries.min(20)))).await;
+                        }
+                        Err(e) => {
+                            tracing::warn!(object = %key, error = %e, "demo releases: a past release was not kept");
+                            break;
+                        }
                     }
                 }
             }

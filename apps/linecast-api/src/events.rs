@@ -121,6 +121,7 @@ const PRUNE_EVERY: chrono::Duration = chrono::Duration::hours(1);
 pub fn spawn_watcher(
     hub: Arc<EventHub>,
     releases: Arc<Releases>,
+    webhooks: Arc<dyn linecast_core::ports::webhooks::WebhookStore>,
     clock: Arc<dyn Clock>,
     every: Duration,
     changed: impl Fn() + Send + Sync + 'static,
@@ -137,7 +138,7 @@ pub fn spawn_watcher(
                     // A stop cancels a round in progress: a store call that
                     // hangs must not hold up the process's exit.
                     let events = tokio::select! {
-                        events = watch_round(&hub, &releases, clock.now(), &changed) => events,
+                        events = watch_round(&hub, &releases, webhooks.as_ref(), clock.now(), &changed) => events,
                         _ = stopped.changed() => break,
                     };
                     hub.publish(events);
@@ -167,10 +168,13 @@ pub fn spawn_watcher(
 /// runs when something changed, so what was resolved against the old
 /// versions is forgotten), then every predictions and odds version seen is
 /// kept (`changed` runs again when a release was recorded: the reads of
-/// kept releases moved). Returns the round's events, for the streams.
+/// kept releases moved), and the round's events are put in the webhooks'
+/// outbox (`webhooks::announce`). Returns the round's events, for the
+/// streams.
 pub async fn watch_round(
     hub: &EventHub,
     releases: &Releases,
+    webhooks: &dyn linecast_core::ports::webhooks::WebhookStore,
     now: chrono::DateTime<chrono::Utc>,
     changed: &impl Fn(),
 ) -> Vec<Arc<Event>> {
@@ -179,9 +183,11 @@ pub async fn watch_round(
         tracing::info!(events = events.len(), "change stream: new events");
         changed();
     }
-    if !releases.keep_versions(&hub.watcher.versions()).await.is_empty() {
+    let kept = releases.keep_versions(&hub.watcher.versions()).await;
+    if !kept.is_empty() {
         changed();
     }
+    crate::webhooks::announce(webhooks, releases, &events, &kept).await;
     events
 }
 

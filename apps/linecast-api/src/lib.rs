@@ -23,6 +23,7 @@ pub mod startup;
 pub mod state;
 pub mod storefront;
 pub mod telemetry;
+pub mod webhooks;
 
 /// Every program linking the server (the binary, its tests and benches)
 /// counts heap per thread, so caches weigh what they hold by measurement

@@ -82,6 +82,8 @@ pub struct Application {
     flusher: linecast_limits::Flusher,
     /// The change stream's watcher (one per instance).
     watcher: crate::events::WatcherTask,
+    /// The webhooks' delivery worker (one per instance).
+    deliverer: linecast_limits::Flusher,
     /// Gives freed heap back to the system once a second (`linecast-heap`).
     trimmer: linecast_limits::Flusher,
     refresher: linecast_limits::Flusher,
@@ -228,6 +230,12 @@ impl Application {
         }
         let flusher = crate::accounting::spawn_flusher(state.clone());
         let watcher = start_watcher(&state, settings.watch_interval);
+        let deliverer = crate::webhooks::spawn_deliverer(
+            state.deliverer.clone(),
+            state.webhooks.store().clone(),
+            settings.webhooks.interval,
+            settings.webhooks.attempt_days,
+        );
         start_indexer(&state);
         let (port, server) = listen(&settings, &state)?;
         let caretakers = Caretakers::spawn(&settings, &state, store)?;
@@ -238,6 +246,7 @@ impl Application {
             adapters,
             flusher,
             watcher,
+            deliverer,
             trimmer: caretakers.trimmer,
             refresher: caretakers.refresher,
             relayer: caretakers.relayer,
@@ -293,6 +302,9 @@ impl Application {
         let winding_down = async move {
             self.state.events.close();
             self.watcher.stop().await;
+            // A delivery cut here is not lost: its claim lapses and it is
+            // sent again, with the same webhook-id.
+            self.deliverer.stop().await;
             self.trimmer.stop().await;
             self.refresher.stop().await;
             self.relayer.stop().await;
@@ -533,7 +545,10 @@ impl Wiring<'_> {
             releases.clone(),
             self.store.clone(),
         ));
+        let (webhooks, deliverer) = crate::webhooks::build(settings, self.db.clone())?;
         Ok(AppState {
+            webhooks,
+            deliverer,
             billing: self.billing(&gate.keys),
             stripe: self.stripe(),
             storefront,
@@ -828,6 +843,7 @@ fn start_watcher(state: &AppState, every: std::time::Duration) -> crate::events:
     crate::events::spawn_watcher(
         state.events.clone(),
         state.releases.clone(),
+        state.webhooks.store().clone(),
         state.clock.clone(),
         every,
         move || resolutions.clear(),

@@ -65,6 +65,10 @@ pub struct AppState {
     /// The portal Billing page's Stripe actions; `None` without
     /// `LINECAST_STRIPE_API_KEY`.
     pub storefront: Option<Arc<crate::storefront::Storefront>>,
+    /// Webhook endpoints: the account routes' use case (and the store).
+    pub webhooks: Arc<linecast_core::services::webhooks::Endpoints>,
+    /// This instance's webhook delivery worker (run by the startup's task).
+    pub deliverer: Arc<linecast_core::services::webhooks::Deliverer>,
     /// `LINECAST_PUBLIC_URL` without a trailing `/`: the address the
     /// portal's pages print in examples (the Data page's `curl`).
     pub public_url: String,

@@ -12,6 +12,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use linecast_core::ports::billing::{BillingEvent, BillingLedger, BillingOutcome, PendingBilling, StripeLink};
 use linecast_core::ports::sessions::{FlashRecord, PortalSessions, SessionRecord, SignInLink};
+use linecast_core::ports::webhooks::{self, WebhookStore};
 use linecast_core::{
     Accounts, AccountsError, ApiKeyRecord, AuditEntry, Customer, Day, Entitlement, KeyIssue, KeyIssued, Month,
     NewCustomer, SubscriptionStatus, UsageMeter,
@@ -409,6 +410,152 @@ impl linecast_core::ports::request_log::RequestLogStore for PinnedAccounts {
     }
     async fn requests_offered(&self, customer_id: i64, from: Day) -> Result<Vec<(Day, u64)>, AccountsError> {
         self.run(move |a| async move { a.requests_offered(customer_id, from).await })
+            .await
+    }
+}
+
+#[async_trait]
+impl linecast_core::ports::webhooks::WebhookStore for PinnedAccounts {
+    // Every call is bounded: a write abandoned after its commit leaves at
+    // worst a claim that lapses (the delivery is claimed again, with the
+    // same webhook-id) or a settled delivery the worker settles again.
+    async fn create_endpoint(
+        &self,
+        new: webhooks::NewEndpoint,
+        now: DateTime<Utc>,
+    ) -> Result<webhooks::EndpointCreated, AccountsError> {
+        self.run(move |a| async move { WebhookStore::create_endpoint(&a, new, now).await })
+            .await
+    }
+    async fn endpoints(&self, customer_id: i64) -> Result<Vec<webhooks::Endpoint>, AccountsError> {
+        self.run(move |a| async move { WebhookStore::endpoints(&a, customer_id).await })
+            .await
+    }
+    async fn endpoint(&self, customer_id: i64, id: &str) -> Result<Option<webhooks::Endpoint>, AccountsError> {
+        let id = id.to_owned();
+        self.run(move |a| async move { WebhookStore::endpoint(&a, customer_id, &id).await })
+            .await
+    }
+    async fn find_endpoint(&self, id: &str) -> Result<Option<webhooks::Endpoint>, AccountsError> {
+        let id = id.to_owned();
+        self.run(move |a| async move { WebhookStore::find_endpoint(&a, &id).await })
+            .await
+    }
+    async fn update_endpoint(
+        &self,
+        customer_id: i64,
+        id: &str,
+        update: webhooks::EndpointUpdate,
+        now: DateTime<Utc>,
+    ) -> Result<webhooks::Endpoint, AccountsError> {
+        let id = id.to_owned();
+        self.run(move |a| async move { WebhookStore::update_endpoint(&a, customer_id, &id, update, now).await })
+            .await
+    }
+    async fn delete_endpoint(&self, customer_id: i64, id: &str) -> Result<(), AccountsError> {
+        let id = id.to_owned();
+        self.run(move |a| async move { WebhookStore::delete_endpoint(&a, customer_id, &id).await })
+            .await
+    }
+    async fn rotate_secret(
+        &self,
+        customer_id: i64,
+        id: &str,
+        new_secret: &str,
+        previous_until: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<webhooks::Endpoint, AccountsError> {
+        let (id, new_secret) = (id.to_owned(), new_secret.to_owned());
+        self.run(move |a| async move {
+            WebhookStore::rotate_secret(&a, customer_id, &id, &new_secret, previous_until, now).await
+        })
+        .await
+    }
+    async fn disable_endpoint(&self, id: &str, reason: &str, now: DateTime<Utc>) -> Result<(), AccountsError> {
+        let (id, reason) = (id.to_owned(), reason.to_owned());
+        self.run(move |a| async move { WebhookStore::disable_endpoint(&a, &id, &reason, now).await })
+            .await
+    }
+    async fn enqueue(&self, message: webhooks::NewMessage) -> Result<webhooks::Enqueued, AccountsError> {
+        self.run(move |a| async move { WebhookStore::enqueue(&a, message).await })
+            .await
+    }
+    async fn enqueue_to(
+        &self,
+        message: webhooks::NewMessage,
+        endpoint_id: &str,
+    ) -> Result<webhooks::Enqueued, AccountsError> {
+        let endpoint_id = endpoint_id.to_owned();
+        self.run(move |a| async move { WebhookStore::enqueue_to(&a, message, &endpoint_id).await })
+            .await
+    }
+    async fn claim_due(
+        &self,
+        worker: &str,
+        now: DateTime<Utc>,
+        lease: std::time::Duration,
+        limit: u32,
+    ) -> Result<Vec<webhooks::Claimed>, AccountsError> {
+        let worker = worker.to_owned();
+        self.run(move |a| async move { WebhookStore::claim_due(&a, &worker, now, lease, limit).await })
+            .await
+    }
+    async fn record_attempt(
+        &self,
+        delivery_id: i64,
+        attempt: webhooks::NewAttempt,
+    ) -> Result<webhooks::Attempt, AccountsError> {
+        self.run(move |a| async move { WebhookStore::record_attempt(&a, delivery_id, attempt).await })
+            .await
+    }
+    async fn mark_delivered(&self, delivery_id: i64, at: DateTime<Utc>) -> Result<(), AccountsError> {
+        self.run(move |a| async move { WebhookStore::mark_delivered(&a, delivery_id, at).await })
+            .await
+    }
+    async fn reschedule(&self, delivery_id: i64, next_attempt_at: DateTime<Utc>) -> Result<(), AccountsError> {
+        self.run(move |a| async move { WebhookStore::reschedule(&a, delivery_id, next_attempt_at).await })
+            .await
+    }
+    async fn mark_failed(&self, delivery_id: i64) -> Result<(), AccountsError> {
+        self.run(move |a| async move { WebhookStore::mark_failed(&a, delivery_id).await })
+            .await
+    }
+    async fn attempts(
+        &self,
+        customer_id: i64,
+        endpoint_id: &str,
+        limit: u32,
+    ) -> Result<Vec<webhooks::Attempt>, AccountsError> {
+        let endpoint_id = endpoint_id.to_owned();
+        self.run(move |a| async move { WebhookStore::attempts(&a, customer_id, &endpoint_id, limit).await })
+            .await
+    }
+    async fn delivery(&self, customer_id: i64, delivery_id: i64) -> Result<Option<webhooks::Delivery>, AccountsError> {
+        self.run(move |a| async move { WebhookStore::delivery(&a, customer_id, delivery_id).await })
+            .await
+    }
+    async fn resend(
+        &self,
+        customer_id: i64,
+        delivery_id: i64,
+        now: DateTime<Utc>,
+    ) -> Result<webhooks::Delivery, AccountsError> {
+        self.run(move |a| async move { WebhookStore::resend(&a, customer_id, delivery_id, now).await })
+            .await
+    }
+    async fn recover_since(
+        &self,
+        customer_id: i64,
+        endpoint_id: &str,
+        since: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<u64, AccountsError> {
+        let endpoint_id = endpoint_id.to_owned();
+        self.run(move |a| async move { WebhookStore::recover_since(&a, customer_id, &endpoint_id, since, now).await })
+            .await
+    }
+    async fn prune_attempts(&self, before: DateTime<Utc>) -> Result<u64, AccountsError> {
+        self.run(move |a| async move { WebhookStore::prune_attempts(&a, before).await })
             .await
     }
 }

@@ -307,6 +307,15 @@ impl WebhookStore for SeaAccounts {
         }
     }
 
+    async fn find_endpoint(&self, id: &str) -> Result<Option<Endpoint>, AccountsError> {
+        webhook_endpoints::Entity::find_by_id(id.to_owned())
+            .one(&self.db)
+            .await
+            .map_err(db_err)?
+            .map(to_endpoint)
+            .transpose()
+    }
+
     async fn update_endpoint(
         &self,
         customer_id: i64,
@@ -403,65 +412,11 @@ impl WebhookStore for SeaAccounts {
     }
 
     async fn enqueue(&self, message: NewMessage) -> Result<Enqueued, AccountsError> {
-        let txn = begin_write(&self.db).await.map_err(db_err)?;
-        let row = webhook_messages::ActiveModel {
-            id: Set(message.id.clone()),
-            customer_id: Set(message.customer_id),
-            event_type: Set(message.event_type.clone()),
-            sport: Set(message.sport.clone()),
-            order_key: Set(message.order_key.clone()),
-            payload: Set(message.payload.clone()),
-            dedupe_key: Set(message.dedupe_key.clone()),
-            created_at_us: Set(us(message.created_at)),
-        };
-        // On PostgreSQL a concurrent insert of the same key waits for the
-        // first transaction, then finds the row and inserts nothing.
-        let inserted = webhook_messages::Entity::insert(row)
-            .on_conflict(OnConflict::new().do_nothing().to_owned())
-            .exec_without_returning(&txn)
-            .await
-            .map_err(db_err)?;
-        if inserted == 0 {
-            txn.rollback().await.map_err(db_err)?;
-            return Ok(Enqueued {
-                new: false,
-                deliveries: 0,
-            });
-        }
-        let mut endpoints = webhook_endpoints::Entity::find().filter(webhook_endpoints::Column::Enabled.eq(true));
-        if let Some(customer_id) = message.customer_id {
-            endpoints = endpoints.filter(webhook_endpoints::Column::CustomerId.eq(customer_id));
-        }
-        let deliveries: Vec<webhook_deliveries::ActiveModel> = endpoints
-            .order_by_asc(webhook_endpoints::Column::Id)
-            .all(&txn)
-            .await
-            .map_err(db_err)?
-            .into_iter()
-            .filter(|e| subscribed(e, &message))
-            .map(|e| webhook_deliveries::ActiveModel {
-                message_id: Set(message.id.clone()),
-                endpoint_id: Set(e.id),
-                status: Set(DeliveryStatus::Pending.code().to_owned()),
-                attempts: Set(0),
-                next_attempt_at_us: Set(us(message.created_at)),
-                claimed_by: Set(None),
-                claimed_until_us: Set(None),
-                delivered_at_us: Set(None),
-                ..Default::default()
-            })
-            .collect();
-        for chunk in deliveries.chunks(DELIVERY_CHUNK) {
-            webhook_deliveries::Entity::insert_many(chunk.to_vec())
-                .exec_without_returning(&txn)
-                .await
-                .map_err(db_err)?;
-        }
-        txn.commit().await.map_err(db_err)?;
-        Ok(Enqueued {
-            new: true,
-            deliveries: deliveries.len() as u64,
-        })
+        store_message(self, message, None).await
+    }
+
+    async fn enqueue_to(&self, message: NewMessage, endpoint_id: &str) -> Result<Enqueued, AccountsError> {
+        store_message(self, message, Some(endpoint_id)).await
     }
 
     async fn claim_due(
@@ -711,4 +666,91 @@ mod tests {
         assert_eq!(split(&join(&["a".into(), "b".into()])), ["a", "b"]);
         assert!(split("").is_empty());
     }
+}
+
+/// The message and, in its transaction, its deliveries: to `only` when
+/// given (whatever its subscriptions; `NotFound` when it does not exist),
+/// else to every subscribed endpoint.
+async fn store_message(
+    accounts: &SeaAccounts,
+    message: NewMessage,
+    only: Option<&str>,
+) -> Result<Enqueued, AccountsError> {
+    let txn = begin_write(&accounts.db).await.map_err(db_err)?;
+    let row = webhook_messages::ActiveModel {
+        id: Set(message.id.clone()),
+        customer_id: Set(message.customer_id),
+        event_type: Set(message.event_type.clone()),
+        sport: Set(message.sport.clone()),
+        order_key: Set(message.order_key.clone()),
+        payload: Set(message.payload.clone()),
+        dedupe_key: Set(message.dedupe_key.clone()),
+        created_at_us: Set(us(message.created_at)),
+    };
+    // On PostgreSQL a concurrent insert of the same key waits for the
+    // first transaction, then finds the row and inserts nothing.
+    let inserted = webhook_messages::Entity::insert(row)
+        .on_conflict(OnConflict::new().do_nothing().to_owned())
+        .exec_without_returning(&txn)
+        .await
+        .map_err(db_err)?;
+    if inserted == 0 {
+        txn.rollback().await.map_err(db_err)?;
+        return Ok(Enqueued {
+            new: false,
+            deliveries: 0,
+        });
+    }
+    let targets: Vec<webhook_endpoints::Model> = match only {
+        Some(id) => {
+            let Some(endpoint) = webhook_endpoints::Entity::find_by_id(id.to_owned())
+                .one(&txn)
+                .await
+                .map_err(db_err)?
+            else {
+                txn.rollback().await.map_err(db_err)?;
+                return Err(AccountsError::NotFound);
+            };
+            vec![endpoint]
+        }
+        None => {
+            let mut endpoints = webhook_endpoints::Entity::find().filter(webhook_endpoints::Column::Enabled.eq(true));
+            if let Some(customer_id) = message.customer_id {
+                endpoints = endpoints.filter(webhook_endpoints::Column::CustomerId.eq(customer_id));
+            }
+            endpoints
+                .order_by_asc(webhook_endpoints::Column::Id)
+                .all(&txn)
+                .await
+                .map_err(db_err)?
+                .into_iter()
+                .filter(|e| subscribed(e, &message))
+                .collect()
+        }
+    };
+    let deliveries: Vec<webhook_deliveries::ActiveModel> = targets
+        .into_iter()
+        .map(|e| webhook_deliveries::ActiveModel {
+            message_id: Set(message.id.clone()),
+            endpoint_id: Set(e.id),
+            status: Set(DeliveryStatus::Pending.code().to_owned()),
+            attempts: Set(0),
+            next_attempt_at_us: Set(us(message.created_at)),
+            claimed_by: Set(None),
+            claimed_until_us: Set(None),
+            delivered_at_us: Set(None),
+            ..Default::default()
+        })
+        .collect();
+    for chunk in deliveries.chunks(DELIVERY_CHUNK) {
+        webhook_deliveries::Entity::insert_many(chunk.to_vec())
+            .exec_without_returning(&txn)
+            .await
+            .map_err(db_err)?;
+    }
+    txn.commit().await.map_err(db_err)?;
+    Ok(Enqueued {
+        new: true,
+        deliveries: deliveries.len() as u64,
+    })
 }

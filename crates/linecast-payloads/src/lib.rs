@@ -27,3 +27,4 @@ pub mod shapes;
 pub mod slate;
 pub mod strategies;
 pub mod time;
+pub mod webhooks;

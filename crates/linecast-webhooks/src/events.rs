@@ -117,14 +117,26 @@ pub fn key_notice_due(
     (last_sent < Some(due)).then_some(due)
 }
 
-/// The key deliveries are ordered by: one endpoint's events about one game
-/// go out in order (`{endpoint}/game/{game}`), its events about no game in
-/// their own order (`{endpoint}`). Different keys are delivered
-/// independently.
-pub fn ordering_key(endpoint_id: &str, game_id: Option<&str>) -> String {
-    match game_id {
-        Some(game) => format!("{endpoint_id}/game/{game}"),
-        None => endpoint_id.to_owned(),
+/// What a message's deliveries are ordered by, within each endpoint: an
+/// endpoint receives every event of one sport in the order they happened
+/// (so every event about one game, which belongs to one sport, in order:
+/// `sport/{code}`), and its account's events in their own order
+/// (`account`). A test message is ordered only with itself
+/// (`test/{message id}`). Different keys are delivered independently, so
+/// a slow lane holds up no other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lane<'a> {
+    Sport(&'a str),
+    Account,
+    Test(&'a str),
+}
+
+/// The order key of a lane.
+pub fn ordering_key(lane: Lane<'_>) -> String {
+    match lane {
+        Lane::Sport(code) => format!("sport/{code}"),
+        Lane::Account => "account".to_owned(),
+        Lane::Test(message) => format!("test/{message}"),
     }
 }
 

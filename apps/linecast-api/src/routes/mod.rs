@@ -37,3 +37,4 @@ pub mod root;
 pub mod scorecard;
 pub mod strategies;
 pub mod table;
+pub mod webhooks;

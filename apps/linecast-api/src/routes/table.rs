@@ -111,6 +111,20 @@ endpoints! {
     // The caller's own account stays readable when the subscription lapses.
     GET_ME = GET "/api/v1/customers/me", Key(AnyKey), Fresh(NO_STORE), account::get_me;
     GET_USAGE = GET "/api/v1/customers/me/usage", Key(AnyKey), Fresh(NO_STORE), account::get_usage;
+    // Webhooks: creating an endpoint, rotating its secret, sending a test
+    // and queueing deliveries again need an active subscription; reading,
+    // changing and deleting only a valid key, so a lapsed customer can
+    // turn them off.
+    CREATE_WEBHOOK_ENDPOINT = POST "/api/v1/webhooks/endpoints", Key(Subscriber), Write, webhooks::create_endpoint;
+    LIST_WEBHOOK_ENDPOINTS = GET "/api/v1/webhooks/endpoints", Key(AnyKey), Fresh(NO_STORE), webhooks::list_endpoints;
+    GET_WEBHOOK_ENDPOINT = GET "/api/v1/webhooks/endpoints/{endpoint_id}", Key(AnyKey), Fresh(NO_STORE), webhooks::get_endpoint;
+    UPDATE_WEBHOOK_ENDPOINT = PATCH "/api/v1/webhooks/endpoints/{endpoint_id}", Key(AnyKey), Write, webhooks::update_endpoint;
+    DELETE_WEBHOOK_ENDPOINT = DELETE "/api/v1/webhooks/endpoints/{endpoint_id}", Key(AnyKey), Write, webhooks::delete_endpoint;
+    ROTATE_WEBHOOK_SECRET = POST "/api/v1/webhooks/endpoints/{endpoint_id}/rotate-secret", Key(Subscriber), Write, webhooks::rotate_secret;
+    TEST_WEBHOOK_ENDPOINT = POST "/api/v1/webhooks/endpoints/{endpoint_id}/test", Key(Subscriber), Write, webhooks::test_endpoint;
+    WEBHOOK_ATTEMPTS = GET "/api/v1/webhooks/endpoints/{endpoint_id}/attempts", Key(AnyKey), Fresh(NO_STORE), webhooks::attempts;
+    RECOVER_WEBHOOK_ENDPOINT = POST "/api/v1/webhooks/endpoints/{endpoint_id}/recover", Key(Subscriber), Write, webhooks::recover;
+    RESEND_WEBHOOK_DELIVERY = POST "/api/v1/webhooks/deliveries/{delivery_id}/resend", Key(Subscriber), Write, webhooks::resend;
     SPORTS = GET "/api/v1/sports", Key(Subscriber), Fresh(PRIVATE), compat::sports;
     DATASET_STATUS = GET "/api/v1/service-sports-data/status", Key(Subscriber), Fresh(NO_STORE), datasets::dataset_status;
     DATASET_REFRESH = POST "/api/v1/service-sports-data/refresh", Key(Subscriber), Write, datasets::dataset_refresh;

@@ -22,6 +22,7 @@ mod server;
 mod storage;
 mod telemetry;
 mod value;
+mod webhooks;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -41,6 +42,7 @@ pub use storage::DEFAULT_STORE_TIMEOUT;
 pub use telemetry::LogFormat;
 
 use file::{FileSettings, layered};
+pub use webhooks::Webhooks;
 
 /// Every setting of the server.
 #[derive(Debug, Clone)]
@@ -227,6 +229,12 @@ pub struct Settings {
     /// What one client may hold of the server: slow readers, large
     /// downloads, connections, and the threads that make large bodies.
     pub heavy: HeavyReads,
+    /// Signed webhooks: reachable receivers, the attempts' log, the worker.
+    pub webhooks: Webhooks,
+    /// Tests only: the resolver webhook deliveries look receivers up with
+    /// (a table a test changes); `None`, the system's. Never read from the
+    /// environment.
+    pub webhook_lookup: Option<std::sync::Arc<dyn linecast_webhook_http::Lookup>>,
 }
 
 /// A setting that could not be read.
@@ -315,6 +323,8 @@ impl Settings {
             redis_timeout: limits.redis_timeout,
             redis_leases: limits.redis_leases,
             heavy: heavy::read(env)?,
+            webhooks: webhooks::read(env)?,
+            webhook_lookup: None,
             watch_interval: events.watch_interval,
             max_streams_per_customer: events.max_streams_per_customer,
             markets_source: markets.markets_source,
@@ -404,6 +414,8 @@ impl Settings {
                 heavy_threads: 1,
                 ..HeavyReads::defaults()
             },
+            webhooks: Webhooks::default(),
+            webhook_lookup: None,
         }
     }
 }

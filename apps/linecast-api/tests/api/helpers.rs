@@ -38,15 +38,16 @@ impl TestApp {
     /// One watcher round at the app's now and the keeping of the
     /// predictions and odds versions it saw, as the server's watcher task
     /// runs them (without waiting for its next tick).
-    pub async fn keep_releases(&self) {
+    pub async fn keep_releases(&self) -> Vec<std::sync::Arc<linecast_core::services::events::Event>> {
         let memo = &self.state.responses.memo;
         linecast_api::events::watch_round(
             &self.state.events,
             &self.state.releases,
+            self.state.webhooks.store().as_ref(),
             self.state.clock.now(),
             &|| memo.clear(),
         )
-        .await;
+        .await
     }
 
     pub async fn get(&self, path: &str) -> reqwest::Response {

@@ -52,3 +52,4 @@ mod results;
 mod scorecard;
 mod service;
 mod strategies;
+mod webhooks;

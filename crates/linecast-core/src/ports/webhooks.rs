@@ -245,6 +245,58 @@ pub struct Attempt {
     pub response_body: String,
 }
 
+/// What one HTTP attempt came to, as the sender saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SendOutcome {
+    /// The receiver answered.
+    Response {
+        status: u16,
+        /// Its `Retry-After` header, as sent.
+        retry_after: Option<String>,
+    },
+    /// No answer within the sender's timeout.
+    Timeout,
+    /// No connection: refused, reset, TLS, or no address to try.
+    ConnectFailed(String),
+    /// The host resolved to an address the rules refuse
+    /// (`linecast_webhooks::address`): nothing was sent. The code.
+    Refused(&'static str),
+}
+
+/// One attempt's report: the outcome, how long it took and the first
+/// bytes of the response body (at most the preview).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SendReport {
+    pub outcome: SendOutcome,
+    pub latency: std::time::Duration,
+    pub body: Vec<u8>,
+}
+
+/// Why an endpoint URL cannot be saved, as the sender's resolver sees it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AdmitError {
+    /// The URL's scheme, form or literal address is refused: the rule's
+    /// code and words.
+    #[error("{message}")]
+    Refused { code: &'static str, message: String },
+    /// The host does not resolve.
+    #[error("the host {0} does not resolve")]
+    Unresolved(String),
+}
+
+/// HTTP to receivers: resolves the endpoint's host, checks every address
+/// it resolves to (at every attempt), connects only to a checked address,
+/// sends the signed POST with a timeout, and reads the start of the
+/// response.
+#[async_trait]
+pub trait WebhookSender: Send + Sync {
+    /// Checks a URL before it is saved: its form, and every address its
+    /// host resolves to now.
+    async fn admit(&self, url: &str) -> Result<(), AdmitError>;
+    /// POSTs `body` to `url` with `headers`.
+    async fn send(&self, url: &str, headers: &[(&'static str, String)], body: bytes::Bytes) -> SendReport;
+}
+
 /// The webhooks' storage. Every method that names a customer touches only
 /// that customer's endpoints: another account's id is `NotFound`.
 #[async_trait]
@@ -258,6 +310,9 @@ pub trait WebhookStore: Send + Sync {
     async fn endpoints(&self, customer_id: i64) -> Result<Vec<Endpoint>, AccountsError>;
     /// One of the account's endpoints.
     async fn endpoint(&self, customer_id: i64, id: &str) -> Result<Option<Endpoint>, AccountsError>;
+    /// An endpoint whatever its account (what the delivery worker sends
+    /// with).
+    async fn find_endpoint(&self, id: &str) -> Result<Option<Endpoint>, AccountsError>;
     /// Changes the given fields; the endpoint as it now is.
     async fn update_endpoint(
         &self,
@@ -289,6 +344,10 @@ pub trait WebhookStore: Send + Sync {
     /// enabled endpoint subscribed to its type, whose sports are empty or
     /// contain its sport, and, when it names a customer, of that customer.
     async fn enqueue(&self, message: NewMessage) -> Result<Enqueued, AccountsError>;
+    /// Stores the message and one pending delivery to this endpoint only,
+    /// whatever its subscriptions (a test message). `NotFound` for an
+    /// unknown endpoint.
+    async fn enqueue_to(&self, message: NewMessage, endpoint_id: &str) -> Result<Enqueued, AccountsError>;
     /// Claims up to `limit` pending deliveries of enabled endpoints due at
     /// `now` whose claim is free or expired, for `worker` until `now +
     /// lease`, oldest due first. Never a delivery while an earlier one (by

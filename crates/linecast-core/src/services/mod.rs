@@ -22,3 +22,4 @@ pub mod slate;
 pub mod slots;
 pub mod strategies;
 pub mod usage;
+pub mod webhooks;

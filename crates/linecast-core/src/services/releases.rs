@@ -739,6 +739,86 @@ impl Releases {
         Ok((moves, generation))
     }
 
+    /// The games of `release` whose row differs from the same series'
+    /// release before it (a game new to it included), in the release's
+    /// order; every game of the first release of a series. What a
+    /// `release.published` webhook names as `game_ids_changed`.
+    pub async fn changed_games(&self, release: &KeptRelease) -> Result<Vec<String>, ReleaseError> {
+        let kept = self.log.releases(release.series).await?;
+        let previous = kept
+            .iter()
+            .filter(|r| r.published_at < release.published_at)
+            .max_by_key(|r| r.published_at);
+        fn changed<'a, R: PartialEq + 'a>(
+            now: impl Iterator<Item = (&'a str, &'a R)>,
+            before: Option<HashMap<&'a str, &'a R>>,
+        ) -> Vec<String> {
+            let mut ids: Vec<String> = Vec::new();
+            for (id, row) in now {
+                let same = before.as_ref().and_then(|b| b.get(id)).is_some_and(|old| *old == row);
+                if !same && !ids.iter().any(|i| i == id) {
+                    ids.push(id.to_owned());
+                }
+            }
+            ids
+        }
+        let archive = self.archive.as_ref();
+        Ok(match release.series {
+            Series::Predictions(..) => {
+                let now = archive.kept_predictions(release).await?;
+                let before = match previous {
+                    Some(p) => Some(archive.kept_predictions(p).await?),
+                    None => None,
+                };
+                changed(
+                    now.value.rows.iter().map(|r| (r.game_id.as_str(), r)),
+                    before
+                        .as_ref()
+                        .map(|b| b.value.rows.iter().map(|r| (r.game_id.as_str(), r)).collect()),
+                )
+            }
+            Series::Odds(_) => {
+                let now = archive.kept_odds(release).await?;
+                let before = match previous {
+                    Some(p) => Some(archive.kept_odds(p).await?),
+                    None => None,
+                };
+                changed(
+                    now.value.iter().map(|r| (r.game_id.as_str(), r)),
+                    before
+                        .as_ref()
+                        .map(|b| b.value.iter().map(|r| (r.game_id.as_str(), r)).collect()),
+                )
+            }
+            Series::Books(_) => {
+                // A game changed when any of its books' rows did.
+                let now = archive.kept_books(release).await?;
+                let before = match previous {
+                    Some(p) => Some(archive.kept_books(p).await?),
+                    None => None,
+                };
+                let rows = |rows: &[linecast_domain::artifacts::BookRow]| {
+                    let mut by_game: Vec<(String, Vec<linecast_domain::artifacts::BookRow>)> = Vec::new();
+                    for row in rows {
+                        match by_game.iter_mut().find(|(id, _)| id == row.game_id.as_str()) {
+                            Some((_, books)) => books.push(row.clone()),
+                            None => by_game.push((row.game_id.as_str().to_owned(), vec![row.clone()])),
+                        }
+                    }
+                    by_game
+                };
+                let now_games = rows(&now.value);
+                let before_games = before.as_ref().map(|b| rows(&b.value));
+                changed(
+                    now_games.iter().map(|(id, books)| (id.as_str(), books)),
+                    before_games
+                        .as_ref()
+                        .map(|b| b.iter().map(|(id, books)| (id.as_str(), books)).collect()),
+                )
+            }
+        })
+    }
+
     /// Seals the ledger's due days (with a ledger), then forgets the
     /// releases older than the retention (none without one), but none the
     /// ledger does not list yet, and deletes the archived bytes no kept

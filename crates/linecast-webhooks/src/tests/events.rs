@@ -108,9 +108,11 @@ fn a_key_is_notified_seven_days_and_one_day_before_it_expires_once_each() {
 
 #[test]
 fn deliveries_are_ordered_per_endpoint_and_game() {
-    assert_eq!(ordering_key("ep_1", Some("nba-401585")), "ep_1/game/nba-401585");
-    assert_eq!(ordering_key("ep_1", None), "ep_1");
-    assert_ne!(ordering_key("ep_1", Some("g")), ordering_key("ep_2", Some("g")));
+    assert_eq!(ordering_key(Lane::Sport("nba")), "sport/nba");
+    assert_eq!(ordering_key(Lane::Account), "account");
+    assert_eq!(ordering_key(Lane::Test("msg_1")), "test/msg_1");
+    assert_ne!(ordering_key(Lane::Sport("nba")), ordering_key(Lane::Sport("nfl")));
+    assert_ne!(ordering_key(Lane::Test("msg_1")), ordering_key(Lane::Test("msg_2")));
 }
 
 #[test]

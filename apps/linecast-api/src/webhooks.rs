@@ -1,0 +1,227 @@
+//! Signed webhooks in the server: the sender and the delivery worker of
+//! this instance, and the events the watcher's rounds put in the outbox
+//! (`release.published` for every kept predictions or odds release the
+//! change stream announces, with the same id; `data_status.changed`).
+//! The rules are core's `services::webhooks`; the payloads'
+//! shapes `linecast_payloads::webhooks`.
+
+use std::sync::Arc;
+
+use chrono::DurationRound;
+use linecast_core::clock::{Clock, SystemClock};
+use linecast_core::ports::releases::{KeptRelease, Series};
+use linecast_core::ports::webhooks::{NewMessage, WebhookSender, WebhookStore};
+use linecast_core::services::events::{Event, EventData};
+use linecast_core::services::releases::Releases;
+use linecast_core::services::webhooks::{Deliverer, DeliverySettings, Endpoints};
+use linecast_payloads::time::exact;
+use linecast_payloads::webhooks::{DataStatusChanged, ReleasePublished, WebhookEvent};
+use linecast_webhooks::events::{EventType, Lane, ordering_key};
+use serde::Serialize;
+
+use crate::settings::Settings;
+
+/// How often attempts older than their retention are deleted.
+const PRUNE_EVERY: chrono::Duration = chrono::Duration::hours(1);
+
+/// The webhooks' clock: the system's, always. Deliveries, their retries
+/// and `webhook-timestamp` run in real time even when the data's clock is
+/// frozen (`LINECAST_NOW`), or a receiver would refuse every signature.
+pub fn clock() -> Arc<dyn Clock> {
+    Arc::new(SystemClock)
+}
+
+/// The sender: the system resolver, or the tests' table.
+pub fn sender(settings: &Settings) -> anyhow::Result<Arc<dyn WebhookSender>> {
+    let lookup: Arc<dyn linecast_webhook_http::Lookup> = match &settings.webhook_lookup {
+        Some(lookup) => lookup.clone(),
+        None => Arc::new(linecast_webhook_http::SystemLookup),
+    };
+    let sender =
+        linecast_webhook_http::HttpSender::new(lookup, settings.webhooks.allow_loopback, settings.webhooks.timeout)
+            .map_err(anyhow::Error::msg)?;
+    Ok(Arc::new(sender))
+}
+
+/// The endpoints' use case and this instance's delivery worker.
+pub fn build(settings: &Settings, store: Arc<dyn WebhookStore>) -> anyhow::Result<(Arc<Endpoints>, Arc<Deliverer>)> {
+    let sender = sender(settings)?;
+    let endpoints = Arc::new(Endpoints::new(store.clone(), sender.clone(), clock()));
+    // A claim names its instance: the host and process, and a random part
+    // so two processes of one host never share a name.
+    let worker = format!(
+        "{}-{}-{}",
+        std::env::var("HOSTNAME").unwrap_or_else(|_| "linecast".to_owned()),
+        std::process::id(),
+        linecast_core::ports::webhooks::new_id("w")?
+    );
+    let deliverer = Arc::new(Deliverer::new(
+        store,
+        sender,
+        clock(),
+        worker,
+        DeliverySettings {
+            schedule_scale: settings.webhooks.schedule_scale,
+            lease: settings.webhooks.timeout * 4,
+            ..DeliverySettings::default()
+        },
+    ));
+    Ok((endpoints, deliverer))
+}
+
+/// The delivery worker: a round every `interval` (deliveries due are
+/// claimed and attempted off the request path), and once an hour the
+/// attempts past their retention deleted.
+pub fn spawn_deliverer(
+    deliverer: Arc<Deliverer>,
+    store: Arc<dyn WebhookStore>,
+    interval: std::time::Duration,
+    attempt_days: u32,
+) -> linecast_limits::Flusher {
+    let pruned_at = Arc::new(std::sync::Mutex::new(None::<chrono::DateTime<chrono::Utc>>));
+    linecast_limits::Flusher::spawn(interval, move || {
+        let (deliverer, store, pruned_at) = (deliverer.clone(), store.clone(), pruned_at.clone());
+        async move {
+            if let Err(e) = deliverer.round().await {
+                tracing::warn!(error = %e, "webhooks: a delivery round failed; the next one retries");
+            }
+            let now = clock().now();
+            let due = {
+                let mut at = pruned_at.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                let due = at.is_none_or(|t| now - t >= PRUNE_EVERY);
+                if due {
+                    *at = Some(now);
+                }
+                due
+            };
+            if due {
+                match store
+                    .prune_attempts(now - chrono::Duration::days(i64::from(attempt_days)))
+                    .await
+                {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(attempts = n, "webhooks: attempts past their retention deleted"),
+                    Err(e) => tracing::warn!(error = %e, "webhooks: attempts' retention not applied"),
+                }
+            }
+        }
+    })
+}
+
+fn message<T: Serialize + utoipa::ToSchema>(
+    id: String,
+    event_type: EventType,
+    sport: &str,
+    at: chrono::DateTime<chrono::Utc>,
+    data: T,
+) -> Result<NewMessage, serde_json::Error> {
+    let payload = serde_json::to_string(&WebhookEvent {
+        event_type: event_type.code().to_owned(),
+        timestamp: exact(at),
+        data,
+    })?;
+    Ok(NewMessage {
+        dedupe_key: Some(id.clone()),
+        id,
+        customer_id: None,
+        event_type: event_type.code().to_owned(),
+        sport: Some(sport.to_owned()),
+        order_key: ordering_key(Lane::Sport(sport)),
+        payload,
+        created_at: at,
+    })
+}
+
+/// The kept release a release event announces: same series, published at
+/// the same instant (to the microsecond the log keeps).
+fn kept_for<'a>(event: &Event, kept: &'a [KeptRelease]) -> Option<&'a KeptRelease> {
+    let EventData::Release(r) = &event.data else {
+        return None;
+    };
+    let at = r
+        .published_at
+        .duration_trunc(chrono::Duration::microseconds(1))
+        .unwrap_or(r.published_at);
+    kept.iter().find(|k| {
+        k.published_at == at
+            && match k.series {
+                Series::Predictions(sport, model_type) => {
+                    r.artifact.code() == "predictions" && r.sport == sport && r.model_type == Some(model_type)
+                }
+                Series::Odds(sport) => r.artifact.code() == "odds" && r.sport == sport,
+                Series::Books(_) => false,
+            }
+    })
+}
+
+/// The round's events in the outbox: each kept release the change stream
+/// announced, and each status change, under the change stream's event id
+/// (every instance names an event the same way, so the outbox stores it
+/// once whichever instance saw it first). Failing to write one is logged;
+/// the change stream still carries it.
+pub async fn announce(store: &dyn WebhookStore, releases: &Releases, events: &[Arc<Event>], kept: &[KeptRelease]) {
+    for event in events {
+        let made = match &event.data {
+            EventData::Release(r) => {
+                let Some(release) = kept_for(event, kept) else {
+                    continue;
+                };
+                let changed = match releases.changed_games(release).await {
+                    Ok(ids) => ids,
+                    Err(e) => {
+                        tracing::warn!(error = %e, digest = %release.digest, "webhooks: a release's changed games could not be read; not announced");
+                        continue;
+                    }
+                };
+                let published_at = exact(release.published_at);
+                let link = match r.model_type {
+                    Some(model_type) => format!(
+                        "/api/v1/predictions/{}/{}?as_of={published_at}",
+                        r.sport.code(),
+                        model_type.code()
+                    ),
+                    None => format!("/api/v1/odds/{}?as_of={published_at}", r.sport.code()),
+                };
+                message(
+                    event.id.to_string(),
+                    EventType::ReleasePublished,
+                    r.sport.code(),
+                    release.published_at,
+                    ReleasePublished {
+                        sport: r.sport.code().to_owned(),
+                        artifact: r.artifact.code().to_owned(),
+                        model_type: r.model_type.map(|m| m.code().to_owned()),
+                        published_at,
+                        digest: release.digest.clone(),
+                        game_ids_changed: changed,
+                        link,
+                    },
+                )
+            }
+            EventData::Status(s) => message(
+                event.id.to_string(),
+                EventType::DataStatusChanged,
+                s.sport.code(),
+                event.at,
+                DataStatusChanged {
+                    sport: s.sport.code().to_owned(),
+                    from: s.from.as_str().to_owned(),
+                    to: s.to.as_str().to_owned(),
+                    operational: s.operational,
+                    degradation_reason: s.degradation_reason.map(|r| r.as_str().to_owned()),
+                    link: format!("/api/v1/data-status/{}", s.sport.code()),
+                },
+            ),
+        };
+        let message = match made {
+            Ok(message) => message,
+            Err(e) => {
+                tracing::warn!(error = %e, event = %event.id, "webhooks: an event's payload did not serialise");
+                continue;
+            }
+        };
+        if let Err(e) = store.enqueue(message).await {
+            tracing::warn!(error = %e, event = %event.id, "webhooks: an event was not put in the outbox");
+        }
+    }
+}
