@@ -645,29 +645,6 @@ impl WebhookStore for SeaAccounts {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_preview_is_utf8_and_at_most_the_rule_s_bytes() {
-        let body = "é".repeat(3000);
-        let kept = preview(body.as_bytes());
-        assert!(kept.len() <= linecast_webhooks::events::BODY_PREVIEW);
-        assert_eq!(kept.len(), 4096);
-        let binary = vec![0xffu8; 5000];
-        let kept = preview(&binary);
-        assert!(kept.len() <= linecast_webhooks::events::BODY_PREVIEW, "{}", kept.len());
-        assert_eq!(preview(b"ok"), "ok");
-    }
-
-    #[test]
-    fn lists_round_trip_and_empty_is_none() {
-        assert_eq!(split(&join(&["a".into(), "b".into()])), ["a", "b"]);
-        assert!(split("").is_empty());
-    }
-}
-
 /// The message and, in its transaction, its deliveries: to `only` when
 /// given (whatever its subscriptions; `NotFound` when it does not exist),
 /// else to every subscribed endpoint.
@@ -701,32 +678,29 @@ async fn store_message(
             deliveries: 0,
         });
     }
-    let targets: Vec<webhook_endpoints::Model> = match only {
-        Some(id) => {
-            let Some(endpoint) = webhook_endpoints::Entity::find_by_id(id.to_owned())
-                .one(&txn)
-                .await
-                .map_err(db_err)?
-            else {
-                txn.rollback().await.map_err(db_err)?;
-                return Err(AccountsError::NotFound);
-            };
-            vec![endpoint]
+    let targets: Vec<webhook_endpoints::Model> = if let Some(id) = only {
+        let Some(endpoint) = webhook_endpoints::Entity::find_by_id(id.to_owned())
+            .one(&txn)
+            .await
+            .map_err(db_err)?
+        else {
+            txn.rollback().await.map_err(db_err)?;
+            return Err(AccountsError::NotFound);
+        };
+        vec![endpoint]
+    } else {
+        let mut endpoints = webhook_endpoints::Entity::find().filter(webhook_endpoints::Column::Enabled.eq(true));
+        if let Some(customer_id) = message.customer_id {
+            endpoints = endpoints.filter(webhook_endpoints::Column::CustomerId.eq(customer_id));
         }
-        None => {
-            let mut endpoints = webhook_endpoints::Entity::find().filter(webhook_endpoints::Column::Enabled.eq(true));
-            if let Some(customer_id) = message.customer_id {
-                endpoints = endpoints.filter(webhook_endpoints::Column::CustomerId.eq(customer_id));
-            }
-            endpoints
-                .order_by_asc(webhook_endpoints::Column::Id)
-                .all(&txn)
-                .await
-                .map_err(db_err)?
-                .into_iter()
-                .filter(|e| subscribed(e, &message))
-                .collect()
-        }
+        endpoints
+            .order_by_asc(webhook_endpoints::Column::Id)
+            .all(&txn)
+            .await
+            .map_err(db_err)?
+            .into_iter()
+            .filter(|e| subscribed(e, &message))
+            .collect()
     };
     let deliveries: Vec<webhook_deliveries::ActiveModel> = targets
         .into_iter()
@@ -753,4 +727,27 @@ async fn store_message(
         new: true,
         deliveries: deliveries.len() as u64,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_preview_is_utf8_and_at_most_the_rule_s_bytes() {
+        let body = "é".repeat(3000);
+        let kept = preview(body.as_bytes());
+        assert!(kept.len() <= linecast_webhooks::events::BODY_PREVIEW);
+        assert_eq!(kept.len(), 4096);
+        let binary = vec![0xffu8; 5000];
+        let kept = preview(&binary);
+        assert!(kept.len() <= linecast_webhooks::events::BODY_PREVIEW, "{}", kept.len());
+        assert_eq!(preview(b"ok"), "ok");
+    }
+
+    #[test]
+    fn lists_round_trip_and_empty_is_none() {
+        assert_eq!(split(&join(&["a".into(), "b".into()])), ["a", "b"]);
+        assert!(split("").is_empty());
+    }
 }

@@ -111,6 +111,9 @@ pub struct UpdateEndpointRequest {
     pub enabled: Option<bool>,
 }
 
+/// Absent is `None` (serde's default); present is `Some` of the value or
+/// of `null`: the three cases a PATCH of `description` means.
+#[allow(clippy::option_option)]
 fn double_option<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
     Option::<String>::deserialize(d).map(Some)
 }

@@ -395,7 +395,7 @@ pub async fn resend(
         .map_err(|e| match e {
             AccountsError::NotFound => ApiError::NotFound("No such delivery among yours".to_owned()),
             AccountsError::Conflict(_) => ApiError::Conflict("The delivery is still pending".to_owned()),
-            e => e.into(),
+            e @ AccountsError::Unavailable(_) => e.into(),
         })?;
     written(StatusCode::ACCEPTED, &DeliveryView::from(&delivery))
 }

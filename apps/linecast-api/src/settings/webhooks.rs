@@ -60,7 +60,7 @@ pub(super) fn read(env: &impl Fn(&str) -> Option<String>) -> Result<Webhooks, Se
     let timeout = seconds(
         env,
         "LINECAST_WEBHOOK_TIMEOUT_SECS",
-        |d| d >= Duration::from_millis(100) && d <= Duration::from_secs(60),
+        |d| d >= Duration::from_millis(100) && d <= Duration::from_mins(1),
         "seconds, 0.1 to 60",
     )?
     .unwrap_or(defaults.timeout);

@@ -115,7 +115,7 @@ impl Receiver {
     /// Waits until `n` requests came (a generous bound: a loaded machine
     /// is slow, never wrong).
     async fn wait_for(&self, n: usize) -> Vec<Received> {
-        let deadline = Instant::now() + Duration::from_secs(120);
+        let deadline = Instant::now() + Duration::from_mins(2);
         loop {
             let got = self.received();
             if got.len() >= n {
@@ -193,7 +193,7 @@ async fn create(app: &TestApp, body: Value) -> (u16, Value) {
 
 /// The endpoint's attempts, newest first, once there are `n`.
 async fn attempts(app: &TestApp, id: &str, n: usize) -> Vec<Value> {
-    let deadline = Instant::now() + Duration::from_secs(120);
+    let deadline = Instant::now() + Duration::from_mins(2);
     loop {
         let (status, body) = send(app, reqwest::Method::GET, &format!("{ENDPOINTS}/{id}/attempts"), None).await;
         assert_eq!(status, 200, "{body}");

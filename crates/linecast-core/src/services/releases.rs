@@ -749,19 +749,6 @@ impl Releases {
             .iter()
             .filter(|r| r.published_at < release.published_at)
             .max_by_key(|r| r.published_at);
-        fn changed<'a, R: PartialEq + 'a>(
-            now: impl Iterator<Item = (&'a str, &'a R)>,
-            before: Option<HashMap<&'a str, &'a R>>,
-        ) -> Vec<String> {
-            let mut ids: Vec<String> = Vec::new();
-            for (id, row) in now {
-                let same = before.as_ref().and_then(|b| b.get(id)).is_some_and(|old| *old == row);
-                if !same && !ids.iter().any(|i| i == id) {
-                    ids.push(id.to_owned());
-                }
-            }
-            ids
-        }
         let archive = self.archive.as_ref();
         Ok(match release.series {
             Series::Predictions(..) => {
@@ -770,11 +757,12 @@ impl Releases {
                     Some(p) => Some(archive.kept_predictions(p).await?),
                     None => None,
                 };
-                changed(
+                changed_ids(
                     now.value.rows.iter().map(|r| (r.game_id.as_str(), r)),
                     before
                         .as_ref()
-                        .map(|b| b.value.rows.iter().map(|r| (r.game_id.as_str(), r)).collect()),
+                        .map(|b| -> HashMap<&str, _> { b.value.rows.iter().map(|r| (r.game_id.as_str(), r)).collect() })
+                        .as_ref(),
                 )
             }
             Series::Odds(_) => {
@@ -783,11 +771,12 @@ impl Releases {
                     Some(p) => Some(archive.kept_odds(p).await?),
                     None => None,
                 };
-                changed(
+                changed_ids(
                     now.value.iter().map(|r| (r.game_id.as_str(), r)),
                     before
                         .as_ref()
-                        .map(|b| b.value.iter().map(|r| (r.game_id.as_str(), r)).collect()),
+                        .map(|b| -> HashMap<&str, _> { b.value.iter().map(|r| (r.game_id.as_str(), r)).collect() })
+                        .as_ref(),
                 )
             }
             Series::Books(_) => {
@@ -809,11 +798,12 @@ impl Releases {
                 };
                 let now_games = rows(&now.value);
                 let before_games = before.as_ref().map(|b| rows(&b.value));
-                changed(
+                changed_ids(
                     now_games.iter().map(|(id, books)| (id.as_str(), books)),
                     before_games
                         .as_ref()
-                        .map(|b| b.iter().map(|(id, books)| (id.as_str(), books)).collect()),
+                        .map(|b| b.iter().map(|(id, books)| (id.as_str(), books)).collect())
+                        .as_ref(),
                 )
             }
         })
@@ -905,4 +895,21 @@ fn mark_after_start(entries: &mut [GameRelease]) {
 /// (not `after_start`).
 fn closing_index(entries: &[GameRelease]) -> Option<usize> {
     entries.iter().rposition(|e| !e.after_start)
+}
+
+/// The ids of `now`'s games whose row is not in `before` as it is (a game
+/// new to it included), once each, in `now`'s order; every game when there
+/// is no `before`.
+fn changed_ids<'a, R: PartialEq + 'a>(
+    now: impl Iterator<Item = (&'a str, &'a R)>,
+    before: Option<&HashMap<&'a str, &'a R>>,
+) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    for (id, row) in now {
+        let same = before.and_then(|b| b.get(id)).is_some_and(|old| *old == row);
+        if !same && !ids.iter().any(|i| i == id) {
+            ids.push(id.to_owned());
+        }
+    }
+    ids
 }
