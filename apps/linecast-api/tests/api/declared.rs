@@ -39,6 +39,10 @@ fn fill(doc: &Value, template: &str, parameters: &[Value]) -> String {
                 "api_key" => "sk_service_XXXX*****".to_owned(),
                 "token" => "not-a-token".to_owned(),
                 "game_id" => "nba-20261115-dallas_mavericks-charlotte_hornets".to_owned(),
+                // The endpoint the examples' test stores (elsewhere the
+                // documented 404); no such delivery.
+                "endpoint_id" => "ep_000000000000000000000000".to_owned(),
+                "delivery_id" => "1".to_owned(),
                 other => panic!("no value for the path parameter {other} of {template}"),
             },
         };
@@ -290,6 +294,26 @@ async fn each_example_is_a_live_answer_of_the_demo_data() {
     use linecast_api::endpoint::Serving;
     let app = spawn_app().await;
     app.keep_releases().await;
+    // The webhook endpoint the filled paths name, stored as the demo
+    // customer's (creating one over the API would resolve its host).
+    let customer = crate::helpers::demo_customer(&app).await.customer_id;
+    app.state
+        .webhooks
+        .store()
+        .create_endpoint(
+            linecast_core::ports::webhooks::NewEndpoint {
+                id: "ep_000000000000000000000000".to_owned(),
+                customer_id: customer,
+                url: "https://hooks.example.com/linecast".to_owned(),
+                description: Some("trading desk".to_owned()),
+                event_types: vec!["release.published".to_owned()],
+                sports: vec!["nba".to_owned()],
+                secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw".to_owned(),
+            },
+            crate::helpers::fixture_now(),
+        )
+        .await
+        .unwrap();
     let (_, doc) = app.get_json("/openapi.json").await;
     let committed: serde_json::Map<String, Value> =
         serde_json::from_str(linecast_api::openapi::EXAMPLES).expect("openapi-examples.json is a JSON object");
