@@ -168,8 +168,9 @@ pub fn spawn_watcher(
 /// runs when something changed, so what was resolved against the old
 /// versions is forgotten), then every predictions and odds version seen is
 /// kept (`changed` runs again when a release was recorded: the reads of
-/// kept releases moved), and the round's events are put in the webhooks'
-/// outbox (`webhooks::announce`). Returns the round's events, for the
+/// kept releases moved); each release event is told its kept release
+/// (digest, exact instant, changed games) and the round's events are put
+/// in the webhooks' outbox (`webhooks::announce`). Returns the round's events, for the
 /// streams.
 pub async fn watch_round(
     hub: &EventHub,
@@ -183,11 +184,14 @@ pub async fn watch_round(
         tracing::info!(events = events.len(), "change stream: new events");
         changed();
     }
-    let kept = releases.keep_versions(&hub.watcher.versions()).await;
-    if !kept.is_empty() {
+    let met = releases.keep_round(&hub.watcher.versions()).await;
+    if met.iter().any(|(_, new)| *new) {
         changed();
     }
-    crate::webhooks::announce(webhooks, releases, &events, &kept).await;
+    let kept: Vec<_> = met.into_iter().map(|(release, _)| release).collect();
+    let facts = linecast_core::services::events::release_facts(releases, &events, &kept).await;
+    let events = hub.watcher.attach(&events, &facts);
+    crate::webhooks::announce(webhooks, &events).await;
     events
 }
 
@@ -415,6 +419,7 @@ mod tests {
                 artifact: Artifact::Odds,
                 published_at: at,
                 version: format!("v{n}"),
+                kept: None,
             }),
         })
     }

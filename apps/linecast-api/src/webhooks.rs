@@ -7,12 +7,9 @@
 
 use std::sync::Arc;
 
-use chrono::DurationRound;
 use linecast_core::clock::{Clock, SystemClock};
-use linecast_core::ports::releases::{KeptRelease, Series};
 use linecast_core::ports::webhooks::{NewMessage, WebhookSender, WebhookStore};
 use linecast_core::services::events::{Event, EventData};
-use linecast_core::services::releases::Releases;
 use linecast_core::services::webhooks::{Deliverer, DeliverySettings, Endpoints};
 use linecast_payloads::time::exact;
 use linecast_payloads::webhooks::{DataStatusChanged, ReleasePublished, WebhookEvent};
@@ -132,46 +129,18 @@ fn message<T: Serialize + utoipa::ToSchema>(
     })
 }
 
-/// The kept release a release event announces: same series, published at
-/// the same instant (to the microsecond the log keeps).
-fn kept_for<'a>(event: &Event, kept: &'a [KeptRelease]) -> Option<&'a KeptRelease> {
-    let EventData::Release(r) = &event.data else {
-        return None;
-    };
-    let at = r
-        .published_at
-        .duration_trunc(chrono::Duration::microseconds(1))
-        .unwrap_or(r.published_at);
-    kept.iter().find(|k| {
-        k.published_at == at
-            && match k.series {
-                Series::Predictions(sport, model_type) => {
-                    r.artifact.code() == "predictions" && r.sport == sport && r.model_type == Some(model_type)
-                }
-                Series::Odds(sport) => r.artifact.code() == "odds" && r.sport == sport,
-                Series::Books(_) => false,
-            }
-    })
-}
-
-/// The round's events in the outbox: each kept release the change stream
-/// announced, and each status change, under the change stream's event id
+/// The round's events in the outbox: each release event told of its kept
+/// release (`events::release_facts`), and each status change, under the change stream's event id
 /// (every instance names an event the same way, so the outbox stores it
 /// once whichever instance saw it first). Failing to write one is logged;
 /// the change stream still carries it.
-pub async fn announce(store: &dyn WebhookStore, releases: &Releases, events: &[Arc<Event>], kept: &[KeptRelease]) {
+pub async fn announce(store: &dyn WebhookStore, events: &[Arc<Event>]) {
     for event in events {
         let made = match &event.data {
             EventData::Release(r) => {
-                let Some(release) = kept_for(event, kept) else {
+                // Only a kept predictions or odds release is announced.
+                let Some(release) = &r.kept else {
                     continue;
-                };
-                let changed = match releases.changed_games(release).await {
-                    Ok(ids) => ids,
-                    Err(e) => {
-                        tracing::warn!(error = %e, digest = %release.digest, "webhooks: a release's changed games could not be read; not announced");
-                        continue;
-                    }
                 };
                 let published_at = exact(release.published_at);
                 let link = match r.model_type {
@@ -193,7 +162,7 @@ pub async fn announce(store: &dyn WebhookStore, releases: &Releases, events: &[A
                         model_type: r.model_type.map(|m| m.code().to_owned()),
                         published_at,
                         digest: release.digest.clone(),
-                        game_ids_changed: changed,
+                        game_ids_changed: release.game_ids_changed.clone(),
                         link,
                     },
                 )

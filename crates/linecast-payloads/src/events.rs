@@ -27,6 +27,13 @@ pub struct ReleaseEventData {
     pub published_at: String,
     /// The object's version (its ETag, or last-modified and size).
     pub version: String,
+    /// SHA-256 of the release's bytes (lowercase hex), as the archive, the
+    /// ledger and `release.published` webhooks name it; null for season
+    /// stores and manifests (not kept releases).
+    pub digest: Option<String>,
+    /// The games whose row differs from the series' previous kept release
+    /// (new games included), in the release's order; null where `digest` is.
+    pub game_ids_changed: Option<Vec<String>>,
 }
 
 /// `status`: a sport's data-status evaluation changed (clock-driven changes
@@ -71,6 +78,8 @@ pub fn event_frame(event: &Event) -> Bytes {
                 artifact: r.artifact.code().to_owned(),
                 published_at: crate::time::exact(r.published_at),
                 version: r.version.clone(),
+                digest: r.kept.as_ref().map(|k| k.digest.clone()),
+                game_ids_changed: r.kept.as_ref().map(|k| k.game_ids_changed.clone()),
             },
         ),
         EventData::Status(s) => frame(
@@ -122,6 +131,7 @@ mod tests {
                 artifact: Artifact::Odds,
                 published_at: at,
                 version: "v1".to_owned(),
+                kept: None,
             }),
         };
         let frame = String::from_utf8(event_frame(&event).to_vec()).unwrap_or_default();

@@ -455,7 +455,7 @@ fn r2() -> String {
 }
 
 #[tokio::test]
-async fn a_kept_release_is_announced_once_with_the_change_streams_id_its_digest_its_exact_instant_and_the_games_that_changed()
+async fn a_kept_release_is_announced_once_with_the_change_streams_id_and_both_tell_its_digest_its_exact_instant_and_the_games_that_changed()
  {
     let app = app_with(
         |store| publish(store, PREDICTIONS, r1().as_bytes(), "2026-11-14T12:00:00.250Z"),
@@ -485,6 +485,22 @@ async fn a_kept_release_is_announced_once_with_the_change_streams_id_its_digest_
         .iter()
         .find(|e| matches!(&e.data, linecast_core::services::events::EventData::Release(r) if r.artifact.code() == "predictions" && r.sport.code() == "nba"))
         .expect("the release event");
+    // The change stream's event tells the same facts as the webhook.
+    let linecast_core::services::events::EventData::Release(told) = &event.data else {
+        unreachable!()
+    };
+    let kept = told.kept.as_ref().expect("the event is told its kept release");
+    assert_eq!(kept.digest, sha256(r2().as_bytes()));
+    assert_eq!(kept.published_at, at(published_at));
+    let frame = String::from_utf8(linecast_payloads::events::event_frame(event).to_vec()).unwrap();
+    assert!(
+        frame.contains(&format!(r#""digest":"{}""#, sha256(r2().as_bytes()))),
+        "{frame}"
+    );
+    assert!(
+        frame.contains(r#""game_ids_changed":["nba-20261114-brooklyn_nets-boston_celtics","nba-20261114-atlanta_hawks-orlando_magic"]"#),
+        "{frame}"
+    );
     receiver.wait_for(1).await;
     // Another round of either watcher, then: still one delivery (none to
     // the nfl endpoint, none twice).

@@ -94,6 +94,19 @@ pub struct ReleaseEvent {
     pub published_at: DateTime<Utc>,
     /// The object's version (its e_tag, or last-modified and size).
     pub version: String,
+    /// What the release log holds of this version, when it is a
+    /// predictions or odds release kept in the round that saw it.
+    pub kept: Option<KeptFacts>,
+}
+
+/// A kept release as its event tells it: the digest, the instant the log
+/// keeps (to the microsecond) and the games whose row changed since the
+/// series' previous release (`Releases::changed_games`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptFacts {
+    pub digest: String,
+    pub published_at: DateTime<Utc>,
+    pub game_ids_changed: Vec<String>,
 }
 
 /// A change of a sport's data-status evaluation.
@@ -148,6 +161,7 @@ impl Event {
                 artifact,
                 published_at: at,
                 version: version.version.clone(),
+                kept: None,
             }),
         })
     }
@@ -322,6 +336,33 @@ impl Watcher {
         fresh
     }
 
+    /// `events` with the facts of their kept releases attached (as
+    /// `facts` gives them by event id), also in the replay window, so a
+    /// client resuming later reads them too. Events without facts are
+    /// returned as they were.
+    pub fn attach(&self, events: &[Arc<Event>], facts: &HashMap<EventId, KeptFacts>) -> Vec<Arc<Event>> {
+        let told: Vec<Arc<Event>> = events
+            .iter()
+            .map(|event| match (&event.data, facts.get(&event.id)) {
+                (EventData::Release(r), Some(kept)) => Arc::new(Event {
+                    data: EventData::Release(ReleaseEvent {
+                        kept: Some(kept.clone()),
+                        ..r.clone()
+                    }),
+                    ..(**event).clone()
+                }),
+                _ => event.clone(),
+            })
+            .collect();
+        let mut window = self.window.lock().unwrap_or_else(PoisonError::into_inner);
+        for event in told.iter().filter(|e| facts.contains_key(&e.id)) {
+            if let Some(held) = window.iter_mut().find(|e| e.id == event.id) {
+                *held = event.clone();
+            }
+        }
+        told
+    }
+
     /// Every watched object's version as last listed (what the release
     /// keeper reads after a round).
     pub fn versions(&self) -> Vec<ObjectVersion> {
@@ -369,6 +410,56 @@ impl Watcher {
             window.pop_front();
         }
     }
+}
+
+/// The facts of the round's release events whose version the round kept
+/// (or found kept by another instance): matched by series and by the
+/// instant to the microsecond the log keeps. A release whose changed games
+/// cannot be read gets none (logged).
+pub async fn release_facts(
+    releases: &crate::services::releases::Releases,
+    events: &[Arc<Event>],
+    kept: &[crate::ports::releases::KeptRelease],
+) -> HashMap<EventId, KeptFacts> {
+    use crate::ports::releases::Series;
+    let mut facts = HashMap::new();
+    for event in events {
+        let EventData::Release(r) = &event.data else {
+            continue;
+        };
+        let at = r
+            .published_at
+            .duration_trunc(Duration::microseconds(1))
+            .unwrap_or(r.published_at);
+        let Some(release) = kept.iter().find(|k| {
+            k.published_at == at
+                && match k.series {
+                    Series::Predictions(sport, model_type) => {
+                        r.artifact == Artifact::Predictions && r.sport == sport && r.model_type == Some(model_type)
+                    }
+                    Series::Odds(sport) => r.artifact == Artifact::Odds && r.sport == sport,
+                    Series::Books(_) => false,
+                }
+        }) else {
+            continue;
+        };
+        match releases.changed_games(release).await {
+            Ok(game_ids_changed) => {
+                facts.insert(
+                    event.id.clone(),
+                    KeptFacts {
+                        digest: release.digest.clone(),
+                        published_at: release.published_at,
+                        game_ids_changed,
+                    },
+                );
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, digest = %release.digest, "a release's changed games could not be read");
+            }
+        }
+    }
+    facts
 }
 
 /// The change stream's per-customer cap is the generic slot cap: a
@@ -468,6 +559,7 @@ mod tests {
                 artifact: Artifact::Predictions,
                 published_at: at("2026-11-22T14:00:02Z"),
                 version: republished.version.clone(),
+                kept: None,
             }]
         );
         let id = events[0].id.as_str();

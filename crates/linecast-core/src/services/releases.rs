@@ -217,7 +217,19 @@ impl Releases {
     /// skipped (it is no release a client could have read). Returns the
     /// releases this call recorded.
     pub async fn keep_versions(&self, versions: &[ObjectVersion]) -> Vec<KeptRelease> {
-        let mut recorded = Vec::new();
+        self.keep_round(versions)
+            .await
+            .into_iter()
+            .filter_map(|(release, new)| new.then_some(release))
+            .collect()
+    }
+
+    /// [`Self::keep_versions`], returning every release this round met for
+    /// the first time with whether this call recorded it (`false`: another
+    /// instance had): what the round's events are told of their release,
+    /// the same on every instance.
+    pub async fn keep_round(&self, versions: &[ObjectVersion]) -> Vec<(KeptRelease, bool)> {
+        let mut met = Vec::new();
         for listed in versions {
             let Some(series) = Series::of_key(&listed.key) else {
                 continue;
@@ -226,18 +238,20 @@ impl Releases {
                 continue;
             }
             match self.keep_current(series, listed).await {
-                Ok(Some(release)) => {
-                    tracing::info!(
-                        series = %series.code(), published_at = %release.published_at,
-                        digest = %release.digest, games = release.game_count, "release kept"
-                    );
-                    recorded.push(release);
+                Ok(Some((release, new))) => {
+                    if new {
+                        tracing::info!(
+                            series = %series.code(), published_at = %release.published_at,
+                            digest = %release.digest, games = release.game_count, "release kept"
+                        );
+                    }
+                    met.push((release, new));
                 }
                 Ok(None) => {}
                 Err(e) => tracing::warn!(object = %listed.key, error = %e, "release not kept; tried again next round"),
             }
         }
-        recorded
+        met
     }
 
     fn has_met(&self, version: &ObjectVersion) -> bool {
@@ -254,7 +268,11 @@ impl Releases {
             .insert((version.key.clone(), version.version.clone()));
     }
 
-    async fn keep_current(&self, series: Series, listed: &ObjectVersion) -> Result<Option<KeptRelease>, ReleaseError> {
+    async fn keep_current(
+        &self,
+        series: Series,
+        listed: &ObjectVersion,
+    ) -> Result<Option<(KeptRelease, bool)>, ReleaseError> {
         let (read, bytes) = self.archive.current(&listed.key).await?;
         if self.has_met(&read) {
             self.meet(listed);
@@ -264,7 +282,7 @@ impl Releases {
             Ok((release, new)) => {
                 self.meet(listed);
                 self.meet(&read);
-                Ok(new.then_some(release))
+                Ok(Some((release, new)))
             }
             Err(ReleaseError::Store(StoreError::Corrupt {
                 object,
