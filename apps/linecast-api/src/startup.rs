@@ -233,6 +233,7 @@ impl Application {
         let deliverer = crate::webhooks::spawn_deliverer(
             state.deliverer.clone(),
             state.webhooks.store().clone(),
+            state.gate.quota_notices.clone(),
             settings.webhooks.interval,
             settings.webhooks.attempt_days,
         );
@@ -727,6 +728,7 @@ impl Wiring<'_> {
             clock: self.clock.clone(),
             webhook: crate::auth::stripe_signature::Webhook::new(settings.stripe_webhook_secrets.clone()),
             portal,
+            quota_notices: Arc::new(linecast_core::services::webhooks::QuotaNotices::new()),
         })
     }
 

@@ -10,9 +10,9 @@ use std::sync::Arc;
 use linecast_core::clock::{Clock, SystemClock};
 use linecast_core::ports::webhooks::{NewMessage, WebhookSender, WebhookStore};
 use linecast_core::services::events::{Event, EventData};
-use linecast_core::services::webhooks::{Deliverer, DeliverySettings, Endpoints};
+use linecast_core::services::webhooks::{Deliverer, DeliverySettings, Endpoints, QuotaNotices};
 use linecast_payloads::time::exact;
-use linecast_payloads::webhooks::{DataStatusChanged, ReleasePublished, WebhookEvent};
+use linecast_payloads::webhooks::{DataStatusChanged, QuotaThreshold, ReleasePublished, WebhookEvent};
 use linecast_webhooks::events::{EventType, Lane, ordering_key};
 use serde::Serialize;
 
@@ -66,19 +66,22 @@ pub fn build(settings: &Settings, store: Arc<dyn WebhookStore>) -> anyhow::Resul
     Ok((endpoints, deliverer))
 }
 
-/// The delivery worker: a round every `interval` (deliveries due are
-/// claimed and attempted off the request path), and once an hour the
-/// attempts past their retention deleted.
+/// The delivery worker: a round every `interval` (the quota thresholds
+/// the gate noticed written to the outbox, then the deliveries due claimed
+/// and attempted, off the request path), and once an hour the attempts
+/// past their retention deleted.
 pub fn spawn_deliverer(
     deliverer: Arc<Deliverer>,
     store: Arc<dyn WebhookStore>,
+    quota: Arc<QuotaNotices>,
     interval: std::time::Duration,
     attempt_days: u32,
 ) -> linecast_limits::Flusher {
     let pruned_at = Arc::new(std::sync::Mutex::new(None::<chrono::DateTime<chrono::Utc>>));
     linecast_limits::Flusher::spawn(interval, move || {
-        let (deliverer, store, pruned_at) = (deliverer.clone(), store.clone(), pruned_at.clone());
+        let (deliverer, store, quota, pruned_at) = (deliverer.clone(), store.clone(), quota.clone(), pruned_at.clone());
         async move {
+            write_quota_notices(store.as_ref(), &quota).await;
             if let Err(e) = deliverer.round().await {
                 tracing::warn!(error = %e, "webhooks: a delivery round failed; the next one retries");
             }
@@ -192,5 +195,57 @@ pub async fn announce(store: &dyn WebhookStore, events: &[Arc<Event>]) {
         if let Err(e) = store.enqueue(message).await {
             tracing::warn!(error = %e, event = %event.id, "webhooks: an event was not put in the outbox");
         }
+    }
+}
+
+/// The quota thresholds noticed since the last round, each written to the
+/// outbox once per account, period and threshold (its dedupe key), for the
+/// account's own endpoints; one the database refused is tried again next
+/// round.
+pub async fn write_quota_notices(store: &dyn WebhookStore, notices: &QuotaNotices) {
+    let crossed = notices.take();
+    let mut again = Vec::new();
+    for crossing in crossed {
+        let id = match linecast_core::ports::webhooks::new_id(linecast_core::ports::webhooks::MESSAGE_ID_PREFIX) {
+            Ok(id) => id,
+            Err(e) => {
+                tracing::warn!(error = %e, "webhooks: no message id for a quota notice");
+                again.push(crossing);
+                continue;
+            }
+        };
+        let reset = crate::auth::next_reset(crossing.at);
+        let payload = serde_json::to_string(&WebhookEvent {
+            event_type: EventType::QuotaThreshold.code().to_owned(),
+            timestamp: exact(crossing.at),
+            data: QuotaThreshold {
+                percent: crossing.percent,
+                used: crossing.used,
+                monthly_limit: crossing.monthly_limit,
+                period: crossing.period.clone(),
+                reset_date: reset.format("%Y-%m-%d").to_string(),
+                link: "/api/v1/customers/me/usage".to_owned(),
+            },
+        });
+        let Ok(payload) = payload else {
+            continue;
+        };
+        let message = NewMessage {
+            id,
+            customer_id: Some(crossing.customer_id),
+            event_type: EventType::QuotaThreshold.code().to_owned(),
+            sport: None,
+            order_key: ordering_key(Lane::Account),
+            payload,
+            dedupe_key: Some(crossing.dedupe_key()),
+            created_at: crossing.at,
+        };
+        if let Err(e) = store.enqueue(message).await {
+            tracing::warn!(error = %e, "webhooks: a quota notice was not put in the outbox; tried again next round");
+            again.push(crossing);
+        }
+    }
+    if !again.is_empty() {
+        notices.put_back(again);
     }
 }

@@ -159,8 +159,13 @@ async fn owned_delivery(
 fn subscribed(endpoint: &webhook_endpoints::Model, message: &NewMessage) -> bool {
     let types = split(&endpoint.event_types);
     let sports = split(&endpoint.sports);
+    // The sports filter applies to a sport's events; an account's own
+    // events (no sport) reach every endpoint subscribed to their type.
     types.contains(&message.event_type)
-        && (sports.is_empty() || message.sport.as_ref().is_some_and(|s| sports.contains(s)))
+        && message
+            .sport
+            .as_ref()
+            .is_none_or(|s| sports.is_empty() || sports.contains(s))
 }
 
 /// The pending deliveries due at `?` (twice: due and claim expiry) of

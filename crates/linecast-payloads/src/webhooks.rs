@@ -251,9 +251,41 @@ pub struct DataStatusChanged {
     pub link: String,
 }
 
+/// `quota.threshold`: the account's requests this period reached 50, 80
+/// or 100 % of its monthly quota (once per period and threshold).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct QuotaThreshold {
+    /// 50, 80 or 100.
+    pub percent: u8,
+    /// Requests counted this period when it was reached.
+    pub used: u64,
+    pub monthly_limit: u64,
+    /// The UTC month, `YYYY-MM`.
+    #[schema(example = "2026-11")]
+    pub period: String,
+    /// The first day of the next UTC month, when the count starts over.
+    #[schema(format = Date)]
+    pub reset_date: String,
+    #[schema(example = "/api/v1/customers/me/usage")]
+    pub link: String,
+}
+
 /// `webhook.test`: sent by send-test, to one endpoint.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TestEvent {
     pub endpoint_id: String,
     pub message: String,
+}
+
+/// The body of a `webhook.test` event to `endpoint_id`, made at `at`.
+pub fn test_payload(endpoint_id: &str, at: DateTime<Utc>) -> String {
+    serde_json::to_string(&WebhookEvent {
+        event_type: "webhook.test".to_owned(),
+        timestamp: exact(at),
+        data: TestEvent {
+            endpoint_id: endpoint_id.to_owned(),
+            message: "A test event from linecast: your endpoint receives and verifies deliveries.".to_owned(),
+        },
+    })
+    .unwrap_or_else(|_| "{}".to_owned())
 }

@@ -43,4 +43,7 @@ pub struct Gate {
     /// The portal's sessions (`None` while keys are not checked at all:
     /// `LINECAST_AUTH_DISABLED`).
     pub portal: Option<super::session::SessionGate>,
+    /// The quota thresholds admitted requests reach (the delivery worker
+    /// writes them to the webhooks' outbox).
+    pub quota_notices: Arc<linecast_core::services::webhooks::QuotaNotices>,
 }

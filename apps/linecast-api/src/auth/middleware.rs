@@ -158,6 +158,8 @@ where
     let now = ctx.at;
     let limit = ctx.customer().monthly_limit;
     let remaining = limit.saturating_sub(ctx.month_used);
+    gate.quota_notices
+        .observe(ctx.customer().customer_id, ctx.month_used, limit, now);
     let (reset, reset_in_secs) = month_reset(now);
     let bucket = ctx.bucket;
     let caller = (ctx.customer().customer_id, ctx.key().id);

@@ -18,6 +18,7 @@ use crate::state::AppState;
 pub enum FlashPage {
     Keys,
     Data,
+    Webhooks,
 }
 
 impl FlashPage {
@@ -25,6 +26,7 @@ impl FlashPage {
         match self {
             Self::Keys => "keys",
             Self::Data => "data",
+            Self::Webhooks => "webhooks",
         }
     }
 }

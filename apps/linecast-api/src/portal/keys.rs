@@ -131,8 +131,17 @@ impl actix_web::FromRequest for Fields {
 }
 
 impl Fields {
-    fn get(&self, name: &str) -> Option<&str> {
+    pub(crate) fn get(&self, name: &str) -> Option<&str> {
         self.0.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    /// Every value of `name` (checkboxes), in the form's order.
+    pub(crate) fn all(&self, name: &str) -> Vec<String> {
+        self.0
+            .iter()
+            .filter(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .collect()
     }
 
     /// The key the form names; `None` when it names none.

@@ -27,6 +27,7 @@ pub mod quality;
 pub mod refusals;
 pub mod requests;
 pub mod throttle;
+pub mod webhooks;
 
 /// The rows of the route table the portal's pages speak of besides their
 /// own, made by the route table (its `portal_rows`) and handed to the app
@@ -45,4 +46,8 @@ pub struct Rows {
     pub data_refresh: &'static Endpoint,
     /// The public scorecard page: the Model quality page links to it.
     pub scorecard: &'static Endpoint,
+    /// The Webhooks page's create form's row: the forms that need a
+    /// subscription (create, test, rotate, recover, resend) are offered
+    /// when its policy serves the account.
+    pub webhooks_create: &'static Endpoint,
 }

@@ -28,7 +28,7 @@ pub use crate::portal::keys as portal_keys;
 pub use crate::portal::pages as portal;
 pub use crate::portal::{
     billing as portal_billing, data as portal_data, link as portal_link, quality as portal_quality,
-    requests as portal_requests,
+    requests as portal_requests, webhooks as portal_webhooks,
 };
 pub mod public_picks;
 pub mod read;

@@ -152,6 +152,14 @@ endpoints! {
     PORTAL_CONFIRM_REVOKE = GET "/portal/keys/revoke", Session(AnyKey), Page(NO_STORE), portal_keys::confirm_revoke;
     PORTAL_REVOKE_KEY = POST "/portal/keys/revoke", Session(AnyKey), Page(NO_STORE), portal_keys::revoke_key;
     PORTAL_ROLL_KEY = POST "/portal/keys/roll", Session(Subscriber), Page(NO_STORE), portal_keys::roll_key;
+    PORTAL_WEBHOOKS = GET "/portal/webhooks", Session(AnyKey), Page(NO_STORE), portal_webhooks::webhooks;
+    PORTAL_WEBHOOKS_CREATE = POST "/portal/webhooks/create", Session(Subscriber), Page(NO_STORE), portal_webhooks::create_webhook;
+    PORTAL_WEBHOOKS_TEST = POST "/portal/webhooks/test", Session(Subscriber), Page(NO_STORE), portal_webhooks::test_webhook;
+    PORTAL_WEBHOOKS_ROTATE = POST "/portal/webhooks/rotate", Session(Subscriber), Page(NO_STORE), portal_webhooks::rotate_webhook;
+    PORTAL_WEBHOOKS_ENABLE = POST "/portal/webhooks/enable", Session(AnyKey), Page(NO_STORE), portal_webhooks::enable_webhook;
+    PORTAL_WEBHOOKS_DELETE = POST "/portal/webhooks/delete", Session(AnyKey), Page(NO_STORE), portal_webhooks::delete_webhook;
+    PORTAL_WEBHOOKS_RECOVER = POST "/portal/webhooks/recover", Session(Subscriber), Page(NO_STORE), portal_webhooks::recover_webhook;
+    PORTAL_WEBHOOKS_RESEND = POST "/portal/webhooks/resend", Session(Subscriber), Page(NO_STORE), portal_webhooks::resend_webhook;
     PORTAL_BILLING = GET "/portal/billing", Session(AnyKey), Page(NO_STORE), portal_billing::billing;
     PORTAL_BILLING_SUBSCRIBE = POST "/portal/billing/subscribe", Session(AnyKey), Page(NO_STORE), portal_billing::subscribe;
     PORTAL_BILLING_MANAGE = POST "/portal/billing/manage", Session(AnyKey), Page(NO_STORE), portal_billing::manage;
@@ -187,6 +195,7 @@ pub fn portal_rows() -> crate::portal::Rows {
         create_key: &PORTAL_CREATE_KEY,
         data_refresh: &PORTAL_DATA_REFRESH,
         scorecard: &SCORECARD_PAGE,
+        webhooks_create: &PORTAL_WEBHOOKS_CREATE,
     }
 }
 

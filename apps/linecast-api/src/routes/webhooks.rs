@@ -12,7 +12,7 @@ use linecast_core::services::webhooks::{EndpointError, EndpointRequest};
 use linecast_payloads::account::MessageResponse;
 use linecast_payloads::webhooks::{
     AttemptView, CreateEndpointRequest, DeliveryView, EndpointView, EndpointWithSecret, RecoverRequest,
-    RecoverResponse, TestEvent, TestQueued, UpdateEndpointRequest, WebhookEvent,
+    RecoverResponse, TestQueued, UpdateEndpointRequest,
 };
 
 use crate::auth::AuthContext;
@@ -297,15 +297,7 @@ pub async fn test_endpoint(
 ) -> Result<HttpResponse, ApiError> {
     let customer = customer_id(ctx)?;
     let id = endpoint_id(&req);
-    let payload = serde_json::to_string(&WebhookEvent {
-        event_type: linecast_core::services::webhooks::TEST_EVENT.to_owned(),
-        timestamp: linecast_payloads::time::exact(state.webhooks.now()),
-        data: TestEvent {
-            endpoint_id: id.clone(),
-            message: "A test event from linecast: your endpoint receives and verifies deliveries.".to_owned(),
-        },
-    })
-    .map_err(|e| ApiError::Internal(format!("serializing a test event: {e}")))?;
+    let payload = linecast_payloads::webhooks::test_payload(&id, state.webhooks.now());
     let message_id = state
         .webhooks
         .send_test(customer, &id, payload)

@@ -204,8 +204,21 @@ async fn an_unreadable_named_release_is_a_503() {
         sha256(r2().as_bytes())
     ));
     std::fs::remove_file(&archived).unwrap();
-    let response = app.get_authed(RESULTS).await;
+    // An instance that has not read the release (the one that kept it
+    // holds it parsed: its watcher read it to tell what changed), over the
+    // same store and database.
+    let cold = crate::helpers::spawn_with_settings(
+        linecast_api::settings::Settings::for_tests(
+            &format!("file://{}", app.store_dir.display()),
+            &app.var_dir,
+            fixture_now(),
+        ),
+        tempfile::tempdir().unwrap(),
+        app.store_dir.clone(),
+    )
+    .await;
+    let response = cold.get_authed(RESULTS).await;
     assert_eq!(response.status(), 503);
-    let response = app.get_authed(EXPORT).await;
+    let response = cold.get_authed(EXPORT).await;
     assert_eq!(response.status(), 503);
 }

@@ -295,6 +295,31 @@ fn values(var: &Path) -> BTreeMap<&'static str, (String, Check)> {
         Box::new(|s| assert_eq!(s.primary_book.title, "House Book")),
     );
     add(
+        "LINECAST_WEBHOOK_ALLOW_LOOPBACK",
+        "true",
+        Box::new(|s| assert!(s.webhooks.allow_loopback)),
+    );
+    add(
+        "LINECAST_WEBHOOK_ATTEMPT_DAYS",
+        "7",
+        Box::new(|s| assert_eq!(s.webhooks.attempt_days, 7)),
+    );
+    add(
+        "LINECAST_WEBHOOK_INTERVAL",
+        "0.5",
+        Box::new(|s| assert_eq!(s.webhooks.interval, std::time::Duration::from_millis(500))),
+    );
+    add(
+        "LINECAST_WEBHOOK_TIMEOUT_SECS",
+        "10",
+        Box::new(|s| assert_eq!(s.webhooks.timeout, std::time::Duration::from_secs(10))),
+    );
+    add(
+        "LINECAST_WEBHOOK_SCHEDULE_SCALE",
+        "0.5",
+        Box::new(|s| assert!((s.webhooks.schedule_scale - 0.5).abs() < 1e-12)),
+    );
+    add(
         "LINECAST_STRIPE_WEBHOOK_SECRETS",
         r#""whsec_0123456789abcdef0123,whsec_fedcba9876543210fedc""#,
         Box::new(|s| {

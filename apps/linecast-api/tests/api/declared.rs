@@ -409,6 +409,41 @@ async fn each_example_is_a_live_answer_of_the_demo_data() {
                 .unwrap(),
         ),
         (
+            "update_endpoint",
+            send(
+                "PATCH",
+                "/api/v1/webhooks/endpoints/ep_000000000000000000000000",
+                Some(serde_json::json!({"description": "trading desk, nba only"})),
+            )
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap(),
+        ),
+        (
+            "rotate_secret",
+            send(
+                "POST",
+                "/api/v1/webhooks/endpoints/ep_000000000000000000000000/rotate-secret",
+                None,
+            )
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap(),
+        ),
+        (
+            "delete_endpoint",
+            send("DELETE", "/api/v1/webhooks/endpoints/ep_000000000000000000000000", None)
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap(),
+        ),
+        (
             "dataset_refresh",
             send("POST", "/api/v1/service-sports-data/refresh", None)
                 .await

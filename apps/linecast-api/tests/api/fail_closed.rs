@@ -28,6 +28,8 @@ fn sample(param: &str) -> &'static str {
         "api_key" => "sk_service_AbCd*****",
         "token" => "token",
         "game_id" => "nba-20261115-dallas_mavericks-charlotte_hornets",
+        "endpoint_id" => "ep_000000000000000000000000",
+        "delivery_id" => "1",
         other => panic!("no sample for path parameter {other}"),
     }
 }

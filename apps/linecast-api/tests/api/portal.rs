@@ -2305,3 +2305,149 @@ async fn portal_errors_are_pages_with_the_customers_navigation_and_sign_out() {
     let out = post(&app, "/portal/sign-out", Some(&pair), &[("csrf", &csrf)]).await;
     assert_eq!(out.status, 303);
 }
+
+/// The Webhooks page: every form needs the session's CSRF token; a refused
+/// URL comes back with its message and what was typed; a created
+/// endpoint's secret is shown once; a test event's attempt is listed;
+/// disable, enable and a confirmed delete do what they say.
+#[tokio::test]
+async fn the_webhooks_page_manages_endpoints_shows_a_secret_once_and_every_form_needs_the_csrf_token() {
+    let app = spawn_app_configured(
+        fixture_now(),
+        |_| {},
+        |s| {
+            s.webhooks.allow_loopback = true;
+            s.webhooks.interval = std::time::Duration::from_millis(50);
+        },
+    )
+    .await;
+    let customer = crate::helpers::demo_customer(&app).await.customer_id;
+    let store = app.state.webhooks.store().clone();
+    let (_, pair) = sign_in(&app, &app.api_key).await;
+    let page = get(&app, "/portal/webhooks", Some(&pair)).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(page.body.contains("You have no endpoints."), "{}", page.body);
+    let token = csrf_of(&page.body);
+    for path in ["create", "test", "rotate", "enable", "delete", "recover", "resend"] {
+        for forged in [None, Some("forged")] {
+            let mut form = vec![("url", "http://127.0.0.1:9/hook"), ("event_type", "release.published")];
+            if let Some(t) = forged {
+                form.push(("csrf", t));
+            }
+            let res = post(&app, &format!("/portal/webhooks/{path}"), Some(&pair), &form).await;
+            assert_eq!(res.status, 403, "{path} {forged:?}");
+        }
+    }
+    assert!(
+        store.endpoints(customer).await.unwrap().is_empty(),
+        "no form changed anything"
+    );
+
+    let refused = post_follow(
+        &app,
+        "/portal/webhooks/create",
+        &pair,
+        &[
+            ("csrf", &token),
+            ("url", "ftp://127.0.0.1/x"),
+            ("event_type", "release.published"),
+        ],
+    )
+    .await;
+    assert!(
+        refused.body.contains("That URL is refused (scheme)"),
+        "{}",
+        refused.body
+    );
+    assert!(
+        refused.body.contains("value=\"ftp://127.0.0.1/x\""),
+        "what was typed is kept"
+    );
+
+    let created = post_follow(
+        &app,
+        "/portal/webhooks/create",
+        &pair,
+        &[
+            ("csrf", &token),
+            ("url", "http://127.0.0.1:9/hook"),
+            ("event_type", "release.published"),
+            ("event_type", "quota.threshold"),
+            ("sport", "nba"),
+        ],
+    )
+    .await;
+    let at = created.body.find("whsec_").expect("the secret is shown");
+    let secret: String = created.body[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '/' | '='))
+        .collect();
+    let endpoints = store.endpoints(customer).await.unwrap();
+    assert_eq!(endpoints.len(), 1);
+    let endpoint = &endpoints[0];
+    assert_eq!(endpoint.secret, secret, "the secret shown is the endpoint's");
+    assert_eq!(endpoint.event_types, vec!["release.published", "quota.threshold"]);
+    assert_eq!(endpoint.sports, vec!["nba"]);
+    let again = get(&app, "/portal/webhooks", Some(&pair)).await;
+    assert!(!again.body.contains(&secret), "a reload does not show the secret again");
+    assert!(again.body.contains(&endpoint.id));
+
+    let id = endpoint.id.clone();
+    let tested = post_follow(
+        &app,
+        "/portal/webhooks/test",
+        &pair,
+        &[("csrf", &token), ("endpoint_id", &id)],
+    )
+    .await;
+    assert!(tested.body.contains("A test event"), "{}", tested.body);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_mins(2);
+    while store.attempts(customer, &id, 10).await.unwrap().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "no attempt logged");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let listed = get(&app, "/portal/webhooks", Some(&pair)).await;
+    assert!(
+        listed.body.contains("connect:"),
+        "the failed attempt is listed: {}",
+        listed.body
+    );
+    assert!(listed.body.contains("Resend delivery"), "{}", listed.body);
+
+    let disabled = post_follow(
+        &app,
+        "/portal/webhooks/enable",
+        &pair,
+        &[("csrf", &token), ("endpoint_id", &id), ("enabled", "false")],
+    )
+    .await;
+    assert!(disabled.body.contains(&format!("Disabled {id}.")), "{}", disabled.body);
+    assert!(!store.endpoint(customer, &id).await.unwrap().unwrap().enabled);
+    post_follow(
+        &app,
+        "/portal/webhooks/enable",
+        &pair,
+        &[("csrf", &token), ("endpoint_id", &id), ("enabled", "true")],
+    )
+    .await;
+    assert!(store.endpoint(customer, &id).await.unwrap().unwrap().enabled);
+
+    let unconfirmed = post_follow(
+        &app,
+        "/portal/webhooks/delete",
+        &pair,
+        &[("csrf", &token), ("endpoint_id", &id)],
+    )
+    .await;
+    assert!(unconfirmed.body.contains("Tick the box"), "{}", unconfirmed.body);
+    assert_eq!(store.endpoints(customer).await.unwrap().len(), 1);
+    let deleted = post_follow(
+        &app,
+        "/portal/webhooks/delete",
+        &pair,
+        &[("csrf", &token), ("endpoint_id", &id), ("confirm", "yes")],
+    )
+    .await;
+    assert!(deleted.body.contains(&format!("Deleted {id}")), "{}", deleted.body);
+    assert!(store.endpoints(customer).await.unwrap().is_empty());
+}

@@ -174,10 +174,14 @@ async fn app_with(
 }
 
 async fn send(app: &TestApp, method: reqwest::Method, path: &str, body: Option<Value>) -> (u16, Value) {
+    send_as(app, &app.api_key, method, path, body).await
+}
+
+async fn send_as(app: &TestApp, key: &str, method: reqwest::Method, path: &str, body: Option<Value>) -> (u16, Value) {
     let mut request = app
         .client
         .request(method, format!("{}{path}", app.address))
-        .header("X-API-Key", &app.api_key);
+        .header("X-API-Key", key);
     if let Some(body) = body {
         request = request.json(&body);
     }
@@ -529,5 +533,95 @@ async fn a_kept_release_is_announced_once_with_the_change_streams_id_and_both_te
     assert_eq!(
         data["link"],
         format!("/api/v1/predictions/nba/won_on_points?as_of={published_at}")
+    );
+}
+
+#[tokio::test]
+async fn a_quota_threshold_is_notified_once_per_period_to_its_own_account_whichever_instance_notices_it() {
+    let a = app_with(|_| {}, None, true).await;
+    // A second instance over the same database and store.
+    let mut settings = linecast_api::settings::Settings::for_tests(
+        &format!("file://{}", a.store_dir.display()),
+        &a.var_dir,
+        fixture_now(),
+    );
+    settings.webhooks.allow_loopback = true;
+    settings.webhooks.interval = Duration::from_millis(20);
+    let b = crate::helpers::spawn_with_settings(settings, tempfile::tempdir().unwrap(), a.store_dir.clone()).await;
+
+    let small = crate::access::seed_customer(&a, "quota@example.com", "ai", 10).await;
+    let key = crate::access::issue_key(&a, &small).await;
+    let receiver = Receiver::start(Vec::new()).await;
+    // The demo account listens for quota notices too: it gets none of
+    // another account's.
+    let other = Receiver::start(Vec::new()).await;
+    let (status, _) = create(&a, json!({"url": other.url(), "event_types": ["quota.threshold"]})).await;
+    assert_eq!(status, 201);
+    // The small account's endpoint, with a sports filter: an account's own
+    // events reach it anyway. Creating it is request 1 of 10.
+    let (status, created) = send_as(
+        &a,
+        &key,
+        reqwest::Method::POST,
+        ENDPOINTS,
+        Some(json!({"url": receiver.url(), "event_types": ["quota.threshold"], "sports": ["nfl"]})),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let secret = created["secret"].as_str().unwrap().to_owned();
+    // Requests 2 to 5 on instance a: the fifth reaches 50 %.
+    for _ in 2..=5 {
+        let (status, _) = send_as(&a, &key, reqwest::Method::GET, "/api/v1/customers/me/usage", None).await;
+        assert_eq!(status, 200);
+    }
+    let got = receiver.wait_for(1).await;
+    // Instance b notices the same threshold on its own (its view of the
+    // account's usage reached 50 % too): the outbox keeps one notice.
+    b.state
+        .gate
+        .quota_notices
+        .observe(small.customer_id, 5, 10, fixture_now());
+    b.state
+        .gate
+        .quota_notices
+        .observe(small.customer_id, 6, 10, fixture_now());
+    // Rounds of both workers pass.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let got_after = receiver.received();
+    assert_eq!(got_after.len(), 1, "{got_after:?}");
+    let delivery = &got[0];
+    assert!(signed_by(delivery, &secret));
+    let body: Value = serde_json::from_slice(&delivery.body).unwrap();
+    assert_eq!(body["type"], "quota.threshold");
+    assert_eq!(body["data"]["percent"], 50);
+    assert_eq!(body["data"]["used"], 5);
+    assert_eq!(body["data"]["monthly_limit"], 10);
+    assert_eq!(body["data"]["period"], "2026-11");
+    assert_eq!(body["data"]["reset_date"], "2026-12-01");
+    // The next thresholds, from instance b's own requests: 80 % and 100 %
+    // once each whatever b counted before.
+    b.state
+        .gate
+        .quota_notices
+        .observe(small.customer_id, 10, 10, fixture_now());
+    a.state
+        .gate
+        .quota_notices
+        .observe(small.customer_id, 10, 10, fixture_now());
+    let got = receiver.wait_for(3).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let percents: Vec<u64> = receiver
+        .received()
+        .iter()
+        .map(|r| {
+            serde_json::from_slice::<Value>(&r.body).unwrap()["data"]["percent"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(percents, vec![50, 80, 100], "{got:?}");
+    assert!(
+        other.received().is_empty(),
+        "another account's notice reached the demo account"
     );
 }

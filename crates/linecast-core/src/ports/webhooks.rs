@@ -342,7 +342,8 @@ pub trait WebhookStore: Send + Sync {
     /// Stores the message once per dedupe key and, in the same
     /// transaction, one pending delivery (due at the message's instant) per
     /// enabled endpoint subscribed to its type, whose sports are empty or
-    /// contain its sport, and, when it names a customer, of that customer.
+    /// contain its sport (a message of no sport passes any sports filter),
+    /// and, when it names a customer, of that customer.
     async fn enqueue(&self, message: NewMessage) -> Result<Enqueued, AccountsError>;
     /// Stores the message and one pending delivery to this endpoint only,
     /// whatever its subscriptions (a test message). `NotFound` for an

@@ -467,3 +467,142 @@ impl Deliverer {
         schedule::disables_endpoint(unscaled_since, now)
     }
 }
+
+/// A quota threshold an account's usage reached this period.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuotaCrossing {
+    pub customer_id: i64,
+    /// The UTC month counted in, `YYYY-MM`.
+    pub period: String,
+    /// 50, 80 or 100.
+    pub percent: u8,
+    /// Requests counted this period when it was seen.
+    pub used: u64,
+    pub monthly_limit: u64,
+    pub at: DateTime<Utc>,
+}
+
+impl QuotaCrossing {
+    /// What makes the notice once per account, period and threshold
+    /// across instances (the outbox stores one message per key).
+    pub fn dedupe_key(&self) -> String {
+        format!("quota.threshold/{}/{}/{}", self.customer_id, self.period, self.percent)
+    }
+}
+
+/// The quota thresholds admitted requests reach, noticed on the request
+/// path (arithmetic only below 50 %, one short lock above) and taken off it
+/// by the delivery worker's round, which writes them to the outbox.
+#[derive(Debug, Default)]
+pub struct QuotaNotices {
+    /// Per account: the period and the most requests seen counted in it.
+    seen: Mutex<HashMap<i64, (String, u64)>>,
+    crossed: Mutex<Vec<QuotaCrossing>>,
+}
+
+impl QuotaNotices {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An admitted request: `used` requests counted this period (this one
+    /// included) of `monthly_limit`, at `at`. Every threshold crossed since
+    /// the most this instance saw counted this period is noted (all of
+    /// those reached, the first time an account is seen in a period: the
+    /// outbox keeps one of each whoever notes it).
+    pub fn observe(&self, customer_id: i64, used: u64, monthly_limit: u64, at: DateTime<Utc>) {
+        if linecast_webhooks::events::quota_thresholds_crossed(0, used, monthly_limit).is_empty() {
+            return;
+        }
+        let period = at.format("%Y-%m").to_string();
+        let crossed = {
+            let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+            let before = match seen.get(&customer_id) {
+                Some((p, most)) if *p == period => *most,
+                _ => 0,
+            };
+            if used <= before {
+                return;
+            }
+            seen.insert(customer_id, (period.clone(), used));
+            linecast_webhooks::events::quota_thresholds_crossed(before, used, monthly_limit)
+        };
+        if crossed.is_empty() {
+            return;
+        }
+        let mut queue = self.crossed.lock().unwrap_or_else(PoisonError::into_inner);
+        queue.extend(crossed.into_iter().map(|percent| QuotaCrossing {
+            customer_id,
+            period: period.clone(),
+            percent,
+            used,
+            monthly_limit,
+            at,
+        }));
+    }
+
+    /// The crossings noted since the last call, oldest first.
+    pub fn take(&self) -> Vec<QuotaCrossing> {
+        std::mem::take(&mut *self.crossed.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Notes again crossings whose message could not be written (the
+    /// database refused): the next round tries them again.
+    pub fn put_back(&self, crossings: Vec<QuotaCrossing>) {
+        let mut queue = self.crossed.lock().unwrap_or_else(PoisonError::into_inner);
+        let later = std::mem::replace(&mut *queue, crossings);
+        queue.extend(later);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn at(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    fn percents(notices: &QuotaNotices) -> Vec<(u8, u64)> {
+        notices.take().into_iter().map(|c| (c.percent, c.used)).collect()
+    }
+
+    #[test]
+    fn each_threshold_is_noted_once_a_period_whatever_the_steps_of_usage() {
+        let notices = QuotaNotices::new();
+        let nov = at("2026-11-20T10:00:00Z");
+        // A quota of 10: 5 is 50 %, 8 is 80 %, 10 is 100 %.
+        notices.observe(1, 4, 10, nov);
+        assert!(percents(&notices).is_empty());
+        notices.observe(1, 5, 10, nov);
+        notices.observe(1, 5, 10, nov);
+        assert_eq!(percents(&notices), vec![(50, 5)]);
+        // A jump over two thresholds (usage leased in blocks) notes both.
+        notices.observe(1, 10, 10, nov);
+        assert_eq!(percents(&notices), vec![(80, 10), (100, 10)]);
+        // An older count seen late notes nothing again.
+        notices.observe(1, 9, 10, nov);
+        assert!(percents(&notices).is_empty());
+        // Another account, its own thresholds.
+        notices.observe(2, 40, 50, nov);
+        assert_eq!(percents(&notices), vec![(50, 40), (80, 40)]);
+        // A new period starts over.
+        notices.observe(1, 6, 10, at("2026-12-01T00:00:01Z"));
+        let december = notices.take();
+        assert_eq!(december.len(), 1);
+        assert_eq!((december[0].percent, december[0].period.as_str()), (50, "2026-12"));
+        assert_eq!(december[0].dedupe_key(), "quota.threshold/1/2026-12/50");
+    }
+
+    #[test]
+    fn crossings_put_back_come_first_next_time() {
+        let notices = QuotaNotices::new();
+        let nov = at("2026-11-20T10:00:00Z");
+        notices.observe(1, 5, 10, nov);
+        let first = notices.take();
+        notices.observe(1, 8, 10, nov);
+        notices.put_back(first);
+        assert_eq!(percents(&notices), vec![(50, 5), (80, 8)]);
+    }
+}
