@@ -431,6 +431,48 @@ try {
   );
   await accessible("requests");
 
+  // 5d. Webhooks: a refused URL comes back beside its field, a created
+  // endpoint's secret is shown once (a reload posts nothing and shows it
+  // no more), a test event's failed attempt is listed, and a confirmed
+  // delete removes it. The server allows loopback receivers (run.sh); the
+  // receiver at port 9 answers nothing.
+  await page.getByRole("link", { name: "Webhooks" }).first().click();
+  await page.waitForURL(`${BASE}/portal/webhooks`);
+  await accessible("webhooks-empty");
+  await page.getByLabel("URL (https)").fill("ftp://127.0.0.1/hook");
+  await page.getByRole("button", { name: "Create endpoint" }).click();
+  await page.waitForURL(`${BASE}/portal/webhooks`);
+  check((await page.locator("#new-url-error").textContent()).includes("refused (scheme)"), "a refused URL: the message is beside the field");
+  check((await page.getByLabel("URL (https)").inputValue()) === "ftp://127.0.0.1/hook", "the URL typed is kept");
+  await page.getByLabel("URL (https)").fill("http://127.0.0.1:9/hook");
+  await page.getByLabel("nba").check();
+  await page.getByRole("button", { name: "Create endpoint" }).click();
+  await page.waitForURL(`${BASE}/portal/webhooks`);
+  const secretShown = (await page.content()).match(/whsec_[A-Za-z0-9+/=]{20,}/);
+  check(secretShown !== null, "the endpoint's secret is shown once");
+  check(!page.url().includes("whsec_"), "the secret is not in the URL");
+  await accessible("webhook-created");
+  await reload("creating an endpoint");
+  check(!(await page.content()).includes(secretShown[0]), "after a reload the secret is not shown again");
+  const hooks = async () =>
+    (await (await fetch(`${BASE}/api/v1/webhooks/endpoints`, { headers: { "X-API-Key": KEY } })).json()).length;
+  check((await hooks()) === 1, "one endpoint was created, reloading created no second");
+  await page.getByRole("button", { name: "Send a test event" }).click();
+  await page.waitForURL(`${BASE}/portal/webhooks`);
+  check((await page.getByRole("status").first().textContent()).includes("A test event"), "the test is queued");
+  let attempted = false;
+  for (let i = 0; i < 60 && !attempted; i += 1) {
+    await page.reload();
+    attempted = (await page.getByRole("button", { name: /Resend delivery/ }).count()) > 0;
+    if (!attempted) await new Promise((r) => setTimeout(r, 500));
+  }
+  check(attempted, "the test event's attempt is listed with a Resend button");
+  await accessible("webhooks");
+  await page.getByLabel("Delete this endpoint").check();
+  await page.getByRole("button", { name: "Delete" }).click();
+  await page.waitForURL(`${BASE}/portal/webhooks`);
+  check((await hooks()) === 0, "the endpoint is deleted");
+
   // 6. The portal's own errors: a page with its navigation and headers.
   for (const [path, status, name] of [
     ["/portal/no-such-page", 404, "not-found"],

@@ -9,6 +9,7 @@ shots=${2:-}
 port=${BROWSER_PORT:-18098}
 dir=$(mktemp -d)
 LINECAST_VAR_DIR="$dir" LINECAST_BIND="127.0.0.1:$port" LINECAST_NOW=2026-11-21T17:00:00Z RUST_LOG=warn \
+  LINECAST_WEBHOOK_ALLOW_LOOPBACK=true LINECAST_WEBHOOK_INTERVAL=0.2 \
   "$bin" >"$dir/server.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -rf "$dir"' EXIT

@@ -25,6 +25,9 @@ use linecast_webhooks::events::BODY_PREVIEW;
 use linecast_webhooks::schedule::TIMEOUT;
 use url::Host;
 
+/// The longest wait for one name's addresses.
+pub const LOOKUP_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// Resolves a host name to its addresses.
 pub trait Lookup: Send + Sync + fmt::Debug {
     fn lookup(&self, host: &str) -> BoxFuture<'static, std::io::Result<Vec<IpAddr>>>;
@@ -103,7 +106,11 @@ async fn resolve_checked(
     host: &str,
     allow_loopback: bool,
 ) -> Result<Vec<IpAddr>, Box<dyn std::error::Error + Send + Sync>> {
-    let addresses = lookup.lookup(host).await?;
+    // A resolver that does not answer is a name that does not resolve,
+    // not a request held open.
+    let addresses = tokio::time::timeout(LOOKUP_TIMEOUT, lookup.lookup(host))
+        .await
+        .map_err(|_| format!("{host} did not resolve within {} s", LOOKUP_TIMEOUT.as_secs()))??;
     if addresses.is_empty() {
         return Err(format!("{host} resolves to no address").into());
     }
