@@ -4,6 +4,7 @@ Usage: python3 clients/smoke.py BASE_URL API_KEY PACKAGE_DIR
 (PACKAGE_DIR holds the `linecast_client` package openapi-python-client wrote.)
 Exits non-zero on the first surprise.
 """
+import datetime
 import sys
 
 base, key, package_dir = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -24,8 +25,11 @@ from linecast_client.api.history import (  # noqa: E402
     team_form,
 )
 from linecast_client.api.strategies import strategies, strategy_replay  # noqa: E402
+from linecast_client.api.webhooks import create_endpoint, delete_endpoint, list_endpoints, rotate_secret  # noqa: E402
 from linecast_client.models import (  # noqa: E402
     AccountingCode,
+    CreateEndpointRequest,
+    EndpointWithSecret,
     BooksResponse,
     CalibrationResponse,
     CalibrationSourceCode,
@@ -75,6 +79,22 @@ check(
     all(a.published_at <= b.published_at for a, b in zip(history.prices, history.prices[1:])),
     "the odds history lists prices oldest first",
 )
+
+# Webhook endpoints: created (the secret shown once), listed without it,
+# the secret rotated, deleted. The receiver is a public address written as
+# one (no lookup); nothing listens for it here.
+made = create_endpoint.sync(
+    client=client,
+    body=CreateEndpointRequest(url="https://93.184.216.34/linecast", event_types=["release.published"], sports=["nba"]),
+)
+check(isinstance(made, EndpointWithSecret) and made.secret.startswith("whsec_"), "a webhook endpoint and its secret")
+listed = list_endpoints.sync(client=client)
+check(any(e.id == made.endpoint.id for e in listed), "the endpoint is listed")
+rotated = rotate_secret.sync(made.endpoint.id, client=client)
+check(isinstance(rotated, EndpointWithSecret) and rotated.secret != made.secret, "the secret rotates")
+check(isinstance(rotated.endpoint.previous_secret_until, datetime.datetime), "the previous secret signs until an instant")
+gone = delete_endpoint.sync(made.endpoint.id, client=client)
+check(gone is not None and not any(e.id == made.endpoint.id for e in list_endpoints.sync(client=client)), "the endpoint is deleted")
 
 seasons = result_seasons.sync(SportCode.NBA, ModelTypeCode.WON_ON_SPREAD, client=client)
 season = seasons.seasons[1]

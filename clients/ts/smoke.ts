@@ -59,6 +59,23 @@ const typedPath = { sport, model_type: modelType } as const;
   check(prices.length > 0, `odds history lists ${prices.length} prices`);
 }
 
+// (a3) A webhook endpoint: created with its secret, listed without it, deleted.
+{
+  const made = await client.POST("/api/v1/webhooks/endpoints", {
+    body: { url: "https://93.184.216.34/linecast", event_types: ["release.published"], sports: ["nba"] },
+  });
+  check(made.data !== undefined, `create a webhook endpoint: HTTP ${made.response.status}`);
+  const created = made.data as Schemas["EndpointWithSecret"];
+  check(created.secret.startsWith("whsec_"), "the endpoint's secret is shown");
+  const listed = await client.GET("/api/v1/webhooks/endpoints");
+  check(listed.data !== undefined && listed.data.some((e) => e.id === created.endpoint.id), "the endpoint is listed");
+  check(!JSON.stringify(listed.data).includes(created.secret), "a listing never shows the secret");
+  const gone = await client.DELETE("/api/v1/webhooks/endpoints/{endpoint_id}", {
+    params: { path: { endpoint_id: created.endpoint.id } },
+  });
+  check(gone.data !== undefined, `delete the endpoint: HTTP ${gone.response.status}`);
+}
+
 // (b) Page one season of graded results to the end, pinned to the first page's snapshot.
 let season: string;
 let snapshot: string;
