@@ -12,7 +12,7 @@ use linecast_core::ports::webhooks::{NewMessage, WebhookSender, WebhookStore};
 use linecast_core::services::events::{Event, EventData};
 use linecast_core::services::webhooks::{Deliverer, DeliverySettings, Endpoints, QuotaNotices};
 use linecast_payloads::time::exact;
-use linecast_payloads::webhooks::{DataStatusChanged, QuotaThreshold, ReleasePublished, WebhookEvent};
+use linecast_payloads::webhooks::{DataStatusChanged, KeyExpiring, QuotaThreshold, ReleasePublished, WebhookEvent};
 use linecast_webhooks::events::{EventType, Lane, ordering_key};
 use serde::Serialize;
 
@@ -20,6 +20,10 @@ use crate::settings::Settings;
 
 /// How often attempts older than their retention are deleted.
 const PRUNE_EVERY: chrono::Duration = chrono::Duration::hours(1);
+
+/// How often the keys expiring within seven days are looked for: a notice
+/// goes out at most this late.
+const KEY_SCAN_EVERY: chrono::Duration = chrono::Duration::minutes(10);
 
 /// The webhooks' clock: the system's, always. Deliveries, their retries
 /// and `webhook-timestamp` run in real time even when the data's clock is
@@ -78,10 +82,29 @@ pub fn spawn_deliverer(
     attempt_days: u32,
 ) -> linecast_limits::Flusher {
     let pruned_at = Arc::new(std::sync::Mutex::new(None::<chrono::DateTime<chrono::Utc>>));
+    let scanned_at = Arc::new(std::sync::Mutex::new(None::<chrono::DateTime<chrono::Utc>>));
     linecast_limits::Flusher::spawn(interval, move || {
-        let (deliverer, store, quota, pruned_at) = (deliverer.clone(), store.clone(), quota.clone(), pruned_at.clone());
+        let (deliverer, store, quota, pruned_at, scanned_at) = (
+            deliverer.clone(),
+            store.clone(),
+            quota.clone(),
+            pruned_at.clone(),
+            scanned_at.clone(),
+        );
         async move {
             write_quota_notices(store.as_ref(), &quota).await;
+            let now = clock().now();
+            let scan = {
+                let mut at = scanned_at.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                let due = at.is_none_or(|t| now - t >= KEY_SCAN_EVERY);
+                if due {
+                    *at = Some(now);
+                }
+                due
+            };
+            if scan {
+                write_key_notices(store.as_ref(), now).await;
+            }
             if let Err(e) = deliverer.round().await {
                 tracing::warn!(error = %e, "webhooks: a delivery round failed; the next one retries");
             }
@@ -247,5 +270,62 @@ pub async fn write_quota_notices(store: &dyn WebhookStore, notices: &QuotaNotice
     }
     if !again.is_empty() {
         notices.put_back(again);
+    }
+}
+
+/// The `key.expiring` notices due at `now`: for each active key expiring
+/// within seven days, the notice its time left calls for
+/// (`linecast_webhooks::events::key_notice_due`), written to the outbox
+/// once per key, expiry and notice (its dedupe key), for the key's own
+/// account. Scanning again, on any instance, writes nothing twice.
+pub async fn write_key_notices(store: &dyn WebhookStore, now: chrono::DateTime<chrono::Utc>) {
+    use linecast_webhooks::events::{KeyNotice, key_notice_due};
+    let horizon = now + chrono::Duration::days(KeyNotice::SevenDays.days());
+    let keys = match store.keys_expiring(now, horizon).await {
+        Ok(keys) => keys,
+        Err(e) => {
+            tracing::warn!(error = %e, "webhooks: expiring keys not read; the next scan tries again");
+            return;
+        }
+    };
+    for key in keys {
+        let Some(expires_at) = key.expires_at else { continue };
+        let Some(notice) = key_notice_due(expires_at, None, now) else {
+            continue;
+        };
+        let Ok(id) = linecast_core::ports::webhooks::new_id(linecast_core::ports::webhooks::MESSAGE_ID_PREFIX) else {
+            continue;
+        };
+        let Ok(payload) = serde_json::to_string(&WebhookEvent {
+            event_type: EventType::KeyExpiring.code().to_owned(),
+            timestamp: exact(now),
+            data: KeyExpiring {
+                api_key: key.masked(),
+                name: key.name.clone(),
+                expires_at: exact(expires_at),
+                notice_days: notice.days(),
+                link: "/api/v1/customers/me/api-keys".to_owned(),
+            },
+        }) else {
+            continue;
+        };
+        let message = NewMessage {
+            id,
+            customer_id: Some(key.customer_id),
+            event_type: EventType::KeyExpiring.code().to_owned(),
+            sport: None,
+            order_key: ordering_key(Lane::Account),
+            payload,
+            dedupe_key: Some(format!(
+                "key.expiring/{}/{}/{}d",
+                key.id,
+                expires_at.timestamp_micros(),
+                notice.days()
+            )),
+            created_at: now,
+        };
+        if let Err(e) = store.enqueue(message).await {
+            tracing::warn!(error = %e, "webhooks: a key notice was not put in the outbox; the next scan tries again");
+        }
     }
 }

@@ -47,7 +47,7 @@ pub(crate) fn to_customer(m: customers::Model) -> Result<Customer, AccountsError
     })
 }
 
-fn to_key(m: api_keys::Model) -> ApiKeyRecord {
+pub(crate) fn to_key(m: api_keys::Model) -> ApiKeyRecord {
     ApiKeyRecord {
         id: m.id,
         customer_id: m.customer_id,

@@ -558,4 +558,12 @@ impl linecast_core::ports::webhooks::WebhookStore for PinnedAccounts {
         self.run(move |a| async move { WebhookStore::prune_attempts(&a, before).await })
             .await
     }
+    async fn keys_expiring(
+        &self,
+        after: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<Vec<ApiKeyRecord>, AccountsError> {
+        self.run(move |a| async move { WebhookStore::keys_expiring(&a, after, until).await })
+            .await
+    }
 }

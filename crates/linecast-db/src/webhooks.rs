@@ -26,7 +26,7 @@ use sea_orm::{
 
 use crate::SeaAccounts;
 use crate::accounts::customer_for_update;
-use crate::entity::{webhook_attempts, webhook_deliveries, webhook_endpoints, webhook_messages};
+use crate::entity::{api_keys, webhook_attempts, webhook_deliveries, webhook_endpoints, webhook_messages};
 use crate::error::{corrupt, db_err};
 use crate::sql::{begin_write, statement};
 
@@ -319,6 +319,26 @@ impl WebhookStore for SeaAccounts {
             .map_err(db_err)?
             .map(to_endpoint)
             .transpose()
+    }
+
+    async fn keys_expiring(
+        &self,
+        after: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<Vec<linecast_core::ApiKeyRecord>, AccountsError> {
+        Ok(api_keys::Entity::find()
+            .filter(api_keys::Column::IsActive.eq(true))
+            .filter(api_keys::Column::RevokedAt.is_null())
+            .filter(api_keys::Column::ExpiresAt.gt(after))
+            .filter(api_keys::Column::ExpiresAt.lte(until))
+            .order_by_asc(api_keys::Column::ExpiresAt)
+            .order_by_asc(api_keys::Column::Id)
+            .all(&self.db)
+            .await
+            .map_err(db_err)?
+            .into_iter()
+            .map(crate::accounts::to_key)
+            .collect())
     }
 
     async fn update_endpoint(

@@ -270,6 +270,22 @@ pub struct QuotaThreshold {
     pub link: String,
 }
 
+/// `key.expiring`: one of the account's API keys expires soon (7 days
+/// before, then 1 day before; a key first seen within a day gets only the
+/// second).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct KeyExpiring {
+    /// The key, masked (`sk_service_XXXX*****`).
+    pub api_key: String,
+    pub name: String,
+    #[schema(format = DateTime)]
+    pub expires_at: String,
+    /// 7 or 1: which notice this is.
+    pub notice_days: i64,
+    #[schema(example = "/api/v1/customers/me/api-keys")]
+    pub link: String,
+}
+
 /// `webhook.test`: sent by send-test, to one endpoint.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TestEvent {

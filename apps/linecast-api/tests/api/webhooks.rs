@@ -625,3 +625,62 @@ async fn a_quota_threshold_is_notified_once_per_period_to_its_own_account_whiche
         "another account's notice reached the demo account"
     );
 }
+
+#[tokio::test]
+async fn a_key_expiring_within_a_week_is_notified_once_per_notice_to_its_own_account() {
+    use linecast_core::key_material::{display_prefix, generate_key, masked_from_prefix};
+    let app = app_with(|_| {}, None, true).await;
+    let receiver = Receiver::start(Vec::new()).await;
+    let (status, created) = create(&app, json!({"url": receiver.url(), "event_types": ["key.expiring"]})).await;
+    assert_eq!(status, 201, "{created}");
+    let secret = created["secret"].as_str().unwrap().to_owned();
+    let demo = crate::helpers::demo_customer(&app).await;
+    // Another account's expiring key: not the demo account's business.
+    let other = crate::access::seed_customer(&app, "expiring@example.com", "ai", 100).await;
+    let now = Utc::now();
+    let key = |days: i64, hours: i64| now + chrono::Duration::days(days) + chrono::Duration::hours(hours);
+    let in_three_days = crate::access::store_key(&app, &demo, generate_key().unwrap(), Some(key(3, 0))).await;
+    let in_twelve_hours = crate::access::store_key(&app, &demo, generate_key().unwrap(), Some(key(0, 12))).await;
+    crate::access::store_key(&app, &demo, generate_key().unwrap(), Some(key(30, 0))).await;
+    crate::access::store_key(&app, &other, generate_key().unwrap(), Some(key(2, 0))).await;
+    let revoked = crate::access::store_key(&app, &demo, generate_key().unwrap(), Some(key(2, 0))).await;
+    let revoked_id = app
+        .ports
+        .accounts
+        .list_keys(demo.customer_id)
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|k| k.display_prefix == display_prefix(&revoked).unwrap())
+        .unwrap()
+        .id;
+    app.ports.accounts.revoke_key(revoked_id, now).await.unwrap();
+    let store = app.state.webhooks.store().clone();
+    // Two scans, as two instances would make them: one notice each.
+    linecast_api::webhooks::write_key_notices(store.as_ref(), now).await;
+    linecast_api::webhooks::write_key_notices(store.as_ref(), now).await;
+    receiver.wait_for(2).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let notices = |got: Vec<Received>| -> Vec<(String, i64)> {
+        let mut seen: Vec<(String, i64)> = got
+            .iter()
+            .map(|r| {
+                assert!(signed_by(r, &secret));
+                let body: Value = serde_json::from_slice(&r.body).unwrap();
+                assert_eq!(body["type"], "key.expiring");
+                (
+                    body["data"]["api_key"].as_str().unwrap().to_owned(),
+                    body["data"]["notice_days"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        seen.sort();
+        seen
+    };
+    let masked = |full: &str| masked_from_prefix(display_prefix(full).unwrap());
+    // The seven-day notice for the key three days out; a key first seen
+    // within a day of its expiry gets the one-day notice only.
+    let mut expected = vec![(masked(&in_three_days), 7), (masked(&in_twelve_hours), 1)];
+    expected.sort();
+    assert_eq!(notices(receiver.received()), expected);
+}

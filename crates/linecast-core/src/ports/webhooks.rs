@@ -394,6 +394,13 @@ pub trait WebhookStore: Send + Sync {
     ) -> Result<u64, AccountsError>;
     /// Deletes the attempts made before `before`; the number deleted.
     async fn prune_attempts(&self, before: DateTime<Utc>) -> Result<u64, AccountsError>;
+    /// Every active, unrevoked API key expiring after `after` and at or
+    /// before `until`, soonest first (what `key.expiring` notices).
+    async fn keys_expiring(
+        &self,
+        after: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<Vec<crate::ApiKeyRecord>, AccountsError>;
 }
 
 #[cfg(test)]
