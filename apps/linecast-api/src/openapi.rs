@@ -375,7 +375,12 @@ fn event_item_schema() -> utoipa::openapi::Schema {
         crate::presentation::export::ExportFormat,
         linecast_payloads::events::ReleaseEventData,
         linecast_payloads::events::StatusEventData,
-        linecast_payloads::events::ResyncEventData
+        linecast_payloads::events::ResyncEventData,
+        linecast_payloads::webhooks::ReleasePublished,
+        linecast_payloads::webhooks::DataStatusChanged,
+        linecast_payloads::webhooks::QuotaThreshold,
+        linecast_payloads::webhooks::KeyExpiring,
+        linecast_payloads::webhooks::TestEvent
     )),
     modifiers(&SecuritySchemes),
     tags(
@@ -387,7 +392,8 @@ fn event_item_schema() -> utoipa::openapi::Schema {
         (name = "history", description = "Graded results and aggregates; needs an API key"),
         (name = "public", description = "Free, unauthenticated feeds"),
         (name = "service", description = "Identity and health"),
-        (name = "strategies", description = "Strategy leaderboards and replays; needs an API key")
+        (name = "strategies", description = "Strategy leaderboards and replays; needs an API key"),
+        (name = "webhooks", description = "Signed webhooks (Standard Webhooks): the account's endpoints, their attempts, resending and recovering. Each delivery is a POST of `{type, timestamp, data}` with the headers `webhook-id`, `webhook-timestamp` and `webhook-signature`; `data` is the schema of its type: `ReleasePublished` (`release.published`), `DataStatusChanged` (`data_status.changed`), `QuotaThreshold` (`quota.threshold`), `KeyExpiring` (`key.expiring`), `TestEvent` (`webhook.test`).")
     )
 )]
 pub struct ApiDoc;
