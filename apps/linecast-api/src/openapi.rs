@@ -405,6 +405,108 @@ pub fn base() -> utoipa::openapi::OpenApi {
     doc
 }
 
+/// The events linecast POSTs to an account's endpoints (OpenAPI 3.1
+/// `webhooks`): one operation per event type, its body the Standard
+/// Webhooks envelope around the type's `data`, with the three signature
+/// headers.
+fn webhooks() -> utoipa::openapi::path::Paths {
+    use utoipa::openapi::path::{HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn, Paths};
+    use utoipa::openapi::request_body::RequestBodyBuilder;
+    use utoipa::openapi::{
+        ContentBuilder, KnownFormat, ObjectBuilder, Ref, Required, ResponseBuilder, SchemaFormat, Type,
+    };
+    const EVENTS: [(&str, &str, &str); 5] = [
+        (
+            "release.published",
+            "ReleasePublished",
+            "A predictions or odds release was kept",
+        ),
+        (
+            "data_status.changed",
+            "DataStatusChanged",
+            "A sport's data status changed",
+        ),
+        (
+            "quota.threshold",
+            "QuotaThreshold",
+            "The account's usage reached 50, 80 or 100 % of its monthly quota",
+        ),
+        (
+            "key.expiring",
+            "KeyExpiring",
+            "One of the account's API keys expires within 7 days, then within 1 day",
+        ),
+        (
+            "webhook.test",
+            "TestEvent",
+            "A test event sent from the API or the portal",
+        ),
+    ];
+    const HEADERS: [(&str, &str); 3] = [
+        (
+            "webhook-id",
+            "The message id: the same on every retry; for release and status events the change stream's event id. Deduplicate on it.",
+        ),
+        ("webhook-timestamp", "Unix seconds of this attempt."),
+        (
+            "webhook-signature",
+            "`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret; two, space-separated, for 24 hours after a rotation.",
+        ),
+    ];
+    let mut paths = Paths::new();
+    for (event, schema, summary) in EVENTS {
+        let envelope = ObjectBuilder::new()
+            .property(
+                "type",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .enum_values(Some([event])),
+            )
+            .property(
+                "timestamp",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime))),
+            )
+            .property("data", Ref::from_schema_name(schema))
+            .required("type")
+            .required("timestamp")
+            .required("data")
+            .build();
+        let mut operation = OperationBuilder::new()
+            .summary(Some(summary))
+            .description(Some(format!(
+                "`{event}`, POSTed to each enabled endpoint subscribed to it. See [payloads.md: Webhooks](/docs/payloads.md#webhooks-key)."
+            )))
+            .operation_id(Some(format!("webhook_{}", event.replace('.', "_"))))
+            .tag("webhooks")
+            .request_body(Some(
+                RequestBodyBuilder::new()
+                    .content("application/json", ContentBuilder::new().schema(Some(envelope)).build())
+                    .required(Some(Required::True))
+                    .build(),
+            ))
+            .response(
+                "200",
+                ResponseBuilder::new()
+                    .description("Any 2xx: delivered. A 410 disables the endpoint; anything else (or no answer within 15 s) is retried.")
+                    .build(),
+            );
+        for (name, about) in HEADERS {
+            operation = operation.parameter(
+                ParameterBuilder::new()
+                    .name(name)
+                    .parameter_in(ParameterIn::Header)
+                    .required(Required::True)
+                    .description(Some(about))
+                    .schema(Some(ObjectBuilder::new().schema_type(Type::String))),
+            );
+        }
+        paths.add_path_operation(event, vec![HttpMethod::Post], operation.build());
+    }
+    paths
+}
+
 /// The whole document: each row of the route table (`routes::table`) that
 /// has an operation, in the table's order, at its path with its handler's
 /// operation and what the row says (`apply_row`).
@@ -436,6 +538,7 @@ pub fn document() -> utoipa::openapi::OpenApi {
             .schemas
             .extend(schemas);
     }
+    doc.webhooks = Some(webhooks());
     let components = doc.components.get_or_insert_with(utoipa::openapi::Components::new);
     for (name, integer, description) in HEADERS {
         components
