@@ -82,6 +82,11 @@ pub(crate) fn start_with(grace: &str, env: &[(&str, String)]) -> Server {
 }
 
 impl Server {
+    /// The process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub(crate) fn log(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default()
     }

@@ -684,3 +684,156 @@ async fn a_key_expiring_within_a_week_is_notified_once_per_notice_to_its_own_acc
     expected.sort();
     assert_eq!(notices(receiver.received()), expected);
 }
+
+/// Two server processes on one PostgreSQL database deliver one endpoint's
+/// events: every event in order, the retry schedule kept (a 500, then an
+/// attempt the receiver holds), and the instance holding that attempt
+/// killed with `kill -9`: its claim lapses after the lease and the other
+/// instance sends the same `webhook-id` again; nothing is lost, nothing is
+/// accepted twice. A third, in-process instance (its worker idle) seeds
+/// the account and writes the events to the outbox.
+#[tokio::test]
+async fn two_instances_on_postgresql_deliver_in_order_and_a_kill_9_mid_delivery_loses_nothing() {
+    let Some(schema) = crate::concurrency::PgSchema::create() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let store_dir = dir.path().join("store");
+    crate::helpers::copy_dir(&crate::helpers::fixtures_dir(), &store_dir);
+    let mut settings = linecast_api::settings::Settings::for_tests(
+        &format!("file://{}", store_dir.display()),
+        dir.path(),
+        fixture_now(),
+    );
+    settings.database_url = schema.url();
+    settings.demo = false;
+    settings.migrate = true;
+    settings.database_timeout = Duration::from_secs(30);
+    settings.webhooks.allow_loopback = true;
+    // This instance only writes: its worker's next round is an hour away.
+    settings.webhooks.interval = Duration::from_hours(1);
+    let seeder = crate::helpers::spawn_with_settings(settings, dir, store_dir).await;
+    let customer = crate::access::seed_customer(&seeder, "hooks@example.com", "ai", 100_000).await;
+    let key = crate::access::issue_key(&seeder, &customer).await;
+    // A 500, then an attempt held open past the instance's death, then 200s.
+    let receiver = Receiver::start(vec![Reply::Status(500), Reply::Hang(Duration::from_mins(1))]).await;
+    let (status, created) = send_as(
+        &seeder,
+        &key,
+        reqwest::Method::POST,
+        ENDPOINTS,
+        Some(json!({"url": receiver.url(), "event_types": ["release.published"]})),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let endpoint = created["endpoint"]["id"].as_str().unwrap().to_owned();
+    let secret = created["secret"].as_str().unwrap().to_owned();
+
+    // Two delivering instances: a 5 s attempt timeout (a 20 s lease), the
+    // schedule 5000 times faster, a round every 50 ms.
+    let env = [
+        ("LINECAST_DATABASE_URL", schema.url()),
+        ("LINECAST_DATABASE_TIMEOUT_MS", "30000".to_owned()),
+        ("LINECAST_WEBHOOK_ALLOW_LOOPBACK", "true".to_owned()),
+        ("LINECAST_WEBHOOK_SCHEDULE_SCALE", "0.0002".to_owned()),
+        ("LINECAST_WEBHOOK_TIMEOUT_SECS", "5".to_owned()),
+        ("LINECAST_WEBHOOK_INTERVAL", "0.05".to_owned()),
+    ];
+    let mut servers = vec![crate::drain::start_with("0", &env), crate::drain::start_with("0", &env)];
+    let client = crate::drain::client();
+    for server in &servers {
+        let deadline = Instant::now() + Duration::from_mins(3);
+        while client
+            .get(format!("{}/api/v1/readiness", server.base))
+            .send()
+            .await
+            .map_or(true, |r| r.status() != 200)
+        {
+            assert!(
+                Instant::now() < deadline,
+                "an instance did not start:\n{}",
+                server.log()
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    // Five events of one sport, in the order they happened.
+    let store = seeder.state.webhooks.store().clone();
+    let start = Utc::now();
+    let mut ids = Vec::new();
+    for n in 0..5_i64 {
+        let id = format!("msg_order{n:019}");
+        store
+            .enqueue(linecast_core::ports::webhooks::NewMessage {
+                id: id.clone(),
+                customer_id: None,
+                event_type: "release.published".to_owned(),
+                sport: Some("nba".to_owned()),
+                order_key: "sport/nba".to_owned(),
+                payload: format!(r#"{{"type":"release.published","timestamp":"x","data":{{"n":{n}}}}}"#),
+                dedupe_key: Some(id.clone()),
+                created_at: start + chrono::Duration::milliseconds(n),
+            })
+            .await
+            .unwrap();
+        ids.push(id);
+    }
+    // The held attempt arrives: kill -9 the instance whose claim it is.
+    receiver.wait_for(2).await;
+    let delivery = loop {
+        // The 500's attempt is logged as the held one begins.
+        if let Some(a) = store
+            .attempts(customer.customer_id, &endpoint, 1)
+            .await
+            .unwrap()
+            .first()
+        {
+            break a.delivery_id;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let claimed_by = store
+        .delivery(customer.customer_id, delivery)
+        .await
+        .unwrap()
+        .unwrap()
+        .claimed_by
+        .expect("the held attempt's delivery is claimed");
+    let killed = servers
+        .iter()
+        .position(|s| claimed_by.contains(&format!("-{}-", s.pid())))
+        .unwrap_or_else(|| panic!("no instance named {claimed_by}"));
+    servers[killed].signal("KILL");
+    servers[killed].exit_within(Duration::from_secs(30));
+
+    // The other instance delivers everything, the first again under its id.
+    let got = receiver.wait_for(7).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let got_all = receiver.received();
+    assert_eq!(got_all.len(), 7, "{} requests", got.len());
+    for r in &got_all {
+        assert!(signed_by(r, &secret));
+    }
+    let order: Vec<&str> = got_all.iter().map(|r| r.headers["webhook-id"].as_str()).collect();
+    // The 500, the held attempt, then the same message again and the rest in order.
+    assert_eq!(order[..3], [ids[0].as_str(); 3], "{order:?}");
+    assert_eq!(
+        order[3..],
+        ids[1..].iter().map(String::as_str).collect::<Vec<_>>()[..],
+        "{order:?}"
+    );
+    // The lease was honoured: the repeat came no sooner than the lease
+    // (four attempt timeouts) after the held attempt began.
+    let log = store.attempts(customer.customer_id, &endpoint, 10).await.unwrap();
+    let of_first: Vec<_> = log.iter().filter(|a| a.delivery_id == delivery).collect();
+    let repeat = of_first.iter().map(|a| a.attempted_at).max().unwrap();
+    let before = of_first
+        .iter()
+        .find(|a| a.status_code == Some(500))
+        .map(|a| a.attempted_at)
+        .unwrap();
+    assert!(repeat - before >= chrono::Duration::seconds(20), "{before} .. {repeat}");
+    drop(servers);
+    schema.drop_schema();
+}
