@@ -380,6 +380,7 @@ fn event_item_schema() -> utoipa::openapi::Schema {
         linecast_payloads::webhooks::DataStatusChanged,
         linecast_payloads::webhooks::QuotaThreshold,
         linecast_payloads::webhooks::KeyExpiring,
+        linecast_payloads::webhooks::EndpointDisabled,
         linecast_payloads::webhooks::TestEvent
     )),
     modifiers(&SecuritySchemes),
@@ -393,7 +394,7 @@ fn event_item_schema() -> utoipa::openapi::Schema {
         (name = "public", description = "Free, unauthenticated feeds"),
         (name = "service", description = "Identity and health"),
         (name = "strategies", description = "Strategy leaderboards and replays; needs an API key"),
-        (name = "webhooks", description = "Signed webhooks (Standard Webhooks): the account's endpoints, their attempts, resending and recovering. Each delivery is a POST of `{type, timestamp, data}` with the headers `webhook-id`, `webhook-timestamp` and `webhook-signature`; `data` is the schema of its type: `ReleasePublished` (`release.published`), `DataStatusChanged` (`data_status.changed`), `QuotaThreshold` (`quota.threshold`), `KeyExpiring` (`key.expiring`), `TestEvent` (`webhook.test`).")
+        (name = "webhooks", description = "Signed webhooks (Standard Webhooks): the account's endpoints, their attempts, resending and recovering. Each delivery is a POST of `{type, timestamp, data}` with the headers `webhook-id`, `webhook-timestamp` and `webhook-signature`; `data` is the schema of its type: `ReleasePublished` (`release.published`), `DataStatusChanged` (`data_status.changed`), `QuotaThreshold` (`quota.threshold`), `KeyExpiring` (`key.expiring`), `EndpointDisabled` (`webhook.endpoint_disabled`), `TestEvent` (`webhook.test`).")
     )
 )]
 pub struct ApiDoc;
@@ -415,7 +416,7 @@ fn webhooks() -> utoipa::openapi::path::Paths {
     use utoipa::openapi::{
         ContentBuilder, KnownFormat, ObjectBuilder, Ref, Required, ResponseBuilder, SchemaFormat, Type,
     };
-    const EVENTS: [(&str, &str, &str); 5] = [
+    const EVENTS: [(&str, &str, &str); 6] = [
         (
             "release.published",
             "ReleasePublished",
@@ -435,6 +436,11 @@ fn webhooks() -> utoipa::openapi::path::Paths {
             "key.expiring",
             "KeyExpiring",
             "One of the account's API keys expires within 7 days, then within 1 day",
+        ),
+        (
+            "webhook.endpoint_disabled",
+            "EndpointDisabled",
+            "One of the account's endpoints was disabled (a 410, or five days of failures)",
         ),
         (
             "webhook.test",

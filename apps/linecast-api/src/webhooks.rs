@@ -12,7 +12,9 @@ use linecast_core::ports::webhooks::{NewMessage, WebhookSender, WebhookStore};
 use linecast_core::services::events::{Event, EventData};
 use linecast_core::services::webhooks::{Deliverer, DeliverySettings, Endpoints, QuotaNotices};
 use linecast_payloads::time::exact;
-use linecast_payloads::webhooks::{DataStatusChanged, KeyExpiring, QuotaThreshold, ReleasePublished, WebhookEvent};
+use linecast_payloads::webhooks::{
+    DataStatusChanged, EndpointDisabled, KeyExpiring, QuotaThreshold, ReleasePublished, WebhookEvent,
+};
 use linecast_webhooks::events::{EventType, Lane, ordering_key};
 use serde::Serialize;
 
@@ -56,17 +58,20 @@ pub fn build(settings: &Settings, store: Arc<dyn WebhookStore>) -> anyhow::Resul
         std::process::id(),
         linecast_core::ports::webhooks::new_id("w")?
     );
-    let deliverer = Arc::new(Deliverer::new(
-        store,
-        sender,
-        clock(),
-        worker,
-        DeliverySettings {
-            schedule_scale: settings.webhooks.schedule_scale,
-            lease: settings.webhooks.timeout * 4,
-            ..DeliverySettings::default()
-        },
-    ));
+    let deliverer = Arc::new(
+        Deliverer::new(
+            store,
+            sender,
+            clock(),
+            worker,
+            DeliverySettings {
+                schedule_scale: settings.webhooks.schedule_scale,
+                lease: settings.webhooks.timeout * 4,
+                ..DeliverySettings::default()
+            },
+        )
+        .telling_disabled(Arc::new(disabled_notice)),
+    );
     Ok((endpoints, deliverer))
 }
 
@@ -328,4 +333,40 @@ pub async fn write_key_notices(store: &dyn WebhookStore, now: chrono::DateTime<c
             tracing::warn!(error = %e, "webhooks: a key notice was not put in the outbox; the next scan tries again");
         }
     }
+}
+
+/// The `webhook.endpoint_disabled` message for the account of `endpoint`
+/// (its other endpoints subscribed to the type receive it; the disabled
+/// one receives nothing more until enabled).
+fn disabled_notice(
+    endpoint: &linecast_core::ports::webhooks::Endpoint,
+    reason: &'static str,
+    at: chrono::DateTime<chrono::Utc>,
+) -> Option<NewMessage> {
+    let id = linecast_core::ports::webhooks::new_id(linecast_core::ports::webhooks::MESSAGE_ID_PREFIX).ok()?;
+    let payload = serde_json::to_string(&WebhookEvent {
+        event_type: EventType::EndpointDisabled.code().to_owned(),
+        timestamp: exact(at),
+        data: EndpointDisabled {
+            endpoint_id: endpoint.id.clone(),
+            url: endpoint.url.clone(),
+            reason: reason.to_owned(),
+            link: format!("/api/v1/webhooks/endpoints/{}", endpoint.id),
+        },
+    })
+    .ok()?;
+    Some(NewMessage {
+        id,
+        customer_id: Some(endpoint.customer_id),
+        event_type: EventType::EndpointDisabled.code().to_owned(),
+        sport: None,
+        order_key: ordering_key(Lane::Account),
+        payload,
+        dedupe_key: Some(format!(
+            "webhook.endpoint_disabled/{}/{}",
+            endpoint.id,
+            at.timestamp_micros()
+        )),
+        created_at: at,
+    })
 }

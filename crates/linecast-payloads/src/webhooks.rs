@@ -286,6 +286,20 @@ pub struct KeyExpiring {
     pub link: String,
 }
 
+/// `webhook.endpoint_disabled`: one of the account's endpoints was
+/// disabled by the delivery worker (sent to the account's other endpoints
+/// subscribed to it).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EndpointDisabled {
+    pub endpoint_id: String,
+    pub url: String,
+    /// `gone` (the receiver answered 410) or `failing` (five days of
+    /// failures).
+    pub reason: String,
+    #[schema(example = "/api/v1/webhooks/endpoints/ep_2hG7mQk9ZpX4vB1nR8sT0wYc")]
+    pub link: String,
+}
+
 /// `webhook.test`: sent by send-test, to one endpoint.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TestEvent {

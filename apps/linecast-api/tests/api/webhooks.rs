@@ -837,3 +837,34 @@ async fn two_instances_on_postgresql_deliver_in_order_and_a_kill_9_mid_delivery_
     drop(servers);
     schema.drop_schema();
 }
+
+#[tokio::test]
+async fn a_410_disables_the_endpoint_and_the_accounts_other_endpoints_are_told() {
+    let app = app_with(|_| {}, None, true).await;
+    let gone = Receiver::start(vec![Reply::Status(410)]).await;
+    let watcher = Receiver::start(Vec::new()).await;
+    let (_, a) = create(&app, json!({"url": gone.url(), "event_types": ["release.published"]})).await;
+    let (_, b) = create(
+        &app,
+        json!({"url": watcher.url(), "event_types": ["webhook.endpoint_disabled"]}),
+    )
+    .await;
+    let a_id = a["endpoint"]["id"].as_str().unwrap().to_owned();
+    let (status, _) = send(&app, reqwest::Method::POST, &format!("{ENDPOINTS}/{a_id}/test"), None).await;
+    assert_eq!(status, 202);
+    let told = watcher.wait_for(1).await;
+    assert!(signed_by(&told[0], b["secret"].as_str().unwrap()));
+    let body: Value = serde_json::from_slice(&told[0].body).unwrap();
+    assert_eq!(body["type"], "webhook.endpoint_disabled");
+    assert_eq!(body["data"]["endpoint_id"], a_id.as_str());
+    assert_eq!(body["data"]["reason"], "gone");
+    let (_, shown) = send(&app, reqwest::Method::GET, &format!("{ENDPOINTS}/{a_id}"), None).await;
+    assert_eq!(
+        (shown["enabled"].clone(), shown["disabled_reason"].clone()),
+        (json!(false), json!("gone"))
+    );
+    // A disabled endpoint receives nothing more: a second test is refused.
+    let (status, _) = send(&app, reqwest::Method::POST, &format!("{ENDPOINTS}/{a_id}/test"), None).await;
+    assert_eq!(status, 409);
+    assert_eq!(gone.received().len(), 1);
+}

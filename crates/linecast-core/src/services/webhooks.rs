@@ -290,7 +290,15 @@ pub struct Deliverer {
     worker: String,
     settings: DeliverySettings,
     breakers: Mutex<HashMap<String, Breaker>>,
+    /// Makes the `webhook.endpoint_disabled` message of an endpoint this
+    /// worker disabled (the caller owns the payload's JSON); none: no
+    /// message.
+    disabled_notice: Option<DisabledNotice>,
 }
+
+/// Makes the message telling an account that one of its endpoints was
+/// disabled (`endpoint`, the reason `gone` or `failing`, the instant).
+pub type DisabledNotice = Arc<dyn Fn(&Endpoint, &'static str, DateTime<Utc>) -> Option<NewMessage> + Send + Sync>;
 
 impl Deliverer {
     /// `worker` names this instance in claims (unique per process).
@@ -308,7 +316,31 @@ impl Deliverer {
             worker,
             settings,
             breakers: Mutex::new(HashMap::new()),
+            disabled_notice: None,
         }
+    }
+
+    /// Writes a `webhook.endpoint_disabled` message (made by `notice`) to
+    /// the outbox whenever this worker disables an endpoint: the account's
+    /// other endpoints subscribed to it are told.
+    #[must_use]
+    pub fn telling_disabled(mut self, notice: DisabledNotice) -> Self {
+        self.disabled_notice = Some(notice);
+        self
+    }
+
+    /// Disables the endpoint for `reason` and tells the account.
+    async fn disable(&self, endpoint: &Endpoint, reason: &'static str, at: DateTime<Utc>) -> Result<(), AccountsError> {
+        self.store.disable_endpoint(&endpoint.id, reason, at).await?;
+        if let Some(message) = self
+            .disabled_notice
+            .as_ref()
+            .and_then(|make| make(endpoint, reason, at))
+            && let Err(e) = self.store.enqueue(message).await
+        {
+            tracing::warn!(endpoint = %endpoint.id, error = %e, "webhooks: the endpoint_disabled notice was not put in the outbox");
+        }
+        Ok(())
     }
 
     /// One round: claims the due deliveries and makes one attempt of each,
@@ -432,13 +464,13 @@ impl Deliverer {
                 Ok(Settled::Delivered)
             }
             Decision::Disable => {
-                self.store.disable_endpoint(&endpoint.id, "gone", done).await?;
+                self.disable(&endpoint, "gone", done).await?;
                 self.store.reschedule(delivery.id, done).await?;
                 Ok(Settled::EndpointDisabled)
             }
             Decision::RetryAt(at) => {
                 if self.failing_too_long(&endpoint, done) {
-                    self.store.disable_endpoint(&endpoint.id, "failing", done).await?;
+                    self.disable(&endpoint, "failing", done).await?;
                     self.store.reschedule(delivery.id, at).await?;
                     return Ok(Settled::EndpointDisabled);
                 }
@@ -448,7 +480,7 @@ impl Deliverer {
             Decision::Failed => {
                 self.store.mark_failed(delivery.id).await?;
                 if self.failing_too_long(&endpoint, done) {
-                    self.store.disable_endpoint(&endpoint.id, "failing", done).await?;
+                    self.disable(&endpoint, "failing", done).await?;
                 }
                 Ok(Settled::Failed)
             }
