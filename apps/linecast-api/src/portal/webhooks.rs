@@ -129,6 +129,18 @@ async fn refuse(
     }
 }
 
+/// A form of endpoint `form` refused for its `field`: the message shown
+/// with that endpoint.
+async fn beside(state: &AppState, req: &HttpRequest, form: String, field: &str, message: &str) -> HttpResponse {
+    let flash = Flash::FormError(FormError {
+        form,
+        field: field.to_owned(),
+        message: message.to_owned(),
+        values: Vec::new(),
+    });
+    back(state, req, flash).await
+}
+
 async fn notice(state: &AppState, req: &HttpRequest, text: String) -> HttpResponse {
     back(state, req, Flash::Notice { text }).await
 }
@@ -360,14 +372,7 @@ pub async fn delete_webhook(
 ) -> HttpResponse {
     let id = endpoint_of(&form);
     if form.get("confirm") != Some("yes") {
-        let text = "Tick the box to confirm the deletion.".to_owned();
-        let flash = Flash::FormError(FormError {
-            form: id,
-            field: "confirm".to_owned(),
-            message: text,
-            values: Vec::new(),
-        });
-        return back(&state, &req, flash).await;
+        return beside(&state, &req, id, "confirm", "Tick the box to confirm the deletion.").await;
     }
     match state.webhooks.store().delete_endpoint(customer(&signed), &id).await {
         Ok(()) => {
@@ -394,13 +399,14 @@ pub async fn recover_webhook(
     let id = endpoint_of(&form);
     let raw = form.get("since").unwrap_or_default().trim();
     let Ok(since) = NaiveDateTime::parse_from_str(raw, "%Y-%m-%dT%H:%M") else {
-        let flash = Flash::FormError(FormError {
-            form: id,
-            field: "since".to_owned(),
-            message: "Give the instant as a date and a time (UTC).".to_owned(),
-            values: Vec::new(),
-        });
-        return back(&state, &req, flash).await;
+        return beside(
+            &state,
+            &req,
+            id,
+            "since",
+            "Give the instant as a date and a time (UTC).",
+        )
+        .await;
     };
     let since = since.and_utc();
     match state
