@@ -37,7 +37,6 @@ use linecast_markets::{CachedMarkets, FileSnapshotMarkets, KalshiConfig, KalshiM
 use linecast_signer::HmacSigner;
 use linecast_store::{ObjectArtifactStore, StoreOptions};
 
-use crate::auth::address_limiter::AddressLimiter;
 use crate::auth::client_address::ClientAddresses;
 use crate::error::ApiError;
 use crate::probes::{CacheProbe, DatabaseProbe, HealthCache, Probe, RedisProbe, StoreProbe};
@@ -709,11 +708,11 @@ impl Wiring<'_> {
                 settings.trusted_proxies,
                 settings.trusted_proxy_cidrs.clone(),
             ),
-            addresses: Arc::new(AddressLimiter::new(
+            addresses: Arc::new(crate::auth::address_limiter::by_address(
                 settings.public_rate_per_second,
                 settings.public_rate_per_second,
             )),
-            auth_failures: Arc::new(AddressLimiter::new(
+            auth_failures: Arc::new(crate::auth::address_limiter::by_address(
                 settings.auth_failure_rate,
                 settings.auth_failure_burst,
             )),
@@ -749,7 +748,7 @@ impl Wiring<'_> {
             // demo mode runs on plain loopback HTTP.
             cookie: crate::auth::session_cookie::CookiePolicy { secure: !settings.demo },
             origin: crate::auth::sign_in_origin::SignInOrigin::new(settings.portal_origin.clone()),
-            views: crate::portal::throttle::Views::default(),
+            views: crate::portal::throttle::views(),
         }
     }
 

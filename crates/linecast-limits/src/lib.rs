@@ -26,6 +26,10 @@
 //! And the key relay ([`RedisKeyRelay`], core's `KeyRelay` port): key
 //! records read from the accounts database by the instances that reach it,
 //! for an instance cut off from it (`key_relay.rs`).
+//!
+//! And the in-process limits by a caller's key ([`KeyedLimiter`]: by client
+//! address, by portal session) and the once-a-second log of refusals
+//! ([`OncePerSecond`]), in `keyed.rs`.
 
 mod buckets;
 mod endpoint;
@@ -33,6 +37,7 @@ mod flusher;
 mod gcra;
 mod in_process;
 mod key_relay;
+mod keyed;
 mod leased;
 pub mod leases;
 mod redis_limiter;
@@ -45,6 +50,7 @@ pub use flusher::{DEFAULT_FLUSH_INTERVAL, Flusher, spawn_flusher};
 pub use gcra::{Gcra, Step};
 pub use in_process::InProcessLimiter;
 pub use key_relay::{ASK_WINDOW, RedisKeyRelay};
+pub use keyed::{KeyedDecision, KeyedLimiter, OncePerSecond};
 pub use leased::{LEASE_SCRIPT, LEASE_TTL, LeasedRedisLimiter};
 pub use linecast_core::ports::limits::{Limiter, LimitsError, MonthDecision, Rate, RateDecision};
 pub use redis_limiter::{DEFAULT_REDIS_TIMEOUT, RedisLimiter};

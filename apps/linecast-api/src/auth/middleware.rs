@@ -134,7 +134,7 @@ where
     };
     let failed = matches!(admitted, Err(Refusal::InvalidKey));
     match (paid, client) {
-        (Some(paid), _) if !failed => gate.auth_failures.refund(paid),
+        (Some(paid), _) if !failed => gate.auth_failures.refund(&paid),
         (None, Some(client)) if failed => {
             gate.auth_failures.check(client, Instant::now());
         }

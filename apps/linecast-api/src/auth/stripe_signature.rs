@@ -12,8 +12,7 @@
 
 use std::future::Future;
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::Method;
@@ -33,17 +32,23 @@ use crate::error::ApiError;
 pub const MAX_BODY_BYTES: usize = 256 * 1024;
 
 /// The webhook's credential check: its secrets, and the log of refusals.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Webhook {
     pub secrets: WebhookSecrets,
     refusals: RefusalLog,
+}
+
+impl Default for Webhook {
+    fn default() -> Self {
+        Self::new(WebhookSecrets::default())
+    }
 }
 
 impl Webhook {
     pub fn new(secrets: WebhookSecrets) -> Self {
         Self {
             secrets,
-            refusals: RefusalLog::default(),
+            refusals: RefusalLog::new(MAX_LOGGED_ADDRESSES),
         }
     }
 }
@@ -51,52 +56,10 @@ impl Webhook {
 /// Refusals logged at most once a second per address: the first of a
 /// second is logged with how many were refused unlogged since the last
 /// line, the rest only counted.
-pub struct RefusalLog {
-    windows: moka::sync::Cache<Option<ClientKey>, Arc<Mutex<Window>>>,
-}
+pub type RefusalLog = linecast_limits::OncePerSecond<Option<ClientKey>>;
 
-#[derive(Default)]
-struct Window {
-    logged_at: Option<Instant>,
-    unlogged: u64,
-}
-
-impl Default for RefusalLog {
-    fn default() -> Self {
-        Self {
-            windows: moka::sync::Cache::builder()
-                .max_capacity(100_000)
-                .time_to_idle(Duration::from_mins(1))
-                .build(),
-        }
-    }
-}
-
-impl std::fmt::Debug for RefusalLog {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("RefusalLog")
-    }
-}
-
-impl RefusalLog {
-    /// A refusal for `client` at `now`: `Some(unlogged)` when it is to be
-    /// logged (with the count of refusals since the last line that were
-    /// not), `None` when it is only counted.
-    pub fn note(&self, client: Option<ClientKey>, now: Instant) -> Option<u64> {
-        let window = self.windows.get_with(client, Arc::default);
-        let mut window = window.lock().unwrap_or_else(PoisonError::into_inner);
-        match window.logged_at {
-            Some(at) if now.saturating_duration_since(at) < Duration::from_secs(1) => {
-                window.unlogged += 1;
-                None
-            }
-            _ => {
-                window.logged_at = Some(now);
-                Some(std::mem::take(&mut window.unlogged))
-            }
-        }
-    }
-}
+/// The most addresses whose refusals are counted at once.
+const MAX_LOGGED_ADDRESSES: u64 = 100_000;
 
 /// A webhook body whose signature was verified: the only way a handler
 /// gets one.
@@ -205,7 +168,7 @@ where
         return refuse(req, ApiError::BadRequest(refusal.to_string()));
     }
     if let Some(client) = client {
-        auth_failures.refund(client);
+        auth_failures.refund(&client);
     }
     req.extensions_mut().insert(SignedBody(body.freeze()));
     call(req).await
@@ -227,11 +190,13 @@ fn log_refusal(address: Option<IpAddr>, err: &ApiError, unlogged: u64) {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     #[test]
     fn refusals_are_logged_once_a_second_per_address_with_the_count_left_unlogged() {
-        let log = RefusalLog::default();
+        let log = RefusalLog::new(MAX_LOGGED_ADDRESSES);
         let (a, b) = (Some(ClientKey::V4([10, 0, 0, 1])), Some(ClientKey::V4([10, 0, 0, 2])));
         let start = Instant::now();
         assert_eq!(log.note(a, start), Some(0));

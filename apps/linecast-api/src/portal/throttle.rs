@@ -55,7 +55,7 @@ impl<'a> SignInThrottle<'a> {
     /// keeps it (drop the throttle).
     pub(crate) fn refund(self) {
         if let Some(client) = self.paid {
-            self.limiter.refund(client);
+            self.limiter.refund(&client);
         }
     }
 }
@@ -89,59 +89,18 @@ pub const VIEW_BURST: u32 = 20;
 /// Views a second a session gets back after its burst.
 pub const VIEW_RATE: u32 = 2;
 
-/// Token buckets by session (the GCRA of linecast-limits), in process: with
-/// N instances behind a balancer a session gets at most N times the rate.
-/// A session's bucket is kept a minute after its last view (full again by
-/// then).
-pub struct Views {
-    rate: linecast_core::Rate,
-    /// The zero of the buckets' microsecond clock.
-    epoch: std::time::Instant,
-    /// Each session's TAT (µs since `epoch`), by its id's hash.
-    buckets: moka::sync::Cache<String, std::sync::Arc<std::sync::Mutex<i64>>>,
-}
+/// Token buckets by session (linecast-limits' `KeyedLimiter`, by the
+/// session id's hash), in process: with N instances behind a balancer a
+/// session gets at most N times the rate. A session's bucket is kept a
+/// minute after its last view (full again by then).
+pub type Views = linecast_limits::KeyedLimiter<String>;
 
-impl Views {
-    /// `per_second` views sustained and `burst` at once.
-    pub fn new(per_second: u32, burst: u32) -> Self {
-        Self {
-            rate: linecast_core::Rate {
-                per_second: per_second.max(1),
-                burst: burst.max(1),
-            },
-            epoch: std::time::Instant::now(),
-            buckets: moka::sync::Cache::builder()
-                .max_capacity(200_000)
-                .time_to_idle(std::time::Duration::from_mins(1))
-                .build(),
-        }
-    }
+/// The most sessions whose buckets are kept at once.
+const MAX_SESSIONS: u64 = 200_000;
 
-    /// Takes one view from the bucket of the session `id_hash` at `now`:
-    /// `Ok`, or the whole seconds until a view is back.
-    pub fn take(&self, id_hash: &str, now: std::time::Instant) -> Result<(), u64> {
-        use linecast_limits::{Gcra, Step};
-        let gcra = Gcra::new(self.rate);
-        let now_us = i64::try_from(now.saturating_duration_since(self.epoch).as_micros()).unwrap_or(i64::MAX);
-        let bucket = self.buckets.get_with(id_hash.to_owned(), || {
-            std::sync::Arc::new(std::sync::Mutex::new(i64::MIN))
-        });
-        let mut tat = bucket.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let step = gcra.step((*tat != i64::MIN).then_some(*tat), now_us);
-        if let Step::Admit { tat: next, .. } = step {
-            *tat = next;
-        }
-        match gcra.decision(step) {
-            linecast_core::RateDecision::Allowed { .. } => Ok(()),
-            linecast_core::RateDecision::Refused { retry_after_secs } => Err(retry_after_secs.max(1)),
-        }
-    }
-}
-
-impl Default for Views {
-    fn default() -> Self {
-        Self::new(VIEW_RATE, VIEW_BURST)
-    }
+/// `VIEW_RATE` views a second and `VIEW_BURST` at once per session.
+pub fn views() -> Views {
+    Views::new(VIEW_RATE, VIEW_BURST, MAX_SESSIONS)
 }
 
 /// One view of a working page by `signed`'s session: `None` to go on, or
@@ -152,7 +111,12 @@ pub(crate) fn over_rate(
     signed: &crate::auth::session::SignedIn,
 ) -> Option<actix_web::HttpResponse> {
     let views = &gate.portal.as_ref()?.views;
-    let retry_after = views.take(&signed.0.id_hash, std::time::Instant::now()).err()?;
+    let linecast_limits::KeyedDecision::Refused { retry_after_secs } =
+        views.check(signed.0.id_hash.clone(), std::time::Instant::now())
+    else {
+        return None;
+    };
+    let retry_after = retry_after_secs.max(1);
     crate::metrics::limiter_decision("portal_session", "refused");
     let mut res = error_page(
         StatusCode::TOO_MANY_REQUESTS,
@@ -174,16 +138,17 @@ mod tests {
 
     #[test]
     fn a_session_gets_its_burst_then_its_rate_and_others_are_unaffected() {
-        let views = Views::new(2, 3);
+        use linecast_limits::KeyedDecision::{Allowed, Refused};
+        let views = views();
         let t0 = Instant::now();
-        for _ in 0..3 {
-            assert_eq!(views.take("a", t0), Ok(()));
+        for _ in 0..VIEW_BURST {
+            assert_eq!(views.check("a".to_owned(), t0), Allowed);
         }
-        assert_eq!(views.take("a", t0), Err(1));
-        assert_eq!(views.take("b", t0), Ok(()));
-        // Half a second later one view is back, and only one.
-        let t1 = t0 + Duration::from_millis(500);
-        assert_eq!(views.take("a", t1), Ok(()));
-        assert_eq!(views.take("a", t1), Err(1));
+        assert_eq!(views.check("a".to_owned(), t0), Refused { retry_after_secs: 1 });
+        assert_eq!(views.check("b".to_owned(), t0), Allowed);
+        // Half a second later one view is back at 2 a second, and only one.
+        let t1 = t0 + Duration::from_millis(1000 / u64::from(VIEW_RATE));
+        assert_eq!(views.check("a".to_owned(), t1), Allowed);
+        assert!(matches!(views.check("a".to_owned(), t1), Refused { .. }));
     }
 }
