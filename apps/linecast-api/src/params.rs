@@ -78,6 +78,32 @@ pub fn season(sport: Sport, raw: &str) -> Result<SeasonLabel, ApiError> {
     SeasonLabel::parse(sport, raw).map_err(|e| ApiError::invalid_param("season", raw, e.expected))
 }
 
+/// The query's `season`, a season label of `sport`, if given.
+pub fn named_season(sport: Sport, query: &RawQuery) -> Result<Option<SeasonLabel>, ApiError> {
+    query.get("season").map(|raw| season(sport, raw)).transpose()
+}
+
+/// The query's `season`: a season label of `sport`, or `None` when it is
+/// absent or `all` (every season).
+pub fn season_or_all(sport: Sport, query: &RawQuery) -> Result<Option<SeasonLabel>, ApiError> {
+    match query.get("season").map(String::as_str) {
+        None | Some("all") => Ok(None),
+        Some(raw) => season(sport, raw).map(Some),
+    }
+}
+
+/// The query's `name`, parsed by `parse`; a 400 naming it when absent.
+pub fn required<T>(
+    query: &RawQuery,
+    name: &str,
+    parse: impl FnOnce(&str) -> Result<T, ApiError>,
+) -> Result<T, ApiError> {
+    match query.get(name) {
+        Some(raw) => parse(raw),
+        None => Err(ApiError::invalid(name, format!("{name} is required"))),
+    }
+}
+
 pub fn market(value: &str) -> Result<PublicMarket, ApiError> {
     PublicMarket::parse(value).map_err(|e| ApiError::invalid_param("market", value, &e.allowed))
 }

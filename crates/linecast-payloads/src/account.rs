@@ -123,6 +123,23 @@ pub fn view(key: &ApiKeyRecord, now: chrono::DateTime<chrono::Utc>) -> ApiKeyVie
     }
 }
 
+/// `c`'s usage: `used` requests in the UTC month of `now`, and when the
+/// quota resets (the first day of the next UTC month).
+pub fn usage_view(c: &Customer, used: u64, now: chrono::DateTime<chrono::Utc>) -> UsageResponse {
+    UsageResponse {
+        monthly_requests: used,
+        monthly_limit: c.monthly_limit,
+        requests_remaining: c.monthly_limit.saturating_sub(used),
+        tier: reported_tier(&c.tier),
+        api_plan: c.api_plan.clone(),
+        api_subscription_status: c.api_subscription_status.code().to_owned(),
+        subscription_status: c.subscription_status.code().to_owned(),
+        reset_date: linecast_core::quota_calendar::next_reset(now)
+            .format("%Y-%m-%d")
+            .to_string(),
+    }
+}
+
 pub fn customer_view(c: &Customer, monthly_requests: u64) -> CustomerResponse {
     CustomerResponse {
         customer_id: c.customer_id,

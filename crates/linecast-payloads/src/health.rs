@@ -48,6 +48,24 @@ pub struct HealthResponse {
     pub dependencies: BTreeMap<String, DependencyStatus>,
 }
 
+impl HealthResponse {
+    /// A round of probes checked `at`: `healthy` when every dependency is
+    /// ok; `version` is the server's.
+    pub fn of(
+        at: chrono::DateTime<chrono::Utc>,
+        dependencies: &BTreeMap<String, DependencyStatus>,
+        version: &str,
+    ) -> Self {
+        let healthy = dependencies.values().all(|d| d.status == "ok");
+        Self {
+            status: if healthy { "healthy" } else { "degraded" }.to_owned(),
+            checked_at: at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+            version: version.to_owned(),
+            dependencies: dependencies.clone(),
+        }
+    }
+}
+
 /// Readiness / liveness payload.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ProbeResponse {

@@ -83,6 +83,30 @@ pub struct CalibrationChoice {
     pub from: ClvFrom,
 }
 
+impl CalibrationChoice {
+    /// The API's choice: the path's sport and model type, the query's
+    /// `season` (the current one when absent), `source` (default `all`) and
+    /// `from` (default `opening`), each malformed value a 400 naming it.
+    pub fn parse(sport: Sport, model_type: ModelType, query: &crate::params::RawQuery) -> Result<Self, ApiError> {
+        let season = crate::params::named_season(sport, query)?;
+        let source = query
+            .get("source")
+            .map_or(Ok(CalibrationSource::All), |raw| CalibrationSource::parse(raw))
+            .map_err(|e| ApiError::invalid_param("source", &e.value, &e.allowed))?;
+        let from = query
+            .get("from")
+            .map_or(Ok(ClvFrom::Opening), |raw| ClvFrom::parse(raw))
+            .map_err(|e| ApiError::invalid_param("from", &e.value, &e.allowed))?;
+        Ok(Self {
+            sport,
+            model_type,
+            season,
+            source,
+            from,
+        })
+    }
+}
+
 /// The calibration body of `choice` as `view`, served from the memo and
 /// the response cache of `of` (the API's calibration row) with `req`'s own
 /// caching headers (`responses::serve_as`): the API's handler and the

@@ -1,25 +1,19 @@
 //! Customer account, usage and API-key management. A customer only ever
 //! sees, renames or revokes their own keys; a key not among theirs is 404.
 
-use crate::responses::{fresh, written};
+use crate::responses::written;
 use crate::routes::table;
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpResponse, web};
 use linecast_payloads::account::{
     ApiKeyView, CreateKeyRequest, CreatedKeyResponse, CustomerResponse, DEFAULT_KEY_NAME, MessageResponse,
-    RenameKeyRequest, UsageResponse, customer_view, reported_tier, view,
+    RenameKeyRequest, UsageResponse, customer_view, usage_view, view,
 };
 
-use crate::auth::{AuthContext, next_reset};
 use crate::error::{ApiError, KEY_LIST, KeyFields, key_error};
 use crate::params::OptionalJson;
+use crate::routes::read::{Caller, NoPath, Read};
 use crate::state::AppState;
-
-/// The caller, as authenticated by the access middleware.
-pub(crate) fn caller(ctx: Option<web::ReqData<AuthContext>>) -> Result<AuthContext, ApiError> {
-    ctx.map(web::ReqData::into_inner)
-        .ok_or_else(|| ApiError::Unauthorized("API key required".to_owned()))
-}
 
 /// Where the key routes' audit lines say a change came from.
 const ORIGIN: &str = "api";
@@ -39,17 +33,12 @@ const ORIGIN: &str = "api";
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-pub async fn get_me(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    ctx: Option<web::ReqData<AuthContext>>,
-) -> Result<HttpResponse, ApiError> {
-    let ctx = caller(ctx)?;
-    let used = state
+pub async fn get_me(read: Read<NoPath>, Caller(ctx): Caller) -> Result<HttpResponse, ApiError> {
+    let used = read
+        .state
         .usage
-        .month_count(ctx.customer().customer_id, state.clock.now())
-        .await?;
-    fresh(&req, &customer_view(ctx.customer(), used))
+        .month_count(ctx.customer().customer_id, read.state.clock.now());
+    read.fresh(&customer_view(ctx.customer(), used.await?))
 }
 
 /// The caller's requests, quota and reset date this month
@@ -67,28 +56,10 @@ pub async fn get_me(
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-pub async fn get_usage(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    ctx: Option<web::ReqData<AuthContext>>,
-) -> Result<HttpResponse, ApiError> {
-    let ctx = caller(ctx)?;
-    let now = state.clock.now();
-    let c = &ctx.customer();
-    let used = state.usage.month_count(c.customer_id, now).await?;
-    fresh(
-        &req,
-        &UsageResponse {
-            monthly_requests: used,
-            monthly_limit: c.monthly_limit,
-            requests_remaining: c.monthly_limit.saturating_sub(used),
-            tier: reported_tier(&c.tier),
-            api_plan: c.api_plan.clone(),
-            api_subscription_status: c.api_subscription_status.code().to_owned(),
-            subscription_status: c.subscription_status.code().to_owned(),
-            reset_date: next_reset(now).format("%Y-%m-%d").to_string(),
-        },
-    )
+pub async fn get_usage(read: Read<NoPath>, Caller(ctx): Caller) -> Result<HttpResponse, ApiError> {
+    let now = read.state.clock.now();
+    let used = read.state.usage.month_count(ctx.customer().customer_id, now).await?;
+    read.fresh(&usage_view(ctx.customer(), used, now))
 }
 
 /// The caller's API keys, masked
@@ -106,20 +77,15 @@ pub async fn get_usage(
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-pub async fn list_api_keys(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    ctx: Option<web::ReqData<AuthContext>>,
-) -> Result<HttpResponse, ApiError> {
-    let ctx = caller(ctx)?;
-    let keys = state
-        .api_keys
-        .list(ctx.customer().customer_id)
-        .await
-        .map_err(|e| key_error(e, &KEY_LIST))?;
-    fresh(
-        &req,
-        &keys.iter().map(|k| view(k, state.clock.now())).collect::<Vec<_>>(),
+pub async fn list_api_keys(read: Read<NoPath>, Caller(ctx): Caller) -> Result<HttpResponse, ApiError> {
+    let keys = read.state.api_keys.list(ctx.customer().customer_id).await;
+    let now = read.state.clock.now();
+    read.fresh(
+        &keys
+            .map_err(|e| key_error(e, &KEY_LIST))?
+            .iter()
+            .map(|k| view(k, now))
+            .collect::<Vec<_>>(),
     )
 }
 
@@ -144,10 +110,9 @@ pub async fn list_api_keys(
 )]
 pub async fn create_api_key(
     state: web::Data<AppState>,
-    ctx: Option<web::ReqData<AuthContext>>,
+    Caller(ctx): Caller,
     body: OptionalJson<CreateKeyRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let ctx = caller(ctx)?;
     let name = body
         .0
         .unwrap_or_default()
@@ -191,10 +156,9 @@ pub async fn create_api_key(
 )]
 pub async fn rename_api_key(
     state: web::Data<AppState>,
-    ctx: Option<web::ReqData<AuthContext>>,
+    Caller(ctx): Caller,
     body: web::Json<RenameKeyRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let ctx = caller(ctx)?;
     let (key, new_name) = state
         .api_keys
         .rename_own(
@@ -245,10 +209,9 @@ pub async fn rename_api_key(
 )]
 pub async fn revoke_api_key(
     state: web::Data<AppState>,
-    ctx: Option<web::ReqData<AuthContext>>,
+    Caller(ctx): Caller,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let ctx = caller(ctx)?;
     let key = state
         .api_keys
         .revoke_own(

@@ -3,21 +3,21 @@
 //! service's graded season cache, so they agree with `/results` row for
 //! row; the JSON shapes are `linecast_payloads::history`.
 
+use std::sync::Arc;
+
 use crate::routes::read::Read;
 use crate::routes::table;
-use actix_web::{HttpRequest, HttpResponse, web};
-use linecast_grading::calibration::{CalibrationSource, ClvFrom};
+use actix_web::HttpResponse;
+use linecast_core::services::history::SeasonData;
 use linecast_payloads::calibration::{CalibrationFormatCode, CalibrationResponse, CalibrationSourceCode, ClvFromCode};
 use linecast_payloads::history::{
     DensityResponse, RollingResponse, SummaryResponse, TeamFormResponse, TrackingResponse,
 };
 
 use crate::error::ApiError;
-use crate::params::SportModelPath;
-use crate::params::season as parse_season;
+use crate::params::{self, SportModelPath};
 use crate::presentation::calibration::{self, CalibrationChoice, CalibrationView};
-use crate::responses::{Rendered, serve};
-use crate::state::AppState;
+use crate::responses::Rendered;
 
 /// Per-model record, win rates and EV ROI over the current season
 ///
@@ -40,20 +40,11 @@ use crate::state::AppState;
         (status = 404, description = "No season with a decided game", body = crate::error::ErrorBody)
     )
 )]
-pub async fn summary(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    path: SportModelPath,
-) -> Result<HttpResponse, ApiError> {
-    let SportModelPath { sport, model_type } = path;
-    serve(
-        &req,
-        &state.responses,
-        &(sport, model_type),
-        |now| state.history.chosen_season(sport, model_type, None, now),
-        |data| Rendered::new(&SummaryResponse::new(data)),
-    )
-    .await
+pub async fn summary(read: Read<SportModelPath>) -> Result<HttpResponse, ApiError> {
+    let SportModelPath { sport, model_type } = read.path;
+    let load = |now| read.state.history.chosen_season(sport, model_type, None, now);
+    let render = |data: &Arc<SeasonData>| Rendered::new(&SummaryResponse::new(data));
+    read.serve(&(sport, model_type), load, render).await
 }
 
 /// Season, weekly and recent hit rates of each model
@@ -77,24 +68,12 @@ pub async fn summary(
         (status = 404, description = "No season store for that season", body = crate::error::ErrorBody)
     )
 )]
-pub async fn model_tracking(
-    Read {
-        req,
-        state,
-        path,
-        query,
-    }: Read<SportModelPath>,
-) -> Result<HttpResponse, ApiError> {
-    let SportModelPath { sport, model_type } = path;
-    let named = query.get("season").map(|raw| parse_season(sport, raw)).transpose()?;
-    serve(
-        &req,
-        &state.responses,
-        &(sport, model_type, named),
-        |now| state.history.chosen_season(sport, model_type, named, now),
-        |data| Rendered::new(&TrackingResponse::new(data)),
-    )
-    .await
+pub async fn model_tracking(read: Read<SportModelPath>) -> Result<HttpResponse, ApiError> {
+    let SportModelPath { sport, model_type } = read.path;
+    let named = params::named_season(sport, &read.query)?;
+    let load = |now| read.state.history.chosen_season(sport, model_type, named, now);
+    let render = |data: &Arc<SeasonData>| Rendered::new(&TrackingResponse::new(data));
+    read.serve(&(sport, model_type, named), load, render).await
 }
 
 /// Each team's recent results against the market in the current season
@@ -118,20 +97,11 @@ pub async fn model_tracking(
         (status = 404, description = "No season with a decided game", body = crate::error::ErrorBody)
     )
 )]
-pub async fn team_form(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    path: SportModelPath,
-) -> Result<HttpResponse, ApiError> {
-    let SportModelPath { sport, model_type } = path;
-    serve(
-        &req,
-        &state.responses,
-        &(sport, model_type),
-        |now| state.history.team_form_inputs(sport, model_type, now),
-        |inputs| Rendered::new(&TeamFormResponse::new(inputs, inputs.assemble())),
-    )
-    .await
+pub async fn team_form(read: Read<SportModelPath>) -> Result<HttpResponse, ApiError> {
+    let SportModelPath { sport, model_type } = read.path;
+    let load = |now| read.state.history.team_form_inputs(sport, model_type, now);
+    let render = |inputs: &_| Rendered::new(&TeamFormResponse::new(inputs, inputs.assemble()));
+    read.serve(&(sport, model_type), load, render).await
 }
 
 /// 28-day rolling win rate of each model, season by season
@@ -152,20 +122,11 @@ pub async fn team_form(
         (status = 400, description = "Unknown sport or model type", body = crate::error::ErrorBody)
     )
 )]
-pub async fn rolling(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    path: SportModelPath,
-) -> Result<HttpResponse, ApiError> {
-    let SportModelPath { sport, model_type } = path;
-    serve(
-        &req,
-        &state.responses,
-        &(sport, model_type),
-        |_| state.history.rolling(sport, model_type),
-        |cross| Rendered::new(&RollingResponse::new(sport, model_type, cross)),
-    )
-    .await
+pub async fn rolling(read: Read<SportModelPath>) -> Result<HttpResponse, ApiError> {
+    let SportModelPath { sport, model_type } = read.path;
+    let load = |_| read.state.history.rolling(sport, model_type);
+    let render = |cross: &_| Rendered::new(&RollingResponse::new(sport, model_type, cross));
+    read.serve(&(sport, model_type), load, render).await
 }
 
 /// Hit rate of BLEND's picks by probability bin and season
@@ -187,20 +148,11 @@ pub async fn rolling(
         (status = 404, description = "No season with a decided game", body = crate::error::ErrorBody)
     )
 )]
-pub async fn density(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    path: SportModelPath,
-) -> Result<HttpResponse, ApiError> {
-    let SportModelPath { sport, model_type } = path;
-    serve(
-        &req,
-        &state.responses,
-        &(sport, model_type),
-        |now| state.history.density(sport, model_type, now),
-        |cross| Rendered::new(&DensityResponse::new(sport, model_type, cross)),
-    )
-    .await
+pub async fn density(read: Read<SportModelPath>) -> Result<HttpResponse, ApiError> {
+    let SportModelPath { sport, model_type } = read.path;
+    let load = |now| read.state.history.density(sport, model_type, now);
+    let render = |cross: &_| Rendered::new(&DensityResponse::new(sport, model_type, cross));
+    read.serve(&(sport, model_type), load, render).await
 }
 
 /// Calibration, proper scores and market skill of each model in a season
@@ -238,37 +190,17 @@ pub async fn density(
         (status = 404, description = "No season store for that season", body = crate::error::ErrorBody)
     )
 )]
-pub async fn model_calibration(
-    Read {
-        req,
-        state,
-        path,
-        query,
-    }: Read<SportModelPath>,
-) -> Result<HttpResponse, ApiError> {
-    let SportModelPath { sport, model_type } = path;
-    let named = query.get("season").map(|raw| parse_season(sport, raw)).transpose()?;
-    let source = query
-        .get("source")
-        .map_or(Ok(CalibrationSource::All), |raw| CalibrationSource::parse(raw))
-        .map_err(|e| ApiError::invalid_param("source", &e.value, &e.allowed))?;
-    let from = query
-        .get("from")
-        .map_or(Ok(ClvFrom::Opening), |raw| ClvFrom::parse(raw))
-        .map_err(|e| ApiError::invalid_param("from", &e.value, &e.allowed))?;
-    let view = CalibrationView::parse(query.get("format"), query.get("models"))?;
-    let choice = CalibrationChoice {
-        sport,
-        model_type,
-        season: named,
-        source,
-        from,
-    };
+pub async fn model_calibration(read: Read<SportModelPath>) -> Result<HttpResponse, ApiError> {
+    let SportModelPath { sport, model_type } = read.path;
+    let choice = CalibrationChoice::parse(sport, model_type, &read.query)?;
+    let view = CalibrationView::parse(read.query.get("format"), read.query.get("models"))?;
+    let state = &read.state;
+    let (checks, history) = (&state.archive_checks, &state.history);
     calibration::serve(
-        &req,
+        &read.req,
         &state.responses,
-        &state.archive_checks,
-        &state.history,
+        checks,
+        history,
         &table::CALIBRATION,
         choice,
         &view,

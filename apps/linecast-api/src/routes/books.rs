@@ -4,19 +4,18 @@
 //! `Releases::books_now`, `books_at` and `odds_history`; the JSON shapes
 //! `linecast_payloads::books`; the files `presentation::odds_history`.
 
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::HttpResponse;
 use linecast_core::services::releases::HistoryError;
 use linecast_domain::read_game_id;
 use linecast_payloads::books::{BooksResponse, OddsHistoryResponse};
 
 use crate::error::ApiError;
-use crate::params::{self, RawQuery, SportPath};
+use crate::params::{RawQuery, SportPath};
 use crate::presentation::export::{ExportFile, ExportFormat};
 use crate::presentation::odds_history;
-use crate::responses::{Rendered, serve, serve_selected, settled};
-use crate::routes::read::Read;
+use crate::responses::Rendered;
+use crate::routes::read::{NoPath, Read};
 use crate::routes::table;
-use crate::state::AppState;
 
 /// A game id filter of `sport`: malformed, or of another sport, is a 400
 /// naming `game_id`.
@@ -71,38 +70,14 @@ fn render_board(
         (status = 404, description = "No odds for that sport, no book quoting game_id, or no release kept at or before as_of", body = crate::error::ErrorBody)
     )
 )]
-pub async fn odds_books(
-    Read {
-        req,
-        state,
-        path,
-        query,
-    }: Read<SportPath>,
-) -> Result<HttpResponse, ApiError> {
-    let SportPath(sport) = path;
-    let game_id = game_filter(&query, sport)?;
-    let primary = &state.primary_book;
-    let releases = &state.releases;
-    if let Some(instant) = params::instant(&query, "as_of")? {
-        return serve_selected(
-            &req,
-            &state.responses,
-            &(&sport, &game_id),
-            &instant,
-            |now| releases.books_at(sport, game_id.as_deref(), primary, instant, now),
-            |board| render_board(board, game_id.as_deref()),
-        )
-        .await
-        .map(settled);
-    }
-    serve(
-        &req,
-        &state.responses,
-        &(&sport, &game_id),
-        |_now| releases.books_now(sport, game_id.as_deref(), primary),
-        |board| render_board(board, game_id.as_deref()),
-    )
-    .await
+pub async fn odds_books(read: Read<SportPath>) -> Result<HttpResponse, ApiError> {
+    let SportPath(sport) = read.path;
+    let game_id = game_filter(&read.query, sport)?;
+    let (game, primary, releases) = (game_id.as_deref(), &read.state.primary_book, &read.state.releases);
+    let current = |_now| releases.books_now(sport, game, primary);
+    let past = |at, now| releases.books_at(sport, game, primary, at, now);
+    let render = |board: &_| render_board(board, game);
+    read.serve_or_as_of(&(sport, &game_id), current, past, render).await
 }
 
 /// `json` (the default), `csv` or `parquet`.
@@ -145,35 +120,31 @@ fn history_format(query: &RawQuery) -> Result<Option<ExportFormat>, ApiError> {
         (status = 404, description = "No kept odds release carried the game", body = crate::error::ErrorBody)
     )
 )]
-pub async fn game_odds_history(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    query: web::Query<RawQuery>,
-) -> Result<HttpResponse, ApiError> {
-    let game_id = req.match_info().query("game_id").to_owned();
-    let format = history_format(&query)?;
-    let primary = &state.primary_book;
-    let releases = &state.releases;
-    serve(
-        &req,
-        &state.responses,
-        &(&game_id, format),
-        |now| {
-            let (game_id, primary) = (&game_id, &primary);
-            async move {
-                releases.odds_history(game_id, primary, now).await.map_err(|e| match e {
-                    HistoryError::Unknown => ApiError::NotFound("No kept odds release carried that game".to_owned()),
-                    e => ApiError::from(e),
-                })
-            }
-        },
-        |history| {
-            let response = OddsHistoryResponse::from(history);
-            match format {
-                None => Rendered::new(&response),
-                Some(format) => odds_history::render(format, &response),
-            }
-        },
-    )
-    .await
+pub async fn game_odds_history(read: Read<NoPath>) -> Result<HttpResponse, ApiError> {
+    let game_id = read.req.match_info().query("game_id").to_owned();
+    let format = history_format(&read.query)?;
+    let (releases, primary, game) = (&read.state.releases, &read.state.primary_book, &game_id);
+    let load = |now| async move { releases.odds_history(game, primary, now).await.map_err(no_kept_game) };
+    read.serve(&(&game_id, format), load, |history| render_history(history, format))
+        .await
+}
+
+/// A game no kept odds release carried is a 404.
+fn no_kept_game(e: HistoryError) -> ApiError {
+    match e {
+        HistoryError::Unknown => ApiError::NotFound("No kept odds release carried that game".to_owned()),
+        e => ApiError::from(e),
+    }
+}
+
+/// The history's JSON, or its `prices` rows as a file.
+fn render_history(
+    history: &linecast_core::services::books::OddsHistory,
+    format: Option<ExportFormat>,
+) -> Result<Rendered, ApiError> {
+    let response = OddsHistoryResponse::from(history);
+    match format {
+        None => Rendered::new(&response),
+        Some(format) => odds_history::render(format, &response),
+    }
 }

@@ -3,15 +3,14 @@
 //! selector is active (`Slate::picks_today`, `Slate::picks_for`); the
 //! shapes are `linecast_payloads::compat`.
 
-use crate::responses::fresh;
+use crate::routes::read::{NoPath, Read};
 use crate::routes::table;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::HttpResponse;
 use linecast_domain::Sport;
 use linecast_payloads::compat::{PerformanceResponse, PicksResponse, SportsResponse};
 
 use crate::error::ApiError;
-use crate::params::{DatePath, RawQuery};
-use crate::state::AppState;
+use crate::params::DatePath;
 
 /// Legacy picks of today: always an empty list
 ///
@@ -27,8 +26,10 @@ use crate::state::AppState;
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-pub async fn picks_today(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    fresh(&req, &PicksResponse::from(state.slate.picks_today(state.clock.now())))
+pub async fn picks_today(read: Read<NoPath>) -> Result<HttpResponse, ApiError> {
+    read.fresh(&PicksResponse::from(
+        read.state.slate.picks_today(read.state.clock.now()),
+    ))
 }
 
 /// Legacy pick performance: every window at zero
@@ -52,19 +53,19 @@ pub async fn picks_today(req: HttpRequest, state: web::Data<AppState>) -> Result
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-pub async fn picks_performance(req: HttpRequest, query: web::Query<RawQuery>) -> Result<HttpResponse, ApiError> {
+pub async fn picks_performance(read: Read<NoPath>) -> Result<HttpResponse, ApiError> {
     let codes: Vec<String> = Sport::ALL.iter().map(|s| s.upper_code()).collect();
-    let sport = match query.get("sport") {
+    let sport = match read.query.get("sport") {
         None => None,
         Some(s) if codes.contains(s) => Some(s.clone()),
         Some(s) => return Err(ApiError::invalid_param("sport", s, &codes.join(", "))),
     };
-    let market = match query.get("market").map(String::as_str) {
+    let market = match read.query.get("market").map(String::as_str) {
         None => None,
         Some(m @ ("spread" | "total" | "moneyline")) => Some(m.to_owned()),
         Some(m) => return Err(ApiError::invalid_param("market", m, "spread, total, moneyline")),
     };
-    fresh(&req, &PerformanceResponse::zeroed(sport, market))
+    read.fresh(&PerformanceResponse::zeroed(sport, market))
 }
 
 /// Legacy picks of one date: always an empty list
@@ -84,13 +85,9 @@ pub async fn picks_performance(req: HttpRequest, query: web::Query<RawQuery>) ->
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-pub async fn picks_for_date(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    path: DatePath,
-) -> Result<HttpResponse, ApiError> {
-    let DatePath(date) = path;
-    fresh(&req, &PicksResponse::from(state.slate.picks_for(Some(date))))
+pub async fn picks_for_date(read: Read<DatePath>) -> Result<HttpResponse, ApiError> {
+    let DatePath(date) = read.path;
+    read.fresh(&PicksResponse::from(read.state.slate.picks_for(Some(date))))
 }
 
 /// The sports and model types the API serves
@@ -107,6 +104,6 @@ pub async fn picks_for_date(
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-pub async fn sports(req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    fresh(&req, &SportsResponse::catalog())
+pub async fn sports(read: Read<NoPath>) -> Result<HttpResponse, ApiError> {
+    read.fresh(&SportsResponse::catalog())
 }

@@ -1,14 +1,13 @@
 //! `GET /api/v1/data-status/{sport}`: is today's slate being served? The
 //! report is `Freshness::status`; the JSON shape is `linecast_payloads::freshness`.
 
-use crate::responses::fresh;
+use crate::routes::read::Read;
 use crate::routes::table;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::HttpResponse;
 use linecast_payloads::freshness::DataStatusResponse;
 
 use crate::error::ApiError;
 use crate::params::SportPath;
-use crate::state::AppState;
 
 /// Whether today's slate of one sport is served, and how fresh it is
 ///
@@ -27,12 +26,8 @@ use crate::state::AppState;
         (status = 400, description = "Unknown sport", body = crate::error::ErrorBody)
     )
 )]
-pub async fn data_status(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    path: SportPath,
-) -> Result<HttpResponse, ApiError> {
-    let SportPath(sport) = path;
-    let report = state.freshness.status(sport, state.clock.now()).await;
-    fresh(&req, &DataStatusResponse::from(&report))
+pub async fn data_status(read: Read<SportPath>) -> Result<HttpResponse, ApiError> {
+    let SportPath(sport) = read.path;
+    let report = read.state.freshness.status(sport, read.state.clock.now()).await;
+    read.fresh(&DataStatusResponse::from(&report))
 }

@@ -4,16 +4,15 @@
 //! `linecast_core::services::datasets`; the shapes and statuses are
 //! `linecast_payloads::datasets`.
 
-use crate::responses::{Rendered, fresh, fresh_body, written};
+use crate::responses::{Rendered, fresh_body, written};
 use crate::routes::table;
 use actix_web::http::StatusCode;
 use actix_web::http::header::{CONTENT_DISPOSITION, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use linecast_payloads::datasets::{EntitlementResponse, RefreshResponse};
 
-use super::account::caller;
-use crate::auth::AuthContext;
 use crate::error::ApiError;
+use crate::routes::read::{Caller, NoPath, Read};
 use crate::state::AppState;
 
 /// The caller's historical-dataset entitlement and refresh allowance
@@ -31,17 +30,12 @@ use crate::state::AppState;
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-pub async fn dataset_status(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    ctx: Option<web::ReqData<AuthContext>>,
-) -> Result<HttpResponse, ApiError> {
-    let ctx = caller(ctx)?;
-    let status = state
+pub async fn dataset_status(read: Read<NoPath>, Caller(ctx): Caller) -> Result<HttpResponse, ApiError> {
+    let status = read
+        .state
         .datasets
-        .status(ctx.customer().customer_id, state.clock.now())
-        .await?;
-    fresh(&req, &EntitlementResponse::from(status))
+        .status(ctx.customer().customer_id, read.state.clock.now());
+    read.fresh(&EntitlementResponse::from(status.await?))
 }
 
 /// Sign fresh download links for the caller's historical datasets
@@ -62,11 +56,7 @@ pub async fn dataset_status(
         (status = 503, description = "Signing, storage or the accounts database failed; nothing consumed", body = crate::error::ErrorBody)
     )
 )]
-pub async fn dataset_refresh(
-    state: web::Data<AppState>,
-    ctx: Option<web::ReqData<AuthContext>>,
-) -> Result<HttpResponse, ApiError> {
-    let ctx = caller(ctx)?;
+pub async fn dataset_refresh(state: web::Data<AppState>, Caller(ctx): Caller) -> Result<HttpResponse, ApiError> {
     let refresh = state
         .datasets
         .refresh(ctx.customer().customer_id, state.clock.now())

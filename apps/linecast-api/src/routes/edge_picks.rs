@@ -3,13 +3,12 @@
 //! `linecast_payloads::compat`.
 
 use crate::error::ApiError;
-use crate::responses::fresh;
+use crate::routes::read::{NoPath, Read};
 use crate::routes::table;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::HttpResponse;
 use linecast_payloads::compat::{EdgePicksResponse, TrackRecordResponse};
 
-use crate::params::{DatePath, RawQuery};
-use crate::state::AppState;
+use crate::params::DatePath;
 
 /// Legacy edge picks: always an empty list
 ///
@@ -25,12 +24,8 @@ use crate::state::AppState;
         (status = 200, description = "Empty payload", body = EdgePicksResponse)
     )
 )]
-pub async fn edge_picks(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    _query: web::Query<RawQuery>,
-) -> Result<HttpResponse, ApiError> {
-    fresh(&req, &EdgePicksResponse::from(state.slate.picks_for(None)))
+pub async fn edge_picks(read: Read<NoPath>) -> Result<HttpResponse, ApiError> {
+    read.fresh(&EdgePicksResponse::from(read.state.slate.picks_for(None)))
 }
 
 /// Legacy edge-pick track record: always empty
@@ -46,8 +41,8 @@ pub async fn edge_picks(
         (status = 200, description = "Empty track record", body = TrackRecordResponse)
     )
 )]
-pub async fn edge_picks_track_record(req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    fresh(&req, &TrackRecordResponse::empty())
+pub async fn edge_picks_track_record(read: Read<NoPath>) -> Result<HttpResponse, ApiError> {
+    read.fresh(&TrackRecordResponse::empty())
 }
 
 /// Legacy edge picks of one date: always an empty list
@@ -65,11 +60,7 @@ pub async fn edge_picks_track_record(req: HttpRequest) -> Result<HttpResponse, A
         (status = 400, description = "Malformed date", body = crate::error::ErrorBody)
     )
 )]
-pub async fn edge_picks_for_date(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    path: DatePath,
-) -> Result<HttpResponse, ApiError> {
-    let DatePath(date) = path;
-    fresh(&req, &EdgePicksResponse::from(state.slate.picks_for(Some(date))))
+pub async fn edge_picks_for_date(read: Read<DatePath>) -> Result<HttpResponse, ApiError> {
+    let DatePath(date) = read.path;
+    read.fresh(&EdgePicksResponse::from(read.state.slate.picks_for(Some(date))))
 }

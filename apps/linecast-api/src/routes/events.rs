@@ -7,12 +7,11 @@ use crate::responses::event_stream;
 use crate::routes::table;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 
-use super::account::caller;
-use crate::auth::AuthContext;
 use crate::auth::middleware::HeldSlot;
 use crate::error::ApiError;
 use crate::events::{EventFilter, key_still_usable, open};
 use crate::params::RawQuery;
+use crate::routes::read::Caller;
 use crate::state::AppState;
 use linecast_keycache::KEY_CACHE_TTL;
 
@@ -45,10 +44,9 @@ use linecast_keycache::KEY_CACHE_TTL;
 pub async fn events(
     req: HttpRequest,
     state: web::Data<AppState>,
-    ctx: Option<web::ReqData<AuthContext>>,
+    Caller(ctx): Caller,
     query: web::Query<RawQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let ctx = caller(ctx)?;
     let filter = EventFilter::parse(query.get("sport"), query.get("types"))?;
     let last = req
         .headers()

@@ -3,14 +3,14 @@
 //! comes from `Releases::game_history`, the JSON shape from
 //! `linecast_payloads::games`.
 
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::HttpResponse;
 use linecast_payloads::games::GameHistoryResponse;
 
 use crate::error::ApiError;
-use crate::params::{self, RawQuery};
-use crate::responses::{Rendered, serve_planned};
+use crate::params;
+use crate::responses::Rendered;
+use crate::routes::read::{NoPath, Read};
 use crate::routes::table;
-use crate::state::AppState;
 
 /// One game's history across kept releases
 ///
@@ -35,28 +35,16 @@ use crate::state::AppState;
         (status = 404, description = "No kept release of that market carried the game", body = crate::error::ErrorBody)
     )
 )]
-pub async fn game_history(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    query: web::Query<RawQuery>,
-) -> Result<HttpResponse, ApiError> {
-    let game_id = req.match_info().query("game_id").to_owned();
-    let model_type = match query.get("model_type") {
-        Some(raw) => params::model_type(raw)?,
-        None => return Err(ApiError::invalid("model_type", "model_type is required")),
-    };
-    let releases = &state.releases;
+pub async fn game_history(read: Read<NoPath>) -> Result<HttpResponse, ApiError> {
+    let game_id = read.req.match_info().query("game_id");
+    let model_type = params::required(&read.query, "model_type", params::model_type)?;
+    let releases = &read.state.releases;
     // The plan (the series' kept releases) keys the body; the game's rows
     // are read only when no body is cached for it.
-    serve_planned(
-        &req,
-        &state.responses,
-        &(&game_id, model_type),
-        |now| state.releases.game_history_plan(&game_id, model_type, now),
-        |plan, now| async move {
-            let history = releases.game_history(&plan.game_id, plan.model_type, now).await?;
-            Rendered::new(&GameHistoryResponse::from(&history.value))
-        },
-    )
+    let plan = |now| releases.game_history_plan(game_id, model_type, now);
+    read.serve_planned(&(game_id, model_type), plan, |plan, now| async move {
+        let history = releases.game_history(&plan.game_id, plan.model_type, now).await?;
+        Rendered::new(&GameHistoryResponse::from(&history.value))
+    })
     .await
 }

@@ -4,12 +4,11 @@
 //! `linecast_payloads::health`.
 
 use crate::error::ApiError;
-use crate::responses::fresh;
+use crate::routes::read::{NoPath, Read};
 use crate::routes::table;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::HttpResponse;
+use actix_web::http::StatusCode;
 use linecast_payloads::health::{HealthResponse, ProbeResponse};
-
-use crate::state::AppState;
 
 /// Service health with the status and latency of each dependency
 ///
@@ -23,19 +22,13 @@ use crate::state::AppState;
     get, path = table::HEALTH.path, tag = "service",
     responses((status = 200, description = "Dependency status; `degraded` when one is down", body = HealthResponse))
 )]
-pub async fn health(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    let round = state.health.current(&state.probes).await;
-    let dependencies = &round.dependencies;
-    let healthy = dependencies.values().all(|d| d.status == "ok");
-    fresh(
-        &req,
-        &HealthResponse {
-            status: if healthy { "healthy" } else { "degraded" }.to_owned(),
-            checked_at: round.at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
-            dependencies: dependencies.clone(),
-        },
-    )
+pub async fn health(read: Read<NoPath>) -> Result<HttpResponse, ApiError> {
+    let round = read.state.health.current(&read.state.probes).await;
+    read.fresh(&HealthResponse::of(
+        round.at,
+        &round.dependencies,
+        env!("CARGO_PKG_VERSION"),
+    ))
 }
 
 /// Readiness probe for a load balancer
@@ -54,14 +47,14 @@ pub async fn health(req: HttpRequest, state: web::Data<AppState>) -> Result<Http
         (status = 503, description = "Draining, starting, or a dependency only this instance uses is down", body = crate::error::ErrorBody)
     )
 )]
-pub async fn readiness(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+pub async fn readiness(read: Read<NoPath>) -> Result<HttpResponse, ApiError> {
     // The rule is `HealthCache::ready`: draining, starting, or a dependency
     // only this instance uses is down. A shared one (PostgreSQL, Redis, a
     // bucket) that fails later is reported by health, not here.
-    match state.health.ready(&state.probes).await {
-        Ok(()) => fresh(&req, &ProbeResponse { status: "ready".into() }),
+    match read.state.health.ready(&read.state.probes).await {
+        Ok(()) => read.fresh(&ProbeResponse { status: "ready".into() }),
         Err(not_ready) => Ok(crate::error::error_response(
-            actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
+            StatusCode::SERVICE_UNAVAILABLE,
             &not_ready.detail(),
         )),
     }
@@ -77,6 +70,6 @@ pub async fn readiness(req: HttpRequest, state: web::Data<AppState>) -> Result<H
     get, path = table::LIVENESS.path, tag = "service",
     responses((status = 200, description = "The process serves requests", body = ProbeResponse))
 )]
-pub async fn liveness(req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    fresh(&req, &ProbeResponse { status: "alive".into() })
+pub async fn liveness(read: Read<NoPath>) -> Result<HttpResponse, ApiError> {
+    read.fresh(&ProbeResponse { status: "alive".into() })
 }

@@ -3,15 +3,14 @@
 //! What a day answers is `linecast_core::services::ledger`; the chain rule
 //! is `linecast_ledger`; the shapes are `linecast_payloads::ledger`.
 
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::HttpResponse;
 use linecast_payloads::ledger::{LedgerDayResponse, LedgerRootsResponse};
 
 use crate::error::ApiError;
 use crate::params::DatePath;
-use crate::responses::{Rendered, serve};
-use crate::routes::read::Read;
+use crate::responses::Rendered;
+use crate::routes::read::{NoPath, Read};
 use crate::routes::table;
-use crate::state::AppState;
 
 /// The roots of the public ledger, by day
 ///
@@ -30,15 +29,10 @@ use crate::state::AppState;
         (status = 503, description = "The accounts database, where the ledger is kept, is unavailable", body = crate::error::ErrorBody)
     )
 )]
-pub async fn public_ledger(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    serve(
-        &req,
-        &state.responses,
-        &(),
-        |now| state.ledger.roots(now),
-        |roots| Rendered::new(&LedgerRootsResponse::from(roots)),
-    )
-    .await
+pub async fn public_ledger(read: Read<NoPath>) -> Result<HttpResponse, ApiError> {
+    let load = |now| read.state.ledger.roots(now);
+    read.serve(&(), load, |roots| Rendered::new(&LedgerRootsResponse::from(roots)))
+        .await
 }
 
 /// Every release published on one UTC day, with the day's root
@@ -62,14 +56,9 @@ pub async fn public_ledger(req: HttpRequest, state: web::Data<AppState>) -> Resu
         (status = 503, description = "The accounts database, where the ledger is kept, is unavailable", body = crate::error::ErrorBody)
     )
 )]
-pub async fn public_ledger_day(Read { req, state, path, .. }: Read<DatePath>) -> Result<HttpResponse, ApiError> {
-    let DatePath(date) = path;
-    serve(
-        &req,
-        &state.responses,
-        &date,
-        |now| state.ledger.day(date, now),
-        |day| Rendered::new(&LedgerDayResponse::from(day)),
-    )
-    .await
+pub async fn public_ledger_day(read: Read<DatePath>) -> Result<HttpResponse, ApiError> {
+    let DatePath(date) = read.path;
+    let load = |now| read.state.ledger.day(date, now);
+    read.serve(&date, load, |day| Rendered::new(&LedgerDayResponse::from(day)))
+        .await
 }

@@ -3,14 +3,13 @@
 //! prediction-market source yields null `kalshi_*` fields, never a failed
 //! request); the JSON shape is `linecast_payloads::markets`.
 
-use crate::responses::fresh;
+use crate::routes::read::Read;
 use crate::routes::table;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::HttpResponse;
 use linecast_payloads::markets::MarketsResponse;
 
 use crate::error::ApiError;
 use crate::params::SportPath;
-use crate::state::AppState;
 
 /// Model vs sportsbook vs prediction-market probabilities, moneyline only
 ///
@@ -31,8 +30,8 @@ use crate::state::AppState;
         (status = 404, description = "No moneyline predictions for that sport", body = crate::error::ErrorBody)
     )
 )]
-pub async fn markets(req: HttpRequest, state: web::Data<AppState>, path: SportPath) -> Result<HttpResponse, ApiError> {
-    let SportPath(sport) = path;
-    let comparison = state.markets.compare(sport, state.clock.now()).await?;
-    fresh(&req, &MarketsResponse::from(&comparison))
+pub async fn markets(read: Read<SportPath>) -> Result<HttpResponse, ApiError> {
+    let SportPath(sport) = read.path;
+    let comparison = read.state.markets.compare(sport, read.state.clock.now()).await?;
+    read.fresh(&MarketsResponse::from(&comparison))
 }

@@ -7,8 +7,8 @@ use actix_web::HttpResponse;
 use linecast_payloads::slate::OddsResponse;
 
 use crate::error::ApiError;
-use crate::params::{self, SportPath};
-use crate::responses::{Rendered, serve, serve_selected, settled};
+use crate::params::SportPath;
+use crate::responses::Rendered;
 
 /// Current sportsbook odds for every game of one sport
 ///
@@ -33,35 +33,11 @@ use crate::responses::{Rendered, serve, serve_selected, settled};
         (status = 404, description = "No odds artifact for that sport, or no release kept at or before as_of (the detail says when history starts)", body = crate::error::ErrorBody)
     )
 )]
-pub async fn odds(
-    Read {
-        req,
-        state,
-        path,
-        query,
-    }: Read<SportPath>,
-) -> Result<HttpResponse, ApiError> {
-    let SportPath(sport) = path;
-    if let Some(instant) = params::instant(&query, "as_of")? {
-        // The instant selects the release and the slate; the body is keyed
-        // by those (the read's deps), not by the instant.
-        return serve_selected(
-            &req,
-            &state.responses,
-            &sport,
-            &instant,
-            |now| state.releases.odds_at(sport, instant, now),
-            |slate| Rendered::new(&OddsResponse::from(slate)),
-        )
+pub async fn odds(read: Read<SportPath>) -> Result<HttpResponse, ApiError> {
+    let SportPath(sport) = read.path;
+    let (releases, slate) = (&read.state.releases, &read.state.slate);
+    let past = |at, now| releases.odds_at(sport, at, now);
+    let render = |slate: &_| Rendered::new(&OddsResponse::from(slate));
+    read.serve_or_as_of(&sport, |now| slate.odds(sport, now), past, render)
         .await
-        .map(settled);
-    }
-    serve(
-        &req,
-        &state.responses,
-        &sport,
-        |now| state.slate.odds(sport, now),
-        |slate| Rendered::new(&OddsResponse::from(slate)),
-    )
-    .await
 }

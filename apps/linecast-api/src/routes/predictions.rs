@@ -8,12 +8,11 @@ use crate::routes::table;
 use actix_web::HttpResponse;
 use linecast_payloads::slate::PredictionsResponse;
 
-use crate::auth::middleware::HeldSlot;
 use crate::error::ApiError;
 use crate::params::{self, SportModelPath};
 use crate::presentation::export::{ExportFile, ExportFormat};
 use crate::presentation::history_export;
-use crate::responses::{Rendered, serve, serve_selected, serve_spooled, settled};
+use crate::responses::Rendered;
 
 /// Today's model probabilities and lines for one sport and model type
 ///
@@ -43,42 +42,15 @@ use crate::responses::{Rendered, serve, serve_selected, serve_spooled, settled};
         (status = 404, description = "No predictions artifact for that sport and model type, or no release kept at or before as_of (the detail says when history starts)", body = crate::error::ErrorBody)
     )
 )]
-pub async fn predictions(
-    Read {
-        req,
-        state,
-        path,
-        query,
-    }: Read<SportModelPath>,
-) -> Result<HttpResponse, ApiError> {
-    let SportModelPath { sport, model_type } = path;
-    let upcoming_only = params::boolean(&query, "upcoming_only", true)?;
-    if let Some(instant) = params::instant(&query, "as_of")? {
-        // The instant selects the release and the slate; the body is keyed
-        // by those (the read's deps), not by the instant.
-        return serve_selected(
-            &req,
-            &state.responses,
-            &(sport, model_type, upcoming_only),
-            &instant,
-            |now| {
-                state
-                    .releases
-                    .predictions_at(sport, model_type, upcoming_only, instant, now)
-            },
-            |slate| Rendered::new(&PredictionsResponse::from(slate)),
-        )
+pub async fn predictions(read: Read<SportModelPath>) -> Result<HttpResponse, ApiError> {
+    let SportModelPath { sport, model_type } = read.path;
+    let upcoming = params::boolean(&read.query, "upcoming_only", true)?;
+    let (releases, slate) = (&read.state.releases, &read.state.slate);
+    let current = |now| slate.predictions(sport, model_type, upcoming, now);
+    let past = |at, now| releases.predictions_at(sport, model_type, upcoming, at, now);
+    let render = |slate: &_| Rendered::new(&PredictionsResponse::from(slate));
+    read.serve_or_as_of(&(sport, model_type, upcoming), current, past, render)
         .await
-        .map(settled);
-    }
-    serve(
-        &req,
-        &state.responses,
-        &(sport, model_type, upcoming_only),
-        |now| state.slate.predictions(sport, model_type, upcoming_only, now),
-        |slate| Rendered::new(&PredictionsResponse::from(slate)),
-    )
-    .await
 }
 
 /// Every kept release of one sport and model type's predictions, one row per game and release
@@ -129,29 +101,13 @@ pub async fn predictions(
         (status = 400, description = "Unknown sport or model type, a malformed season, or a missing or unknown format", body = crate::error::ErrorBody)
     )
 )]
-pub async fn history_export(
-    Read {
-        req,
-        state,
-        path,
-        query,
-    }: Read<SportModelPath>,
-) -> Result<HttpResponse, ApiError> {
-    use actix_web::HttpMessage as _;
-    let SportModelPath { sport, model_type } = path;
-    let season = match query.get("season").map(String::as_str) {
-        None | Some("all") => None,
-        Some(raw) => Some(params::season(sport, raw)?),
-    };
-    let format = ExportFormat::parse(query.get("format"))?;
-    // The download slot the gate took: held until the file has been sent.
-    let slot = req.extensions_mut().remove::<HeldSlot>().map(|HeldSlot(slot)| slot);
-    let (plan_releases, rows_releases) = (state.releases.clone(), state.releases.clone());
-    serve_spooled(
-        &req,
-        &state.responses,
+pub async fn history_export(read: Read<SportModelPath>) -> Result<HttpResponse, ApiError> {
+    let SportModelPath { sport, model_type } = read.path;
+    let season = params::season_or_all(sport, &read.query)?;
+    let format = ExportFormat::parse(read.query.get("format"))?;
+    let (plan_releases, rows_releases) = (read.state.releases.clone(), read.state.releases.clone());
+    read.serve_spooled(
         (sport, model_type, season, format),
-        slot,
         move |now| async move { plan_releases.history_export(sport, model_type, season, now).await },
         move |plan, spool| async move { history_export::render(format, &plan, &rows_releases, &spool).await },
     )

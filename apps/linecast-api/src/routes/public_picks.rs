@@ -10,7 +10,7 @@ use linecast_payloads::slate::PublicPicksResponse;
 
 use crate::error::ApiError;
 use crate::params::{self, SportMarketPath};
-use crate::responses::{Rendered, serve};
+use crate::responses::Rendered;
 
 /// Free feed of today's games with BLEND's pick for one market
 ///
@@ -35,22 +35,10 @@ use crate::responses::{Rendered, serve};
         (status = 503, description = "Object storage unavailable", body = crate::error::ErrorBody)
     )
 )]
-pub async fn public_ml_picks(
-    Read {
-        req,
-        state,
-        path,
-        query,
-    }: Read<SportMarketPath>,
-) -> Result<HttpResponse, ApiError> {
-    let SportMarketPath { sport, market } = path;
-    let upcoming_only = params::boolean(&query, "upcoming_only", true)?;
-    serve(
-        &req,
-        &state.responses,
-        &(sport, market, upcoming_only),
-        |now| state.slate.public_picks(sport, market, upcoming_only, now),
-        |feed| Rendered::new(&PublicPicksResponse::from(feed)),
-    )
-    .await
+pub async fn public_ml_picks(read: Read<SportMarketPath>) -> Result<HttpResponse, ApiError> {
+    let SportMarketPath { sport, market } = read.path;
+    let key = (sport, market, params::boolean(&read.query, "upcoming_only", true)?);
+    let load = |now| read.state.slate.public_picks(sport, market, key.2, now);
+    read.serve(&key, load, |feed| Rendered::new(&PublicPicksResponse::from(feed)))
+        .await
 }

@@ -4,19 +4,16 @@
 
 use crate::routes::read::Read;
 use crate::routes::table;
-use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use actix_web::HttpResponse;
 use linecast_core::services::history::export::ExportSeasons;
 use linecast_paging::Request;
 use linecast_payloads::history::{ResultsResponse, SeasonsResponse};
 use linecast_payloads::result_rows::render_rows;
 
-use crate::auth::middleware::HeldSlot;
 use crate::error::ApiError;
-use crate::params::SportModelPath;
-use crate::params::season as parse_season;
+use crate::params::{self, SportModelPath};
 use crate::presentation::export::{ExportFile, ExportFormat};
-use crate::responses::{Rendered, serve, serve_heavy};
-use crate::state::AppState;
+use crate::responses::Rendered;
 
 /// A page of the graded result rows of one season
 ///
@@ -49,34 +46,28 @@ use crate::state::AppState;
         (status = 409, description = "The snapshot changed between pages; restart from offset 0", body = crate::error::ErrorBody)
     )
 )]
-pub async fn results(
-    Read {
-        req,
-        state,
-        path,
-        query,
-    }: Read<SportModelPath>,
-) -> Result<HttpResponse, ApiError> {
-    let SportModelPath { sport, model_type } = path;
-    let named = query.get("season").map(|s| parse_season(sport, s)).transpose()?;
-    let raw = |name: &str| query.get(name).map(String::as_str);
+pub async fn results(read: Read<SportModelPath>) -> Result<HttpResponse, ApiError> {
+    let SportModelPath { sport, model_type } = read.path;
+    let named = params::named_season(sport, &read.query)?;
+    let raw = |name: &str| read.query.get(name).map(String::as_str);
     let request = Request::parse(named.is_some(), raw("limit"), raw("offset"), raw("snapshot"))?;
-    // A page may hold 100,000 rows: made off the request threads.
-    let (history, archive) = (state.history.clone(), state.archive_checks.clone());
-    let asked = request.clone();
-    serve_heavy(
-        &req,
-        &state.responses,
+    // A page may hold 100,000 rows: made off the request threads. The
+    // body depends on the season's generation and on the kept releases'
+    // (the rows' archive checks).
+    let (history, archive, asked) = (
+        read.state.history.clone(),
+        read.state.archive_checks.clone(),
+        request.clone(),
+    );
+    let load = move |now| async move {
+        let page = history.results_page(sport, model_type, named, &asked, now).await?;
+        let kept = archive.kept(sport, model_type, now).await?;
+        let checks = archive.season(&page.value.data, &kept).await?;
+        Ok::<_, ApiError>(page.map(|deps| deps.param("archive", kept.generation), |page| (page, checks)))
+    };
+    read.serve_heavy(
         (sport, model_type, named, request),
-        None,
-        // The body depends on the season's generation and on the kept
-        // releases' (the rows' archive checks).
-        move |now| async move {
-            let page = history.results_page(sport, model_type, named, &asked, now).await?;
-            let kept = archive.kept(sport, model_type, now).await?;
-            let checks = archive.season(&page.value.data, &kept).await?;
-            Ok::<_, ApiError>(page.map(|deps| deps.param("archive", kept.generation), |page| (page, checks)))
-        },
+        load,
         move |(page, checks), parts| async move {
             let rows = parts.season_rows(&page.data, &checks, render_rows).await;
             Rendered::new(&ResultsResponse::new(sport, model_type, &page, &rows))
@@ -103,20 +94,11 @@ pub async fn results(
         (status = 400, description = "Unknown sport or model type", body = crate::error::ErrorBody)
     )
 )]
-pub async fn result_seasons(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    path: SportModelPath,
-) -> Result<HttpResponse, ApiError> {
-    let SportModelPath { sport, model_type } = path;
-    serve(
-        &req,
-        &state.responses,
-        &(sport, model_type),
-        |now| state.history.season_list(sport, model_type, now),
-        |list| Rendered::new(&SeasonsResponse::new(sport, model_type, list)),
-    )
-    .await
+pub async fn result_seasons(read: Read<SportModelPath>) -> Result<HttpResponse, ApiError> {
+    let SportModelPath { sport, model_type } = read.path;
+    let load = |now| read.state.history.season_list(sport, model_type, now);
+    let render = |list: &_| Rendered::new(&SeasonsResponse::new(sport, model_type, list));
+    read.serve(&(sport, model_type), load, render).await
 }
 
 /// One season, or all of history, of result rows as a CSV or Parquet file
@@ -169,30 +151,18 @@ pub async fn result_seasons(
         (status = 404, description = "No season store for that season (or none at all with season=all)", body = crate::error::ErrorBody)
     )
 )]
-pub async fn results_export(
-    Read {
-        req,
-        state,
-        path,
-        query,
-    }: Read<SportModelPath>,
-) -> Result<HttpResponse, ApiError> {
-    let SportModelPath { sport, model_type } = path;
-    let asked = match query.get("season").map(String::as_str) {
+pub async fn results_export(read: Read<SportModelPath>) -> Result<HttpResponse, ApiError> {
+    let SportModelPath { sport, model_type } = read.path;
+    let asked = match read.query.get("season").map(String::as_str) {
         None => ExportSeasons::Current,
         Some("all") => ExportSeasons::All,
-        Some(raw) => ExportSeasons::Named(parse_season(sport, raw)?),
+        Some(raw) => ExportSeasons::Named(params::season(sport, raw)?),
     };
-    let format = ExportFormat::parse(query.get("format"))?;
-    // The download slot the gate took: held until the file has been sent.
-    let slot = req.extensions_mut().remove::<HeldSlot>().map(|HeldSlot(slot)| slot);
-    let (plan_history, load_history) = (state.history.clone(), state.history.clone());
-    let (plan_archive, load_archive) = (state.archive_checks.clone(), state.archive_checks.clone());
-    serve_heavy(
-        &req,
-        &state.responses,
+    let format = ExportFormat::parse(read.query.get("format"))?;
+    let (plan_history, load_history) = (read.state.history.clone(), read.state.history.clone());
+    let (plan_archive, load_archive) = (read.state.archive_checks.clone(), read.state.archive_checks.clone());
+    read.serve_heavy(
         (sport, model_type, asked, format),
-        slot,
         // The body's key comes from the seasons' versions and the kept
         // releases' generation; the seasons are read, graded and checked
         // only when that body is not cached.

@@ -10,8 +10,7 @@ use linecast_domain::{ModelType, Sport};
 use linecast_payloads::scorecard::{ScorecardPaths, ScorecardResponse};
 
 use crate::error::ApiError;
-use crate::params::season as parse_season;
-use crate::params::{RawQuery, SportModelPath};
+use crate::params::{self, RawQuery, SportModelPath};
 use crate::presentation::calibration::CalibrationView;
 use crate::presentation::scorecard;
 use crate::responses::serve;
@@ -61,33 +60,22 @@ const PATHS: ScorecardPaths = ScorecardPaths {
         (status = 503, description = "The season store or the kept releases cannot be read", body = crate::error::ErrorBody)
     )
 )]
-pub async fn public_scorecard(
-    Read {
-        req,
-        state,
-        path,
-        query,
-    }: Read<SportModelPath>,
-) -> Result<HttpResponse, ApiError> {
-    let SportModelPath { sport, model_type } = path;
-    let season = query.get("season").map(|raw| parse_season(sport, raw)).transpose()?;
+pub async fn public_scorecard(read: Read<SportModelPath>) -> Result<HttpResponse, ApiError> {
+    let SportModelPath { sport, model_type } = read.path;
+    let season = params::named_season(sport, &read.query)?;
     // The calibration's `format`: without `models`, its diagram of BLEND
     // and the market.
-    let view = CalibrationView::parse(query.get("format"), None)?;
-    serve(
-        &req,
-        &state.responses,
-        &(sport, model_type, season, &view),
-        |now| {
-            state
-                .scorecards
-                .scorecard(&state.history, sport, model_type, season, now)
-        },
-        |(data, card)| match &view {
-            CalibrationView::Json => scorecard::json(data, card, PATHS),
-            CalibrationView::Svg(models) => scorecard::svg(data, card, models),
-        },
-    )
+    let view = CalibrationView::parse(read.query.get("format"), None)?;
+    let state = &read.state;
+    let load = |now| {
+        state
+            .scorecards
+            .scorecard(&state.history, sport, model_type, season, now)
+    };
+    read.serve(&(sport, model_type, season, &view), load, |(data, card)| match &view {
+        CalibrationView::Json => scorecard::json(data, card, PATHS),
+        CalibrationView::Svg(models) => scorecard::svg(data, card, models),
+    })
     .await
 }
 

@@ -7,14 +7,12 @@ use crate::routes::read::Read;
 use crate::routes::table;
 use actix_web::HttpResponse;
 use actix_web::http::header::{HeaderName, HeaderValue};
-use linecast_domain::{SeasonLabel, Sport};
 use linecast_payloads::strategies::{ReplayResponse, StrategiesResponse, deprecation_header_value};
 use linecast_strategies::Accounting;
 
 use crate::error::ApiError;
-use crate::params::season as parse_season;
 use crate::params::{self, RawQuery, SportModelPath};
-use crate::responses::{Rendered, serve};
+use crate::responses::Rendered;
 
 fn accounting(query: &RawQuery) -> Result<Accounting, ApiError> {
     match query.get("accounting") {
@@ -23,10 +21,6 @@ fn accounting(query: &RawQuery) -> Result<Accounting, ApiError> {
             Accounting::parse(raw).map_err(|_| ApiError::invalid_param("accounting", raw, "legacy_v1, recorded_v2"))
         }
     }
-}
-
-fn named_season(sport: Sport, query: &RawQuery) -> Result<Option<SeasonLabel>, ApiError> {
-    query.get("season").map(|raw| parse_season(sport, raw)).transpose()
 }
 
 /// Adds the deprecation header of legacy_v1.
@@ -63,26 +57,19 @@ fn announce(mut res: HttpResponse, accounting: Accounting) -> HttpResponse {
         (status = 404, description = "No season store for that season", body = crate::error::ErrorBody)
     )
 )]
-pub async fn strategies(
-    Read {
-        req,
-        state,
-        path,
-        query,
-    }: Read<SportModelPath>,
-) -> Result<HttpResponse, ApiError> {
-    let SportModelPath { sport, model_type } = path;
-    let accounting = accounting(&query)?;
-    let named = named_season(sport, &query)?;
-    let res = serve(
-        &req,
-        &state.responses,
-        &(sport, model_type, named, accounting),
-        |_| state.strategies.leaderboard(sport, model_type, named, accounting),
-        |(data, board)| Rendered::new(&StrategiesResponse::new(data, board)),
-    )
-    .await?;
-    Ok(announce(res, accounting))
+pub async fn strategies(read: Read<SportModelPath>) -> Result<HttpResponse, ApiError> {
+    let SportModelPath { sport, model_type } = read.path;
+    let key = (
+        sport,
+        model_type,
+        params::named_season(sport, &read.query)?,
+        accounting(&read.query)?,
+    );
+    let load = |_| read.state.strategies.leaderboard(sport, model_type, key.2, key.3);
+    let res = read.serve(&key, load, |(data, board)| {
+        Rendered::new(&StrategiesResponse::new(data, board))
+    });
+    Ok(announce(res.await?, key.3))
 }
 
 /// Bet-by-bet replay of one strategy over a season
@@ -111,31 +98,21 @@ pub async fn strategies(
         (status = 404, description = "No season store for that season", body = crate::error::ErrorBody)
     )
 )]
-pub async fn strategy_replay(
-    Read {
-        req,
-        state,
-        path,
-        query,
-    }: Read<SportModelPath>,
-) -> Result<HttpResponse, ApiError> {
-    let SportModelPath { sport, model_type } = path;
+pub async fn strategy_replay(read: Read<SportModelPath>) -> Result<HttpResponse, ApiError> {
+    let SportModelPath { sport, model_type } = read.path;
     // Strategy ids are unreserved characters only, which the router has
     // already percent-decoded; core refuses an unknown one.
-    let strategy_id = req.match_info().query("strategy_id").to_owned();
-    let accounting = accounting(&query)?;
-    let include_excluded = params::boolean(&query, "include_excluded", false)?;
-    let named = named_season(sport, &query)?;
-    let res = serve(
-        &req,
-        &state.responses,
-        &(sport, model_type, named, accounting, &strategy_id, include_excluded),
-        |_| {
-            let service = &state.strategies;
-            service.replay(sport, model_type, named, accounting, &strategy_id, include_excluded)
-        },
-        |(data, replay)| Rendered::new(&ReplayResponse::new(data, replay)),
-    )
-    .await?;
-    Ok(announce(res, accounting))
+    let strategy_id = read.req.match_info().query("strategy_id");
+    let (accounting, named) = (accounting(&read.query)?, params::named_season(sport, &read.query)?);
+    let include_excluded = params::boolean(&read.query, "include_excluded", false)?;
+    let key = (sport, model_type, named, accounting, strategy_id, include_excluded);
+    let load = |_| {
+        read.state
+            .strategies
+            .replay(sport, model_type, named, accounting, strategy_id, include_excluded)
+    };
+    let res = read.serve(&key, load, |(data, replay)| {
+        Rendered::new(&ReplayResponse::new(data, replay))
+    });
+    Ok(announce(res.await?, accounting))
 }

@@ -15,10 +15,9 @@ use linecast_payloads::webhooks::{
     RecoverResponse, TestQueued, UpdateEndpointRequest,
 };
 
-use crate::auth::AuthContext;
 use crate::error::ApiError;
-use crate::responses::{fresh, written};
-use crate::routes::account::caller;
+use crate::responses::written;
+use crate::routes::read::{Caller, NoPath, Read};
 use crate::routes::table;
 use crate::state::AppState;
 
@@ -51,10 +50,6 @@ fn no_endpoint() -> ApiError {
     ApiError::NotFound("No such webhook endpoint among yours".to_owned())
 }
 
-fn customer_id(ctx: Option<web::ReqData<AuthContext>>) -> Result<i64, ApiError> {
-    Ok(caller(ctx)?.customer().customer_id)
-}
-
 fn endpoint_id(req: &HttpRequest) -> String {
     req.match_info().query("endpoint_id").to_owned()
 }
@@ -79,10 +74,10 @@ fn endpoint_id(req: &HttpRequest) -> String {
 )]
 pub async fn create_endpoint(
     state: web::Data<AppState>,
-    ctx: Option<web::ReqData<AuthContext>>,
+    Caller(ctx): Caller,
     body: web::Json<CreateEndpointRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let customer = customer_id(ctx)?;
+    let customer = ctx.customer().customer_id;
     let body = body.into_inner();
     let (endpoint, secret) = state
         .webhooks
@@ -119,18 +114,10 @@ pub async fn create_endpoint(
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-pub async fn list_endpoints(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    ctx: Option<web::ReqData<AuthContext>>,
-) -> Result<HttpResponse, ApiError> {
-    let customer = customer_id(ctx)?;
-    let now = state.webhooks.now();
-    let endpoints = state.webhooks.store().endpoints(customer).await?;
-    fresh(
-        &req,
-        &endpoints.iter().map(|e| EndpointView::of(e, now)).collect::<Vec<_>>(),
-    )
+pub async fn list_endpoints(read: Read<NoPath>, Caller(ctx): Caller) -> Result<HttpResponse, ApiError> {
+    let (webhooks, customer) = (&read.state.webhooks, ctx.customer().customer_id);
+    let (endpoints, now) = (webhooks.store().endpoints(customer).await?, webhooks.now());
+    read.fresh(&endpoints.iter().map(|e| EndpointView::of(e, now)).collect::<Vec<_>>())
 }
 
 /// One of the caller's webhook endpoints
@@ -145,19 +132,13 @@ pub async fn list_endpoints(
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-pub async fn get_endpoint(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    ctx: Option<web::ReqData<AuthContext>>,
-) -> Result<HttpResponse, ApiError> {
-    let customer = customer_id(ctx)?;
-    let endpoint = state
-        .webhooks
-        .store()
-        .endpoint(customer, &endpoint_id(&req))
-        .await?
-        .ok_or_else(no_endpoint)?;
-    fresh(&req, &EndpointView::of(&endpoint, state.webhooks.now()))
+pub async fn get_endpoint(read: Read<NoPath>, Caller(ctx): Caller) -> Result<HttpResponse, ApiError> {
+    let (customer, id) = (ctx.customer().customer_id, endpoint_id(&read.req));
+    let endpoint = read.state.webhooks.store().endpoint(customer, &id).await?;
+    read.fresh(&EndpointView::of(
+        &endpoint.ok_or_else(no_endpoint)?,
+        read.state.webhooks.now(),
+    ))
 }
 
 /// Update a webhook endpoint
@@ -181,10 +162,10 @@ pub async fn get_endpoint(
 pub async fn update_endpoint(
     req: HttpRequest,
     state: web::Data<AppState>,
-    ctx: Option<web::ReqData<AuthContext>>,
+    Caller(ctx): Caller,
     body: web::Json<UpdateEndpointRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let customer = customer_id(ctx)?;
+    let customer = ctx.customer().customer_id;
     let body = body.into_inner();
     let endpoint = state
         .webhooks
@@ -221,9 +202,9 @@ pub async fn update_endpoint(
 pub async fn delete_endpoint(
     req: HttpRequest,
     state: web::Data<AppState>,
-    ctx: Option<web::ReqData<AuthContext>>,
+    Caller(ctx): Caller,
 ) -> Result<HttpResponse, ApiError> {
-    let customer = customer_id(ctx)?;
+    let customer = ctx.customer().customer_id;
     state
         .webhooks
         .store()
@@ -256,9 +237,9 @@ pub async fn delete_endpoint(
 pub async fn rotate_secret(
     req: HttpRequest,
     state: web::Data<AppState>,
-    ctx: Option<web::ReqData<AuthContext>>,
+    Caller(ctx): Caller,
 ) -> Result<HttpResponse, ApiError> {
-    let customer = customer_id(ctx)?;
+    let customer = ctx.customer().customer_id;
     let (endpoint, secret) = state
         .webhooks
         .rotate(customer, &endpoint_id(&req))
@@ -293,9 +274,9 @@ pub async fn rotate_secret(
 pub async fn test_endpoint(
     req: HttpRequest,
     state: web::Data<AppState>,
-    ctx: Option<web::ReqData<AuthContext>>,
+    Caller(ctx): Caller,
 ) -> Result<HttpResponse, ApiError> {
-    let customer = customer_id(ctx)?;
+    let customer = ctx.customer().customer_id;
     let id = endpoint_id(&req);
     let payload = linecast_payloads::webhooks::test_payload(&id, state.webhooks.now());
     let message_id = state
@@ -326,28 +307,24 @@ pub async fn test_endpoint(
         (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
-pub async fn attempts(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    ctx: Option<web::ReqData<AuthContext>>,
-    query: web::Query<crate::params::RawQuery>,
-) -> Result<HttpResponse, ApiError> {
-    let customer = customer_id(ctx)?;
-    let limit = match query.get("limit") {
-        None => ATTEMPTS_LIMIT,
-        Some(raw) => raw
-            .parse::<u32>()
-            .ok()
-            .filter(|n| (1..=ATTEMPTS_LIMIT).contains(n))
-            .ok_or_else(|| ApiError::invalid_param("limit", raw, "1 to 100"))?,
-    };
-    let id = endpoint_id(&req);
-    let store = state.webhooks.store();
-    if store.endpoint(customer, &id).await?.is_none() {
-        return Err(no_endpoint());
-    }
+pub async fn attempts(read: Read<NoPath>, Caller(ctx): Caller) -> Result<HttpResponse, ApiError> {
+    let (customer, id) = (ctx.customer().customer_id, endpoint_id(&read.req));
+    let limit = attempts_limit(&read.query)?;
+    let store = read.state.webhooks.store();
+    store.endpoint(customer, &id).await?.ok_or_else(no_endpoint)?;
     let attempts = store.attempts(customer, &id, limit).await?;
-    fresh(&req, &attempts.iter().map(AttemptView::from).collect::<Vec<_>>())
+    read.fresh(&attempts.iter().map(AttemptView::from).collect::<Vec<_>>())
+}
+
+/// The query's `limit` of attempts: 1 to [`ATTEMPTS_LIMIT`], that by default.
+fn attempts_limit(query: &crate::params::RawQuery) -> Result<u32, ApiError> {
+    let Some(raw) = query.get("limit") else {
+        return Ok(ATTEMPTS_LIMIT);
+    };
+    raw.parse::<u32>()
+        .ok()
+        .filter(|n| (1..=ATTEMPTS_LIMIT).contains(n))
+        .ok_or_else(|| ApiError::invalid_param("limit", raw, "1 to 100"))
 }
 
 /// Resend one delivery
@@ -370,9 +347,9 @@ pub async fn attempts(
 pub async fn resend(
     req: HttpRequest,
     state: web::Data<AppState>,
-    ctx: Option<web::ReqData<AuthContext>>,
+    Caller(ctx): Caller,
 ) -> Result<HttpResponse, ApiError> {
-    let customer = customer_id(ctx)?;
+    let customer = ctx.customer().customer_id;
     let raw = req.match_info().query("delivery_id");
     let id: i64 = raw
         .parse()
@@ -412,10 +389,10 @@ pub async fn resend(
 pub async fn recover(
     req: HttpRequest,
     state: web::Data<AppState>,
-    ctx: Option<web::ReqData<AuthContext>>,
+    Caller(ctx): Caller,
     body: web::Json<RecoverRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let customer = customer_id(ctx)?;
+    let customer = ctx.customer().customer_id;
     let since = chrono::DateTime::parse_from_rfc3339(&body.since)
         .map(|t| t.with_timezone(&chrono::Utc))
         .map_err(|_| ApiError::invalid("since", format!("since '{}' is not an RFC 3339 instant", body.since)))?;
