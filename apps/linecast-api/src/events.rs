@@ -1,7 +1,6 @@
-//! The change stream's runtime: one watcher task per instance (core's
-//! `Watcher`, every `LINECAST_WATCH_INTERVAL`), a broadcast to the open
-//! streams, the per-customer stream slots, and the server-sent-event stream
-//! one client reads (replay after `Last-Event-ID`, filters, `: ping` after
+//! The change stream's framing: the per-customer stream slots and the
+//! server-sent-event stream one client reads (the watcher task and the
+//! broadcast it feeds are linecast-runtime's `EventHub`) (replay after `Last-Event-ID`, filters, `: ping` after
 //! 2 s without a frame, a key re-check every key-cache lifetime, `resync`
 //! and close for a consumer too slow to keep up, a clean end at shutdown).
 //!
@@ -23,11 +22,11 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures::Stream;
 use linecast_core::Clock;
-use linecast_core::services::events::{Event, EventId, EventKind, Resume, StreamSlot, StreamSlots, Watcher};
-use linecast_core::services::releases::Releases;
+use linecast_core::services::events::{Event, EventId, EventKind, Resume, StreamSlot, StreamSlots};
 use linecast_core::services::slots::{SlotKind, SlotRegistry};
 use linecast_domain::Sport;
 use linecast_payloads::events::{PING, event_frame, resync_frame};
+use linecast_runtime::EventHub;
 use tokio::sync::{broadcast, watch};
 use tokio::time::{Instant, Interval, MissedTickBehavior, interval_at};
 
@@ -47,152 +46,17 @@ pub const PING_EVERY: Duration = Duration::from_secs(2);
 /// sooner, within [`PING_EVERY`]).
 const CAP_RETRY_AFTER_SECS: u64 = 15;
 
-/// What every stream of this instance shares.
-pub struct EventHub {
-    pub watcher: Arc<Watcher>,
-    pub slots: Arc<StreamSlots>,
-    sender: broadcast::Sender<Arc<Event>>,
-    closing: watch::Sender<bool>,
-}
-
-impl EventHub {
-    /// The hub of `watcher`'s events; a customer's open streams are counted
-    /// by `registry` (this instance's, or every instance's through Redis).
-    pub fn new(
-        watcher: Arc<Watcher>,
-        max_streams_per_customer: u32,
-        backlog: usize,
-        registry: Arc<dyn SlotRegistry>,
-    ) -> Self {
-        Self {
-            watcher,
-            slots: StreamSlots::new(
-                crate::error::EVENT_STREAMS,
-                SlotKind::Stream,
-                max_streams_per_customer,
-                CAP_RETRY_AFTER_SECS,
-                registry,
-            ),
-            sender: broadcast::channel(backlog).0,
-            closing: watch::channel(false).0,
-        }
-    }
-
-    /// Sends new events to every open stream.
-    pub fn publish(&self, events: Vec<Arc<Event>>) {
-        for event in events {
-            // No stream open is not an error.
-            let _ = self.sender.send(event);
-        }
-    }
-
-    /// Ends every stream (at shutdown).
-    pub fn close(&self) {
-        self.closing.send_replace(true);
-    }
-
-    /// Streams open on this instance.
-    pub fn open_streams(&self) -> usize {
-        self.sender.receiver_count()
-    }
-}
-
-/// The watcher task; dropping the handle's `stop` ends it.
-pub struct WatcherTask {
-    stop: watch::Sender<bool>,
-    handle: tokio::task::JoinHandle<()>,
-}
-
-impl WatcherTask {
-    pub async fn stop(self) {
-        self.stop.send_replace(true);
-        let _ = self.handle.await;
-    }
-}
-
-/// How often kept releases past their retention are forgotten.
-const PRUNE_EVERY: chrono::Duration = chrono::Duration::hours(1);
-
-/// Runs one watcher round now, then every `every`, publishing what it
-/// finds; `changed` runs first whenever a round found something (the
-/// caller forgets what it resolved against the old versions). After each
-/// round, every predictions and odds version seen is kept (`releases`),
-/// and once an hour the releases past their retention are forgotten.
-pub fn spawn_watcher(
-    hub: Arc<EventHub>,
-    releases: Arc<Releases>,
-    webhooks: Arc<dyn linecast_core::ports::webhooks::WebhookStore>,
-    clock: Arc<dyn Clock>,
-    every: Duration,
-    changed: impl Fn() + Send + Sync + 'static,
-) -> WatcherTask {
-    let (stop, mut stopped) = watch::channel(false);
-    let handle = tokio::spawn(async move {
-        let mut tick = tokio::time::interval(every);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let mut pruned_at: Option<chrono::DateTime<chrono::Utc>> = None;
-        loop {
-            tokio::select! {
-                _ = stopped.changed() => break,
-                _ = tick.tick() => {
-                    // A stop cancels a round in progress: a store call that
-                    // hangs must not hold up the process's exit.
-                    let events = tokio::select! {
-                        events = watch_round(&hub, &releases, webhooks.as_ref(), clock.now(), &changed) => events,
-                        _ = stopped.changed() => break,
-                    };
-                    hub.publish(events);
-                    let now = clock.now();
-                    if pruned_at.is_none_or(|at| now - at >= PRUNE_EVERY) {
-                        pruned_at = Some(now);
-                        tokio::select! {
-                            pruned = releases.prune(now) => match pruned {
-                                Ok(0) => {}
-                                Ok(n) => {
-                                    tracing::info!(releases = n, "kept releases past their retention forgotten");
-                                    changed();
-                                }
-                                Err(e) => tracing::warn!(error = %e, "kept releases: retention not applied"),
-                            },
-                            _ = stopped.changed() => break,
-                        }
-                    }
-                }
-            }
-        }
-    });
-    WatcherTask { stop, handle }
-}
-
-/// One watcher round: the store compared with what was seen (`changed`
-/// runs when something changed, so what was resolved against the old
-/// versions is forgotten), then every predictions and odds version seen is
-/// kept (`changed` runs again when a release was recorded: the reads of
-/// kept releases moved); each release event is told its kept release
-/// (digest, exact instant, changed games) and the round's events are put
-/// in the webhooks' outbox (`webhooks::announce`). Returns the round's events, for the
-/// streams.
-pub async fn watch_round(
-    hub: &EventHub,
-    releases: &Releases,
-    webhooks: &dyn linecast_core::ports::webhooks::WebhookStore,
-    now: chrono::DateTime<chrono::Utc>,
-    changed: &impl Fn(),
-) -> Vec<Arc<Event>> {
-    let events = hub.watcher.poll(now).await;
-    if !events.is_empty() {
-        tracing::info!(events = events.len(), "change stream: new events");
-        changed();
-    }
-    let met = releases.keep_round(&hub.watcher.versions()).await;
-    if met.iter().any(|(_, new)| *new) {
-        changed();
-    }
-    let kept: Vec<_> = met.into_iter().map(|(release, _)| release).collect();
-    let facts = linecast_core::services::events::release_facts(releases, &events, &kept).await;
-    let events = hub.watcher.attach(&events, &facts);
-    crate::webhooks::announce(webhooks, &events).await;
-    events
+/// A customer's stream slots on `registry` (this instance's, or every
+/// instance's through Redis): at most `max_per_customer` streams, a
+/// refusal naming the setting and saying when to retry.
+pub fn stream_slots(max_per_customer: u32, registry: Arc<dyn SlotRegistry>) -> Arc<StreamSlots> {
+    StreamSlots::new(
+        crate::error::EVENT_STREAMS,
+        SlotKind::Stream,
+        max_per_customer,
+        CAP_RETRY_AFTER_SECS,
+        registry,
+    )
 }
 
 /// Which events a stream wants.
@@ -283,7 +147,7 @@ pub fn open(
     recheck_every: Duration,
 ) -> impl Stream<Item = Result<Bytes, Infallible>> + use<> {
     // Subscribed before the replay is read, so nothing falls in between.
-    let rx = hub.sender.subscribe();
+    let rx = hub.subscribe();
     let mut queue = VecDeque::new();
     let mut last = None;
     if let Some(raw) = last_event_id {
@@ -320,7 +184,7 @@ pub fn open(
         ping,
         recheck: interval_at(start + recheck_every, recheck_every),
         key_check,
-        closing: hub.closing.subscribe(),
+        closing: hub.closing(),
         ended: false,
         _slot: slot,
     };
@@ -373,6 +237,7 @@ async fn next(mut s: Sse) -> Option<(Result<Bytes, Infallible>, Sse)> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use futures::StreamExt as _;
+    use linecast_core::services::events::Watcher;
     use linecast_core::testing::MemoryStore;
 
     use super::*;
@@ -380,9 +245,8 @@ mod tests {
     fn hub(backlog: usize) -> EventHub {
         EventHub::new(
             Arc::new(Watcher::new(Arc::new(MemoryStore::new()))),
-            5,
+            stream_slots(5, Arc::new(linecast_core::services::slots::InProcessSlots::new())),
             backlog,
-            Arc::new(linecast_core::services::slots::InProcessSlots::new()),
         )
     }
 

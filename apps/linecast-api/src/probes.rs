@@ -1,42 +1,15 @@
-//! Dependency probes, the health cache and the readiness rule: each probe
-//! checks one dependency (database, Redis, object storage, cache; the
-//! adapters' probes are here too); one round of them runs at most once a
-//! second whatever the number of health calls.
+//! The health cache and the readiness rule over the adapters' probes
+//! (core's `Probe` port: linecast-db's `DatabaseProbe`, linecast-store's
+//! `StoreProbe` and `CacheProbe`, linecast-limits' `RedisProbe`): one round
+//! of them runs at most once a second whatever the number of health calls.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use async_trait::async_trait;
 use futures::future::join_all;
-use linecast_core::ports::limits::Limiter;
-use linecast_core::{Accounts, ArtifactStore};
+pub use linecast_core::ports::probe::{Probe, Reach};
 use linecast_payloads::health::DependencyStatus;
-use linecast_store::ObjectArtifactStore;
-
-/// Who else depends on a dependency: the readiness rule's one input
-/// besides draining.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reach {
-    /// Only this instance uses it (a SQLite file, a local store folder):
-    /// when it fails, this instance cannot serve and others may.
-    Own,
-    /// Every instance uses it (PostgreSQL, Redis, a bucket): when it
-    /// fails, it fails for all of them, and taking them out of the load
-    /// balancer would only add the public routes to the outage.
-    Shared,
-}
-
-/// One dependency reported by `/api/v1/health`.
-#[async_trait]
-pub trait Probe: Send + Sync {
-    /// Stable name: `database`, `redis`, `cache` or `object_storage`.
-    fn name(&self) -> &'static str;
-    /// Whether other instances share it.
-    fn reach(&self) -> Reach;
-    /// `Ok(detail)` when healthy, `Err(reason)` when not.
-    async fn check(&self) -> Result<serde_json::Value, String>;
-}
 
 /// How long one round of probe results is served before the next round.
 pub const HEALTH_TTL: Duration = Duration::from_secs(1);
@@ -222,109 +195,11 @@ async fn probe_all(probes: &[&Arc<dyn Probe>]) -> BTreeMap<String, DependencySta
     join_all(checks).await.into_iter().collect()
 }
 
-/// The accounts database answers: `Own` for a SQLite file, `Shared` for
-/// PostgreSQL ([`DatabaseProbe::reach_of`]).
-pub struct DatabaseProbe(pub Arc<dyn Accounts>, pub Reach);
-
-impl DatabaseProbe {
-    /// Who shares the database at `url`: a SQLite file is this instance's.
-    pub fn reach_of(url: &str) -> Reach {
-        if url.starts_with("sqlite:") {
-            Reach::Own
-        } else {
-            Reach::Shared
-        }
-    }
-}
-
-#[async_trait]
-impl Probe for DatabaseProbe {
-    fn name(&self) -> &'static str {
-        "database"
-    }
-    fn reach(&self) -> Reach {
-        self.1
-    }
-    async fn check(&self) -> Result<serde_json::Value, String> {
-        self.0.ping().await.map_err(|e| e.to_string())?;
-        Ok(serde_json::json!({}))
-    }
-}
-
-/// The object store answers and holds at least one object: `Own` for a
-/// local folder (`file://`), `Shared` for a bucket.
-pub struct StoreProbe(pub Arc<ObjectArtifactStore>, pub Reach);
-
-impl StoreProbe {
-    /// Who shares the store at `url`: a local folder is this instance's.
-    pub fn reach_of(url: &str) -> Reach {
-        if url.starts_with("file:") {
-            Reach::Own
-        } else {
-            Reach::Shared
-        }
-    }
-}
-
-#[async_trait]
-impl Probe for StoreProbe {
-    fn name(&self) -> &'static str {
-        "object_storage"
-    }
-    fn reach(&self) -> Reach {
-        self.1
-    }
-    async fn check(&self) -> Result<serde_json::Value, String> {
-        self.0.ping().await.map_err(|e| e.to_string())?;
-        // A reachable but empty root (a missing data folder reads as empty
-        // on the local filesystem) serves nothing: report it as down.
-        if self.0.is_empty().await.map_err(|e| e.to_string())? {
-            return Err("the store is empty: no artifact has been published".to_owned());
-        }
-        Ok(serde_json::json!({}))
-    }
-}
-
-/// The parsed-artifact cache (always up; reports its parse count).
-pub struct CacheProbe(pub Arc<ObjectArtifactStore>);
-
-#[async_trait]
-impl Probe for CacheProbe {
-    fn name(&self) -> &'static str {
-        "cache"
-    }
-    fn reach(&self) -> Reach {
-        Reach::Own
-    }
-    async fn check(&self) -> Result<serde_json::Value, String> {
-        Ok(serde_json::json!({
-            "kind": "in-process (moka), parsed artifacts by object version",
-            "parses": self.0.parse_count(),
-        }))
-    }
-}
-
-/// Redis, which every instance sharing `LINECAST_REDIS_URL` counts limits
-/// and holds slots through: one `PING` on the limiter's connection.
-pub struct RedisProbe(pub Arc<dyn Limiter>);
-
-#[async_trait]
-impl Probe for RedisProbe {
-    fn name(&self) -> &'static str {
-        "redis"
-    }
-    fn reach(&self) -> Reach {
-        Reach::Shared
-    }
-    async fn check(&self) -> Result<serde_json::Value, String> {
-        self.0.ping().await.map_err(|e| e.to_string())?;
-        Ok(serde_json::json!({}))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicBool, Ordering};
+
+    use async_trait::async_trait;
 
     use super::*;
 
@@ -424,18 +299,5 @@ mod tests {
         let (db, _) = fake("database", Reach::Own, true);
         health.start_draining();
         assert_eq!(health.ready(&[db]).await, Err(NotReady::Draining));
-    }
-
-    #[test]
-    fn a_sqlite_file_and_a_local_folder_are_the_instances_own_and_the_rest_shared() {
-        assert_eq!(
-            DatabaseProbe::reach_of("sqlite:///var/lib/linecast/linecast.db?mode=rwc"),
-            Reach::Own
-        );
-        assert_eq!(DatabaseProbe::reach_of("postgres://db/linecast"), Reach::Shared);
-        assert_eq!(DatabaseProbe::reach_of("postgresql://db/linecast"), Reach::Shared);
-        assert_eq!(StoreProbe::reach_of("file:///srv/store"), Reach::Own);
-        assert_eq!(StoreProbe::reach_of("s3://bucket/prefix"), Reach::Shared);
-        assert_eq!(StoreProbe::reach_of("gs://bucket"), Reach::Shared);
     }
 }

@@ -49,7 +49,7 @@ pub struct AppState {
     /// Data status.
     pub freshness: Arc<Freshness>,
     /// The change stream: watcher, broadcast and stream slots.
-    pub events: Arc<crate::events::EventHub>,
+    pub events: Arc<linecast_runtime::EventHub>,
     /// What the access gate consults (keys, limits, slots).
     pub gate: Arc<crate::auth::gate::Gate>,
     /// Health probe results, cached for a second.

@@ -15,6 +15,7 @@ mod error;
 mod ledger;
 pub mod migration;
 mod pinned;
+mod probe;
 mod releases;
 mod request_log;
 pub mod schema;
@@ -25,6 +26,7 @@ mod webhooks;
 
 pub use connect::{connect, open_with_timeout};
 pub use pinned::PinnedAccounts;
+pub use probe::DatabaseProbe;
 pub use sea_orm::DatabaseConnection;
 
 /// The adapter: one pooled connection implementing both ports.

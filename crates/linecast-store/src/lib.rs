@@ -14,10 +14,12 @@ mod errors;
 mod open;
 mod options;
 mod port;
+mod probe;
 pub mod publish;
 mod store;
 
 pub use options::{DEFAULT_TIMEOUT, GcsOptions, S3Options, StoreOptions};
+pub use probe::{CacheProbe, StoreProbe};
 pub use store::ObjectArtifactStore;
 mod validate;
 

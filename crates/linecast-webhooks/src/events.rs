@@ -67,6 +67,15 @@ fn reaches(used: u64, percent: u8, quota: u64) -> bool {
     u128::from(used) * 100 >= u128::from(percent) * u128::from(quota)
 }
 
+/// How many of the thresholds (50, 80, 100 %) `used` calls reach: 0 below
+/// 50 %, 3 at or past the quota. Arithmetic only, for the request path.
+pub fn quota_thresholds_reached(used: u64, quota: u64) -> usize {
+    QUOTA_THRESHOLDS
+        .into_iter()
+        .filter(|&percent| reaches(used, percent, quota))
+        .count()
+}
+
 /// The thresholds (50, 80, 100 %) that usage going from `before` to
 /// `after` calls crosses, smallest first: those `after` reaches and
 /// `before` did not. A quota of 0 is reached from the start and never

@@ -40,7 +40,7 @@ impl TestApp {
     /// runs them (without waiting for its next tick).
     pub async fn keep_releases(&self) -> Vec<std::sync::Arc<linecast_core::services::events::Event>> {
         let memo = &self.state.responses.memo;
-        linecast_api::events::watch_round(
+        linecast_runtime::watch_round(
             &self.state.events,
             &self.state.releases,
             self.state.webhooks.store().as_ref(),

@@ -657,8 +657,8 @@ async fn a_key_expiring_within_a_week_is_notified_once_per_notice_to_its_own_acc
     app.ports.accounts.revoke_key(revoked_id, now).await.unwrap();
     let store = app.state.webhooks.store().clone();
     // Two scans, as two instances would make them: one notice each.
-    linecast_api::webhooks::write_key_notices(store.as_ref(), now).await;
-    linecast_api::webhooks::write_key_notices(store.as_ref(), now).await;
+    linecast_runtime::webhooks::write_key_notices(store.as_ref(), now).await;
+    linecast_runtime::webhooks::write_key_notices(store.as_ref(), now).await;
     receiver.wait_for(2).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let notices = |got: Vec<Received>| -> Vec<(String, i64)> {

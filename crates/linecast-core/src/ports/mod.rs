@@ -8,6 +8,7 @@ pub mod key_relay;
 pub mod ledger;
 pub mod limits;
 pub mod markets;
+pub mod probe;
 pub mod releases;
 pub mod request_log;
 pub mod sessions;

@@ -523,13 +523,25 @@ impl QuotaCrossing {
 }
 
 /// The quota thresholds admitted requests reach, noticed on the request
-/// path (arithmetic only below 50 %, one short lock above) and taken off it
-/// by the delivery worker's round, which writes them to the outbox.
+/// path (arithmetic only below 50 % and between two thresholds, one short
+/// lock each) and taken off it by the delivery worker's round, which
+/// writes them to the outbox.
 #[derive(Debug, Default)]
 pub struct QuotaNotices {
-    /// Per account: the period and the most requests seen counted in it.
-    seen: Mutex<HashMap<i64, (String, u64)>>,
+    /// Per account: what this instance last noted in a month.
+    seen: Mutex<foldhash::HashMap<i64, Noted>>,
     crossed: Mutex<Vec<QuotaCrossing>>,
+}
+
+/// An account's month as this instance noted it.
+#[derive(Debug, Clone, Copy)]
+struct Noted {
+    /// The UTC month, as months since year 0.
+    month: i32,
+    /// How many thresholds the requests noted reached.
+    reached: usize,
+    /// The requests counted when the last threshold was noted.
+    used: u64,
 }
 
 impl QuotaNotices {
@@ -541,27 +553,38 @@ impl QuotaNotices {
     /// included) of `monthly_limit`, at `at`. Every threshold crossed since
     /// the most this instance saw counted this period is noted (all of
     /// those reached, the first time an account is seen in a period: the
-    /// outbox keeps one of each whoever notes it).
+    /// outbox keeps one of each whoever notes it). A request that reaches
+    /// no threshold not noted yet formats, allocates and stores nothing.
     pub fn observe(&self, customer_id: i64, used: u64, monthly_limit: u64, at: DateTime<Utc>) {
-        if linecast_webhooks::events::quota_thresholds_crossed(0, used, monthly_limit).is_empty() {
+        use chrono::Datelike as _;
+        let reached = linecast_webhooks::events::quota_thresholds_reached(used, monthly_limit);
+        if reached == 0 {
             return;
         }
-        let period = at.format("%Y-%m").to_string();
-        let crossed = {
+        let month = at.year() * 12 + at.month0() as i32;
+        let before = {
             let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
-            let before = match seen.get(&customer_id) {
-                Some((p, most)) if *p == period => *most,
-                _ => 0,
-            };
-            if used <= before {
+            let noted = seen.entry(customer_id).or_insert(Noted {
+                month,
+                reached: 0,
+                used: 0,
+            });
+            if noted.month != month {
+                *noted = Noted {
+                    month,
+                    reached: 0,
+                    used: 0,
+                };
+            }
+            if reached <= noted.reached {
                 return;
             }
-            seen.insert(customer_id, (period.clone(), used));
-            linecast_webhooks::events::quota_thresholds_crossed(before, used, monthly_limit)
+            let before = noted.used;
+            *noted = Noted { month, reached, used };
+            before
         };
-        if crossed.is_empty() {
-            return;
-        }
+        let crossed = linecast_webhooks::events::quota_thresholds_crossed(before, used, monthly_limit);
+        let period = at.format("%Y-%m").to_string();
         let mut queue = self.crossed.lock().unwrap_or_else(PoisonError::into_inner);
         queue.extend(crossed.into_iter().map(|percent| QuotaCrossing {
             customer_id,

@@ -54,6 +54,30 @@ fn usage_crossing_fifty_eighty_and_a_hundred_percent_is_notified_once_each() {
 }
 
 #[test]
+fn the_thresholds_reached_are_counted_exactly() {
+    // 50 %, 80 % and 100 % of 1000 calls are 500, 800 and 1000.
+    let q = 1000;
+    for (used, reached) in [
+        (0, 0),
+        (499, 0),
+        (500, 1),
+        (799, 1),
+        (800, 2),
+        (999, 2),
+        (1000, 3),
+        (9000, 3),
+    ] {
+        assert_eq!(quota_thresholds_reached(used, q), reached, "{used} of {q}");
+    }
+    // 50 % of 3 is 1.5 calls, 80 % 2.4: 2 calls reach one, 3 all three.
+    assert_eq!(quota_thresholds_reached(1, 3), 0);
+    assert_eq!(quota_thresholds_reached(2, 3), 1);
+    assert_eq!(quota_thresholds_reached(3, 3), 3);
+    // A quota of 0 is reached from the start.
+    assert_eq!(quota_thresholds_reached(0, 0), 3);
+}
+
+#[test]
 fn thresholds_are_exact_for_quotas_that_do_not_divide() {
     // 50 % of 3 is 1.5 calls: 2 reach it, 1 does not; 80 % is 2.4 calls.
     assert_eq!(quota_thresholds_crossed(0, 1, 3), Vec::<u8>::new());
