@@ -52,11 +52,7 @@ pub(super) fn run(
     shutdown_timeout_secs: u64,
     hsts: bool,
 ) -> anyhow::Result<Server> {
-    // The document is served as rendered bytes (ETag, gzip and brotli
-    // made once), like every other body.
-    let document = Arc::new(
-        crate::responses::Rendered::new(doc).map_err(|e| anyhow::anyhow!("rendering the OpenAPI document: {e}"))?,
-    );
+    let document = rendered_document(doc)?;
     // What the log and the dispatcher's refusals mask in a path, from the
     // route table's templates: made once, shared by the workers.
     let redaction = web::Data::new(routes::table::redaction());
@@ -79,11 +75,7 @@ pub(super) fn run(
     // reading is ended after the stall timeout (`crate::stall`). Stop
     // signals are `Application::run_until_stopped`'s (readiness fails for
     // the drain grace first), not actix's.
-    let builder = actix_server::Server::build()
-        .workers(workers)
-        .max_concurrent_connections(per_worker)
-        .shutdown_timeout(shutdown_timeout_secs)
-        .disable_signals();
+    let builder = server_builder(workers, per_worker, shutdown_timeout_secs);
     // A graceful stop also closes idle keep-alive connections (and ends
     // keep-alive on busy ones after their request), as `HttpServer` does,
     // so the drain does not wait out the keep-alive timeout.
@@ -210,4 +202,23 @@ pub(super) fn query_config() -> web::QueryConfig {
 pub(super) fn path_config() -> web::PathConfig {
     web::PathConfig::default()
         .error_handler(|err, _req| ApiError::BadRequest(format!("Invalid path parameter: {err}")).into())
+}
+
+/// The OpenAPI document as rendered bytes (ETag, gzip and brotli made
+/// once), served like every other body.
+fn rendered_document(doc: &utoipa::openapi::OpenApi) -> anyhow::Result<Arc<crate::responses::Rendered>> {
+    let rendered =
+        crate::responses::Rendered::new(doc).map_err(|e| anyhow::anyhow!("rendering the OpenAPI document: {e}"))?;
+    Ok(Arc::new(rendered))
+}
+
+/// The server's `workers`, each accepting at most `per_worker`
+/// connections, waiting `shutdown_timeout_secs` for requests in flight at
+/// a stop, and taking no signals of its own.
+fn server_builder(workers: usize, per_worker: usize, shutdown_timeout_secs: u64) -> actix_server::ServerBuilder {
+    actix_server::Server::build()
+        .workers(workers)
+        .max_concurrent_connections(per_worker)
+        .shutdown_timeout(shutdown_timeout_secs)
+        .disable_signals()
 }
