@@ -9,6 +9,12 @@
 #              Accept-Encoding: gzip, the same gzip bytes linecast sends
 #   bare-gz    the bare handler behind actix's Compress middleware, which
 #              compresses each response again (the old "ceiling")
+#   nginx      (NGINX=1) nginx as a key-checking gateway over the same bytes:
+#              the keys in an in-memory map (401 for another), the per-key
+#              limit as limit_req (50/s, bursts of 100, 429), linecast's
+#              headers, the same gzip bytes (gzip_static) and a buffered
+#              access log; one process (master_process off) on core 0. What
+#              an operator would pick to sell static JSON behind keys.
 # then a flood on ONE key (only 200/429; at most the burst of 100 plus 50/s)
 # and the usage count.
 #
@@ -37,6 +43,8 @@
 #                          namespace per run); one more server with in-process
 #                          limits is measured too, so the cost shows
 #   OPEN=1                 also measure linecast with LINECAST_AUTH_DISABLED
+#   NGINX=1                also measure the nginx gateway (needs nginx; a
+#                          path's query string is not part of its location)
 #   PAIRS=3                rounds of linecast then bare, back to back, identity and
 #                          gzip: each round one ratio; the median is printed
 #   CARGO_TARGET_DIR       where cargo puts binaries (default target)
@@ -64,6 +72,7 @@ PORT_OPEN=18182
 PORT_BARE=18183
 PORT_BARE_GZ=18184
 PORT_LOCAL=18185
+PORT_NGINX=18186
 KEYS=${KEYS:-4000}
 CUSTOMERS=${CUSTOMERS:-1}
 WARM=${WARM:-2}
@@ -125,6 +134,53 @@ start_bare() { # port, extra env...
 }
 
 stop() { kill "${PID[$1]}" 2>/dev/null || true; wait "${PID[$1]}" 2>/dev/null || true; }
+
+# nginx as a key-checking gateway over the bytes of manifest.tsv, with the
+# headers linecast sends on a hit (their values fixed: nginx keeps no
+# counts), one process on core 0.
+start_nginx() { # port
+  local port=$1 dir="$WORK/nginx" p body gz
+  port_free "$port"
+  mkdir -p "$dir/logs" "$dir/tmp"
+  sed 's/.*/"&" 1;/' "$WORK/keys.txt" >"$dir/keys.map"
+  {
+    echo "daemon off; master_process off; worker_processes 1; pid $dir/nginx.pid; error_log $dir/logs/error.log warn;"
+    echo "events { worker_connections 4096; }"
+    echo "http {"
+    echo "  access_log $dir/logs/access.log combined buffer=64k flush=1s;"
+    echo "  client_body_temp_path $dir/tmp; proxy_temp_path $dir/tmp; fastcgi_temp_path $dir/tmp; uwsgi_temp_path $dir/tmp; scgi_temp_path $dir/tmp;"
+    echo "  sendfile on; tcp_nopush on; keepalive_timeout 75s; keepalive_requests 1000000; server_tokens off;"
+    echo "  types { } default_type application/json; gzip_static on; gzip_vary on;"
+    echo "  map_hash_max_size 16384; map_hash_bucket_size 128;"
+    echo "  map \$http_x_api_key \$key_ok { default 0; include $dir/keys.map; }"
+    echo "  limit_req_zone \$http_x_api_key zone=perkey:16m rate=50r/s; limit_req_status 429;"
+    echo "  server {"
+    echo "    listen 127.0.0.1:$port;"
+    echo "    location = / { return 200 'nginx gateway'; }"
+    while IFS=$'\t' read -r p body gz; do
+      echo "    location = ${p%%\?*} {"
+      echo "      if (\$key_ok = 0) { return 401; }"
+      echo "      limit_req zone=perkey burst=100 nodelay;"
+      echo "      alias $body;"
+      echo "      add_header Access-Control-Allow-Origin * always;"
+      echo "      add_header X-Request-Id \$request_id always;"
+      echo "      add_header X-RateLimit-Limit 200000 always; add_header X-RateLimit-Remaining 199999 always;"
+      echo "      add_header X-RateLimit-Reset 1796083200 always; add_header X-RateLimit-Tier ai always;"
+      echo "      add_header RateLimit '\"burst\";r=99;t=1, \"monthly\";r=199999;t=98955' always;"
+      echo "      add_header RateLimit-Policy '\"burst\";q=100;w=1, \"monthly\";q=200000;w=2592000' always;"
+      echo "      add_header Access-Control-Expose-Headers 'RateLimit, RateLimit-Policy, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Tier, Retry-After, ETag, X-Request-Id, Deprecation, Sunset, Content-Disposition, Accept-Ranges, Content-Range' always;"
+      echo "      add_header Cache-Control 'private, no-cache' always;"
+      echo "      add_header X-Content-Type-Options nosniff always;"
+      echo "    }"
+    done <"$WORK/manifest.tsv"
+    echo "  }"
+    echo "}"
+  } >"$dir/nginx.conf"
+  taskset -c 0 nginx -p "$dir" -c "$dir/nginx.conf" >"$WORK/server-$port.log" 2>&1 &
+  PID[$port]=$!
+  for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && return 0; sleep 0.1; done
+  fail "nginx on $port did not start"
+}
 
 REDIS_ENV=()
 if [ -n "${REDIS_URL:-}" ]; then
@@ -231,6 +287,11 @@ if [ "${OPEN:-0}" = 1 ]; then
   measure open-identity $PORT_OPEN identity
   stop $PORT_OPEN
 fi
+if [ "${NGINX:-0}" = 1 ]; then
+  start_nginx $PORT_NGINX
+  for enc in identity gzip; do measure "nginx-$enc" $PORT_NGINX $enc; done
+  stop $PORT_NGINX
+fi
 start_bare $PORT_BARE
 for enc in identity gzip; do measure "bare-$enc" $PORT_BARE $enc; done
 # Paired rounds: linecast and the bare handler back to back, PAIRS times,
@@ -253,7 +314,7 @@ stop $PORT_BARE_GZ
 echo
 echo "$DURATION s per run, $CONNECTIONS connections, $PROFILE build, paths: $PATHS"
 printf '%-16s %10s %9s %9s %10s %8s %8s %12s  %s\n' run req/s p50_ms p99_ms bytes/req srv_cpu wrk_cpu req/srv_cpu_s "statuses in the warm-up"
-for label in auth-identity auth-gzip 304-identity 304-gzip local-identity open-identity bare-identity bare-gzip bare-gz-identity bare-gz-gzip; do
+for label in auth-identity auth-gzip 304-identity 304-gzip local-identity open-identity nginx-identity nginx-gzip bare-identity bare-gzip bare-gz-identity bare-gz-gzip; do
   [ -n "${RPS[$label]:-}" ] || continue
   printf '%-16s %10s %9s %9s %10s %8s %8s %12s  %s\n' "$label" "${RPS[$label]}" "${P50[$label]}" "${P99[$label]}" "${BPR[$label]}" \
     "${SCPU[$label]}" "${WCPU[$label]}" "${CAP[$label]}" "${STATUS[$label]}"
@@ -291,6 +352,10 @@ done
   || echo "ratio auth identity with Redis limits / in-process limits = $(ratio "${RPS[auth-identity]}" "${RPS[local-identity]}")"
 [ -z "${RPS[local-identity]:-}" ] \
   || echo "ratio in-process limits identity / bare identity = $(ratio "${RPS[local-identity]}" "${RPS[bare-identity]}")"
+if [ -n "${RPS[nginx-identity]:-}" ]; then
+  echo "ratio per server CPU second, auth identity / nginx gateway identity = $(ratio "${CAP[auth-identity]}" "${CAP[nginx-identity]}")  (target >= 1.0)"
+  echo "ratio per server CPU second, auth gzip / nginx gateway gzip         = $(ratio "${CAP[auth-gzip]}" "${CAP[nginx-gzip]}")  (target >= 1.0)"
+fi
 [ -z "${RPS[open-identity]:-}" ] \
   || echo "ratio auth identity / open identity      = $(ratio "${RPS[auth-identity]}" "${RPS[open-identity]}")"
 echo "peak RSS (VmHWM) of the auth server: $(awk '/VmHWM/ {print $2}' "/proc/${PID[$PORT_AUTH]}/status") KiB"
