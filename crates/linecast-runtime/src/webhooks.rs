@@ -33,6 +33,33 @@ pub fn clock() -> Arc<dyn Clock> {
     Arc::new(SystemClock)
 }
 
+/// A chore run at most once every `every`, from a round that runs more
+/// often: the first round runs it, then the first round `every` after the
+/// last run.
+struct Every {
+    every: chrono::Duration,
+    last: std::sync::Mutex<Option<chrono::DateTime<chrono::Utc>>>,
+}
+
+impl Every {
+    fn new(every: chrono::Duration) -> Self {
+        Self {
+            every,
+            last: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// Whether the chore is due at `now`; a due chore counts as run now.
+    fn due(&self, now: chrono::DateTime<chrono::Utc>) -> bool {
+        let mut last = self.last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let due = last.is_none_or(|t| now - t >= self.every);
+        if due {
+            *last = Some(now);
+        }
+        due
+    }
+}
+
 /// The delivery worker: a round every `interval` (the quota thresholds
 /// the gate noticed written to the outbox, then the deliveries due claimed
 /// and attempted, off the request path), and once an hour the attempts
@@ -44,43 +71,27 @@ pub fn spawn_deliverer(
     interval: std::time::Duration,
     attempt_days: u32,
 ) -> linecast_limits::Flusher {
-    let pruned_at = Arc::new(std::sync::Mutex::new(None::<chrono::DateTime<chrono::Utc>>));
-    let scanned_at = Arc::new(std::sync::Mutex::new(None::<chrono::DateTime<chrono::Utc>>));
+    let prune = Arc::new(Every::new(PRUNE_EVERY));
+    let scan = Arc::new(Every::new(KEY_SCAN_EVERY));
     linecast_limits::Flusher::spawn(interval, move || {
-        let (deliverer, store, quota, pruned_at, scanned_at) = (
+        let (deliverer, store, quota, prune, scan) = (
             deliverer.clone(),
             store.clone(),
             quota.clone(),
-            pruned_at.clone(),
-            scanned_at.clone(),
+            prune.clone(),
+            scan.clone(),
         );
         async move {
             write_quota_notices(store.as_ref(), &quota).await;
             let now = clock().now();
-            let scan = {
-                let mut at = scanned_at.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                let due = at.is_none_or(|t| now - t >= KEY_SCAN_EVERY);
-                if due {
-                    *at = Some(now);
-                }
-                due
-            };
-            if scan {
+            if scan.due(now) {
                 write_key_notices(store.as_ref(), now).await;
             }
             if let Err(e) = deliverer.round().await {
                 tracing::warn!(error = %e, "webhooks: a delivery round failed; the next one retries");
             }
             let now = clock().now();
-            let due = {
-                let mut at = pruned_at.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                let due = at.is_none_or(|t| now - t >= PRUNE_EVERY);
-                if due {
-                    *at = Some(now);
-                }
-                due
-            };
-            if due {
+            if prune.due(now) {
                 match store
                     .prune_attempts(now - chrono::Duration::days(i64::from(attempt_days)))
                     .await
@@ -327,4 +338,24 @@ pub fn disabled_notice(
         )),
         created_at: at,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_chore_runs_at_the_first_round_then_once_its_period_has_passed() {
+        let start = chrono::DateTime::<chrono::Utc>::UNIX_EPOCH;
+        let minutes = |m| start + chrono::Duration::minutes(m);
+        let scan = Every::new(chrono::Duration::minutes(10));
+        assert!(scan.due(start));
+        assert!(!scan.due(minutes(1)));
+        assert!(!scan.due(minutes(9)));
+        assert!(scan.due(minutes(10)));
+        assert!(!scan.due(minutes(19)));
+        assert!(scan.due(minutes(25)));
+        assert!(!scan.due(minutes(34)));
+        assert!(scan.due(minutes(35)));
+    }
 }
