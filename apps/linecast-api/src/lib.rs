@@ -1,24 +1,22 @@
-//! linecast HTTP shell. Only this crate knows HTTP: it maps requests to use
-//! cases, domain errors to the spec's error shape, and documents every route
-//! in OpenAPI. Rules live in the domain crates, never here.
+//! linecast HTTP shell: the route table and its handlers, the access gate,
+//! the portal, OpenAPI and the wiring of a running instance. The HTTP
+//! machinery it serves with (errors, parameters, the endpoint rows' type,
+//! the response pipeline, metrics) is `linecast_http`, re-exported here
+//! under its old paths. Rules live in the domain crates, never here.
+
+pub use linecast_http::{endpoint, error, metrics, params, responses, stall};
+pub use linecast_settings as settings;
 
 pub mod accounting;
 pub mod auth;
 pub mod demo;
-pub mod endpoint;
-pub mod error;
 pub mod events;
-pub mod metrics;
 pub mod migrations;
 pub mod openapi;
-pub mod params;
 pub mod portal;
 pub mod presentation;
 pub mod probes;
-pub mod responses;
 pub mod routes;
-pub mod settings;
-pub mod stall;
 pub mod startup;
 pub mod state;
 pub mod storefront;

@@ -245,37 +245,7 @@ fn apply_row(row: &Endpoint, operation: &mut utoipa::openapi::path::Operation) {
     }
     for (status, response) in responses.iter_mut() {
         let RefOr::T(response) = response else { continue };
-        let success = status.starts_with('2') || status == "304";
-        let mut names = vec!["X-Request-Id", "X-Content-Type-Options"];
-        if success {
-            names.push("Cache-Control");
-            if validated {
-                names.extend(["ETag", "Vary"]);
-            }
-            if row.serving == Serving::Stream {
-                names.push("X-Accel-Buffering");
-            }
-        }
-        // The gate's counters ride on every answer past the key check.
-        if keyed && status != "401" && status != "403" {
-            names.extend([
-                "RateLimit-Policy",
-                "RateLimit",
-                "X-RateLimit-Limit",
-                "X-RateLimit-Remaining",
-                "X-RateLimit-Reset",
-                "X-RateLimit-Tier",
-            ]);
-        }
-        if status == "429" {
-            names.push("Retry-After");
-        }
-        if status == "401" {
-            names.push("WWW-Authenticate");
-        }
-        if cross_origin {
-            names.extend(["Access-Control-Allow-Origin", "Access-Control-Expose-Headers"]);
-        }
+        let names = header_names(status, (keyed, cross_origin), validated, row.serving == Serving::Stream);
         // A header a handler declares itself (Deprecation, say) is the
         // component of its name: one meaning, stated once.
         for name in response.headers.keys().cloned().collect::<Vec<_>>() {
@@ -287,6 +257,45 @@ fn apply_row(row: &Endpoint, operation: &mut utoipa::openapi::path::Operation) {
             declare(response, name);
         }
     }
+}
+
+/// The headers a response of `status` can carry: the request id and
+/// `nosniff` always; a success's caching (and its validator's, when
+/// `validated`; a `stream`'s buffering); the gate's counters past a key
+/// check when `keyed`; the refusals' own; CORS's when `cross_origin`.
+fn header_names(status: &str, (keyed, cross_origin): (bool, bool), validated: bool, stream: bool) -> Vec<&'static str> {
+    let success = status.starts_with('2') || status == "304";
+    let mut names = vec!["X-Request-Id", "X-Content-Type-Options"];
+    if success {
+        names.push("Cache-Control");
+        if validated {
+            names.extend(["ETag", "Vary"]);
+        }
+        if stream {
+            names.push("X-Accel-Buffering");
+        }
+    }
+    // The gate's counters ride on every answer past the key check.
+    if keyed && status != "401" && status != "403" {
+        names.extend([
+            "RateLimit-Policy",
+            "RateLimit",
+            "X-RateLimit-Limit",
+            "X-RateLimit-Remaining",
+            "X-RateLimit-Reset",
+            "X-RateLimit-Tier",
+        ]);
+    }
+    if status == "429" {
+        names.push("Retry-After");
+    }
+    if status == "401" {
+        names.push("WWW-Authenticate");
+    }
+    if cross_origin {
+        names.extend(["Access-Control-Allow-Origin", "Access-Control-Expose-Headers"]);
+    }
+    names
 }
 
 /// The media type of the change stream.
@@ -411,106 +420,116 @@ pub fn base() -> utoipa::openapi::OpenApi {
 /// Webhooks envelope around the type's `data`, with the three signature
 /// headers.
 fn webhooks() -> utoipa::openapi::path::Paths {
-    use utoipa::openapi::path::{HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn, Paths};
+    use utoipa::openapi::path::{HttpMethod, Paths};
+    let mut paths = Paths::new();
+    for (event, schema, summary) in WEBHOOK_EVENTS {
+        paths.add_path_operation(event, vec![HttpMethod::Post], webhook_operation(event, schema, summary));
+    }
+    paths
+}
+
+/// Each event type: its code, the schema of its `data` and its summary.
+const WEBHOOK_EVENTS: [(&str, &str, &str); 6] = [
+    (
+        "release.published",
+        "ReleasePublished",
+        "A predictions or odds release was kept",
+    ),
+    (
+        "data_status.changed",
+        "DataStatusChanged",
+        "A sport's data status changed",
+    ),
+    (
+        "quota.threshold",
+        "QuotaThreshold",
+        "The account's usage reached 50, 80 or 100 % of its monthly quota",
+    ),
+    (
+        "key.expiring",
+        "KeyExpiring",
+        "One of the account's API keys expires within 7 days, then within 1 day",
+    ),
+    (
+        "webhook.endpoint_disabled",
+        "EndpointDisabled",
+        "One of the account's endpoints was disabled (a 410, or five days of failures)",
+    ),
+    (
+        "webhook.test",
+        "TestEvent",
+        "A test event sent from the API or the portal",
+    ),
+];
+/// The headers every delivery carries, with what each says.
+const WEBHOOK_HEADERS: [(&str, &str); 3] = [
+    (
+        "webhook-id",
+        "The message id: the same on every retry; for release and status events the change stream's event id. Deduplicate on it.",
+    ),
+    ("webhook-timestamp", "Unix seconds of this attempt."),
+    (
+        "webhook-signature",
+        "`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret; two, space-separated, for 24 hours after a rotation.",
+    ),
+];
+
+/// The operation of one event: the envelope around its `data`, the
+/// signature headers and what an answer does.
+fn webhook_operation(event: &str, schema: &str, summary: &str) -> utoipa::openapi::path::Operation {
+    use utoipa::openapi::path::{OperationBuilder, ParameterBuilder, ParameterIn};
     use utoipa::openapi::request_body::RequestBodyBuilder;
     use utoipa::openapi::{
         ContentBuilder, KnownFormat, ObjectBuilder, Ref, Required, ResponseBuilder, SchemaFormat, Type,
     };
-    const EVENTS: [(&str, &str, &str); 6] = [
-        (
-            "release.published",
-            "ReleasePublished",
-            "A predictions or odds release was kept",
-        ),
-        (
-            "data_status.changed",
-            "DataStatusChanged",
-            "A sport's data status changed",
-        ),
-        (
-            "quota.threshold",
-            "QuotaThreshold",
-            "The account's usage reached 50, 80 or 100 % of its monthly quota",
-        ),
-        (
-            "key.expiring",
-            "KeyExpiring",
-            "One of the account's API keys expires within 7 days, then within 1 day",
-        ),
-        (
-            "webhook.endpoint_disabled",
-            "EndpointDisabled",
-            "One of the account's endpoints was disabled (a 410, or five days of failures)",
-        ),
-        (
-            "webhook.test",
-            "TestEvent",
-            "A test event sent from the API or the portal",
-        ),
-    ];
-    const HEADERS: [(&str, &str); 3] = [
-        (
-            "webhook-id",
-            "The message id: the same on every retry; for release and status events the change stream's event id. Deduplicate on it.",
-        ),
-        ("webhook-timestamp", "Unix seconds of this attempt."),
-        (
-            "webhook-signature",
-            "`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret; two, space-separated, for 24 hours after a rotation.",
-        ),
-    ];
-    let mut paths = Paths::new();
-    for (event, schema, summary) in EVENTS {
-        let envelope = ObjectBuilder::new()
-            .property(
-                "type",
-                ObjectBuilder::new()
-                    .schema_type(Type::String)
-                    .enum_values(Some([event])),
-            )
-            .property(
-                "timestamp",
-                ObjectBuilder::new()
-                    .schema_type(Type::String)
-                    .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime))),
-            )
-            .property("data", Ref::from_schema_name(schema))
-            .required("type")
-            .required("timestamp")
-            .required("data")
-            .build();
-        let mut operation = OperationBuilder::new()
-            .summary(Some(summary))
-            .description(Some(format!(
-                "`{event}`, POSTed to each enabled endpoint subscribed to it. See [payloads.md: Webhooks](/docs/payloads.md#webhooks-key)."
-            )))
-            .operation_id(Some(format!("webhook_{}", event.replace('.', "_"))))
-            .tag("webhooks")
-            .request_body(Some(
-                RequestBodyBuilder::new()
-                    .content("application/json", ContentBuilder::new().schema(Some(envelope)).build())
-                    .required(Some(Required::True))
-                    .build(),
-            ))
-            .response(
-                "200",
-                ResponseBuilder::new()
-                    .description("Any 2xx: delivered. A 410 disables the endpoint; anything else (or no answer within 15 s) is retried.")
-                    .build(),
-            );
-        for (name, about) in HEADERS {
-            operation = operation.parameter(
-                ParameterBuilder::new()
-                    .name(name)
-                    .parameter_in(ParameterIn::Header)
-                    .required(Required::True)
-                    .description(Some(about))
-                    .schema(Some(ObjectBuilder::new().schema_type(Type::String))),
-            );
-        }
-        paths.add_path_operation(event, vec![HttpMethod::Post], operation.build());
+    let envelope = ObjectBuilder::new()
+        .property(
+            "type",
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some([event])),
+        )
+        .property(
+            "timestamp",
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime))),
+        )
+        .property("data", Ref::from_schema_name(schema))
+        .required("type")
+        .required("timestamp")
+        .required("data")
+        .build();
+    let mut operation = OperationBuilder::new()
+        .summary(Some(summary))
+        .description(Some(format!(
+            "`{event}`, POSTed to each enabled endpoint subscribed to it. See [payloads.md: Webhooks](/docs/payloads.md#webhooks-key)."
+        )))
+        .operation_id(Some(format!("webhook_{}", event.replace('.', "_"))))
+        .tag("webhooks")
+        .request_body(Some(
+            RequestBodyBuilder::new()
+                .content("application/json", ContentBuilder::new().schema(Some(envelope)).build())
+                .required(Some(Required::True))
+                .build(),
+        ))
+        .response(
+            "200",
+            ResponseBuilder::new()
+                .description("Any 2xx: delivered. A 410 disables the endpoint; anything else (or no answer within 15 s) is retried.")
+                .build(),
+        );
+    for (name, about) in WEBHOOK_HEADERS {
+        operation = operation.parameter(
+            ParameterBuilder::new()
+                .name(name)
+                .parameter_in(ParameterIn::Header)
+                .required(Required::True)
+                .description(Some(about))
+                .schema(Some(ObjectBuilder::new().schema_type(Type::String))),
+        );
     }
-    paths
+    operation.build()
 }
 
 /// The whole document: each row of the route table (`routes::table`) that

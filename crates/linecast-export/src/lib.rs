@@ -15,6 +15,15 @@
 //!   groups of a fixed count, into any `Write`: for files whose length has
 //!   no bound (a history export), held a row group at a time.
 
+/// The Parquet and Arrow crates the files are written with, for a caller
+/// that reads one back (the API's tests check exported files column by
+/// column): one home for the dependency and its version.
+pub mod read_back {
+    pub use arrow_array;
+    pub use arrow_schema;
+    pub use parquet;
+}
+
 mod csv_file;
 mod parquet_file;
 mod value;

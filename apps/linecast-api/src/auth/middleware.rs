@@ -21,13 +21,13 @@ use chrono::{DateTime, Utc};
 use linecast_core::Rate;
 use linecast_core::ports::request_log::{LoggedRequest, Method, RequestId, RouteTemplate};
 use linecast_core::quota_calendar::first_day;
-use linecast_core::services::access::{Bucket, Refusal};
+use linecast_core::services::access::{Access as Decide, Bucket, Refusal};
 use linecast_core::services::slots::Slot;
 
 use super::address_limiter::AddressDecision;
 use super::client_address::ClientKey;
 pub use super::gate::Gate;
-use super::{Policy, month_of, next_reset};
+use super::{AuthContext, Policy, month_of, next_reset};
 use crate::endpoint::{Access, Hold};
 use crate::error::ApiError;
 
@@ -89,57 +89,12 @@ where
     let started = Instant::now();
     let presented = super::credentials::presented_key(req.request());
     let client = gate.clients.of(&req).map(ClientKey::from);
-    // The failed-key limit: a check that may fail is paid for before the
-    // lookup (and the token given back when the key turns out good), so
-    // concurrent bad keys cannot all pass one look at a bucket with a
-    // token left. While no address has failed within a bucket's refill
-    // time (`quiet`, one atomic load: the usual case) the check is paid
-    // after a failure instead, so at most the checks already in flight
-    // when the first failure lands go unpaid. A key known good never pays.
-    let mut paid = None;
-    if let (Some(key), Some(client)) = (&presented, client)
-        && !gate.auth_failures.quiet(started)
-        && !gate.keys.knows(key).await
-    {
-        match gate.auth_failures.check(client, Instant::now()) {
-            AddressDecision::Allowed => paid = Some(client),
-            AddressDecision::Refused { retry_after_secs } => {
-                crate::metrics::limiter_decision("auth_failure", "refused");
-                return Ok(req.error_response(ApiError::TooManyRequests {
-                    detail: "Too many failed API key checks from this address; retry later".to_owned(),
-                    retry_after: Some(retry_after_secs),
-                }));
-            }
-        }
-    }
-    // Only a row that holds a slot asks the slot registry (which may be
-    // Redis); every other request is decided as before.
-    let admitted = match hold {
-        None => access
-            .authenticate(presented.as_deref(), policy)
-            .await
-            .map(|grant| (grant, None)),
-        Some(hold) => {
-            let slots = match hold {
-                Hold::Stream => &gate.streams,
-                Hold::Download => &gate.downloads,
-            };
-            access
-                .authenticate_admitting(presented.as_deref(), policy, |customer| {
-                    let customer_id = customer.customer_id;
-                    async move { slots.open(customer_id).await.map(Some) }
-                })
-                .await
-        }
+    let paid = match prepay_failure(gate, presented.as_deref(), client, started).await {
+        Ok(paid) => paid,
+        Err(refused) => return Ok(req.error_response(refused)),
     };
-    let failed = matches!(admitted, Err(Refusal::InvalidKey));
-    match (paid, client) {
-        (Some(paid), _) if !failed => gate.auth_failures.refund(&paid),
-        (None, Some(client)) if failed => {
-            gate.auth_failures.check(client, Instant::now());
-        }
-        _ => {}
-    }
+    let admitted = authenticate(gate, access, presented.as_deref(), policy, hold).await;
+    settle_failure(gate, paid, client, matches!(admitted, Err(Refusal::InvalidKey)));
     let (ctx, slot) = match admitted {
         Ok(admitted) => admitted,
         Err(refused) => {
@@ -160,7 +115,6 @@ where
     let remaining = limit.saturating_sub(ctx.month_used);
     gate.quota_notices
         .observe(ctx.customer().customer_id, ctx.month_used, limit, now);
-    let (reset, reset_in_secs) = month_reset(now);
     let bucket = ctx.bucket;
     let caller = (ctx.customer().customer_id, ctx.key().id);
     if hand_caller {
@@ -170,17 +124,95 @@ where
     if let Some(route) = route {
         log_request(gate, caller, (now, route), &res, started);
     }
+    append_limits(
+        res.headers_mut(),
+        plan_values(access.rate(), limit),
+        (remaining, now),
+        bucket,
+    );
+    Ok(res)
+}
+
+/// The failed-key limit, before the lookup: a check that may fail is paid
+/// for first (and the token given back when the key turns out good, by
+/// [`settle_failure`]), so concurrent bad keys cannot all pass one look at
+/// a bucket with a token left. While no address has failed within a
+/// bucket's refill time (`quiet`, one atomic load: the usual case) the
+/// check is paid after a failure instead, so at most the checks already in
+/// flight when the first failure lands go unpaid. A key known good never
+/// pays. The address that paid, or the 429 of one out of tokens.
+async fn prepay_failure(
+    gate: &Gate,
+    presented: Option<&str>,
+    client: Option<ClientKey>,
+    started: Instant,
+) -> Result<Option<ClientKey>, ApiError> {
+    let (Some(key), Some(client)) = (presented, client) else {
+        return Ok(None);
+    };
+    if gate.auth_failures.quiet(started) || gate.keys.knows(key).await {
+        return Ok(None);
+    }
+    match gate.auth_failures.check(client, Instant::now()) {
+        AddressDecision::Allowed => Ok(Some(client)),
+        AddressDecision::Refused { retry_after_secs } => {
+            crate::metrics::limiter_decision("auth_failure", "refused");
+            Err(ApiError::TooManyRequests {
+                detail: "Too many failed API key checks from this address; retry later".to_owned(),
+                retry_after: Some(retry_after_secs),
+            })
+        }
+    }
+}
+
+/// The failed-key limit, after the lookup: a prepaid check of a key that
+/// proved good is given back; a failure nobody prepaid is paid now.
+fn settle_failure(gate: &Gate, paid: Option<ClientKey>, client: Option<ClientKey>, failed: bool) {
+    match (paid, client) {
+        (Some(paid), _) if !failed => gate.auth_failures.refund(&paid),
+        (None, Some(client)) if failed => {
+            gate.auth_failures.check(client, Instant::now());
+        }
+        _ => {}
+    }
+}
+
+/// Core's access decision for `presented` under `policy`. Only a row that
+/// holds a slot asks the slot registry (which may be Redis); every other
+/// request is decided without it.
+async fn authenticate(
+    gate: &Gate,
+    access: &Decide,
+    presented: Option<&str>,
+    policy: Policy,
+    hold: Option<Hold>,
+) -> Result<(AuthContext, Option<Slot>), Refusal> {
+    let Some(hold) = hold else {
+        return access.authenticate(presented, policy).await.map(|grant| (grant, None));
+    };
+    let slots = match hold {
+        Hold::Stream => &gate.streams,
+        Hold::Download => &gate.downloads,
+    };
+    access
+        .authenticate_admitting(presented, policy, |customer| {
+            let customer_id = customer.customer_id;
+            async move { slots.open(customer_id).await.map(Some) }
+        })
+        .await
+}
+
+/// Appends an admitted answer's rate-limit headers. What a plan or a month
+/// fixes (limit, policy, reset) is written once and shared; only the
+/// remaining counts are written per request, each in one allocation of its
+/// length. No handler sets these names, so they are appended (`insert`
+/// would also look for a value to remove and hand it back).
+fn append_limits(headers: &mut HeaderMap, plan: PlanValues, (remaining, now): (u64, DateTime<Utc>), bucket: Bucket) {
+    let (reset, reset_in_secs) = month_reset(now);
     let monthly = Monthly {
         remaining,
         reset_in_secs,
     };
-    // What a plan or a month fixes (limit, policy, reset) is written once
-    // and shared; only the remaining counts are written per request, each
-    // in one allocation of its length. No handler sets these names, so
-    // they are appended (`insert` would also look for a value to remove
-    // and hand it back).
-    let headers = res.headers_mut();
-    let plan = plan_values(access.rate(), limit);
     headers.append(X_RATELIMIT_LIMIT, plan.limit);
     headers.append(X_RATELIMIT_REMAINING, count_value(remaining));
     headers.append(X_RATELIMIT_RESET, reset);
@@ -191,7 +223,6 @@ where
     if let Ok(v) = HeaderValue::from_bytes(state_header(Some(bucket), Some(monthly)).as_bytes()) {
         headers.append(RATELIMIT, v);
     }
-    Ok(res)
 }
 
 /// A count as a header value, in one allocation of its digits: `From<u64>`

@@ -5,15 +5,15 @@
 //! (order of checks, policies, tiers, limits) are core's
 //! `services::access`.
 
+pub use linecast_http::{client_address, sign_in_origin};
+
 pub mod address_limiter;
 pub mod anonymous;
-pub mod client_address;
 pub mod credentials;
 pub mod gate;
 pub mod middleware;
 pub mod session;
 pub mod session_cookie;
-pub mod sign_in_origin;
 pub mod stripe_signature;
 
 /// The rules of access live in core; the HTTP shell names them from here.

@@ -141,29 +141,10 @@ where
         Ok(signature) => signature,
         Err(refusal) => return refuse(req, ApiError::BadRequest(refusal.to_string())),
     };
-    let too_large = || ApiError::PayloadTooLarge(format!("A webhook body is at most {MAX_BODY_BYTES} bytes"));
-    let declared = req
-        .headers()
-        .get(actix_web::http::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|len| len > MAX_BODY_BYTES as u64) {
-        return refuse(req, too_large());
-    }
-    let mut payload = req.take_payload();
-    let mut body = actix_web::web::BytesMut::with_capacity(declared.map_or(8 * 1024, |l| l as usize));
-    while let Some(chunk) = payload.next().await {
-        let Ok(chunk) = chunk else {
-            return refuse(
-                req,
-                ApiError::BadRequest("The webhook body could not be read".to_owned()),
-            );
-        };
-        if body.len() + chunk.len() > MAX_BODY_BYTES {
-            return refuse(req, too_large());
-        }
-        body.extend_from_slice(&chunk);
-    }
+    let body = match read_body(&mut req).await {
+        Ok(body) => body,
+        Err(err) => return refuse(req, err),
+    };
     if let Err(refusal) = signature.matches(&body, &webhook.secrets) {
         return refuse(req, ApiError::BadRequest(refusal.to_string()));
     }
@@ -172,6 +153,30 @@ where
     }
     req.extensions_mut().insert(SignedBody(body.freeze()));
     call(req).await
+}
+
+/// The delivery's body, whole: a 413 past [`MAX_BODY_BYTES`] (refused by
+/// its `Content-Length` before any byte is read), a 400 when it breaks off.
+async fn read_body(req: &mut ServiceRequest) -> Result<actix_web::web::BytesMut, ApiError> {
+    let too_large = || ApiError::PayloadTooLarge(format!("A webhook body is at most {MAX_BODY_BYTES} bytes"));
+    let declared = req
+        .headers()
+        .get(actix_web::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|len| len > MAX_BODY_BYTES as u64) {
+        return Err(too_large());
+    }
+    let mut payload = req.take_payload();
+    let mut body = actix_web::web::BytesMut::with_capacity(declared.map_or(8 * 1024, |l| l as usize));
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|_| ApiError::BadRequest("The webhook body could not be read".to_owned()))?;
+        if body.len() + chunk.len() > MAX_BODY_BYTES {
+            return Err(too_large());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
 /// One line for a refused delivery, with the refusals of this address left

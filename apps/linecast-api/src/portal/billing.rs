@@ -21,7 +21,7 @@
 //! new one.
 
 use actix_web::http::StatusCode;
-use actix_web::http::header::{CACHE_CONTROL, HeaderValue, LOCATION};
+use actix_web::http::header::{HeaderValue, LOCATION};
 use actix_web::{HttpResponse, web};
 use askama::Template;
 use chrono::{DateTime, Utc};
@@ -31,7 +31,6 @@ use rand::RngCore;
 
 use super::html::{api_error_page, error_page, filters, page};
 use crate::auth::session::SignedIn;
-use crate::endpoint::NO_STORE;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::storefront::Storefront;
@@ -134,7 +133,6 @@ pub async fn billing(state: web::Data<AppState>, signed: SignedIn, req: actix_we
     });
     page(
         StatusCode::OK,
-        NO_STORE,
         &BillingPage {
             csrf: signed.0.csrf_token.clone(),
             attempt: attempt(),
@@ -199,8 +197,6 @@ fn to_stripe(url: &str) -> HttpResponse {
     };
     let mut res = HttpResponse::SeeOther().finish();
     res.headers_mut().insert(LOCATION, location);
-    res.headers_mut()
-        .insert(CACHE_CONTROL, HeaderValue::from_static(NO_STORE));
     res
 }
 

@@ -14,7 +14,6 @@ use super::flash::{Flash, FlashPage, FormError, Link, leave, take};
 use super::html::{api_error_page, filters, page, see_other};
 use super::pages::{SportStatus, sport_statuses};
 use crate::auth::session::{SignedIn, permits};
-use crate::endpoint::NO_STORE;
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -64,7 +63,6 @@ async fn render(
     let serves = permits(rows.data_refresh.access, signed);
     page(
         StatusCode::OK,
-        NO_STORE,
         &DataPage {
             csrf: signed.0.csrf_token.clone(),
             sports,

@@ -24,14 +24,12 @@ pub mod filters {
 }
 
 /// A rendered page.
-pub fn page(status: StatusCode, cache_control: &'static str, template: &impl Template) -> HttpResponse {
+pub fn page(status: StatusCode, template: &impl Template) -> HttpResponse {
     match template.render() {
         Ok(body) => {
             let mut res = HttpResponse::with_body(status, body).map_into_boxed_body();
             res.headers_mut()
                 .insert(CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
-            res.headers_mut()
-                .insert(CACHE_CONTROL, HeaderValue::from_static(cache_control));
             res
         }
         Err(e) => {
@@ -42,12 +40,6 @@ pub fn page(status: StatusCode, cache_control: &'static str, template: &impl Tem
             )
         }
     }
-}
-
-/// The `Cache-Control` of the row that dispatched `req`: a page's own row
-/// says how it is kept (`NO_STORE` where none did, as the page step has it).
-pub fn own_cache_control(req: &HttpRequest) -> &'static str {
-    crate::endpoint::row(req).map_or(NO_STORE, |row| row.cache_control())
 }
 
 #[derive(Template)]
@@ -172,8 +164,6 @@ pub fn see_other_to(location: &str) -> HttpResponse {
         LOCATION,
         HeaderValue::from_str(location).unwrap_or_else(|_| HeaderValue::from_static("/portal")),
     );
-    res.headers_mut()
-        .insert(CACHE_CONTROL, HeaderValue::from_static(NO_STORE));
     res
 }
 

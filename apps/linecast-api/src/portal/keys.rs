@@ -18,7 +18,7 @@ use linecast_core::services::keys::{Grace, IssuedKey, KeyError, MAX_NAME_CHARS};
 
 use super::Rows;
 use super::flash::{Flash, FlashPage, FormError, NewKey, leave, take};
-use super::html::{error_page, filters, own_cache_control, page, see_other, see_other_to};
+use super::html::{error_page, filters, page, see_other, see_other_to};
 use crate::auth::session::{SignedIn, permits};
 use crate::state::AppState;
 
@@ -297,7 +297,7 @@ pub async fn keys(
         Err(res) => return *res,
     };
     let (error, notice) = match flash {
-        Some(Flash::NewKey(new)) => return shown_once(&req, &signed, new),
+        Some(Flash::NewKey(new)) => return shown_once(&signed, new),
         Some(Flash::FormError(e)) => (Some(e), None),
         Some(Flash::Notice { text }) => (None, Some(text)),
         Some(Flash::Links { .. }) | None => (None, None),
@@ -316,7 +316,7 @@ pub async fn keys(
     };
     let keys: Vec<KeyRow> = listed.iter().map(|k| key_row(k, current.id, &error, now)).collect();
     let can_create = may_create(&rows, &signed);
-    render_keys(&req, &state, &signed, can_create, keys, &error, notice)
+    render_keys(&state, &signed, can_create, keys, &error, notice)
 }
 
 /// The Keys page: the listed keys, the create form, and a refused form's
@@ -324,7 +324,6 @@ pub async fn keys(
 /// page (a key that stopped working meanwhile offers no form): never
 /// dropped.
 fn render_keys(
-    req: &HttpRequest,
     state: &AppState,
     signed: &SignedIn,
     can_create: bool,
@@ -344,7 +343,6 @@ fn render_keys(
     let page_error = (!placed && !error.message.is_empty()).then(|| error.message.clone());
     page(
         StatusCode::OK,
-        own_cache_control(req),
         &KeysPage {
             csrf: signed.0.csrf_token.clone(),
             active: keys.iter().filter(|k| k.usable).count(),
@@ -368,10 +366,9 @@ fn render_keys(
 
 /// The page showing a new key, once: the GET that took the flash, never
 /// cached.
-fn shown_once(req: &HttpRequest, signed: &SignedIn, new: NewKey) -> HttpResponse {
+fn shown_once(signed: &SignedIn, new: NewKey) -> HttpResponse {
     page(
         StatusCode::OK,
-        own_cache_control(req),
         &CreatedPage {
             csrf: signed.0.csrf_token.clone(),
             key: new.key,
@@ -468,7 +465,6 @@ pub async fn confirm_revoke(
     };
     page(
         StatusCode::OK,
-        own_cache_control(&req),
         &ConfirmRevokePage {
             csrf: signed.0.csrf_token.clone(),
             id: key.id,

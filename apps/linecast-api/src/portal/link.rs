@@ -16,7 +16,6 @@ use linecast_core::services::portal::{LINK_KEY_NAME, LINK_POLICY, SignInRefusal}
 
 use super::flash::{Flash, FlashPage, NewKey, leave_for};
 use super::html::{error_page, page, see_other};
-use crate::endpoint::NO_STORE;
 use crate::state::AppState;
 
 #[derive(Template)]
@@ -68,7 +67,6 @@ pub async fn show(state: web::Data<AppState>, path: web::Path<String>) -> HttpRe
             Err(refusal) => not_served(&refusal),
             Ok(()) => page(
                 StatusCode::OK,
-                NO_STORE,
                 &LinkPage {
                     email: customer.email,
                     action: format!("/portal/link/{token}"),

@@ -4,7 +4,7 @@
 //! template (`templates/portal/`).
 
 use actix_web::http::StatusCode;
-use actix_web::http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue, SET_COOKIE};
+use actix_web::http::header::{CONTENT_TYPE, HeaderValue, SET_COOKIE};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use chrono::Datelike;
@@ -19,10 +19,9 @@ use serde::Deserialize;
 
 use super::back::{ENDED_MESSAGE, return_path};
 use super::html::filters;
-use super::html::{error_page, own_cache_control, page, see_other, see_other_to};
+use super::html::{error_page, page, see_other, see_other_to};
 use crate::auth::next_reset;
 use crate::auth::session::SignedIn;
-use crate::endpoint::NO_STORE;
 use crate::state::AppState;
 
 /// The quota shares at which the overview warns.
@@ -225,7 +224,6 @@ pub async fn home(req: HttpRequest, state: web::Data<AppState>, query: web::Quer
     }
     page(
         StatusCode::OK,
-        NO_STORE,
         &SignInPage {
             message: None,
             notice: query.ended.is_some().then_some(ENDED_MESSAGE),
@@ -293,7 +291,6 @@ fn refused_sign_in(refusal: &Refusal, next: Option<&str>) -> HttpResponse {
     };
     page(
         StatusCode::UNAUTHORIZED,
-        NO_STORE,
         &SignInPage {
             message: Some(message),
             notice: None,
@@ -329,7 +326,7 @@ fn usage_unavailable(e: &impl std::fmt::Display) -> HttpResponse {
 
 /// `GET /portal/overview`: plan, status, this month's quota, requests per
 /// day this month and the totals of past months.
-pub async fn overview(req: HttpRequest, state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
+pub async fn overview(state: web::Data<AppState>, signed: SignedIn) -> HttpResponse {
     let customer = &signed.0.entry.1;
     let now = state.clock.now();
     let history = match state.usage.history(customer.customer_id, now).await {
@@ -344,7 +341,6 @@ pub async fn overview(req: HttpRequest, state: web::Data<AppState>, signed: Sign
     let (meter, share) = quota_share(used, limit);
     page(
         StatusCode::OK,
-        own_cache_control(&req),
         &OverviewPage {
             csrf: signed.0.csrf_token.clone(),
             name: customer.name.clone(),
@@ -384,13 +380,12 @@ fn clock_set_apart(data: chrono::DateTime<chrono::Utc>, wall: chrono::DateTime<c
 /// anyone. The health check is timed by the wall clock, the data's status
 /// by the data clock (which `LINECAST_NOW` may set apart): the page names
 /// both instants, and says when they differ.
-pub async fn status(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
+pub async fn status(state: web::Data<AppState>) -> HttpResponse {
     let now = state.clock.now();
     let round = state.health.current(&state.probes).await;
     let sports = sport_statuses(&state, now).await;
     page(
         StatusCode::OK,
-        own_cache_control(&req),
         &StatusPage {
             healthy: round.dependencies.values().all(|d| d.status == "ok"),
             checked_at: round.at.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
@@ -410,12 +405,10 @@ pub async fn status(req: HttpRequest, state: web::Data<AppState>) -> HttpRespons
 const STYLESHEET: &str = include_str!("../../templates/portal/portal.css");
 
 /// `GET /portal/static/portal.css`.
-pub async fn stylesheet(req: HttpRequest) -> HttpResponse {
+pub async fn stylesheet() -> HttpResponse {
     let mut res = HttpResponse::Ok().body(STYLESHEET);
     res.headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("text/css; charset=utf-8"));
-    res.headers_mut()
-        .insert(CACHE_CONTROL, HeaderValue::from_static(own_cache_control(&req)));
     res
 }
 
@@ -424,12 +417,10 @@ pub async fn stylesheet(req: HttpRequest) -> HttpResponse {
 const QUALITY_SCRIPT: &str = include_str!("../../templates/portal/quality.js");
 
 /// `GET /portal/static/quality.js`.
-pub async fn quality_script(req: HttpRequest) -> HttpResponse {
+pub async fn quality_script() -> HttpResponse {
     let mut res = HttpResponse::Ok().body(QUALITY_SCRIPT);
     res.headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("text/javascript; charset=utf-8"));
-    res.headers_mut()
-        .insert(CACHE_CONTROL, HeaderValue::from_static(own_cache_control(&req)));
     res
 }
 
@@ -438,12 +429,10 @@ pub async fn quality_script(req: HttpRequest) -> HttpResponse {
 const COPY_SCRIPT: &str = include_str!("../../templates/portal/copy.js");
 
 /// `GET /portal/static/copy.js`.
-pub async fn copy_script(req: HttpRequest) -> HttpResponse {
+pub async fn copy_script() -> HttpResponse {
     let mut res = HttpResponse::Ok().body(COPY_SCRIPT);
     res.headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("text/javascript; charset=utf-8"));
-    res.headers_mut()
-        .insert(CACHE_CONTROL, HeaderValue::from_static(own_cache_control(&req)));
     res
 }
 

@@ -24,7 +24,7 @@ use serde::Deserialize;
 use super::Rows;
 use super::html::{api_error_page, error_page, filters, page};
 use crate::auth::session::SignedIn;
-use crate::endpoint::{Access, NO_STORE};
+use crate::endpoint::Access;
 use crate::error::ApiError;
 use crate::presentation::calibration::{self, CalibrationChoice, CalibrationView, DEFAULT_DIAGRAM_MODELS};
 use crate::state::AppState;
@@ -508,7 +508,6 @@ fn choices_page(
     );
     page(
         status,
-        NO_STORE,
         &QualityPage {
             csrf: signed.0.csrf_token.clone(),
             sports,

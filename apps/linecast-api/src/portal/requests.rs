@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use actix_web::http::StatusCode;
-use actix_web::http::header::{CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE, HeaderValue};
+use actix_web::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE, HeaderValue};
 use actix_web::{HttpResponse, web};
 use askama::Template;
 use chrono::{DateTime, Utc};
@@ -22,7 +22,7 @@ use linecast_core::services::request_log::{DAILY_CAP, RequestPage};
 use super::Rows;
 use super::html::{api_error_page, filters, page};
 use crate::auth::session::SignedIn;
-use crate::endpoint::{Access, NO_STORE};
+use crate::endpoint::Access;
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -192,7 +192,6 @@ pub async fn requests(
     let rows: Vec<Row> = log.rows.iter().map(|r| row_of(r, &names)).collect();
     page(
         StatusCode::OK,
-        NO_STORE,
         &RequestsPage {
             csrf: signed.0.csrf_token.clone(),
             days: state.request_log.retention_days(),
@@ -356,7 +355,6 @@ pub async fn requests_csv(
         CONTENT_DISPOSITION,
         HeaderValue::from_static("attachment; filename=\"requests.csv\""),
     );
-    headers.insert(CACHE_CONTROL, HeaderValue::from_static(NO_STORE));
     res
 }
 

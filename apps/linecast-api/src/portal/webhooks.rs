@@ -13,14 +13,14 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use chrono::{DateTime, NaiveDateTime, Utc};
 use linecast_core::AccountsError;
-use linecast_core::ports::webhooks::{Endpoint, EndpointUpdate};
+use linecast_core::ports::webhooks::{Attempt, Endpoint, EndpointUpdate};
 use linecast_core::services::webhooks::{EndpointError, EndpointRequest};
 use linecast_domain::Sport;
 use linecast_webhooks::events::{EventType, MAX_ENDPOINTS_PER_ACCOUNT};
 
 use super::Rows;
 use super::flash::{Flash, FlashPage, FormError, NewKey, leave, take};
-use super::html::{error_page, own_cache_control, page, see_other};
+use super::html::{error_page, page, see_other};
 use super::keys::Fields;
 use crate::auth::session::{SignedIn, permits};
 use crate::state::AppState;
@@ -193,39 +193,7 @@ pub async fn webhooks(
         let Ok(attempts) = store.attempts(id, &e.id, ATTEMPTS_SHOWN).await else {
             return unavailable();
         };
-        endpoints.push(EndpointRow {
-            id: e.id.clone(),
-            url: e.url.clone(),
-            description: e.description.clone().unwrap_or_default(),
-            events: e.event_types.join(", "),
-            sports: if e.sports.is_empty() {
-                "every sport".to_owned()
-            } else {
-                e.sports.join(", ")
-            },
-            enabled: e.enabled,
-            state: match (&e.enabled, e.disabled_reason.as_deref()) {
-                (true, _) => "enabled".to_owned(),
-                (false, Some("gone")) => "disabled: the receiver answered 410 Gone".to_owned(),
-                (false, Some("failing")) => "disabled: five days of failures".to_owned(),
-                (false, _) => "disabled".to_owned(),
-            },
-            failing_since: e.failing_since.map(when),
-            attempts: attempts
-                .iter()
-                .map(|a| AttemptRow {
-                    delivery_id: a.delivery_id,
-                    at: when(a.attempted_at),
-                    status: a
-                        .status_code
-                        .map_or_else(|| a.error.clone().unwrap_or_default(), |s| s.to_string()),
-                    ok: a.status_code.is_some_and(|s| (200..300).contains(&s)),
-                    latency_ms: a.latency_ms,
-                    body: a.response_body.clone(),
-                })
-                .collect(),
-            error: (error.form == e.id).then(|| error.message.clone()),
-        });
+        endpoints.push(endpoint_row(e, &attempts, &error));
     }
     let placed = endpoints.iter().any(|e| e.error.is_some()) || error.form == "create";
     let page_error = (!placed && !error.message.is_empty()).then(|| error.message.clone());
@@ -245,7 +213,6 @@ pub async fn webhooks(
     let refused_create = error.form == "create";
     page(
         StatusCode::OK,
-        own_cache_control(&req),
         &WebhooksPage {
             csrf: signed.0.csrf_token.clone(),
             endpoints,
@@ -273,6 +240,44 @@ pub async fn webhooks(
             secret,
         },
     )
+}
+
+/// One endpoint's row of the page: its settings and state as text, its
+/// latest attempts, and the refusal of a form posted for it.
+fn endpoint_row(e: &Endpoint, attempts: &[Attempt], error: &FormError) -> EndpointRow {
+    EndpointRow {
+        id: e.id.clone(),
+        url: e.url.clone(),
+        description: e.description.clone().unwrap_or_default(),
+        events: e.event_types.join(", "),
+        sports: if e.sports.is_empty() {
+            "every sport".to_owned()
+        } else {
+            e.sports.join(", ")
+        },
+        enabled: e.enabled,
+        state: match (&e.enabled, e.disabled_reason.as_deref()) {
+            (true, _) => "enabled".to_owned(),
+            (false, Some("gone")) => "disabled: the receiver answered 410 Gone".to_owned(),
+            (false, Some("failing")) => "disabled: five days of failures".to_owned(),
+            (false, _) => "disabled".to_owned(),
+        },
+        failing_since: e.failing_since.map(when),
+        attempts: attempts
+            .iter()
+            .map(|a| AttemptRow {
+                delivery_id: a.delivery_id,
+                at: when(a.attempted_at),
+                status: a
+                    .status_code
+                    .map_or_else(|| a.error.clone().unwrap_or_default(), |s| s.to_string()),
+                ok: a.status_code.is_some_and(|s| (200..300).contains(&s)),
+                latency_ms: a.latency_ms,
+                body: a.response_body.clone(),
+            })
+            .collect(),
+        error: (error.form == e.id).then(|| error.message.clone()),
+    }
 }
 
 /// `POST /portal/webhooks/create` (`url`, `event_type`…, `sport`…,

@@ -10,7 +10,7 @@ use linecast_core::services::scorecard::Scorecard;
 use linecast_domain::{ModelColumn, ModelType, Sport};
 use linecast_grading::calibration::{CalibrationSource, Clv, ClvReason};
 use linecast_grading::interval::Interval;
-use linecast_payloads::scorecard::{ScorecardPaths, ScorecardResponse};
+use linecast_payloads::scorecard::{ScorecardModel, ScorecardPaths, ScorecardResponse};
 
 use super::calibration::{SVG_POLICY, reliability_svg};
 use crate::error::ApiError;
@@ -49,6 +49,29 @@ struct Row {
     clv: String,
     clv_sharp: String,
     clv_consensus: String,
+}
+
+impl Row {
+    /// The row of one model's scores.
+    fn of(m: &ScorecardModel) -> Self {
+        Self {
+            model: m.model,
+            market: m.role == "market",
+            record: format!("{}–{}", m.record.wins, m.record.losses),
+            win_rate: figure(m.record.win_rate, m.record.win_rate_ci, m.record.n, 3),
+            brier: figure(Some(m.brier), m.brier_ci, m.n, 4),
+            log_loss: figure(Some(m.log_loss), m.log_loss_ci, m.n, 4),
+            skill_at_forecast: m
+                .skill_at_forecast
+                .map_or_else(|| "–".to_owned(), |s| figure(s.brier_skill, s.brier_skill_ci, s.n, 4)),
+            skill_at_close: m
+                .skill_at_close
+                .map_or_else(|| "–".to_owned(), |s| figure(s.brier_skill, s.brier_skill_ci, s.n, 4)),
+            clv: clv_text(&m.clv_from_opening),
+            clv_sharp: clv_text(&m.clv_vs_sharp_close),
+            clv_consensus: clv_text(&m.clv_vs_consensus_close),
+        }
+    }
 }
 
 struct Day {
@@ -111,27 +134,7 @@ pub fn page(
     paths: ScorecardPaths,
 ) -> Result<Rendered, ApiError> {
     let payload = ScorecardResponse::new(data, card, paths);
-    let rows = payload
-        .models
-        .iter()
-        .map(|m| Row {
-            model: m.model,
-            market: m.role == "market",
-            record: format!("{}–{}", m.record.wins, m.record.losses),
-            win_rate: figure(m.record.win_rate, m.record.win_rate_ci, m.record.n, 3),
-            brier: figure(Some(m.brier), m.brier_ci, m.n, 4),
-            log_loss: figure(Some(m.log_loss), m.log_loss_ci, m.n, 4),
-            skill_at_forecast: m
-                .skill_at_forecast
-                .map_or_else(|| "–".to_owned(), |s| figure(s.brier_skill, s.brier_skill_ci, s.n, 4)),
-            skill_at_close: m
-                .skill_at_close
-                .map_or_else(|| "–".to_owned(), |s| figure(s.brier_skill, s.brier_skill_ci, s.n, 4)),
-            clv: clv_text(&m.clv_from_opening),
-            clv_sharp: clv_text(&m.clv_vs_sharp_close),
-            clv_consensus: clv_text(&m.clv_vs_consensus_close),
-        })
-        .collect();
+    let rows = payload.models.iter().map(Row::of).collect();
     let choice = |value: &str, label: String, selected: bool| Choice {
         value: value.to_owned(),
         label,

@@ -385,7 +385,7 @@ impl DispatchService {
                 };
                 let (req, res) = res.into_parts();
                 let res = if portal { crate::portal::html::as_page(res) } else { res };
-                let res = crate::responses::page::finish(&req, res);
+                let res = crate::responses::page::finish(&req, crate::portal::html::signed_in(&req, res));
                 Ok(ServiceResponse::new(req, res))
             }),
             None => answer,
@@ -443,94 +443,116 @@ impl DispatchService {
         req: ServiceRequest,
     ) -> LocalBoxFuture<'static, Result<ServiceResponse, Error>> {
         match found {
-            Found::Row(i) => {
-                let row = inner.table.rows[i];
-                let cross_origin = inner.table.cross_origin[i];
-                Box::pin(async move {
-                    let mut res = admit(
-                        &inner.gate,
-                        row.access,
-                        row.hands_caller(),
-                        Some(RouteTemplate::new(&row.path)),
-                        req,
-                        |req| inner.handlers[i].call(req),
-                    )
-                    .await?;
-                    if cross_origin {
-                        super::cors::allow_reading(res.headers_mut());
-                    }
-                    Ok(res)
-                })
+            Found::Row(i) => Self::answer_row(inner, i, req),
+            Found::WrongMethod(p) => Self::answer_wrong_method(inner, p, req),
+            Found::Unknown => Self::answer_unknown(inner, req),
+        }
+    }
+
+    /// Row `i`'s answer: its access checked, then its handler.
+    fn answer_row(
+        inner: Rc<Inner>,
+        i: usize,
+        req: ServiceRequest,
+    ) -> LocalBoxFuture<'static, Result<ServiceResponse, Error>> {
+        let row = inner.table.rows[i];
+        let cross_origin = inner.table.cross_origin[i];
+        Box::pin(async move {
+            let mut res = admit(
+                &inner.gate,
+                row.access,
+                row.hands_caller(),
+                Some(RouteTemplate::new(&row.path)),
+                req,
+                |req| inner.handlers[i].call(req),
+            )
+            .await?;
+            if cross_origin {
+                super::cors::allow_reading(res.headers_mut());
             }
-            Found::WrongMethod(p) => {
-                let path = &inner.table.paths[p];
-                let (access, allow) = (path.loosest, path.allow.clone());
-                if path.cross_origin && super::cors::is_preflight(req.request()) {
-                    let res = super::cors::preflight(allow);
-                    return Box::pin(async move { Ok(req.into_response(res)) });
-                }
-                let first = inner.table.rows[path.rows[0]];
-                let page = matches!(first.serving, Serving::Page(_));
-                let cross_origin = path.cross_origin;
-                let redaction = inner.redaction.clone();
-                if !access.gates_wrong_method() {
-                    // Before any access check: no key needed, nothing
-                    // counted, limited or logged (the methods are no
-                    // secret: the OpenAPI document lists them).
-                    let mut res = method_not_allowed(req, page, allow, &redaction);
-                    if cross_origin {
-                        super::cors::allow_reading(res.headers_mut());
-                    }
-                    return Box::pin(async move { Ok(res) });
-                }
-                Box::pin(async move {
-                    let mut res = admit(
-                        &inner.gate,
-                        access,
-                        false,
-                        Some(RouteTemplate::new(&first.path)),
-                        req,
-                        |req| async move { Ok(method_not_allowed(req, page, allow, &redaction)) },
-                    )
-                    .await?;
-                    if cross_origin {
-                        super::cors::allow_reading(res.headers_mut());
-                    }
-                    Ok(res)
-                })
+            Ok(res)
+        })
+    }
+
+    /// The 405 of path `p` (or its CORS preflight), checked as the path's
+    /// loosest access says.
+    fn answer_wrong_method(
+        inner: Rc<Inner>,
+        p: usize,
+        req: ServiceRequest,
+    ) -> LocalBoxFuture<'static, Result<ServiceResponse, Error>> {
+        let path = &inner.table.paths[p];
+        let (access, allow) = (path.loosest, path.allow.clone());
+        if path.cross_origin && super::cors::is_preflight(req.request()) {
+            let res = super::cors::preflight(allow);
+            return Box::pin(async move { Ok(req.into_response(res)) });
+        }
+        let first = inner.table.rows[path.rows[0]];
+        let page = matches!(first.serving, Serving::Page(_));
+        let cross_origin = path.cross_origin;
+        let redaction = inner.redaction.clone();
+        if !access.gates_wrong_method() {
+            // Before any access check: no key needed, nothing
+            // counted, limited or logged (the methods are no
+            // secret: the OpenAPI document lists them).
+            let mut res = method_not_allowed(req, page, allow, &redaction);
+            if cross_origin {
+                super::cors::allow_reading(res.headers_mut());
             }
-            Found::Unknown => {
-                let path = req.match_info().as_str();
-                let gated = gated(path);
-                let redaction = inner.redaction.clone();
-                let not_found = move |req: ServiceRequest| async move {
-                    let res = error_response(
-                        StatusCode::NOT_FOUND,
-                        &format!("No route for {} {}", req.method(), redaction.path(req.path())),
-                    );
-                    Ok(req.into_response(res))
-                };
-                if crate::portal::html::under_portal(path) {
-                    let res = crate::portal::html::error_page(StatusCode::NOT_FOUND, "There is no such page.");
-                    Box::pin(async move { Ok(req.into_response(res)) })
-                } else if gated {
-                    Box::pin(async move {
-                        let mut res = admit(
-                            &inner.gate,
-                            Access::Key(Policy::Subscriber),
-                            false,
-                            Some(RouteTemplate::new(&NO_ROUTE)),
-                            req,
-                            not_found,
-                        )
-                        .await?;
-                        super::cors::allow_reading(res.headers_mut());
-                        Ok(res)
-                    })
-                } else {
-                    Box::pin(not_found(req))
-                }
+            return Box::pin(async move { Ok(res) });
+        }
+        Box::pin(async move {
+            let mut res = admit(
+                &inner.gate,
+                access,
+                false,
+                Some(RouteTemplate::new(&first.path)),
+                req,
+                |req| async move { Ok(method_not_allowed(req, page, allow, &redaction)) },
+            )
+            .await?;
+            if cross_origin {
+                super::cors::allow_reading(res.headers_mut());
             }
+            Ok(res)
+        })
+    }
+
+    /// The 404 of a path no row declares: the portal's page under
+    /// `/portal`; under `/api/v1` admitted with a key and counted first.
+    fn answer_unknown(
+        inner: Rc<Inner>,
+        req: ServiceRequest,
+    ) -> LocalBoxFuture<'static, Result<ServiceResponse, Error>> {
+        let path = req.match_info().as_str();
+        let gated = gated(path);
+        let redaction = inner.redaction.clone();
+        let not_found = move |req: ServiceRequest| async move {
+            let res = error_response(
+                StatusCode::NOT_FOUND,
+                &format!("No route for {} {}", req.method(), redaction.path(req.path())),
+            );
+            Ok(req.into_response(res))
+        };
+        if crate::portal::html::under_portal(path) {
+            let res = crate::portal::html::error_page(StatusCode::NOT_FOUND, "There is no such page.");
+            Box::pin(async move { Ok(req.into_response(res)) })
+        } else if gated {
+            Box::pin(async move {
+                let mut res = admit(
+                    &inner.gate,
+                    Access::Key(Policy::Subscriber),
+                    false,
+                    Some(RouteTemplate::new(&NO_ROUTE)),
+                    req,
+                    not_found,
+                )
+                .await?;
+                super::cors::allow_reading(res.headers_mut());
+                Ok(res)
+            })
+        } else {
+            Box::pin(not_found(req))
         }
     }
 }

@@ -3,6 +3,8 @@
 //! crate's own reader), typed as the contract says, counted once, tagged
 //! and re-tagged when a season is republished.
 
+use linecast_export::read_back::{arrow_array, arrow_schema, parquet};
+
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Date32Type, Float64Type, Int64Type, TimestampMicrosecondType};
 use arrow_array::{Array, RecordBatch};

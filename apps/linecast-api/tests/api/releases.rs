@@ -7,6 +7,7 @@
 use chrono::{DateTime, Utc};
 use linecast_core::ports::releases::Series;
 use linecast_domain::{ModelType, Sport};
+use linecast_export::read_back::{arrow_array, arrow_schema, parquet};
 use serde_json::Value;
 
 use crate::helpers::{TestApp, at, fixture_now, publish, sha256, spawn_app_with};

@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use linecast_core::services::access::DEFAULT_BURST;
 
-use crate::auth::client_address::ProxyRange;
+use linecast_http::client_address::ProxyRange;
 
 pub use caches::FreshnessWindows;
 pub use database::DEFAULT_DB_OUTAGE_GRACE;

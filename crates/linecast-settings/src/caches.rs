@@ -20,7 +20,7 @@ impl Default for FreshnessWindows {
     fn default() -> Self {
         Self {
             version_ttl: linecast_store::StoreOptions::default().version_ttl,
-            resolution_ttl: crate::responses::RESOLUTION_TTL,
+            resolution_ttl: linecast_http::responses::RESOLUTION_TTL,
             markets_ttl: linecast_markets::CachedMarkets::DEFAULT_TTL,
         }
     }
@@ -51,7 +51,7 @@ pub(super) fn spool_bytes(env: &impl Fn(&str) -> Option<String>) -> Result<u64, 
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::settings::env_of;
+    use crate::env_of;
 
     #[test]
     fn the_budget_is_160_mib_by_default_and_a_bad_value_names_its_variable() {
@@ -70,6 +70,6 @@ mod tests {
             "invalid setting LINECAST_SPOOL_BYTES: invalid digit found in string"
         );
         let windows = FreshnessWindows::default();
-        assert_eq!(windows.resolution_ttl, crate::responses::RESOLUTION_TTL);
+        assert_eq!(windows.resolution_ttl, linecast_http::responses::RESOLUTION_TTL);
     }
 }

@@ -37,7 +37,7 @@ pub(super) fn read(env: &impl Fn(&str) -> Option<String>) -> Result<Events, Sett
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::settings::env_of;
+    use crate::env_of;
 
     #[test]
     fn the_watcher_looks_every_five_seconds_by_default_and_a_bad_value_names_its_variable() {

@@ -89,7 +89,7 @@ pub(super) fn seconds(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::settings::env_of;
+    use crate::env_of;
 
     #[test]
     fn values_are_read_or_refused_naming_the_variable() {

@@ -46,7 +46,7 @@ pub(super) fn read(env: &impl Fn(&str) -> Option<String>) -> Result<Telemetry, S
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::settings::env_of;
+    use crate::env_of;
 
     #[test]
     fn logs_are_human_and_metrics_off_by_default_and_a_bad_value_names_its_variable() {

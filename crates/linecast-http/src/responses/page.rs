@@ -8,7 +8,8 @@
 //! - gives a page served in full (200 to a GET or HEAD) what every API body
 //!   gets from `Rendered`: a strong `ETag` (304 on a matching
 //!   `If-None-Match`), `Vary: Accept-Encoding` and the content coding the
-//!   client asked for (gzip or brotli).
+//!   client asked for (gzip or brotli);
+//! - sets `Cache-Control`: the row's on a 200, `no-store` on anything else.
 //!
 //! A page is made per request (it shows who asks), so nothing of it is
 //! kept: it is tagged and compressed as it goes out.
@@ -26,12 +27,22 @@ use crate::endpoint::row;
 /// (the stylesheet and the one script are files).
 pub const CSP: &str = "default-src 'self'; frame-ancestors 'none'";
 
-/// `res` as a page goes out to `req`: an error page with the signed-in
-/// customer's navigation (`portal::html::signed_in`), tagged and compressed
-/// when served in full, with the security headers always.
+/// `res` as a page goes out to `req`: tagged and compressed when served in
+/// full, with the security headers always, and kept as its row says: a
+/// 200 with the row's `Cache-Control`, anything else (an error page, a
+/// redirect) with `no-store`. No page's handler writes a `Cache-Control`.
+/// (The dispatcher gives an error page the signed-in customer's navigation
+/// first.)
 pub fn finish(req: &HttpRequest, res: HttpResponse) -> HttpResponse {
-    let res = crate::portal::html::signed_in(req, res);
     let mut res = tagged(req, res);
+    if !res.headers().contains_key(CACHE_CONTROL) {
+        let cache_control = match row(req) {
+            Ok(row) if res.status() == StatusCode::OK => row.cache_control(),
+            _ => NO_STORE,
+        };
+        res.headers_mut()
+            .insert(CACHE_CONTROL, HeaderValue::from_static(cache_control));
+    }
     secure(&mut res);
     res
 }
@@ -64,7 +75,7 @@ fn tagged(req: &HttpRequest, res: HttpResponse) -> HttpResponse {
 /// Adds the pages' security headers; one the response already has (the
 /// diagram's stricter `default-src 'none'`) is kept. `X-Content-Type-Options:
 /// nosniff` is on every response, pages or not: telemetry's
-/// (`crate::telemetry::request_context`), so it is not named here.
+/// (`linecast_api::telemetry::request_context`), so it is not named here.
 pub fn secure(res: &mut HttpResponse) {
     let headers = res.headers_mut();
     for (name, value) in [

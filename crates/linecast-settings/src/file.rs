@@ -187,8 +187,8 @@ pub(super) fn layered<'a>(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::auth::client_address::parse_ranges;
-    use crate::settings::{Settings, file};
+    use crate::{Settings, file};
+    use linecast_http::client_address::parse_ranges;
 
     /// A key is the variable's name without `LINECAST_`, lower-cased
     /// (`public_rate = 10`, which once stopped the server); the environment

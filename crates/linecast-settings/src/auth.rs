@@ -2,7 +2,7 @@
 //! key, who the client is behind proxies, how many failed key checks an
 //! address may make, and how many keys a customer may hold.
 
-use crate::auth::client_address::{ProxyRange, parse_ranges};
+use linecast_http::client_address::{ProxyRange, parse_ranges};
 
 use super::SettingsError;
 use super::value::{at_least_one, bad, flag, number, small};
@@ -88,8 +88,8 @@ fn client_ip_header(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::settings::file::FileSettings;
-    use crate::settings::{Settings, env_of, file};
+    use crate::file::FileSettings;
+    use crate::{Settings, env_of, file};
 
     #[test]
     fn keys_are_checked_by_default_and_a_bad_value_names_its_variable() {

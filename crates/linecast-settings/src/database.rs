@@ -59,8 +59,8 @@ pub(super) fn read(env: &impl Fn(&str) -> Option<String>, var_dir: &Path) -> Res
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::settings::file::FileSettings;
-    use crate::settings::{Settings, env_of, file};
+    use crate::file::FileSettings;
+    use crate::{Settings, env_of, file};
 
     #[test]
     fn the_database_is_a_sqlite_file_by_default_and_a_bad_value_names_its_variable() {

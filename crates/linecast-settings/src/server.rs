@@ -112,8 +112,8 @@ fn demo_by_default(no_storage: bool, bind: SocketAddr) -> Result<bool, SettingsE
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::settings::file::FileSettings;
-    use crate::settings::{Settings, env_of, file};
+    use crate::file::FileSettings;
+    use crate::{Settings, env_of, file};
 
     #[test]
     fn the_server_listens_on_loopback_by_default_and_a_bad_value_names_its_variable() {

@@ -57,8 +57,8 @@ pub(super) fn read(env: &impl Fn(&str) -> Option<String>) -> Result<Limits, Sett
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::settings::file::FileSettings;
-    use crate::settings::{Settings, env_of, file};
+    use crate::file::FileSettings;
+    use crate::{Settings, env_of, file};
 
     #[test]
     fn limits_are_counted_in_process_by_default_and_a_bad_value_names_its_variable() {

@@ -30,7 +30,7 @@ pub(super) fn read(env: &impl Fn(&str) -> Option<String>, bind: SocketAddr) -> R
     let public_url = env("LINECAST_PUBLIC_URL");
     let portal_origin = public_url
         .as_deref()
-        .map(crate::auth::sign_in_origin::origin_of)
+        .map(linecast_http::sign_in_origin::origin_of)
         .transpose()
         .map_err(|e| bad("LINECAST_PUBLIC_URL", e))?;
     Ok(Portal {
@@ -44,8 +44,8 @@ pub(super) fn read(env: &impl Fn(&str) -> Option<String>, bind: SocketAddr) -> R
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::settings::file::FileSettings;
-    use crate::settings::{Settings, env_of};
+    use crate::file::FileSettings;
+    use crate::{Settings, env_of};
 
     #[test]
     fn the_public_url_is_the_bind_address_by_default_and_a_bad_value_names_its_variable() {

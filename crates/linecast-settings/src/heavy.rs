@@ -108,8 +108,8 @@ pub(super) fn read(env: &impl Fn(&str) -> Option<String>) -> Result<HeavyReads, 
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::settings::file::FileSettings;
-    use crate::settings::{Settings, env_of};
+    use crate::file::FileSettings;
+    use crate::{Settings, env_of};
 
     #[test]
     fn heavy_reads_take_their_defaults_and_a_bad_value_names_its_variable() {

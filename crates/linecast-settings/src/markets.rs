@@ -57,7 +57,7 @@ pub(super) fn read(env: &impl Fn(&str) -> Option<String>) -> Result<Prices, Sett
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::settings::env_of;
+    use crate::env_of;
 
     #[test]
     fn markets_come_from_the_store_by_default_and_a_bad_value_names_its_variable() {

@@ -86,7 +86,7 @@ pub(super) fn read(env: &impl Fn(&str) -> Option<String>) -> Result<Webhooks, Se
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::settings::env_of;
+    use crate::env_of;
 
     #[test]
     fn defaults_are_the_standard_ones_and_a_bad_value_names_its_variable() {

@@ -54,14 +54,14 @@ impl Access {
     /// other path a wrong method is a 405 before any key check, never
     /// counted, limited or logged (docs/decisions.md, "Access is decided by
     /// route, and fails closed").
-    pub(crate) const fn gates_wrong_method(self) -> bool {
+    pub const fn gates_wrong_method(self) -> bool {
         matches!(self, Self::Session(_) | Self::StripeSignature)
     }
 
     /// How permissive an access is: a wrong method on a portal page's or
     /// the webhook's path is answered (405) after the most permissive
     /// access among the path's rows.
-    pub(crate) const fn openness(self) -> u8 {
+    pub const fn openness(self) -> u8 {
         match self {
             // Anyone may learn that the webhook takes only POST (once it is on).
             Self::Open | Self::StripeSignature => 3,
@@ -184,12 +184,12 @@ pub struct Matched {
 
 impl Matched {
     /// `row` answers the request.
-    pub(crate) const fn dispatched(row: &'static Endpoint) -> Self {
+    pub const fn dispatched(row: &'static Endpoint) -> Self {
         Self { row, dispatched: true }
     }
 
     /// The path is `row`'s, the method none of its rows'.
-    pub(crate) const fn wrong_method(row: &'static Endpoint) -> Self {
+    pub const fn wrong_method(row: &'static Endpoint) -> Self {
         Self { row, dispatched: false }
     }
 }

@@ -66,7 +66,7 @@ fn var_dir(env: &impl Fn(&str) -> Option<String>) -> Result<PathBuf, SettingsErr
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::settings::env_of;
+    use crate::env_of;
 
     #[test]
     fn the_store_is_under_the_var_folder_by_default_and_a_bad_value_names_its_variable() {
