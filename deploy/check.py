@@ -7,7 +7,7 @@
   Kubernetes manifests (deploy/k8s, the ConfigMap generated from
   linecast.env included), the Cloud Run service (deploy/cloudrun) and
   deploy/local/cluster.sh set for linecast is read by the server: a
-  LINECAST_* name must appear in apps/linecast-api/src/settings/ and in
+  LINECAST_* name must appear in crates/linecast-settings/src/ and in
   docs/configuration.md; any other name (AWS_*, PORT, RUST_LOG) must be
   documented in docs/configuration.md.
 - Secrets (SECRET_NAMES: database and Redis URLs, the signing key, the
@@ -130,7 +130,7 @@ def read(path):
 # ---------------------------------------------------------------- settings
 
 
-SETTINGS_DIR = "apps/linecast-api/src/settings"
+SETTINGS_DIR = "crates/linecast-settings/src"
 
 
 def settings_names():
@@ -358,7 +358,7 @@ def check_names(where, names, known, documented):
     for name in sorted(names):
         if name.startswith("LINECAST_"):
             if name not in known:
-                fail(f"{where} sets {name}, which apps/linecast-api/src/settings/ does not read")
+                fail(f"{where} sets {name}, which crates/linecast-settings/src/ does not read")
             if name not in documented:
                 fail(f"{where} sets {name}, which docs/configuration.md does not document")
         elif name not in documented:

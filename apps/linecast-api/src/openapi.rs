@@ -69,6 +69,83 @@ pub const GATED_ERRORS: [(&str, &str); 4] = [
     ),
 ];
 
+/// A handler's own 503 or 429, in words narrower than the gate's (which
+/// routes, being keyed, get anyway: `GATED_ERRORS`): by operation, in one
+/// place, so no handler declares a 503 or a 429. A row listed here that
+/// the gate also refuses keeps these words for that status.
+const NARROWED_ERRORS: &[(&str, &str, &str)] = &[
+    ("get_me", "503", ACCOUNTS_DOWN),
+    ("get_usage", "503", ACCOUNTS_DOWN),
+    ("list_api_keys", "503", ACCOUNTS_DOWN),
+    ("create_api_key", "503", ACCOUNTS_DOWN),
+    ("rename_api_key", "503", ACCOUNTS_DOWN),
+    ("revoke_api_key", "503", ACCOUNTS_DOWN),
+    (
+        "stripe_webhook",
+        "429",
+        "Too many refused deliveries from this address (the per-address limit on failed credential checks); Stripe retries",
+    ),
+    (
+        "stripe_webhook",
+        "503",
+        "The accounts database is unavailable; Stripe retries",
+    ),
+    ("picks_today", "503", ACCOUNTS_DOWN),
+    ("picks_performance", "503", ACCOUNTS_DOWN),
+    ("picks_for_date", "503", ACCOUNTS_DOWN),
+    ("sports", "503", ACCOUNTS_DOWN),
+    ("dataset_status", "503", ACCOUNTS_DOWN),
+    (
+        "dataset_refresh",
+        "429",
+        "The 8 monthly refreshes are used, or the request limits are exceeded",
+    ),
+    (
+        "dataset_refresh",
+        "503",
+        "Signing, storage or the accounts database failed; nothing consumed",
+    ),
+    ("download", "503", STORAGE_DOWN),
+    (
+        "events",
+        "429",
+        "The customer already holds LINECAST_MAX_STREAMS_PER_CUSTOMER streams (default 5; not counted, with Retry-After), or the request limits are exceeded",
+    ),
+    (
+        "readiness",
+        "503",
+        "Draining, starting, or a dependency only this instance uses is down",
+    ),
+    (
+        "public_ledger",
+        "503",
+        "The accounts database, where the ledger is kept, is unavailable",
+    ),
+    (
+        "public_ledger_day",
+        "503",
+        "The accounts database, where the ledger is kept, is unavailable",
+    ),
+    ("public_ml_picks", "503", STORAGE_DOWN),
+    (
+        "public_scorecard",
+        "503",
+        "The season store or the kept releases cannot be read",
+    ),
+    ("create_endpoint", "503", ACCOUNTS_DOWN),
+    ("list_endpoints", "503", ACCOUNTS_DOWN),
+    ("get_endpoint", "503", ACCOUNTS_DOWN),
+    ("update_endpoint", "503", ACCOUNTS_DOWN),
+    ("delete_endpoint", "503", ACCOUNTS_DOWN),
+    ("rotate_secret", "503", ACCOUNTS_DOWN),
+    ("test_endpoint", "503", ACCOUNTS_DOWN),
+    ("attempts", "503", ACCOUNTS_DOWN),
+    ("resend", "503", ACCOUNTS_DOWN),
+    ("recover", "503", ACCOUNTS_DOWN),
+];
+const ACCOUNTS_DOWN: &str = "The accounts database is unavailable";
+const STORAGE_DOWN: &str = "Object storage unavailable";
+
 /// The refusal of a row within the per-address limit of public routes.
 const PER_ADDRESS_ERROR: (&str, &str) = (
     "429",
@@ -209,6 +286,11 @@ fn apply_row(row: &Endpoint, operation: &mut utoipa::openapi::path::Operation) {
             .collect()
     });
     let responses = &mut operation.responses.responses;
+    for (_, status, description) in NARROWED_ERRORS.iter().filter(|(name, ..)| *name == row.name) {
+        responses
+            .entry((*status).to_owned())
+            .or_insert_with(|| error_response(description).into());
+    }
     let refusals: &[(&str, &str)] = match row.access {
         Access::Key(_) | Access::KeyHolding(..) => &GATED_ERRORS,
         Access::PerAddress => std::slice::from_ref(&PER_ADDRESS_ERROR),
@@ -544,19 +626,17 @@ pub fn document() -> utoipa::openapi::OpenApi {
         let Some(op) = &row.operation else { continue };
         let mut schemas = Vec::new();
         (op.schemas)(&mut schemas);
-        let mut paths = Paths::new();
-        for method in (op.methods)() {
-            let mut operation = (op.operation)();
-            let tags = (op.tags)();
-            if !tags.is_empty() {
-                operation
-                    .tags
-                    .get_or_insert_with(Vec::new)
-                    .extend(tags.into_iter().map(ToString::to_string));
-            }
-            apply_row(row, &mut operation);
-            paths.add_path_operation(row.path, vec![method], operation);
+        let mut operation = (op.operation)();
+        let tags = (op.tags)();
+        if !tags.is_empty() {
+            operation
+                .tags
+                .get_or_insert_with(Vec::new)
+                .extend(tags.into_iter().map(ToString::to_string));
         }
+        apply_row(row, &mut operation);
+        let mut paths = Paths::new();
+        paths.add_path_operation(row.path, vec![row.http_method()], operation);
         doc.paths.merge(paths);
         doc.components
             .get_or_insert_with(utoipa::openapi::Components::new)
@@ -661,5 +741,23 @@ fn integers_with_format(schema: &mut utoipa::openapi::RefOr<utoipa::openapi::sch
         Schema::AllOf(all) => all.items.iter_mut().for_each(integers_with_format),
         Schema::AnyOf(any) => any.items.iter_mut().for_each(integers_with_format),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NARROWED_ERRORS;
+    use crate::routes::table::ENDPOINTS;
+
+    #[test]
+    fn each_narrowed_error_belongs_to_a_documented_row() {
+        for (name, status, _) in NARROWED_ERRORS {
+            let row = ENDPOINTS.iter().find(|row| row.name == *name);
+            assert!(
+                row.is_some_and(|row| row.operation.is_some()),
+                "{name}: no documented row of that name"
+            );
+            assert!(matches!(*status, "429" | "503"), "{name}: {status}");
+        }
     }
 }

@@ -72,4 +72,32 @@ pub struct AppState {
     /// `LINECAST_PUBLIC_URL` without a trailing `/`: the address the
     /// portal's pages print in examples (the Data page's `curl`).
     pub public_url: String,
+    /// Where the portal's handlers send and link a customer.
+    pub portal_links: PortalLinks,
+}
+
+/// The portal's own pages, each its row's path in the route table (made by
+/// `routes::table::portal_links`): a portal handler redirects and links to
+/// these, never to a path it spells itself.
+#[derive(Debug, Clone, Copy)]
+pub struct PortalLinks {
+    /// The portal's front door (the sign-in page, or the overview).
+    pub home: &'static str,
+    /// The overview, where a sign-in lands.
+    pub overview: &'static str,
+    /// A sign-in link (`{token}` in its path), shown and used.
+    pub sign_in_link: &'static str,
+    /// The Keys page.
+    pub keys: &'static str,
+    /// The page confirming a key's revocation (`?key_id=`).
+    pub confirm_revoke: &'static str,
+    /// The Data page.
+    pub data: &'static str,
+    /// The Model quality page's reliability diagram (the page's choice as
+    /// its query).
+    pub quality_diagram: &'static str,
+    /// The Webhooks page.
+    pub webhooks: &'static str,
+    /// The request log as CSV (the Requests page's filter as its query).
+    pub requests_csv: &'static str,
 }

@@ -132,12 +132,31 @@ pub struct Endpoint {
 /// `openapi::document`, never declared by the handler.
 pub struct Operation {
     pub operation: fn() -> utoipa::openapi::path::Operation,
-    pub methods: fn() -> Vec<utoipa::openapi::path::HttpMethod>,
     pub tags: fn() -> Vec<&'static str>,
     pub schemas: fn(&mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>),
 }
 
+/// The path a handler's `#[operation(...)]` gives utoipa, which needs one:
+/// a placeholder the document never reads (it places each operation at
+/// its row's path).
+pub const FROM_ROW: &str = "/";
+
 impl Endpoint {
+    /// This endpoint's method, as the OpenAPI document names it.
+    pub fn http_method(&self) -> utoipa::openapi::path::HttpMethod {
+        use utoipa::openapi::path::HttpMethod;
+        match self.method.as_str() {
+            "POST" => HttpMethod::Post,
+            "PUT" => HttpMethod::Put,
+            "PATCH" => HttpMethod::Patch,
+            "DELETE" => HttpMethod::Delete,
+            "HEAD" => HttpMethod::Head,
+            "OPTIONS" => HttpMethod::Options,
+            "TRACE" => HttpMethod::Trace,
+            _ => HttpMethod::Get,
+        }
+    }
+
     /// The `Cache-Control` of this endpoint's bodies.
     pub const fn cache_control(&self) -> &'static str {
         self.serving.cache_control()

@@ -108,7 +108,7 @@ pub async fn data(
 /// Leaves `flash` for the Data page and `303`s to it.
 async fn back_to_data(state: &AppState, req: &HttpRequest, flash: Flash) -> HttpResponse {
     match leave(state, req, FlashPage::Data, &flash).await {
-        Ok(()) => see_other("/portal/data"),
+        Ok(()) => see_other(state.portal_links.data),
         Err(res) => *res,
     }
 }

@@ -192,7 +192,7 @@ const PAGE_FORM: &str = "page";
 /// Leaves `flash` for the Keys page and answers `303` to it.
 async fn back_to_keys(state: &AppState, req: &HttpRequest, flash: Flash) -> HttpResponse {
     match leave(state, req, FlashPage::Keys, &flash).await {
-        Ok(()) => see_other("/portal/keys"),
+        Ok(()) => see_other(state.portal_links.keys),
         Err(res) => *res,
     }
 }
@@ -484,7 +484,7 @@ pub async fn revoke_key(req: HttpRequest, state: web::Data<AppState>, signed: Si
         return no_key(&state, &req).await;
     };
     if form.get("confirm") != Some("yes") {
-        return see_other_to(&format!("/portal/keys/revoke?key_id={id}"));
+        return see_other_to(&format!("{}?key_id={id}", state.portal_links.confirm_revoke));
     }
     let key = match state.api_keys.find_by_id(signed.0.entry.1.customer_id, id).await {
         Ok(key) => key,
@@ -498,7 +498,7 @@ pub async fn revoke_key(req: HttpRequest, state: web::Data<AppState>, signed: Si
     match state.api_keys.revoke(&key, ORIGIN, state.clock.now()).await {
         // Revoking the session's own key ends the session: the list would
         // send to the sign-in page anyway.
-        Ok(_) if current => see_other("/portal"),
+        Ok(_) if current => see_other(state.portal_links.home),
         Ok(_) => {
             let text = format!("Revoked {} ({}).", key.name, key.masked());
             back_to_keys(&state, &req, Flash::Notice { text }).await

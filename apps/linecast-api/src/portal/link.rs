@@ -69,7 +69,7 @@ pub async fn show(state: web::Data<AppState>, path: web::Path<String>) -> HttpRe
                 StatusCode::OK,
                 &LinkPage {
                     email: customer.email,
-                    action: format!("/portal/link/{token}"),
+                    action: state.portal_links.sign_in_link.replace("{token}", token),
                 },
             ),
         },
@@ -96,7 +96,7 @@ async fn signed_in(state: &AppState, session_id: &str, key: String) -> HttpRespo
         key,
     });
     let mut res = match leave_for(state, session_id, FlashPage::Keys, &flash).await {
-        Ok(()) => see_other("/portal/keys"),
+        Ok(()) => see_other(state.portal_links.keys),
         Err(res) => *res,
     };
     if let Some(gate) = state.gate.portal.as_ref() {

@@ -217,7 +217,7 @@ pub async fn home(req: HttpRequest, state: web::Data<AppState>, query: web::Quer
         if let Some(id) = gate.cookie.session_id(&req)
             && let Ok(Some(_)) = gate.portal.resume(&id).await
         {
-            return see_other_to(next.unwrap_or("/portal/overview"));
+            return see_other_to(next.unwrap_or(state.portal_links.overview));
         }
     } else {
         return error_page(StatusCode::NOT_FOUND, "The portal is not available on this server.");
@@ -264,7 +264,7 @@ pub async fn sign_in(req: HttpRequest, state: web::Data<AppState>, form: web::Fo
     {
         Ok(started) => {
             throttle.refund();
-            let mut res = see_other_to(next.unwrap_or("/portal/overview"));
+            let mut res = see_other_to(next.unwrap_or(state.portal_links.overview));
             res.headers_mut()
                 .append(SET_COOKIE, gate.cookie.set(&started.session_id));
             res
@@ -311,7 +311,7 @@ pub async fn sign_out(state: web::Data<AppState>, signed: SignedIn) -> HttpRespo
             "The accounts database is not answering; you are still signed in. Please try again.",
         );
     }
-    let mut res = see_other("/portal");
+    let mut res = see_other(state.portal_links.home);
     res.headers_mut().append(SET_COOKIE, gate.cookie.clear());
     res
 }

@@ -445,7 +445,7 @@ pub async fn quality(
         ),
         games: cal.games,
         left_out: left_out_note(cal.left_out),
-        diagram: format!("/portal/quality/diagram.svg?{}", choice.query(data.season)),
+        diagram: format!("{}?{}", state.portal_links.quality_diagram, choice.query(data.season)),
         rows: cal.models.iter().map(model_row).collect(),
     };
     choices_page(

@@ -202,7 +202,7 @@ pub async fn requests(
             shown: rows.len(),
             rows,
             matching: log.matching,
-            csv_href: format!("/portal/requests.csv{}", query_string(&filter)),
+            csv_href: format!("{}{}", state.portal_links.requests_csv, query_string(&filter)),
             daily_chart,
             per_key: by_day(&log.per_key, |by| key_label(&names, *by)),
             per_route: by_day(&log.per_route, Clone::clone),

@@ -103,7 +103,7 @@ fn message(e: EndpointError) -> Option<String> {
 
 async fn back(state: &AppState, req: &HttpRequest, flash: Flash) -> HttpResponse {
     match leave(state, req, FlashPage::Webhooks, &flash).await {
-        Ok(()) => see_other("/portal/webhooks"),
+        Ok(()) => see_other(state.portal_links.webhooks),
         Err(res) => *res,
     }
 }

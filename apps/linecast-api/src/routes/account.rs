@@ -2,9 +2,9 @@
 //! sees, renames or revokes their own keys; a key not among theirs is 404.
 
 use crate::responses::written;
-use crate::routes::table;
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
+use linecast_operation::operation;
 use linecast_payloads::account::{
     ApiKeyView, CreateKeyRequest, CreatedKeyResponse, CustomerResponse, DEFAULT_KEY_NAME, MessageResponse,
     RenameKeyRequest, UsageResponse, customer_view, usage_view, view,
@@ -26,11 +26,10 @@ const ORIGIN: &str = "api";
 /// monthly quota, and the answer is `Cache-Control: no-store`.
 ///
 /// See [payloads.md: Account](/docs/payloads.md#account-key).
-#[utoipa::path(
-    get, path = table::GET_ME.path, tag = "account",
+#[operation(
+    tag = "account",
     responses(
         (status = 200, description = "The caller's account", body = CustomerResponse),
-        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn get_me(read: Read<NoPath>, Caller(ctx): Caller) -> Result<HttpResponse, ApiError> {
@@ -49,11 +48,10 @@ pub async fn get_me(read: Read<NoPath>, Caller(ctx): Caller) -> Result<HttpRespo
 /// quota, and the answer is `Cache-Control: no-store`.
 ///
 /// See [payloads.md: Account](/docs/payloads.md#account-key).
-#[utoipa::path(
-    get, path = table::GET_USAGE.path, tag = "account",
+#[operation(
+    tag = "account",
     responses(
         (status = 200, description = "Usage this month", body = UsageResponse),
-        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn get_usage(read: Read<NoPath>, Caller(ctx): Caller) -> Result<HttpResponse, ApiError> {
@@ -70,11 +68,10 @@ pub async fn get_usage(read: Read<NoPath>, Caller(ctx): Caller) -> Result<HttpRe
 /// call counts as one request of the monthly quota, and the answer is `Cache-Control: no-store`.
 ///
 /// See [payloads.md: Account](/docs/payloads.md#account-key).
-#[utoipa::path(
-    get, path = table::LIST_API_KEYS.path, tag = "account",
+#[operation(
+    tag = "account",
     responses(
         (status = 200, description = "The caller's keys, masked, oldest first", body = Vec<ApiKeyView>),
-        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn list_api_keys(read: Read<NoPath>, Caller(ctx): Caller) -> Result<HttpResponse, ApiError> {
@@ -97,15 +94,14 @@ pub async fn list_api_keys(read: Read<NoPath>, Caller(ctx): Caller) -> Result<Ht
 /// default) gets a 400 `invalid_request`. The call counts as one request of the monthly quota.
 ///
 /// See [payloads.md: Account](/docs/payloads.md#account-key).
-#[utoipa::path(
-    post, path = table::CREATE_API_KEY.path, tag = "account",
+#[operation(
+    tag = "account",
     request_body(content = Option<CreateKeyRequest>, description = "Optional: no body, `{}` or `{\"name\": null}` gives the default name", content_type = "application/json"),
     responses(
         (status = 200, description = "The new key, shown once", body = CreatedKeyResponse),
         (status = 400, description = "Missing or invalid name, a malformed JSON body, or the customer already holds the most active keys allowed (25 by default)", body = crate::error::ErrorBody),
         (status = 413, description = "Body too large", body = crate::error::ErrorBody),
         (status = 415, description = "A request body with a Content-Encoding", body = crate::error::ErrorBody),
-        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn create_api_key(
@@ -142,8 +138,8 @@ pub async fn create_api_key(
 /// subscription's state; the call counts as one request of the monthly quota.
 ///
 /// See [payloads.md: Account](/docs/payloads.md#account-key).
-#[utoipa::path(
-    patch, path = table::RENAME_API_KEY.path, tag = "account",
+#[operation(
+    tag = "account",
     request_body = RenameKeyRequest,
     responses(
         (status = 200, description = "Renamed", body = MessageResponse),
@@ -151,7 +147,6 @@ pub async fn create_api_key(
         (status = 404, description = "No such key among yours", body = crate::error::ErrorBody),
         (status = 413, description = "Body too large", body = crate::error::ErrorBody),
         (status = 415, description = "A request body with a Content-Encoding", body = crate::error::ErrorBody),
-        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn rename_api_key(
@@ -196,15 +191,14 @@ pub async fn rename_api_key(
 /// counts as one request of the monthly quota.
 ///
 /// See [payloads.md: Account](/docs/payloads.md#account-key).
-#[utoipa::path(
-    delete, path = table::REVOKE_API_KEY.path, tag = "account",
+#[operation(
+    tag = "account",
     params(("api_key" = String, Path, description = "The full key or its masked form", max_length = 75, pattern = r"^sk_service_[A-Za-z0-9]{4}(\*{5}|[A-Za-z0-9]{28,60})$")),
     responses(
         (status = 200, description = "Revoked", body = MessageResponse),
         (status = 400, description = "Invalid key reference, a masked key matching several keys, or the key authenticating this request", body = crate::error::ErrorBody),
         (status = 404, description = "No such key among yours", body = crate::error::ErrorBody),
         (status = 405, description = "`rename` is not a key: /api-keys/rename takes PATCH only", body = crate::error::ErrorBody),
-        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn revoke_api_key(

@@ -6,9 +6,9 @@
 use std::sync::Arc;
 
 use crate::routes::read::Read;
-use crate::routes::table;
 use actix_web::HttpResponse;
 use linecast_core::services::history::SeasonData;
+use linecast_operation::operation;
 use linecast_payloads::calibration::{CalibrationFormatCode, CalibrationResponse, CalibrationSourceCode, ClvFromCode};
 use linecast_payloads::history::{
     DensityResponse, RollingResponse, SummaryResponse, TeamFormResponse, TrackingResponse,
@@ -29,8 +29,8 @@ use crate::responses::Rendered;
 /// monthly quota.
 ///
 /// See [payloads.md: Summary](/docs/payloads.md#summary-get-apiv1summarysportmodel_type-ai-key).
-#[utoipa::path(
-    get, path = table::SUMMARY.path, tag = "history",
+#[operation(
+    tag = "history",
     params(
         crate::params::SportModelPath
     ),
@@ -56,8 +56,8 @@ pub async fn summary(read: Read<SportModelPath>) -> Result<HttpResponse, ApiErro
 /// season is tracked. Each call counts as one request of the monthly quota.
 ///
 /// See [payloads.md: Model tracking](/docs/payloads.md#model-tracking-get-apiv1modelssportmodel_typetracking-ai-key).
-#[utoipa::path(
-    get, path = table::TRACKING.path, tag = "history",
+#[operation(
+    tag = "history",
     params(
         crate::params::SportModelPath,
         ("season" = Option<String>, Query, max_length = 7, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "Season label; default the current season")
@@ -86,8 +86,8 @@ pub async fn model_tracking(read: Read<SportModelPath>) -> Result<HttpResponse, 
 /// quota.
 ///
 /// See [payloads.md: Team form](/docs/payloads.md#team-form-get-apiv1resultssportmodel_typeteam-form-ai-key).
-#[utoipa::path(
-    get, path = table::TEAM_FORM.path, tag = "history",
+#[operation(
+    tag = "history",
     params(
         crate::params::SportModelPath
     ),
@@ -112,8 +112,8 @@ pub async fn team_form(read: Read<SportModelPath>) -> Result<HttpResponse, ApiEr
 /// counts as one request of the monthly quota.
 ///
 /// See [payloads.md: Rolling](/docs/payloads.md#rolling-get-apiv1resultssportmodel_typerolling-ai-key).
-#[utoipa::path(
-    get, path = table::ROLLING.path, tag = "history",
+#[operation(
+    tag = "history",
     params(
         crate::params::SportModelPath
     ),
@@ -137,8 +137,8 @@ pub async fn rolling(read: Read<SportModelPath>) -> Result<HttpResponse, ApiErro
 /// counts as one request of the monthly quota.
 ///
 /// See [payloads.md: Density](/docs/payloads.md#density-get-apiv1resultssportmodel_typedensity-ai-key).
-#[utoipa::path(
-    get, path = table::DENSITY.path, tag = "history",
+#[operation(
+    tag = "history",
     params(
         crate::params::SportModelPath
     ),
@@ -169,8 +169,8 @@ pub async fn density(read: Read<SportModelPath>) -> Result<HttpResponse, ApiErro
 /// (default BLEND and IMPLIED). Each call counts as one request of the monthly quota, a 304 included.
 ///
 /// See [payloads.md: Calibration](/docs/payloads.md#calibration-get-apiv1modelssportmodel_typecalibration-ai-key).
-#[utoipa::path(
-    get, path = table::CALIBRATION.path, tag = "history",
+#[operation(
+    tag = "history",
     params(
         crate::params::SportModelPath,
         ("season" = Option<String>, Query, max_length = 7, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "Season label; default the current season (the same choice as summary)"),
@@ -201,7 +201,7 @@ pub async fn model_calibration(read: Read<SportModelPath>) -> Result<HttpRespons
         &state.responses,
         checks,
         history,
-        &table::CALIBRATION,
+        crate::endpoint::row(&read.req)?,
         choice,
         &view,
     )

@@ -13,8 +13,8 @@ use linecast_stripe::Parsed;
 use crate::auth::stripe_signature::SignedBody;
 use crate::error::ApiError;
 use crate::responses::written;
-use crate::routes::table;
 use crate::state::AppState;
+use linecast_operation::operation;
 
 /// Stripe webhook: apply a billing event to a customer's subscription
 ///
@@ -26,8 +26,8 @@ use crate::state::AppState;
 /// configured the route is a 404.
 ///
 /// See [payloads.md: Billing webhook](/docs/payloads.md#billing-webhook-stripes-signature-no-key).
-#[utoipa::path(
-    post, path = table::STRIPE_WEBHOOK.path, tag = "billing",
+#[operation(
+    tag = "billing",
     params(("Stripe-Signature" = String, Header, max_length = 1024, description = "Stripe's signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.\" + body>`")),
     request_body(content = linecast_payloads::billing::StripeEvent, content_type = "application/json", description = "A Stripe event, exactly as Stripe sent it (at most 256 KiB)"),
     responses(
@@ -36,8 +36,6 @@ use crate::state::AppState;
         (status = 404, description = "The webhook is off (no secret configured)", body = crate::error::ErrorBody),
         (status = 408, description = "The body was not received within the body timeout; the connection is closed", body = crate::error::ErrorBody),
         (status = 413, description = "The body is over 256 KiB", body = crate::error::ErrorBody),
-        (status = 429, description = "Too many refused deliveries from this address (the per-address limit on failed credential checks); Stripe retries", body = crate::error::ErrorBody),
-        (status = 503, description = "The accounts database is unavailable; Stripe retries", body = crate::error::ErrorBody)
     )
 )]
 pub async fn stripe_webhook(state: web::Data<AppState>, body: SignedBody) -> Result<HttpResponse, ApiError> {

@@ -15,7 +15,7 @@ use crate::presentation::export::{ExportFile, ExportFormat};
 use crate::presentation::odds_history;
 use crate::responses::Rendered;
 use crate::routes::read::{NoPath, Read};
-use crate::routes::table;
+use linecast_operation::operation;
 
 /// A game id filter of `sport`: malformed, or of another sport, is a 400
 /// naming `game_id`.
@@ -57,8 +57,8 @@ fn render_board(
 /// release current then (named by `release`). Each call counts as one request of the monthly quota.
 ///
 /// See [payloads.md: Books](/docs/payloads.md#books-get-apiv1oddssportbooks-ai-key).
-#[utoipa::path(
-    get, path = table::ODDS_BOOKS.path, tag = "data",
+#[operation(
+    tag = "data",
     params(
         crate::params::SportPath,
         ("game_id" = Option<String>, Query, description = "Only this game (a game id of the sport)", example = "nba-20261121-boston_celtics-new_york_knicks"),
@@ -102,8 +102,8 @@ fn history_format(query: &RawQuery) -> Result<Option<ExportFormat>, ApiError> {
 /// the monthly quota.
 ///
 /// See [payloads.md: Odds history](/docs/payloads.md#odds-history-get-apiv1gamesgame_idodds-history-ai-key).
-#[utoipa::path(
-    get, path = table::GAME_ODDS_HISTORY.path, tag = "data",
+#[operation(
+    tag = "data",
     params(
         ("game_id" = String, Path, description = "A game id as every endpoint serves it", example = "nba-20261120-boston_celtics-new_york_knicks"),
         ("format" = Option<String>, Query, description = "`json` (default), `csv` or `parquet`")

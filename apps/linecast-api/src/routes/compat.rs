@@ -4,9 +4,9 @@
 //! shapes are `linecast_payloads::compat`.
 
 use crate::routes::read::{NoPath, Read};
-use crate::routes::table;
 use actix_web::HttpResponse;
 use linecast_domain::Sport;
+use linecast_operation::operation;
 use linecast_payloads::compat::{PerformanceResponse, PicksResponse, SportsResponse};
 
 use crate::error::ApiError;
@@ -19,11 +19,10 @@ use crate::params::DatePath;
 /// request of the monthly quota.
 ///
 /// See [payloads.md: Legacy and compatibility](/docs/payloads.md#legacy-and-compatibility).
-#[utoipa::path(
-    get, path = table::PICKS_TODAY.path, tag = "compatibility",
+#[operation(
+    tag = "compatibility",
     responses(
         (status = 200, description = "Empty payload", body = PicksResponse),
-        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn picks_today(read: Read<NoPath>) -> Result<HttpResponse, ApiError> {
@@ -41,8 +40,8 @@ pub async fn picks_today(read: Read<NoPath>) -> Result<HttpResponse, ApiError> {
 /// monthly quota.
 ///
 /// See [payloads.md: Legacy and compatibility](/docs/payloads.md#legacy-and-compatibility).
-#[utoipa::path(
-    get, path = table::PICKS_PERFORMANCE.path, tag = "compatibility",
+#[operation(
+    tag = "compatibility",
     params(
         ("sport" = Option<linecast_payloads::schema::LegacySportCode>, Query, description = "MLB, NBA, NFL, NHL, NCAAF, NCAAB"),
         ("market" = Option<linecast_payloads::schema::LegacyMarketCode>, Query, description = "spread, total, moneyline")
@@ -50,7 +49,6 @@ pub async fn picks_today(read: Read<NoPath>) -> Result<HttpResponse, ApiError> {
     responses(
         (status = 200, description = "Zeroed performance windows", body = PerformanceResponse),
         (status = 400, description = "Unknown sport or market", body = crate::error::ErrorBody),
-        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn picks_performance(read: Read<NoPath>) -> Result<HttpResponse, ApiError> {
@@ -76,13 +74,12 @@ pub async fn picks_performance(read: Read<NoPath>) -> Result<HttpResponse, ApiEr
 /// monthly quota.
 ///
 /// See [payloads.md: Legacy and compatibility](/docs/payloads.md#legacy-and-compatibility).
-#[utoipa::path(
-    get, path = table::PICKS_FOR_DATE.path, tag = "compatibility",
+#[operation(
+    tag = "compatibility",
     params(("date" = String, Path, format = Date, max_length = 10, description = "YYYY-MM-DD", example = "2026-11-21")),
     responses(
         (status = 200, description = "Empty payload for the date", body = PicksResponse),
         (status = 400, description = "Malformed date", body = crate::error::ErrorBody),
-        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn picks_for_date(read: Read<DatePath>) -> Result<HttpResponse, ApiError> {
@@ -97,11 +94,10 @@ pub async fn picks_for_date(read: Read<DatePath>) -> Result<HttpResponse, ApiErr
 /// an active subscription; each call counts as one request of the monthly quota.
 ///
 /// See [payloads.md: Legacy and compatibility](/docs/payloads.md#legacy-and-compatibility).
-#[utoipa::path(
-    get, path = table::SPORTS.path, tag = "data",
+#[operation(
+    tag = "data",
     responses(
         (status = 200, description = "Sports and model types", body = SportsResponse),
-        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn sports(read: Read<NoPath>) -> Result<HttpResponse, ApiError> {

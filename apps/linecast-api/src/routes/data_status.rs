@@ -2,8 +2,8 @@
 //! report is `Freshness::status`; the JSON shape is `linecast_payloads::freshness`.
 
 use crate::routes::read::Read;
-use crate::routes::table;
 use actix_web::HttpResponse;
+use linecast_operation::operation;
 use linecast_payloads::freshness::DataStatusResponse;
 
 use crate::error::ApiError;
@@ -18,8 +18,8 @@ use crate::params::SportPath;
 /// are within the per-address limit of public routes (a 429 `rate_limited` past it).
 ///
 /// See [payloads.md: Data status](/docs/payloads.md#data-status-get-apiv1data-statussport-no-key).
-#[utoipa::path(
-    get, path = table::DATA_STATUS.path, tag = "public",
+#[operation(
+    tag = "public",
     params(crate::params::SportPath),
     responses(
         (status = 200, description = "Freshness of today's artifacts; storage errors give status unknown", body = DataStatusResponse),

@@ -5,10 +5,10 @@
 //! `linecast_payloads::datasets`.
 
 use crate::responses::{Rendered, fresh_body, written};
-use crate::routes::table;
 use actix_web::http::StatusCode;
 use actix_web::http::header::{CONTENT_DISPOSITION, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
+use linecast_operation::operation;
 use linecast_payloads::datasets::{EntitlementResponse, RefreshResponse};
 
 use crate::error::ApiError;
@@ -23,11 +23,10 @@ use crate::state::AppState;
 /// monthly quota.
 ///
 /// See [payloads.md: Historical datasets](/docs/payloads.md#historical-datasets-key).
-#[utoipa::path(
-    get, path = table::DATASET_STATUS.path, tag = "datasets",
+#[operation(
+    tag = "datasets",
     responses(
         (status = 200, description = "Entitlement and refresh quota; consumes nothing", body = EntitlementResponse),
-        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn dataset_status(read: Read<NoPath>, Caller(ctx): Caller) -> Result<HttpResponse, ApiError> {
@@ -47,13 +46,11 @@ pub async fn dataset_status(read: Read<NoPath>, Caller(ctx): Caller) -> Result<H
 /// refresh that succeeds counts as one request of the monthly quota.
 ///
 /// See [payloads.md: Historical datasets](/docs/payloads.md#historical-datasets-key).
-#[utoipa::path(
-    post, path = table::DATASET_REFRESH.path, tag = "datasets",
+#[operation(
+    tag = "datasets",
     responses(
         (status = 200, description = "Signed links for every owned refreshable dataset; one refresh consumed", body = RefreshResponse),
         (status = 403, description = "No active subscription, or no owned refreshable dataset", body = crate::error::ErrorBody),
-        (status = 429, description = "The 8 monthly refreshes are used, or the request limits are exceeded", body = crate::error::ErrorBody),
-        (status = 503, description = "Signing, storage or the accounts database failed; nothing consumed", body = crate::error::ErrorBody)
     )
 )]
 pub async fn dataset_refresh(state: web::Data<AppState>, Caller(ctx): Caller) -> Result<HttpResponse, ApiError> {
@@ -72,8 +69,8 @@ pub async fn dataset_refresh(state: web::Data<AppState>, Caller(ctx): Caller) ->
 /// expired or altered link is a 403.
 ///
 /// See [payloads.md: Historical datasets](/docs/payloads.md#historical-datasets-key).
-#[utoipa::path(
-    get, path = table::DOWNLOAD.path, tag = "datasets",
+#[operation(
+    tag = "datasets",
     params(
         ("token" = String, Path, max_length = 1024, pattern = r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$", description = "The signed token from a refresh link"),
         ("Range" = Option<String>, Header, max_length = 64, description = "One byte range of the file (`bytes=first-last`, `bytes=first-`, `bytes=-suffix`), of the variant Accept-Encoding selects: 206 with those bytes. Several ranges or a malformed value get the whole file."),
@@ -97,7 +94,6 @@ pub async fn dataset_refresh(state: web::Data<AppState>, Caller(ctx): Caller) ->
         ),
         (status = 403, description = "Expired or tampered link", body = crate::error::ErrorBody),
         (status = 404, description = "The dataset no longer exists", body = crate::error::ErrorBody),
-        (status = 503, description = "Object storage unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn download(

@@ -4,8 +4,8 @@
 
 use crate::error::ApiError;
 use crate::routes::read::{NoPath, Read};
-use crate::routes::table;
 use actix_web::HttpResponse;
+use linecast_operation::operation;
 use linecast_payloads::compat::{EdgePicksResponse, TrackRecordResponse};
 
 use crate::params::DatePath;
@@ -17,8 +17,8 @@ use crate::params::DatePath;
 /// are within the per-address limit of public routes.
 ///
 /// See [payloads.md: Legacy and compatibility](/docs/payloads.md#legacy-and-compatibility).
-#[utoipa::path(
-    get, path = table::EDGE_PICKS.path, tag = "compatibility",
+#[operation(
+    tag = "compatibility",
     params(("sport" = Option<String>, Query, description = "Accepted and ignored")),
     responses(
         (status = 200, description = "Empty payload", body = EdgePicksResponse)
@@ -35,8 +35,8 @@ pub async fn edge_picks(read: Read<NoPath>) -> Result<HttpResponse, ApiError> {
 /// are within the per-address limit of public routes.
 ///
 /// See [payloads.md: Legacy and compatibility](/docs/payloads.md#legacy-and-compatibility).
-#[utoipa::path(
-    get, path = table::TRACK_RECORD.path, tag = "compatibility",
+#[operation(
+    tag = "compatibility",
     responses(
         (status = 200, description = "Empty track record", body = TrackRecordResponse)
     )
@@ -52,8 +52,8 @@ pub async fn edge_picks_track_record(read: Read<NoPath>) -> Result<HttpResponse,
 /// nothing is counted against a quota; calls are within the per-address limit of public routes.
 ///
 /// See [payloads.md: Legacy and compatibility](/docs/payloads.md#legacy-and-compatibility).
-#[utoipa::path(
-    get, path = table::EDGE_PICKS_FOR_DATE.path, tag = "compatibility",
+#[operation(
+    tag = "compatibility",
     params(("date_str" = String, Path, format = Date, max_length = 10, description = "YYYY-MM-DD", example = "2026-11-21")),
     responses(
         (status = 200, description = "Empty payload for the date", body = EdgePicksResponse),

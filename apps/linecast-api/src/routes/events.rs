@@ -4,8 +4,8 @@
 //! stream is `crate::events`, the wire format `linecast_payloads::events`.
 
 use crate::responses::event_stream;
-use crate::routes::table;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use linecast_operation::operation;
 
 use crate::auth::middleware::HeldSlot;
 use crate::error::ApiError;
@@ -27,8 +27,8 @@ use linecast_keycache::KEY_CACHE_TTL;
 /// API access may open one; the stream ends when its key is revoked or expires.
 ///
 /// See [payloads.md: Change stream](/docs/payloads.md#change-stream-get-apiv1events-any-valid-key).
-#[utoipa::path(
-    get, path = table::EVENTS.path, tag = "data",
+#[operation(
+    tag = "data",
     params(
         ("sport" = Option<String>, Query, description = "Comma-separated sports to receive (mlb, nba, nfl, nhl, ncaaf, ncaab); default all"),
         ("types" = Option<String>, Query, description = "Comma-separated event types: release, status; default both (resync is always sent)"),
@@ -38,7 +38,6 @@ use linecast_keycache::KEY_CACHE_TTL;
     responses(
         (status = 200, description = "A server-sent event stream: `release` (ReleaseEventData), `status` (StatusEventData) and `resync` (ResyncEventData) events, each with an id, and `: ping` after 2 s without another frame. Opening counts as one request."),
         (status = 400, description = "An unknown sport or type", body = crate::error::ErrorBody),
-        (status = 429, description = "The customer already holds LINECAST_MAX_STREAMS_PER_CUSTOMER streams (default 5; not counted, with Retry-After), or the request limits are exceeded", body = crate::error::ErrorBody)
     )
 )]
 pub async fn events(

@@ -10,7 +10,7 @@ use crate::error::ApiError;
 use crate::params;
 use crate::responses::Rendered;
 use crate::routes::read::{NoPath, Read};
-use crate::routes::table;
+use linecast_operation::operation;
 
 /// One game's history across kept releases
 ///
@@ -23,8 +23,8 @@ use crate::routes::table;
 /// of the monthly quota.
 ///
 /// See [payloads.md: Game history](/docs/payloads.md#game-history-get-apiv1gamesgame_idhistory-ai-key).
-#[utoipa::path(
-    get, path = table::GAME_HISTORY.path, tag = "data",
+#[operation(
+    tag = "data",
     params(
         ("game_id" = String, Path, description = "A game id as every endpoint serves it: {sport}-{YYYYMMDD}-{away}-{home}, -2 for a doubleheader's second game", example = "nba-20261120-boston_celtics-new_york_knicks"),
         ("model_type" = linecast_payloads::schema::ModelTypeCode, Query, description = "The market whose releases to read")

@@ -5,9 +5,9 @@
 
 use crate::error::ApiError;
 use crate::routes::read::{NoPath, Read};
-use crate::routes::table;
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
+use linecast_operation::operation;
 use linecast_payloads::health::{HealthResponse, ProbeResponse};
 
 /// Service health with the status and latency of each dependency
@@ -18,8 +18,8 @@ use linecast_payloads::health::{HealthResponse, ProbeResponse};
 /// anyone, never rate-limited and never counted.
 ///
 /// See [payloads.md: Service](/docs/payloads.md#service).
-#[utoipa::path(
-    get, path = table::HEALTH.path, tag = "service",
+#[operation(
+    tag = "service",
     responses((status = 200, description = "Dependency status; `degraded` when one is down", body = HealthResponse))
 )]
 pub async fn health(read: Read<NoPath>) -> Result<HttpResponse, ApiError> {
@@ -40,11 +40,10 @@ pub async fn health(read: Read<NoPath>) -> Result<HttpResponse, ApiError> {
 /// readiness: `/api/v1/health` reports it. Open to anyone, never rate-limited and never counted.
 ///
 /// See [payloads.md: Service](/docs/payloads.md#service).
-#[utoipa::path(
-    get, path = table::READINESS.path, tag = "service",
+#[operation(
+    tag = "service",
     responses(
         (status = 200, description = "This instance should take traffic", body = ProbeResponse),
-        (status = 503, description = "Draining, starting, or a dependency only this instance uses is down", body = crate::error::ErrorBody)
     )
 )]
 pub async fn readiness(read: Read<NoPath>) -> Result<HttpResponse, ApiError> {
@@ -66,8 +65,8 @@ pub async fn readiness(read: Read<NoPath>) -> Result<HttpResponse, ApiError> {
 /// Open to anyone, never rate-limited and never counted.
 ///
 /// See [payloads.md: Service](/docs/payloads.md#service).
-#[utoipa::path(
-    get, path = table::LIVENESS.path, tag = "service",
+#[operation(
+    tag = "service",
     responses((status = 200, description = "The process serves requests", body = ProbeResponse))
 )]
 pub async fn liveness(read: Read<NoPath>) -> Result<HttpResponse, ApiError> {

@@ -10,7 +10,7 @@ use crate::error::ApiError;
 use crate::params::DatePath;
 use crate::responses::Rendered;
 use crate::routes::read::{NoPath, Read};
-use crate::routes::table;
+use linecast_operation::operation;
 
 /// The roots of the public ledger, by day
 ///
@@ -22,11 +22,10 @@ use crate::routes::table;
 /// caches may keep a response for 30 seconds.
 ///
 /// See [payloads.md: Ledger](/docs/payloads.md#ledger).
-#[utoipa::path(
-    get, path = table::PUBLIC_LEDGER.path, tag = "public",
+#[operation(
+    tag = "public",
     responses(
         (status = 200, description = "The sealed days' roots, oldest first", body = LedgerRootsResponse),
-        (status = 503, description = "The accounts database, where the ledger is kept, is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn public_ledger(read: Read<NoPath>) -> Result<HttpResponse, ApiError> {
@@ -46,14 +45,13 @@ pub async fn public_ledger(read: Read<NoPath>) -> Result<HttpResponse, ApiError>
 /// against a quota; calls are within the per-address limit of public routes.
 ///
 /// See [payloads.md: Ledger](/docs/payloads.md#ledger).
-#[utoipa::path(
-    get, path = table::PUBLIC_LEDGER_DAY.path, tag = "public",
+#[operation(
+    tag = "public",
     params(("date" = String, Path, format = Date, max_length = 10, description = "The UTC day, YYYY-MM-DD; not after today", example = "2026-11-14")),
     responses(
         (status = 200, description = "The day's releases, and its root once sealed", body = LedgerDayResponse),
         (status = 400, description = "Malformed date, or a date after today", body = crate::error::ErrorBody),
         (status = 404, description = "A past date before the ledger's first day", body = crate::error::ErrorBody),
-        (status = 503, description = "The accounts database, where the ledger is kept, is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn public_ledger_day(read: Read<DatePath>) -> Result<HttpResponse, ApiError> {

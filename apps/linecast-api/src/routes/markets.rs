@@ -4,8 +4,8 @@
 //! request); the JSON shape is `linecast_payloads::markets`.
 
 use crate::routes::read::Read;
-use crate::routes::table;
 use actix_web::HttpResponse;
+use linecast_operation::operation;
 use linecast_payloads::markets::MarketsResponse;
 
 use crate::error::ApiError;
@@ -21,8 +21,8 @@ use crate::params::SportPath;
 /// call it, whatever the subscription's state; each call counts as one request of the monthly quota.
 ///
 /// See [payloads.md: Prediction markets](/docs/payloads.md#prediction-markets-get-apiv1marketssport-any-valid-key).
-#[utoipa::path(
-    get, path = table::MARKETS.path, tag = "data",
+#[operation(
+    tag = "data",
     params(crate::params::SportPath),
     responses(
         (status = 200, description = "Model vs sportsbook vs prediction market", body = MarketsResponse),

@@ -2,8 +2,8 @@
 //! comes from `Slate::odds`, the JSON shape from `linecast_payloads::slate`.
 
 use crate::routes::read::Read;
-use crate::routes::table;
 use actix_web::HttpResponse;
+use linecast_operation::operation;
 use linecast_payloads::slate::OddsResponse;
 
 use crate::error::ApiError;
@@ -21,8 +21,8 @@ use crate::responses::Rendered;
 /// (still counted).
 ///
 /// See [payloads.md: Odds](/docs/payloads.md#odds-get-apiv1oddssport-ai-key).
-#[utoipa::path(
-    get, path = table::ODDS.path, tag = "data",
+#[operation(
+    tag = "data",
     params(
         crate::params::SportPath,
         ("as_of" = Option<String>, Query, format = DateTime, description = "An RFC 3339 instant in the past: answer as this endpoint answered then, from the kept release current at that instant.", example = "2026-11-20T14:00:00Z")

@@ -4,8 +4,8 @@
 //! from `linecast_payloads::slate`.
 
 use crate::routes::read::Read;
-use crate::routes::table;
 use actix_web::HttpResponse;
+use linecast_operation::operation;
 use linecast_payloads::slate::PredictionsResponse;
 
 use crate::error::ApiError;
@@ -29,8 +29,8 @@ use crate::responses::Rendered;
 /// `ETag` back in `If-None-Match` to get a 304 without a body (still counted).
 ///
 /// See [payloads.md: Predictions](/docs/payloads.md#predictions-get-apiv1predictionssportmodel_type-ai-key).
-#[utoipa::path(
-    get, path = table::PREDICTIONS.path, tag = "data",
+#[operation(
+    tag = "data",
     params(
         crate::params::SportModelPath,
         ("upcoming_only" = Option<bool>, Query, description = "Default true: leave out games before today's ET slate; the latest completed slate stays visible until today's run completes. false returns the whole artifact."),
@@ -64,8 +64,8 @@ pub async fn predictions(read: Read<SportModelPath>) -> Result<HttpResponse, Api
 /// is sent.
 ///
 /// See [payloads.md: History export](/docs/payloads.md#history-export-get-apiv1predictionssportmodel_typehistoryexport-ai-key).
-#[utoipa::path(
-    get, path = table::PREDICTIONS_HISTORY_EXPORT.path, tag = "data",
+#[operation(
+    tag = "data",
     params(
         crate::params::SportModelPath,
         ("season" = Option<String>, Query, max_length = 7, pattern = r"^([0-9]{4}(-[0-9]{2})?|all)$", description = "A season label (YYYY for mlb, YYYY-YY otherwise): only that season's games; `all` or absent: every kept release"),

@@ -4,8 +4,8 @@
 //! and formats are `linecast_payloads::slate`.
 
 use crate::routes::read::Read;
-use crate::routes::table;
 use actix_web::HttpResponse;
+use linecast_operation::operation;
 use linecast_payloads::slate::PublicPicksResponse;
 
 use crate::error::ApiError;
@@ -22,8 +22,8 @@ use crate::responses::Rendered;
 /// `rate_limited` past it), and caches may keep a response for 30 seconds.
 ///
 /// See [payloads.md: Public picks](/docs/payloads.md#public-picks-get-apiv1publicml-pickssportmarket).
-#[utoipa::path(
-    get, path = table::PUBLIC_ML_PICKS.path, tag = "public",
+#[operation(
+    tag = "public",
     params(
         crate::params::SportMarketPath,
         ("upcoming_only" = Option<bool>, Query, description = "Default true: leave out games before today's ET slate; the latest completed slate stays visible until today's run completes. false returns the whole artifact.")
@@ -32,7 +32,6 @@ use crate::responses::Rendered;
         (status = 200, description = "Today's free picks", body = PublicPicksResponse),
         (status = 400, description = "Unknown sport or market, or a malformed boolean", body = crate::error::ErrorBody),
         (status = 404, description = "No predictions artifact for that sport and market", body = crate::error::ErrorBody),
-        (status = 503, description = "Object storage unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn public_ml_picks(read: Read<SportMarketPath>) -> Result<HttpResponse, ApiError> {

@@ -3,9 +3,9 @@
 //! `linecast_payloads::history`.
 
 use crate::routes::read::Read;
-use crate::routes::table;
 use actix_web::HttpResponse;
 use linecast_core::services::history::export::ExportSeasons;
+use linecast_operation::operation;
 use linecast_paging::Request;
 use linecast_payloads::history::{ResultsResponse, SeasonsResponse};
 use linecast_payloads::result_rows::render_rows;
@@ -30,8 +30,8 @@ use crate::responses::Rendered;
 /// quota, a 304 included.
 ///
 /// See [payloads.md: Results](/docs/payloads.md#results-get-apiv1resultssportmodel_type-ai-key).
-#[utoipa::path(
-    get, path = table::RESULTS.path, tag = "history",
+#[operation(
+    tag = "history",
     params(
         crate::params::SportModelPath,
         ("limit" = Option<u32>, Query, description = "1 to 100000, default 100", minimum = 1, maximum = 100_000),
@@ -84,8 +84,8 @@ pub async fn results(read: Read<SportModelPath>) -> Result<HttpResponse, ApiErro
 /// (ET dates), and `live_season` then names it. Each call counts as one request of the monthly quota.
 ///
 /// See [payloads.md: Seasons](/docs/payloads.md#seasons-get-apiv1resultssportmodel_typeseasons-ai-key).
-#[utoipa::path(
-    get, path = table::RESULT_SEASONS.path, tag = "history",
+#[operation(
+    tag = "history",
     params(
         crate::params::SportModelPath
     ),
@@ -112,8 +112,8 @@ pub async fn result_seasons(read: Read<SportModelPath>) -> Result<HttpResponse, 
 /// is sent; with all of them held the next is a 429 `too_many_concurrent`, not counted.
 ///
 /// See [payloads.md: Export](/docs/payloads.md#export-get-apiv1resultssportmodel_typeexport-ai-key).
-#[utoipa::path(
-    get, path = table::RESULTS_EXPORT.path, tag = "history",
+#[operation(
+    tag = "history",
     params(
         crate::params::SportModelPath,
         ("season" = Option<String>, Query, max_length = 7, pattern = r"^([0-9]{4}(-[0-9]{2})?|all)$", description = "A season label (YYYY for mlb, YYYY-YY otherwise), or `all` for every archived season oldest first; default the current season"),

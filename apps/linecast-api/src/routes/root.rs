@@ -2,8 +2,8 @@
 
 use crate::error::ApiError;
 use crate::responses::fresh;
-use crate::routes::table;
 use actix_web::{HttpRequest, HttpResponse};
+use linecast_operation::operation;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -28,8 +28,8 @@ pub struct RootResponse {
 /// deployment smoke test should call. Open to anyone, never rate-limited and never counted.
 ///
 /// See [payloads.md: Service](/docs/payloads.md#service).
-#[utoipa::path(
-    get, path = table::ROOT.path, tag = "service",
+#[operation(
+    tag = "service",
     responses((status = 200, description = "Service identity", body = RootResponse))
 )]
 pub async fn root(req: HttpRequest) -> Result<HttpResponse, ApiError> {

@@ -17,6 +17,7 @@ use crate::responses::serve;
 use crate::routes::read::Read;
 use crate::routes::table;
 use crate::state::AppState;
+use linecast_operation::operation;
 
 /// Where the scorecard's links point, from the route table.
 const PATHS: ScorecardPaths = ScorecardPaths {
@@ -41,8 +42,8 @@ const PATHS: ScorecardPaths = ScorecardPaths {
 /// `rate_limited` past it).
 ///
 /// See [payloads.md: Scorecard](/docs/payloads.md#scorecard).
-#[utoipa::path(
-    get, path = table::PUBLIC_SCORECARD.path, tag = "public",
+#[operation(
+    tag = "public",
     params(
         crate::params::SportModelPath,
         ("season" = Option<String>, Query, max_length = 7, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "Season label; default the current season"),
@@ -57,7 +58,6 @@ const PATHS: ScorecardPaths = ScorecardPaths {
         ),
         (status = 400, description = "Unknown sport or model type, a malformed season, or a bad format", body = crate::error::ErrorBody),
         (status = 404, description = "No season store for that season", body = crate::error::ErrorBody),
-        (status = 503, description = "The season store or the kept releases cannot be read", body = crate::error::ErrorBody)
     )
 )]
 pub async fn public_scorecard(read: Read<SportModelPath>) -> Result<HttpResponse, ApiError> {

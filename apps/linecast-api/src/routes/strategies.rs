@@ -4,9 +4,9 @@
 //! JSON shapes are `linecast_payloads::strategies`.
 
 use crate::routes::read::Read;
-use crate::routes::table;
 use actix_web::HttpResponse;
 use actix_web::http::header::{HeaderName, HeaderValue};
+use linecast_operation::operation;
 use linecast_payloads::strategies::{ReplayResponse, StrategiesResponse, deprecation_header_value};
 use linecast_strategies::Accounting;
 
@@ -43,8 +43,8 @@ fn announce(mut res: HttpResponse, accounting: Accounting) -> HttpResponse {
 /// monthly quota.
 ///
 /// See [payloads.md: Leaderboard](/docs/payloads.md#leaderboard-get-apiv1strategiessportmodel_type-ai-key).
-#[utoipa::path(
-    get, path = table::STRATEGIES.path, tag = "strategies",
+#[operation(
+    tag = "strategies",
     params(
         crate::params::SportModelPath,
         ("season" = Option<String>, Query, max_length = 7, pattern = r"^[0-9]{4}(-[0-9]{2})?$", description = "YYYY for mlb, YYYY-YY otherwise; default the latest season in the store"),
@@ -82,8 +82,8 @@ pub async fn strategies(read: Read<SportModelPath>) -> Result<HttpResponse, ApiE
 /// ids; each call counts as one request of the monthly quota.
 ///
 /// See [payloads.md: Replay](/docs/payloads.md#replay-get-apiv1strategiessportmodel_typereplaystrategy_id-ai-key).
-#[utoipa::path(
-    get, path = table::STRATEGY_REPLAY.path, tag = "strategies",
+#[operation(
+    tag = "strategies",
     params(
         crate::params::SportModelPath,
         ("strategy_id" = linecast_payloads::schema::StrategyId, Path, description = "One of the sixteen ids, e.g. line-pb, edge-nf, hybrid-pb-pb", example = "edge-pb"),

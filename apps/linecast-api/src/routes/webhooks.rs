@@ -18,8 +18,8 @@ use linecast_payloads::webhooks::{
 use crate::error::ApiError;
 use crate::responses::written;
 use crate::routes::read::{Caller, NoPath, Read};
-use crate::routes::table;
 use crate::state::AppState;
+use linecast_operation::operation;
 
 /// The most attempts one listing returns (`limit`'s ceiling and default).
 const ATTEMPTS_LIMIT: u32 = 100;
@@ -63,13 +63,12 @@ fn endpoint_id(req: &HttpRequest) -> String {
 /// specification. Needs an active subscription; counts as one request of the monthly quota.
 ///
 /// See [payloads.md: Webhooks](/docs/payloads.md#webhooks-key).
-#[utoipa::path(
-    post, path = table::CREATE_WEBHOOK_ENDPOINT.path, tag = "webhooks",
+#[operation(
+    tag = "webhooks",
     request_body = CreateEndpointRequest,
     responses(
         (status = 201, description = "The endpoint and its secret, shown once", body = EndpointWithSecret),
         (status = 400, description = "A refused URL, an unknown event type or sport, a malformed body, or the account already has 10 endpoints", body = crate::error::ErrorBody),
-        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn create_endpoint(
@@ -107,11 +106,10 @@ pub async fn create_endpoint(
 /// Oldest first; secrets are never listed. Counts as one request of the monthly quota.
 ///
 /// See [payloads.md: Webhooks](/docs/payloads.md#webhooks-key).
-#[utoipa::path(
-    get, path = table::LIST_WEBHOOK_ENDPOINTS.path, tag = "webhooks",
+#[operation(
+    tag = "webhooks",
     responses(
         (status = 200, description = "The caller's endpoints, oldest first", body = Vec<EndpointView>),
-        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn list_endpoints(read: Read<NoPath>, Caller(ctx): Caller) -> Result<HttpResponse, ApiError> {
@@ -123,13 +121,12 @@ pub async fn list_endpoints(read: Read<NoPath>, Caller(ctx): Caller) -> Result<H
 /// One of the caller's webhook endpoints
 ///
 /// See [payloads.md: Webhooks](/docs/payloads.md#webhooks-key).
-#[utoipa::path(
-    get, path = table::GET_WEBHOOK_ENDPOINT.path, tag = "webhooks",
+#[operation(
+    tag = "webhooks",
     params(("endpoint_id" = String, Path, description = "The endpoint's id (`ep_...`)")),
     responses(
         (status = 200, description = "The endpoint", body = EndpointView),
         (status = 404, description = "No such endpoint among yours", body = crate::error::ErrorBody),
-        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn get_endpoint(read: Read<NoPath>, Caller(ctx): Caller) -> Result<HttpResponse, ApiError> {
@@ -148,15 +145,14 @@ pub async fn get_endpoint(read: Read<NoPath>, Caller(ctx): Caller) -> Result<Htt
 /// lets its waiting deliveries go; `false` disables it).
 ///
 /// See [payloads.md: Webhooks](/docs/payloads.md#webhooks-key).
-#[utoipa::path(
-    patch, path = table::UPDATE_WEBHOOK_ENDPOINT.path, tag = "webhooks",
+#[operation(
+    tag = "webhooks",
     params(("endpoint_id" = String, Path, description = "The endpoint's id (`ep_...`)")),
     request_body = UpdateEndpointRequest,
     responses(
         (status = 200, description = "The endpoint as it now is", body = EndpointView),
         (status = 400, description = "A refused URL, an unknown event type or sport, or a malformed body", body = crate::error::ErrorBody),
         (status = 404, description = "No such endpoint among yours", body = crate::error::ErrorBody),
-        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn update_endpoint(
@@ -190,13 +186,12 @@ pub async fn update_endpoint(
 /// Its pending deliveries are cancelled; its log stays until pruned.
 ///
 /// See [payloads.md: Webhooks](/docs/payloads.md#webhooks-key).
-#[utoipa::path(
-    delete, path = table::DELETE_WEBHOOK_ENDPOINT.path, tag = "webhooks",
+#[operation(
+    tag = "webhooks",
     params(("endpoint_id" = String, Path, description = "The endpoint's id (`ep_...`)")),
     responses(
         (status = 200, description = "Deleted", body = MessageResponse),
         (status = 404, description = "No such endpoint among yours", body = crate::error::ErrorBody),
-        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn delete_endpoint(
@@ -225,13 +220,12 @@ pub async fn delete_endpoint(
 /// every delivery (two space-separated `v1,` signatures), so a receiver can switch without a gap.
 ///
 /// See [payloads.md: Webhooks](/docs/payloads.md#webhooks-key).
-#[utoipa::path(
-    post, path = table::ROTATE_WEBHOOK_SECRET.path, tag = "webhooks",
+#[operation(
+    tag = "webhooks",
     params(("endpoint_id" = String, Path, description = "The endpoint's id (`ep_...`)")),
     responses(
         (status = 200, description = "The endpoint and its new secret, shown once", body = EndpointWithSecret),
         (status = 404, description = "No such endpoint among yours", body = crate::error::ErrorBody),
-        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn rotate_secret(
@@ -261,14 +255,13 @@ pub async fn rotate_secret(
 /// signed and logged like any other. Returns its `webhook-id`. A disabled endpoint is a 409.
 ///
 /// See [payloads.md: Webhooks](/docs/payloads.md#webhooks-key).
-#[utoipa::path(
-    post, path = table::TEST_WEBHOOK_ENDPOINT.path, tag = "webhooks",
+#[operation(
+    tag = "webhooks",
     params(("endpoint_id" = String, Path, description = "The endpoint's id (`ep_...`)")),
     responses(
         (status = 202, description = "Queued", body = TestQueued),
         (status = 404, description = "No such endpoint among yours", body = crate::error::ErrorBody),
         (status = 409, description = "The endpoint is disabled", body = crate::error::ErrorBody),
-        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn test_endpoint(
@@ -294,8 +287,8 @@ pub async fn test_endpoint(
 /// (`LINECAST_WEBHOOK_ATTEMPT_DAYS`).
 ///
 /// See [payloads.md: Webhooks](/docs/payloads.md#webhooks-key).
-#[utoipa::path(
-    get, path = table::WEBHOOK_ATTEMPTS.path, tag = "webhooks",
+#[operation(
+    tag = "webhooks",
     params(
         ("endpoint_id" = String, Path, description = "The endpoint's id (`ep_...`)"),
         ("limit" = Option<u32>, Query, description = "1 to 100 (default 100)", minimum = 1, maximum = 100)
@@ -304,7 +297,6 @@ pub async fn test_endpoint(
         (status = 200, description = "The attempts, newest first", body = Vec<AttemptView>),
         (status = 400, description = "A limit outside 1 to 100", body = crate::error::ErrorBody),
         (status = 404, description = "No such endpoint among yours", body = crate::error::ErrorBody),
-        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn attempts(read: Read<NoPath>, Caller(ctx): Caller) -> Result<HttpResponse, ApiError> {
@@ -333,15 +325,14 @@ fn attempts_limit(query: &crate::params::RawQuery) -> Result<u32, ApiError> {
 /// that deduplicates on it sees it once). A delivery still pending is a 409.
 ///
 /// See [payloads.md: Webhooks](/docs/payloads.md#webhooks-key).
-#[utoipa::path(
-    post, path = table::RESEND_WEBHOOK_DELIVERY.path, tag = "webhooks",
+#[operation(
+    tag = "webhooks",
     params(("delivery_id" = i64, Path, description = "The delivery's id (an attempt's `delivery_id`)")),
     responses(
         (status = 202, description = "Queued again", body = DeliveryView),
         (status = 400, description = "A delivery id that is not a number", body = crate::error::ErrorBody),
         (status = 404, description = "No such delivery among yours", body = crate::error::ErrorBody),
         (status = 409, description = "The delivery is still pending", body = crate::error::ErrorBody),
-        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn resend(
@@ -375,15 +366,14 @@ pub async fn resend(
 /// (RFC 3339), each with its own `webhook-id`. Returns how many were queued.
 ///
 /// See [payloads.md: Webhooks](/docs/payloads.md#webhooks-key).
-#[utoipa::path(
-    post, path = table::RECOVER_WEBHOOK_ENDPOINT.path, tag = "webhooks",
+#[operation(
+    tag = "webhooks",
     params(("endpoint_id" = String, Path, description = "The endpoint's id (`ep_...`)")),
     request_body = RecoverRequest,
     responses(
         (status = 202, description = "How many deliveries were queued again", body = RecoverResponse),
         (status = 400, description = "A malformed since, or a malformed body", body = crate::error::ErrorBody),
         (status = 404, description = "No such endpoint among yours", body = crate::error::ErrorBody),
-        (status = 503, description = "The accounts database is unavailable", body = crate::error::ErrorBody)
     )
 )]
 pub async fn recover(

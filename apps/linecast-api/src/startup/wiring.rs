@@ -88,6 +88,7 @@ impl Wiring<'_> {
             stripe: self.stripe(),
             storefront,
             public_url: settings.public_url.trim_end_matches('/').to_owned(),
+            portal_links: crate::routes::table::portal_links(),
             strategies: Arc::new(Strategies::new(history.clone())),
             history,
             usage: Arc::new(Usage::new(
