@@ -38,9 +38,9 @@ pub struct SessionGate {
     pub cookie: CookiePolicy,
     pub origin: SignInOrigin,
     pub pages: Arc<dyn SessionPages>,
-    /// The per-session rate of the portal's working pages
-    /// (`portal::throttle`).
-    pub views: crate::portal::throttle::Views,
+    /// The per-session rate of the portal's working pages, as the portal
+    /// sizes it (`portal::throttle::views`).
+    pub views: linecast_limits::KeyedLimiter<String>,
 }
 
 /// Why the gate did not let a request through.

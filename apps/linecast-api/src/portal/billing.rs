@@ -29,7 +29,7 @@ use linecast_core::ports::billing_pages::{BillingPagesError, CheckoutRequest, Ma
 use linecast_core::services::billing::{BillingActions, billing_actions};
 use rand::RngCore;
 
-use super::html::{api_error_page, error_page, filters, page};
+use super::html::{PageError, api_error_page, error_page, filters, page};
 use crate::auth::session::SignedIn;
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -115,12 +115,13 @@ fn offered(
 }
 
 /// `GET /portal/billing`.
-pub async fn billing(state: web::Data<AppState>, signed: SignedIn, req: actix_web::HttpRequest) -> HttpResponse {
+pub async fn billing(
+    state: web::Data<AppState>,
+    signed: SignedIn,
+    req: actix_web::HttpRequest,
+) -> Result<HttpResponse, PageError> {
     let customer = &signed.0.entry.1;
-    let account = match state.billing.account(customer.customer_id, EVENTS_SHOWN).await {
-        Ok(a) => a,
-        Err(e) => return api_error_page(&ApiError::from(e)),
-    };
+    let account = state.billing.account(customer.customer_id, EVENTS_SHOWN).await?;
     let actions = offered(&state, &signed, account.link.as_ref());
     let offer = state.storefront.as_deref().and_then(|store| {
         let price = store.price.as_deref()?;
@@ -131,7 +132,7 @@ pub async fn billing(state: web::Data<AppState>, signed: SignedIn, req: actix_we
             price: store.price_text.clone(),
         })
     });
-    page(
+    Ok(page(
         StatusCode::OK,
         &BillingPage {
             csrf: signed.0.csrf_token.clone(),
@@ -161,7 +162,7 @@ pub async fn billing(state: web::Data<AppState>, signed: SignedIn, req: actix_we
             manage: actions.manage,
             returned: req.query_string() == "checkout=done",
         },
-    )
+    ))
 }
 
 /// The period end of `link` as the page shows it, if Stripe reported one.

@@ -167,6 +167,40 @@ pub fn see_other_to(location: &str) -> HttpResponse {
     res
 }
 
+/// A portal handler's failure, for `?`: an API error, or a domain error the
+/// API maps (one `From` each), shown as [`api_error_page`] shows it: the
+/// API's status and wording (`ApiError`'s own), as a page.
+#[derive(Debug)]
+pub struct PageError(crate::error::ApiError);
+
+impl From<crate::error::ApiError> for PageError {
+    fn from(e: crate::error::ApiError) -> Self {
+        Self(e)
+    }
+}
+
+impl From<linecast_core::AccountsError> for PageError {
+    fn from(e: linecast_core::AccountsError) -> Self {
+        Self(e.into())
+    }
+}
+
+impl std::fmt::Display for PageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl actix_web::ResponseError for PageError {
+    fn status_code(&self) -> StatusCode {
+        self.0.status_code()
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        api_error_page(&self.0)
+    }
+}
+
 /// An API error as the portal shows it: the same status and wording, as a
 /// page (a 5xx's cause is logged, never shown).
 pub fn api_error_page(e: &crate::error::ApiError) -> HttpResponse {

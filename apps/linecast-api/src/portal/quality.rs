@@ -22,7 +22,7 @@ use linecast_grading::calibration::{CalibrationSource, ClvFrom};
 use serde::Deserialize;
 
 use super::Rows;
-use super::html::{api_error_page, error_page, filters, page};
+use super::html::{PageError, error_page, filters, page};
 use crate::auth::session::SignedIn;
 use crate::endpoint::Access;
 use crate::error::ApiError;
@@ -589,27 +589,23 @@ pub async fn diagram(
     signed: SignedIn,
     query: web::Query<QualityQuery>,
     rows: web::Data<Rows>,
-) -> HttpResponse {
+) -> Result<HttpResponse, PageError> {
     if let Some(refused) = super::throttle::over_rate(&state.gate, &signed) {
-        return refused;
+        return Ok(refused);
     }
     // The page links the diagram of a season it resolved, so a choice that
     // does not fit is only ever typed by hand: a 400 naming it.
     let (choice, invalid) = Choice::of(&query);
     if let Some(e) = invalid {
-        return api_error_page(&e);
+        return Err(e.into());
     }
-    let season = match choice
+    let season = choice
         .season
         .as_deref()
         .map(|raw| crate::params::season(choice.sport, raw))
-    {
-        None => None,
-        Some(Ok(season)) => Some(season),
-        Some(Err(e)) => return api_error_page(&e),
-    };
+        .transpose()?;
     if let Err((status, notice)) = admit_view(&state, &rows, &signed) {
-        return error_page(status, &notice);
+        return Ok(error_page(status, &notice));
     }
     let chosen = CalibrationChoice {
         sport: choice.sport,
@@ -620,6 +616,5 @@ pub async fn diagram(
     };
     let view = CalibrationView::Svg(DEFAULT_DIAGRAM_MODELS.to_vec());
     let (responses, checks, history) = (&state.responses, &state.archive_checks, &state.history);
-    let served = calibration::serve(&req, responses, checks, history, rows.calibration, chosen, &view).await;
-    served.unwrap_or_else(|e| api_error_page(&e))
+    Ok(calibration::serve(&req, responses, checks, history, rows.calibration, chosen, &view).await?)
 }

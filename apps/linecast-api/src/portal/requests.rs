@@ -20,7 +20,7 @@ use linecast_core::services::keys::KeyError;
 use linecast_core::services::request_log::{DAILY_CAP, RequestPage};
 
 use super::Rows;
-use super::html::{api_error_page, filters, page};
+use super::html::{PageError, filters, page};
 use crate::auth::session::SignedIn;
 use crate::endpoint::Access;
 use crate::error::ApiError;
@@ -171,26 +171,20 @@ pub async fn requests(
     signed: SignedIn,
     query: web::Query<RequestsQuery>,
     table: web::Data<Rows>,
-) -> HttpResponse {
+) -> Result<HttpResponse, PageError> {
     if let Some(refused) = super::throttle::over_rate(&state.gate, &signed) {
-        return refused;
+        return Ok(refused);
     }
     let customer_id = signed.0.entry.1.customer_id;
     let offered = endpoints(&table);
     let filter = filter_of(&query, &offered);
     let now = state.clock.now();
-    let names = match key_names(&state, customer_id).await {
-        Ok(n) => n,
-        Err(e) => return api_error_page(&e),
-    };
-    let log = match state.request_log.page(customer_id, &filter, PAGE_ROWS, now).await {
-        Ok(l) => l,
-        Err(e) => return api_error_page(&ApiError::from(e)),
-    };
+    let names = key_names(&state, customer_id).await?;
+    let log = state.request_log.page(customer_id, &filter, PAGE_ROWS, now).await?;
     let (keys, statuses, endpoints) = choices(&filter, &names, offered);
     let daily_chart = daily_chart(&state, &log, now);
     let rows: Vec<Row> = log.rows.iter().map(|r| row_of(r, &names)).collect();
-    page(
+    Ok(page(
         StatusCode::OK,
         &RequestsPage {
             csrf: signed.0.csrf_token.clone(),
@@ -209,7 +203,7 @@ pub async fn requests(
             capped: capped(&log.totals),
             cap: DAILY_CAP,
         },
-    )
+    ))
 }
 
 /// The filter form's choices (key, status class, endpoint), each with
@@ -334,20 +328,14 @@ pub async fn requests_csv(
     signed: SignedIn,
     query: web::Query<RequestsQuery>,
     table: web::Data<Rows>,
-) -> HttpResponse {
+) -> Result<HttpResponse, PageError> {
     if let Some(refused) = super::throttle::over_rate(&state.gate, &signed) {
-        return refused;
+        return Ok(refused);
     }
     let customer_id = signed.0.entry.1.customer_id;
     let filter = filter_of(&query, &endpoints(&table));
-    let names = match key_names(&state, customer_id).await {
-        Ok(n) => n,
-        Err(e) => return api_error_page(&e),
-    };
-    let rows = match state.request_log.all(customer_id, &filter, state.clock.now()).await {
-        Ok(r) => r,
-        Err(e) => return api_error_page(&ApiError::from(e)),
-    };
+    let names = key_names(&state, customer_id).await?;
+    let rows = state.request_log.all(customer_id, &filter, state.clock.now()).await?;
     let mut res = HttpResponse::Ok().body(csv(&rows, &names));
     let headers = res.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/csv; charset=utf-8"));
@@ -355,7 +343,7 @@ pub async fn requests_csv(
         CONTENT_DISPOSITION,
         HeaderValue::from_static("attachment; filename=\"requests.csv\""),
     );
-    res
+    Ok(res)
 }
 
 /// The rows as CSV, with a header line.

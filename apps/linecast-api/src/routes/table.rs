@@ -199,7 +199,7 @@ pub fn portal_rows() -> crate::portal::Rows {
 }
 
 /// The portal's own pages, from their rows: the portal spells no path.
-pub const fn portal_links() -> crate::state::PortalLinks {
+pub fn portal_links() -> crate::state::PortalLinks {
     crate::state::PortalLinks {
         home: PORTAL_HOME.path,
         overview: PORTAL_OVERVIEW.path,

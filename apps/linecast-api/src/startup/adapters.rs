@@ -16,7 +16,6 @@ use linecast_limits::{
 use linecast_signer::HmacSigner;
 use linecast_store::{ObjectArtifactStore, StoreOptions};
 
-use super::caretakers::local_store_dir;
 use crate::settings::Settings;
 
 /// The raw adapters behind the services. Handlers never see these (they
@@ -225,4 +224,9 @@ pub(super) fn warn_of_settings(settings: &Settings) {
     if !settings.auth_enabled {
         tracing::warn!("LINECAST_AUTH_DISABLED is set (demo mode only): every endpoint is open and unlimited");
     }
+}
+
+/// The folder of a `file://` store (none for a bucket).
+fn local_store_dir(store_url: &str) -> Option<std::path::PathBuf> {
+    store_url.strip_prefix("file://").map(std::path::PathBuf::from)
 }

@@ -2,7 +2,6 @@
 //! requests (the demo, the game index, the watcher, the key refresher and
 //! relay, the prober, the heap trimmer) and the stop signal.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use actix_web::dev::Server;
@@ -210,8 +209,4 @@ pub(super) async fn shutdown_signal() {
     {
         let _ = tokio::signal::ctrl_c().await;
     }
-}
-
-pub(super) fn local_store_dir(store_url: &str) -> Option<PathBuf> {
-    store_url.strip_prefix("file://").map(PathBuf::from)
 }
