@@ -21,11 +21,9 @@
 //! Randomness comes only from `books/{sport}/{game}/{book}` streams, so the
 //! market, models and every other object draw exactly as without books.
 
-use chrono::{DateTime, Utc};
 use linecast_books::book::{Book, CATALOGUE};
-use linecast_domain::Lines;
 
-use crate::market::{Market, Path};
+use crate::market::{BookRun, Market, Path, Quote};
 use crate::rng::Rng;
 use crate::sim::{league, market_lines_at};
 
@@ -90,29 +88,6 @@ pub(crate) fn pricing_of(book: &Book) -> Pricing {
         .find(|p| p.key == book.key.as_str())
         .copied()
         .unwrap_or_else(|| pricing("", 0.05, 0.7, 0.0))
-}
-
-/// A book's prices at one release and the release they last changed at.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Quote {
-    pub lines: Lines,
-    pub updated: DateTime<Utc>,
-}
-
-/// One book's quotes of one game: `quotes[i]` is its quote at the path's
-/// snapshot `first + i`.
-#[derive(Debug, Clone)]
-pub(crate) struct BookRun {
-    pub book: &'static Book,
-    pub first: usize,
-    pub quotes: Vec<Quote>,
-}
-
-impl BookRun {
-    /// The quote at the path's snapshot `k`; `None` before the book entered.
-    pub(crate) fn at(&self, k: usize) -> Option<&Quote> {
-        k.checked_sub(self.first).and_then(|i| self.quotes.get(i))
-    }
 }
 
 /// Every catalogue book's quotes of a game whose market ran `path`; `game`

@@ -9,6 +9,7 @@
 //! keeps every release of the last [`KEPT_WINDOW`] ([`crate::window_releases`]).
 
 use chrono::{DateTime, Duration, NaiveDate, NaiveTime, SecondsFormat, Utc};
+use linecast_books::book::Book;
 use linecast_domain::time::et_instant;
 use linecast_domain::{Lines, ModelProbs, ModelType, Sport};
 
@@ -101,7 +102,7 @@ pub(crate) struct Path {
     pub snaps: Vec<Snapshot>,
     /// Each named book's quotes of the game, in catalogue order (empty
     /// without lines, or for a path the generator does not keep).
-    pub books: Vec<crate::books::BookRun>,
+    pub books: Vec<BookRun>,
 }
 
 impl Path {
@@ -219,6 +220,29 @@ pub(crate) fn run(m: &Market, rng: &mut Rng) -> Path {
         start: m.start,
         snaps,
         books: Vec::new(),
+    }
+}
+
+/// A book's prices at one release and the release they last changed at.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Quote {
+    pub lines: Lines,
+    pub updated: DateTime<Utc>,
+}
+
+/// One book's quotes of one game: `quotes[i]` is its quote at the path's
+/// snapshot `first + i`.
+#[derive(Debug, Clone)]
+pub(crate) struct BookRun {
+    pub book: &'static Book,
+    pub first: usize,
+    pub quotes: Vec<Quote>,
+}
+
+impl BookRun {
+    /// The quote at the path's snapshot `k`; `None` before the book entered.
+    pub(crate) fn at(&self, k: usize) -> Option<&Quote> {
+        k.checked_sub(self.first).and_then(|i| self.quotes.get(i))
     }
 }
 

@@ -26,6 +26,8 @@ use linecast_domain::{GameId, GameKey, Lines, ModelType, SharedStr, Sport, read_
 use crate::derived::{Deps, Derived};
 use crate::ports::releases::{KeptRelease, Series};
 use crate::ports::store::{ObjectVersion, StoreError};
+pub use crate::services::book_scan::BookCloses;
+use crate::services::book_scan::BooksScan;
 use crate::services::releases::{AsOfError, HistoryError, ReleaseError, Releases};
 
 /// The book the single-book odds (`odds/{sport}.csv`) are served as where
@@ -463,39 +465,6 @@ impl Releases {
         };
         Ok(Derived::new(history, deps))
     }
-}
-
-/// A sport's named books read release by release, oldest first: each game
-/// and book's last row captured strictly before the game's start. Carried
-/// forward while the kept releases it read are still the first ones.
-#[derive(Debug, Clone, Default)]
-pub struct BooksScan {
-    read: usize,
-    last: Option<(DateTime<Utc>, String)>,
-    closes: HashMap<(GameId, SharedStr), BookRow>,
-    /// The closes answered per market for the generation read.
-    answered: HashMap<ModelType, Arc<HashMap<GameId, BookCloses>>>,
-}
-
-impl BooksScan {
-    fn see(&mut self, published_at: DateTime<Utc>, rows: &[BookRow]) {
-        for row in rows {
-            let before_start = et_instant(row.key.date, row.key.time_est).is_some_and(|start| published_at < start);
-            if before_start {
-                self.closes.insert((row.game_id.clone(), row.book.clone()), row.clone());
-            }
-        }
-    }
-}
-
-/// A game's closes on the named books, as the positive side's no-vig
-/// probability of one market (home, or over).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BookCloses {
-    /// The sharp book's close (`linecast_books::book::sharp_book`).
-    pub sharp: Option<f64>,
-    /// The consensus of every book's close (multiplicative, the median).
-    pub consensus: Option<f64>,
 }
 
 impl Releases {

@@ -3,6 +3,7 @@
 pub mod access;
 pub mod archive_check;
 pub mod billing;
+pub mod book_scan;
 pub mod books;
 pub mod clv;
 pub mod customers;

@@ -166,7 +166,7 @@ pub struct Releases {
     indexed: Mutex<HashSet<Series>>,
     /// Each sport's scan of its named books' kept releases: each game and
     /// book's last row before the start (`services::books`).
-    pub(crate) book_scans: Mutex<HashMap<Sport, crate::services::books::BooksScan>>,
+    pub(crate) book_scans: Mutex<HashMap<Sport, crate::services::book_scan::BooksScan>>,
     /// The public ledger, sealed before retention forgets anything (a
     /// release is forgotten only once a sealed day lists it).
     ledger: Option<Arc<Ledger>>,

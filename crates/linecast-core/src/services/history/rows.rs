@@ -18,7 +18,7 @@ use linecast_domain::row::SEASON_TEXT_COLUMNS;
 use linecast_domain::{LineField, ModelColumn, ModelType, SeasonRow};
 use linecast_grading::GradedRow;
 
-use crate::services::archive_check::RowCheck;
+use crate::services::archive_check::row::RowCheck;
 
 /// What a served column holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
