@@ -119,7 +119,7 @@ pub struct Endpoint {
     pub name: &'static str,
     /// The handler, as an actix route.
     pub route: fn() -> actix_web::Route,
-    /// What the handler's `#[utoipa::path]` adds to the OpenAPI document;
+    /// What the handler's `#[operation(...)]` adds to the OpenAPI document;
     /// `None` for the rows the document does not list (`Page`,
     /// `Description`).
     pub operation: Option<Operation>,

@@ -1,8 +1,8 @@
 //! The route table: every endpoint, declared once. A row says the method,
 //! the path template, who may call it (`Access`), how its response is
 //! served (`Serving`) and which handler answers it; the handler's
-//! `#[utoipa::path]` attribute is its OpenAPI operation (its method and
-//! path are this row's). Everything else is derived from the rows:
+//! `#[operation(...)]` attribute is its OpenAPI operation, placed at this
+//! row's path under this row's method. Everything else is derived from the rows:
 //!
 //! - the dispatcher (`routes::dispatch`): which row a request reaches, the
 //!   access it is checked against, the 404 and the 405 with its `Allow`;
@@ -25,7 +25,7 @@ use crate::endpoint::{NO_STORE, PRIVATE, PUBLIC, REVALIDATE};
 
 /// Declares the rows: `NAME = METHOD "path", access, serving, module::handler;`.
 /// The operation id is the handler's name; its OpenAPI operation is the
-/// `#[utoipa::path]` on the handler, except for `Page` and `Description`
+/// `#[operation(...)]` on the handler, except for `Page` and `Description`
 /// rows, which the document does not list and whose handlers declare none.
 macro_rules! endpoints {
     ($($row:ident = $method:ident $path:literal, $access:expr, $serving:ident $(($cache:ident))?, $module:ident :: $handler:ident;)*) => {

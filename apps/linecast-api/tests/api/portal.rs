@@ -87,6 +87,7 @@ async fn to_res(res: reqwest::Response) -> Res {
 async fn post_follow(app: &TestApp, path: &str, cookie: &str, form: &[(&str, &str)]) -> Res {
     let res = post(app, path, Some(cookie), form).await;
     assert_eq!(res.status, 303, "{path}: {}", res.body);
+    assert_eq!(res.header("cache-control"), Some("no-store"), "{path}: a redirect is never kept");
     let to = res.header("location").expect("a location").to_owned();
     assert!(to.starts_with("/portal"), "{to}");
     assert_eq!(full_key_in(&to), None, "never a key in a URL");
@@ -143,6 +144,8 @@ async fn the_sign_in_page_has_its_labelled_field_and_button_and_the_portals_head
     let css = get(&app, "/portal/static/portal.css", None).await;
     assert_eq!(css.status, 200);
     assert!(css.header("content-type").unwrap().starts_with("text/css"));
+    // The stylesheet's row keeps it publicly for 30 s; the pages are never kept.
+    assert_eq!(css.header("cache-control"), Some("public, max-age=30"));
 }
 
 #[tokio::test]
