@@ -87,7 +87,11 @@ async fn to_res(res: reqwest::Response) -> Res {
 async fn post_follow(app: &TestApp, path: &str, cookie: &str, form: &[(&str, &str)]) -> Res {
     let res = post(app, path, Some(cookie), form).await;
     assert_eq!(res.status, 303, "{path}: {}", res.body);
-    assert_eq!(res.header("cache-control"), Some("no-store"), "{path}: a redirect is never kept");
+    assert_eq!(
+        res.header("cache-control"),
+        Some("no-store"),
+        "{path}: a redirect is never kept"
+    );
     let to = res.header("location").expect("a location").to_owned();
     assert!(to.starts_with("/portal"), "{to}");
     assert_eq!(full_key_in(&to), None, "never a key in a URL");
